@@ -1,0 +1,143 @@
+# sftools - plain GNU make.
+#
+#   make            library and programs into bin/
+#   make demo       install missing packages, build, run the main job
+#   make check      install missing packages, build, run every test
+#                   (with SANITIZE_PASS=1, as in CI, a second pass of the
+#                   same tests runs under ASan+UBSan)
+#   make asan       build with AddressSanitizer and run the tests
+#   make ubsan      build with UndefinedBehaviorSanitizer and run the tests
+#   make fuzz       run every libFuzzer target (FUZZ_SECONDS=N each)
+#   make bench      run the benchmarks (never part of check)
+#   make install    PREFIX=/usr/local DESTDIR=
+#
+# Build directories: build/ (objects), bin/ (programs).  A sanitizer build
+# goes to build/<name>/ with its own bin/.
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+CC ?= cc
+BUILD ?= build
+BIN ?= bin
+SANFLAGS ?=
+FUZZ_SECONDS ?= 60
+SHARED ?= $(abspath ../shared)
+
+PKGS = zlib json-c libxml-2.0 libxxhash gmp libdw
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARN = -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
+       -Wstrict-prototypes -Wmissing-prototypes
+CFLAGS ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) \
+	     -I$(BUILD) -Iformats -Ianalyze -Isampler-core $(PKG_CFLAGS)
+ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
+LIBS = $(PKG_LIBS) -lm -lpthread
+
+LIB_SRC = $(sort $(wildcard formats/*.c analyze/*.c sampler-core/*.c))
+LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ = $(BUILD)/cmd/cli.o
+PROGS = sfconv sfanalyze sfcapture
+PROG_BIN = $(PROGS:%=$(BIN)/%)
+UNIT_SRC = $(sort $(wildcard tests/unit/t_*.c))
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+FMT_SRC = $(sort $(wildcard formats/fmt_*.c))
+
+.PHONY: all deps demo check test asan ubsan fuzz bench install clean \
+	unit-tests
+
+all: $(PROG_BIN) unit-tests
+
+# The format table: one SF_FORMAT(name) per sf_format_NAME definition.
+$(BUILD)/table.gen.h: $(FMT_SRC) Makefile
+	@mkdir -p $(BUILD)
+	@sed -n 's/^const struct sf_format sf_format_\([a-z0-9_]*\) =.*/SF_FORMAT(\1)/p' \
+		$(FMT_SRC) | LC_ALL=C sort > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/formats/format.o: $(BUILD)/table.gen.h
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/libsftools.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN)/%: $(BUILD)/cmd/%.o $(CLI_OBJ) $(BUILD)/libsftools.a
+	@mkdir -p $(BIN)
+	$(CC) $(ALL_LDFLAGS) -o $@ $< $(CLI_OBJ) $(BUILD)/libsftools.a $(LIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libsftools.a tests/unit/unit.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libsftools.a $(LIBS)
+
+unit-tests: $(UNIT_BIN)
+
+-include $(LIB_OBJ:.o=.d) $(BUILD)/cmd/*.d
+
+# Install missing Debian packages (apt-get; sudo when not root).
+deps:
+	@sh scripts/install-deps.sh build
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@sh scripts/demo.sh
+
+test: all
+	@SF_BIN=$(abspath $(BIN)) SF_UNIT=$(abspath $(BUILD)/tests) \
+	  SHARED=$(SHARED) sh tests/run.sh
+
+check: deps
+	@sh scripts/install-deps.sh test
+	@$(MAKE) --no-print-directory all
+	@if [ -n "$(SANITIZE_PASS)" ]; then \
+	  $(MAKE) --no-print-directory BUILD=build/san BIN=build/san/bin \
+	    CFLAGS="-O1 -g -fno-omit-frame-pointer" \
+	    SANFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+	    all >/dev/null || exit 1; \
+	  SF_PASSES="plain:$(abspath $(BIN)):$(abspath $(BUILD)/tests) san:$(abspath build/san/bin):$(abspath build/san/tests)" \
+	    SHARED=$(SHARED) sh tests/run.sh; \
+	else \
+	  SF_BIN=$(abspath $(BIN)) SF_UNIT=$(abspath $(BUILD)/tests) \
+	    SHARED=$(SHARED) sh tests/run.sh; \
+	fi
+
+asan:
+	@$(MAKE) --no-print-directory BUILD=build/asan BIN=build/asan/bin \
+	  CFLAGS="-O1 -g -fno-omit-frame-pointer" \
+	  SANFLAGS="-fsanitize=address -fno-sanitize-recover=all" all
+	@SF_BIN=$(abspath build/asan/bin) SF_UNIT=$(abspath build/asan/tests) \
+	  SHARED=$(SHARED) sh tests/run.sh
+
+ubsan:
+	@$(MAKE) --no-print-directory BUILD=build/ubsan BIN=build/ubsan/bin \
+	  CFLAGS="-O1 -g" \
+	  SANFLAGS="-fsanitize=undefined -fno-sanitize-recover=all" all
+	@SF_BIN=$(abspath build/ubsan/bin) SF_UNIT=$(abspath build/ubsan/tests) \
+	  SHARED=$(SHARED) sh tests/run.sh
+
+fuzz:
+	@sh scripts/install-deps.sh fuzz
+	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+bench: all
+	@sh bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
+	  $(DESTDIR)$(PREFIX)/include/sftools \
+	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(PROG_BIN) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(BUILD)/libsftools.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 formats/sf.h formats/profile.h formats/io.h \
+	  formats/format.h $(DESTDIR)$(PREFIX)/include/sftools/
+	install -m 644 docs/sfconv.1 docs/sfanalyze.1 docs/sfcapture.1 \
+	  $(DESTDIR)$(PREFIX)/share/man/man1/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/^#define SF_VERSION "\(.*\)"/\1/p' formats/sf.h)|g' \
+	  -e 's|@REQUIRES@|$(PKGS)|g' sftools.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/sftools.pc
+
+clean:
+	rm -rf build bin

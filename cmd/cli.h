@@ -1,0 +1,49 @@
+/*
+ * cli.h - what the three programs share: reading inputs into one profile,
+ * the options every program takes (--from, limits, format options),
+ * messages and exit codes.  Only cmd/ prints and exits.
+ *
+ * Exit codes (listed in every --help and man page):
+ *   0 success, 1 bad input, 2 usage error, 3 I/O error (read, write,
+ *   full disk, out of memory).
+ */
+#ifndef SF_CLI_H
+#define SF_CLI_H
+
+#include "../formats/format.h"
+
+#include <stdbool.h>
+
+enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2, EXIT_IO = 3 };
+
+extern const char *cli_prog;
+extern int cli_quiet;
+extern volatile int cli_interrupted;
+
+/* "prog: msg" on stderr. */
+void cli_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print ctx->err as "prog: SOURCE:LINE: msg" and return the exit code for
+ * it (0 after EPIPE, which ends quietly). */
+int cli_fail(struct sf_ctx *ctx);
+/* Print each counted warning once ("... (N times)"), unless quiet. */
+void cli_warnings(struct sf_ctx *ctx);
+/* SIGINT/SIGTERM/SIGHUP remove a temporary output file and end the
+ * program; SIGPIPE is ignored so a closed pipe shows up as EPIPE. */
+void cli_signals(void);
+
+/* Options every reading program accepts.  Returns 1 if argv[*i] was one
+ * (consuming its argument), 0 if not, -1 on a usage error (printed). */
+struct cli_common {
+	const char *from;
+	const struct sf_format *from_fmt;
+};
+int cli_common_option(struct sf_ctx *ctx, struct cli_common *c, int argc,
+		      char **argv, int *i);
+/* Help text for the common options and every format's options. */
+void cli_common_help(FILE *f, bool read_opts, bool write_opts);
+
+/* Read `inputs` (or stdin when n == 0) into *out; aggregate if asked. */
+int cli_load(struct sf_ctx *ctx, struct cli_common *c, char **inputs,
+	     int n, bool aggregate, struct sf_profile **out);
+
+#endif

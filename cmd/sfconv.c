@@ -1,0 +1,230 @@
+/* sfconv - convert sampled call stacks between formats. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: sfconv [OPTIONS] [INPUT...] [-o OUTPUT]\n"
+"Convert sampled call stacks between formats.  With no INPUT, or '-', read\n"
+"standard input; with no -o, write standard output.  Several inputs merge\n"
+"into one profile (their threads are kept apart).  Gzip input is inflated\n"
+"transparently.\n"
+"\n"
+"  -o, --output FILE      write FILE (via a temporary file, renamed when\n"
+"                         complete); '-' is standard output\n"
+"  -f, --from FORMAT      input format (default: detect by content, then\n"
+"                         by extension)\n"
+"  -t, --to FORMAT        output format (default: by the -o extension, else\n"
+"                         collapsed)\n"
+"  -z, --gzip             compress the output (implied by -o NAME.gz)\n"
+"      --merge            merge all inputs into one profile (the default\n"
+"                         for several inputs; with one input a no-op)\n"
+"  -q, --quiet            no warnings or notes on standard error\n"
+"      --list-formats     list the formats, their extensions and whether\n"
+"                         they read (r) and write (w)\n"
+"  -h, --help             this help\n"
+"  -V, --version          the version\n"
+"\n");
+	cli_common_help(f, true, true);
+	fprintf(f,
+"\n"
+"Exit status: 0 success, 1 bad input, 2 usage error, 3 I/O error (read,\n"
+"write, full disk).  A closed output pipe ends quietly with status 0.\n"
+"See sfconv(1) and docs/formats.md.\n");
+}
+
+static void list_formats(void)
+{
+	const struct sf_format *const *t = sf_formats();
+
+	for (size_t i = 0; t[i]; i++) {
+		char ext[256] = "";
+		size_t n = 0;
+		for (size_t j = 0; t[i]->extensions && t[i]->extensions[j];
+		     j++)
+			n += (size_t)snprintf(ext + n, sizeof(ext) - n, "%s%s",
+					      j ? "," : "",
+					      t[i]->extensions[j]);
+		printf("%-14s %c%c  %-36s %s\n", t[i]->name,
+		       t[i]->read ? 'r' : '-', t[i]->write ? 'w' : '-',
+		       ext[0] ? ext : "-", t[i]->description);
+	}
+}
+
+/* Say once what the target format cannot hold. */
+static void note_losses(const struct sf_profile *p,
+			const struct sf_format *to)
+{
+	char what[256] = "";
+	size_t n = 0;
+	bool threads = false, weights = false, inl = false, labels = false;
+	bool locs = false;
+	uint32_t t = p->d.meta.default_type;
+
+	if (cli_quiet)
+		return;
+	for (size_t i = 0; i < p->d.nsamples; i++) {
+		if (p->d.samples[i].thread != SF_NO_THREAD)
+			threads = true;
+		if (p->d.samples[i].labels)
+			labels = true;
+		if (p->d.ntypes && t < p->d.ntypes && sf_weight(p, i, t) != 1)
+			weights = true;
+	}
+	for (size_t i = 0; i < p->d.nframes; i++) {
+		if (p->d.frames[i].flags & SF_FRAME_INLINE)
+			inl = true;
+		if (p->d.frames[i].module || p->d.frames[i].file ||
+		    p->d.frames[i].address != SF_NO_ADDR)
+			locs = true;
+	}
+#define LOSS(cond, cap, word)                                              \
+	if ((cond) && !(to->caps & (cap)))                                 \
+		n += (size_t)snprintf(what + n, sizeof(what) - n, "%s%s",   \
+				      n ? ", " : "", word)
+	LOSS(threads && p->d.nthreads > 0, SF_CAP_THREADS, "threads");
+	LOSS(p->d.has_time, SF_CAP_TIME, "timestamps");
+	LOSS(weights, SF_CAP_WEIGHTS, "weights");
+	LOSS(p->d.ntypes > 1, SF_CAP_TYPES, "extra sample types");
+	LOSS(inl, SF_CAP_INLINE, "inline marks");
+	LOSS(locs, SF_CAP_LOCATIONS, "modules, files and addresses");
+	LOSS(labels, SF_CAP_LABELS, "sample labels");
+#undef LOSS
+	if (n)
+		fprintf(stderr, "%s: note: %s output drops %s\n", cli_prog,
+			to->name, what);
+}
+
+int main(int argc, char **argv)
+{
+	struct sf_ctx ctx;
+	struct cli_common common = { 0 };
+	const char *outpath = NULL, *to = NULL;
+	bool gzip = false;
+	char **inputs = calloc((size_t)argc, sizeof(char *));
+	int ninputs = 0, rc, status;
+	bool only_inputs = false;
+
+	cli_prog = "sfconv";
+	sf_ctx_init(&ctx);
+	ctx.interrupted = &cli_interrupted;
+	if (!inputs)
+		return EXIT_IO;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (only_inputs || a[0] != '-' || !strcmp(a, "-")) {
+			inputs[ninputs++] = argv[i];
+			continue;
+		}
+		if (!strcmp(a, "--")) {
+			only_inputs = true;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return EXIT_OK;
+		} else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+			printf("sfconv (sftools) %s\n", SF_VERSION);
+			return EXIT_OK;
+		} else if (!strcmp(a, "--list-formats")) {
+			list_formats();
+			return EXIT_OK;
+		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+			if (i + 1 >= argc)
+				goto needs_arg;
+			outpath = argv[++i];
+		} else if (!strncmp(a, "--output=", 9)) {
+			outpath = a + 9;
+		} else if (!strcmp(a, "-t") || !strcmp(a, "--to")) {
+			if (i + 1 >= argc)
+				goto needs_arg;
+			to = argv[++i];
+		} else if (!strncmp(a, "--to=", 5)) {
+			to = a + 5;
+		} else if (!strcmp(a, "-z") || !strcmp(a, "--gzip")) {
+			gzip = true;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			cli_quiet = 1;
+		} else if (!strcmp(a, "--merge")) {
+			/* several inputs always merge */
+		} else {
+			int r = cli_common_option(&ctx, &common, argc, argv,
+						  &i);
+			if (r < 0)
+				return EXIT_USAGE;
+			if (r == 0) {
+				cli_msg("unknown option '%s' (see --help)", a);
+				return EXIT_USAGE;
+			}
+		}
+		continue;
+needs_arg:
+		cli_msg("option '%s' needs an argument", a);
+		return EXIT_USAGE;
+	}
+
+	const struct sf_format *out_fmt = NULL;
+	if (to) {
+		out_fmt = sf_format_by_name(to);
+		if (!out_fmt || !out_fmt->write) {
+			cli_msg("unknown output format '%s' "
+				"(--list-formats shows the formats)", to);
+			return EXIT_USAGE;
+		}
+	} else if (outpath && strcmp(outpath, "-")) {
+		out_fmt = sf_format_by_path(outpath, true);
+		if (!out_fmt) {
+			cli_msg("cannot tell the output format from '%s'; "
+				"use --to", outpath);
+			return EXIT_USAGE;
+		}
+	} else {
+		out_fmt = sf_format_by_name("collapsed");
+	}
+	if (outpath) {
+		size_t l = strlen(outpath);
+		if (l > 3 && !strcmp(outpath + l - 3, ".gz"))
+			gzip = true;
+	}
+	if ((out_fmt->binary || gzip) && (!outpath || !strcmp(outpath, "-")) &&
+	    isatty(1)) {
+		cli_msg("refusing to write %s output to a terminal; use -o "
+			"or a pipe", gzip ? "compressed" : out_fmt->name);
+		return EXIT_USAGE;
+	}
+
+	cli_signals();
+	struct sf_profile *p = NULL;
+	rc = cli_load(&ctx, &common, inputs, ninputs, !out_fmt->needs_order,
+		      &p);
+	if (rc) {
+		cli_warnings(&ctx);
+		status = cli_fail(&ctx);
+		goto out;
+	}
+	note_losses(p, out_fmt);
+	struct sf_output *o;
+	if ((rc = sf_output_open(&o, &ctx, outpath, gzip))) {
+		status = cli_fail(&ctx);
+		goto out;
+	}
+	rc = out_fmt->write(p, o, &ctx);
+	if (rc) {
+		if (!ctx.err.source[0])
+			snprintf(ctx.err.source, sizeof(ctx.err.source), "%s",
+				 sf_output_name(o));
+		sf_output_abort(o);
+	} else {
+		rc = sf_output_commit(o, &ctx);
+	}
+	cli_warnings(&ctx);
+	status = rc ? cli_fail(&ctx) : EXIT_OK;
+out:
+	sf_profile_free(p);
+	sf_ctx_free(&ctx);
+	free(inputs);
+	return status;
+}

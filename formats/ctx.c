@@ -1,0 +1,201 @@
+/* ctx.c - error records, counted warnings, options, allocation. */
+#include "sf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sf_ctx_init(struct sf_ctx *ctx)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->limits.max_depth = SF_DEFAULT_MAX_DEPTH;
+	ctx->limits.max_name = SF_DEFAULT_MAX_NAME;
+	ctx->limits.max_nesting = SF_DEFAULT_MAX_NESTING;
+	ctx->limits.max_line = SF_DEFAULT_MAX_LINE;
+	ctx->limits.max_decompressed = SF_DEFAULT_MAX_DECOMPRESSED;
+}
+
+void sf_ctx_free(struct sf_ctx *ctx)
+{
+	for (size_t i = 0; i < ctx->nwarnings; i++) {
+		free(ctx->warnings[i].kind);
+		free(ctx->warnings[i].first);
+	}
+	free(ctx->warnings);
+	for (size_t i = 0; i < ctx->nopts; i++) {
+		free(ctx->opts[i].name);
+		free(ctx->opts[i].value);
+	}
+	free(ctx->opts);
+	ctx->warnings = NULL;
+	ctx->nwarnings = 0;
+	ctx->opts = NULL;
+	ctx->nopts = 0;
+}
+
+static void set_source(struct sf_error *e, const char *source)
+{
+	snprintf(e->source, sizeof(e->source), "%s", source ? source : "");
+}
+
+int sf_error(struct sf_ctx *ctx, int code, const char *source, uint64_t line,
+	     const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ctx->err.code)
+		return code;
+	ctx->err.code = code;
+	set_source(&ctx->err, source);
+	ctx->err.line = line;
+	ctx->err.offset = 0;
+	ctx->err.has_offset = 0;
+	va_start(ap, fmt);
+	vsnprintf(ctx->err.msg, sizeof(ctx->err.msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int sf_error_at(struct sf_ctx *ctx, int code, const char *source,
+		uint64_t offset, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ctx->err.code)
+		return code;
+	ctx->err.code = code;
+	set_source(&ctx->err, source);
+	ctx->err.line = 0;
+	ctx->err.offset = offset;
+	ctx->err.has_offset = 1;
+	va_start(ap, fmt);
+	vsnprintf(ctx->err.msg, sizeof(ctx->err.msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void sf_error_clear(struct sf_ctx *ctx)
+{
+	memset(&ctx->err, 0, sizeof(ctx->err));
+}
+
+void sf_error_format(const struct sf_error *e, char *buf, size_t size)
+{
+	if (e->source[0] && e->line)
+		snprintf(buf, size, "%s:%llu: %s", e->source,
+			 (unsigned long long)e->line, e->msg);
+	else if (e->source[0] && e->has_offset)
+		snprintf(buf, size, "%s: byte %llu: %s", e->source,
+			 (unsigned long long)e->offset, e->msg);
+	else if (e->source[0])
+		snprintf(buf, size, "%s: %s", e->source, e->msg);
+	else
+		snprintf(buf, size, "%s", e->msg);
+}
+
+void sf_warn(struct sf_ctx *ctx, const char *kind, const char *fmt, ...)
+{
+	va_list ap;
+	char msg[512];
+	struct sf_warning *w;
+
+	for (size_t i = 0; i < ctx->nwarnings; i++) {
+		if (!strcmp(ctx->warnings[i].kind, kind)) {
+			ctx->warnings[i].count++;
+			return;
+		}
+	}
+	w = sf_reallocarray(ctx->warnings, ctx->nwarnings + 1, sizeof(*w));
+	if (!w)
+		return; /* a lost warning is better than a failed conversion */
+	ctx->warnings = w;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	w = &ctx->warnings[ctx->nwarnings];
+	w->kind = strdup(kind);
+	w->first = strdup(msg);
+	w->count = 1;
+	if (!w->kind || !w->first) {
+		free(w->kind);
+		free(w->first);
+		return;
+	}
+	ctx->nwarnings++;
+}
+
+int sf_ctx_set_opt(struct sf_ctx *ctx, const char *name, const char *value)
+{
+	char *v = strdup(value ? value : "1");
+	struct sf_opt *o;
+
+	if (!v)
+		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+	for (size_t i = 0; i < ctx->nopts; i++) {
+		if (!strcmp(ctx->opts[i].name, name)) {
+			free(ctx->opts[i].value);
+			ctx->opts[i].value = v;
+			return 0;
+		}
+	}
+	o = sf_reallocarray(ctx->opts, ctx->nopts + 1, sizeof(*o));
+	if (!o) {
+		free(v);
+		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+	}
+	ctx->opts = o;
+	o[ctx->nopts].name = strdup(name);
+	o[ctx->nopts].value = v;
+	if (!o[ctx->nopts].name) {
+		free(v);
+		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+	}
+	ctx->nopts++;
+	return 0;
+}
+
+const char *sf_ctx_opt(const struct sf_ctx *ctx, const char *name)
+{
+	for (size_t i = 0; i < ctx->nopts; i++)
+		if (!strcmp(ctx->opts[i].name, name))
+			return ctx->opts[i].value;
+	return NULL;
+}
+
+int sf_ctx_flag(const struct sf_ctx *ctx, const char *name)
+{
+	const char *v = sf_ctx_opt(ctx, name);
+
+	return v && strcmp(v, "0") != 0;
+}
+
+void *sf_malloc(size_t n)
+{
+	return malloc(n ? n : 1);
+}
+
+void *sf_calloc(size_t n, size_t size)
+{
+	return calloc(n ? n : 1, size ? size : 1);
+}
+
+void *sf_reallocarray(void *p, size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(p, (n && size) ? n * size : 1);
+}
+
+char *sf_strndup(const char *s, size_t n)
+{
+	char *d = malloc(n + 1);
+
+	if (!d)
+		return NULL;
+	memcpy(d, s, n);
+	d[n] = 0;
+	return d;
+}

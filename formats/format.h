@@ -1,0 +1,101 @@
+/*
+ * format.h - one table of formats.
+ *
+ * Each format lives in formats/fmt_<name>.c and defines one
+ *
+ *     const struct sf_format sf_format_<name> = { ... };
+ *
+ * The build collects every such definition into the table (see the
+ * Makefile rule for formats/table.gen.h), so adding a format is adding a
+ * file.  A format may read, write or both.
+ *
+ * Choosing a format (sf_format_detect): `--from NAME`, else the content
+ * probe with the highest score, else the file extension.  Probes look at the
+ * first bytes of the decompressed input (at most SF_PROBE_BYTES) and return
+ * a confidence 0..100: 100 for a magic line ("@supersamplerV1.0"), ~50 for a
+ * strong structural match, ~10 for "could be".  Output: `--to NAME`, else
+ * the extension of `-o`.
+ *
+ * Options: a format lists the command-line options it understands; the
+ * programs accept the union of all formats' options and store them in the
+ * context (sf_ctx_opt).  Names are long-option names without dashes.
+ */
+#ifndef SF_FORMAT_H
+#define SF_FORMAT_H
+
+#include "profile.h"
+#include "io.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SF_PROBE_BYTES 65536
+
+struct sf_option {
+	const char *name;     /* "pid", "thread-prefix", "sample-type" */
+	const char *arg;      /* NULL for a flag, else the argument's name */
+	const char *help;
+};
+
+/* What a writer can hold, so the program can say what a conversion drops. */
+enum sf_caps {
+	SF_CAP_THREADS = 1u << 0,
+	SF_CAP_TIME = 1u << 1,      /* timestamps / sample order */
+	SF_CAP_WEIGHTS = 1u << 2,   /* non-unit weights */
+	SF_CAP_TYPES = 1u << 3,     /* several sample types */
+	SF_CAP_INLINE = 1u << 4,
+	SF_CAP_LOCATIONS = 1u << 5, /* module, file, line, address */
+	SF_CAP_LABELS = 1u << 6,
+	SF_CAP_ORDER = 1u << 7,     /* keeps samples in order (timeline) */
+};
+
+struct sf_format {
+	const char *name;         /* --from/--to word */
+	const char *description;  /* one line for --list-formats */
+	const char *const *extensions; /* NULL-terminated, with the dot; a
+					* trailing '*' matches a prefix
+					* ("callgrind.out.*") */
+	/* Confidence 0..100 that `data` starts an input of this format. */
+	int (*probe)(const unsigned char *data, size_t size);
+	/* Read all of `in` into `p` (which may already hold samples from
+	 * earlier inputs: merge). */
+	int (*read)(struct sf_profile *p, struct sf_input *in,
+		    struct sf_ctx *ctx);
+	/* Write `p` to `out`. */
+	int (*write)(const struct sf_profile *p, struct sf_output *out,
+		     struct sf_ctx *ctx);
+	unsigned caps;            /* enum sf_caps of the writer */
+	bool binary;              /* output is binary: refuse a terminal */
+	bool needs_order;         /* writer needs samples in order (so the
+				   * reader must not aggregate) */
+	int priority;             /* detection tie-break: higher first */
+	const struct sf_option *read_options;  /* {NULL}-terminated or NULL */
+	const struct sf_option *write_options;
+};
+
+/* The table, sorted by name; terminated by NULL. */
+const struct sf_format *const *sf_formats(void);
+const struct sf_format *sf_format_by_name(const char *name);
+/* By the extension of `path` (longest match wins); NULL if none. */
+const struct sf_format *sf_format_by_path(const char *path, bool for_write);
+
+/* Choose the input format of `in`: by content, else by `path`'s
+ * extension.  SF_EINPUT with a message naming the input if neither works. */
+int sf_format_detect(const struct sf_format **out, struct sf_input *in,
+		     struct sf_ctx *ctx, const char *path);
+
+/* Read one input into `p`, with `fmt` or detection when NULL. */
+int sf_read(struct sf_profile *p, const struct sf_format *fmt,
+	    struct sf_input *in, struct sf_ctx *ctx);
+
+/* Helpers for probes. */
+/* Skip a UTF-8 BOM and leading whitespace; returns the offset. */
+size_t sf_probe_skip_space(const unsigned char *d, size_t n);
+/* Does `d` start with `s`? */
+bool sf_probe_prefix(const unsigned char *d, size_t n, const char *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,67 @@
+/*
+ * hash.h - internal: an open-addressing table of 32-bit ids.
+ *
+ * The table stores ids (indexes into some array the caller owns) with their
+ * 64-bit hashes; equality is decided by the caller, so one table type serves
+ * strings, frames, stacks, threads and samples.  Usage:
+ *
+ *     uint64_t h = sf_hash(...);
+ *     for (sf_idx_iter it = sf_idx_first(&t, h); ...)
+ *
+ * is wrapped by sf_idx_find() taking an equality callback.  Load factor is
+ * kept at or below 1/2; the table doubles.  Hashing is XXH3 (libxxhash).
+ */
+#ifndef SF_HASH_H
+#define SF_HASH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <xxhash.h>
+
+struct sf_idx {
+	uint64_t *hashes;   /* 0 = empty slot (hashes are forced non-zero) */
+	uint32_t *ids;
+	size_t cap;         /* power of two, or 0 */
+	size_t n;
+};
+
+static inline uint64_t sf_hash(const void *data, size_t len)
+{
+	uint64_t h = XXH3_64bits(data, len);
+
+	return h ? h : 1;
+}
+
+static inline uint64_t sf_hash_u64(uint64_t a, uint64_t b)
+{
+	uint64_t k[2] = { a, b };
+
+	return sf_hash(k, sizeof(k));
+}
+
+typedef bool (*sf_idx_eq)(const void *ctx, uint32_t id, const void *key);
+
+/* Find: returns true and *id if an entry with hash `h` satisfies `eq`. */
+static inline bool sf_idx_find(const struct sf_idx *t, uint64_t h,
+			       sf_idx_eq eq, const void *ctx, const void *key,
+			       uint32_t *id)
+{
+	if (!t->cap)
+		return false;
+	size_t mask = t->cap - 1;
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		if (!t->hashes[i])
+			return false;
+		if (t->hashes[i] == h && eq(ctx, t->ids[i], key)) {
+			*id = t->ids[i];
+			return true;
+		}
+	}
+}
+
+/* Insert without checking for an equal entry.  Returns false on ENOMEM. */
+bool sf_idx_insert(struct sf_idx *t, uint64_t h, uint32_t id);
+void sf_idx_free(struct sf_idx *t);
+
+#endif

@@ -1,0 +1,863 @@
+/* io.c - streaming input (with transparent gzip) and buffered output. */
+#include "io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define IN_BUF (1u << 20)
+#define ZBUF (256u << 10)
+
+struct sf_input {
+	char *name;
+	int fd;
+	bool own_fd;
+	const unsigned char *mem;   /* raw source when reading memory */
+	size_t memsize, mempos;
+	bool raw_eof;
+
+	bool gz;
+	bool gz_done;               /* a member ended and no data follows */
+	z_stream zs;
+	unsigned char *zbuf;        /* compressed bytes */
+	uint64_t total_out;
+
+	unsigned char *buf;         /* decompressed bytes [pos, end) */
+	size_t cap, pos, end;
+	bool eof;                   /* no more bytes beyond `end` */
+	uint64_t base;              /* stream offset of buf[0] */
+	uint64_t lineno;
+	size_t scanned;             /* bytes after pos known to hold no LF */
+};
+
+static int io_error(struct sf_ctx *ctx, const char *name, const char *what)
+{
+	return sf_error(ctx, SF_EIO, name, 0, "%s: %s", what, strerror(errno));
+}
+
+/* Read raw (possibly compressed) bytes. */
+static long raw_read(struct sf_input *in, struct sf_ctx *ctx, void *dst,
+		     size_t n)
+{
+	if (in->raw_eof)
+		return 0;
+	if (in->mem) {
+		size_t k = in->memsize - in->mempos;
+		if (k > n)
+			k = n;
+		memcpy(dst, in->mem + in->mempos, k);
+		in->mempos += k;
+		if (!k)
+			in->raw_eof = true;
+		return (long)k;
+	}
+	for (;;) {
+		ssize_t r = read(in->fd, dst, n);
+		if (r >= 0) {
+			if (r == 0)
+				in->raw_eof = true;
+			return (long)r;
+		}
+		if (errno == EINTR) {
+			if (sf_interrupted(ctx))
+				return sf_error(ctx, SF_EINTR, in->name, 0,
+						"interrupted");
+			continue;
+		}
+		return io_error(ctx, in->name, "read error");
+	}
+}
+
+static int gz_start(struct sf_input *in, struct sf_ctx *ctx)
+{
+	memset(&in->zs, 0, sizeof(in->zs));
+	/* 16 + MAX_WBITS: gzip wrapper only */
+	if (inflateInit2(&in->zs, 16 + MAX_WBITS) != Z_OK)
+		return sf_error(ctx, SF_ENOMEM, in->name, 0,
+				"cannot start gzip decompression");
+	return 0;
+}
+
+/* Append decompressed bytes to buf[end..cap).  Sets in->eof at the end. */
+static int fill(struct sf_input *in, struct sf_ctx *ctx)
+{
+	size_t room = in->cap - 1 - in->end;   /* keep one byte for a NUL */
+
+	if (in->eof || !room)
+		return 0;
+	if (!in->gz) {
+		long r = raw_read(in, ctx, in->buf + in->end, room);
+		if (r < 0)
+			return (int)r;
+		if (r == 0)
+			in->eof = true;
+		in->end += (size_t)r;
+		return 0;
+	}
+	for (;;) {
+		if (in->gz_done) {
+			in->eof = true;
+			return 0;
+		}
+		if (!in->zs.avail_in && !in->raw_eof) {
+			long r = raw_read(in, ctx, in->zbuf, ZBUF);
+			if (r < 0)
+				return (int)r;
+			in->zs.next_in = in->zbuf;
+			in->zs.avail_in = (uInt)r;
+		}
+		if (!in->zs.avail_in && in->raw_eof)
+			return sf_error_at(ctx, SF_EINPUT, in->name,
+					   in->base + in->end,
+					   "truncated gzip data (the "
+					   "compressed stream ends early)");
+		in->zs.next_out = in->buf + in->end;
+		in->zs.avail_out = (uInt)(room > UINT32_MAX ? UINT32_MAX :
+					  room);
+		int zr = inflate(&in->zs, Z_NO_FLUSH);
+		size_t got = (size_t)(in->zs.next_out - (in->buf + in->end));
+		in->end += got;
+		in->total_out += got;
+		if (in->total_out > ctx->limits.max_decompressed)
+			return sf_error(ctx, SF_ELIMIT, in->name, 0,
+					"decompressed input exceeds %llu bytes "
+					"(--max-decompressed)",
+					(unsigned long long)
+					ctx->limits.max_decompressed);
+		if (zr == Z_STREAM_END) {
+			/* another member may follow */
+			if (!in->zs.avail_in && !in->raw_eof) {
+				long r = raw_read(in, ctx, in->zbuf, ZBUF);
+				if (r < 0)
+					return (int)r;
+				in->zs.next_in = in->zbuf;
+				in->zs.avail_in = (uInt)r;
+			}
+			if (in->zs.avail_in >= 2 && in->zs.next_in[0] == 0x1f &&
+			    in->zs.next_in[1] == 0x8b) {
+				inflateReset(&in->zs);
+			} else {
+				if (in->zs.avail_in)
+					sf_warn(ctx, "gzip.trailing",
+						"%s: trailing bytes after gzip "
+						"data ignored", in->name);
+				in->gz_done = true;
+			}
+		} else if (zr != Z_OK && zr != Z_BUF_ERROR) {
+			return sf_error_at(ctx, SF_EINPUT, in->name,
+					   in->base + in->end,
+					   "corrupt gzip data: %s",
+					   in->zs.msg ? in->zs.msg : "error");
+		}
+		if (got)
+			return 0;
+		if (zr == Z_BUF_ERROR && in->raw_eof && !in->zs.avail_in)
+			return sf_error_at(ctx, SF_EINPUT, in->name,
+					   in->base + in->end,
+					   "truncated gzip data");
+	}
+}
+
+static int input_init(struct sf_input *in, struct sf_ctx *ctx)
+{
+	unsigned char head[4];
+	long r;
+	size_t n = 0;
+
+	in->cap = IN_BUF;
+	if (!(in->buf = malloc(in->cap)))
+		return sf_error(ctx, SF_ENOMEM, in->name, 0, "out of memory");
+	/* sniff the gzip magic from the raw stream */
+	while (n < 2) {
+		r = raw_read(in, ctx, head + n, 2 - n);
+		if (r < 0)
+			return (int)r;
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (n == 2 && head[0] == 0x1f && head[1] == 0x8b) {
+		int rc;
+		in->gz = true;
+		if (!(in->zbuf = malloc(ZBUF)))
+			return sf_error(ctx, SF_ENOMEM, in->name, 0,
+					"out of memory");
+		if ((rc = gz_start(in, ctx)))
+			return rc;
+		memcpy(in->zbuf, head, 2);
+		in->zs.next_in = in->zbuf;
+		in->zs.avail_in = 2;
+		/* top up so inflate sees the header */
+		r = raw_read(in, ctx, in->zbuf + 2, ZBUF - 2);
+		if (r < 0)
+			return (int)r;
+		in->zs.avail_in += (uInt)r;
+	} else {
+		memcpy(in->buf, head, n);
+		in->end = n;
+		if (n < 2)
+			in->eof = in->raw_eof;
+	}
+	return 0;
+}
+
+int sf_input_open(struct sf_input **out, struct sf_ctx *ctx,
+		  const char *path)
+{
+	struct sf_input *in = calloc(1, sizeof(*in));
+	bool is_stdin = !path || !strcmp(path, "-");
+	int rc;
+
+	if (!in || !(in->name = strdup(is_stdin ? "-" : path))) {
+		free(in);
+		return sf_error(ctx, SF_ENOMEM, path, 0, "out of memory");
+	}
+	if (is_stdin) {
+		in->fd = 0;
+	} else {
+		in->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (in->fd < 0) {
+			rc = sf_error(ctx, SF_EIO, path, 0,
+				      "cannot open: %s", strerror(errno));
+			free(in->name);
+			free(in);
+			return rc;
+		}
+		struct stat st;
+		if (!fstat(in->fd, &st) && S_ISDIR(st.st_mode)) {
+			close(in->fd);
+			free(in->name);
+			free(in);
+			return sf_error(ctx, SF_EIO, path, 0,
+					"cannot read: is a directory");
+		}
+		in->own_fd = true;
+	}
+	if ((rc = input_init(in, ctx))) {
+		sf_input_close(in);
+		return rc;
+	}
+	*out = in;
+	return 0;
+}
+
+int sf_input_mem(struct sf_input **out, struct sf_ctx *ctx, const void *data,
+		 size_t size, const char *name)
+{
+	struct sf_input *in = calloc(1, sizeof(*in));
+	int rc;
+
+	if (!in || !(in->name = strdup(name ? name : "<memory>"))) {
+		free(in);
+		return sf_error(ctx, SF_ENOMEM, name, 0, "out of memory");
+	}
+	in->fd = -1;
+	in->mem = data ? data : (const unsigned char *)"";
+	in->memsize = size;
+	if ((rc = input_init(in, ctx))) {
+		sf_input_close(in);
+		return rc;
+	}
+	*out = in;
+	return 0;
+}
+
+void sf_input_close(struct sf_input *in)
+{
+	if (!in)
+		return;
+	if (in->gz)
+		inflateEnd(&in->zs);
+	if (in->own_fd)
+		close(in->fd);
+	free(in->zbuf);
+	free(in->buf);
+	free(in->name);
+	free(in);
+}
+
+const char *sf_input_name(const struct sf_input *in)
+{
+	return in->name;
+}
+
+bool sf_input_gzipped(const struct sf_input *in)
+{
+	return in->gz;
+}
+
+/* Move unread bytes to the front of the buffer. */
+static void compact(struct sf_input *in)
+{
+	if (!in->pos)
+		return;
+	memmove(in->buf, in->buf + in->pos, in->end - in->pos);
+	in->base += in->pos;
+	in->end -= in->pos;
+	in->pos = 0;
+}
+
+/* Make room for at least `want` unread bytes in the buffer. */
+static int reserve(struct sf_input *in, struct sf_ctx *ctx, size_t want)
+{
+	compact(in);
+	if (want + 1 <= in->cap)
+		return 0;
+	size_t ncap = in->cap;
+	while (ncap < want + 1)
+		ncap *= 2;
+	unsigned char *n = realloc(in->buf, ncap);
+	if (!n)
+		return sf_error(ctx, SF_ENOMEM, in->name, 0, "out of memory");
+	in->buf = n;
+	in->cap = ncap;
+	return 0;
+}
+
+int sf_input_peek(struct sf_input *in, struct sf_ctx *ctx, size_t want,
+		  const unsigned char **data, size_t *got)
+{
+	int rc;
+
+	if (in->end - in->pos < want && (rc = reserve(in, ctx, want)))
+		return rc;
+	while (in->end - in->pos < want && !in->eof)
+		if ((rc = fill(in, ctx)))
+			return rc;
+	*data = in->buf + in->pos;
+	*got = in->end - in->pos < want ? in->end - in->pos : want;
+	return 0;
+}
+
+int sf_input_line(struct sf_input *in, struct sf_ctx *ctx, char **line,
+		  size_t *len)
+{
+	int rc;
+
+	for (;;) {
+		unsigned char *start = in->buf + in->pos;
+		size_t avail = in->end - in->pos;
+		unsigned char *lf = avail > in->scanned ?
+			memchr(start + in->scanned, '\n', avail - in->scanned) :
+			NULL;
+		if (lf) {
+			size_t n = (size_t)(lf - start);
+			*lf = 0;
+			in->pos += n + 1;
+			in->scanned = 0;
+			in->lineno++;
+			if (n && start[n - 1] == '\r')
+				start[--n] = 0;
+			*line = (char *)start;
+			*len = n;
+			return 1;
+		}
+		in->scanned = avail;
+		if (in->eof) {
+			if (!avail)
+				return 0;
+			in->buf[in->end] = 0;   /* cap > end always */
+			in->pos = in->end;
+			in->scanned = 0;
+			in->lineno++;
+			if (avail && start[avail - 1] == '\r')
+				start[--avail] = 0;
+			*line = (char *)start;
+			*len = avail;
+			return 1;
+		}
+		if (avail > ctx->limits.max_line)
+			return sf_error(ctx, SF_ELIMIT, in->name,
+					in->lineno + 1,
+					"line longer than %llu bytes "
+					"(--max-line)",
+					(unsigned long long)
+					ctx->limits.max_line);
+		if (in->pos)
+			compact(in);
+		else if (in->end + 1 >= in->cap &&
+			 (rc = reserve(in, ctx, in->cap * 2)))
+			return rc;
+		if ((rc = fill(in, ctx)))
+			return rc;
+	}
+}
+
+uint64_t sf_input_lineno(const struct sf_input *in)
+{
+	return in->lineno;
+}
+
+long sf_input_read_some(struct sf_input *in, struct sf_ctx *ctx, void *buf,
+			size_t n)
+{
+	int rc;
+
+	if (in->pos == in->end) {
+		in->base += in->pos;
+		in->pos = in->end = 0;
+		in->scanned = 0;
+		while (in->pos == in->end && !in->eof)
+			if ((rc = fill(in, ctx)))
+				return rc;
+	}
+	size_t k = in->end - in->pos;
+	if (k > n)
+		k = n;
+	memcpy(buf, in->buf + in->pos, k);
+	in->pos += k;
+	in->scanned = 0;
+	return (long)k;
+}
+
+int sf_input_read(struct sf_input *in, struct sf_ctx *ctx, void *buf,
+		  size_t n, size_t *got)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		long r = sf_input_read_some(in, ctx, (char *)buf + done,
+					    n - done);
+		if (r < 0)
+			return (int)r;
+		if (r == 0)
+			break;
+		done += (size_t)r;
+	}
+	if (got)
+		*got = done;
+	return done == n ? 1 : 0;
+}
+
+uint64_t sf_input_offset(const struct sf_input *in)
+{
+	return in->base + in->pos;
+}
+
+int sf_input_slurp(struct sf_input *in, struct sf_ctx *ctx, size_t max,
+		   char **data, size_t *size)
+{
+	size_t cap = 1u << 16, n = 0;
+	char *d = malloc(cap);
+
+	if (!d)
+		return sf_error(ctx, SF_ENOMEM, in->name, 0, "out of memory");
+	for (;;) {
+		if (cap - n < 4096) {
+			char *nd = realloc(d, cap * 2);
+			if (!nd) {
+				free(d);
+				return sf_error(ctx, SF_ENOMEM, in->name, 0,
+						"out of memory");
+			}
+			d = nd;
+			cap *= 2;
+		}
+		long r = sf_input_read_some(in, ctx, d + n, cap - n - 1);
+		if (r < 0) {
+			free(d);
+			return (int)r;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > max) {
+			free(d);
+			return sf_error(ctx, SF_ELIMIT, in->name, 0,
+					"input larger than %zu bytes, the "
+					"limit for this format", max);
+		}
+	}
+	d[n] = 0;
+	*data = d;
+	*size = n;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* output */
+
+#define OUT_BUF (256u << 10)
+
+struct sf_output {
+	char *name;
+	char *final_path;
+	char *tmp_path;
+	int fd;
+	bool is_mem;
+	bool gz;
+	z_stream zs;
+	unsigned char *zout;
+	unsigned char *buf;
+	size_t len, cap;
+	int failed;       /* 0, SF_EIO or SF_EPIPE */
+	int err_no;
+};
+
+/* The temporary file being written, for signal handlers. */
+static char *volatile g_tmp_path;
+
+void sf_output_signal_cleanup(void)
+{
+	char *p = g_tmp_path;
+
+	if (p)
+		unlink(p);
+}
+
+static void out_fail(struct sf_output *o, int err)
+{
+	if (o->failed)
+		return;
+	o->err_no = err;
+	o->failed = err == EPIPE ? SF_EPIPE : SF_EIO;
+}
+
+static void write_fd(struct sf_output *o, const unsigned char *p, size_t n)
+{
+	while (n && !o->failed) {
+		ssize_t r = write(o->fd, p, n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			out_fail(o, errno);
+			return;
+		}
+		p += r;
+		n -= (size_t)r;
+	}
+}
+
+static void flush_buf(struct sf_output *o, int zflush)
+{
+	if (o->failed || o->is_mem)
+		return;
+	if (!o->gz) {
+		write_fd(o, o->buf, o->len);
+		o->len = 0;
+		return;
+	}
+	o->zs.next_in = o->buf;
+	o->zs.avail_in = (uInt)o->len;
+	do {
+		o->zs.next_out = o->zout;
+		o->zs.avail_out = OUT_BUF;
+		int zr = deflate(&o->zs, zflush);
+		if (zr == Z_STREAM_ERROR) {
+			errno = EIO;
+			out_fail(o, EIO);
+			return;
+		}
+		write_fd(o, o->zout, OUT_BUF - o->zs.avail_out);
+	} while (o->zs.avail_out == 0 && !o->failed);
+	o->len = 0;
+}
+
+static int output_alloc(struct sf_output **out, struct sf_ctx *ctx,
+			const char *name)
+{
+	struct sf_output *o = calloc(1, sizeof(*o));
+
+	if (!o || !(o->name = strdup(name)) ||
+	    !(o->buf = malloc(o->cap = OUT_BUF))) {
+		if (o) {
+			free(o->name);
+			free(o);
+		}
+		return sf_error(ctx, SF_ENOMEM, name, 0, "out of memory");
+	}
+	o->fd = -1;
+	*out = o;
+	return 0;
+}
+
+int sf_output_open(struct sf_output **out, struct sf_ctx *ctx,
+		   const char *path, bool gzip)
+{
+	struct sf_output *o;
+	bool is_stdout = !path || !strcmp(path, "-");
+	int rc;
+
+	if ((rc = output_alloc(&o, ctx, is_stdout ? "-" : path)))
+		return rc;
+	if (is_stdout) {
+		o->fd = 1;
+	} else {
+		const char *slash = strrchr(path, '/');
+		size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+		const char *base = slash ? slash + 1 : path;
+		size_t n = dirlen + strlen(base) + 16;
+		if (!(o->tmp_path = malloc(n)) ||
+		    !(o->final_path = strdup(path))) {
+			sf_output_abort(o);
+			return sf_error(ctx, SF_ENOMEM, path, 0,
+					"out of memory");
+		}
+		snprintf(o->tmp_path, n, "%.*s.%s.XXXXXX", (int)dirlen, path,
+			 base);
+		o->fd = mkostemp(o->tmp_path, O_CLOEXEC);
+		if (o->fd < 0) {
+			rc = sf_error(ctx, SF_EIO, path, 0, "cannot create: %s",
+				      strerror(errno));
+			free(o->tmp_path);
+			o->tmp_path = NULL;
+			sf_output_abort(o);
+			return rc;
+		}
+		/* mkstemp makes 0600; give the file the usual mode */
+		mode_t um = umask(0);
+		umask(um);
+		fchmod(o->fd, 0666 & ~um);
+		g_tmp_path = o->tmp_path;
+	}
+	if (gzip) {
+		o->gz = true;
+		if (!(o->zout = malloc(OUT_BUF)) ||
+		    deflateInit2(&o->zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8,
+				 Z_DEFAULT_STRATEGY) != Z_OK) {
+			o->gz = false;
+			sf_output_abort(o);
+			return sf_error(ctx, SF_ENOMEM, path, 0,
+					"cannot start gzip compression");
+		}
+	}
+	*out = o;
+	return 0;
+}
+
+int sf_output_mem(struct sf_output **out, struct sf_ctx *ctx)
+{
+	int rc = output_alloc(out, ctx, "<memory>");
+
+	if (!rc)
+		(*out)->is_mem = true;
+	return rc;
+}
+
+const char *sf_output_mem_data(const struct sf_output *o, size_t *size)
+{
+	*size = o->len;
+	return (const char *)o->buf;
+}
+
+void sf_output_write(struct sf_output *o, const void *buf, size_t n)
+{
+	if (o->failed)
+		return;
+	if (o->len + n > o->cap) {
+		if (o->is_mem) {
+			size_t ncap = o->cap;
+			while (ncap < o->len + n)
+				ncap *= 2;
+			unsigned char *nb = realloc(o->buf, ncap);
+			if (!nb) {
+				out_fail(o, ENOMEM);
+				return;
+			}
+			o->buf = nb;
+			o->cap = ncap;
+		} else {
+			flush_buf(o, Z_NO_FLUSH);
+			if (n >= o->cap) {
+				/* large block: write through */
+				if (!o->gz) {
+					write_fd(o, buf, n);
+				} else {
+					o->len = 0;
+					const unsigned char *p = buf;
+					while (n && !o->failed) {
+						size_t k = n < o->cap ? n :
+								      o->cap;
+						memcpy(o->buf, p, k);
+						o->len = k;
+						flush_buf(o, Z_NO_FLUSH);
+						p += k;
+						n -= k;
+					}
+				}
+				return;
+			}
+		}
+	}
+	memcpy(o->buf + o->len, buf, n);
+	o->len += n;
+}
+
+void sf_output_puts(struct sf_output *o, const char *s)
+{
+	sf_output_write(o, s, strlen(s));
+}
+
+void sf_output_putc(struct sf_output *o, int c)
+{
+	if (o->len < o->cap) {
+		o->buf[o->len++] = (unsigned char)c;
+		return;
+	}
+	char ch = (char)c;
+	sf_output_write(o, &ch, 1);
+}
+
+void sf_output_printf(struct sf_output *o, const char *fmt, ...)
+{
+	char small[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(small)) {
+		sf_output_write(o, small, (size_t)n);
+		return;
+	}
+	char *big = malloc((size_t)n + 1);
+	if (!big) {
+		out_fail(o, ENOMEM);
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	sf_output_write(o, big, (size_t)n);
+	free(big);
+}
+
+void sf_output_u64(struct sf_output *o, uint64_t v)
+{
+	char b[24];
+	int i = 24;
+
+	do {
+		b[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	sf_output_write(o, b + i, (size_t)(24 - i));
+}
+
+void sf_output_i64(struct sf_output *o, int64_t v)
+{
+	if (v < 0) {
+		sf_output_putc(o, '-');
+		sf_output_u64(o, (uint64_t)0 - (uint64_t)v);
+	} else {
+		sf_output_u64(o, (uint64_t)v);
+	}
+}
+
+int sf_format_num(char *buf, size_t size, double v)
+{
+	if (v == 0)
+		return snprintf(buf, size, "0");
+	if (isnan(v))
+		return snprintf(buf, size, "nan");
+	if (isinf(v))
+		return snprintf(buf, size, v < 0 ? "-inf" : "inf");
+	if (v == floor(v) && fabs(v) < 9.007199254740992e15)
+		return snprintf(buf, size, "%lld", (long long)v);
+	for (int prec = 1; prec <= 17; prec++) {
+		int n = snprintf(buf, size, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return n;
+	}
+	return snprintf(buf, size, "%.17g", v);
+}
+
+void sf_output_num(struct sf_output *o, double v)
+{
+	char b[40];
+
+	if (v >= 0 && v < 1e15 && v == (double)(uint64_t)v) {
+		sf_output_u64(o, (uint64_t)v);
+		return;
+	}
+	int n = sf_format_num(b, sizeof(b), v);
+	sf_output_write(o, b, (size_t)n);
+}
+
+int sf_output_failed(const struct sf_output *o)
+{
+	return o->failed;
+}
+
+const char *sf_output_name(const struct sf_output *o)
+{
+	return o->name;
+}
+
+static void output_free(struct sf_output *o)
+{
+	if (o->gz)
+		deflateEnd(&o->zs);
+	free(o->zout);
+	free(o->buf);
+	free(o->name);
+	free(o->final_path);
+	free(o->tmp_path);
+	free(o);
+}
+
+int sf_output_commit(struct sf_output *o, struct sf_ctx *ctx)
+{
+	int rc = 0;
+
+	if (o->is_mem) {
+		output_free(o);
+		return 0;
+	}
+	flush_buf(o, o->gz ? Z_FINISH : Z_NO_FLUSH);
+	if (!o->failed && o->tmp_path && fsync(o->fd) && errno != EINVAL)
+		out_fail(o, errno);
+	if (o->tmp_path) {
+		if (close(o->fd) && !o->failed)
+			out_fail(o, errno);
+		o->fd = -1;
+	} else if (!o->failed) {
+		/* stdout: nothing buffered remains in stdio; a pipe reader
+		 * that closed early shows up as EPIPE on the writes above */
+	}
+	if (o->failed) {
+		if (o->failed == SF_EPIPE)
+			rc = sf_error(ctx, SF_EPIPE, o->name, 0,
+				      "broken pipe");
+		else
+			rc = sf_error(ctx, SF_EIO, o->name, 0,
+				      "write error: %s", strerror(o->err_no));
+		sf_output_abort(o);
+		return rc;
+	}
+	if (o->tmp_path) {
+		if (rename(o->tmp_path, o->final_path)) {
+			rc = sf_error(ctx, SF_EIO, o->final_path, 0,
+				      "cannot rename into place: %s",
+				      strerror(errno));
+			sf_output_abort(o);
+			return rc;
+		}
+		g_tmp_path = NULL;
+	}
+	output_free(o);
+	return 0;
+}
+
+void sf_output_abort(struct sf_output *o)
+{
+	if (!o)
+		return;
+	if (o->tmp_path) {
+		if (o->fd >= 0)
+			close(o->fd);
+		unlink(o->tmp_path);
+		if (g_tmp_path == o->tmp_path)
+			g_tmp_path = NULL;
+	}
+	output_free(o);
+}

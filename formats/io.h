@@ -1,0 +1,124 @@
+/*
+ * io.h - streaming input and buffered output.
+ *
+ * struct sf_input reads a file descriptor or a memory buffer, inflates gzip
+ * transparently (detected by its magic, any number of concatenated members),
+ * and offers three views of the same stream:
+ *   - sf_input_peek: the first bytes, for format detection, without
+ *     consuming them;
+ *   - sf_input_line: the next line (LF-terminated; the LF is not returned,
+ *     a CR before it is), scanned with memchr over a large buffer; the line
+ *     number is tracked for messages;
+ *   - sf_input_read / sf_input_byte: raw bytes, with the byte offset
+ *     tracked for messages.
+ * Only the current buffer is held in memory (1 MiB, grown for a longer line
+ * up to ctx->limits.max_line), never the whole input.  All zlib calls sit in
+ * io.c.
+ *
+ * struct sf_output is one buffered writer: to a file descriptor, a growable
+ * memory buffer, or through gzip.  Errors are sticky: after the first
+ * failed write, later writes do nothing, and sf_output_close() reports the
+ * error (SF_EIO, or SF_EPIPE when the reader went away).  A named output is
+ * written to a temporary file in the same directory and renamed into place
+ * by sf_output_commit(); sf_output_abort() (or a failed commit) removes it,
+ * so an error never leaves a partial file behind.
+ */
+#ifndef SF_IO_H
+#define SF_IO_H
+
+#include "sf.h"
+#include <stdbool.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sf_input;
+
+/* Open `path` ("-" or NULL = stdin).  The name is used in messages. */
+int sf_input_open(struct sf_input **out, struct sf_ctx *ctx,
+		  const char *path);
+/* Read from memory; `data` must outlive the input. */
+int sf_input_mem(struct sf_input **out, struct sf_ctx *ctx, const void *data,
+		 size_t size, const char *name);
+void sf_input_close(struct sf_input *in);
+
+const char *sf_input_name(const struct sf_input *in);
+bool sf_input_gzipped(const struct sf_input *in);
+
+/* Up to `want` bytes from the current position without consuming them.
+ * *got may be less at the end of input.  The pointer stays valid until the
+ * next call on in. */
+int sf_input_peek(struct sf_input *in, struct sf_ctx *ctx, size_t want,
+		  const unsigned char **data, size_t *got);
+
+/* Next line.  Returns 1 with the line and its length set (the LF removed, a final CR
+ * removed too if `strip_cr`), 0 at the end of input, negative on error.  A
+ * last line without LF is returned as a line.  The pointer stays valid
+ * until the next call. */
+int sf_input_line(struct sf_input *in, struct sf_ctx *ctx, char **line,
+		  size_t *len);
+/* Number of the line returned last (1-based). */
+uint64_t sf_input_lineno(const struct sf_input *in);
+
+/* Exactly `n` bytes into `buf`: returns 1, or 0 if the input ended first
+ * (then *got says how many were read), negative on error. */
+int sf_input_read(struct sf_input *in, struct sf_ctx *ctx, void *buf,
+		  size_t n, size_t *got);
+/* Up to `n` bytes; returns the count (0 at the end) or a negative code. */
+long sf_input_read_some(struct sf_input *in, struct sf_ctx *ctx, void *buf,
+			size_t n);
+/* Byte offset of the next byte to be read (decompressed stream). */
+uint64_t sf_input_offset(const struct sf_input *in);
+/* Whole rest of the input into a malloc'ed buffer (NUL-terminated), for
+ * formats whose parser needs it (JSON).  Bounded by `max`: SF_ELIMIT. */
+int sf_input_slurp(struct sf_input *in, struct sf_ctx *ctx, size_t max,
+		   char **data, size_t *size);
+
+/* ----- output ----- */
+
+struct sf_output;
+
+/* Open `path` ("-" or NULL = stdout).  A named file is written through a
+ * temporary file.  `gzip` compresses.  */
+int sf_output_open(struct sf_output **out, struct sf_ctx *ctx,
+		   const char *path, bool gzip);
+/* An output into a growable memory buffer (tests, nested writers). */
+int sf_output_mem(struct sf_output **out, struct sf_ctx *ctx);
+/* The bytes written so far to a memory output. */
+const char *sf_output_mem_data(const struct sf_output *o, size_t *size);
+
+void sf_output_write(struct sf_output *o, const void *buf, size_t n);
+void sf_output_puts(struct sf_output *o, const char *s);
+void sf_output_putc(struct sf_output *o, int c);
+void sf_output_printf(struct sf_output *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Decimal integer, fast. */
+void sf_output_u64(struct sf_output *o, uint64_t v);
+void sf_output_i64(struct sf_output *o, int64_t v);
+/* A weight: integral values as integers, others in the shortest form that
+ * reads back to the same double. */
+void sf_output_num(struct sf_output *o, double v);
+/* Non-zero once a write failed. */
+int sf_output_failed(const struct sf_output *o);
+/* The name for messages ("-" for stdout). */
+const char *sf_output_name(const struct sf_output *o);
+
+/* Flush, finish gzip, check close, and rename a temporary file into
+ * place.  Frees `o`.  Returns 0 or SF_EIO/SF_EPIPE with ctx->err set. */
+int sf_output_commit(struct sf_output *o, struct sf_ctx *ctx);
+/* Discard: remove the temporary file.  Frees `o`.  Safe with NULL. */
+void sf_output_abort(struct sf_output *o);
+/* Remove the temporary file of the output being written, if any.  Only
+ * async-signal-safe calls: for SIGINT/SIGTERM handlers. */
+void sf_output_signal_cleanup(void);
+
+/* Shortest decimal form of a double that reads back exactly ("%.17g"
+ * trimmed); integral values print without a decimal point. */
+int sf_format_num(char *buf, size_t size, double v);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

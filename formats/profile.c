@@ -1,0 +1,796 @@
+/* profile.c - the model: interning, the stack tree, samples. */
+#include "profile.h"
+#include "hash.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Strings live in arena blocks; a string is never moved or freed before
+ * the profile. */
+struct arena_block {
+	struct arena_block *next;
+	size_t used, cap;
+	char data[];
+};
+
+struct sf_profile_internal {
+	struct arena_block *arena;
+	struct sf_idx strings;
+	const char **strs;       /* interned strings by id */
+	uint32_t *strlens;
+	size_t nstrs;
+	struct sf_idx frames;
+	struct sf_idx stacks;
+	struct sf_idx threads;
+	struct sf_idx label_sets;
+	struct sf_idx agg;       /* (stack, thread, labels) -> sample */
+	size_t cap_frames, cap_stacks, cap_threads, cap_samples, cap_labels;
+	size_t cap_strs;
+};
+
+bool sf_idx_insert(struct sf_idx *t, uint64_t h, uint32_t id)
+{
+	if ((t->n + 1) * 2 > t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 64;
+		uint64_t *nh = calloc(ncap, sizeof(*nh));
+		uint32_t *ni = malloc(ncap * sizeof(*ni));
+
+		if (!nh || !ni) {
+			free(nh);
+			free(ni);
+			return false;
+		}
+		for (size_t i = 0; i < t->cap; i++) {
+			if (!t->hashes[i])
+				continue;
+			size_t j = t->hashes[i] & (ncap - 1);
+			while (nh[j])
+				j = (j + 1) & (ncap - 1);
+			nh[j] = t->hashes[i];
+			ni[j] = t->ids[i];
+		}
+		free(t->hashes);
+		free(t->ids);
+		t->hashes = nh;
+		t->ids = ni;
+		t->cap = ncap;
+	}
+	size_t mask = t->cap - 1;
+	size_t i = h & mask;
+	while (t->hashes[i])
+		i = (i + 1) & mask;
+	t->hashes[i] = h;
+	t->ids[i] = id;
+	t->n++;
+	return true;
+}
+
+void sf_idx_free(struct sf_idx *t)
+{
+	free(t->hashes);
+	free(t->ids);
+	memset(t, 0, sizeof(*t));
+}
+
+static int oom(struct sf_ctx *ctx)
+{
+	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+}
+
+/* Grow an array so index `need` fits. */
+static int grow(void **arr, size_t *cap, size_t need, size_t size)
+{
+	if (need < *cap)
+		return 0;
+	size_t ncap = *cap ? *cap : 16;
+	while (ncap <= need)
+		ncap *= 2;
+	void *n = sf_reallocarray(*arr, ncap, size);
+	if (!n)
+		return -1;
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+static char *arena_alloc(struct sf_profile_internal *in, size_t n)
+{
+	struct arena_block *b = in->arena;
+
+	if (!b || b->cap - b->used < n) {
+		size_t cap = n > 65536 ? n : 65536;
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->cap = cap;
+		b->used = 0;
+		b->next = in->arena;
+		in->arena = b;
+	}
+	char *r = b->data + b->used;
+	b->used += n;
+	return r;
+}
+
+int sf_profile_new(struct sf_profile **out, struct sf_ctx *ctx)
+{
+	struct sf_profile *p = calloc(1, sizeof(*p));
+
+	if (!p || !(p->in = calloc(1, sizeof(*p->in)))) {
+		free(p);
+		return oom(ctx);
+	}
+	/* node 0: the empty stack; label set 0: no labels */
+	if (grow((void **)&p->d.stacks, &p->in->cap_stacks, 0,
+		 sizeof(*p->d.stacks)) ||
+	    grow((void **)&p->d.label_sets, &p->in->cap_labels, 0,
+		 sizeof(*p->d.label_sets))) {
+		sf_profile_free(p);
+		return oom(ctx);
+	}
+	memset(&p->d.stacks[0], 0, sizeof(p->d.stacks[0]));
+	p->d.nstacks = 1;
+	memset(&p->d.label_sets[0], 0, sizeof(p->d.label_sets[0]));
+	p->d.nlabel_sets = 1;
+	p->d.meta.start_time = SF_NO_TIME;
+	p->d.meta.duration = SF_NO_TIME;
+	*out = p;
+	return 0;
+}
+
+void sf_profile_free(struct sf_profile *p)
+{
+	if (!p)
+		return;
+	if (p->in) {
+		struct arena_block *b = p->in->arena;
+		while (b) {
+			struct arena_block *n = b->next;
+			free(b);
+			b = n;
+		}
+		sf_idx_free(&p->in->strings);
+		sf_idx_free(&p->in->frames);
+		sf_idx_free(&p->in->stacks);
+		sf_idx_free(&p->in->threads);
+		sf_idx_free(&p->in->label_sets);
+		sf_idx_free(&p->in->agg);
+		free(p->in->strs);
+		free(p->in->strlens);
+		free(p->in);
+	}
+	free(p->d.frames);
+	free(p->d.stacks);
+	free(p->d.threads);
+	free(p->d.samples);
+	free(p->d.weights);
+	free(p->d.types);
+	free(p->d.label_sets);
+	free(p->d.meta.props);
+	free(p);
+}
+
+void sf_profile_set_aggregate(struct sf_profile *p, bool on)
+{
+	p->d.aggregated = on;
+}
+
+void sf_profile_begin_input(struct sf_profile *p, uint32_t index)
+{
+	p->d.input = index;
+}
+
+/* ----- strings ----- */
+
+struct strkey {
+	const char *s;
+	size_t len;
+};
+
+static bool str_eq(const void *c, uint32_t id, const void *k)
+{
+	const struct sf_profile_internal *in = c;
+	const struct strkey *key = k;
+
+	return in->strlens[id] == key->len &&
+	       !memcmp(in->strs[id], key->s, key->len);
+}
+
+const char *sf_profile_strn(struct sf_profile *p, struct sf_ctx *ctx,
+			    const char *s, size_t len)
+{
+	struct sf_profile_internal *in = p->in;
+	struct strkey key = { s, len };
+	uint64_t h = sf_hash(s, len);
+	uint32_t id;
+
+	if (len > UINT32_MAX) {
+		sf_error(ctx, SF_ELIMIT, NULL, 0, "name longer than 4 GiB");
+		return NULL;
+	}
+	if (sf_idx_find(&in->strings, h, str_eq, in, &key, &id))
+		return in->strs[id];
+	char *copy = arena_alloc(in, len + 1);
+	if (!copy || grow((void **)&in->strs, &in->cap_strs, in->nstrs,
+			  sizeof(*in->strs))) {
+		oom(ctx);
+		return NULL;
+	}
+	/* strlens shares cap_strs: grow it to the same capacity */
+	uint32_t *nl = sf_reallocarray(in->strlens, in->cap_strs,
+				       sizeof(*nl));
+	if (!nl) {
+		oom(ctx);
+		return NULL;
+	}
+	in->strlens = nl;
+	memcpy(copy, s, len);
+	copy[len] = 0;
+	id = (uint32_t)in->nstrs;
+	in->strs[id] = copy;
+	in->strlens[id] = (uint32_t)len;
+	if (!sf_idx_insert(&in->strings, h, id)) {
+		oom(ctx);
+		return NULL;
+	}
+	in->nstrs++;
+	return copy;
+}
+
+const char *sf_profile_str(struct sf_profile *p, struct sf_ctx *ctx,
+			   const char *s)
+{
+	return s ? sf_profile_strn(p, ctx, s, strlen(s)) : NULL;
+}
+
+/* ----- frames ----- */
+
+void sf_frame_init(struct sf_frame *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->name = "";
+	f->address = SF_NO_ADDR;
+}
+
+static uint64_t frame_hash(const struct sf_frame *f)
+{
+	/* strings are interned: hash their addresses */
+	struct {
+		const void *a, *b, *c, *d;
+		uint64_t addr;
+		uint32_t line, column, flags, aux;
+	} k;
+
+	memset(&k, 0, sizeof(k));
+	k.a = f->name;
+	k.b = f->module;
+	k.c = f->file;
+	k.d = f->kind;
+	k.addr = f->address;
+	k.line = f->line;
+	k.column = f->column;
+	k.flags = f->flags;
+	k.aux = f->aux;
+	return sf_hash(&k, sizeof(k));
+}
+
+static bool frame_eq(const void *c, uint32_t id, const void *k)
+{
+	const struct sf_frame *a = &((const struct sf_profile *)c)->d.frames[id];
+	const struct sf_frame *b = k;
+
+	return a->name == b->name && a->module == b->module &&
+	       a->file == b->file && a->kind == b->kind &&
+	       a->address == b->address && a->line == b->line &&
+	       a->column == b->column && a->flags == b->flags &&
+	       a->aux == b->aux;
+}
+
+int sf_profile_frame(struct sf_profile *p, struct sf_ctx *ctx,
+		     const struct sf_frame *f, sf_frame_id *out)
+{
+	struct sf_frame k = *f;
+	uint32_t id;
+
+	if (!(k.name = sf_profile_str(p, ctx, f->name ? f->name : "")))
+		return ctx->err.code;
+	if (f->module && !(k.module = sf_profile_str(p, ctx, f->module)))
+		return ctx->err.code;
+	if (f->file && !(k.file = sf_profile_str(p, ctx, f->file)))
+		return ctx->err.code;
+	if (f->kind && !(k.kind = sf_profile_str(p, ctx, f->kind)))
+		return ctx->err.code;
+	uint64_t h = frame_hash(&k);
+	if (sf_idx_find(&p->in->frames, h, frame_eq, p, &k, &id)) {
+		*out = id;
+		return 0;
+	}
+	if (p->d.nframes >= UINT32_MAX - 1)
+		return sf_error(ctx, SF_ELIMIT, NULL, 0, "too many frames");
+	if (grow((void **)&p->d.frames, &p->in->cap_frames, p->d.nframes,
+		 sizeof(*p->d.frames)))
+		return oom(ctx);
+	id = (uint32_t)p->d.nframes;
+	p->d.frames[id] = k;
+	if (!sf_idx_insert(&p->in->frames, h, id))
+		return oom(ctx);
+	p->d.nframes++;
+	*out = id;
+	return 0;
+}
+
+int sf_profile_frame_named(struct sf_profile *p, struct sf_ctx *ctx,
+			   const char *name, size_t len, const char *module,
+			   sf_frame_id *out)
+{
+	struct sf_frame f;
+
+	if (len > ctx->limits.max_name)
+		return sf_error(ctx, SF_ELIMIT, NULL, 0,
+				"frame name of %zu bytes exceeds the limit of "
+				"%llu (--max-name)", len,
+				(unsigned long long)ctx->limits.max_name);
+	sf_frame_init(&f);
+	if (!(f.name = sf_profile_strn(p, ctx, name, len)))
+		return ctx->err.code;
+	f.module = module;
+	return sf_profile_frame(p, ctx, &f, out);
+}
+
+/* ----- stacks ----- */
+
+struct stackkey {
+	sf_stack_id parent;
+	sf_frame_id frame;
+};
+
+static bool stack_eq(const void *c, uint32_t id, const void *k)
+{
+	const struct sf_stack_node *n = &((const struct sf_profile *)c)->d.stacks[id];
+	const struct stackkey *key = k;
+
+	return n->parent == key->parent && n->frame == key->frame;
+}
+
+int sf_profile_stack_push(struct sf_profile *p, struct sf_ctx *ctx,
+			  sf_stack_id parent, sf_frame_id frame,
+			  sf_stack_id *out)
+{
+	struct stackkey key = { parent, frame };
+	uint64_t h = sf_hash_u64(parent, frame);
+	uint32_t id;
+
+	if (sf_idx_find(&p->in->stacks, h, stack_eq, p, &key, &id)) {
+		*out = id;
+		return 0;
+	}
+	uint32_t depth = p->d.stacks[parent].depth + 1;
+	if (depth > ctx->limits.max_depth)
+		return sf_error(ctx, SF_ELIMIT, NULL, 0,
+				"stack deeper than the limit of %llu frames "
+				"(--max-depth)",
+				(unsigned long long)ctx->limits.max_depth);
+	if (p->d.nstacks >= UINT32_MAX - 1)
+		return sf_error(ctx, SF_ELIMIT, NULL, 0, "too many stacks");
+	if (grow((void **)&p->d.stacks, &p->in->cap_stacks, p->d.nstacks,
+		 sizeof(*p->d.stacks)))
+		return oom(ctx);
+	id = (uint32_t)p->d.nstacks;
+	p->d.stacks[id].parent = parent;
+	p->d.stacks[id].frame = frame;
+	p->d.stacks[id].depth = depth;
+	if (!sf_idx_insert(&p->in->stacks, h, id))
+		return oom(ctx);
+	p->d.nstacks++;
+	*out = id;
+	return 0;
+}
+
+int sf_profile_stack(struct sf_profile *p, struct sf_ctx *ctx,
+		     const sf_frame_id *frames, size_t n, bool leaf_first,
+		     sf_stack_id *out)
+{
+	sf_stack_id s = SF_STACK_EMPTY;
+	int rc;
+
+	if (n > ctx->limits.max_depth)
+		return sf_error(ctx, SF_ELIMIT, NULL, 0,
+				"stack of %zu frames exceeds the limit of %llu "
+				"(--max-depth)", n,
+				(unsigned long long)ctx->limits.max_depth);
+	for (size_t i = 0; i < n; i++) {
+		sf_frame_id f = leaf_first ? frames[n - 1 - i] : frames[i];
+		if ((rc = sf_profile_stack_push(p, ctx, s, f, &s)))
+			return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+size_t sf_profile_stack_frames(const struct sf_profile *p, sf_stack_id id,
+			       sf_frame_id *buf)
+{
+	size_t depth = p->d.stacks[id].depth;
+
+	for (size_t i = depth; i > 0; i--) {
+		buf[i - 1] = p->d.stacks[id].frame;
+		id = p->d.stacks[id].parent;
+	}
+	return depth;
+}
+
+/* ----- threads ----- */
+
+struct threadkey {
+	uint32_t input;
+	int64_t pid, tid;
+	const char *name;
+};
+
+static uint64_t thread_hash(const struct threadkey *k)
+{
+	struct {
+		int64_t pid, tid;
+		const void *name;
+		uint64_t input;
+	} h = { k->pid, k->tid, k->name, k->input };
+
+	return sf_hash(&h, sizeof(h));
+}
+
+static bool thread_eq(const void *c, uint32_t id, const void *k)
+{
+	const struct sf_thread *t = &((const struct sf_profile *)c)->d.threads[id];
+	const struct threadkey *key = k;
+
+	return t->input == key->input && t->pid == key->pid &&
+	       t->tid == key->tid && t->name == key->name;
+}
+
+int sf_profile_thread(struct sf_profile *p, struct sf_ctx *ctx, int64_t pid,
+		      int64_t tid, const char *name, sf_thread_idx *out)
+{
+	struct threadkey key = { p->d.input, pid, tid, NULL };
+	uint32_t id;
+
+	if (name && !(key.name = sf_profile_str(p, ctx, name)))
+		return ctx->err.code;
+	uint64_t h = thread_hash(&key);
+	if (sf_idx_find(&p->in->threads, h, thread_eq, p, &key, &id)) {
+		*out = id;
+		return 0;
+	}
+	if (p->d.nthreads >= UINT32_MAX - 1)
+		return sf_error(ctx, SF_ELIMIT, NULL, 0, "too many threads");
+	if (grow((void **)&p->d.threads, &p->in->cap_threads, p->d.nthreads,
+		 sizeof(*p->d.threads)))
+		return oom(ctx);
+	id = (uint32_t)p->d.nthreads;
+	p->d.threads[id].pid = pid;
+	p->d.threads[id].tid = tid;
+	p->d.threads[id].name = key.name;
+	p->d.threads[id].input = p->d.input;
+	if (!sf_idx_insert(&p->in->threads, h, id))
+		return oom(ctx);
+	p->d.nthreads++;
+	*out = id;
+	return 0;
+}
+
+int sf_profile_thread_set_name(struct sf_profile *p, struct sf_ctx *ctx,
+			       sf_thread_idx t, const char *name)
+{
+	struct sf_thread *th = &p->d.threads[t];
+	const char *n = sf_profile_str(p, ctx, name);
+
+	if (!n)
+		return ctx->err.code;
+	/* re-key: rebuild the thread index (rare) */
+	th->name = n;
+	sf_idx_free(&p->in->threads);
+	for (size_t i = 0; i < p->d.nthreads; i++) {
+		struct threadkey k = { p->d.threads[i].input,
+				       p->d.threads[i].pid,
+				       p->d.threads[i].tid,
+				       p->d.threads[i].name };
+		if (!sf_idx_insert(&p->in->threads, thread_hash(&k),
+				   (uint32_t)i))
+			return oom(ctx);
+	}
+	return 0;
+}
+
+void sf_thread_label(const struct sf_thread *t, char *buf, size_t size)
+{
+	if (t->name && t->tid != SF_NO_ID)
+		snprintf(buf, size, "%s-%lld", t->name, (long long)t->tid);
+	else if (t->name)
+		snprintf(buf, size, "%s", t->name);
+	else if (t->tid != SF_NO_ID)
+		snprintf(buf, size, "%lld", (long long)t->tid);
+	else if (size)
+		buf[0] = 0;
+}
+
+/* ----- sample types ----- */
+
+int sf_profile_sample_type(struct sf_profile *p, struct sf_ctx *ctx,
+			   const char *type, const char *unit, uint32_t *out)
+{
+	const char *t = sf_profile_str(p, ctx, type);
+	const char *u = sf_profile_str(p, ctx, unit ? unit : "count");
+
+	if (!t || !u)
+		return ctx->err.code;
+	for (size_t i = 0; i < p->d.ntypes; i++) {
+		if (p->d.types[i].type == t && p->d.types[i].unit == u) {
+			*out = (uint32_t)i;
+			return 0;
+		}
+	}
+	size_t old = p->d.ntypes, n = old + 1;
+	struct sf_sample_type *nt = sf_reallocarray(p->d.types, n,
+						    sizeof(*nt));
+	if (!nt)
+		return oom(ctx);
+	p->d.types = nt;
+	nt[old].type = t;
+	nt[old].unit = u;
+	if (p->d.nsamples) {
+		/* widen every row; existing samples get 0 for the new type */
+		double *w = sf_reallocarray(NULL, p->in->cap_samples, n *
+					    sizeof(double));
+		if (!w)
+			return oom(ctx);
+		for (size_t i = 0; i < p->d.nsamples; i++) {
+			memcpy(w + i * n, p->d.weights + i * old,
+			       old * sizeof(double));
+			w[i * n + old] = 0;
+		}
+		free(p->d.weights);
+		p->d.weights = w;
+	} else {
+		free(p->d.weights);
+		p->d.weights = NULL;
+		p->in->cap_samples = 0;
+		free(p->d.samples);
+		p->d.samples = NULL;
+	}
+	p->d.ntypes = n;
+	*out = (uint32_t)old;
+	return 0;
+}
+
+int sf_profile_default_type(struct sf_profile *p, struct sf_ctx *ctx,
+			    uint32_t *out)
+{
+	if (!p->d.ntypes) {
+		int rc = sf_profile_sample_type(p, ctx, "samples", "count",
+						out);
+		if (rc)
+			return rc;
+		p->d.meta.default_type = 0;
+	}
+	*out = p->d.meta.default_type < p->d.ntypes ? p->d.meta.default_type :
+						      (uint32_t)p->d.ntypes - 1;
+	return 0;
+}
+
+/* ----- labels ----- */
+
+static int label_cmp(const void *a, const void *b)
+{
+	const struct sf_label *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : strcmp(x->value, y->value);
+}
+
+struct labelkey {
+	const struct sf_label *l;
+	size_t n;
+};
+
+static bool labels_eq(const void *c, uint32_t id, const void *k)
+{
+	const struct sf_label_set *s = &((const struct sf_profile *)c)->d.label_sets[id];
+	const struct labelkey *key = k;
+
+	if (s->n != key->n)
+		return false;
+	for (size_t i = 0; i < key->n; i++)
+		if (s->labels[i].key != key->l[i].key ||
+		    s->labels[i].value != key->l[i].value)
+			return false;
+	return true;
+}
+
+int sf_profile_labels(struct sf_profile *p, struct sf_ctx *ctx,
+		      const struct sf_label *labels, size_t n,
+		      sf_labels_id *out)
+{
+	struct sf_label stackbuf[16], *l = stackbuf;
+	uint32_t id;
+	int rc = 0;
+
+	if (!n) {
+		*out = 0;
+		return 0;
+	}
+	if (n > 16 && !(l = sf_calloc(n, sizeof(*l))))
+		return oom(ctx);
+	for (size_t i = 0; i < n; i++) {
+		l[i].key = sf_profile_str(p, ctx, labels[i].key);
+		l[i].value = sf_profile_str(p, ctx, labels[i].value);
+		if (!l[i].key || !l[i].value) {
+			rc = ctx->err.code;
+			goto out;
+		}
+	}
+	qsort(l, n, sizeof(*l), label_cmp);
+	struct labelkey key = { l, n };
+	uint64_t h = sf_hash(l, n * sizeof(*l));
+	if (sf_idx_find(&p->in->label_sets, h, labels_eq, p, &key, &id)) {
+		*out = id;
+		goto out;
+	}
+	struct sf_label *copy = (struct sf_label *)arena_alloc(
+		p->in, n * sizeof(*copy) + sizeof(void *));
+	if (!copy || grow((void **)&p->d.label_sets, &p->in->cap_labels,
+			  p->d.nlabel_sets, sizeof(*p->d.label_sets))) {
+		rc = oom(ctx);
+		goto out;
+	}
+	/* arena memory is char-aligned: align to pointer size */
+	copy = (struct sf_label *)(((uintptr_t)copy + sizeof(void *) - 1) &
+				   ~(uintptr_t)(sizeof(void *) - 1));
+	memcpy(copy, l, n * sizeof(*copy));
+	id = (uint32_t)p->d.nlabel_sets;
+	p->d.label_sets[id].n = (uint32_t)n;
+	p->d.label_sets[id].labels = copy;
+	if (!sf_idx_insert(&p->in->label_sets, h, id)) {
+		rc = oom(ctx);
+		goto out;
+	}
+	p->d.nlabel_sets++;
+	*out = id;
+out:
+	if (l != stackbuf)
+		free(l);
+	return rc;
+}
+
+const char *sf_profile_label(const struct sf_profile *p, sf_labels_id id,
+			     const char *key)
+{
+	const struct sf_label_set *s = &p->d.label_sets[id];
+
+	for (uint32_t i = 0; i < s->n; i++)
+		if (!strcmp(s->labels[i].key, key))
+			return s->labels[i].value;
+	return NULL;
+}
+
+/* ----- samples ----- */
+
+struct aggkey {
+	sf_stack_id stack;
+	sf_thread_idx thread;
+	sf_labels_id labels;
+};
+
+static bool agg_eq(const void *c, uint32_t id, const void *k)
+{
+	const struct sf_sample *s = &((const struct sf_profile *)c)->d.samples[id];
+	const struct aggkey *key = k;
+
+	return s->stack == key->stack && s->thread == key->thread &&
+	       s->labels == key->labels;
+}
+
+int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
+			  sf_stack_id stack, sf_thread_idx thread,
+			  sf_labels_id labels, int64_t time,
+			  const double *weights)
+{
+	size_t nt = p->d.ntypes;
+	uint64_t h = 0;
+	uint32_t id;
+
+	if (!nt)
+		return sf_error(ctx, SF_EINPUT, NULL, 0,
+				"internal: sample added before a sample type");
+	if (time != SF_NO_TIME)
+		p->d.has_time = true;
+	if (p->d.aggregated) {
+		struct aggkey key = { stack, thread, labels };
+		h = sf_hash(&key, sizeof(key));
+		if (sf_idx_find(&p->in->agg, h, agg_eq, p, &key, &id)) {
+			double *w = p->d.weights + (size_t)id * nt;
+			for (size_t i = 0; i < nt; i++)
+				w[i] += weights[i];
+			return 0;
+		}
+		time = SF_NO_TIME;
+	}
+	if (p->d.nsamples >= UINT32_MAX - 1)
+		return sf_error(ctx, SF_ELIMIT, NULL, 0,
+				"more than 4 billion samples; use an "
+				"aggregated output");
+	if (p->d.nsamples >= p->in->cap_samples) {
+		size_t cap = p->in->cap_samples ? p->in->cap_samples * 2 : 256;
+		struct sf_sample *s = sf_reallocarray(p->d.samples, cap,
+						      sizeof(*s));
+		if (!s)
+			return oom(ctx);
+		p->d.samples = s;
+		double *w = sf_reallocarray(p->d.weights, cap,
+					    nt * sizeof(double));
+		if (!w)
+			return oom(ctx);
+		p->d.weights = w;
+		p->in->cap_samples = cap;
+	}
+	id = (uint32_t)p->d.nsamples;
+	p->d.samples[id].stack = stack;
+	p->d.samples[id].thread = thread;
+	p->d.samples[id].labels = labels;
+	p->d.samples[id].time = time;
+	memcpy(p->d.weights + (size_t)id * nt, weights, nt * sizeof(double));
+	if (p->d.aggregated && !sf_idx_insert(&p->in->agg, h, id))
+		return oom(ctx);
+	p->d.nsamples++;
+	return 0;
+}
+
+int sf_profile_add(struct sf_profile *p, struct sf_ctx *ctx,
+		   sf_stack_id stack, sf_thread_idx thread, double weight)
+{
+	double w[8] = { 0 };
+	uint32_t t;
+	int rc;
+
+	if ((rc = sf_profile_default_type(p, ctx, &t)))
+		return rc;
+	if (p->d.ntypes > 8)
+		return sf_error(ctx, SF_EINPUT, NULL, 0,
+				"internal: sf_profile_add with many types");
+	w[t] = weight;
+	return sf_profile_add_sample(p, ctx, stack, thread, 0, SF_NO_TIME, w);
+}
+
+/* ----- metadata ----- */
+
+int sf_profile_set_prop(struct sf_profile *p, struct sf_ctx *ctx,
+			const char *key, const char *value)
+{
+	const char *k = sf_profile_str(p, ctx, key);
+	const char *v = sf_profile_str(p, ctx, value);
+
+	if (!k || !v)
+		return ctx->err.code;
+	for (size_t i = 0; i < p->d.meta.nprops; i++) {
+		if (p->d.meta.props[i].key == k) {
+			p->d.meta.props[i].value = v;
+			return 0;
+		}
+	}
+	struct sf_label *n = sf_reallocarray(p->d.meta.props,
+					     p->d.meta.nprops + 1, sizeof(*n));
+	if (!n)
+		return oom(ctx);
+	p->d.meta.props = n;
+	n[p->d.meta.nprops].key = k;
+	n[p->d.meta.nprops].value = v;
+	p->d.meta.nprops++;
+	return 0;
+}
+
+const char *sf_profile_prop(const struct sf_profile *p, const char *key)
+{
+	for (size_t i = 0; i < p->d.meta.nprops; i++)
+		if (!strcmp(p->d.meta.props[i].key, key))
+			return p->d.meta.props[i].value;
+	return NULL;
+}

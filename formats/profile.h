@@ -1,0 +1,253 @@
+/*
+ * profile.h - the one in-memory profile every reader fills and every writer
+ * and analysis reads.
+ *
+ * Shape
+ *   strings   interned once; a `const char *` from the profile is stable for
+ *             the profile's life and equal strings are equal pointers.
+ *   frames    interned once by all their fields (name, module, file, line,
+ *             column, address, inline flag, kind, aux).  sf_frame_id indexes
+ *             p->frames.
+ *   stacks    a prefix tree, root (outermost caller) at the top: a stack is
+ *             a node id; node 0 is the empty stack; every other node is
+ *             (parent, frame).  Memory grows with unique stacks, not with
+ *             samples.
+ *   samples   stack, thread, optional timestamp, one weight per sample type,
+ *             optional label set.
+ *   threads   (pid, tid, name), in order of first appearance; a sample's
+ *             thread is an index into p->threads or SF_NO_THREAD.
+ *   labels    interned sets of key/value string pairs (pprof labels, a
+ *             captured thread's state, Sampler record words that are not
+ *             "1 0 1"); 0 is the empty set.
+ *   meta      source format, period, start time, duration, free-form
+ *             key/values.
+ *
+ * Aggregated mode (sf_profile_set_aggregate): samples with the same
+ * (stack, thread, labels) fold into one sample whose weights are summed,
+ * and timestamps are dropped.  Used when the output needs no time order, so
+ * memory is O(unique frames + unique stacks).
+ *
+ * Weights are doubles.  Integers up to 2^53 are exact; decimal fractions in
+ * text inputs are read to the nearest double, and the call-graph analysis
+ * converts each double exactly to a rational (see docs/formats.md).
+ *
+ * Ownership: the profile owns everything reachable from it.  Functions that
+ * can fail return 0 or a negative sf_code and set ctx->err.
+ */
+#ifndef SF_PROFILE_H
+#define SF_PROFILE_H
+
+#include "sf.h"
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef uint32_t sf_frame_id;
+typedef uint32_t sf_stack_id;
+typedef uint32_t sf_thread_idx;
+typedef uint32_t sf_labels_id;
+
+#define SF_STACK_EMPTY ((sf_stack_id)0)
+#define SF_NO_THREAD ((sf_thread_idx)UINT32_MAX)
+#define SF_NO_TIME INT64_MIN
+#define SF_NO_ID INT64_MIN        /* a thread or process id that is unknown */
+#define SF_NO_ADDR UINT64_MAX
+
+enum sf_frame_flags {
+	SF_FRAME_INLINE = 1u << 0,   /* inlined into its caller */
+	SF_FRAME_HAS_AUX = 1u << 1,  /* `aux` holds a value to keep */
+};
+
+struct sf_frame {
+	const char *name;      /* never NULL; may be "" */
+	const char *module;    /* library or object file, NULL if unknown */
+	const char *file;      /* source file, NULL if unknown */
+	uint32_t line;         /* 0 if unknown */
+	uint32_t column;       /* 0 if unknown */
+	uint64_t address;      /* SF_NO_ADDR if unknown */
+	const char *kind;      /* NULL, or a short word: "kernel", "jit",
+				* "inline", "lisp", "foreign", ... */
+	uint32_t flags;
+	uint32_t aux;          /* format-specific word kept for round trips
+				* (Sampler's symbol `unknown` field) */
+};
+
+struct sf_stack_node {
+	sf_stack_id parent;    /* SF_STACK_EMPTY for a root frame */
+	sf_frame_id frame;
+	uint32_t depth;        /* number of frames, >= 1 (0 for node 0) */
+};
+
+struct sf_thread {
+	int64_t pid;           /* SF_NO_ID if unknown */
+	int64_t tid;           /* SF_NO_ID if unknown */
+	const char *name;      /* NULL if unknown */
+	uint32_t input;        /* which input file it came from (merging) */
+};
+
+struct sf_sample {
+	sf_stack_id stack;
+	sf_thread_idx thread;
+	sf_labels_id labels;
+	int64_t time;          /* ns since meta.start_time or absolute;
+				* SF_NO_TIME if unknown */
+};
+
+struct sf_label {
+	const char *key;
+	const char *value;
+};
+
+struct sf_label_set {
+	uint32_t n;
+	const struct sf_label *labels;   /* sorted by key, then value */
+};
+
+struct sf_sample_type {
+	const char *type;      /* "samples", "cpu", "wall", "alloc_space" ... */
+	const char *unit;      /* "count", "nanoseconds", "milliseconds",
+				* "bytes", ... */
+};
+
+struct sf_meta {
+	const char *source_format;   /* name of the format read first */
+	struct sf_sample_type period_type; /* NULLs if none */
+	double period;               /* 0 if unknown */
+	int64_t start_time;          /* ns since the epoch, SF_NO_TIME */
+	int64_t duration;            /* ns, SF_NO_TIME if unknown */
+	uint32_t default_type;       /* index into sample_types */
+	size_t nprops;
+	struct sf_label *props;      /* free-form, in insertion order */
+};
+
+struct sf_profile;   /* opaque for the hash tables; fields below are
+		      * public and read-only for users */
+
+struct sf_profile_data {
+	struct sf_frame *frames;
+	size_t nframes;
+	struct sf_stack_node *stacks;    /* stacks[0] is the empty stack */
+	size_t nstacks;
+	struct sf_thread *threads;
+	size_t nthreads;
+	struct sf_sample *samples;
+	size_t nsamples;
+	double *weights;                 /* nsamples * ntypes, row-major */
+	struct sf_sample_type *types;
+	size_t ntypes;
+	struct sf_label_set *label_sets; /* label_sets[0] is the empty set */
+	size_t nlabel_sets;
+	struct sf_meta meta;
+	bool has_time;                   /* some sample has a timestamp */
+	bool aggregated;
+	uint32_t input;                  /* index of the input being read */
+};
+
+/* The profile; `d` is everything a writer or analysis reads. */
+struct sf_profile {
+	struct sf_profile_data d;
+	struct sf_profile_internal *in;  /* hash tables, arenas */
+};
+
+int sf_profile_new(struct sf_profile **out, struct sf_ctx *ctx);
+void sf_profile_free(struct sf_profile *p);
+
+/* Fold samples on (stack, thread, labels) from now on; must be called
+ * before the first sample is added. */
+void sf_profile_set_aggregate(struct sf_profile *p, bool on);
+
+/* Mark the start of input number `index` (0, 1, ...): threads of
+ * different inputs are kept apart even when their ids are equal. */
+void sf_profile_begin_input(struct sf_profile *p, uint32_t index);
+
+/* Strings.  Returns the interned copy, or NULL on allocation failure
+ * (ctx->err set).  sf_profile_strn takes a length, so names may hold any
+ * byte, NUL included only if a format ever needs it. */
+const char *sf_profile_strn(struct sf_profile *p, struct sf_ctx *ctx,
+			    const char *s, size_t len);
+const char *sf_profile_str(struct sf_profile *p, struct sf_ctx *ctx,
+			   const char *s);
+
+/* Frames.  `f` holds the fields; its strings need not be interned (they
+ * are interned here).  Returns 0 and the id in *out. */
+int sf_profile_frame(struct sf_profile *p, struct sf_ctx *ctx,
+		     const struct sf_frame *f, sf_frame_id *out);
+/* Shorthand: a frame with only a name (and an optional module). */
+int sf_profile_frame_named(struct sf_profile *p, struct sf_ctx *ctx,
+			   const char *name, size_t len, const char *module,
+			   sf_frame_id *out);
+/* A frame template with every field unknown. */
+void sf_frame_init(struct sf_frame *f);
+
+/* Stacks.  `frames` holds n frame ids, root first unless `leaf_first`.
+ * Fails with SF_ELIMIT beyond ctx->limits.max_depth. */
+int sf_profile_stack(struct sf_profile *p, struct sf_ctx *ctx,
+		     const sf_frame_id *frames, size_t n, bool leaf_first,
+		     sf_stack_id *out);
+/* One more frame under `parent` (parent = caller). */
+int sf_profile_stack_push(struct sf_profile *p, struct sf_ctx *ctx,
+			  sf_stack_id parent, sf_frame_id frame,
+			  sf_stack_id *out);
+/* Fill `buf` (room for stacks[id].depth ids) with the frames, root first;
+ * returns the depth. */
+size_t sf_profile_stack_frames(const struct sf_profile *p, sf_stack_id id,
+			       sf_frame_id *buf);
+
+/* Threads: found by (input, pid, tid, name); a new one is appended. */
+int sf_profile_thread(struct sf_profile *p, struct sf_ctx *ctx, int64_t pid,
+		      int64_t tid, const char *name, sf_thread_idx *out);
+/* Rename a thread (e.g. when a name arrives after the first sample). */
+int sf_profile_thread_set_name(struct sf_profile *p, struct sf_ctx *ctx,
+			       sf_thread_idx t, const char *name);
+
+/* Sample types.  Adding a type that exists returns its index. Samples added
+ * before a type existed get weight 0 for it. */
+int sf_profile_sample_type(struct sf_profile *p, struct sf_ctx *ctx,
+			   const char *type, const char *unit, uint32_t *out);
+
+/* Labels: `labels` need not be sorted or interned. */
+int sf_profile_labels(struct sf_profile *p, struct sf_ctx *ctx,
+		      const struct sf_label *labels, size_t n,
+		      sf_labels_id *out);
+/* Value of `key` in a label set, or NULL. */
+const char *sf_profile_label(const struct sf_profile *p, sf_labels_id id,
+			     const char *key);
+
+/* Samples.  `weights` holds one value per sample type (the profile must
+ * have at least one: a reader adds its types first).  In aggregated mode
+ * the sample may fold into an earlier one. */
+int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
+			  sf_stack_id stack, sf_thread_idx thread,
+			  sf_labels_id labels, int64_t time,
+			  const double *weights);
+/* Shorthand for a profile with one sample type. */
+int sf_profile_add(struct sf_profile *p, struct sf_ctx *ctx,
+		   sf_stack_id stack, sf_thread_idx thread, double weight);
+
+/* Metadata key/value (appended; a later value for the same key replaces
+ * the earlier). */
+int sf_profile_set_prop(struct sf_profile *p, struct sf_ctx *ctx,
+			const char *key, const char *value);
+const char *sf_profile_prop(const struct sf_profile *p, const char *key);
+
+/* Weight of sample i in type t. */
+static inline double sf_weight(const struct sf_profile *p, size_t i,
+			       uint32_t t)
+{
+	return p->d.weights[i * p->d.ntypes + t];
+}
+
+/* Make sure the profile has a sample type; adds ("samples", "count")
+ * when it has none.  Returns the default type index in *out. */
+int sf_profile_default_type(struct sf_profile *p, struct sf_ctx *ctx,
+			    uint32_t *out);
+
+/* Thread display name: "name-tid", "name", "tid" or "" into buf. */
+void sf_thread_label(const struct sf_thread *t, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

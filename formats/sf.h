@@ -1,0 +1,139 @@
+/*
+ * sf.h - the sftools library: context, diagnostics and limits.
+ *
+ * Every library call takes a `struct sf_ctx`.  The context carries
+ *
+ *   - the error record of the last failure (code, input name, line or byte
+ *     offset, message).  Library functions never print and never exit:
+ *     they return 0 on success or a negative `enum sf_code` and fill
+ *     ctx->err.  The first error wins: a caller that wraps a failure must
+ *     not overwrite the lower-level message (sf_error() is a no-op when an
+ *     error is already set).
+ *   - warnings, counted per kind: a reader that tolerates an oddity on every
+ *     line calls sf_warn() every time, and the program prints each kind
+ *     once with its count (sf_ctx_warning_at()).
+ *   - limits on hostile input (stack depth, name length, nesting,
+ *     decompressed size).  Defaults are documented in docs/RELIABILITY.md;
+ *     programs raise them from options.
+ *   - format options: `--pid`, `--thread-prefix` and the like, looked up by
+ *     name (sf_ctx_opt()).  Formats declare the options they understand in
+ *     their `struct sf_format` so the programs can build their command
+ *     line from the format table.
+ *
+ * Ownership: the context owns its messages; sf_ctx_free() releases them.
+ */
+#ifndef SF_SF_H
+#define SF_SF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdarg.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SF_VERSION "0.1.0"
+
+enum sf_code {
+	SF_OK = 0,
+	SF_EINPUT = -1,   /* malformed input: the program exits 1 */
+	SF_EIO = -2,      /* read/write failure, full disk: exit 3 */
+	SF_ENOMEM = -3,   /* out of memory: exit 3 */
+	SF_ELIMIT = -4,   /* input exceeds a configured limit: exit 1 */
+	SF_EUSAGE = -5,   /* bad option or format name: exit 2 */
+	SF_EPIPE = -6,    /* reader of our output went away: exit quietly */
+	SF_EINTR = -7,    /* interrupted by a signal (SIGINT/SIGTERM) */
+	SF_EUNSUP = -8,   /* the format cannot do that (e.g. write-only) */
+};
+
+/* Where an error happened.  `line` and `offset` are 0 when unknown; line
+ * numbers start at 1, byte offsets at 0 (so `has_offset` tells offset 0
+ * from "no offset"). */
+struct sf_error {
+	int code;
+	char source[256];       /* input or output name, "-" for stdin */
+	uint64_t line;
+	uint64_t offset;
+	int has_offset;
+	char msg[512];
+};
+
+struct sf_warning {
+	char *kind;             /* a short key, e.g. "sampler.lowercase-tid" */
+	char *first;            /* the first message of that kind */
+	uint64_t count;
+};
+
+struct sf_limits {
+	uint64_t max_depth;         /* frames in one stack */
+	uint64_t max_name;          /* bytes in one name */
+	uint64_t max_nesting;       /* JSON/XML nesting */
+	uint64_t max_line;          /* bytes in one text line */
+	uint64_t max_decompressed;  /* bytes out of gzip */
+};
+
+#define SF_DEFAULT_MAX_DEPTH (1u << 20)          /* 1,048,576 frames */
+#define SF_DEFAULT_MAX_NAME (1u << 20)           /* 1 MiB */
+#define SF_DEFAULT_MAX_NESTING 512u
+#define SF_DEFAULT_MAX_LINE (256u << 20)         /* 256 MiB */
+#define SF_DEFAULT_MAX_DECOMPRESSED (64ull << 30) /* 64 GiB */
+
+struct sf_opt {
+	char *name;
+	char *value;            /* "1" for flags */
+};
+
+struct sf_ctx {
+	struct sf_error err;
+	struct sf_warning *warnings;
+	size_t nwarnings;
+	struct sf_limits limits;
+	struct sf_opt *opts;
+	size_t nopts;
+	volatile int *interrupted;  /* if set and non-zero, long loops stop
+				     * with SF_EINTR */
+};
+
+void sf_ctx_init(struct sf_ctx *ctx);
+void sf_ctx_free(struct sf_ctx *ctx);
+
+/* Record an error.  Returns `code`, so `return sf_error(...)` reads well.
+ * Does nothing (but still returns `code`) when an error is already set. */
+int sf_error(struct sf_ctx *ctx, int code, const char *source, uint64_t line,
+	     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* The same with a byte offset instead of a line (binary formats). */
+int sf_error_at(struct sf_ctx *ctx, int code, const char *source,
+		uint64_t offset, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+/* Clear a previous error (used by format detection, which tries). */
+void sf_error_clear(struct sf_ctx *ctx);
+/* "SOURCE:LINE: msg", "SOURCE: byte N: msg" or "SOURCE: msg" into buf. */
+void sf_error_format(const struct sf_error *e, char *buf, size_t size);
+
+/* Count a warning of `kind`; the message is kept for the first one only. */
+void sf_warn(struct sf_ctx *ctx, const char *kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Format options.  sf_ctx_set_opt copies both strings and replaces an
+ * earlier value.  sf_ctx_opt returns NULL when unset. */
+int sf_ctx_set_opt(struct sf_ctx *ctx, const char *name, const char *value);
+const char *sf_ctx_opt(const struct sf_ctx *ctx, const char *name);
+int sf_ctx_flag(const struct sf_ctx *ctx, const char *name);
+
+static inline int sf_interrupted(const struct sf_ctx *ctx)
+{
+	return ctx->interrupted && *ctx->interrupted;
+}
+
+/* Allocation helpers: they return NULL on failure (callers report
+ * SF_ENOMEM); sizes are checked for overflow. */
+void *sf_malloc(size_t n);
+void *sf_calloc(size_t n, size_t size);
+void *sf_reallocarray(void *p, size_t n, size_t size);
+char *sf_strndup(const char *s, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

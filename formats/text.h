@@ -1,0 +1,50 @@
+/*
+ * text.h - internal helpers shared by the text formats: number parsing,
+ * stack splitting with a whole-line cache, and writing a stack as
+ * `root;...;leaf`.
+ */
+#ifndef SF_TEXT_H
+#define SF_TEXT_H
+
+#include "format.h"
+#include "hash.h"
+
+/* Parse a non-negative decimal weight ("12", "0.5", "1e3") occupying all
+ * of s[0..n).  Returns false if it is not one. */
+bool sf_parse_weight(const char *s, size_t n, double *out);
+/* Parse a signed decimal integer occupying all of s[0..n). */
+bool sf_parse_i64(const char *s, size_t n, int64_t *out);
+
+/*
+ * A cache from the text of a whole `a;b;c` stack to its stack id: a stack
+ * seen before costs one hash and one memcmp, however deep it is.  Memory:
+ * the text of each unique stack once.
+ */
+struct sf_stack_cache {
+	struct sf_idx idx;
+	char **texts;
+	uint32_t *lens;
+	sf_stack_id *ids;
+	size_t n, cap;
+};
+
+void sf_stack_cache_free(struct sf_stack_cache *c);
+
+/* The stack for `text` (frames separated by ';', root first), made with
+ * sf_profile_frame_named for each frame.  An empty text is the empty
+ * stack.  Frames are split on every ';' (names in this syntax cannot hold
+ * one). */
+int sf_stack_from_text(struct sf_profile *p, struct sf_ctx *ctx,
+		       struct sf_stack_cache *cache, const char *text,
+		       size_t len, sf_stack_id *out);
+
+/* Write the frames of `stack`, root first, separated by ';'.  In names,
+ * ';' becomes ':' and LF, CR and TAB become spaces, so the result is one
+ * field of one line.  `prefix`, if not NULL, is written as an extra root
+ * frame (sanitised the same way). */
+void sf_write_stack_text(struct sf_output *o, const struct sf_profile *p,
+			 sf_stack_id stack, const char *prefix);
+/* Write one name sanitised as above. */
+void sf_write_name_text(struct sf_output *o, const char *name);
+
+#endif

@@ -1,0 +1,59 @@
+#!/bin/sh
+# Install the Debian packages a step needs, if any is missing.
+#   install-deps.sh build   compile the library and programs
+#   install-deps.sh test    what the test suite uses (optional tools whose
+#                           absence makes a test skip are tried, not required)
+#   install-deps.sh fuzz    clang with libFuzzer
+# Uses apt-get (through sudo when not root).  Never downloads anything
+# else.
+set -u
+kind=${1:-build}
+build="pkg-config zlib1g-dev libjson-c-dev libxml2-dev libxxhash-dev libgmp-dev libdw-dev libelf-dev"
+# test tools: required ones first, optional ones after the '|'
+test_req="python3 gzip"
+test_opt="${SF_TEST_PACKAGES-sbcl racket golang-go golang-github-google-pprof-dev chromium nodejs npm linux-perf}"
+fuzz="clang libclang-rt-14-dev"
+
+missing() {
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' || echo "$p"
+	done
+}
+
+apt() {
+	if [ "$(id -u)" = 0 ]; then
+		DEBIAN_FRONTEND=noninteractive apt-get "$@"
+	elif command -v sudo >/dev/null 2>&1; then
+		sudo DEBIAN_FRONTEND=noninteractive apt-get "$@"
+	else
+		echo "install-deps: not root and no sudo: cannot run apt-get $*" >&2
+		return 1
+	fi
+}
+
+updated=
+install() {
+	want=$(missing "$@")
+	[ -n "$want" ] || return 0
+	if [ -z "$updated" ]; then
+		apt update -qq >/dev/null 2>&1 || true
+		updated=1
+	fi
+	echo "install-deps: installing:" $want >&2
+	apt install -y -qq --no-install-recommends $want >/dev/null
+}
+
+case $kind in
+build)
+	install $build || { echo "install-deps: cannot install build packages: $(missing $build)" >&2; exit 1; } ;;
+test)
+	install $build $test_req || exit 1
+	for p in $test_opt; do
+		install "$p" || echo "install-deps: optional package $p not installed; tests that need it will skip" >&2
+	done ;;
+fuzz)
+	install $fuzz || exit 1 ;;
+*)
+	echo "usage: install-deps.sh build|test|fuzz" >&2; exit 2 ;;
+esac
+exit 0

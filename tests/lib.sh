@@ -1,0 +1,56 @@
+# tests/lib.sh - sourced by every tests/t-*.sh.
+#
+# Results are lines on stdout: "PASS: name", "FAIL: name: why",
+# "SKIP: name: why".  $SF_BIN holds the programs, $TOP the source tree,
+# $SHARED the shared fixtures (may be absent), $SF_TMP a fresh directory.
+set -u
+SF_BIN=${SF_BIN:-$TOP/bin}
+SF_TMP=${SF_TMP:-$(mktemp -d)}
+SFCONV=$SF_BIN/sfconv
+SFANALYZE=$SF_BIN/sfanalyze
+SFCAPTURE=$SF_BIN/sfcapture
+FIX=$TOP/tests/fixtures
+PEERS=$SHARED/fixtures/peers
+cd "$SF_TMP" || exit 1
+
+pass() { echo "PASS: $1"; }
+fail() { echo "FAIL: $1: $2"; }
+skip() { echo "SKIP: $1: $2"; }
+
+# expect_same NAME EXPECTED_FILE ACTUAL_FILE: byte equality, diff on failure
+expect_same() {
+	if cmp -s "$2" "$3"; then pass "$1"; else
+		fail "$1" "output differs from $(basename "$2")"
+		diff -u "$2" "$3" | head -n 20
+	fi
+}
+
+# expect_status NAME CODE CMD...: exit status equals CODE
+expect_status() {
+	name=$1; want=$2; shift 2
+	"$@" >"$SF_TMP/.out" 2>"$SF_TMP/.err"
+	got=$?
+	if [ "$got" -eq "$want" ]; then pass "$name"; else
+		fail "$name" "exit status $got, expected $want"
+		head -n 5 "$SF_TMP/.err"
+	fi
+}
+
+# expect_error NAME CODE REGEX CMD...: fails with CODE and one stderr line
+# matching REGEX (extended), and no crash
+expect_error() {
+	name=$1; want=$2; re=$3; shift 3
+	"$@" >"$SF_TMP/.out" 2>"$SF_TMP/.err"
+	got=$?
+	lines=$(grep -c . "$SF_TMP/.err")
+	if [ "$got" -ne "$want" ]; then
+		fail "$name" "exit status $got, expected $want"; head -n 5 "$SF_TMP/.err"
+	elif ! grep -Eq -- "$re" "$SF_TMP/.err"; then
+		fail "$name" "message does not match /$re/: $(head -n 2 "$SF_TMP/.err")"
+	elif [ "$lines" -ne 1 ]; then
+		fail "$name" "expected one message line, got $lines"; head -n 5 "$SF_TMP/.err"
+	else pass "$name"; fi
+}
+
+have() { command -v "$1" >/dev/null 2>&1; }
+have_peers() { [ -d "$PEERS" ]; }

@@ -1,0 +1,49 @@
+# Collapsed stacks: reading, sorted aggregated writing, errors.
+. "$TOP/tests/lib.sh"
+
+# basic.expected was written by hand: lines sorted bytewise, equal stacks
+# summed (3 + 1), CRLF and blank lines tolerated, spaces and UTF-8 kept.
+$SFCONV "$FIX/collapsed/basic.folded" > out 2>err
+expect_same collapsed-basic "$FIX/collapsed/basic.expected" out
+
+# same through stdin, through gzip, and to a named file
+gzip -c "$FIX/collapsed/basic.folded" | $SFCONV > out.gz.txt
+expect_same collapsed-gzip-stdin "$FIX/collapsed/basic.expected" out.gz.txt
+$SFCONV "$FIX/collapsed/basic.folded" -o named.folded
+expect_same collapsed-named-output "$FIX/collapsed/basic.expected" named.folded
+
+# a BOM on the first line is not part of the first frame
+printf '\357\273\277a;b 2\n' | $SFCONV > bom.out
+printf 'a;b 2\n' > bom.want
+expect_same collapsed-bom bom.want bom.out
+
+# ';' inside a name cannot be written: it becomes ':' (a name can only
+# hold ';' when it comes from a format that quotes names, here JSON)
+cat > semi.json <<'J'
+{"format":"sftools-profile","version":1,"sample_types":[{"type":"samples","unit":"count"}],
+ "threads":[],"frames":[{"name":"root"},{"name":"(FLET X :IN \"SYS:SRC;CODE\")"}],
+ "stacks":[[0,0],[1,1]],"samples":[[2,null,null,0,1]]}
+J
+$SFCONV semi.json > semi.out
+printf 'root;(FLET X :IN "SYS:SRC:CODE") 1\n' > semi.want
+expect_same collapsed-semicolon-in-name semi.want semi.out
+
+# --thread-prefix puts NAME-TID as the root frame
+printf '7:worker\t1\ta;b\n8:main\t2\ta\n7:worker\t1\ta;b\n' | $SFCONV --from lines --thread-prefix > tp.out
+printf 'main-8;a 2\nworker-7;a;b 2\n' > tp.want
+expect_same collapsed-thread-prefix tp.want tp.out
+
+# malformed input: one line naming file and line, exit 1, no output file
+printf 'a;b 1\na;b\n' > bad1.folded
+expect_error collapsed-missing-count 1 '^sfconv: bad1.folded:2: expected' $SFCONV bad1.folded -o never.folded
+[ -e never.folded ] && fail collapsed-no-partial-output "never.folded was left behind" || pass collapsed-no-partial-output
+ls -a | grep -q '^\.never' && fail collapsed-no-temp-left "temporary file left" || pass collapsed-no-temp-left
+printf 'a;b -3\n' > bad2.folded
+expect_error collapsed-negative-count 1 '^sfconv: bad2.folded:1: expected' $SFCONV --from collapsed bad2.folded
+printf 'a;b 1\n' | gzip | head -c 12 > trunc.gz
+expect_error collapsed-truncated-gzip 1 'truncated gzip' $SFCONV --from collapsed trunc.gz
+expect_error empty-input 1 'empty input' $SFCONV /dev/null
+expect_error missing-file 3 '^sfconv: nope.folded: cannot open' $SFCONV nope.folded
+expect_error unknown-format 2 "unknown input format 'nope'" $SFCONV --from nope x
+expect_error unknown-option 2 "unknown option '--bogus'" $SFCONV --bogus
+expect_error unknown-extension 2 "cannot tell the output format" $SFCONV "$FIX/collapsed/basic.folded" -o x.unknownext
