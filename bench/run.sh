@@ -1,0 +1,76 @@
+#!/bin/sh
+# make bench: generate inputs deterministically under bench/data (not in
+# git), then measure each row side by side with the hardware floor on the
+# same file (wc -l, cat > /dev/null) in the same run.  Prints one table.
+#
+# BENCH_MB=1024 sets the size of the large inputs (default 1 GB).
+# Each figure is the best of BENCH_RUNS runs (default 3); peak RSS is from
+# /usr/bin/time.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+bin=$top/bin
+data=$top/bench/data
+mb=${BENCH_MB:-1024}
+runs=${BENCH_RUNS:-3}
+mkdir -p "$data"
+cd "$data"
+
+gen() { # file command...
+	f=$1; shift
+	if [ ! -s "$f" ]; then "$@" > "$f.tmp" && mv "$f.tmp" "$f"; fi
+}
+
+# best wall time (s) and its peak RSS (KB) over $runs runs of "$@"
+measure() {
+	best=; rss=
+	i=0
+	while [ $i -lt "$runs" ]; do
+		/usr/bin/time -f "%e %M" -o .t sh -c "$*" >/dev/null 2>.err || {
+			echo "bench: failed: $*" >&2; cat .err >&2; exit 1; }
+		read t m < .t
+		if [ -z "$best" ] || awk "BEGIN{exit !($t < $best)}"; then
+			best=$t; rss=$m
+		fi
+		i=$((i + 1))
+	done
+	echo "$best $rss"
+}
+
+row() { # name input-file floor-seconds command...
+	name=$1; file=$2; floor=$3; shift 3
+	set -- $(measure "$@")
+	t=$1; rss=$2
+	size=$(stat -c %s "$file")
+	awk -v n="$name" -v t="$t" -v s="$size" -v r="$rss" -v f="$floor" 'BEGIN {
+		mbs = t > 0 ? s / 1048576 / t : 0
+		printf "%-40s %8.2f s %9.0f MB/s %8.1f MB %7.1fx\n", n, t, mbs, r / 1024, (f > 0 ? t / f : 0) }'
+}
+
+floor_row() { # name file command
+	set -- "$1" "$2" $(measure "$3")
+	awk -v n="$1" -v t="$3" -v s="$(stat -c %s "$2")" -v r="$4" 'BEGIN {
+		printf "%-40s %8.2f s %9.0f MB/s %8.1f MB %7s\n", n, t, s / 1048576 / t, r / 1024, "floor" }'
+	echo "$3" > .floor
+}
+
+echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
+echo "date: $(date -u +%Y-%m-%dT%H:%MZ)   BENCH_MB=$mb   best of $runs runs"
+printf "%-40s %10s %14s %11s %8s\n" "row" "time" "throughput" "peak RSS" "vs wc -l"
+
+# collapsed, 1 GB, from 20,000 unique stacks
+gen collapsed.folded python3 "$top/bench/gen.py" collapsed "$mb" 20000
+floor_row "wc -l (collapsed ${mb} MB)" collapsed.folded "wc -l collapsed.folded"
+wc=$(cat .floor)
+floor_row "cat > /dev/null" collapsed.folded "cat collapsed.folded"
+row "sfconv collapsed -> collapsed" collapsed.folded "$wc" "$bin/sfconv collapsed.folded"
+row "sfconv collapsed -> json (aggregated)" collapsed.folded "$wc" "$bin/sfconv collapsed.folded --to json"
+"$bin/sfconv" collapsed.folded --to json > collapsed.json
+row "sfconv json -> collapsed" collapsed.json 0 "$bin/sfconv collapsed.json"
+
+# half the input: doubling the input must double the time
+head -c $((mb * 524288)) collapsed.folded | sed '$d' > half.folded
+row "sfconv collapsed -> collapsed, half size" half.folded "$wc" "$bin/sfconv half.folded"
+
+for extra in "$top"/bench/rows-*.sh; do
+	[ -f "$extra" ] && . "$extra"
+done
