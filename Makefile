@@ -133,7 +133,7 @@ install: all
 	install -m 644 $(BUILD)/libsftools.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 formats/sf.h formats/profile.h formats/io.h \
 	  formats/format.h $(DESTDIR)$(PREFIX)/include/sftools/
-	install -m 644 docs/sfconv.1 docs/sfanalyze.1 docs/sfcapture.1 \
+	install -m 644 $(wildcard docs/*.1) \
 	  $(DESTDIR)$(PREFIX)/share/man/man1/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/^#define SF_VERSION "\(.*\)"/\1/p' formats/sf.h)|g' \
 	  -e 's|@REQUIRES@|$(PKGS)|g' sftools.pc.in \

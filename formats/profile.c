@@ -25,6 +25,10 @@ struct sf_profile_internal {
 	struct sf_idx threads;
 	struct sf_idx label_sets;
 	struct sf_idx agg;       /* (stack, thread, labels) -> sample */
+	uint32_t *agg_stack;     /* stack -> sample + 1, for samples with no
+				  * thread and no labels (collapsed input):
+				  * an array lookup instead of a hash probe */
+	size_t cap_agg_stack;
 	size_t cap_frames, cap_stacks, cap_threads, cap_samples, cap_labels;
 	size_t cap_strs;
 };
@@ -156,6 +160,7 @@ void sf_profile_free(struct sf_profile *p)
 		sf_idx_free(&p->in->threads);
 		sf_idx_free(&p->in->label_sets);
 		sf_idx_free(&p->in->agg);
+		free(p->in->agg_stack);
 		free(p->in->strs);
 		free(p->in->strlens);
 		free(p->in);
@@ -703,7 +708,30 @@ int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 				"internal: sample added before a sample type");
 	if (time != SF_NO_TIME)
 		p->d.has_time = true;
-	if (p->d.aggregated) {
+	bool by_stack = p->d.aggregated && thread == SF_NO_THREAD && !labels;
+	if (by_stack) {
+		if (stack < p->in->cap_agg_stack && p->in->agg_stack[stack]) {
+			double *w = p->d.weights +
+				    (size_t)(p->in->agg_stack[stack] - 1) * nt;
+			for (size_t i = 0; i < nt; i++)
+				w[i] += weights[i];
+			return 0;
+		}
+		if (stack >= p->in->cap_agg_stack) {
+			size_t old = p->in->cap_agg_stack;
+			size_t ncap = old ? old : 1024;
+			while (ncap <= stack)
+				ncap *= 2;
+			uint32_t *a = sf_reallocarray(p->in->agg_stack, ncap,
+						      sizeof(*a));
+			if (!a)
+				return oom(ctx);
+			memset(a + old, 0, (ncap - old) * sizeof(*a));
+			p->in->agg_stack = a;
+			p->in->cap_agg_stack = ncap;
+		}
+		time = SF_NO_TIME;
+	} else if (p->d.aggregated) {
 		struct aggkey key = { stack, thread, labels };
 		h = sf_hash(&key, sizeof(key));
 		if (sf_idx_find(&p->in->agg, h, agg_eq, p, &key, &id)) {
@@ -738,7 +766,9 @@ int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 	p->d.samples[id].labels = labels;
 	p->d.samples[id].time = time;
 	memcpy(p->d.weights + (size_t)id * nt, weights, nt * sizeof(double));
-	if (p->d.aggregated && !sf_idx_insert(&p->in->agg, h, id))
+	if (by_stack)
+		p->in->agg_stack[stack] = id + 1;
+	else if (p->d.aggregated && !sf_idx_insert(&p->in->agg, h, id))
 		return oom(ctx);
 	p->d.nsamples++;
 	return 0;

@@ -1,0 +1,83 @@
+# Command-line behaviour shared by the programs: --help, --version, man
+# pages, exit codes, pipes, output safety, install.
+. "$TOP/tests/lib.sh"
+
+for prog in sfconv sfanalyze sfcapture; do
+	"$SF_BIN/$prog" --help > help.out 2> help.err
+	rc=$?
+	if [ $rc -eq 0 ] && grep -qi usage help.out && [ ! -s help.err ]; then
+		pass "$prog-help"
+	else
+		fail "$prog-help" "status $rc, stderr: $(head -c 200 help.err)"
+	fi
+	if [ -f "$TOP/docs/$prog.1" ]; then
+		if MANWIDTH=80 man -l "$TOP/docs/$prog.1" 2>man.err | grep -q "$prog"; then
+			if [ -s man.err ]; then fail "$prog-man-page" "$(head -n 3 man.err)"; else pass "$prog-man-page"; fi
+		else
+			fail "$prog-man-page" "man -l does not render docs/$prog.1"
+		fi
+	else
+		fail "$prog-man-page" "docs/$prog.1 is missing"
+	fi
+done
+
+$SFCONV --help > h.out
+grep -q 'Exit status: 0 success, 1 bad input, 2 usage error, 3 I/O error' h.out &&
+	pass sfconv-help-lists-exit-codes || fail sfconv-help-lists-exit-codes "exit codes missing from --help"
+grep -q -- '--thread-prefix' h.out && pass sfconv-help-lists-format-options ||
+	fail sfconv-help-lists-format-options "format options missing from --help"
+$SFCONV --version | grep -Eq '^sfconv \(sftools\) [0-9]+\.[0-9]+' && pass sfconv-version || fail sfconv-version "bad --version"
+
+# a closed pipe ends quietly with status 0
+python3 "$TOP/tests/gen_stacks.py" lines 3 200000 > big.tsv
+$SFCONV big.tsv --to lines 2>pipe.err | head -n 1 > /dev/null
+st=$?
+[ ! -s pipe.err ] && pass sfconv-epipe-quiet || fail sfconv-epipe-quiet "stderr: $(head -c 200 pipe.err)"
+bash -c "set -o pipefail; $SFCONV big.tsv --to lines | head -n 1 >/dev/null" 2>/dev/null
+[ $? -eq 0 ] && pass sfconv-epipe-status || fail sfconv-epipe-status "non-zero status on a closed pipe"
+
+# a write error (full disk) is exit 3 with one message
+if [ -w /dev/full ]; then
+	expect_error sfconv-full-disk 3 '^sfconv: -: write error: No space left on device' sh -c "$SFCONV big.tsv --to lines > /dev/full"
+else
+	skip sfconv-full-disk "no /dev/full"
+fi
+
+# an existing output is replaced atomically: on error the old file stays
+printf 'old 1\n' > keep.folded
+printf 'x\n' | $SFCONV --from collapsed -o keep.folded 2>/dev/null
+printf 'old 1\n' > keep.want
+expect_same sfconv-error-keeps-old-output keep.want keep.folded
+
+# binary/compressed output is refused on a terminal (needs a pty: script)
+if have script; then
+	script -qc "$SFCONV --gzip $FIX/collapsed/basic.folded" /dev/null > tty.out 2>&1
+	grep -q 'refusing to write compressed output to a terminal' tty.out &&
+		pass sfconv-refuses-terminal || fail sfconv-refuses-terminal "$(head -c 200 tty.out)"
+else
+	skip sfconv-refuses-terminal "no script(1)"
+fi
+
+# make install gives programs, man pages, headers and a working .pc file
+if [ "${SF_PASS:-plain}" = plain ]; then
+	make -s -C "$TOP" install DESTDIR="$SF_TMP/dest" PREFIX=/usr/local > inst.out 2>&1
+	d=$SF_TMP/dest/usr/local
+	if [ -x "$d/bin/sfconv" ] && [ -f "$d/share/man/man1/sfconv.1" ] && [ -f "$d/include/sftools/profile.h" ]; then
+		pass install-files
+	else
+		fail install-files "$(tail -n 5 inst.out)"
+	fi
+	cat > use.c <<'C'
+#include <profile.h>
+#include <format.h>
+int main(void) { struct sf_ctx c; struct sf_profile *p; sf_ctx_init(&c);
+  if (sf_profile_new(&p, &c)) return 1; int ok = sf_format_by_name("collapsed") != 0;
+  sf_profile_free(p); sf_ctx_free(&c); return !ok; }
+C
+	sed -i "s|^prefix=.*|prefix=$d|" "$d/lib/pkgconfig/sftools.pc"
+	if cc use.c -o use $(PKG_CONFIG_PATH=$d/lib/pkgconfig pkg-config --cflags --libs --static sftools) 2>cc.err && ./use; then
+		pass install-pkg-config
+	else
+		fail install-pkg-config "$(head -n 5 cc.err)"
+	fi
+fi
