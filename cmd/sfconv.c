@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void usage(FILE *f)
@@ -176,7 +177,11 @@ needs_arg:
 			{ status = EXIT_USAGE; goto out; }
 		}
 	} else if (outpath && strcmp(outpath, "-")) {
+		struct stat st;
 		out_fmt = sf_format_by_path(outpath, true);
+		if (!out_fmt && !stat(outpath, &st) && !S_ISREG(st.st_mode))
+			out_fmt = sf_format_by_name("collapsed"); /* /dev/null,
+								   * a FIFO */
 		if (!out_fmt) {
 			cli_msg("cannot tell the output format from '%s'; "
 				"use --to", outpath);

@@ -490,6 +490,7 @@ struct sf_output {
 	char *final_path;
 	char *tmp_path;
 	int fd;
+	bool close_fd;     /* fd opened directly (not a temporary file) */
 	bool is_mem;
 	bool gz;
 	z_stream zs;
@@ -586,8 +587,21 @@ int sf_output_open(struct sf_output **out, struct sf_ctx *ctx,
 
 	if ((rc = output_alloc(&o, ctx, is_stdout ? "-" : path)))
 		return rc;
+	struct stat st;
 	if (is_stdout) {
 		o->fd = 1;
+	} else if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		/* a device, FIFO or socket (/dev/null, a named pipe): write
+		 * to it directly; a temporary file renamed over it would
+		 * replace the device with a regular file */
+		o->fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (o->fd < 0) {
+			rc = sf_error(ctx, SF_EIO, path, 0, "cannot open: %s",
+				      strerror(errno));
+			sf_output_abort(o);
+			return rc;
+		}
+		o->close_fd = true;
 	} else {
 		const char *slash = strrchr(path, '/');
 		size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
@@ -816,13 +830,12 @@ int sf_output_commit(struct sf_output *o, struct sf_ctx *ctx)
 	flush_buf(o, o->gz ? Z_FINISH : Z_NO_FLUSH);
 	if (!o->failed && o->tmp_path && fsync(o->fd) && errno != EINVAL)
 		out_fail(o, errno);
-	if (o->tmp_path) {
+	/* stdout is not closed here: a pipe reader that went away shows up
+	 * as EPIPE on the writes above */
+	if (o->tmp_path || o->close_fd) {
 		if (close(o->fd) && !o->failed)
 			out_fail(o, errno);
 		o->fd = -1;
-	} else if (!o->failed) {
-		/* stdout: nothing buffered remains in stdio; a pipe reader
-		 * that closed early shows up as EPIPE on the writes above */
 	}
 	if (o->failed) {
 		if (o->failed == SF_EPIPE)
@@ -852,6 +865,8 @@ void sf_output_abort(struct sf_output *o)
 {
 	if (!o)
 		return;
+	if (o->close_fd && o->fd >= 0)
+		close(o->fd);
 	if (o->tmp_path) {
 		if (o->fd >= 0)
 			close(o->fd);

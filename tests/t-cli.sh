@@ -81,3 +81,14 @@ C
 		fail install-pkg-config "$(head -n 5 cc.err)"
 	fi
 fi
+
+# writing to a device or FIFO writes to it (never renames over it)
+if [ -c /dev/null ]; then
+	$SFCONV "$FIX/collapsed/basic.folded" -o /dev/null
+	if [ -c /dev/null ]; then pass sfconv-dev-null-stays-device
+	else fail sfconv-dev-null-stays-device "/dev/null is no longer a device"; mknod -m 666 /dev/null c 1 3 2>/dev/null; fi
+fi
+mkfifo fifo && { cat fifo > fifo.out & }
+$SFCONV "$FIX/collapsed/basic.folded" -o fifo
+wait
+expect_same sfconv-fifo-output "$FIX/collapsed/basic.expected" fifo.out
