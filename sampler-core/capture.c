@@ -886,11 +886,8 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 		if ((rc = sf_profile_thread(p, ctx, s->pid, s->threads[i].tid,
 					    s->threads[i].name, &tix[i])))
 			goto out;
-	for (int i = 0; i < 8; i++) {
-		struct sf_label l = { "state", sfc_state_name(states[i]) };
-		if ((rc = sf_profile_labels(p, ctx, &l, 1, &lab[i])))
-			goto out;
-	}
+	for (int i = 0; i < 8; i++)
+		lab[i] = UINT32_MAX;
 	for (size_t i = 0; i < s->nsamples; i++) {
 		const struct sfc_sample *x = &s->samples[i];
 		const char *k = strchr(states, x->state);
@@ -898,6 +895,12 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 		if (x->state == 'X')
 			li = 5;
 		double w = 1;
+		if (lab[li] == UINT32_MAX) {
+			struct sf_label l = { "state",
+					      sfc_state_name(states[li]) };
+			if ((rc = sf_profile_labels(p, ctx, &l, 1, &lab[li])))
+				goto out;
+		}
 		if ((rc = sf_profile_add_sample(p, ctx, sid[x->stack],
 						tix[x->thread], lab[li],
 						x->time, &w)))

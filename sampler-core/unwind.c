@@ -330,6 +330,10 @@ int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 		char *dem = NULL;
 		sf_frame_init(&f);
 		if (i == SFC_ADDR_TRUNCATED) {
+			/* only when some stack uses it */
+			out[i] = 0;
+			if (!s->st.truncated)
+				continue;
 			f.name = "[truncated]";
 			rc = sf_profile_frame(p, ctx, &f, &out[i]);
 			continue;
