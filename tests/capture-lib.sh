@@ -67,13 +67,14 @@ target_runs() {
 # chain_share FILE THREAD CHAIN: percentage (integer) of THREAD's samples
 # in a --to lines FILE whose stack holds CHAIN (frames root first,
 # separated by ';') in order, not necessarily adjacent; "0 0" when none.
+# THREAD is a name, or a thread id when all digits.
 # Prints "PERCENT COUNT".
 chain_share() {
 	awk -F '\t' -v th="$2" -v chain="$3" '
 	BEGIN { nc = split(chain, want, ";") }
 	{
-		name = $1; sub(/^[0-9]*:/, "", name)
-		if (name != th) next
+		name = $1; tid = $1; sub(/^[0-9]*:/, "", name); sub(/:.*/, "", tid)
+		if (th ~ /^[0-9]+$/ ? tid != th : name != th) next
 		total++
 		n = split($3, f, ";"); j = 1
 		for (i = 1; i <= n && j <= nc; i++) if (f[i] == want[j]) j++
