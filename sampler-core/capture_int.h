@@ -65,7 +65,7 @@ struct sfc_sample {
 	char state;
 };
 
-#define SFC_HIST 10000          /* 1 µs buckets up to 10 ms, then one */
+#define SFC_HIST 100000         /* 1 µs buckets up to 100 ms, then one */
 #define SFC_ADDR_TRUNCATED 0    /* reserved address id: "[truncated]" */
 
 struct sfc_session {

@@ -92,6 +92,19 @@ static const Dwfl_Thread_Callbacks snapshot_callbacks = {
 	.set_initial_registers = cb_set_initial_registers,
 };
 
+/* Load each module's ELF and CFI now, so the first samples do not pay
+ * for it (opening libc's separate debug file takes a good part of a
+ * second here). */
+static int warm_module(Dwfl_Module *mod, void **userdata, const char *name,
+		       Dwarf_Addr start, void *arg)
+{
+	Dwarf_Addr bias;
+
+	if (dwfl_module_getelf(mod, &bias))
+		dwfl_module_eh_cfi(mod, &bias);
+	return DWARF_CB_OK;
+}
+
 static void report(struct sfc_session *s, bool add)
 {
 	if (add)
@@ -100,6 +113,7 @@ static void report(struct sfc_session *s, bool add)
 		dwfl_report_begin(s->dwfl);
 	dwfl_linux_proc_report(s->dwfl, s->pid);
 	dwfl_report_end(s->dwfl, NULL, NULL);
+	dwfl_getmodules(s->dwfl, warm_module, s, 0);
 }
 
 int sfc__dwfl_open(struct sfc_session *s, struct sf_ctx *ctx)
@@ -113,6 +127,7 @@ int sfc__dwfl_open(struct sfc_session *s, struct sf_ctx *ctx)
 	dwfl_report_begin(s->dwfl);
 	int e = dwfl_linux_proc_report(s->dwfl, s->pid);
 	dwfl_report_end(s->dwfl, NULL, NULL);
+	dwfl_getmodules(s->dwfl, warm_module, s, 0);
 	if (e > 0)
 		return sf_error(ctx, SF_EINPUT, "sfcapture", 0,
 				"cannot read the memory map of process %d: %s",
