@@ -100,11 +100,13 @@ why=$(target_runs $TPID) && pass capture-stopped-continues || fail capture-stopp
 stop_target
 
 # observer effect (documented): each sample makes epoll_wait return EINTR
+# (about once per sample: a sample that finds the thread between two
+# epoll_wait calls interrupts nothing, so at least half, at most all)
 start_target ./target_nofp || fail capture-eintr-start "target not ready"
 timeout 60 "$SFCAPTURE" -q -p $TPID -d 1 --threads "$(grep -l '^epoll$' /proc/$TPID/task/*/comm | sed 's|.*/task/\([0-9]*\)/comm|\1|')" --to lines -o eintr.lines
 n=$(wc -l < eintr.lines)
 kill -USR1 $TPID; wait $TPID 2>/dev/null
 e=$(sed -n 's/^EINTR //p' "$TOUT")
-if [ "$n" -gt 0 ] && [ "${e:-0}" -ge $((n * 9 / 10)) ] && [ "${e:-0}" -le $((n + 2)) ]; then pass capture-epoll-eintr-per-sample; else
+if [ "$n" -gt 0 ] && [ "${e:-0}" -ge $((n / 2)) ] && [ "${e:-0}" -le $((n + 2)) ]; then pass capture-epoll-eintr-per-sample; else
 	fail capture-epoll-eintr-per-sample "$n samples, ${e:-no} EINTR"; fi
 TPID=
