@@ -455,6 +455,7 @@ static void grab(struct sfc_session *s, struct sfc_thr *t,
 		   &io) < 0)
 		return;
 	uint64_t sp = SFC_SP(t->regs);
+	t->stack_base = sp;
 	/* one iovec per page: a partial read never splits an iovec, so the
 	 * end of the stack mapping does not cost the whole copy */
 	uint64_t a = sp, end = sp + want;
@@ -482,8 +483,9 @@ static void release(struct sfc_session *s, struct sfc_thr *t, int64_t t0)
 	int64_t d = sfc__mono() - t0;
 	uint64_t us = (uint64_t)(d / 1000);
 	s->hist[us < SFC_HIST ? us : SFC_HIST]++;
-	s->recent_sum += d;
-	s->recent_n++;
+	if (s->nrecent < SFC_RECENT)
+		s->recent[s->nrecent++] = d > UINT32_MAX ? UINT32_MAX
+							: (uint32_t)d;
 }
 
 /* ----- one tick ----- */
@@ -708,11 +710,12 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 		s->o.stop_timeout_ns = 20 * 1000000;
 	s->pid = o->pid;
 	s->hist = sf_calloc(SFC_HIST + 1, sizeof(uint64_t));
+	s->recent = sf_calloc(SFC_RECENT, sizeof(uint32_t));
 	s->frames = sf_calloc(s->o.max_frames + 1, sizeof(uint64_t));
 	/* address 0 and node 0 are reserved ("[truncated]", empty stack) */
 	s->addrs = sf_calloc(64, sizeof(*s->addrs));
 	s->nodes = sf_calloc(64, sizeof(*s->nodes));
-	if (!s->hist || !s->frames || !s->addrs || !s->nodes) {
+	if (!s->hist || !s->recent || !s->frames || !s->addrs || !s->nodes) {
 		sfc_close(s);
 		return oom(ctx);
 	}
@@ -734,6 +737,25 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 	}
 	*out = s;
 	return 0;
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int64_t recent_median(struct sfc_session *s)
+{
+	int64_t m = 0;
+
+	if (s->nrecent) {
+		qsort(s->recent, s->nrecent, sizeof(uint32_t), u32_cmp);
+		m = s->recent[s->nrecent / 2];
+	}
+	s->nrecent = 0;
+	return m;
 }
 
 int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
@@ -770,10 +792,7 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 			break;
 		s->st.elapsed_ns = now - s->start_mono;
 		if (progress && now - last_progress >= 200000000) {
-			s->st.stop_ns_last = s->recent_n
-				? s->recent_sum / (int64_t)s->recent_n : 0;
-			s->recent_sum = 0;
-			s->recent_n = 0;
+			s->st.stop_ns_last = recent_median(s);
 			progress(&s->st, arg);
 			last_progress = now;
 		}
@@ -934,6 +953,7 @@ void sfc_close(struct sfc_session *s)
 	free(s->stacks);
 	free(s->pending);
 	free(s->hist);
+	free(s->recent);
 	free(s->frames);
 	free(s);
 }

@@ -81,7 +81,8 @@ struct sfc_stats {
 	uint64_t truncated;        /* stacks whose unwinding stopped early */
 	uint32_t threads_now;      /* threads in the last tick */
 	uint32_t threads_seen;
-	int64_t stop_ns_last;      /* median stop per thread, last second */
+	int64_t stop_ns_last;      /* median stop per thread since the
+				    * previous progress call */
 	bool target_exited;        /* the target ended during the capture */
 	bool child_status_valid;
 	int child_status;          /* wait status, when is_child */

@@ -39,6 +39,7 @@ struct sfc_thr {
 	int ps;
 	int64_t t_int;          /* when PTRACE_INTERRUPT was sent */
 	sfc_regs regs;
+	uint64_t stack_base;    /* address of the first byte copied (the sp) */
 	size_t stack_len;       /* bytes copied into the tick's stack buffer */
 	bool have;              /* registers and stack copied */
 };
@@ -66,6 +67,7 @@ struct sfc_sample {
 };
 
 #define SFC_HIST 100000         /* 1 µs buckets up to 100 ms, then one */
+#define SFC_RECENT 4096
 #define SFC_ADDR_TRUNCATED 0    /* reserved address id: "[truncated]" */
 
 struct sfc_session {
@@ -105,8 +107,8 @@ struct sfc_session {
 	size_t nsamples, capsamples;
 
 	uint64_t *hist;
-	int64_t recent_sum;
-	uint64_t recent_n;
+	uint32_t *recent;       /* stop times (ns) since the last progress */
+	size_t nrecent;
 
 	struct sfc_stats st;
 	int64_t start_mono, start_real;

@@ -49,7 +49,7 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 			   void *arg)
 {
 	struct sfc_session *s = arg;
-	uint64_t sp = SFC_SP(s->unw->regs);
+	uint64_t sp = s->unw->stack_base;
 
 	if (addr < sp || addr - sp > s->unw->stack_len ||
 	    s->unw->stack_len - (addr - sp) < sizeof(Dwarf_Word))
@@ -186,7 +186,7 @@ static int frame_cb(Dwfl_Frame *f, void *arg)
 static bool read_word(const struct sfc_thr *t, const unsigned char *stack,
 		      uint64_t addr, uint64_t *out)
 {
-	uint64_t sp = SFC_SP(t->regs);
+	uint64_t sp = t->stack_base;
 
 	if (addr < sp || addr - sp > t->stack_len ||
 	    t->stack_len - (addr - sp) < 8)
@@ -225,6 +225,16 @@ static bool unwind_fp(struct sfc_session *s, const struct sfc_thr *t,
 	return false;
 }
 
+static int run_dwfl(struct sfc_session *s, const struct sfc_thr *t,
+		    const unsigned char *stack)
+{
+	s->unw = t;
+	s->unw_stack = stack;
+	int rc = dwfl_getthread_frames(s->dwfl, t->tid, frame_cb, s);
+	s->unw = NULL;
+	return rc;
+}
+
 bool sfc__unwind(struct sfc_session *s, const struct sfc_thr *t,
 		 const unsigned char *stack)
 {
@@ -233,12 +243,30 @@ bool sfc__unwind(struct sfc_session *s, const struct sfc_thr *t,
 	s->last_sp = 0;
 	if (s->o.unwind == SFC_UNWIND_FP || !s->attached)
 		return unwind_fp(s, t, stack);
-	s->unw = t;
-	s->unw_stack = stack;
-	int rc = dwfl_getthread_frames(s->dwfl, t->tid, frame_cb, s);
-	s->unw = NULL;
+	int rc = run_dwfl(s, t, stack);
 	if (!s->nframes)
 		s->frames[s->nframes++] = SFC_PC(t->regs);
+#if defined(__x86_64__)
+	/* A leaf in code no module covers (JIT code, see /tmp/perf-PID.map)
+	 * has no CFI; libdwfl's fallback follows rbp, which JIT leaves
+	 * rarely maintain.  Try the frameless guess: the return address is
+	 * at [sp]; if it lands in a known module, unwind on from there. */
+	uint64_t ret;
+	if ((rc != 0 || s->unw_bad) && s->nframes <= 2 &&
+	    !dwfl_addrmodule(s->dwfl, SFC_PC(t->regs)) &&
+	    read_word(t, stack, SFC_SP(t->regs), &ret) &&
+	    dwfl_addrmodule(s->dwfl, ret)) {
+		struct sfc_thr up = *t;
+		up.regs.rip = ret;
+		up.regs.rsp += 8;
+		s->nframes = 1;
+		s->unw_bad = false;
+		s->last_sp = 0;
+		rc = run_dwfl(s, &up, stack);
+		if (s->nframes > 1)
+			s->frames[1] = ret - 1;   /* a call site, not a pc */
+	}
+#endif
 	return rc == 0 && !s->unw_bad;
 }
 
