@@ -131,9 +131,10 @@ static int thread_get(struct sfc_session *s, pid_t tid, const char *name,
 static bool addr_eq(const void *c, uint32_t id, const void *key)
 {
 	const struct sfc_session *s = c;
+	const uint64_t *k = key;
 
-	return id != SFC_ADDR_TRUNCATED &&
-	       s->addrs[id].pc == *(const uint64_t *)key;
+	return id != SFC_ADDR_TRUNCATED && s->addrs[id].pc == k[0] &&
+	       s->addrs[id].gen == k[1];
 }
 
 static size_t addr_cap(size_t n)
@@ -147,10 +148,11 @@ static size_t addr_cap(size_t n)
 
 static int addr_get(struct sfc_session *s, uint64_t pc, uint32_t *out)
 {
-	uint64_t h = sf_hash(&pc, sizeof(pc));
+	uint64_t key[2] = { pc, s->gen };
+	uint64_t h = sf_hash(key, sizeof(key));
 	uint32_t id;
 
-	if (sf_idx_find(&s->addr_idx, h, addr_eq, s, &pc, &id)) {
+	if (sf_idx_find(&s->addr_idx, h, addr_eq, s, key, &id)) {
 		*out = id;
 		return 0;
 	}
@@ -163,6 +165,7 @@ static int addr_get(struct sfc_session *s, uint64_t pc, uint32_t *out)
 	}
 	id = (uint32_t)s->naddrs++;
 	s->addrs[id].pc = pc;
+	s->addrs[id].gen = s->gen;
 	s->addrs[id].mod = s->dwfl ? dwfl_addrmodule(s->dwfl, pc) : NULL;
 	if (!s->addrs[id].mod)
 		s->module_miss = true;
@@ -594,6 +597,50 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 	return 0;
 }
 
+/* Did the target exec another program?  Compare /proc/PID/exe (path and
+ * inode).  Returns true after the first call when it changed. */
+static bool exec_changed(struct sfc_session *s)
+{
+	char path[64], exe[sizeof(s->exe)];
+	struct stat sb;
+	bool first = !s->exe[0];
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)s->pid);
+	ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+	if (n < 0 || stat(path, &sb) < 0)
+		return false;
+	exe[n] = 0;
+	if (!first && !strcmp(exe, s->exe) &&
+	    s->exe_ino == (unsigned long)sb.st_ino)
+		return false;
+	memcpy(s->exe, exe, (size_t)n + 1);
+	s->exe_ino = (unsigned long)sb.st_ino;
+	return !first;
+}
+
+/* After an exec: a new Dwfl for the new image; the old one is kept, its
+ * modules still name the addresses sampled before. */
+static int reload(struct sfc_session *s, struct sf_ctx *ctx)
+{
+	void *q = sf_reallocarray(s->old, s->nold + 1, sizeof(Dwfl *));
+
+	if (!q)
+		return oom(ctx);
+	s->old = q;
+	if (s->dwfl)
+		s->old[s->nold++] = s->dwfl;
+	s->dwfl = NULL;
+	s->attached = false;
+	s->gen++;
+	if (sfc__dwfl_open(s, ctx)) {
+		/* the new image cannot be read (gone, or a set-uid program
+		 * we may not trace): the capture ends here */
+		sf_error_clear(ctx);
+		s->st.target_exited = true;
+	}
+	return 0;
+}
+
 static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 {
 	int rc;
@@ -601,6 +648,12 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 	drain(s);
 	if (s->st.target_exited)
 		return 0;
+	if (exec_changed(s)) {
+		if ((rc = reload(s, ctx)))
+			return rc;
+		s->module_miss = false;
+		s->last_refresh = sfc__mono();
+	}
 	if (s->module_miss && sfc__mono() - s->last_refresh > 100000000) {
 		sfc__dwfl_refresh(s);
 		s->module_miss = false;
@@ -731,6 +784,7 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &s->oldmask);
+	exec_changed(s);
 	if ((rc = sfc__dwfl_open(s, ctx))) {
 		sfc_close(s);
 		return rc;
@@ -941,6 +995,9 @@ void sfc_close(struct sfc_session *s)
 		;
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
+	for (size_t i = 0; i < s->nold; i++)
+		dwfl_end(s->old[i]);
+	free(s->old);
 	sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
 	sf_idx_free(&s->thread_idx);
 	sf_idx_free(&s->addr_idx);

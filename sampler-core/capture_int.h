@@ -51,6 +51,7 @@ struct sfc_cthread {
 
 struct sfc_addr {
 	uint64_t pc;            /* call site (pc - 1 for return addresses) */
+	uint32_t gen;           /* program image: +1 at every exec */
 	Dwfl_Module *mod;       /* NULL until known */
 };
 
@@ -113,6 +114,13 @@ struct sfc_session {
 	struct sfc_stats st;
 	int64_t start_mono, start_real;
 	bool module_miss;
+	uint32_t gen;           /* exec count: addresses of different images
+				 * never share an entry */
+	char exe[512];          /* /proc/PID/exe at the last check */
+	unsigned long exe_ino;
+	Dwfl **old;             /* images before an exec: their modules stay
+				 * valid for symbolization at the end */
+	size_t nold;
 	int64_t last_refresh;
 	char command[256];
 	bool fatal_checked;

@@ -383,7 +383,9 @@ int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 		}
 		uint64_t pc = s->addrs[i].pc;
 		Dwfl_Module *mod = s->addrs[i].mod;
-		if (!mod && s->dwfl)
+		/* an address of an image replaced by exec keeps only the
+		 * module it had when sampled */
+		if (!mod && s->dwfl && s->addrs[i].gen == s->gen)
 			mod = dwfl_addrmodule(s->dwfl, pc);
 		const char *name = NULL, *mname = NULL;
 		Dwarf_Addr start = 0, end = 0, bias = 0;

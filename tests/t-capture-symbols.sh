@@ -70,3 +70,14 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 print(" ".join(sorted({"%s:%s" % (f.get("file", "").split("/")[-1], f.get("line")) for f in d["frames"] if f["name"] == "read_blocker"})))' lines.json)
 [ "$got" = "target.c:$want" ] && pass capture-source-lines || fail capture-source-lines "read_blocker at '$got', expected target.c:$want"
+
+# a target that execs another program: modules are reloaded and the new
+# program's stacks are right
+# (without address randomization both images load at the same addresses,
+# so stale modules would name the new program's frames wrongly)
+norand=; setarch "$(uname -m)" -R true 2>/dev/null && norand="setarch $(uname -m) -R"
+timeout 60 $norand "$SFCAPTURE" -q -d 2 --to lines -o exec.lines -- sh -c 'sleep 0.3; exec ./target_nofp -e 1.2' > /dev/null
+rc=$?
+[ $rc -eq 0 ] && pass capture-exec-status || fail capture-exec-status "status $rc"
+expect_chain capture-exec-cpu exec.lines cpu "cpu_thread;cpu_recurse;cpu_recurse;cpu_leaf"
+expect_chain capture-exec-read exec.lines read "read_thread;read_blocker"
