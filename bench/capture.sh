@@ -71,23 +71,35 @@ for build in fp nofp; do
 done
 
 echo
-echo "2. slowdown of a CPU-bound thread (iterations/s, ${secs} s each)"
-base=$(./spin $secs)
-for hz in 100 1000; do
+echo "2. slowdown of a CPU-bound thread (iterations/s; 3 rounds of"
+echo "   unsampled / 100 Hz / 1000 Hz, ${secs} s each, medians)"
+spin_under() { # HZ (0 = not sampled) -> iterations/s
 	./spin $secs > spin.out &
 	sp=$!
-	sleep 0.05
-	"$cap" -q -p $sp -F $hz --to collapsed -o - >/dev/null &
-	cp=$!
+	if [ "$1" -gt 0 ]; then
+		"$cap" -p $sp -F $1 --to collapsed -o - >/dev/null 2>>spin.$1.err &
+		cp=$!
+	fi
 	wait $sp
-	wait $cp 2>/dev/null
-	with=$(cat spin.out)
-	base2=$(./spin $secs)
-	awk -v a="$base" -v b="$base2" -v w="$with" -v hz=$hz 'BEGIN {
-		m = (a + b) / 2
-		printf "  %4d Hz: %.0f it/s sampled vs %.0f unsampled (mean of %.0f, %.0f): slowdown %.1f%%\n", hz, w, m, a, b, 100 * (1 - w / m) }'
-	base=$base2
+	[ "$1" -gt 0 ] && wait $cp 2>/dev/null
+	cat spin.out
+}
+: > rounds
+for r in 1 2 3; do
+	for hz in 0 100 1000; do echo "$hz $(spin_under $hz)" >> rounds; done
 done
+awk '{ v[$1, ++n[$1]] = $2 }
+function med(h,   a, i, j, t, k) { k = n[h]; for (i = 1; i <= k; i++) a[i] = v[h, i]
+	for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+	return a[int((k + 1) / 2)] }
+END { b = med(0); printf "  unsampled: %.0f it/s\n", b
+	for (h = 100; h <= 1000; h *= 10) printf "  %4d Hz:   %.0f it/s, slowdown %.1f%%\n", h, med(h), 100 * (1 - med(h) / b) }' rounds
+for hz in 100 1000; do
+	sed -n 's/.*median \([0-9]*\) us.*/\1/p' spin.$hz.err | sort -n | sed -n 2p |
+	awk -v hz=$hz '{ printf "  %4d Hz: median stop %d us x %d/s = %.2f%% of the time stopped\n", hz, $1, hz, $1 * hz / 1e4 }'
+done
+echo "  (on a busy machine the throughput varies more than the effect; the"
+echo "  stopped fraction is the direct cost)"
 
 echo
 echo "3. eu-stack -p, one snapshot (wall time per invocation, 10 runs)"
