@@ -429,7 +429,15 @@ needs_arg:
 	struct sf_profile *p = NULL;
 	struct sf_output *out = NULL;
 	if ((rc = sfc_open(&s, &ctx, &o))) {
-		status = cli_fail(&ctx);
+		int st;
+		if (launched && waitpid(o.pid, &st, WNOHANG) == o.pid) {
+			/* the command ended before the first sample */
+			cli_msg("'%s' exited before the first sample", cmd[0]);
+			launched = false;
+			status = EXIT_INPUT;
+		} else {
+			status = cli_fail(&ctx);
+		}
 		goto done;
 	}
 	int shown = 0;

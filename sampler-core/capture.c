@@ -70,7 +70,7 @@ static ssize_t read_small(const char *path, char *buf, size_t size)
 
 static int oom(struct sf_ctx *ctx)
 {
-	return sf_error(ctx, SF_ENOMEM, "sfcapture", 0, "out of memory");
+	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
 }
 
 static bool grow(void **p, size_t *cap, size_t need, size_t size)
@@ -351,23 +351,23 @@ static void explain_eperm(struct sfc_session *s, struct sf_ctx *ctx)
 		snprintf(path, sizeof(path), "/proc/%ld/comm", tracer);
 		if (read_small(path, comm, sizeof(comm)) > 0)
 			comm[strcspn(comm, "\n")] = 0;
-		sf_error(ctx, SF_EINPUT, "sfcapture", 0,
+		sf_error(ctx, SF_EINPUT, NULL, 0,
 			 "cannot trace process %d: it is already traced by "
 			 "process %ld (%s); detach that debugger first",
 			 (int)s->pid, tracer, comm);
 	} else if (scope == 3) {
-		sf_error(ctx, SF_EINPUT, "sfcapture", 0,
+		sf_error(ctx, SF_EINPUT, NULL, 0,
 			 "cannot trace process %d: permission denied: "
 			 "kernel.yama.ptrace_scope is 3 (ptrace disabled "
 			 "until reboot)", (int)s->pid);
 	} else if (uid >= 0 && uid != (long)geteuid() && !cap) {
-		sf_error(ctx, SF_EINPUT, "sfcapture", 0,
+		sf_error(ctx, SF_EINPUT, NULL, 0,
 			 "cannot trace process %d: permission denied: it "
 			 "belongs to user %ld and you are user %ld; run "
 			 "sfcapture as that user or as root", (int)s->pid,
 			 uid, (long)geteuid());
 	} else if (scope >= 1 && !cap) {
-		sf_error(ctx, SF_EINPUT, "sfcapture", 0,
+		sf_error(ctx, SF_EINPUT, NULL, 0,
 			 "cannot trace process %d: permission denied: "
 			 "kernel.yama.ptrace_scope is %ld (only a parent may "
 			 "trace); start the program under sfcapture "
@@ -375,12 +375,12 @@ static void explain_eperm(struct sfc_session *s, struct sf_ctx *ctx)
 			 "'sysctl kernel.yama.ptrace_scope=0'", (int)s->pid,
 			 scope);
 	} else if (!cap) {
-		sf_error(ctx, SF_EINPUT, "sfcapture", 0,
+		sf_error(ctx, SF_EINPUT, NULL, 0,
 			 "cannot trace process %d: permission denied: "
 			 "missing CAP_SYS_PTRACE (in a container: docker run "
 			 "--cap-add SYS_PTRACE)", (int)s->pid);
 	} else {
-		sf_error(ctx, SF_EINPUT, "sfcapture", 0,
+		sf_error(ctx, SF_EINPUT, NULL, 0,
 			 "cannot trace process %d: permission denied "
 			 "(a security module or seccomp forbids ptrace)",
 			 (int)s->pid);
@@ -727,7 +727,7 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 	*out = NULL;
 	snprintf(path, sizeof(path), "/proc/%d", (int)o->pid);
 	if (o->pid <= 0 || stat(path, &sb) < 0)
-		return sf_error(ctx, SF_EINPUT, "sfcapture", 0,
+		return sf_error(ctx, SF_EINPUT, NULL, 0,
 				"no such process: %d", (int)o->pid);
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)o->pid);
 	if (read_small(path, buf, sizeof(buf)) > 0) {
@@ -737,7 +737,7 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 		if (q)
 			sscanf(q + 6, " %7s", st);
 		if (st[0] == 'Z' || st[0] == 'X')
-			return sf_error(ctx, SF_EINPUT, "sfcapture", 0,
+			return sf_error(ctx, SF_EINPUT, NULL, 0,
 					"process %d has exited (zombie)",
 					(int)o->pid);
 		if (tracer > 0 && tracer != (long)getpid()) {

@@ -122,14 +122,14 @@ int sfc__dwfl_open(struct sfc_session *s, struct sf_ctx *ctx)
 	s->cbs.find_debuginfo = dwfl_standard_find_debuginfo;
 	s->cbs.debuginfo_path = &s->debuginfo_path;
 	if (!(s->dwfl = dwfl_begin(&s->cbs)))
-		return sf_error(ctx, SF_ENOMEM, "sfcapture", 0,
+		return sf_error(ctx, SF_ENOMEM, NULL, 0,
 				"cannot start libdwfl: %s", dwfl_errmsg(-1));
 	dwfl_report_begin(s->dwfl);
 	int e = dwfl_linux_proc_report(s->dwfl, s->pid);
 	dwfl_report_end(s->dwfl, NULL, NULL);
 	dwfl_getmodules(s->dwfl, warm_module, s, 0);
 	if (e > 0)
-		return sf_error(ctx, SF_EINPUT, "sfcapture", 0,
+		return sf_error(ctx, SF_EINPUT, NULL, 0,
 				"cannot read the memory map of process %d: %s",
 				(int)s->pid, strerror(e));
 	if (s->o.unwind == SFC_UNWIND_DWARF) {

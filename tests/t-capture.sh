@@ -106,7 +106,7 @@ timeout 60 "$SFCAPTURE" -q -d 1 --to lines -o launch.lines -- ./target_nofp > /d
 expect_chain capture-launch-chains launch.lines cpu "cpu_thread;cpu_recurse;cpu_leaf"
 
 # errors: one clear line each
-expect_error capture-no-such-process 1 'no such process: 999999999' "$SFCAPTURE" -p 999999999 -d 1 -o x.json
+expect_error capture-no-such-process 1 '^sfcapture: no such process: 999999999$' "$SFCAPTURE" -p 999999999 -d 1 -o x.json
 expect_error capture-no-target 2 'give -p PID or -- CMD' "$SFCAPTURE" -d 1
 expect_error capture-bad-format 2 "unknown output format 'nope'" "$SFCAPTURE" -p 1 --to nope
 expect_error capture-bad-command 1 "cannot run 'no-such-cmd-xyz'" "$SFCAPTURE" -o x.json -- no-such-cmd-xyz
@@ -114,7 +114,7 @@ expect_error capture-bad-unwind 2 "'--unwind' needs" "$SFCAPTURE" -p 1 --unwind=
 start_target ./target_nofp || fail capture-traced-start "target not ready"
 ./tracer $TPID > tracer.out 2>&1 & tr=$!
 i=0; while ! grep -q SEIZED tracer.out && [ $i -lt 200 ]; do sleep 0.025; i=$((i+1)); done
-expect_error capture-already-traced 1 "already traced by process $tr \\(tracer\\)" timeout 20 "$SFCAPTURE" -p $TPID -d 1 -o x.json
+expect_error capture-already-traced 1 "^sfcapture: cannot trace process [0-9]*: it is already traced by process $tr \\(tracer\\)" timeout 20 "$SFCAPTURE" -p $TPID -d 1 -o x.json
 kill -9 $tr; wait $tr 2>/dev/null
 [ -e x.json ] && fail capture-error-no-output "x.json written" || pass capture-error-no-output
 stop_target
