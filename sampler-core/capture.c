@@ -1,0 +1,1016 @@
+/*
+ * capture.c - the stopper and the sampling loop (see capture.h for the
+ * protocol).  Every ptrace request comes from the thread that called
+ * sfc_run; SIGCHLD stays blocked and is only the wake-up of the
+ * dispatcher (sigtimedwait with the deadline), which reaps with
+ * waitpid(-1, __WALL | WNOHANG) so a zombie leader never makes us hang.
+ */
+#include "capture_int.h"
+
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef PTRACE_EVENT_STOP
+#define PTRACE_EVENT_STOP 128
+#endif
+
+int64_t sfc__mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void sfc_options_init(struct sfc_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->hz = 100;
+	o->unwind = SFC_UNWIND_DWARF;
+	o->stack_bytes = 32 * 1024;
+	o->max_frames = 512;
+	o->stop_timeout_ns = 20 * 1000000;
+}
+
+/* Read a small /proc file into buf (NUL-terminated); -1 with errno. */
+static ssize_t read_small(const char *path, char *buf, size_t size)
+{
+	int fd;
+	ssize_t n, got = 0;
+
+	do
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	if (fd < 0)
+		return -1;
+	while ((size_t)got + 1 < size) {
+		n = read(fd, buf + got, size - 1 - (size_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	close(fd);
+	buf[got] = 0;
+	return got;
+}
+
+static int oom(struct sf_ctx *ctx)
+{
+	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+}
+
+static bool grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return true;
+	size_t n = *cap ? *cap : 16;
+	while (n < need)
+		n *= 2;
+	void *q = sf_reallocarray(*p, n, size);
+	if (!q)
+		return false;
+	*p = q;
+	*cap = n;
+	return true;
+}
+
+/* ----- interning: threads, addresses, stack nodes ----- */
+
+static bool thread_eq(const void *c, uint32_t id, const void *key)
+{
+	const struct sfc_session *s = c;
+
+	return s->threads[id].tid == *(const pid_t *)key;
+}
+
+static int thread_get(struct sfc_session *s, pid_t tid, const char *name,
+		      uint32_t *out)
+{
+	uint64_t h = sf_hash(&tid, sizeof(tid));
+	uint32_t id;
+
+	if (sf_idx_find(&s->thread_idx, h, thread_eq, s, &tid, &id)) {
+		/* a thread may rename itself: the last name wins */
+		if (strcmp(s->threads[id].name, name))
+			snprintf(s->threads[id].name,
+				 sizeof(s->threads[id].name), "%s", name);
+		*out = id;
+		return 0;
+	}
+	if (s->nthreads % 64 == 0) {
+		void *q = sf_reallocarray(s->threads, s->nthreads + 64,
+					  sizeof(*s->threads));
+		if (!q)
+			return -1;
+		s->threads = q;
+	}
+	id = (uint32_t)s->nthreads++;
+	s->threads[id].tid = tid;
+	snprintf(s->threads[id].name, sizeof(s->threads[id].name), "%s", name);
+	if (!sf_idx_insert(&s->thread_idx, h, id))
+		return -1;
+	s->st.threads_seen = (uint32_t)s->nthreads;
+	*out = id;
+	return 0;
+}
+
+static bool addr_eq(const void *c, uint32_t id, const void *key)
+{
+	const struct sfc_session *s = c;
+	const uint64_t *k = key;
+
+	return id != SFC_ADDR_TRUNCATED && s->addrs[id].pc == k[0] &&
+	       s->addrs[id].gen == k[1];
+}
+
+static size_t addr_cap(size_t n)
+{
+	size_t c = 64;
+
+	while (c < n)
+		c *= 2;
+	return c;
+}
+
+static int addr_get(struct sfc_session *s, uint64_t pc, uint32_t *out)
+{
+	uint64_t key[2] = { pc, s->gen };
+	uint64_t h = sf_hash(key, sizeof(key));
+	uint32_t id;
+
+	if (sf_idx_find(&s->addr_idx, h, addr_eq, s, key, &id)) {
+		*out = id;
+		return 0;
+	}
+	if (s->naddrs + 1 > addr_cap(s->naddrs) || !s->addrs) {
+		void *q = sf_reallocarray(s->addrs, addr_cap(s->naddrs + 1),
+					  sizeof(*s->addrs));
+		if (!q)
+			return -1;
+		s->addrs = q;
+	}
+	id = (uint32_t)s->naddrs++;
+	s->addrs[id].pc = pc;
+	s->addrs[id].gen = s->gen;
+	s->addrs[id].mod = s->dwfl ? dwfl_addrmodule(s->dwfl, pc) : NULL;
+	if (!s->addrs[id].mod)
+		s->module_miss = true;
+	if (!sf_idx_insert(&s->addr_idx, h, id))
+		return -1;
+	*out = id;
+	return 0;
+}
+
+static bool node_eq(const void *c, uint32_t id, const void *key)
+{
+	const struct sfc_session *s = c;
+	const struct sfc_node *k = key;
+
+	return s->nodes[id].parent == k->parent && s->nodes[id].addr == k->addr;
+}
+
+static int node_get(struct sfc_session *s, uint32_t parent, uint32_t addr,
+		    uint32_t *out)
+{
+	struct sfc_node k = { parent, addr };
+	uint64_t h = sf_hash_u64(parent, addr);
+	uint32_t id;
+
+	if (sf_idx_find(&s->node_idx, h, node_eq, s, &k, &id)) {
+		*out = id;
+		return 0;
+	}
+	if (s->nnodes + 1 > addr_cap(s->nnodes) || !s->nodes) {
+		void *q = sf_reallocarray(s->nodes, addr_cap(s->nnodes + 1),
+					  sizeof(*s->nodes));
+		if (!q)
+			return -1;
+		s->nodes = q;
+	}
+	id = (uint32_t)s->nnodes++;
+	s->nodes[id] = k;
+	if (!sf_idx_insert(&s->node_idx, h, id))
+		return -1;
+	*out = id;
+	return 0;
+}
+
+/* ----- the dispatcher ----- */
+
+static struct sfc_thr *find_cur(struct sfc_session *s, pid_t tid)
+{
+	for (size_t i = 0; i < s->ncur; i++)
+		if (s->cur[i].tid == tid)
+			return &s->cur[i];
+	return NULL;
+}
+
+static bool pending_take(struct sfc_session *s, pid_t tid)
+{
+	for (size_t i = 0; i < s->npending; i++) {
+		if (s->pending[i] == tid) {
+			s->pending[i] = s->pending[--s->npending];
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool is_pending(const struct sfc_session *s, pid_t tid)
+{
+	for (size_t i = 0; i < s->npending; i++)
+		if (s->pending[i] == tid)
+			return true;
+	return false;
+}
+
+static void handle_event(struct sfc_session *s, pid_t w, int st)
+{
+	struct sfc_thr *t = find_cur(s, w);
+
+	if (WIFEXITED(st) || WIFSIGNALED(st)) {
+		if (t)
+			t->ps = PS_GONE;
+		pending_take(s, w);
+		if (w == s->pid && s->o.is_child) {
+			s->st.child_status = st;
+			s->st.child_status_valid = true;
+			s->st.target_exited = true;
+		}
+		return;
+	}
+	if (!WIFSTOPPED(st))
+		return;
+	int ev = st >> 16, sig = WSTOPSIG(st);
+	if (ev == PTRACE_EVENT_STOP) {
+		/* interrupt stop (SIGTRAP) or group-stop (SIGSTOP...):
+		 * either way the thread is ours to read now */
+		if (t && t->ps == PS_SEIZED) {
+			t->ps = PS_STOPPED;
+			return;
+		}
+		/* a stop that arrived after its deadline: release it */
+		pending_take(s, w);
+		ptrace(PTRACE_DETACH, w, 0, 0);
+		return;
+	}
+	/* signal-delivery-stop: hand the signal back at once and keep
+	 * waiting for the interrupt stop (storing it until the detach would
+	 * re-trap on every resume and delay it for the whole capture) */
+	ptrace(PTRACE_CONT, w, 0, (void *)(uintptr_t)(ev ? 0 : sig));
+}
+
+/* Handle one event, waiting until `deadline` at most.  Returns 1 if an
+ * event was handled, 0 at the deadline or when nothing can come. */
+static int dispatch_one(struct sfc_session *s, int64_t deadline)
+{
+	sigset_t chld;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	for (;;) {
+		int st;
+		pid_t w = waitpid(-1, &st, __WALL | WNOHANG);
+		if (w > 0) {
+			handle_event(s, w, st);
+			return 1;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return 0;       /* ECHILD: no tracee, no child */
+		int64_t now = sfc__mono();
+		if (now >= deadline)
+			return 0;
+		int64_t left = deadline - now;
+		struct timespec ts = { left / 1000000000, left % 1000000000 };
+		/* EINTR (our SIGINT handler) or a timeout: look again */
+		sigtimedwait(&chld, NULL, &ts);
+	}
+}
+
+/* Consume every event that is already there. */
+static void drain(struct sfc_session *s)
+{
+	while (dispatch_one(s, 0) > 0)
+		;
+}
+
+/* ----- stopping one thread ----- */
+
+static void thread_gone_or(struct sfc_session *s, struct sfc_thr *t, int ps)
+{
+	char path[64], buf[512];
+	struct sfc_stat stt;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)s->pid,
+		 (int)t->tid);
+	ssize_t n = read_small(path, buf, sizeof(buf));
+	if (n <= 0 || sfc_parse_stat(buf, (size_t)n, &stt) ||
+	    stt.state == 'Z' || stt.state == 'X')
+		t->ps = PS_GONE;
+	else
+		t->ps = ps;
+}
+
+static void explain_eperm(struct sfc_session *s, struct sf_ctx *ctx)
+{
+	char path[64], status[4096], self[4096], scope_s[16];
+	long tracer, uid = -1, scope = -1;
+	bool cap = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)s->pid);
+	if (read_small(path, status, sizeof(status)) < 0)
+		status[0] = 0;
+	tracer = sfc_status_field(status, "TracerPid");
+	uid = sfc_status_field(status, "Uid");
+	if (read_small("/proc/sys/kernel/yama/ptrace_scope", scope_s,
+		       sizeof(scope_s)) > 0)
+		scope = strtol(scope_s, NULL, 10);
+	if (read_small("/proc/self/status", self, sizeof(self)) > 0) {
+		const char *c = strstr(self, "CapEff:");
+		if (c)
+			cap = (strtoull(c + 7, NULL, 16) >> 19) & 1;
+	}
+	if (tracer > 0) {
+		char comm[64] = "?";
+		snprintf(path, sizeof(path), "/proc/%ld/comm", tracer);
+		if (read_small(path, comm, sizeof(comm)) > 0)
+			comm[strcspn(comm, "\n")] = 0;
+		sf_error(ctx, SF_EINPUT, NULL, 0,
+			 "cannot trace process %d: it is already traced by "
+			 "process %ld (%s); detach that debugger first",
+			 (int)s->pid, tracer, comm);
+	} else if (scope == 3) {
+		sf_error(ctx, SF_EINPUT, NULL, 0,
+			 "cannot trace process %d: permission denied: "
+			 "kernel.yama.ptrace_scope is 3 (ptrace disabled "
+			 "until reboot)", (int)s->pid);
+	} else if (uid >= 0 && uid != (long)geteuid() && !cap) {
+		sf_error(ctx, SF_EINPUT, NULL, 0,
+			 "cannot trace process %d: permission denied: it "
+			 "belongs to user %ld and you are user %ld; run "
+			 "sfcapture as that user or as root", (int)s->pid,
+			 uid, (long)geteuid());
+	} else if (scope >= 1 && !cap) {
+		sf_error(ctx, SF_EINPUT, NULL, 0,
+			 "cannot trace process %d: permission denied: "
+			 "kernel.yama.ptrace_scope is %ld (only a parent may "
+			 "trace); start the program under sfcapture "
+			 "(sfcapture -- CMD), run as root, or set "
+			 "'sysctl kernel.yama.ptrace_scope=0'", (int)s->pid,
+			 scope);
+	} else if (!cap) {
+		sf_error(ctx, SF_EINPUT, NULL, 0,
+			 "cannot trace process %d: permission denied: "
+			 "missing CAP_SYS_PTRACE (in a container: docker run "
+			 "--cap-add SYS_PTRACE)", (int)s->pid);
+	} else {
+		sf_error(ctx, SF_EINPUT, NULL, 0,
+			 "cannot trace process %d: permission denied "
+			 "(a security module or seccomp forbids ptrace)",
+			 (int)s->pid);
+	}
+}
+
+static int seize(struct sfc_session *s, struct sf_ctx *ctx,
+		 struct sfc_thr *t)
+{
+	if (ptrace(PTRACE_SEIZE, t->tid, 0, 0) < 0) {
+		int e = errno;
+		if (e == ESRCH) {
+			t->ps = PS_GONE;
+			return 0;
+		}
+		/* EPERM also comes from a thread that is exiting */
+		thread_gone_or(s, t, PS_FAILED);
+		if (t->ps == PS_GONE)
+			return 0;
+		if (e == EPERM && !s->fatal_checked) {
+			explain_eperm(s, ctx);
+			return SF_EINPUT;
+		}
+		sf_warn(ctx, "capture.seize",
+			"cannot stop thread %d: %s", (int)t->tid, strerror(e));
+		return 0;
+	}
+	s->fatal_checked = true;
+	t->t_int = sfc__mono();
+	/* ESRCH here: the thread is exiting; its exit event will come */
+	ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
+	t->ps = PS_SEIZED;
+	return 0;
+}
+
+static int pending_add(struct sfc_session *s, pid_t tid)
+{
+	if (!grow((void **)&s->pending, &s->cappending, s->npending + 1,
+		  sizeof(pid_t)))
+		return -1;
+	s->pending[s->npending++] = tid;
+	return 0;
+}
+
+static int wait_stopped(struct sfc_session *s, struct sf_ctx *ctx,
+			struct sfc_thr *t)
+{
+	int64_t deadline = t->t_int + s->o.stop_timeout_ns;
+
+	while (t->ps == PS_SEIZED && dispatch_one(s, deadline) > 0)
+		;
+	if (t->ps == PS_SEIZED) {
+		/* D state (NFS, a slow disk) or a dying process: do not stall
+		 * the tick; the dispatcher detaches it when the stop comes */
+		if (pending_add(s, t->tid))
+			return oom(ctx);
+		t->ps = PS_FAILED;
+		sf_warn(ctx, "capture.timeout",
+			"thread %d did not stop within %" PRId64 " ms "
+			"(uninterruptible sleep?); its sample is counted "
+			"as missed", (int)t->tid,
+			s->o.stop_timeout_ns / 1000000);
+	}
+	return 0;
+}
+
+static void grab(struct sfc_session *s, struct sfc_thr *t,
+		 unsigned char *stack)
+{
+	struct iovec io = { &t->regs, sizeof(t->regs) };
+	struct iovec local, remote[64];
+	size_t n = 0, want = s->o.stack_bytes;
+
+	if (ptrace(PTRACE_GETREGSET, t->tid, (void *)(uintptr_t)NT_PRSTATUS,
+		   &io) < 0)
+		return;
+	uint64_t sp = SFC_SP(t->regs);
+	t->stack_base = sp;
+	/* one iovec per page: a partial read never splits an iovec, so the
+	 * end of the stack mapping does not cost the whole copy */
+	uint64_t a = sp, end = sp + want;
+	while (a < end && n < 64) {
+		uint64_t next = (a | 4095) + 1;
+		if (next > end)
+			next = end;
+		remote[n].iov_base = (void *)(uintptr_t)a;
+		remote[n].iov_len = (size_t)(next - a);
+		n++;
+		a = next;
+	}
+	local.iov_base = stack;
+	local.iov_len = want;
+	ssize_t got = process_vm_readv(s->pid, &local, 1, remote, n, 0);
+	t->stack_len = got > 0 ? (size_t)got : 0;
+	t->have = true;
+}
+
+static void release(struct sfc_session *s, struct sfc_thr *t, int64_t t0)
+{
+	/* the kernel keeps a group-stop (Ctrl-Z) across the detach */
+	ptrace(PTRACE_DETACH, t->tid, 0, 0);
+	t->ps = PS_DONE;
+	int64_t d = sfc__mono() - t0;
+	uint64_t us = (uint64_t)(d / 1000);
+	s->hist[us < SFC_HIST ? us : SFC_HIST]++;
+	if (s->nrecent < SFC_RECENT)
+		s->recent[s->nrecent++] = d > UINT32_MAX ? UINT32_MAX
+							: (uint32_t)d;
+}
+
+/* ----- one tick ----- */
+
+static int record(struct sfc_session *s, struct sf_ctx *ctx,
+		  struct sfc_thr *t, const unsigned char *stack)
+{
+	bool complete = sfc__unwind(s, t, stack);
+	uint32_t node = 0, a;
+
+	if (!complete) {
+		s->st.truncated++;
+		sf_warn(ctx, "capture.truncated",
+			"a stack could not be unwound to its end (corrupt "
+			"stack, missing unwind info or deeper than "
+			"--stack-bytes); it is marked [truncated]");
+		if (node_get(s, node, SFC_ADDR_TRUNCATED, &node))
+			return oom(ctx);
+	}
+	for (size_t i = s->nframes; i-- > 0;) {
+		if (addr_get(s, s->frames[i], &a) || node_get(s, node, a, &node))
+			return oom(ctx);
+	}
+	if (!grow((void **)&s->samples, &s->capsamples, s->nsamples + 1,
+		  sizeof(*s->samples)))
+		return oom(ctx);
+	struct sfc_sample *x = &s->samples[s->nsamples++];
+	x->time = t->t_int - s->start_mono;
+	x->thread = t->tidx;
+	x->stack = node;
+	x->state = t->state;
+	s->st.samples++;
+	return 0;
+}
+
+static bool wanted(const struct sfc_session *s, pid_t tid)
+{
+	if (!s->o.tids)
+		return true;
+	for (size_t i = 0; i < s->o.ntids; i++)
+		if (s->o.tids[i] == tid)
+			return true;
+	return false;
+}
+
+static int scan(struct sfc_session *s, struct sf_ctx *ctx)
+{
+	char path[64], buf[512];
+	struct dirent *de;
+	size_t alive = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)s->pid);
+	s->ncur = 0;
+	if (!(d = opendir(path))) {
+		s->st.target_exited = true;
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		struct sfc_stat stt;
+		char *end;
+		long tid = strtol(de->d_name, &end, 10);
+		if (*end || tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%ld/stat",
+			 (int)s->pid, tid);
+		ssize_t n = read_small(path, buf, sizeof(buf));
+		if (n <= 0 || sfc_parse_stat(buf, (size_t)n, &stt))
+			continue;
+		if (stt.state == 'Z' || stt.state == 'X')
+			continue;
+		alive++;
+		if (!wanted(s, (pid_t)tid))
+			continue;
+		if (s->o.on_cpu && stt.state != 'R')
+			continue;
+		if (is_pending(s, (pid_t)tid)) {
+			s->st.missed++;
+			continue;
+		}
+		if (!grow((void **)&s->cur, &s->capcur, s->ncur + 1,
+			  sizeof(*s->cur))) {
+			closedir(d);
+			return oom(ctx);
+		}
+		struct sfc_thr *t = &s->cur[s->ncur];
+		memset(t, 0, sizeof(*t));
+		t->tid = (pid_t)tid;
+		t->state = stt.state;
+		if (thread_get(s, t->tid, stt.comm, &t->tidx)) {
+			closedir(d);
+			return oom(ctx);
+		}
+		s->ncur++;
+	}
+	closedir(d);
+	if (!alive)
+		s->st.target_exited = true;
+	s->st.threads_now = (uint32_t)s->ncur;
+	if (s->capcur * s->o.stack_bytes > 0 && s->ncur) {
+		void *q = realloc(s->stacks, s->capcur * s->o.stack_bytes);
+		if (!q)
+			return oom(ctx);
+		s->stacks = q;
+	}
+	return 0;
+}
+
+/* Did the target exec another program?  Compare /proc/PID/exe (path and
+ * inode).  Returns true after the first call when it changed. */
+static bool exec_changed(struct sfc_session *s)
+{
+	char path[64], exe[sizeof(s->exe)];
+	struct stat sb;
+	bool first = !s->exe[0];
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)s->pid);
+	ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+	if (n < 0 || stat(path, &sb) < 0)
+		return false;
+	exe[n] = 0;
+	if (!first && !strcmp(exe, s->exe) &&
+	    s->exe_ino == (unsigned long)sb.st_ino)
+		return false;
+	memcpy(s->exe, exe, (size_t)n + 1);
+	s->exe_ino = (unsigned long)sb.st_ino;
+	return !first;
+}
+
+/* After an exec: a new Dwfl for the new image; the old one is kept, its
+ * modules still name the addresses sampled before. */
+static int reload(struct sfc_session *s, struct sf_ctx *ctx)
+{
+	void *q = sf_reallocarray(s->old, s->nold + 1, sizeof(Dwfl *));
+
+	if (!q)
+		return oom(ctx);
+	s->old = q;
+	if (s->dwfl)
+		s->old[s->nold++] = s->dwfl;
+	s->dwfl = NULL;
+	s->attached = false;
+	s->gen++;
+	if (sfc__dwfl_open(s, ctx)) {
+		/* the new image cannot be read (gone, or a set-uid program
+		 * we may not trace): the capture ends here */
+		sf_error_clear(ctx);
+		s->st.target_exited = true;
+	}
+	return 0;
+}
+
+static int tick(struct sfc_session *s, struct sf_ctx *ctx)
+{
+	int rc;
+
+	drain(s);
+	if (s->st.target_exited)
+		return 0;
+	if (exec_changed(s)) {
+		if ((rc = reload(s, ctx)))
+			return rc;
+		s->module_miss = false;
+		s->last_refresh = sfc__mono();
+	}
+	if (s->module_miss && sfc__mono() - s->last_refresh > 100000000) {
+		sfc__dwfl_refresh(s);
+		s->module_miss = false;
+		s->last_refresh = sfc__mono();
+	}
+	if ((rc = scan(s, ctx)) || s->st.target_exited)
+		return rc;
+	size_t sb = s->o.stack_bytes;
+	if (s->o.all_stop) {
+		int64_t t0 = sfc__mono();
+		for (size_t i = 0; i < s->ncur; i++)
+			if ((rc = seize(s, ctx, &s->cur[i])))
+				goto undo;
+		for (size_t i = 0; i < s->ncur; i++)
+			if (s->cur[i].ps == PS_SEIZED &&
+			    (rc = wait_stopped(s, ctx, &s->cur[i])))
+				goto undo;
+		for (size_t i = 0; i < s->ncur; i++)
+			if (s->cur[i].ps == PS_STOPPED)
+				grab(s, &s->cur[i], s->stacks + i * sb);
+		for (size_t i = 0; i < s->ncur; i++)
+			if (s->cur[i].ps == PS_STOPPED)
+				release(s, &s->cur[i], t0);
+	} else {
+		for (size_t i = 0; i < s->ncur; i++) {
+			struct sfc_thr *t = &s->cur[i];
+			if ((rc = seize(s, ctx, t)))
+				goto undo;
+			if (t->ps == PS_SEIZED &&
+			    (rc = wait_stopped(s, ctx, t)))
+				goto undo;
+			if (t->ps == PS_STOPPED) {
+				grab(s, t, s->stacks + i * sb);
+				release(s, t, t->t_int);
+			}
+		}
+	}
+	/* the target runs again: unwind the copies */
+	for (size_t i = 0; i < s->ncur; i++) {
+		struct sfc_thr *t = &s->cur[i];
+		if (t->have) {
+			if ((rc = record(s, ctx, t, s->stacks + i * sb)))
+				return rc;
+		} else if (t->ps != PS_GONE) {
+			s->st.missed++;
+		}
+	}
+	return 0;
+undo:
+	/* never leave a thread seized: stop what we started */
+	for (size_t i = 0; i < s->ncur; i++) {
+		struct sfc_thr *t = &s->cur[i];
+		if (t->ps == PS_SEIZED)
+			wait_stopped(s, ctx, t);
+		if (t->ps == PS_STOPPED)
+			release(s, t, t->t_int);
+	}
+	return rc;
+}
+
+/* ----- public ----- */
+
+int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
+	     const struct sfc_options *o)
+{
+	char path[64], buf[4096];
+	struct sfc_session *s;
+	struct stat sb;
+	int rc;
+
+	*out = NULL;
+	snprintf(path, sizeof(path), "/proc/%d", (int)o->pid);
+	if (o->pid <= 0 || stat(path, &sb) < 0)
+		return sf_error(ctx, SF_EINPUT, NULL, 0,
+				"no such process: %d", (int)o->pid);
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)o->pid);
+	if (read_small(path, buf, sizeof(buf)) > 0) {
+		long tracer = sfc_status_field(buf, "TracerPid");
+		char st[8] = "";
+		const char *q = strstr(buf, "State:");
+		if (q)
+			sscanf(q + 6, " %7s", st);
+		if (st[0] == 'Z' || st[0] == 'X')
+			return sf_error(ctx, SF_EINPUT, NULL, 0,
+					"process %d has exited (zombie)",
+					(int)o->pid);
+		if (tracer > 0 && tracer != (long)getpid()) {
+			struct sfc_session tmp;
+			memset(&tmp, 0, sizeof(tmp));
+			tmp.pid = o->pid;
+			explain_eperm(&tmp, ctx);
+			return SF_EINPUT;
+		}
+	}
+	if (!(s = sf_calloc(1, sizeof(*s))))
+		return oom(ctx);
+	s->o = *o;
+	if (s->o.hz <= 0)
+		s->o.hz = 100;
+	if (s->o.stack_bytes < 4096)
+		s->o.stack_bytes = 4096;
+	if (s->o.stack_bytes > 64 * 4096)
+		s->o.stack_bytes = 64 * 4096;
+	if (!s->o.max_frames)
+		s->o.max_frames = 512;
+	if (s->o.stop_timeout_ns <= 0)
+		s->o.stop_timeout_ns = 20 * 1000000;
+	s->pid = o->pid;
+	s->hist = sf_calloc(SFC_HIST + 1, sizeof(uint64_t));
+	s->recent = sf_calloc(SFC_RECENT, sizeof(uint32_t));
+	s->frames = sf_calloc(s->o.max_frames + 1, sizeof(uint64_t));
+	/* address 0 and node 0 are reserved ("[truncated]", empty stack) */
+	s->addrs = sf_calloc(64, sizeof(*s->addrs));
+	s->nodes = sf_calloc(64, sizeof(*s->nodes));
+	if (!s->hist || !s->recent || !s->frames || !s->addrs || !s->nodes) {
+		sfc_close(s);
+		return oom(ctx);
+	}
+	s->naddrs = 1;
+	s->nnodes = 1;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)o->pid);
+	ssize_t n = read_small(path, s->command, sizeof(s->command));
+	for (ssize_t i = 0; i + 1 < n; i++)
+		if (!s->command[i])
+			s->command[i] = ' ';
+	/* SIGCHLD only wakes the dispatcher */
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, &s->oldmask);
+	exec_changed(s);
+	if ((rc = sfc__dwfl_open(s, ctx))) {
+		sfc_close(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int64_t recent_median(struct sfc_session *s)
+{
+	int64_t m = 0;
+
+	if (s->nrecent) {
+		qsort(s->recent, s->nrecent, sizeof(uint32_t), u32_cmp);
+		m = s->recent[s->nrecent / 2];
+	}
+	s->nrecent = 0;
+	return m;
+}
+
+int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
+	    void (*progress)(const struct sfc_stats *st, void *arg),
+	    void *arg)
+{
+	int64_t period = (int64_t)(1e9 / s->o.hz);
+	struct timespec rt;
+	int rc = 0;
+
+	if (period < 1000)
+		period = 1000;
+	clock_gettime(CLOCK_REALTIME, &rt);
+	s->start_real = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
+	s->start_mono = sfc__mono();
+	int64_t next = s->start_mono, last_progress = s->start_mono;
+	int64_t end = s->o.duration_ns > 0 ? s->start_mono + s->o.duration_ns
+					   : INT64_MAX;
+	while (!*stop) {
+		rc = tick(s, ctx);
+		s->st.ticks++;
+		if (rc || s->st.target_exited)
+			break;
+		int64_t now = sfc__mono();
+		next += period;
+		/* a tick more than one period late is skipped, not run in a
+		 * burst: its samples count as missed */
+		while (now - next >= period && next < end) {
+			next += period;
+			s->st.ticks_late++;
+			s->st.missed += s->st.threads_now;
+		}
+		if (next >= end)
+			break;
+		s->st.elapsed_ns = now - s->start_mono;
+		if (progress && now - last_progress >= 200000000) {
+			s->st.stop_ns_last = recent_median(s);
+			progress(&s->st, arg);
+			last_progress = now;
+		}
+		struct timespec ts = { next / 1000000000, next % 1000000000 };
+		while (!*stop && clock_nanosleep(CLOCK_MONOTONIC,
+						 TIMER_ABSTIME, &ts, NULL) ==
+					 EINTR)
+			;
+	}
+	s->st.elapsed_ns = sfc__mono() - s->start_mono;
+	/* stops that are still due: consume and detach (bounded) */
+	int64_t deadline = sfc__mono() + 100000000;
+	while (s->npending && dispatch_one(s, deadline) > 0)
+		;
+	if (s->st.target_exited && s->o.is_child && !s->st.child_status_valid) {
+		/* the child exited between ticks: collect its status */
+		int st;
+		pid_t w;
+		while ((w = waitpid(s->pid, &st, 0)) < 0 && errno == EINTR)
+			;
+		if (w == s->pid) {
+			s->st.child_status = st;
+			s->st.child_status_valid = true;
+		}
+	}
+	return rc;
+}
+
+const struct sfc_stats *sfc_stats(const struct sfc_session *s)
+{
+	return &s->st;
+}
+
+void sfc_stop_time(const struct sfc_session *s, int64_t *median,
+		   int64_t *p99)
+{
+	uint64_t total = 0, acc = 0;
+	bool have_med = false;
+
+	*median = *p99 = 0;
+	for (size_t i = 0; i <= SFC_HIST; i++)
+		total += s->hist[i];
+	if (!total)
+		return;
+	for (size_t i = 0; i <= SFC_HIST; i++) {
+		acc += s->hist[i];
+		if (!have_med && acc * 2 >= total) {
+			*median = (int64_t)i * 1000;
+			have_med = true;
+		}
+		if (acc * 100 >= total * 99) {
+			*p99 = (int64_t)i * 1000;
+			return;
+		}
+	}
+}
+
+static const char *const states = "RSDTtZIo";
+
+int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
+{
+	sf_frame_id *fid = NULL;
+	sf_stack_id *sid = NULL;
+	sf_thread_idx *tix = NULL;
+	sf_labels_id lab[8];
+	uint32_t type;
+	char b[64];
+	int rc;
+
+	if ((rc = sf_profile_sample_type(p, ctx, "samples", "count", &type)))
+		return rc;
+	p->d.meta.default_type = type;
+	p->d.meta.period_type.type = sf_profile_str(p, ctx, "wall");
+	p->d.meta.period_type.unit = sf_profile_str(p, ctx, "nanoseconds");
+	p->d.meta.period = 1e9 / s->o.hz;
+	p->d.meta.start_time = s->start_real;
+	p->d.meta.duration = s->st.elapsed_ns;
+	snprintf(b, sizeof(b), "%d", (int)s->pid);
+	if ((rc = sf_profile_set_prop(p, ctx, "capture.pid", b)) ||
+	    (rc = sf_profile_set_prop(p, ctx, "capture.command", s->command)) ||
+	    (rc = sf_profile_set_prop(p, ctx, "capture.unwind",
+				      s->o.unwind == SFC_UNWIND_FP ? "fp"
+								   : "dwarf")) ||
+	    (rc = sf_profile_set_prop(p, ctx, "capture.stop",
+				      s->o.all_stop ? "all" : "thread")))
+		return rc;
+	snprintf(b, sizeof(b), "%g", s->o.hz);
+	if ((rc = sf_profile_set_prop(p, ctx, "capture.hz", b)))
+		return rc;
+	snprintf(b, sizeof(b), "%" PRIu64, s->st.missed);
+	if ((rc = sf_profile_set_prop(p, ctx, "capture.missed", b)))
+		return rc;
+
+	fid = sf_calloc(s->naddrs, sizeof(*fid));
+	sid = sf_calloc(s->nnodes, sizeof(*sid));
+	tix = sf_calloc(s->nthreads + 1, sizeof(*tix));
+	if (!fid || !sid || !tix) {
+		rc = oom(ctx);
+		goto out;
+	}
+	if ((rc = sfc__symbolize(s, ctx, p, fid)))
+		goto out;
+	sid[0] = SF_STACK_EMPTY;
+	/* a node's parent always comes before it */
+	for (size_t i = 1; i < s->nnodes; i++)
+		if ((rc = sf_profile_stack_push(p, ctx, sid[s->nodes[i].parent],
+						fid[s->nodes[i].addr], &sid[i])))
+			goto out;
+	for (size_t i = 0; i < s->nthreads; i++)
+		if ((rc = sf_profile_thread(p, ctx, s->pid, s->threads[i].tid,
+					    s->threads[i].name, &tix[i])))
+			goto out;
+	for (int i = 0; i < 8; i++)
+		lab[i] = UINT32_MAX;
+	for (size_t i = 0; i < s->nsamples; i++) {
+		const struct sfc_sample *x = &s->samples[i];
+		const char *k = strchr(states, x->state);
+		int li = k && x->state ? (int)(k - states) : 7;
+		if (x->state == 'X')
+			li = 5;
+		double w = 1;
+		if (lab[li] == UINT32_MAX) {
+			struct sf_label l = { "state",
+					      sfc_state_name(states[li]) };
+			if ((rc = sf_profile_labels(p, ctx, &l, 1, &lab[li])))
+				goto out;
+		}
+		if ((rc = sf_profile_add_sample(p, ctx, sid[x->stack],
+						tix[x->thread], lab[li],
+						x->time, &w)))
+			goto out;
+	}
+out:
+	free(fid);
+	free(sid);
+	free(tix);
+	return rc;
+}
+
+void sfc_close(struct sfc_session *s)
+{
+	if (!s)
+		return;
+	int64_t deadline = sfc__mono() + 100000000;
+	while (s->npending && dispatch_one(s, deadline) > 0)
+		;
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	for (size_t i = 0; i < s->nold; i++)
+		dwfl_end(s->old[i]);
+	free(s->old);
+	sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
+	sf_idx_free(&s->thread_idx);
+	sf_idx_free(&s->addr_idx);
+	sf_idx_free(&s->node_idx);
+	free(s->threads);
+	free(s->addrs);
+	free(s->nodes);
+	free(s->samples);
+	free(s->cur);
+	free(s->stacks);
+	free(s->pending);
+	free(s->hist);
+	free(s->recent);
+	free(s->frames);
+	free(s);
+}

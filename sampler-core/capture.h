@@ -1,0 +1,159 @@
+/*
+ * capture.h - the capture engine behind sfcapture: sample every thread of
+ * a live process with ptrace, unwind the copies with DWARF CFI (libdw) or
+ * frame pointers, symbolize once at the end, and emit the samples into a
+ * profile (formats/profile.h).  It knows no file format, never prints and
+ * never exits.
+ *
+ * One tick (every 1/hz seconds on an absolute CLOCK_MONOTONIC schedule):
+ *   1. rescan /proc/PID/task; read each thread's name and state from
+ *      /proc/PID/task/TID/stat BEFORE stopping it (a stopped thread looks
+ *      idle);
+ *   2. per thread (or all at once with all_stop): PTRACE_SEIZE,
+ *      PTRACE_INTERRUPT, wait for the stop through one waitpid(-1, __WALL)
+ *      dispatcher with a deadline (signals that arrive meanwhile are
+ *      re-injected at once), PTRACE_GETREGSET(NT_PRSTATUS), copy the top
+ *      `stack_bytes` of the stack with process_vm_readv, PTRACE_DETACH;
+ *   3. with the target running again, unwind the copies and intern the
+ *      stacks as addresses (module + offset is resolved at the end).
+ * Never PTRACE_ATTACH, SIGSTOP or PTRACE_O_EXITKILL: if sfcapture dies
+ * (even by SIGKILL) the kernel releases every seized thread.  A thread
+ * that was group-stopped (Ctrl-Z) stays stopped.  A thread that does not
+ * stop before its deadline (D state) is counted as missed; its stop is
+ * consumed and detached later by the dispatcher.
+ *
+ * Observer effect: each sample interrupts a blocked system call in every
+ * sampled thread.  read, futex and nanosleep restart transparently, but
+ * epoll_wait (and other calls listed in signal(7) as never restarted)
+ * return EINTR to the program once per sample.
+ *
+ * Errors: sfc_open and sfc_run return 0 or a negative sf_code with
+ * ctx->err set; target problems (no such process, permission, another
+ * tracer) are SF_EINPUT with a message that says how to proceed.
+ * Oddities met while sampling (truncated stacks, threads that could not be
+ * stopped in time) are counted warnings (sf_warn).
+ */
+#ifndef SF_CAPTURE_H
+#define SF_CAPTURE_H
+
+#include "profile.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum sfc_unwind { SFC_UNWIND_DWARF = 0, SFC_UNWIND_FP = 1 };
+
+struct sfc_options {
+	pid_t pid;              /* target process */
+	bool is_child;          /* we started it (sfcapture -- CMD): its exit
+				 * status is collected by the dispatcher */
+	double hz;              /* samples per second per thread (> 0) */
+	int64_t duration_ns;    /* 0: until *stop or the target exits */
+	const pid_t *tids;      /* only these threads (NULL: all) */
+	size_t ntids;
+	bool on_cpu;            /* only threads in state R */
+	bool all_stop;          /* stop all threads, then sample them */
+	enum sfc_unwind unwind;
+	size_t stack_bytes;     /* stack copied per sample (default 32K) */
+	unsigned max_frames;    /* frames kept per stack (default 512) */
+	int64_t stop_timeout_ns; /* wait for one thread's stop (default 20ms) */
+	bool no_demangle;
+	bool source_lines;      /* add file:line (slower symbolization) */
+};
+
+/* Fill `o` with the defaults (100 Hz, DWARF, 32 KiB, 512 frames). */
+void sfc_options_init(struct sfc_options *o);
+
+struct sfc_stats {
+	int64_t elapsed_ns;
+	uint64_t ticks;            /* ticks run */
+	uint64_t ticks_late;       /* ticks skipped because we fell behind */
+	uint64_t samples;          /* thread samples taken */
+	uint64_t missed;           /* thread samples that could not be taken
+				    * in time (late ticks x threads, threads
+				    * that did not stop, EPERM) */
+	uint64_t truncated;        /* stacks whose unwinding stopped early */
+	uint32_t threads_now;      /* threads in the last tick */
+	uint32_t threads_seen;
+	int64_t stop_ns_last;      /* median stop per thread since the
+				    * previous progress call */
+	bool target_exited;        /* the target ended during the capture */
+	bool child_status_valid;
+	int child_status;          /* wait status, when is_child */
+};
+
+struct sfc_session;
+
+/* Check the target (exists, not traced by someone else, we may trace it:
+ * the first thread is sampled once as a trial) and load its modules. */
+int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
+	     const struct sfc_options *o);
+
+/* Sample until *stop becomes non-zero, the duration ends or the target
+ * exits.  `progress` (may be NULL) is called about 5 times a second.
+ * Every thread is detached when this returns, whatever the outcome. */
+int sfc_run(struct sfc_session *s, struct sf_ctx *ctx,
+	    volatile int *stop,
+	    void (*progress)(const struct sfc_stats *st, void *arg),
+	    void *arg);
+
+const struct sfc_stats *sfc_stats(const struct sfc_session *s);
+
+/* Median and 99th percentile of the time one thread was stopped per
+ * sample (ns; 0 when nothing was sampled). */
+void sfc_stop_time(const struct sfc_session *s, int64_t *median,
+		   int64_t *p99);
+
+/* Symbolize the unique addresses and add every sample to `p`: sample type
+ * ("samples", "count"), threads (pid, tid, name), label "state"
+ * (running, sleeping, disk-wait, stopped, traced, zombie, idle, other),
+ * time in ns since meta.start_time, metadata (period, start, duration,
+ * capture.* props).  Call sf_profile_set_aggregate first if wanted. */
+int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx,
+	     struct sf_profile *p);
+
+/* Detach anything still seized (bounded wait) and free. Safe with NULL. */
+void sfc_close(struct sfc_session *s);
+
+/* ----- /proc parsing (exposed for unit tests) ----- */
+
+/* One line of /proc/PID/stat (or task/TID/stat): the comm may contain
+ * spaces and ')' (it ends at the LAST ')').  Returns 0 or -1. */
+struct sfc_stat {
+	pid_t pid;
+	char comm[64];
+	char state;             /* 'R', 'S', 'D', 'T', 't', 'Z', 'X', 'I' */
+};
+int sfc_parse_stat(const char *buf, size_t len, struct sfc_stat *out);
+
+/* The word used for the "state" label: "running", "sleeping", ... */
+const char *sfc_state_name(char state);
+
+/* One line of /proc/PID/maps.  `path` points into `line` (not
+ * NUL-terminated: path_len); empty for anonymous mappings.  `deleted` is
+ * set and " (deleted)" removed from path_len when the file is gone;
+ * `special` for "[vdso]", "[stack]", "[heap]" ... Returns 0 or -1. */
+struct sfc_map {
+	uint64_t start, end, offset;
+	uint64_t inode;
+	char perms[5];
+	const char *path;
+	size_t path_len;
+	bool deleted;
+	bool special;
+};
+int sfc_parse_maps_line(const char *line, size_t len, struct sfc_map *out);
+
+/* TracerPid from the text of /proc/PID/status; -1 if absent. */
+long sfc_status_field(const char *status, const char *field);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,140 @@
+/*
+ * capture_int.h - internal to sampler-core: the session shared by the
+ * stopper (capture.c) and the unwinder/symbolizer (unwind.c).
+ */
+#ifndef SF_CAPTURE_INT_H
+#define SF_CAPTURE_INT_H
+
+#include "capture.h"
+#include "hash.h"
+
+#include <elfutils/libdwfl.h>
+#include <signal.h>
+#include <sys/user.h>
+
+#if defined(__x86_64__)
+typedef struct user_regs_struct sfc_regs;
+#define SFC_PC(r) ((uint64_t)(r).rip)
+#define SFC_SP(r) ((uint64_t)(r).rsp)
+#define SFC_FP(r) ((uint64_t)(r).rbp)
+#define SFC_DWARF_SP 7
+#elif defined(__aarch64__)
+#include <asm/ptrace.h>
+typedef struct user_pt_regs sfc_regs;
+#define SFC_PC(r) ((uint64_t)(r).pc)
+#define SFC_SP(r) ((uint64_t)(r).sp)
+#define SFC_FP(r) ((uint64_t)(r).regs[29])
+#define SFC_DWARF_SP 31
+#else
+#error "sfcapture supports x86_64 and aarch64"
+#endif
+
+/* ptrace state of a thread in the current tick */
+enum { PS_IDLE, PS_SEIZED, PS_STOPPED, PS_DONE, PS_GONE, PS_FAILED };
+
+struct sfc_thr {
+	pid_t tid;
+	uint32_t tidx;          /* index into s->threads */
+	char state;             /* from /proc before stopping */
+	int ps;
+	int64_t t_int;          /* when PTRACE_INTERRUPT was sent */
+	sfc_regs regs;
+	uint64_t stack_base;    /* address of the first byte copied (the sp) */
+	size_t stack_len;       /* bytes copied into the tick's stack buffer */
+	bool have;              /* registers and stack copied */
+};
+
+struct sfc_cthread {
+	pid_t tid;
+	char name[64];
+};
+
+struct sfc_addr {
+	uint64_t pc;            /* call site (pc - 1 for return addresses) */
+	uint32_t gen;           /* program image: +1 at every exec */
+	Dwfl_Module *mod;       /* NULL until known */
+};
+
+struct sfc_node {
+	uint32_t parent;
+	uint32_t addr;
+};
+
+struct sfc_sample {
+	int64_t time;
+	uint32_t thread;
+	uint32_t stack;
+	char state;
+};
+
+#define SFC_HIST 100000         /* 1 µs buckets up to 100 ms, then one */
+#define SFC_RECENT 4096
+#define SFC_ADDR_TRUNCATED 0    /* reserved address id: "[truncated]" */
+
+struct sfc_session {
+	struct sfc_options o;
+	pid_t pid;
+	Dwfl *dwfl;
+	Dwfl_Callbacks cbs;     /* must outlive dwfl */
+	bool attached;          /* dwfl_attach_state done */
+	char *debuginfo_path;
+	sigset_t oldmask;
+
+	struct sfc_thr *cur;    /* this tick's threads */
+	size_t ncur, capcur;
+	unsigned char *stacks;  /* capcur * stack_bytes */
+
+	pid_t *pending;         /* seized, stop not consumed yet */
+	size_t npending, cappending;
+
+	/* unwinding one snapshot */
+	const struct sfc_thr *unw;
+	const unsigned char *unw_stack;
+	uint64_t *frames;
+	size_t nframes;
+	uint64_t last_sp;
+	bool unw_bad;
+
+	struct sfc_cthread *threads;
+	size_t nthreads;
+	struct sf_idx thread_idx;
+	struct sfc_addr *addrs;
+	size_t naddrs;
+	struct sf_idx addr_idx;
+	struct sfc_node *nodes;     /* nodes[0] is the empty stack */
+	size_t nnodes;
+	struct sf_idx node_idx;
+	struct sfc_sample *samples;
+	size_t nsamples, capsamples;
+
+	uint64_t *hist;
+	uint32_t *recent;       /* stop times (ns) since the last progress */
+	size_t nrecent;
+
+	struct sfc_stats st;
+	int64_t start_mono, start_real;
+	bool module_miss;
+	uint32_t gen;           /* exec count: addresses of different images
+				 * never share an entry */
+	char exe[512];          /* /proc/PID/exe at the last check */
+	unsigned long exe_ino;
+	Dwfl **old;             /* images before an exec: their modules stay
+				 * valid for symbolization at the end */
+	size_t nold;
+	int64_t last_refresh;
+	char command[256];
+	bool fatal_checked;
+};
+
+int64_t sfc__mono(void);
+/* unwind.c */
+int sfc__dwfl_open(struct sfc_session *s, struct sf_ctx *ctx);
+void sfc__dwfl_refresh(struct sfc_session *s);
+/* Unwind one snapshot into s->frames (leaf first).  Returns true when the
+ * stack is complete, false when unwinding stopped early. */
+bool sfc__unwind(struct sfc_session *s, const struct sfc_thr *t,
+		 const unsigned char *stack);
+int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
+		   struct sf_profile *p, sf_frame_id *out);
+
+#endif

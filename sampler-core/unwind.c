@@ -1,0 +1,458 @@
+/*
+ * unwind.c - unwinding stack copies and symbolizing addresses, with
+ * elfutils libdwfl.
+ *
+ * The modules come from /proc/PID/maps (dwfl_linux_proc_report); ELF and
+ * CFI are loaded lazily by libdwfl, once per module.  Unwinding never
+ * touches the live process: dwfl_attach_state gets our own
+ * Dwfl_Thread_Callbacks whose registers and memory are the snapshot taken
+ * while the thread was stopped (the technique of ddprof and eu-stacktrace).
+ * libdwfl tries .eh_frame, then .debug_frame, then the architecture's
+ * frame-pointer step.  A read outside the copy fails, which ends the stack
+ * (reported as truncated).
+ *
+ * Symbolization runs once per unique address at the end
+ * (dwfl_module_addrinfo scans the symbol table linearly, ~50 µs): names
+ * from .symtab/.dynsym or a separate debug file found by build-id or
+ * debuglink (dwfl_standard_find_debuginfo), C++ names demangled through
+ * __cxa_demangle loaded at run time, JIT code from /tmp/perf-PID.map, and
+ * anything else as "[unknown] (module+0xOFFSET)".
+ */
+#include "capture_int.h"
+
+#include <dlfcn.h>
+#include <dwarf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ----- the snapshot as a Dwfl process ----- */
+
+static pid_t cb_next_thread(Dwfl *dwfl, void *arg, void **thread_arg)
+{
+	return 0;   /* we only ask for one thread at a time */
+}
+
+static bool cb_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_arg)
+{
+	struct sfc_session *s = arg;
+
+	if (!s->unw || s->unw->tid != tid)
+		return false;
+	*thread_arg = s;
+	return true;
+}
+
+static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
+			   void *arg)
+{
+	struct sfc_session *s = arg;
+	uint64_t sp = s->unw->stack_base;
+
+	if (addr < sp || addr - sp > s->unw->stack_len ||
+	    s->unw->stack_len - (addr - sp) < sizeof(Dwarf_Word))
+		return false;
+	memcpy(result, s->unw_stack + (addr - sp), sizeof(Dwarf_Word));
+	return true;
+}
+
+static bool cb_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct sfc_session *s = arg;
+	const sfc_regs *r = &s->unw->regs;
+#if defined(__x86_64__)
+	/* DWARF order: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip */
+	Dwarf_Word w[17] = {
+		r->rax, r->rdx, r->rcx, r->rbx, r->rsi, r->rdi, r->rbp,
+		r->rsp, r->r8,  r->r9,  r->r10, r->r11, r->r12, r->r13,
+		r->r14, r->r15, r->rip,
+	};
+	if (!dwfl_thread_state_registers(thread, 0, 17, w))
+		return false;
+	dwfl_thread_state_register_pc(thread, r->rip);
+#else
+	/* x0..x30, sp */
+	Dwarf_Word w[32];
+	for (int i = 0; i < 31; i++)
+		w[i] = r->regs[i];
+	w[31] = r->sp;
+	if (!dwfl_thread_state_registers(thread, 0, 32, w))
+		return false;
+	dwfl_thread_state_register_pc(thread, r->pc);
+#endif
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks snapshot_callbacks = {
+	.next_thread = cb_next_thread,
+	.get_thread = cb_get_thread,
+	.memory_read = cb_memory_read,
+	.set_initial_registers = cb_set_initial_registers,
+};
+
+/* Load each module's ELF and CFI now, so the first samples do not pay
+ * for it (opening libc's separate debug file takes a good part of a
+ * second here). */
+static int warm_module(Dwfl_Module *mod, void **userdata, const char *name,
+		       Dwarf_Addr start, void *arg)
+{
+	Dwarf_Addr bias;
+
+	if (dwfl_module_getelf(mod, &bias))
+		dwfl_module_eh_cfi(mod, &bias);
+	return DWARF_CB_OK;
+}
+
+static void report(struct sfc_session *s, bool add)
+{
+	if (add)
+		dwfl_report_begin_add(s->dwfl);
+	else
+		dwfl_report_begin(s->dwfl);
+	dwfl_linux_proc_report(s->dwfl, s->pid);
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	dwfl_getmodules(s->dwfl, warm_module, s, 0);
+}
+
+int sfc__dwfl_open(struct sfc_session *s, struct sf_ctx *ctx)
+{
+	s->cbs.find_elf = dwfl_linux_proc_find_elf;
+	s->cbs.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->cbs.debuginfo_path = &s->debuginfo_path;
+	if (!(s->dwfl = dwfl_begin(&s->cbs)))
+		return sf_error(ctx, SF_ENOMEM, NULL, 0,
+				"cannot start libdwfl: %s", dwfl_errmsg(-1));
+	dwfl_report_begin(s->dwfl);
+	int e = dwfl_linux_proc_report(s->dwfl, s->pid);
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	dwfl_getmodules(s->dwfl, warm_module, s, 0);
+	if (e > 0)
+		return sf_error(ctx, SF_EINPUT, NULL, 0,
+				"cannot read the memory map of process %d: %s",
+				(int)s->pid, strerror(e));
+	if (s->o.unwind == SFC_UNWIND_DWARF) {
+		if (dwfl_attach_state(s->dwfl, NULL, s->pid,
+				      &snapshot_callbacks, s)) {
+			s->attached = true;
+		} else {
+			sf_warn(ctx, "capture.nodwarf",
+				"DWARF unwinding unavailable (%s); using frame "
+				"pointers", dwfl_errmsg(-1));
+			s->o.unwind = SFC_UNWIND_FP;
+		}
+	}
+	return 0;
+}
+
+void sfc__dwfl_refresh(struct sfc_session *s)
+{
+	/* keep the modules we know (their addresses are interned), add the
+	 * new ones (dlopen, or the libraries of a program just started) */
+	if (s->dwfl)
+		report(s, true);
+}
+
+/* ----- unwinding ----- */
+
+static int frame_cb(Dwfl_Frame *f, void *arg)
+{
+	struct sfc_session *s = arg;
+	Dwarf_Addr pc;
+	bool act;
+	Dwarf_Word sp;
+
+	if (!dwfl_frame_pc(f, &pc, &act))
+		return DWARF_CB_ABORT;
+	uint64_t at = act || !pc ? pc : pc - 1;
+	if (dwfl_frame_reg(f, SFC_DWARF_SP, &sp) == 0) {
+		/* the stack pointer grows toward the callers; anything else
+		 * is a corrupt stack that could make us loop */
+		if (s->nframes && sp <= s->last_sp) {
+			s->unw_bad = true;
+			return DWARF_CB_ABORT;
+		}
+		s->last_sp = sp;
+	}
+	if (s->nframes >= s->o.max_frames) {
+		s->unw_bad = true;
+		return DWARF_CB_ABORT;
+	}
+	s->frames[s->nframes++] = at;
+	return DWARF_CB_OK;
+}
+
+static bool read_word(const struct sfc_thr *t, const unsigned char *stack,
+		      uint64_t addr, uint64_t *out)
+{
+	uint64_t sp = t->stack_base;
+
+	if (addr < sp || addr - sp > t->stack_len ||
+	    t->stack_len - (addr - sp) < 8)
+		return false;
+	memcpy(out, stack + (addr - sp), 8);
+	return true;
+}
+
+/* Frame records {previous fp, return address} linked through the frame
+ * pointer (x86_64 rbp, aarch64 x29).  Callers of frameless leaf functions
+ * and of libc code built without frame pointers are lost. */
+static bool unwind_fp(struct sfc_session *s, const struct sfc_thr *t,
+		      const unsigned char *stack)
+{
+	uint64_t fp = SFC_FP(t->regs), next, ret;
+
+	s->frames[s->nframes++] = SFC_PC(t->regs);
+#if defined(__aarch64__)
+	/* a leaf keeps its return address in the link register */
+	if (t->regs.regs[30] && s->nframes < s->o.max_frames)
+		s->frames[s->nframes++] = t->regs.regs[30] - 1;
+#endif
+	while (s->nframes < s->o.max_frames) {
+		if (!fp)
+			return true;    /* the outermost frame */
+		if ((fp & 7) || !read_word(t, stack, fp, &next) ||
+		    !read_word(t, stack, fp + 8, &ret))
+			return false;
+		if (!ret)
+			return true;
+		s->frames[s->nframes++] = ret - 1;
+		if (next && next <= fp)
+			return false;
+		fp = next;
+	}
+	return false;
+}
+
+static int run_dwfl(struct sfc_session *s, const struct sfc_thr *t,
+		    const unsigned char *stack)
+{
+	s->unw = t;
+	s->unw_stack = stack;
+	int rc = dwfl_getthread_frames(s->dwfl, t->tid, frame_cb, s);
+	s->unw = NULL;
+	return rc;
+}
+
+bool sfc__unwind(struct sfc_session *s, const struct sfc_thr *t,
+		 const unsigned char *stack)
+{
+	s->nframes = 0;
+	s->unw_bad = false;
+	s->last_sp = 0;
+	if (s->o.unwind == SFC_UNWIND_FP || !s->attached)
+		return unwind_fp(s, t, stack);
+	int rc = run_dwfl(s, t, stack);
+	if (!s->nframes)
+		s->frames[s->nframes++] = SFC_PC(t->regs);
+#if defined(__x86_64__)
+	/* A leaf in code no module covers (JIT code, see /tmp/perf-PID.map)
+	 * has no CFI; libdwfl's fallback follows rbp, which JIT leaves
+	 * rarely maintain.  Try the frameless guess: the return address is
+	 * at [sp]; if it lands in a known module, unwind on from there. */
+	uint64_t ret;
+	if ((rc != 0 || s->unw_bad) && s->nframes <= 2 &&
+	    !dwfl_addrmodule(s->dwfl, SFC_PC(t->regs)) &&
+	    read_word(t, stack, SFC_SP(t->regs), &ret) &&
+	    dwfl_addrmodule(s->dwfl, ret)) {
+		struct sfc_thr up = *t;
+		up.regs.rip = ret;
+		up.regs.rsp += 8;
+		s->nframes = 1;
+		s->unw_bad = false;
+		s->last_sp = 0;
+		rc = run_dwfl(s, &up, stack);
+		if (s->nframes > 1)
+			s->frames[1] = ret - 1;   /* a call site, not a pc */
+	}
+#endif
+	return rc == 0 && !s->unw_bad;
+}
+
+/* ----- symbolization ----- */
+
+struct jit_sym {
+	uint64_t start, size;
+	char *name;
+};
+
+static int jit_cmp(const void *a, const void *b)
+{
+	const struct jit_sym *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* /tmp/perf-PID.map: "START SIZE name" in hex, one per line (perf's JIT
+ * interface).  Missing or unreadable: no JIT names. */
+static struct jit_sym *load_perf_map(pid_t pid, size_t *n)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0, len = 0;
+	struct jit_sym *v = NULL;
+	FILE *f;
+
+	*n = 0;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return NULL;
+	while (getline(&line, &cap, f) > 0) {
+		char *e1, *e2;
+		uint64_t st = strtoull(line, &e1, 16);
+		uint64_t sz = strtoull(e1, &e2, 16);
+		if (e1 == line || e2 == e1 || *e2 != ' ')
+			continue;
+		e2++;
+		e2[strcspn(e2, "\n")] = 0;
+		if (*n == len) {
+			len = len ? len * 2 : 64;
+			void *q = sf_reallocarray(v, len, sizeof(*v));
+			if (!q)
+				break;
+			v = q;
+		}
+		v[*n].start = st;
+		v[*n].size = sz;
+		if (!(v[*n].name = strdup(e2)))
+			break;
+		(*n)++;
+	}
+	free(line);
+	fclose(f);
+	if (*n)
+		qsort(v, *n, sizeof(*v), jit_cmp);
+	return v;
+}
+
+static const char *jit_find(const struct jit_sym *v, size_t n, uint64_t pc)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* the last entry starting at or before pc; later entries win, as
+	 * a JIT may reuse an address range */
+	if (lo && pc - v[lo - 1].start < v[lo - 1].size)
+		return v[lo - 1].name;
+	return NULL;
+}
+
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
+		   struct sf_profile *p, sf_frame_id *out)
+{
+	void *cxx = NULL;
+	demangle_fn demangle = NULL;
+	size_t njit = 0;
+	struct jit_sym *jit = load_perf_map(s->pid, &njit);
+	char buf[512], plain[512];
+	const char *at;
+	int rc = 0;
+
+	if (!s->o.no_demangle) {
+		cxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+		if (cxx)
+			*(void **)&demangle = dlsym(cxx, "__cxa_demangle");
+	}
+	for (size_t i = 0; i < s->naddrs && !rc; i++) {
+		struct sf_frame f;
+		char *dem = NULL;
+		sf_frame_init(&f);
+		if (i == SFC_ADDR_TRUNCATED) {
+			/* only when some stack uses it */
+			out[i] = 0;
+			if (!s->st.truncated)
+				continue;
+			f.name = "[truncated]";
+			rc = sf_profile_frame(p, ctx, &f, &out[i]);
+			continue;
+		}
+		uint64_t pc = s->addrs[i].pc;
+		Dwfl_Module *mod = s->addrs[i].mod;
+		/* an address of an image replaced by exec keeps only the
+		 * module it had when sampled */
+		if (!mod && s->dwfl && s->addrs[i].gen == s->gen)
+			mod = dwfl_addrmodule(s->dwfl, pc);
+		const char *name = NULL, *mname = NULL;
+		Dwarf_Addr start = 0, end = 0, bias = 0;
+		if (mod)
+			mname = dwfl_module_info(mod, NULL, &start, &end, NULL,
+						 NULL, NULL, NULL);
+		if (mod && (pc < start || pc >= end))
+			mod = NULL;
+		if (mod) {
+			GElf_Off off;
+			GElf_Sym sym;
+			uint64_t rel = pc - start;
+			if (dwfl_module_getelf(mod, &bias))
+				rel = pc - bias;
+			name = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL,
+						    NULL, NULL);
+			f.module = mname;
+			f.address = rel;
+			if (name && (at = strchr(name, '@')) && at > name &&
+			    (size_t)(at - name) < sizeof(plain)) {
+				/* "pthread_cond_wait@@GLIBC_2.3.2": drop the
+				 * symbol version */
+				memcpy(plain, name, (size_t)(at - name));
+				plain[at - name] = 0;
+				name = plain;
+			}
+			if (name && demangle && name[0] == '_' &&
+			    name[1] == 'Z') {
+				int st = -1;
+				dem = demangle(name, NULL, NULL, &st);
+				if (st == 0 && dem)
+					name = dem;
+			}
+			if (!name) {
+				snprintf(buf, sizeof(buf),
+					 "[unknown] (%s+0x%" PRIx64 ")",
+					 mname ? base_name(mname) : "?", rel);
+				name = buf;
+			}
+			if (s->o.source_lines) {
+				Dwfl_Line *l = dwfl_module_getsrc(mod, pc);
+				int line = 0, col = 0;
+				const char *file = l ? dwfl_lineinfo(
+					l, NULL, &line, &col, NULL, NULL) : NULL;
+				if (file) {
+					f.file = file;
+					f.line = line > 0 ? (uint32_t)line : 0;
+					f.column = col > 0 ? (uint32_t)col : 0;
+				}
+			}
+		} else if ((name = jit_find(jit, njit, pc))) {
+			f.kind = "jit";
+			f.address = pc;
+		} else {
+			snprintf(buf, sizeof(buf), "[unknown] (0x%" PRIx64 ")",
+				 pc);
+			name = buf;
+			f.address = pc;
+		}
+		f.name = name;
+		rc = sf_profile_frame(p, ctx, &f, &out[i]);
+		free(dem);
+	}
+	for (size_t i = 0; i < njit; i++)
+		free(jit[i].name);
+	free(jit);
+	if (cxx)
+		dlclose(cxx);
+	return rc;
+}

@@ -1,0 +1,129 @@
+# sfcapture never leaves the target stopped or traced, whatever happens:
+# Ctrl-C (SIGINT), SIGTERM, SIGHUP, SIGKILL of sfcapture mid-capture, the
+# target exiting, threads created and joined during the capture, a target
+# already stopped with SIGSTOP, and a corrupt stack.  Also the documented
+# observer effect: epoll_wait returns EINTR once per sample.
+. "$TOP/tests/lib.sh"
+. "$TOP/tests/capture-lib.sh"
+capture_setup capture-robust
+
+# SIGINT, SIGTERM, SIGHUP: exit 0, output written, target running
+start_target ./target_nofp || fail capture-signal-start "target not ready"
+for sig in INT TERM HUP; do
+	"$SFCAPTURE" -q -p $TPID -d 30 -o sig.$sig.json &
+	cp=$!
+	sleep 0.7
+	kill -$sig $cp
+	wait $cp; rc=$?
+	n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["samples"]))' sig.$sig.json 2>/dev/null)
+	if [ $rc -eq 0 ] && [ "${n:-0}" -gt 0 ]; then pass capture-sig$sig-output; else
+		fail capture-sig$sig-output "status $rc, ${n:-no} samples"; fi
+	why=$(target_runs $TPID) && pass capture-sig$sig-target-runs || fail capture-sig$sig-target-runs "$why"
+done
+
+# SIGKILL at random moments of a back-to-back capture (1000 Hz, so most
+# kills land while threads are seized): the kernel must release them all
+bad=0
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	"$SFCAPTURE" -q -F 1000 -p $TPID -o kill.json &
+	cp=$!
+	sleep 0.$(( (i * 37) % 30 + 5 ))
+	kill -9 $cp; wait $cp 2>/dev/null
+	why=$(target_runs $TPID) || { bad=$((bad + 1)); echo "run $i: $why"; }
+done
+[ $bad -eq 0 ] && pass capture-sigkill-target-runs || fail capture-sigkill-target-runs "$bad of 12 runs left the target stopped or traced"
+ls -a | grep -q '^\.kill\.json' && fail capture-sigkill-no-temp "temporary file left" || pass capture-sigkill-no-temp
+# the target still works: it answers SIGUSR1
+kill -USR1 $TPID; wait $TPID 2>/dev/null
+grep -q '^EINTR' "$TOUT" && pass capture-target-alive-after-kills || fail capture-target-alive-after-kills "no answer to SIGUSR1"
+TPID=
+
+# a target that exits mid-capture ends the capture cleanly
+start_target ./target_nofp -e 1 || fail capture-exit-start "target not ready"
+timeout 60 "$SFCAPTURE" -p $TPID -d 30 --to lines -o exit.lines 2> exit.err
+rc=$?
+n=$(wc -l < exit.lines 2>/dev/null || echo 0)
+if [ $rc -eq 0 ] && [ "$n" -gt 100 ] && grep -q 'target exited' exit.err; then pass capture-target-exits; else
+	fail capture-target-exits "status $rc, $n samples: $(head -n 2 exit.err)"; fi
+stop_target
+
+# threads created and joined during the capture are sampled
+start_target ./target_nofp -x -C || fail capture-churn-start "target not ready"
+timeout 60 "$SFCAPTURE" -q -p $TPID -d 1.5 --to lines -o churn.lines
+rc=$?
+set -- $(chain_share churn.lines churn "churn_thread;churn_work")
+ntid=$(awk -F '\t' '$1 ~ /:churn$/ { sub(/:.*/, "", $1); print $1 }' churn.lines | sort -u | wc -l)
+if [ $rc -eq 0 ] && [ "$2" -gt 0 ] && [ "$1" -ge 95 ] && [ "$ntid" -ge 3 ]; then pass capture-thread-churn; else
+	fail capture-thread-churn "status $rc, $2 churn samples ($1% correct) from $ntid threads"; fi
+# main spends its time in pthread_join or pthread_create; inside the
+# parent's side of clone3 the unwinder may stop (glibc's CFI there), so
+# 80% rather than 95%
+set -- $(chain_share churn.lines $TPID "main;main_wait;churn_loop")
+[ "$2" -gt 0 ] && [ "$1" -ge 80 ] && pass capture-churn-main || fail capture-churn-main "$1% of $2 main samples show main;main_wait;churn_loop"
+why=$(target_runs $TPID) && pass capture-churn-target-runs || fail capture-churn-target-runs "$why"
+stop_target
+
+# a corrupt stack: no crash, no hang, a truncated stack and a warning; the
+# other threads are still right
+for build in fp nofp; do
+	start_target ./target_$build -c || fail capture-corrupt-start "target not ready"
+	timeout 60 "$SFCAPTURE" -p $TPID -d 1 --to lines -o corrupt.lines 2> corrupt.err
+	rc=$?
+	c=$(awk -F '\t' '$1 ~ /:corrupt$/ && $3 ~ /^\[truncated\];.*corrupt_leaf$/' corrupt.lines | wc -l)
+	if [ $rc -eq 0 ] && [ "$c" -gt 0 ] && grep -q 'warning: .*truncated' corrupt.err; then
+		pass capture-corrupt-$build; else
+		fail capture-corrupt-$build "status $rc, $c truncated corrupt stacks: $(head -n 3 corrupt.err)"; fi
+	expect_chain capture-corrupt-$build-others corrupt.lines read "read_thread;read_blocker"
+	timeout 60 "$SFCAPTURE" -q -p $TPID -d 0.5 --unwind=fp --to lines -o corrupt-fp.lines
+	rc=$?
+	[ $rc -eq 0 ] && grep -q ':corrupt' corrupt-fp.lines && pass capture-corrupt-$build-fp-walker || fail capture-corrupt-$build-fp-walker "status $rc"
+	stop_target
+done
+
+# a thread in uninterruptible sleep (the parent side of vfork, state D)
+# cannot be stopped: it must not hold up the others, is counted as missed,
+# and is not left traced once its wait ends
+start_target ./target_nofp -v || fail capture-dstate-start "target not ready"
+timeout 30 "$SFCAPTURE" -p $TPID -d 1 --to lines -o dstate.lines 2> dstate.err
+rc=$?
+low=$(for th in main cpu sleep read cond epoll; do
+	n=$(awk -F '\t' -v th=$th '{ sub(/^[0-9]*:/, "", $1) } $1 == th' dstate.lines | wc -l)
+	[ "$n" -ge 50 ] || echo "$th:$n"
+done)
+if [ $rc -eq 0 ] && [ -z "$low" ] && grep -q 'did not stop within' dstate.err &&
+   ! grep -q ' 0 missed' dstate.err; then pass capture-dstate-no-stall; else
+	fail capture-dstate-no-stall "status $rc, threads with few samples: ${low:-none}: $(head -n 2 dstate.err)"; fi
+sleep 2.2   # the vfork child exits: the D thread runs again
+why=$(target_runs $TPID) && pass capture-dstate-target-runs || fail capture-dstate-target-runs "$why"
+stop_target
+
+# a target stopped with SIGSTOP (Ctrl-Z) is sampled and stays stopped
+start_target ./target_nofp || fail capture-stopped-start "target not ready"
+kill -STOP $TPID
+sleep 0.1
+timeout 60 "$SFCAPTURE" -q -p $TPID -d 0.5 --to lines -o stopped.lines
+rc=$?
+running=0
+for st in /proc/$TPID/task/*/status; do
+	s=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "$st")
+	[ "$s" = T ] || running=$((running + 1))
+done
+if [ $rc -eq 0 ] && [ $running -eq 0 ] && [ -s stopped.lines ]; then pass capture-stopped-stays-stopped; else
+	fail capture-stopped-stays-stopped "status $rc, $running threads not in T"; fi
+grep -q 'read_thread;read_blocker' stopped.lines && pass capture-stopped-sampled || fail capture-stopped-sampled "no read stacks"
+kill -CONT $TPID
+sleep 0.1
+why=$(target_runs $TPID) && pass capture-stopped-continues || fail capture-stopped-continues "$why"
+stop_target
+
+# observer effect (documented): each sample makes epoll_wait return EINTR
+# (about once per sample: a sample that finds the thread between two
+# epoll_wait calls interrupts nothing, so at least half, at most all)
+start_target ./target_nofp || fail capture-eintr-start "target not ready"
+timeout 60 "$SFCAPTURE" -q -p $TPID -d 1 --threads "$(grep -l '^epoll$' /proc/$TPID/task/*/comm | sed 's|.*/task/\([0-9]*\)/comm|\1|')" --to lines -o eintr.lines
+n=$(wc -l < eintr.lines)
+kill -USR1 $TPID; wait $TPID 2>/dev/null
+e=$(sed -n 's/^EINTR //p' "$TOUT")
+if [ "$n" -gt 0 ] && [ "${e:-0}" -ge $((n / 2)) ] && [ "${e:-0}" -le $((n + 2)) ]; then pass capture-epoll-eintr-per-sample; else
+	fail capture-epoll-eintr-per-sample "$n samples, ${e:-no} EINTR"; fi
+TPID=

@@ -1,0 +1,83 @@
+# sfcapture symbolization: a stripped binary gives "[unknown]
+# (module+0xOFFSET)" at the right offsets, C++ names are demangled (or
+# not, with --no-demangle), JIT code is named from /tmp/perf-PID.map, and
+# --lines adds file and line.  Offsets and lines are checked against nm and
+# the source, not against sfcapture's own output.
+. "$TOP/tests/lib.sh"
+. "$TOP/tests/capture-lib.sh"
+capture_setup capture-symbols
+
+# stripped: the target's own functions are not in .dynsym, so they show as
+# module+offset; the offset of read_thread's call site must fall inside
+# read_blocker's caller read_thread according to the unstripped symbols
+if have strip && have nm; then
+	strip --strip-all -o target_stripped target_nofp
+	start_target ./target_stripped || fail capture-stripped-start "target not ready"
+	timeout 60 "$SFCAPTURE" -q -p $TPID -d 0.5 --to lines -o stripped.lines
+	stop_target
+	# read thread: ...;start_thread;[unknown] (target_stripped+0xA);[unknown] (target_stripped+0xB);read
+	line=$(awk -F '\t' '$1 ~ /:read$/ { print $3; exit }' stripped.lines)
+	offs=$(echo "$line" | tr ';' '\n' | sed -n 's/^\[unknown\] (target_stripped+0x\([0-9a-f]*\))$/\1/p')
+	set -- $offs
+	if [ $# -eq 2 ]; then
+		# root first: read_thread's call site, then read_blocker's
+		in_sym() { # OFFSET(hex) NAME: inside NAME per nm -S
+			set -- $1 $(nm -S target_nofp | awk -v n="$2" '$4 == n { print $1, $2; exit }')
+			[ $# -eq 3 ] && [ $((0x$1)) -ge $((0x$2)) ] && [ $((0x$1)) -lt $((0x$2 + 0x$3)) ]
+		}
+		if in_sym $1 read_thread && in_sym $2 read_blocker; then pass capture-stripped-offsets; else
+			fail capture-stripped-offsets "offsets $1 $2 not in read_thread, read_blocker: $line"; fi
+	else
+		fail capture-stripped-offsets "expected 2 unknown target frames: $line"
+	fi
+else
+	skip capture-stripped-offsets "strip or nm missing"
+fi
+
+# C++ names
+if have c++; then
+	c++ -O2 -g -o cxx_target "$CAPFIX/cxx_target.cc"
+	start_target ./cxx_target || fail capture-cxx-start "target not ready"
+	timeout 60 "$SFCAPTURE" -q -p $TPID -d 0.3 --to lines -o cxx.lines
+	timeout 60 "$SFCAPTURE" -q -p $TPID -d 0.3 --no-demangle --to lines -o cxx-raw.lines
+	stop_target
+	grep -q ';main;sftest::Spinner::spin(int)$' cxx.lines && pass capture-cxx-demangle ||
+		fail capture-cxx-demangle "$(head -n 1 cxx.lines)"
+	grep -q ';main;_ZN6sftest7Spinner4spinEi$' cxx-raw.lines && pass capture-cxx-no-demangle ||
+		fail capture-cxx-no-demangle "$(head -n 1 cxx-raw.lines)"
+else
+	skip capture-cxx-demangle "no C++ compiler"
+fi
+
+# JIT code named from /tmp/perf-PID.map, callers found past it
+if [ "$(uname -m)" = x86_64 ]; then
+	start_target ./target_nofp -j || fail capture-jit-start "target not ready"
+	timeout 60 "$SFCAPTURE" -q -p $TPID -d 0.5 --to lines -o jit.lines
+	rm -f /tmp/perf-$TPID.map
+	stop_target
+	expect_chain capture-jit-perf-map jit.lines jit "jit_thread;jit_spin"
+else
+	skip capture-jit-perf-map "the JIT fixture is x86_64 code"
+fi
+
+# --lines: read_blocker's frame is the read() call in target.c
+start_target ./target_nofp || fail capture-lines-start "target not ready"
+timeout 60 "$SFCAPTURE" -q -p $TPID -d 0.2 --lines -o lines.json
+stop_target
+want=$(grep -n 'if (read(pipefd\[0\], &c, 1) == 0)' "$CAPFIX/target.c" | cut -d: -f1)
+got=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join(sorted({"%s:%s" % (f.get("file", "").split("/")[-1], f.get("line")) for f in d["frames"] if f["name"] == "read_blocker"})))' lines.json)
+[ "$got" = "target.c:$want" ] && pass capture-source-lines || fail capture-source-lines "read_blocker at '$got', expected target.c:$want"
+
+# a target that execs another program: modules are reloaded and the new
+# program's stacks are right
+# (without address randomization both images load at the same addresses,
+# so stale modules would name the new program's frames wrongly)
+norand=; setarch "$(uname -m)" -R true 2>/dev/null && norand="setarch $(uname -m) -R"
+timeout 60 $norand "$SFCAPTURE" -q -d 2 --to lines -o exec.lines -- sh -c 'sleep 0.3; exec ./target_nofp -e 1.2' > /dev/null
+rc=$?
+[ $rc -eq 0 ] && pass capture-exec-status || fail capture-exec-status "status $rc"
+expect_chain capture-exec-cpu exec.lines cpu "cpu_thread;cpu_recurse;cpu_recurse;cpu_leaf"
+expect_chain capture-exec-read exec.lines read "read_thread;read_blocker"
