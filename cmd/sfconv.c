@@ -260,7 +260,10 @@ needs_arg:
 		status = cli_fail(&ctx);
 		goto out;
 	}
-	note_losses(p, out_fmt);
+	/* a comparison's two types are what svg and difffolded draw */
+	if (!diff || (strcmp(out_fmt->name, "svg") &&
+		      strcmp(out_fmt->name, "difffolded")))
+		note_losses(p, out_fmt);
 	struct sf_output *o;
 	if ((rc = sf_output_open(&o, &ctx, outpath, gzip))) {
 		status = cli_fail(&ctx);
