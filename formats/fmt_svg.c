@@ -760,9 +760,10 @@ static int svg_write(const struct sf_profile *p, struct sf_output *out,
 	double height = YPAD_TOP + (g.maxdepth + 1.0) * FRAME_H + YPAD_BOTTOM;
 	double maxdelta = 0;
 	if (g.diff)
+		/* over every node, drawn or not: a frame removed
+		 * entirely is a change too */
 		for (size_t i = 0; i < g.n; i++)
-			if (g.nodes[i].drawn &&
-			    fabs(g.nodes[i].w - g.nodes[i].wb) > maxdelta)
+			if (fabs(g.nodes[i].w - g.nodes[i].wb) > maxdelta)
 				maxdelta = fabs(g.nodes[i].w - g.nodes[i].wb);
 	const char *title = o_title ? o_title :
 			    g.diff ? "Differential Flame Graph" :
