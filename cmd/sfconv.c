@@ -108,25 +108,19 @@ static void note_losses(const struct sf_profile *p,
 			to->name, what);
 }
 
-int main(int argc, char **argv)
+/* The program; main() owns what must be freed on every return. */
+static int sfconv(int argc, char **argv, struct sf_ctx *ctx, char **inputs,
+		  char **bases)
 {
-	struct sf_ctx ctx;
 	struct cli_common common = { 0 };
 	const char *outpath = NULL, *to = NULL;
 	bool gzip = false;
-	char **inputs = calloc((size_t)argc, sizeof(char *));
 	int ninputs = 0, rc, status;
 	bool only_inputs = false;
-	char **bases = calloc((size_t)argc, sizeof(char *));
 	int nbases = 0;
 	bool diff = false;
 	struct sf_diff_options dopt = { 0 };
 
-	cli_prog = "sfconv";
-	sf_ctx_init(&ctx);
-	ctx.interrupted = &cli_interrupted;
-	if (!inputs || !bases)
-		return EXIT_IO;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (only_inputs || a[0] != '-' || !strcmp(a, "-")) {
@@ -184,7 +178,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--strip-hex")) {
 			dopt.strip_hex = true;
 		} else {
-			int r = cli_common_option(&ctx, &common, argc, argv,
+			int r = cli_common_option(ctx, &common, argc, argv,
 						  &i);
 			if (r < 0)
 				return EXIT_USAGE;
@@ -243,21 +237,21 @@ needs_arg:
 	struct sf_profile *p = NULL;
 	if (diff) {
 		struct sf_profile *pb = NULL, *pn = NULL;
-		rc = cli_load(&ctx, &common, bases, nbases, true, &pb);
+		rc = cli_load(ctx, &common, bases, nbases, true, &pb);
 		if (!rc)
-			rc = cli_load(&ctx, &common, inputs, ninputs, true,
+			rc = cli_load(ctx, &common, inputs, ninputs, true,
 				      &pn);
 		if (!rc)
-			rc = sf_diff_build(&p, &ctx, pb, pn, &dopt);
+			rc = sf_diff_build(&p, ctx, pb, pn, &dopt);
 		sf_profile_free(pb);
 		sf_profile_free(pn);
 	} else {
-		rc = cli_load(&ctx, &common, inputs, ninputs,
+		rc = cli_load(ctx, &common, inputs, ninputs,
 			      !out_fmt->needs_order, &p);
 	}
 	if (rc) {
-		cli_warnings(&ctx);
-		status = cli_fail(&ctx);
+		cli_warnings(ctx);
+		status = cli_fail(ctx);
 		goto out;
 	}
 	/* a comparison's two types are what svg and difffolded draw */
@@ -265,23 +259,38 @@ needs_arg:
 		      strcmp(out_fmt->name, "difffolded")))
 		note_losses(p, out_fmt);
 	struct sf_output *o;
-	if ((rc = sf_output_open(&o, &ctx, outpath, gzip))) {
-		status = cli_fail(&ctx);
+	if ((rc = sf_output_open(&o, ctx, outpath, gzip))) {
+		status = cli_fail(ctx);
 		goto out;
 	}
-	rc = out_fmt->write(p, o, &ctx);
+	rc = out_fmt->write(p, o, ctx);
 	if (rc) {
-		if (!ctx.err.source[0])
-			snprintf(ctx.err.source, sizeof(ctx.err.source), "%s",
+		if (!ctx->err.source[0])
+			snprintf(ctx->err.source, sizeof(ctx->err.source), "%s",
 				 sf_output_name(o));
 		sf_output_abort(o);
 	} else {
-		rc = sf_output_commit(o, &ctx);
+		rc = sf_output_commit(o, ctx);
 	}
-	cli_warnings(&ctx);
-	status = rc ? cli_fail(&ctx) : EXIT_OK;
+	cli_warnings(ctx);
+	status = rc ? cli_fail(ctx) : EXIT_OK;
 out:
 	sf_profile_free(p);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct sf_ctx ctx;
+	char **inputs = calloc((size_t)argc, sizeof(char *));
+	char **bases = calloc((size_t)argc, sizeof(char *));
+	int status = EXIT_IO;
+
+	cli_prog = "sfconv";
+	sf_ctx_init(&ctx);
+	ctx.interrupted = &cli_interrupted;
+	if (inputs && bases)
+		status = sfconv(argc, argv, &ctx, inputs, bases);
 	sf_ctx_free(&ctx);
 	free(inputs);
 	free(bases);
