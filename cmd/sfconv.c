@@ -255,8 +255,10 @@ needs_arg:
 		goto out;
 	}
 	/* a comparison's two types are what svg and difffolded draw */
-	if (!diff || (strcmp(out_fmt->name, "svg") &&
-		      strcmp(out_fmt->name, "difffolded")))
+	uint32_t tb, tn;
+	if (!sf_diff_types(p, &tb, &tn) || (strcmp(out_fmt->name, "svg") &&
+					     strcmp(out_fmt->name,
+						    "difffolded")))
 		note_losses(p, out_fmt);
 	struct sf_output *o;
 	if ((rc = sf_output_open(&o, ctx, outpath, gzip))) {

@@ -141,3 +141,21 @@ printf 'all\trgb(110,110,255)\ngrow\trgb(255,110,110)\nmain\trgb(110,110,255)\n'
 expect_same svg-diff-intensity d2.want d2.out
 grep -q '1 frame only in base not drawn' diff2.svg && pass svg-diff-removed-noted ||
 	fail svg-diff-removed-noted "no note for the removed frame"
+
+# a difffolded input (inferno's differential fixture) draws a differential
+# graph whose root holds the sum of the NEW column (summed here by awk)
+DIFFIN=$PEERS/inferno/flamegraph/differential/perf-cycles-instructions-01-collapsed-all-diff.txt
+if [ -f "$DIFFIN" ]; then
+	$SFCONV "$DIFFIN" -o peer-diff.svg
+	wellformed svg-peer-diff-wellformed peer-diff.svg
+	want=$(awk '{n += $NF; b += $(NF-1)} END {printf "all|new: %d samples (100.00%%)|base: %d samples (100.00%%)|", n, b}' "$DIFFIN")
+	got=$($CHECK peer-diff.svg | awk -F'\t' '$1=="all"{print $7}')
+	case $got in
+	"$want"*) pass svg-peer-diff-totals ;;
+	*) fail svg-peer-diff-totals "root title '$got', expected '$want...'" ;;
+	esac
+	grep -q 'sf:mode="diff"' peer-diff.svg && pass svg-peer-diff-mode ||
+		fail svg-peer-diff-mode "not drawn as a differential graph"
+else
+	skip svg-peer-diff "no peer fixture $DIFFIN"
+fi
