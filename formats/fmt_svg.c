@@ -17,8 +17,9 @@
  *
  * A differential profile (prop "diff", types "base" and "new", from
  * sf_diff_build() or a difffolded input) is drawn with widths from NEW and
- * colours from NEW - BASE of each node: red where it grew, blue where it
- * shrank, the stronger the larger the change relative to the largest one.
+ * colours from the change of each node's self weight, NEW - BASE, as
+ * FlameGraph does: red where it grew, blue where it shrank, the stronger
+ * the larger the change relative to the largest one.
  * Frames with no weight in NEW (only in BASE) have no width and are not
  * drawn; the subtitle counts them.
  *
@@ -57,6 +58,7 @@ struct node {
 	uint32_t flags;
 	double w;       /* inclusive weight, default (NEW) type */
 	double wb;      /* inclusive BASE weight (differential) */
+	double sw, swb; /* self weights: NEW, BASE */
 	double x;       /* offset from the left, in weight units */
 	bool drawn;
 };
@@ -352,8 +354,12 @@ static int build_graph(struct graph *g, const struct sf_profile *p,
 		}
 	}
 	for (size_t s = 0; s < p->d.nstacks; s++) {
-		g->nodes[map[s]].w += self[s];
-		g->nodes[map[s]].wb += selfb[s];
+		g->nodes[map[s]].sw += self[s];
+		g->nodes[map[s]].swb += selfb[s];
+	}
+	for (size_t i = 0; i < g->n; i++) {
+		g->nodes[i].w = g->nodes[i].sw;
+		g->nodes[i].wb = g->nodes[i].swb;
 	}
 	for (size_t i = g->n; i-- > 1;) {
 		struct node *nd = &g->nodes[i];
@@ -653,6 +659,11 @@ static void write_frame(struct svgw *s, const struct graph *g,
 				snprintf(title + n, sizeof(title) - (size_t)n,
 					 " (new)");
 		}
+		double sd = nd->sw - nd->swb;
+		size_t l = strlen(title);
+		sf_format_num(db, sizeof(db), fabs(sd));
+		snprintf(title + l, sizeof(title) - l, "\nself change: %s%s",
+			 sd < 0 ? "-" : "+", db);
 	} else {
 		snprintf(title, sizeof(title), "\n%s %s, %.2f%%", nb,
 			 nd->w == 1 && !strcmp(unit, "samples") ? "sample" :
@@ -662,7 +673,7 @@ static void write_frame(struct svgw *s, const struct graph *g,
 	W(xmlTextWriterEndElement(s->w));
 
 	if (g->diff)
-		diff_colour(nd->w - nd->wb, maxdelta, rgb);
+		diff_colour(nd->sw - nd->swb, maxdelta, rgb);
 	else
 		frame_colour(pal, nd, rgb);
 	char fill[32];
@@ -760,11 +771,13 @@ static int svg_write(const struct sf_profile *p, struct sf_output *out,
 	double height = YPAD_TOP + (g.maxdepth + 1.0) * FRAME_H + YPAD_BOTTOM;
 	double maxdelta = 0;
 	if (g.diff)
-		/* over every node, drawn or not: a frame removed
-		 * entirely is a change too */
+		/* self changes, as FlameGraph colours them: the colour
+		 * shows where time moved, not every caller above it; over
+		 * every node, drawn or not, as a removed frame is a change
+		 * too */
 		for (size_t i = 0; i < g.n; i++)
-			if (fabs(g.nodes[i].w - g.nodes[i].wb) > maxdelta)
-				maxdelta = fabs(g.nodes[i].w - g.nodes[i].wb);
+			if (fabs(g.nodes[i].sw - g.nodes[i].swb) > maxdelta)
+				maxdelta = fabs(g.nodes[i].sw - g.nodes[i].swb);
 	const char *title = o_title ? o_title :
 			    g.diff ? "Differential Flame Graph" :
 			    inverted ? "Icicle Graph" : "Flame Graph";

@@ -107,7 +107,8 @@ grep -q 'frames narrower than 0.1 px not drawn' big.svg && pass svg-100k-elided 
 
 # differential: grow 1 -> 4 (+3), shrink 5 -> 2 (-3), main 6 -> 6 (0).
 # Widths from NEW (6): grow 4/6 * 1180, shrink 2/6 * 1180.  Colour by
-# change relative to the largest (3): full red, full blue, neutral grey.
+# the change of self weight relative to the largest (3): grow full red,
+# shrink full blue; all and main have no self weight: neutral grey.
 printf 'main;grow 1\nmain;shrink 5\n' > base.folded
 printf 'main;grow 4\nmain;shrink 2\n' > new.folded
 $SFCONV --diff base.folded new.folded -o diff.svg
@@ -122,8 +123,8 @@ W
 expect_same svg-diff-widths-colours dg.want dg.out
 $CHECK diff.svg | awk -F'\t' '$1=="grow"||$1=="shrink"{print $7}' > dt.out
 cat > dt.want <<'W'
-grow|new: 4 samples (66.67%)|base: 1 samples (16.67%)|change: +3 (+300.00%)
-shrink|new: 2 samples (33.33%)|base: 5 samples (83.33%)|change: -3 (-60.00%)
+grow|new: 4 samples (66.67%)|base: 1 samples (16.67%)|change: +3 (+300.00%)|self change: +3
+shrink|new: 2 samples (33.33%)|base: 5 samples (83.33%)|change: -3 (-60.00%)|self change: -3
 W
 expect_same svg-diff-titles dt.want dt.out
 # identical inputs: no change anywhere, every frame neutral
@@ -131,13 +132,14 @@ $SFCONV --diff small.folded small.folded -o same.svg
 $CHECK same.svg | cut -f6 | sort -u > same.out
 echo 'rgb(235,235,235)' > same.want
 expect_same svg-diff-identical-neutral same.want same.out
-# half the change is half the intensity: grow 2 -> 4 (+2), shrink 4 -> 0
-# (-4, only in base: not drawn), main 6 -> 4 (-2): 220 * (1 - 2/4) = 110
+# half the change is half the intensity: self changes grow 2 -> 4 (+2),
+# shrink 4 -> 0 (-4, only in base: not drawn), main and all 0 (neutral):
+# grow is 220 * (1 - 2/4) = 110 short of full red
 printf 'main;grow 2\nmain;shrink 4\n' > base2.folded
 printf 'main;grow 4\n' > new2.folded
 $SFCONV --diff base2.folded new2.folded -o diff2.svg
 $CHECK diff2.svg | cut -f1,6 > d2.out
-printf 'all\trgb(110,110,255)\ngrow\trgb(255,110,110)\nmain\trgb(110,110,255)\n' > d2.want
+printf 'all\trgb(235,235,235)\ngrow\trgb(255,110,110)\nmain\trgb(235,235,235)\n' > d2.want
 expect_same svg-diff-intensity d2.want d2.out
 grep -q '1 frame only in base not drawn' diff2.svg && pass svg-diff-removed-noted ||
 	fail svg-diff-removed-noted "no note for the removed frame"
