@@ -69,7 +69,7 @@ struct graph {
 	uint32_t *order;   /* node ids sorted by (parent, name, module) */
 	double total;
 	bool diff;
-	size_t elided, removed;
+	size_t drawn, elided, removed;
 	uint32_t maxdepth;
 };
 
@@ -111,7 +111,7 @@ static bool ends_with(const char *s, const char *suf)
 
 /* What kind of code a frame is: from the model's kind and flags, else
  * from the suffixes stackcollapse-perf.pl --all adds (_[k], _[j],
- * _[i]). */
+ * _[i]), or a "[kernel...]" module as perf names it. */
 enum fkind { K_OTHER, K_KERNEL, K_JIT, K_INLINE };
 
 static enum fkind frame_kind(const struct node *nd)
@@ -126,7 +126,8 @@ static enum fkind frame_kind(const struct node *nd)
 		if (!strcmp(nd->kind, "inline"))
 			return K_INLINE;
 	}
-	if (ends_with(nd->name, "_[k]"))
+	if (ends_with(nd->name, "_[k]") ||
+	    (nd->module && !strncmp(nd->module, "[kernel", 7)))
 		return K_KERNEL;
 	if (ends_with(nd->name, "_[j]"))
 		return K_JIT;
@@ -381,6 +382,7 @@ static int build_graph(struct graph *g, const struct sf_profile *p,
 	uint32_t cur = UINT32_MAX;
 	double cx = 0;
 	g->nodes[0].drawn = true;
+	g->drawn = 1;
 	double scale = g->total > 0 ? (width - 2 * XPAD) / g->total : 0;
 	for (size_t k = 1; k < g->n; k++) {
 		struct node *nd = &g->nodes[g->order[k]];
@@ -393,6 +395,7 @@ static int build_graph(struct graph *g, const struct sf_profile *p,
 		nd->drawn = g->nodes[nd->parent].drawn && nd->w > 0 &&
 			    nd->w * scale >= minw;
 		if (nd->drawn) {
+			g->drawn++;
 			if (nd->depth > g->maxdepth)
 				g->maxdepth = nd->depth;
 		} else if (nd->w > 0) {
@@ -811,7 +814,7 @@ static int svg_write(const struct sf_profile *p, struct sf_output *out,
 	W(xmlTextWriterWriteFormatComment(s->w,
 		" written by sftools %s; %zu frames drawn, %zu narrower than "
 		"min-width not drawn ", SF_VERSION,
-		g.n - g.elided - g.removed, g.elided));
+		g.drawn, g.elided));
 
 	W(xmlTextWriterStartElement(s->w, BAD_CAST "style"));
 	W(xmlTextWriterWriteString(s->w, BAD_CAST svg_style));

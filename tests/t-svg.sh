@@ -161,3 +161,13 @@ if [ -f "$DIFFIN" ]; then
 else
 	skip svg-peer-diff "no peer fixture $DIFFIN"
 fi
+
+# a frame in perf's kernel module is a kernel frame: orange (blue 0) in hot
+cat > kmod.json <<'J'
+{"format":"sftools-profile","version":1,"sample_types":[{"type":"samples","unit":"count"}],
+ "threads":[],"frames":[{"name":"main"},{"name":"do_syscall_64","module":"[kernel.kallsyms]"}],
+ "stacks":[[0,0],[1,1]],"samples":[[2,null,null,0,1]]}
+J
+$SFCONV kmod.json -o kmod.svg
+$CHECK kmod.svg | awk -F'\t' '$1=="do_syscall_64"{print $6}' | grep -q ',0)$' &&
+	pass svg-colors-kernel-module || fail svg-colors-kernel-module "$($CHECK kmod.svg | cut -f1,6)"
