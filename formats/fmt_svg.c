@@ -574,7 +574,10 @@ static const char svg_script[] =
 "function fit(name,w){var n=Math.floor((w-6)/CW);if(n<3)return \"\";\n"
 " if(name.length<=n)return name;return name.slice(0,n-2)+\"..\";}\n"
 "function place(g,x,w){g._r.setAttribute(\"x\",x.toFixed(2));g._r.setAttribute(\"width\",w.toFixed(2));\n"
-" g._t.setAttribute(\"x\",(x+3).toFixed(2));g._t.textContent=fit(g._name,w);}\n"
+" var l=fit(g._name,w);if(!g._t){if(!l)return;\n"
+"  g._t=document.createElementNS(\"http://www.w3.org/2000/svg\",\"text\");\n"
+"  g._t.setAttribute(\"y\",(parseFloat(g._r.getAttribute(\"y\"))+11.5).toFixed(2));g.appendChild(g._t);}\n"
+" g._t.setAttribute(\"x\",(x+3).toFixed(2));g._t.textContent=l;}\n"
 "function zoom(g){ensure();var zx=g._x,zw=g._w,zd=g._d,eps=total*1e-12;\n"
 " if(!(zw>0))return;\n"
 " for(var i=0;i<frames.length;i++){var f=frames[i];\n"
@@ -690,9 +693,8 @@ static void write_frame(struct svgw *s, const struct graph *g,
 	attr(s, "rx", "2");
 	W(xmlTextWriterEndElement(s->w));
 
-	W(xmlTextWriterStartElement(s->w, BAD_CAST "text"));
-	attr_num(s, "x", x + 3);
-	attr_num(s, "y", y + 11.5);
+	/* no <text> where no label fits (most frames of a big profile):
+	 * fewer elements load faster; the script adds one on zoom */
 	long fits = (long)floor((w - 6) / CHAR_W);
 	if (fits >= 3) {
 		const char *label = (size_t)fits >= utf8_chars(nd->name) ?
@@ -701,9 +703,12 @@ static void write_frame(struct svgw *s, const struct graph *g,
 			s->err = 2;
 			return;
 		}
+		W(xmlTextWriterStartElement(s->w, BAD_CAST "text"));
+		attr_num(s, "x", x + 3);
+		attr_num(s, "y", y + 11.5);
 		W(xmlTextWriterWriteString(s->w, BAD_CAST label));
+		W(xmlTextWriterEndElement(s->w));
 	}
-	W(xmlTextWriterEndElement(s->w));
 	W(xmlTextWriterEndElement(s->w));
 	W(xmlTextWriterWriteRaw(s->w, BAD_CAST "\n"));
 }

@@ -44,7 +44,8 @@ function near(a, b) { return Math.abs(a - b) < 0.02; }
         out.push({ x: +r.getAttribute('x'), w: +r.getAttribute('width'),
                    hidden: getComputedStyle(g).display === 'none',
                    fill: r.getAttribute('fill'),
-                   label: g.querySelector('text').textContent });
+                   label: g.querySelector('text') ?
+                     g.querySelector('text').textContent : '' });
       }
       return out;
     }, name);
@@ -142,6 +143,20 @@ function near(a, b) { return Math.abs(a - b) < 0.02; }
         window.sfFlame.reset();
       });
       const t3 = Date.now();
+      // a frame drawn without a label gets one when zoomed into
+      const lab = await bp.evaluate(() => {
+        const g = [...document.querySelectorAll('#frames > g')].find(
+          g => !g.querySelector('text'));
+        if (!g) return null;
+        window.sfFlame.zoom(g);
+        const t = g.querySelector('text');
+        return [g.querySelector('title').textContent.split('\n')[0],
+                t ? t.textContent : ''];
+      });
+      if (lab && lab[1] !== '' && (lab[1] === lab[0] ||
+          lab[0].startsWith(lab[1].replace(/\.\.$/, ''))))
+        pass('svg-browser-zoom-adds-label');
+      else fail('svg-browser-zoom-adds-label', JSON.stringify(lab));
       console.log('NOTE: 100000-stack SVG (' + fs.statSync(big).size +
                   ' bytes, ' + nf + ' frames drawn): load ' + (t1 - t0) +
                   ' ms, zoom+reset ' + (t3 - t2) + ' ms');
