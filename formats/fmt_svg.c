@@ -734,6 +734,10 @@ static const char *unit_word(const struct sf_profile *p, bool diff)
 	const char *u = p->d.types[t].unit;
 	if (!u || !strcmp(u, "count"))
 		return "samples";
+	/* a unit goes into every title: keep it plain ASCII */
+	for (const char *c = u; *c; c++)
+		if (*c < 0x20 || *c > 0x7e)
+			return "units";
 	return u;
 }
 
