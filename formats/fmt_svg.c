@@ -421,10 +421,13 @@ struct svgw {
 	size_t cap;
 };
 
+/* Always "succeeds": a failed write is sticky in sf_output and reported
+ * by sf_output_commit(), while a -1 here would make libxml2 print its own
+ * "I/O error" on stderr (the library never prints). */
 static int out_write(void *context, const char *buf, int len)
 {
 	sf_output_write(context, buf, (size_t)len);
-	return sf_output_failed(context) ? -1 : len;
+	return len;
 }
 
 static int out_close(void *context)

@@ -171,3 +171,11 @@ J
 $SFCONV kmod.json -o kmod.svg
 $CHECK kmod.svg | awk -F'\t' '$1=="do_syscall_64"{print $6}' | grep -q ',0)$' &&
 	pass svg-colors-kernel-module || fail svg-colors-kernel-module "$($CHECK kmod.svg | cut -f1,6)"
+
+# write errors: one message, exit 3; a closed pipe ends quietly
+if [ -w /dev/full ]; then
+	expect_error svg-disk-full 3 'write error' sh -c "$SFCONV small.folded --to svg > /dev/full"
+else skip svg-disk-full "no /dev/full"; fi
+$SFCONV big.folded --to svg 2>pipe.err | head -c 100 > /dev/null
+if [ ! -s pipe.err ]; then pass svg-closed-pipe-quiet; else
+	fail svg-closed-pipe-quiet "$(head -n 2 pipe.err)"; fi
