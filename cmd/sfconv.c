@@ -31,6 +31,7 @@ static void usage(FILE *f)
 "      --base FILE        a BASE input of a comparison (repeatable); the\n"
 "                         INPUTs are then the NEW side\n"
 "      --normalize        comparison: scale BASE to NEW's total\n"
+"                         (difffolded.pl -n)\n"
 "      --strip-hex        comparison: write 0x1234 in names as 0x...\n"
 "  -q, --quiet            no warnings or notes on standard error\n"
 "      --list-formats     list the formats, their extensions and whether\n"
@@ -108,19 +109,29 @@ static void note_losses(const struct sf_profile *p,
 			to->name, what);
 }
 
-/* The program; main() owns what must be freed on every return. */
-static int sfconv(int argc, char **argv, struct sf_ctx *ctx, char **inputs,
-		  char **bases)
+int main(int argc, char **argv)
 {
+	struct sf_ctx ctx;
 	struct cli_common common = { 0 };
 	const char *outpath = NULL, *to = NULL;
 	bool gzip = false;
-	int ninputs = 0, rc, status;
+	char **inputs = calloc((size_t)argc, sizeof(char *));
+	int ninputs = 0, rc, status = EXIT_OK;
+	struct sf_profile *p = NULL;
 	bool only_inputs = false;
+	char **bases = calloc((size_t)argc, sizeof(char *));
 	int nbases = 0;
 	bool diff = false;
 	struct sf_diff_options dopt = { 0 };
 
+	cli_prog = "sfconv";
+	sf_ctx_init(&ctx);
+	ctx.interrupted = &cli_interrupted;
+	if (!inputs || !bases) {
+		free(inputs);
+		free(bases);
+		return EXIT_IO;
+	}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (only_inputs || a[0] != '-' || !strcmp(a, "-")) {
@@ -131,13 +142,13 @@ static int sfconv(int argc, char **argv, struct sf_ctx *ctx, char **inputs,
 			only_inputs = true;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
-			return EXIT_OK;
+			{ status = EXIT_OK; goto out; }
 		} else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
 			printf("sfconv (sftools) %s\n", SF_VERSION);
-			return EXIT_OK;
+			{ status = EXIT_OK; goto out; }
 		} else if (!strcmp(a, "--list-formats")) {
 			list_formats();
-			return EXIT_OK;
+			{ status = EXIT_OK; goto out; }
 		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
 			if (i + 1 >= argc)
 				goto needs_arg;
@@ -160,7 +171,7 @@ static int sfconv(int argc, char **argv, struct sf_ctx *ctx, char **inputs,
 			if (i + 2 >= argc) {
 				cli_msg("option '--diff' needs two files, "
 					"BASE and NEW");
-				return EXIT_USAGE;
+				{ status = EXIT_USAGE; goto out; }
 			}
 			bases[nbases++] = argv[++i];
 			inputs[ninputs++] = argv[++i];
@@ -178,19 +189,19 @@ static int sfconv(int argc, char **argv, struct sf_ctx *ctx, char **inputs,
 		} else if (!strcmp(a, "--strip-hex")) {
 			dopt.strip_hex = true;
 		} else {
-			int r = cli_common_option(ctx, &common, argc, argv,
+			int r = cli_common_option(&ctx, &common, argc, argv,
 						  &i);
 			if (r < 0)
-				return EXIT_USAGE;
+				{ status = EXIT_USAGE; goto out; }
 			if (r == 0) {
 				cli_msg("unknown option '%s' (see --help)", a);
-				return EXIT_USAGE;
+				{ status = EXIT_USAGE; goto out; }
 			}
 		}
 		continue;
 needs_arg:
 		cli_msg("option '%s' needs an argument", a);
-		return EXIT_USAGE;
+		{ status = EXIT_USAGE; goto out; }
 	}
 
 	const struct sf_format *out_fmt = NULL;
@@ -199,14 +210,14 @@ needs_arg:
 		if (!out_fmt || !out_fmt->write) {
 			cli_msg("unknown output format '%s' "
 				"(--list-formats shows the formats)", to);
-			return EXIT_USAGE;
+			{ status = EXIT_USAGE; goto out; }
 		}
 	} else if (outpath && strcmp(outpath, "-")) {
 		out_fmt = sf_format_by_path(outpath, true);
 		if (!out_fmt) {
 			cli_msg("cannot tell the output format from '%s'; "
 				"use --to", outpath);
-			return EXIT_USAGE;
+			{ status = EXIT_USAGE; goto out; }
 		}
 	} else {
 		out_fmt = sf_format_by_name(diff ? "difffolded" : "collapsed");
@@ -214,12 +225,12 @@ needs_arg:
 	if ((dopt.normalize || dopt.strip_hex) && !diff) {
 		cli_msg("--normalize and --strip-hex need a comparison "
 			"(--diff BASE NEW or --base FILE)");
-		return EXIT_USAGE;
+		{ status = EXIT_USAGE; goto out; }
 	}
 	if (diff && !ninputs) {
 		cli_msg("--base needs the NEW inputs too (or use --diff "
 			"BASE NEW)");
-		return EXIT_USAGE;
+		{ status = EXIT_USAGE; goto out; }
 	}
 	if (outpath) {
 		size_t l = strlen(outpath);
@@ -230,28 +241,27 @@ needs_arg:
 	    isatty(1)) {
 		cli_msg("refusing to write %s output to a terminal; use -o "
 			"or a pipe", gzip ? "compressed" : out_fmt->name);
-		return EXIT_USAGE;
+		{ status = EXIT_USAGE; goto out; }
 	}
 
 	cli_signals();
-	struct sf_profile *p = NULL;
 	if (diff) {
 		struct sf_profile *pb = NULL, *pn = NULL;
-		rc = cli_load(ctx, &common, bases, nbases, true, &pb);
+		rc = cli_load(&ctx, &common, bases, nbases, true, &pb);
 		if (!rc)
-			rc = cli_load(ctx, &common, inputs, ninputs, true,
+			rc = cli_load(&ctx, &common, inputs, ninputs, true,
 				      &pn);
 		if (!rc)
-			rc = sf_diff_build(&p, ctx, pb, pn, &dopt);
+			rc = sf_diff_build(&p, &ctx, pb, pn, &dopt);
 		sf_profile_free(pb);
 		sf_profile_free(pn);
 	} else {
-		rc = cli_load(ctx, &common, inputs, ninputs,
+		rc = cli_load(&ctx, &common, inputs, ninputs,
 			      !out_fmt->needs_order, &p);
 	}
 	if (rc) {
-		cli_warnings(ctx);
-		status = cli_fail(ctx);
+		cli_warnings(&ctx);
+		status = cli_fail(&ctx);
 		goto out;
 	}
 	/* a comparison's two types are what svg and difffolded draw */
@@ -261,38 +271,23 @@ needs_arg:
 						    "difffolded")))
 		note_losses(p, out_fmt);
 	struct sf_output *o;
-	if ((rc = sf_output_open(&o, ctx, outpath, gzip))) {
-		status = cli_fail(ctx);
+	if ((rc = sf_output_open(&o, &ctx, outpath, gzip))) {
+		status = cli_fail(&ctx);
 		goto out;
 	}
-	rc = out_fmt->write(p, o, ctx);
+	rc = out_fmt->write(p, o, &ctx);
 	if (rc) {
-		if (!ctx->err.source[0])
-			snprintf(ctx->err.source, sizeof(ctx->err.source), "%s",
+		if (!ctx.err.source[0])
+			snprintf(ctx.err.source, sizeof(ctx.err.source), "%s",
 				 sf_output_name(o));
 		sf_output_abort(o);
 	} else {
-		rc = sf_output_commit(o, ctx);
+		rc = sf_output_commit(o, &ctx);
 	}
-	cli_warnings(ctx);
-	status = rc ? cli_fail(ctx) : EXIT_OK;
+	cli_warnings(&ctx);
+	status = rc ? cli_fail(&ctx) : EXIT_OK;
 out:
 	sf_profile_free(p);
-	return status;
-}
-
-int main(int argc, char **argv)
-{
-	struct sf_ctx ctx;
-	char **inputs = calloc((size_t)argc, sizeof(char *));
-	char **bases = calloc((size_t)argc, sizeof(char *));
-	int status = EXIT_IO;
-
-	cli_prog = "sfconv";
-	sf_ctx_init(&ctx);
-	ctx.interrupted = &cli_interrupted;
-	if (inputs && bases)
-		status = sfconv(argc, argv, &ctx, inputs, bases);
 	sf_ctx_free(&ctx);
 	free(inputs);
 	free(bases);
