@@ -179,3 +179,24 @@ else skip svg-disk-full "no /dev/full"; fi
 $SFCONV big.folded --to svg 2>pipe.err | head -c 100 > /dev/null
 if [ ! -s pipe.err ]; then pass svg-closed-pipe-quiet; else
 	fail svg-closed-pipe-quiet "$(head -n 2 pipe.err)"; fi
+
+# palettes as documented in docs/formats.d/svg.md
+palette() { # NAME COLORS AWK-CONDITION-ON-r,g,b
+	$SFCONV small.folded --colors "$2" -o "pal-$2.svg"
+	$CHECK "pal-$2.svg" | cut -f6 | sed 's/rgb(\(.*\))/\1/' |
+		awk -F, "!($3) { bad = 1 } END { exit bad }" &&
+		pass "$1" || fail "$1" "a fill is outside the $2 palette"
+}
+palette svg-colors-mem mem '$1 == 0 && $2 >= 190'
+palette svg-colors-io io '$1 == $2 && $3 >= 190'
+palette svg-colors-green green '$1 == $3 && $1 <= 50 && $2 >= 200'
+palette svg-colors-hot hot '$1 >= 205 && $2 <= 230 && $3 <= 55'
+# java: a JVM-style name is green, a C++ name yellow, anything else red
+printf 'java/lang/Thread.run;Foo::bar;main 1\n' > java.folded
+$SFCONV java.folded --colors java -o java.svg
+$CHECK java.svg | awk -F'\t' '$1 != "all" {print $1, $6}' | sed 's/rgb(\(.*\))/\1/' |
+	awk -F'[ ,]' '
+	$1 == "java/lang/Thread.run" && !($3 >= 200 && $2 == $4) { bad = 1 }
+	$1 == "Foo::bar" && !($2 == $3 && $4 <= 70) { bad = 1 }
+	$1 == "main" && !($2 >= 200 && $3 == $4) { bad = 1 }
+	END { exit bad }' && pass svg-colors-java || fail svg-colors-java "$($CHECK java.svg | cut -f1,6)"
