@@ -90,3 +90,8 @@ expect_error difffolded-missing-base 3 "nope.folded" $SFCONV --diff nope.folded 
 if [ -d "$DF" ]; then
 	expect_error difffolded-peer-bad-before 1 'bad_before.txt:3: expected' $SFCONV --from collapsed --diff "$DF/bad_before.txt" "$DF/after.txt"
 else skip difffolded-peer-bad-before "no peer fixtures"; fi
+
+# the differential profile survives the native JSON (types, default, prop)
+$SFCONV --diff base.folded new.folded -o abc.json
+$SFCONV abc.json --to difffolded > abc-json.out
+expect_same difffolded-through-json abc.want abc-json.out
