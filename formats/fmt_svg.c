@@ -11,9 +11,10 @@
  * (--inverted, icicle).
  *
  * Nodes narrower than --min-width pixels (default 0.1) are not written, and
- * neither are their descendants; the subtitle says how many.  That bounds
- * the element count by the width, so a profile with 100,000 distinct stacks
- * stays a few MB and opens quickly.
+ * neither are their descendants; the subtitle says how many.  --max-frames
+ * (default 15000) raises that width when more frames would be drawn, so a
+ * profile with 100,000 distinct stacks, however deep, stays a few MB and
+ * opens in a browser in about a second.
  *
  * A differential profile (prop "diff", types "base" and "new", from
  * sf_diff_build() or a difffolded input) is drawn with widths from NEW and
@@ -70,6 +71,8 @@ struct graph {
 	double total;
 	bool diff;
 	size_t drawn, elided, removed;
+	double minpx;      /* effective minimum width (--min-width or cap) */
+	bool capped;       /* --max-frames raised it */
 	uint32_t maxdepth;
 };
 
@@ -255,6 +258,13 @@ static int strcmp_null(const char *a, const char *b)
 	return strcmp(a, b);
 }
 
+static int desc_cmp(const void *a_, const void *b_)
+{
+	double a = *(const double *)a_, b = *(const double *)b_;
+
+	return a > b ? -1 : a < b;
+}
+
 static int order_cmp(const void *a_, const void *b_)
 {
 	const struct node *a = &g_nodes[*(const uint32_t *)a_];
@@ -288,7 +298,8 @@ static uint64_t node_hash(uint32_t parent, const struct sf_frame *f)
 }
 
 static int build_graph(struct graph *g, const struct sf_profile *p,
-		       struct sf_ctx *ctx, double width, double minw)
+		       struct sf_ctx *ctx, double width, double minw,
+		       size_t max_frames)
 {
 	uint32_t t = 0, tb = 0;
 	size_t ns = p->d.nstacks ? p->d.nstacks : 1;
@@ -384,6 +395,28 @@ static int build_graph(struct graph *g, const struct sf_profile *p,
 	g->nodes[0].drawn = true;
 	g->drawn = 1;
 	double scale = g->total > 0 ? (width - 2 * XPAD) / g->total : 0;
+	/* --max-frames: a frame is never wider than its caller, so keeping
+	 * the frames wider than the (max+1)-th widest keeps a connected
+	 * tree of at most max frames; it acts as a larger --min-width */
+	double cut = -1;
+	g->minpx = minw;
+	if (max_frames && g->n > max_frames && scale > 0) {
+		double *ws = sf_malloc(g->n * sizeof(*ws));
+		if (!ws) {
+			rc = sf_error(ctx, SF_ENOMEM, NULL, 0,
+				      "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < g->n; i++)
+			ws[i] = g->nodes[i].w;
+		qsort(ws, g->n, sizeof(*ws), desc_cmp);
+		if (ws[max_frames] * scale >= minw) {
+			cut = ws[max_frames];
+			g->minpx = cut * scale;
+			g->capped = true;
+		}
+		free(ws);
+	}
 	for (size_t k = 1; k < g->n; k++) {
 		struct node *nd = &g->nodes[g->order[k]];
 		if (nd->parent != cur) {
@@ -393,7 +426,7 @@ static int build_graph(struct graph *g, const struct sf_profile *p,
 		nd->x = cx;
 		cx += nd->w;
 		nd->drawn = g->nodes[nd->parent].drawn && nd->w > 0 &&
-			    nd->w * scale >= minw;
+			    nd->w * scale >= minw && nd->w > cut;
 		if (nd->drawn) {
 			g->drawn++;
 			if (nd->depth > g->maxdepth)
@@ -750,6 +783,8 @@ static int svg_write(const struct sf_profile *p, struct sf_output *out,
 	const char *o_title = sf_ctx_opt(ctx, "title");
 	const char *o_width = sf_ctx_opt(ctx, "width");
 	const char *o_minw = sf_ctx_opt(ctx, "min-width");
+	const char *o_maxf = sf_ctx_opt(ctx, "max-frames");
+	size_t max_frames = 15000;
 	const char *o_colors = sf_ctx_opt(ctx, "colors");
 	bool inverted = sf_ctx_flag(ctx, "inverted");
 	double width = 1200, minw = 0.1;
@@ -780,7 +815,16 @@ static int svg_write(const struct sf_profile *p, struct sf_output *out,
 				"unknown --colors '%s' (hot, mem, io, red, "
 				"green, blue, aqua, yellow, purple, orange, "
 				"java, js, perl)", o_colors);
-	if ((rc = build_graph(&g, p, ctx, width, minw)))
+	if (o_maxf) {
+		char *end;
+		long long v = strtoll(o_maxf, &end, 10);
+		if (*end || end == o_maxf || v < 0)
+			return sf_error(ctx, SF_EUSAGE, NULL, 0,
+					"--max-frames expects a count (0 for "
+					"no limit), not '%s'", o_maxf);
+		max_frames = (size_t)v;
+	}
+	if ((rc = build_graph(&g, p, ctx, width, minw, max_frames)))
 		goto out;
 
 	double height = YPAD_TOP + (g.maxdepth + 1.0) * FRAME_H + YPAD_BOTTOM;
@@ -861,8 +905,9 @@ static int svg_write(const struct sf_profile *p, struct sf_output *out,
 		size_t n = 0;
 		if (g.elided)
 			n += (size_t)snprintf(sub + n, sizeof(sub) - n,
-				"%zu frame%s narrower than %g px not drawn",
-				g.elided, g.elided == 1 ? "" : "s", minw);
+				"%zu frame%s narrower than %.3g px not drawn%s",
+				g.elided, g.elided == 1 ? "" : "s", g.minpx,
+				g.capped ? " (--max-frames)" : "");
 		if (g.removed && n < sizeof(sub))
 			n += (size_t)snprintf(sub + n, sizeof(sub) - n,
 				"%s%zu frame%s only in base not drawn",
@@ -919,6 +964,8 @@ static const struct sf_option svg_wopts[] = {
 	{ "width", "PX", "svg: image width in pixels (default 1200)" },
 	{ "min-width", "PX",
 	  "svg: leave out frames narrower than PX pixels (default 0.1)" },
+	{ "max-frames", "N",
+	  "svg: draw at most N frames, the widest (default 15000; 0: all)" },
 	{ "inverted", NULL, "svg: icicle graph, roots at the top" },
 	{ "colors", "PALETTE",
 	  "svg: hot (default), mem, io, red, green, blue, aqua, yellow, "

@@ -200,3 +200,17 @@ $CHECK java.svg | awk -F'\t' '$1 != "all" {print $1, $6}' | sed 's/rgb(\(.*\))/\
 	$1 == "Foo::bar" && !($2 == $3 && $4 <= 70) { bad = 1 }
 	$1 == "main" && !($2 >= 200 && $3 == $4) { bad = 1 }
 	END { exit bad }' && pass svg-colors-java || fail svg-colors-java "$($CHECK java.svg | cut -f1,6)"
+
+# --max-frames: total 15; the 4 widest frames are all, main (15), a (5),
+# b (4); c (3) is the 5th widest: frames up to 3/15 * 1180 = 236 px go
+printf 'main;a 5\nmain;b 4\nmain;c 3\nmain;d 2\nmain;e 1\n' > mf.folded
+$SFCONV mf.folded --max-frames 4 -o mf4.svg
+$CHECK mf4.svg | cut -f1 | tr '\n' ' ' > mf4.out
+printf 'a all b main ' > mf4.want
+expect_same svg-max-frames mf4.want mf4.out
+grep -q '>3 frames narrower than 236 px not drawn (--max-frames)<' mf4.svg &&
+	pass svg-max-frames-note || fail svg-max-frames-note "$(grep -o 'id="subtitle"[^<]*' mf4.svg)"
+$SFCONV mf.folded --max-frames 0 -o mf0.svg
+[ "$($CHECK mf0.svg | wc -l)" -eq 7 ] && pass svg-max-frames-0-all ||
+	fail svg-max-frames-0-all "expected 7 frames"
+expect_error svg-max-frames-bad 2 "--max-frames expects" $SFCONV mf.folded --max-frames -1 -o x.svg
