@@ -1,5 +1,6 @@
 /* sfconv - convert sampled call stacks between formats. */
 #include "cli.h"
+#include "../analyze/diff.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,14 @@ static void usage(FILE *f)
 "  -z, --gzip             compress the output (implied by -o NAME.gz)\n"
 "      --merge            merge all inputs into one profile (the default\n"
 "                         for several inputs; with one input a no-op)\n"
+"      --diff BASE NEW    compare two profiles: a differential profile\n"
+"                         (flame graph with -o X.svg; default output\n"
+"                         difffolded: 'stack BASE NEW' lines)\n"
+"      --base FILE        a BASE input of a comparison (repeatable); the\n"
+"                         INPUTs are then the NEW side\n"
+"      --normalize        comparison: scale BASE to NEW's total\n"
+"                         (difffolded.pl -n)\n"
+"      --strip-hex        comparison: write 0x1234 in names as 0x...\n"
 "  -q, --quiet            no warnings or notes on standard error\n"
 "      --list-formats     list the formats, their extensions and whether\n"
 "                         they read (r) and write (w)\n"
@@ -111,12 +120,19 @@ int main(int argc, char **argv)
 	int ninputs = 0, rc, status = EXIT_OK;
 	struct sf_profile *p = NULL;
 	bool only_inputs = false;
+	char **bases = calloc((size_t)argc, sizeof(char *));
+	int nbases = 0;
+	bool diff = false;
+	struct sf_diff_options dopt = { 0 };
 
 	cli_prog = "sfconv";
 	sf_ctx_init(&ctx);
 	ctx.interrupted = &cli_interrupted;
-	if (!inputs)
+	if (!inputs || !bases) {
+		free(inputs);
+		free(bases);
 		return EXIT_IO;
+	}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (only_inputs || a[0] != '-' || !strcmp(a, "-")) {
@@ -152,6 +168,27 @@ int main(int argc, char **argv)
 			cli_quiet = 1;
 		} else if (!strcmp(a, "--merge")) {
 			/* several inputs always merge */
+		} else if (!strcmp(a, "--diff")) {
+			if (i + 2 >= argc) {
+				cli_msg("option '--diff' needs two files, "
+					"BASE and NEW");
+				{ status = EXIT_USAGE; goto out; }
+			}
+			bases[nbases++] = argv[++i];
+			inputs[ninputs++] = argv[++i];
+			diff = true;
+		} else if (!strcmp(a, "--base")) {
+			if (i + 1 >= argc)
+				goto needs_arg;
+			bases[nbases++] = argv[++i];
+			diff = true;
+		} else if (!strncmp(a, "--base=", 7)) {
+			bases[nbases++] = argv[i] + 7;
+			diff = true;
+		} else if (!strcmp(a, "--normalize")) {
+			dopt.normalize = true;
+		} else if (!strcmp(a, "--strip-hex")) {
+			dopt.strip_hex = true;
 		} else {
 			int r = cli_common_option(&ctx, &common, argc, argv,
 						  &i);
@@ -188,7 +225,17 @@ needs_arg:
 			{ status = EXIT_USAGE; goto out; }
 		}
 	} else {
-		out_fmt = sf_format_by_name("collapsed");
+		out_fmt = sf_format_by_name(diff ? "difffolded" : "collapsed");
+	}
+	if ((dopt.normalize || dopt.strip_hex) && !diff) {
+		cli_msg("--normalize and --strip-hex need a comparison "
+			"(--diff BASE NEW or --base FILE)");
+		{ status = EXIT_USAGE; goto out; }
+	}
+	if (diff && !ninputs) {
+		cli_msg("--base needs the NEW inputs too (or use --diff "
+			"BASE NEW)");
+		{ status = EXIT_USAGE; goto out; }
 	}
 	if (outpath) {
 		size_t l = strlen(outpath);
@@ -203,14 +250,31 @@ needs_arg:
 	}
 
 	cli_signals();
-	rc = cli_load(&ctx, &common, inputs, ninputs, !out_fmt->needs_order,
-		      &p);
+	if (diff) {
+		struct sf_profile *pb = NULL, *pn = NULL;
+		rc = cli_load(&ctx, &common, bases, nbases, true, &pb);
+		if (!rc)
+			rc = cli_load(&ctx, &common, inputs, ninputs, true,
+				      &pn);
+		if (!rc)
+			rc = sf_diff_build(&p, &ctx, pb, pn, &dopt);
+		sf_profile_free(pb);
+		sf_profile_free(pn);
+	} else {
+		rc = cli_load(&ctx, &common, inputs, ninputs,
+			      !out_fmt->needs_order, &p);
+	}
 	if (rc) {
 		cli_warnings(&ctx);
 		status = cli_fail(&ctx);
 		goto out;
 	}
-	note_losses(p, out_fmt);
+	/* a comparison's two types are what svg and difffolded draw */
+	uint32_t tb, tn;
+	if (!sf_diff_types(p, &tb, &tn) || (strcmp(out_fmt->name, "svg") &&
+					     strcmp(out_fmt->name,
+						    "difffolded")))
+		note_losses(p, out_fmt);
 	struct sf_output *o;
 	if ((rc = sf_output_open(&o, &ctx, outpath, gzip))) {
 		status = cli_fail(&ctx);
@@ -231,5 +295,6 @@ out:
 	sf_profile_free(p);
 	sf_ctx_free(&ctx);
 	free(inputs);
+	free(bases);
 	return status;
 }

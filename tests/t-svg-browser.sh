@@ -1,0 +1,40 @@
+# Flame graph SVG in a real browser: headless Chromium driven by
+# playwright-core (npm, cached in $TOP/build/npm).  Clicks a frame and
+# checks the zoom, searches and checks highlights and the matched
+# percentage, and prints the load time of a 100,000-stack graph (printed,
+# not asserted).  SKIPs when Chromium, node or npm is missing.
+. "$TOP/tests/lib.sh"
+
+CHROMIUM=${SF_CHROMIUM:-/usr/bin/chromium}
+NPMDIR=$TOP/build/npm
+if [ ! -x "$CHROMIUM" ]; then
+	skip svg-browser "no $CHROMIUM (Debian package chromium; scripts/install-deps.sh test installs it)"
+	exit 0
+fi
+if ! have node || ! have npm; then
+	skip svg-browser "node and npm are needed to run playwright-core"
+	exit 0
+fi
+if [ ! -f "$NPMDIR/node_modules/playwright-core/package.json" ]; then
+	mkdir -p "$NPMDIR"
+	if ! (cd "$NPMDIR" && npm install --prefix "$NPMDIR" --no-audit --no-fund \
+		--loglevel=error playwright-core >"$SF_TMP/npm.log" 2>&1); then
+		skip svg-browser "cannot npm install playwright-core: $(tail -n 1 "$SF_TMP/npm.log")"
+		exit 0
+	fi
+fi
+
+# Hand-computed: total 10; a = 4 (b 3, c 1), d = 4, e = 2 (b 2).
+printf 'main;a;b 3\nmain;a;c 1\nmain;d 4\nmain;e;b 2\n' > small.folded
+$SFCONV small.folded -o small.svg || fail svg-browser-write "sfconv failed"
+# differential: grow 1 -> 4, shrink 5 -> 2
+printf 'main;grow 1\nmain;shrink 5\n' > base.folded
+printf 'main;grow 4\nmain;shrink 2\n' > new.folded
+$SFCONV --diff base.folded new.folded -o diff.svg || fail svg-browser-diff-write "sfconv failed"
+big=
+if [ "${SF_PASS:-plain}" != san ]; then
+	python3 "$TOP/tests/svg/gen-stacks.py" 100000 > big.folded &&
+	$SFCONV big.folded -o big.svg && big=$SF_TMP/big.svg
+fi
+node "$TOP/tests/svg/browser.js" "$NPMDIR/node_modules" "$CHROMIUM" \
+	"$SF_TMP/small.svg" "$big" "$SF_TMP/diff.svg"
