@@ -181,6 +181,7 @@ struct rd {
 	const unsigned char *b;
 	size_t size;
 	uint64_t base;            /* stream offset of b[0] */
+	bool top;                 /* decoding a top-level field (messages) */
 
 	struct pstr *strs;
 	size_t nstrs, cstrs;
@@ -261,8 +262,7 @@ static int rd_varint(struct rd *r, size_t *pos, size_t end, uint64_t *v)
 	for (unsigned s = 0;; s += 7) {
 		if (i >= end)
 			return bad(r, *pos, "truncated varint (the %s ends "
-				   "inside it)", end == r->size ? "input" :
-				   "enclosing message");
+				   "inside it)", r->top ? "input" : "enclosing message");
 		unsigned char c = r->b[i++];
 		if (s == 63 && c > 1)
 			return bad(r, *pos, "malformed varint (more than 64 "
@@ -320,8 +320,8 @@ static int rd_field(struct rd *r, size_t *pos, size_t end, struct field *f)
 		if (f->v > end - *pos)
 			return bad(r, lat, "length %" PRIu64 " of field %u runs "
 				   "past the end of the %s (%zu bytes left)",
-				   f->v, f->num, end == r->size ? "input" :
-				   "enclosing message", end - *pos);
+				   f->v, f->num, r->top ? "input" : "enclosing message",
+				   end - *pos);
 		f->data = *pos;
 		*pos += f->v;
 		return 0;
@@ -505,7 +505,10 @@ static int pass_tables(struct rd *r)
 	int rc;
 
 	while (pos < r->size) {
-		if ((rc = rd_field(r, &pos, r->size, &f)))
+		r->top = true;
+		rc = rd_field(r, &pos, r->size, &f);
+		r->top = false;
+		if (rc)
 			return rc;
 		switch (f.num) {
 		case 1:
@@ -1083,7 +1086,10 @@ static int pass_samples(struct rd *r)
 	if (!w)
 		return oom(r);
 	while (pos < r->size) {
-		if ((rc = rd_field(r, &pos, r->size, &f)))
+		r->top = true;
+		rc = rd_field(r, &pos, r->size, &f);
+		r->top = false;
+		if (rc)
 			break;
 		if (f.num != 2)
 			continue;
