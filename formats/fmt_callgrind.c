@@ -197,7 +197,8 @@ static void put_event(struct sf_output *o, const char *s)
 		sf_output_putc(o, 'x');
 	for (; *s; s++) {
 		char ch = *s;
-		bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		bool ok = (ch >= 'a' && ch <= 'z') ||
+			  (ch >= 'A' && ch <= 'Z') ||
 			  (ch >= '0' && ch <= '9') || ch == '_';
 		sf_output_putc(o, ok ? ch : '_');
 	}
@@ -321,8 +322,8 @@ static int callgrind_write(const struct sf_profile *p, struct sf_output *o,
 		sf_stack_id s = p->d.samples[i].stack;
 		stack_n[s]++;
 		for (size_t t = 0; t < c.nt; t++) {
-			double v = p->d.ntypes ? sf_weight(p, i, (uint32_t)t) : 1;
-			stack_w[s * c.nt + t] += v;
+			stack_w[s * c.nt + t] +=
+				p->d.ntypes ? sf_weight(p, i, (uint32_t)t) : 1;
 		}
 	}
 	for (size_t i = 0; i < p->d.nframes; i++)

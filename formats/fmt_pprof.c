@@ -262,7 +262,8 @@ static int rd_varint(struct rd *r, size_t *pos, size_t end, uint64_t *v)
 	for (unsigned s = 0;; s += 7) {
 		if (i >= end)
 			return bad(r, *pos, "truncated varint (the %s ends "
-				   "inside it)", r->top ? "input" : "enclosing message");
+				   "inside it)",
+				   r->top ? "input" : "enclosing message");
 		unsigned char c = r->b[i++];
 		if (s == 63 && c > 1)
 			return bad(r, *pos, "malformed varint (more than 64 "
@@ -318,9 +319,10 @@ static int rd_field(struct rd *r, size_t *pos, size_t end, struct field *f)
 		if ((rc = rd_varint(r, pos, end, &f->v)))
 			return rc;
 		if (f->v > end - *pos)
-			return bad(r, lat, "length %" PRIu64 " of field %u runs "
-				   "past the end of the %s (%zu bytes left)",
-				   f->v, f->num, r->top ? "input" : "enclosing message",
+			return bad(r, lat, "length %" PRIu64 " of field %u "
+				   "runs past the end of the %s (%zu bytes "
+				   "left)", f->v, f->num,
+				   r->top ? "input" : "enclosing message",
 				   end - *pos);
 		f->data = *pos;
 		*pos += f->v;
@@ -573,7 +575,7 @@ static int pass_tables(struct rd *r)
 				r->default_type = f.v;
 			break;
 		default:
-			break;   /* unknown fields are skipped, as protobuf does */
+			break;   /* unknown fields are skipped (protobuf) */
 		}
 	}
 	return 0;
