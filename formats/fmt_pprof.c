@@ -1278,7 +1278,7 @@ struct pbuf {
 
 static void pb_raw(struct pbuf *b, const void *p, size_t n)
 {
-	if (b->oom)
+	if (b->oom || !n)
 		return;
 	if (b->n + n > b->cap) {
 		size_t nc = b->cap ? b->cap : 256;
@@ -1328,6 +1328,14 @@ static void pb_bytes(struct pbuf *b, uint32_t field, const void *p,
 	pb_tag(b, field, WT_LEN);
 	pb_varint(b, n);
 	pb_raw(b, p, n);
+}
+
+/* Write the bytes of `b` to `o` (an empty buffer may have no storage). */
+static void pb_flush(struct sf_output *o, struct pbuf *b)
+{
+	if (b->n)
+		sf_output_write(o, b->d, b->n);
+	b->n = 0;
 }
 
 /* Append sub-message `sub` as field `field` of `b`, and empty `sub`. */
@@ -1770,8 +1778,7 @@ static int pprof_write(const struct sf_profile *p, struct sf_output *out,
 		if (rc)
 			goto out;
 	}
-	sf_output_write(out, b.d, b.n);
-	b.n = 0;
+	pb_flush(out, &b);
 
 	/* samples */
 	bool fraction = false;
@@ -1808,19 +1815,16 @@ static int pprof_write(const struct sf_profile *p, struct sf_output *out,
 			rc = w_oom(&w);
 			goto out;
 		}
-		if (b.n >= (1u << 16)) {
-			sf_output_write(out, b.d, b.n);
-			b.n = 0;
-		}
+		if (b.n >= (1u << 16))
+			pb_flush(out, &b);
 	}
 	if (fraction)
 		sf_warn(ctx, "pprof.fraction", "pprof values are integers: "
 			"fractional weights were rounded");
-	sf_output_write(out, b.d, b.n);
-	b.n = 0;
-	sf_output_write(out, w.mappings.d, w.mappings.n);
-	sf_output_write(out, w.locs.d, w.locs.n);
-	sf_output_write(out, w.fns.d, w.fns.n);
+	pb_flush(out, &b);
+	pb_flush(out, &w.mappings);
+	pb_flush(out, &w.locs);
+	pb_flush(out, &w.fns);
 
 	/* the rest, then the string table last (it must hold every string
 	 * used above and below) */
@@ -1870,14 +1874,14 @@ static int pprof_write(const struct sf_profile *p, struct sf_output *out,
 	for (size_t i = 0; i < w.strs.n; i++) {
 		struct pbuf one = { 0 };
 		pb_bytes(&one, 6, w.strs.s[i], w.strs.len[i]);
-		sf_output_write(out, one.d, one.n);
+		pb_flush(out, &one);
 		if (one.oom)
 			rc = w_oom(&w);
 		free(one.d);
 		if (rc)
 			goto out;
 	}
-	sf_output_write(out, b.d, b.n);
+	pb_flush(out, &b);
 out:
 	free(b.d);
 	free(s.d);

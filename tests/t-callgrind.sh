@@ -142,5 +142,3 @@ PY
 else
 	skip callgrind-annotate-inclusive "callgrind_annotate not installed (Debian valgrind)"
 fi
-
-expect_error callgrind-write-only 2 "unknown input format 'callgrind'" $SFCONV --from callgrind in.folded
