@@ -23,8 +23,8 @@
  *     without lines is a frame named "0xADDR";
  *   - string labels are model labels; numeric labels are model labels whose
  *     key is "#KEY" and value "NUM" or "NUM UNIT"; labels "thread" /
- *     "thread_name" (name), "tid" / "thread_id" (id) and "pid" become the
- *     sample's thread instead;
+ *     "thread_name" (name), "tid" / "thread_id" (id) and "pid" (numeric)
+ *     become the sample's thread instead;
  *   - period_type, period, time_nanos, duration_nanos into meta;
  *     drop_frames, keep_frames, comments into props "pprof.drop_frames",
  *     "pprof.keep_frames", "pprof.comment.N".
@@ -958,6 +958,7 @@ static int rd_sample(struct rd *r, const struct field *sf, double *w)
 				continue;
 			} else if (is_key(ks, kl, "pid")) {
 				pid = num;
+				has_thread = true;
 				continue;
 			}
 			if (ntmp == ctmp) {

@@ -322,3 +322,8 @@ for cut in 1 2 5 17 $((size / 2)) $((size - 1)); do
 done
 head -c 40 c.pb.gz > cut.pb.gz
 expect_error pprof-truncated-gzip 1 'truncated gzip' $SFCONV cut.pb.gz
+# the whole message is held in memory: --max-decompressed bounds it
+expect_error pprof-max-decompressed 1 'exceeds 100 bytes \(--max-decompressed\)' \
+	$SFCONV --max-decompressed 100 c.pb.gz
+expect_error pprof-max-size-raw 1 'input larger than 100 bytes' \
+	$SFCONV --max-decompressed 100 --from pprof c.raw.pb
