@@ -585,11 +585,8 @@ static int pass_tables(struct rd *r)
 static int str_at(struct rd *r, uint64_t idx, size_t at, const char **s,
 		  size_t *len)
 {
-	if (idx == 0 && r->nstrs == 0) {
-		*s = "";
-		*len = 0;
-		return 0;
-	}
+	*s = "";
+	*len = 0;
 	if (idx >= r->nstrs)
 		return bad(r, at, "string index %" PRIu64 " out of range (the "
 			   "string table has %zu entries)", idx, r->nstrs);
@@ -1239,6 +1236,20 @@ static void rd_free(struct rd *r)
 	free(r->scratch);
 }
 
+/* profile.proto: string_table[0] must be "" (pprof rejects a profile
+ * without one); this also tells garbage that happens to parse as protobuf
+ * (any run of 'x' does: field 15, varints) from a profile. */
+static int check_strings(struct rd *r)
+{
+	if (!r->nstrs)
+		return sf_error(r->ctx, SF_EINPUT, r->name, 0, "not a pprof "
+				"profile: no string table (field 6)");
+	if (r->strs[0].len)
+		return bad(r, r->strs[0].off, "string_table[0] must be the "
+			   "empty string");
+	return 0;
+}
+
 static int pprof_read(struct sf_profile *p, struct sf_input *in,
 		      struct sf_ctx *ctx)
 {
@@ -1259,7 +1270,8 @@ static int pprof_read(struct sf_profile *p, struct sf_input *in,
 		return rc;
 	r.b = (const unsigned char *)data;
 	r.size = size;
-	if ((rc = pass_tables(&r)) || (rc = resolve_locations(&r)) ||
+	if ((rc = pass_tables(&r)) || (rc = check_strings(&r)) ||
+	    (rc = resolve_locations(&r)) ||
 	    (rc = rd_meta(&r, first)) || (rc = pass_samples(&r)))
 		goto out;
 out:

@@ -300,7 +300,7 @@ expect_error pprof-length-past-end 1 '^sfconv: badlen.pb: byte 5: length 127 of 
 	$SFCONV --from pprof badlen.pb
 # a sample (at byte 4, 3 bytes) whose location list says 5 bytes (the
 # length is at byte 7) with 1 byte left in the sample
-bytes 0a02080012030a0501 > badnest.pb
+bytes 0a02080012030a05013200 > badnest.pb
 expect_error pprof-length-past-message 1 '^sfconv: badnest.pb: byte 7: length 5 of field 1 runs past the end of the enclosing message \(1 bytes left\)' \
 	$SFCONV --from pprof badnest.pb
 bytes 0801 > badwire.pb
@@ -310,9 +310,17 @@ bytes 0a0208053200 > badstr.pb
 expect_error pprof-string-index 1 '^sfconv: badstr.pb: byte 0: string index 5 out of range \(the string table has 1 entries\)' \
 	$SFCONV --from pprof badstr.pb
 # a sample (at byte 4) refers to location 9, which does not exist
-bytes 0a02080012050a01091000 > badloc.pb
+bytes 0a02080012050a010910003200 > badloc.pb
 expect_error pprof-missing-location 1 '^sfconv: badloc.pb: byte 4: sample refers to location 9, which is not in the profile' \
 	$SFCONV --from pprof badloc.pb
+# protobuf-shaped garbage: 3000 'x' are 1500 varint fields number 15
+head -c 3000 /dev/zero | tr '\0' x > xs.pb
+expect_error pprof-no-string-table 1 '^sfconv: xs.pb: not a pprof profile: no string table \(field 6\)$' \
+	$SFCONV --from pprof xs.pb
+# the string table (at byte 4, text at 6) must start with ""
+bytes 0a0208003201613200 > badstr0.pb
+expect_error pprof-string-zero 1 '^sfconv: badstr0.pb: byte 6: string_table\[0\] must be the empty string$' \
+	$SFCONV --from pprof badstr0.pb
 # truncations of a valid file at several offsets
 size=$(wc -c < c.raw.pb)
 for cut in 1 2 5 17 $((size / 2)) $((size - 1)); do
