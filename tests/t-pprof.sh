@@ -224,6 +224,34 @@ assert got == [("main;helper", None, 0, [5, 7]), ("main;helper;leaf", 0, 1, [2, 
 PY
 then pass pprof-read-back-rich; else fail pprof-read-back-rich "see the assertion above"; fi
 
+# comments, drop/keep frames and the start time (props of the model)
+cat > props.json <<'J'
+{"format":"sftools-profile","version":1,
+ "meta":{"properties":[["pprof.comment.0","first note"],["pprof.comment.1","second"],["pprof.drop_frames","^runtime\\."],["pprof.keep_frames","main"]],"start_time":1500000000000000000},
+ "sample_types":[{"type":"samples","unit":"count"}],
+ "threads":[],"frames":[{"name":"main"},{"name":"runtime.x"}],"stacks":[[0,0],[1,1]],
+ "samples":[[2,null,null,0,3],[1,null,null,0,4]]}
+J
+$SFCONV props.json -o props.pb.gz
+if [ -n "$PPROF" ]; then
+	pp -raw props.pb.gz > props.raw
+	if [ "$(grep '^Comment: ' props.raw)" = "$(printf 'Comment: first note\nComment: second')" ] &&
+	   grep -q '^Time: 2017-07-14 02:40:00 +0000 UTC$' props.raw; then
+		pass pprof-viewer-comments-time
+	else fail pprof-viewer-comments-time "$(head -n 5 props.raw | tr '\n' '|')"; fi
+else
+	skip pprof-viewer-comments-time "$why_no_pprof"
+fi
+$SFCONV props.pb.gz -o props.back.json
+if python3 - props.back.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["meta"]
+assert m["start_time"] == 1500000000000000000, m
+assert sorted(map(tuple, m["properties"])) == [("pprof.comment.0", "first note"), ("pprof.comment.1", "second"),
+    ("pprof.drop_frames", "^runtime\\."), ("pprof.keep_frames", "main")], m["properties"]
+PY
+then pass pprof-read-back-props; else fail pprof-read-back-props "see the assertion above"; fi
+
 # ---------------------------------------------------------------------
 # Reading the peer pprof files, checked against `pprof -raw` of each.
 if have_peers; then
