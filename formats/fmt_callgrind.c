@@ -4,7 +4,7 @@
  * call graph of a sampled profile.  Write only.
  *
  * One event per sample type ("events:" from the type names, with the unit
- * in the long name).  A function is (name, file, module), written as fn=,
+ * in the long name), the default type first.  A function is (name, file, module), written as fn=,
  * fl= and ob= with name compression.  Costs:
  *   - self: the leaf frame of each sample, at the leaf's line;
  *   - calls: for every caller -> callee pair of adjacent frames, the
@@ -293,6 +293,19 @@ static int ucmp64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The sample type of event column `col`: the default type first (the
+ * event KCachegrind and callgrind_annotate show first), then the others in
+ * model order. */
+static uint32_t event_type(const struct sf_profile *p, size_t col)
+{
+	uint32_t d = p->d.meta.default_type < p->d.ntypes ?
+		     p->d.meta.default_type : 0;
+
+	if (col == 0)
+		return d;
+	return (uint32_t)(col <= d ? col - 1 : col);
+}
+
 static int callgrind_write(const struct sf_profile *p, struct sf_output *o,
 			   struct sf_ctx *ctx)
 {
@@ -323,7 +336,8 @@ static int callgrind_write(const struct sf_profile *p, struct sf_output *o,
 		stack_n[s]++;
 		for (size_t t = 0; t < c.nt; t++) {
 			stack_w[s * c.nt + t] +=
-				p->d.ntypes ? sf_weight(p, i, (uint32_t)t) : 1;
+				p->d.ntypes ? sf_weight(p, i, event_type(p, t)) :
+					      1;
 		}
 	}
 	for (size_t i = 0; i < p->d.nframes; i++)
@@ -370,18 +384,20 @@ static int callgrind_write(const struct sf_profile *p, struct sf_output *o,
 	sf_output_puts(o, "# callgrind format\nversion: 1\ncreator: sftools "
 			  SF_VERSION "\npositions: line\n");
 	for (size_t t = 0; t < p->d.ntypes; t++) {
+		const struct sf_sample_type *ty =
+			&p->d.types[event_type(p, t)];
 		sf_output_puts(o, "event: ");
-		put_event(o, p->d.types[t].type);
+		put_event(o, ty->type);
 		sf_output_puts(o, " : ");
-		put_name(o, p->d.types[t].type);
+		put_name(o, ty->type);
 		sf_output_puts(o, " (");
-		put_name(o, p->d.types[t].unit);
+		put_name(o, ty->unit);
 		sf_output_puts(o, ")\n");
 	}
 	sf_output_puts(o, "events:");
 	for (size_t t = 0; t < p->d.ntypes; t++) {
 		sf_output_putc(o, ' ');
-		put_event(o, p->d.types[t].type);
+		put_event(o, p->d.types[event_type(p, t)].type);
 	}
 	if (!p->d.ntypes)
 		sf_output_puts(o, " samples");

@@ -142,3 +142,51 @@ PY
 else
 	skip callgrind-annotate-inclusive "callgrind_annotate not installed (Debian valgrind)"
 fi
+
+# pprof's own callgrind output (`pprof -callgrind`, units of ms) on the peer
+# pprof files has the same self cost per function and the same call-edge
+# costs as ours made from the same file (ns, default type first)
+. "$TOP/tests/pprof_tool.sh"
+cat > cgsum.py <<'PY'
+# cgsum.py FILE SCALE: self cost per function and cost per call edge of
+# the first event, times SCALE; any "positions:" column count.
+import re, sys
+names, fn, cfn, pending, npos = {}, None, None, False, 1
+def name(v):
+    m = re.match(r"^\((\d+)\)(?: (.*))?$", v)
+    if not m: return v
+    if m.group(2) is not None: names[m.group(1)] = m.group(2)
+    return names[m.group(1)]
+self_, calls = {}, {}
+for line in open(sys.argv[1]):
+    line = line.rstrip("\n")
+    if not line or line.startswith("#"): continue
+    m = re.match(r"^positions: *(.*)$", line)
+    if m: npos = len(m.group(1).split()); continue
+    m = re.match(r"^(\w+)=(.*)$", line)
+    if m:
+        k, v = m.groups()
+        if k == "fn": fn = name(v)
+        elif k == "cfn": cfn = name(v)
+        elif k == "calls": pending = True
+        continue
+    if re.match(r"^(\w+):", line): continue
+    v = round(float(line.split()[npos]) * float(sys.argv[2]), 6)
+    if pending: calls[(fn, cfn)] = calls.get((fn, cfn), 0) + v; pending = False
+    else: self_[fn] = self_.get(fn, 0) + v
+out = ["self %s %g" % kv for kv in self_.items() if kv[1]]
+out += ["call %s -> %s %g" % (a, b, c) for (a, b), c in calls.items()]
+print("\n".join(sorted(out)))
+PY
+for f in speedscope/pprof/simple.prof pprof/internal/report/testdata/sample.cpu; do
+	n=$(basename "$f")
+	if ! have_peers; then skip "callgrind-vs-pprof-$n" "no peer fixtures"; continue; fi
+	if [ -z "$PPROF" ]; then skip "callgrind-vs-pprof-$n" "$why_no_pprof"; continue; fi
+	pp -callgrind "$PEERS/$f" > "$n.pprof.cg"
+	$SFCONV -q --sample-type cpu "$PEERS/$f" --to callgrind > "$n.ours.cg"
+	python3 cgsum.py "$n.pprof.cg" 1 > "$n.pprof.sum"
+	python3 cgsum.py "$n.ours.cg" 1e-6 > "$n.ours.sum"
+	if [ -s "$n.pprof.sum" ]; then
+		expect_same "callgrind-vs-pprof-$n" "$n.pprof.sum" "$n.ours.sum"
+	else fail "callgrind-vs-pprof-$n" "pprof -callgrind gave nothing"; fi
+done
