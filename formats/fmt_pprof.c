@@ -10,7 +10,9 @@
  * and by protobuf's own 2 GiB message limit).  One pass indexes the tables
  * and checks every varint and length against the bytes left; a second pass
  * turns the samples into the model.  Every malformed byte is reported with
- * its offset in the decompressed stream.
+ * its offset in the decompressed stream.  NEEDSWORK: protobuf allows any
+ * field order, so a file with its tables before its samples could stream
+ * the samples; Go's writer (and ours, which follows it) puts them first.
  *
  * Mapping to the model (docs/formats.d/pprof.md):
  *   - every sample type, with its unit; the default is default_sample_type,
