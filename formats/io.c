@@ -645,6 +645,20 @@ int sf_output_open(struct sf_output **out, struct sf_ctx *ctx,
 	return 0;
 }
 
+int sf_output_set_gzip(struct sf_output *o, struct sf_ctx *ctx)
+{
+	if (o->gz || o->is_mem)
+		return 0;
+	if (!o->zout && !(o->zout = malloc(OUT_BUF)))
+		return sf_error(ctx, SF_ENOMEM, o->name, 0, "out of memory");
+	if (deflateInit2(&o->zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return sf_error(ctx, SF_ENOMEM, o->name, 0,
+				"cannot start gzip compression");
+	o->gz = true;
+	return 0;
+}
+
 int sf_output_mem(struct sf_output **out, struct sf_ctx *ctx)
 {
 	int rc = output_alloc(out, ctx, "<memory>");

@@ -84,6 +84,11 @@ struct sf_output;
  * temporary file.  `gzip` compresses.  */
 int sf_output_open(struct sf_output **out, struct sf_ctx *ctx,
 		   const char *path, bool gzip);
+/* Compress everything written from now on with gzip, unless `o` already
+ * does (it was opened with gzip) or is a memory output.  Call it before
+ * the first write: for writers whose format is always compressed
+ * (pprof).  Returns 0 or SF_ENOMEM. */
+int sf_output_set_gzip(struct sf_output *o, struct sf_ctx *ctx);
 /* An output into a growable memory buffer (tests, nested writers). */
 int sf_output_mem(struct sf_output **out, struct sf_ctx *ctx);
 /* The bytes written so far to a memory output. */

@@ -1,0 +1,344 @@
+# pprof profile.proto: reading (peer fixtures, checked against the real
+# pprof tool), writing (checked by the real pprof tool), round trips and
+# malformed input.
+. "$TOP/tests/lib.sh"
+
+. "$TOP/tests/pprof_tool.sh"
+
+# Python helpers, all computing expectations independently of sfconv.
+cat > fold.py <<'PY'
+# fold.py IN: aggregate collapsed stacks (sum equal stacks, sort bytewise)
+import sys
+acc = {}
+for line in open(sys.argv[1], encoding="utf-8"):
+    line = line.rstrip("\n")
+    if not line.strip():
+        continue
+    stack, n = line.rsplit(" ", 1)
+    acc[stack] = acc.get(stack, 0) + int(n)
+for k in sorted(acc, key=lambda s: s.encode()):
+    print(k, acc[k])
+PY
+cat > traces.py <<'PY'
+# traces.py: `pprof -traces` output (stdin) -> collapsed stacks, root first
+import re, sys
+acc, cur, val = {}, [], None
+def flush():
+    if val is not None:
+        k = ";".join(reversed(cur))
+        acc[k] = acc.get(k, 0) + val
+for line in sys.stdin:
+    line = line.rstrip("\n")
+    if line.startswith("-----------+"):
+        flush(); cur, val = [], None
+        continue
+    m = re.match(r"^\s+(\d+)   (\S.*)$", line)
+    if m and val is None:
+        val = int(m.group(1)); cur.append(m.group(2)); continue
+    m = re.match(r"^ {13}(\S.*)$", line)
+    if m and val is not None:
+        cur.append(m.group(1))
+flush()
+for k in sorted(acc, key=lambda s: s.encode()):
+    print(k, acc[k])
+PY
+cat > raw.py <<'PY'
+# raw.py TYPE_INDEX|dflt: `pprof -raw` output (stdin) -> collapsed stacks of
+# one sample type (the names pprof prints for each Line; a location without
+# lines is named by its address, 0x%x); prints the default index for dflt.
+import re, sys
+want = sys.argv[1]
+types, samples, locs, cur = [], [], {}, None
+section = None
+for line in sys.stdin:
+    line = line.rstrip("\n")
+    if line in ("Samples:", "Locations", "Mappings"):
+        section = line; continue
+    if section == "Samples:":
+        if not types:
+            types = line.split(); continue
+        m = re.match(r"^\s*(-?\d+(?:\s+-?\d+)*): ((?:\d+ ?)*)$", line)
+        if m:
+            samples.append(([int(v) for v in m.group(1).split()],
+                            [int(x) for x in m.group(2).split()]))
+    elif section == "Locations":
+        m = re.match(r"^\s*(\d+): (0x[0-9a-f]+|0) (?:M=\d+ )?(?:\[F\] )?(.*)$", line)
+        if m:
+            cur = int(m.group(1))
+            locs[cur] = {"addr": int(m.group(2), 16), "names": []}
+            text = m.group(3)
+        else:
+            text = line.strip()
+        if text:
+            n = re.match(r"^(.*) (\S*):-?\d+ s=-?\d+(\(.*\))?$", text)
+            locs[cur]["names"].append(n.group(1) if n else text)
+if want == "dflt":
+    d = [i for i, t in enumerate(types) if t.endswith("[dflt]")]
+    print(d[0] if d else len(types) - 1); sys.exit(0)
+t = int(want)
+acc = {}
+for vals, ids in samples:
+    frames = []
+    for i in ids:
+        l = locs[i]
+        frames += l["names"] if l["names"] else ["0x%x" % l["addr"]]
+    k = ";".join(reversed(frames))
+    acc[k] = acc.get(k, 0) + vals[t]
+for k in sorted(acc, key=lambda s: s.encode()):
+    print(k, acc[k])
+PY
+cat > top.py <<'PY'
+# top.py FOLDED: from collapsed input, the flat (self) and cum (inclusive,
+# once per stack) value per function, and the total; then compare with
+# `pprof -top` output on stdin.
+import re, sys
+flat, cum, total = {}, {}, 0
+for line in open(sys.argv[1]):
+    stack, n = line.rsplit(" ", 1); n = int(n); fr = stack.split(";")
+    total += n; flat[fr[-1]] = flat.get(fr[-1], 0) + n
+    for f in set(fr):
+        cum[f] = cum.get(f, 0) + n
+got, gtotal = {}, None
+for line in sys.stdin:
+    m = re.search(r"of (\d+) total", line)
+    if m: gtotal = int(m.group(1))
+    m = re.match(r"^\s*(\d+)\s+[\d.]+%\s+[\d.]+%\s+(\d+)\s+[\d.]+%\s+(\S.*)$", line)
+    if m: got[m.group(3)] = (int(m.group(1)), int(m.group(2)))
+want = {f: (flat.get(f, 0), cum[f]) for f in cum}
+if gtotal != total: print("total %s, expected %d" % (gtotal, total)); sys.exit(1)
+if got != want: print("got %s\nexpected %s" % (sorted(got.items()), sorted(want.items()))); sys.exit(1)
+PY
+
+# ---------------------------------------------------------------------
+# Writing, checked by the real pprof.
+cat > c.folded <<'EOF'
+main;parse;read 30
+main;parse 10
+main;eval;add 25
+main;eval;mul;add 5
+main;eval 8
+idle 2
+main;parse;read 4
+EOF
+python3 fold.py c.folded > c.want
+$SFCONV c.folded -o c.pb.gz 2>err
+if [ "$(head -c 2 c.pb.gz | od -An -tx1 | tr -d ' ')" = 1f8b ]; then
+	pass pprof-write-is-gzip; else fail pprof-write-is-gzip "no gzip magic"; fi
+$SFCONV c.folded -o c.pprof
+$SFCONV c.folded --to pprof > c.stdout
+if [ "$(head -c 2 c.pprof | od -An -tx1 | tr -d ' ')" = 1f8b ] && cmp -s c.pprof c.pb.gz && cmp -s c.stdout c.pb.gz; then
+	pass pprof-write-gzip-always; else fail pprof-write-gzip-always "a .pprof or stdout output differs from .pb.gz (single gzip expected)"; fi
+$SFCONV c.folded -o c2.pb.gz
+if cmp -s c.pb.gz c2.pb.gz; then pass pprof-write-deterministic; else fail pprof-write-deterministic "two runs differ"; fi
+
+if [ -n "$PPROF" ]; then
+	pp -traces c.pb.gz | python3 traces.py > c.traces
+	expect_same pprof-viewer-traces c.want c.traces
+	if pp -top -nodecount=100 c.pb.gz | python3 top.py c.want > top.err; then
+		pass pprof-viewer-top-flat-cum
+	else fail pprof-viewer-top-flat-cum "$(head -n 3 top.err)"; fi
+else
+	skip pprof-viewer-traces "$why_no_pprof"
+	skip pprof-viewer-top-flat-cum "$why_no_pprof"
+fi
+
+# inline frames, threads, labels, two sample types, default type (JSON
+# written by hand)
+cat > rich.json <<'J'
+{"format":"sftools-profile","version":1,
+ "meta":{"default_sample_type":0,"period_type":{"type":"cpu","unit":"nanoseconds"},"period":1000,"duration":5000000000},
+ "sample_types":[{"type":"samples","unit":"count"},{"type":"alloc_space","unit":"bytes"}],
+ "threads":[{"pid":10,"tid":11,"name":"worker"}],
+ "frames":[{"name":"main","file":"m.c","line":3},{"name":"helper","file":"h.c","line":7,"inline":true},
+           {"name":"leaf","module":"/lib/libx.so","address":"0x1234"}],
+ "stacks":[[0,0],[1,1],[2,2]],
+ "label_sets":[[["color","red"],["#bytes","512 bytes"]]],
+ "samples":[[3,0,null,1,2,100],[2,null,null,0,5,7]]}
+J
+$SFCONV rich.json -o rich.pb.gz
+if [ -n "$PPROF" ]; then
+	pp -traces rich.pb.gz > rich.traces
+	if grep -q '^ *5   helper (inline)$' rich.traces && grep -q '^ *2   leaf$' rich.traces &&
+	   grep -q '^ *thread:  worker$' rich.traces && grep -q '^ *tid:  11$' rich.traces &&
+	   grep -q '^ *pid:  10$' rich.traces && grep -q '^ *color:  red$' rich.traces &&
+	   grep -q '^ *bytes:  512B$' rich.traces; then
+		pass pprof-viewer-inline-labels-threads
+	else fail pprof-viewer-inline-labels-threads "pprof -traces: $(tr '\n' '|' < rich.traces | head -c 300)"; fi
+	pp -raw rich.pb.gz > rich.raw
+	if grep -q '^samples/count\[dflt\] alloc_space/bytes$' rich.raw &&
+	   grep -q '^PeriodType: cpu nanoseconds$' rich.raw && grep -q '^Period: 1000$' rich.raw &&
+	   grep -q '^Duration: 5s$' rich.raw; then
+		pass pprof-viewer-types-period
+	else fail pprof-viewer-types-period "$(head -n 6 rich.raw | tr '\n' '|')"; fi
+	# one location holds both the inlined helper and main
+	if grep -A1 ' helper h.c:7 ' rich.raw | grep -q '^ *main m.c:3 s=0$'; then
+		pass pprof-viewer-inline-one-location
+	else fail pprof-viewer-inline-one-location "$(grep -A3 Locations rich.raw | tr '\n' '|')"; fi
+else
+	for t in inline-labels-threads types-period inline-one-location; do
+		skip pprof-viewer-$t "$why_no_pprof"; done
+fi
+# and back: what the JSON said comes back from the pprof file
+$SFCONV rich.pb.gz -o rich.back.json
+if python3 - rich.back.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["threads"] == [{"pid": 10, "tid": 11, "name": "worker"}], d["threads"]
+assert [t["type"] for t in d["sample_types"]] == ["samples", "alloc_space"]
+assert d["meta"]["default_sample_type"] == 0
+assert d["meta"]["period"] == 1000 and d["meta"]["duration"] == 5000000000
+assert d["meta"]["period_type"] == {"type": "cpu", "unit": "nanoseconds"}
+fr = {f["name"]: f for f in d["frames"]}
+assert fr["helper"].get("inline") and fr["helper"]["file"] == "h.c" and fr["helper"]["line"] == 7
+assert not fr["main"].get("inline") and fr["main"]["line"] == 3
+assert fr["leaf"]["module"] == "/lib/libx.so" and fr["leaf"]["address"] == "0x1234"
+assert d["label_sets"] == [[["#bytes", "512 bytes"], ["color", "red"]]], d["label_sets"]
+def stack(i):
+    out = []
+    while i:
+        p, f = d["stacks"][i - 1]; out.append(d["frames"][f]["name"]); i = p
+    return ";".join(reversed(out))
+got = sorted((stack(s[0]), s[1], s[3], s[4:]) for s in d["samples"])
+assert got == [("main;helper", None, 0, [5, 7]), ("main;helper;leaf", 0, 1, [2, 100])], got
+PY
+then pass pprof-read-back-rich; else fail pprof-read-back-rich "see the assertion above"; fi
+
+# comments, drop/keep frames and the start time (props of the model)
+cat > props.json <<'J'
+{"format":"sftools-profile","version":1,
+ "meta":{"properties":[["pprof.comment.0","first note"],["pprof.comment.1","second"],["pprof.drop_frames","^runtime\\."],["pprof.keep_frames","main"]],"start_time":1500000000000000000},
+ "sample_types":[{"type":"samples","unit":"count"}],
+ "threads":[],"frames":[{"name":"main"},{"name":"runtime.x"}],"stacks":[[0,0],[1,1]],
+ "samples":[[2,null,null,0,3],[1,null,null,0,4]]}
+J
+$SFCONV props.json -o props.pb.gz
+if [ -n "$PPROF" ]; then
+	pp -raw props.pb.gz > props.raw
+	if [ "$(grep '^Comment: ' props.raw)" = "$(printf 'Comment: first note\nComment: second')" ] &&
+	   grep -q '^Time: 2017-07-14 02:40:00 +0000 UTC$' props.raw; then
+		pass pprof-viewer-comments-time
+	else fail pprof-viewer-comments-time "$(head -n 5 props.raw | tr '\n' '|')"; fi
+else
+	skip pprof-viewer-comments-time "$why_no_pprof"
+fi
+$SFCONV props.pb.gz -o props.back.json
+if python3 - props.back.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["meta"]
+assert m["start_time"] == 1500000000000000000, m
+assert sorted(map(tuple, m["properties"])) == [("pprof.comment.0", "first note"), ("pprof.comment.1", "second"),
+    ("pprof.drop_frames", "^runtime\\."), ("pprof.keep_frames", "main")], m["properties"]
+PY
+then pass pprof-read-back-props; else fail pprof-read-back-props "see the assertion above"; fi
+
+# ---------------------------------------------------------------------
+# Reading the peer pprof files, checked against `pprof -raw` of each.
+if have_peers; then
+	peerlist=$(awk -F'\t' '$2 == "pprof-proto;gzip" { print $1 }' "$PEERS/MANIFEST.tsv")
+	for f in $peerlist; do
+		n=$(basename "$f")
+		[ -n "$PPROF" ] || { skip "pprof-read-$n" "$why_no_pprof"; continue; }
+		pp -raw "$PEERS/$f" > "$n.raw"
+		types=$(sed -n '/^Samples:$/{n;p;q}' "$n.raw" | sed 's/\[dflt\]//g')
+		i=0; ok=1
+		for tu in $types; do
+			python3 raw.py $i < "$n.raw" > "$n.$i.want"
+			$SFCONV --sample-type "${tu%%/*}" "$PEERS/$f" > "$n.$i.got" 2>"$n.err" || ok=0
+			if ! cmp -s "$n.$i.want" "$n.$i.got"; then
+				ok=0; fail "pprof-read-$n" "sample type $tu differs from pprof -raw"
+				diff -u "$n.$i.want" "$n.$i.got" | head -n 10
+			fi
+			i=$((i + 1))
+		done
+		[ $i -gt 0 ] || { ok=0; fail "pprof-read-$n" "no sample types in pprof -raw"; }
+		[ $ok = 1 ] && pass "pprof-read-$n"
+		# default type: default_sample_type, else the last
+		d=$(python3 raw.py dflt < "$n.raw")
+		$SFCONV "$PEERS/$f" > "$n.dflt" 2>/dev/null
+		expect_same "pprof-read-default-type-$n" "$n.$d.want" "$n.dflt"
+		# round trips: pprof -> json -> pprof -> collapsed, every type
+		$SFCONV "$PEERS/$f" -o "$n.json" && $SFCONV "$n.json" -o "$n.rt.pb.gz"
+		i=0; ok=1
+		for tu in $types; do
+			$SFCONV --sample-type "${tu%%/*}" "$n.rt.pb.gz" > "$n.$i.rt" 2>/dev/null
+			cmp -s "$n.$i.want" "$n.$i.rt" || { ok=0; diff -u "$n.$i.want" "$n.$i.rt" | head -n 6; }
+			i=$((i + 1))
+		done
+		[ $ok = 1 ] && pass "pprof-roundtrip-json-$n" || fail "pprof-roundtrip-json-$n" "stacks differ after pprof -> json -> pprof"
+		# and our file still reads the same in the real pprof
+		pp -raw "$n.rt.pb.gz" > "$n.rt.raw"
+		i=0; ok=1
+		for tu in $types; do
+			python3 raw.py $i < "$n.rt.raw" > "$n.$i.rtraw"
+			cmp -s "$n.$i.want" "$n.$i.rtraw" || ok=0
+			i=$((i + 1))
+		done
+		[ $ok = 1 ] && pass "pprof-roundtrip-viewer-$n" || fail "pprof-roundtrip-viewer-$n" "pprof -raw of our rewrite differs"
+	done
+else
+	skip pprof-read-peers "no peer fixtures ($PEERS)"
+fi
+
+# collapsed -> pprof -> collapsed is the identity (after aggregation)
+$SFCONV c.pb.gz > c.back
+expect_same pprof-roundtrip-collapsed c.want c.back
+# detection by content: no extension, and raw (not gzip'd) protobuf
+cp c.pb.gz prof.data
+$SFCONV prof.data > c.detect 2>/dev/null
+expect_same pprof-detect-by-content c.want c.detect
+gzip -dc c.pb.gz > c.raw.pb
+$SFCONV c.raw.pb > c.rawback 2>/dev/null
+expect_same pprof-read-uncompressed c.want c.rawback
+expect_error pprof-unknown-sample-type 2 "no sample type 'nope' \\(the profile has: samples\\)" \
+	$SFCONV --sample-type nope c.pb.gz
+
+# ---------------------------------------------------------------------
+# Malformed input: one message with the byte offset, exit 1, no output.
+bytes() { python3 -c "import sys; sys.stdout.buffer.write(bytes.fromhex(sys.argv[1]))" "$1"; }
+# field 1, length varint of 11 bytes (0xff x 10, 0x01) starting at byte 1
+bytes 0affffffffffffffffffff01 > badvarint.pb
+expect_error pprof-bad-varint 1 '^sfconv: badvarint.pb: byte 1: malformed varint' \
+	$SFCONV --from pprof badvarint.pb -o never.json
+[ -e never.json ] && fail pprof-bad-no-output "never.json left behind" || pass pprof-bad-no-output
+# a sample type (4 bytes), then field 2 with length 127 (at byte 5) and
+# only 2 bytes left
+bytes 0a020801127f0a01 > badlen.pb
+expect_error pprof-length-past-end 1 '^sfconv: badlen.pb: byte 5: length 127 of field 2 runs past the end of the input \(2 bytes left\)' \
+	$SFCONV --from pprof badlen.pb
+# a sample (at byte 4, 3 bytes) whose location list says 5 bytes (the
+# length is at byte 7) with 1 byte left in the sample
+bytes 0a02080012030a05013200 > badnest.pb
+expect_error pprof-length-past-message 1 '^sfconv: badnest.pb: byte 7: length 5 of field 1 runs past the end of the enclosing message \(1 bytes left\)' \
+	$SFCONV --from pprof badnest.pb
+bytes 0801 > badwire.pb
+expect_error pprof-wrong-wire-type 1 '^sfconv: badwire.pb: byte 0: field 1 of Profile has wire type 0, expected 2' \
+	$SFCONV --from pprof badwire.pb
+bytes 0a0208053200 > badstr.pb
+expect_error pprof-string-index 1 '^sfconv: badstr.pb: byte 0: string index 5 out of range \(the string table has 1 entries\)' \
+	$SFCONV --from pprof badstr.pb
+# a sample (at byte 4) refers to location 9, which does not exist
+bytes 0a02080012050a010910003200 > badloc.pb
+expect_error pprof-missing-location 1 '^sfconv: badloc.pb: byte 4: sample refers to location 9, which is not in the profile' \
+	$SFCONV --from pprof badloc.pb
+# protobuf-shaped garbage: 3000 'x' are 1500 varint fields number 15
+head -c 3000 /dev/zero | tr '\0' x > xs.pb
+expect_error pprof-no-string-table 1 '^sfconv: xs.pb: not a pprof profile: no string table \(field 6\)$' \
+	$SFCONV --from pprof xs.pb
+# the string table (at byte 4, text at 6) must start with ""
+bytes 0a0208003201613200 > badstr0.pb
+expect_error pprof-string-zero 1 '^sfconv: badstr0.pb: byte 6: string_table\[0\] must be the empty string$' \
+	$SFCONV --from pprof badstr0.pb
+# truncations of a valid file at several offsets
+size=$(wc -c < c.raw.pb)
+for cut in 1 2 5 17 $((size / 2)) $((size - 1)); do
+	head -c $cut c.raw.pb > cut$cut.pb
+	expect_error "pprof-truncated-at-$cut" 1 "^sfconv: cut$cut.pb: byte [0-9]+: (truncated varint|length [0-9]+ of field [0-9]+ runs past the end|truncated fixed-size)" \
+		$SFCONV --from pprof cut$cut.pb
+done
+head -c 40 c.pb.gz > cut.pb.gz
+expect_error pprof-truncated-gzip 1 'truncated gzip' $SFCONV cut.pb.gz
+# the whole message is held in memory: --max-decompressed bounds it
+expect_error pprof-max-decompressed 1 'exceeds 100 bytes \(--max-decompressed\)' \
+	$SFCONV --max-decompressed 100 c.pb.gz
+expect_error pprof-max-size-raw 1 'input larger than 100 bytes' \
+	$SFCONV --max-decompressed 100 --from pprof c.raw.pb
