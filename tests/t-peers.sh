@@ -1,0 +1,112 @@
+# Conformance with peer tools: every pair of PAIRS.tsv (input -> the peer
+# tool's own expected output) whose format sfconv reads is converted with
+# the matching sfconv options and compared with the expectation.  Pairs of
+# formats sfconv does not read (yet) are SKIPped with the reason, so the
+# same test covers them once a reader is merged.  One PASS/FAIL/SKIP per
+# pair, then "peers: TOOL matched/total" per peer tool.
+. "$TOP/tests/lib.sh"
+
+if ! have_peers || [ ! -f "$PEERS/PAIRS.tsv" ]; then
+	skip peers "no peer fixtures ($PEERS)"
+	exit 0
+fi
+
+formats=$($SFCONV --list-formats 2>/dev/null | awk '{print $1}')
+has_format() { printf '%s\n' "$formats" | grep -qx "$1"; }
+
+# The mapping from the peer tool and its options (column 3 of PAIRS.tsv)
+# to sfconv: PATTERN (a shell case pattern) | FORMAT sfconv must read |
+# sfconv options | comparison.  Comparisons: "sorted" = the collapsed
+# output equals the expected file line for line after sorting both
+# bytewise (peers sort the same way); "none:WHY" = no comparison possible.
+# First match wins.
+map_table() {
+	cat <<'EOF'
+stackcollapse-perf.pl --*|perf|--from perf $OPTS|sorted
+inferno-collapse-perf (defaults)*|perf|--from perf --inferno|sorted
+inferno-collapse-perf --*|perf|--from perf --inferno $OPTS|sorted
+inferno-collapse-dtrace (defaults)*|dtrace|--from dtrace|sorted
+inferno-collapse-dtrace --*|dtrace|--from dtrace $OPTS|sorted
+inferno-collapse-sample (defaults)*|sample|--from sample|sorted
+inferno-collapse-sample --*|sample|--from sample $OPTS|sorted
+inferno-collapse-xctrace*|xctrace|--from xctrace|sorted
+inferno-collapse-vtune --*|vtune|--from vtune $OPTS|sorted
+inferno-collapse-vtune*|vtune|--from vtune|sorted
+inferno-collapse-vsprof*|vsprof|--from vsprof|sorted
+inferno-collapse-ghcprof --*|ghcprof|--from ghcprof $OPTS|sorted
+inferno-collapse-ghcprof*|ghcprof|--from ghcprof|sorted
+inferno-collapse-recursive*|collapsed|--from collapsed|none:folding recursion is an analysis (sfanalyze), not a conversion
+inferno-diff-folded*|collapsed|--from collapsed|none:differential folded output is not a conversion
+pprof profile.Parse*|pprof|--from pprof|none:pprof's Profile.String() dump has no sfconv writer
+EOF
+}
+
+# The options of column 3: the words starting with "--" (the peers' option
+# names are sfconv's).
+peer_opts() {
+	printf '%s\n' "$1" | tr ' ' '\n' | grep -- '^--' | tr '\n' ' '
+}
+
+cat_maybe_gz() {
+	case $1 in *.gz) gzip -dc "$1" ;; *) cat "$1" ;; esac
+}
+
+tools=
+tab=$(printf '\t')
+while IFS="$tab" read -r inputs expected tool note; do
+	[ "$inputs" = inputs ] && continue
+	name="peers:$(basename "$expected")"
+	# a pair may have several inputs ("a + b"): none of ours do
+	case $inputs in *" + "*)
+		skip "$name" "several inputs ($tool)"; continue ;; esac
+	row=
+	while IFS='|' read -r pat fmt opts cmp; do
+		# shellcheck disable=SC2254
+		case $tool in $pat) row="$fmt|$opts|$cmp"; break ;; esac
+	done <<EOF
+$(map_table)
+EOF
+	key=$(printf '%s\n' "$tool" | awk '{print $1}')
+	[ "$key" = stackcollapse-perf.pl ] || [ "$key" = pprof ] || true
+	case " $tools " in *" $key "*) ;; *) tools="$tools $key" ;; esac
+	if [ -z "$row" ]; then
+		skip "$name" "no mapping for '$tool'"
+		echo "$key skip" >> peers.tally
+		continue
+	fi
+	fmt=${row%%|*}; rest=${row#*|}; opts=${rest%%|*}; cmp=${rest#*|}
+	if ! has_format "$fmt"; then
+		skip "$name" "sfconv does not read '$fmt' yet"
+		echo "$key skip" >> peers.tally
+		continue
+	fi
+	case $cmp in none:*)
+		skip "$name" "${cmp#none:}"
+		echo "$key skip" >> peers.tally
+		continue ;; esac
+	OPTS=$(peer_opts "$tool")
+	args=$(eval "echo $opts")
+	# shellcheck disable=SC2086
+	if ! $SFCONV -q $args --to collapsed "$PEERS/$inputs" > got.txt 2> err.txt; then
+		fail "$name" "sfconv $args failed: $(head -n 1 err.txt)"
+		echo "$key fail" >> peers.tally
+		continue
+	fi
+	cat_maybe_gz "$PEERS/$expected" | LC_ALL=C sort > want.sorted
+	LC_ALL=C sort got.txt > got.sorted
+	if cmp -s want.sorted got.sorted; then
+		pass "$name"
+		echo "$key pass" >> peers.tally
+	else
+		fail "$name" "sfconv $args $inputs differs from $expected ($tool)"
+		diff want.sorted got.sorted | head -n 6 | cut -c1-200
+		echo "$key fail" >> peers.tally
+	fi
+done < "$PEERS/PAIRS.tsv"
+
+for t in $tools; do
+	p=$(grep -c "^$t pass" peers.tally)
+	n=$(grep -c "^$t " peers.tally)
+	s=$(grep -c "^$t skip" peers.tally)
+	echo "peers: $t $p/$n matched ($s skipped)"
+done
