@@ -54,15 +54,24 @@ static const struct {
 	{ "$u2b$", "+" }, { "$u21$", "!" }, { "$u22$", "\"" },
 };
 
-bool sf_fix_rust_symbol(struct sf_sbuf *out, const char *s, size_t n)
+bool sf_rust_hashed(const char *s, size_t n)
 {
 	const size_t hashlen = 17;
 
 	if (n < hashlen || s[n - hashlen] != 'h')
-		return sf_sbuf_add(out, s, n);
+		return false;
 	for (size_t i = n - hashlen + 1; i < n; i++)
 		if (!is_hex(s[i]))
-			return sf_sbuf_add(out, s, n);
+			return false;
+	return true;
+}
+
+bool sf_fix_rust_symbol(struct sf_sbuf *out, const char *s, size_t n)
+{
+	const size_t hashlen = 17;
+
+	if (!sf_rust_hashed(s, n))
+		return sf_sbuf_add(out, s, n);
 	const char *r = s, *end = s + n - hashlen;
 	if (end - r >= 2 && end[-1] == ':' && end[-2] == ':')
 		end -= 2;
@@ -104,5 +113,8 @@ bool sf_fix_rust_symbol(struct sf_sbuf *out, const char *s, size_t n)
 			r = q;
 		}
 	}
-	return sf_sbuf_reserve(out, 0);
+	if (!sf_sbuf_reserve(out, 0))
+		return false;
+	out->s[out->len] = 0;
+	return true;
 }

@@ -35,5 +35,7 @@ void sf_sbuf_free(struct sf_sbuf *b);
  * the repaired (or unchanged) name to `out`.
  */
 bool sf_fix_rust_symbol(struct sf_sbuf *out, const char *s, size_t n);
+/* Does the name end with the "h<16 hex>" hash sf_fix_rust_symbol removes? */
+bool sf_rust_hashed(const char *s, size_t n);
 
 #endif
