@@ -27,8 +27,8 @@ inferno-collapse-perf (defaults)*|perf|--from perf --inferno|sorted
 inferno-collapse-perf --*|perf|--from perf --inferno $OPTS|sorted
 inferno-collapse-dtrace (defaults)*|dtrace|--from dtrace|sorted
 inferno-collapse-dtrace --*|dtrace|--from dtrace $OPTS|sorted
-inferno-collapse-sample (defaults)*|sample|--from sample|sorted
-inferno-collapse-sample --*|sample|--from sample $OPTS|sorted
+inferno-collapse-sample (defaults)*|sample|--from sample --inferno|sorted
+inferno-collapse-sample --*|sample|--from sample --inferno $OPTS|sorted
 inferno-collapse-xctrace*|xctrace|--from xctrace|sorted
 inferno-collapse-vtune --*|vtune|--from vtune $OPTS|sorted
 inferno-collapse-vtune*|vtune|--from vtune|sorted
