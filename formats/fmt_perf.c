@@ -99,6 +99,11 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
+static bool is_hex(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
 static bool is_word(char c)
 {
 	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
@@ -1062,11 +1067,32 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 	st->in_event = true;
 	st->skip = false;
 	st->nframes = 0;
-	if (st->o.inferno)
+	if (st->o.inferno) {
 		typed = parse_event_type_inferno(l, n, e->end, &ev, &evn,
 						 &period, &rest, &restn);
-	else
+	} else {
 		typed = parse_event_type(l, n, &ev, &evn, &period);
+		/* a one-frame stack printed on the event line ("cycles:u:
+		 * ffffffff9b201293 sym (dso)"): perl sees no event there;
+		 * take it as inferno does when the rest is a frame */
+		if (!typed && parse_event_type_inferno(l, n, e->end, &ev, &evn,
+						       &period, &rest,
+						       &restn) && rest) {
+			struct stack_line sl;
+			bool hex = parse_stack_line(rest, restn, &sl);
+			for (size_t i = 0; hex && i < sl.pc_len; i++)
+				hex = is_hex(sl.pc[i]);
+			if (hex)
+				typed = true;
+			else
+				rest = NULL;
+		}
+		if (!typed) {
+			ev = NULL;
+			evn = 0;
+			period = 0;
+		}
+	}
 	if (typed) {
 		if (!st->ev_filter.s) {
 			if (!sf_sbuf_add(&st->ev_filter, ev, evn))
@@ -1187,9 +1213,21 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 		if (st.o.inferno)
 			is_event = !st.in_event &&
 				   parse_event_inferno(line, e, &ev);
-		else
-			is_event = !is_space(line[0]) &&
-				   parse_event_perl(line, e, &ev);
+		else if (!is_space(line[0]))
+			is_event = parse_event_perl(line, e, &ev);
+		else if (!st.in_event) {
+			/* an indented event line (perl reads it as a frame of
+			 * no event; we read it as the event it is) */
+			size_t k = 0;
+			while (k < e && is_space(line[k]))
+				k++;
+			is_event = parse_event_perl(line + k, e - k, &ev);
+			if (is_event) {
+				line += k;
+				e -= k;
+			}
+		} else
+			is_event = false;
 		if (is_event) {
 			/* perl starts a new event without a blank line too */
 			if (st.in_event && !st.o.inferno)
