@@ -103,10 +103,15 @@ static int oom(struct sf_ctx *ctx)
 	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
 }
 
+/* The line of the current node: the parser's own line number runs ahead
+ * of the node the reader stands on, so prefer the node's. */
 static uint64_t line_of(struct xc_state *st)
 {
-	int l = xmlTextReaderGetParserLineNumber(st->r);
+	xmlNodePtr node = xmlTextReaderCurrentNode(st->r);
+	long l = node ? xmlGetLineNo(node) : -1;
 
+	if (l <= 0)
+		l = xmlTextReaderGetParserLineNumber(st->r);
 	return l > 0 ? (uint64_t)l : 0;
 }
 
