@@ -832,6 +832,11 @@ static int on_stack_line(struct perf_state *st, const char *l, size_t n)
 		h = 1;
 	if (!sf_idx_find(&lc->idx, h, line_eq, lc, &key, &id)) {
 		struct stack_line sl;
+		/* a line seen before was checked then */
+		if (memchr(l, 0, n))
+			return sf_error(ctx, SF_EINPUT, sf_input_name(st->in),
+					sf_input_lineno(st->in),
+					"NUL byte: not perf script text");
 		bool ok = st->o.inferno ? parse_stack_line_inferno(l, n, &sl) :
 					  parse_stack_line(l, n, &sl);
 		if (!ok) {
@@ -1202,12 +1207,6 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 				break;
 			continue;
 		}
-		if (memchr(line, 0, e)) {
-			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
-				      sf_input_lineno(in),
-				      "NUL byte: not perf script text");
-			break;
-		}
 		struct event_line ev;
 		bool is_event;
 		if (st.o.inferno)
@@ -1222,7 +1221,13 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 			while (k < e && is_space(line[k]))
 				k++;
 			is_event = parse_event_perl(line + k, e - k, &ev);
-			if (is_event) {
+			if ((is_event || !st.in_event || st.skip) && memchr(line, 0, e)) {
+			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
+				      sf_input_lineno(in),
+				      "NUL byte: not perf script text");
+			break;
+		}
+		if (is_event) {
 				line += k;
 				e -= k;
 			}
