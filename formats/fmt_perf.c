@@ -978,6 +978,15 @@ static int end_event(struct perf_state *st)
 	if (st->o.inferno && !st->nframes)
 		return 0;  /* inferno drops events without frames */
 	size_t n = st->nframes;
+	if (n + 1 > st->cap_frames) {
+		size_t ncap = st->cap_frames ? st->cap_frames * 2 : 256;
+		sf_frame_id *nf = sf_reallocarray(st->frames, ncap,
+						  sizeof(*nf));
+		if (!nf)
+			return oom(ctx);
+		st->frames = nf;
+		st->cap_frames = ncap;
+	}
 	if (!st->o.no_comm) {
 		if (!st->have_pname_frame ||
 		    !sbuf_eq(&st->last_pname, st->pname.s, st->pname.len)) {
