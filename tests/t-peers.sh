@@ -110,3 +110,61 @@ for t in $tools; do
 	s=$(grep -c "^$t skip" peers.tally)
 	echo "peers: $t $p/$n matched ($s skipped)"
 done
+
+# Detection: every peer fixture of a format sfconv reads must be detected
+# as that format without --from (MANIFEST.tsv column 2 names the format;
+# the table maps its names to sfconv's).  A file the reader itself finds
+# nothing in (an empty file, a header only) or rejects (malformed lines) is
+# skipped; a reader error is accepted when --from gives the same error
+# (detection picked the reader).
+manifest_format() {
+	case $1 in
+	perf-script*) echo perf ;;
+	dtrace-ustack*) echo dtrace ;;
+	macos-sample*) echo sample ;;
+	xctrace-xml*) echo xctrace ;;
+	collapsed\;utf16*) echo "" ;;   # not UTF-8: out of scope here
+	collapsed*) echo collapsed ;;
+	pprof-proto*) echo pprof ;;
+	chrome-cpuprofile*) echo chrome ;;
+	speedscope-json*) echo speedscope ;;
+	firefox-gecko-json* | firefox-processed-json*) echo firefox ;;
+	*) echo "" ;;
+	esac
+}
+det_pass=0; det_total=0
+while IFS="$tab" read -r path mfmt _rest; do
+	[ "$path" = path ] && continue
+	want=$(manifest_format "$mfmt")
+	[ -n "$want" ] && has_format "$want" || continue
+	name="detect:$path"
+	if $SFCONV -q "$PEERS/$path" --to json > det.json 2> det.err; then
+		got=$(grep -o '"source_format":"[a-z0-9_-]*"' det.json | head -n 1 | cut -d'"' -f4)
+		det_total=$((det_total + 1))
+		if [ "$got" = "$want" ]; then
+			pass "$name"; det_pass=$((det_pass + 1))
+		else
+			fail "$name" "detected as '$got', expected '$want'"
+		fi
+		continue
+	fi
+	$SFCONV -q --from "$want" "$PEERS/$path" > det.out 2> det.err2
+	frc=$?
+	if [ $frc -eq 0 ] && [ ! -s det.out ] || grep -Eq 'empty input' det.err2; then
+		skip "$name" "the $want reader finds no samples in it"
+		continue
+	fi
+	if [ $frc -ne 0 ] && grep -q 'unrecognised input format' det.err; then
+		# invalid for its own reader too: not detecting it is right
+		skip "$name" "not valid $want input either: $(head -n 1 det.err2 | sed 's/^[^:]*: [^:]*: *//')"
+		continue
+	fi
+	det_total=$((det_total + 1))
+	# the same error message with --from: the right reader was chosen
+	if cmp -s det.err det.err2; then
+		pass "$name"; det_pass=$((det_pass + 1))
+	else
+		fail "$name" "not detected as $want: $(head -n 1 det.err)"
+	fi
+done < "$PEERS/MANIFEST.tsv"
+echo "peers: detection $det_pass/$det_total"
