@@ -480,11 +480,11 @@ static bool parse_stack_line_inferno(const char *l, size_t n,
 	size_t sp = n;
 	while (sp > rs && l[sp - 1] != ' ')
 		sp--;
-	if (sp == rs && (n == rs || l[rs - 1] != ' '))
-		return false;
+	if (sp <= rs)
+		return false;   /* no blank between the symbol and "(dso)" */
 	const char *m = l + sp;
 	size_t ml = n - sp;
-	if (sp <= rs - 1 || ml < 2 || m[0] != '(' || m[ml - 1] != ')')
+	if (ml < 2 || m[0] != '(' || m[ml - 1] != ')')
 		return false;
 	s->mod = m + 1;
 	s->mod_len = ml - 2;
