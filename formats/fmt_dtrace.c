@@ -324,6 +324,10 @@ static int dtrace_read(struct sf_profile *p, struct sf_input *in,
 		if ((rc = on_frame(&st, s, n)))
 			break;
 	}
+	if (rc == 0 && header && sf_input_lineno(in) > 0)
+		rc = sf_error(ctx, SF_EINPUT, sf_input_name(in), 1,
+			      "no blank line ends the header: not DTrace "
+			      "aggregation output");
 	if (rc == 0 && st.n)
 		rc = sf_error(ctx, SF_EINPUT, sf_input_name(in), start_line,
 			      "the stack starting here has no count line "
