@@ -82,6 +82,18 @@ assert inl.get("inline"), inl
 PY
 then pass perf-model; else fail perf-model "threads/time/weights/kinds not kept"; fi
 
+# tracepoint events print their payload after the event name: no period
+# and no event type for the script (weight 1, nothing filtered)
+printf '%s\n' \
+ 'perf 123 [000] 1.500000: sched:sched_switch: prev_comm=perf prev_pid=123 ==> next_comm=swapper/0 next_pid=0' \
+ '	ffffffff81a2b3c4 __schedule+0x2c4 ([kernel.kallsyms])' \
+ '	ffffffff81a2b8e0 schedule+0x40 ([kernel.kallsyms])' '' \
+ 'perf 123 [000] 1.600000: sched:sched_switch: prev_comm=perf prev_pid=123 ==> next_comm=kworker next_pid=9' \
+ '	ffffffff81a2b8e0 schedule+0x40 ([kernel.kallsyms])' '' > tp.perf
+printf '%s\n' 'perf;schedule_[k] 1' 'perf;schedule_[k];__schedule_[k] 1' > want.txt
+$SFCONV -q tp.perf --kernel > got.txt 2>&1
+expect_same perf-tracepoint want.txt got.txt
+
 # malformed input: one message with file and line, exit 1
 printf '\tdeadbeef main (/bin/x)\n\n' > orphan.perf
 expect_error perf-no-event-line 1 '^sfconv: orphan.perf:1: expected a perf script event line' \
