@@ -768,7 +768,13 @@ static int frames_of_line(struct perf_state *st, const struct stack_line *sl,
 		struct sf_frame fr;
 		sf_frame_init(&fr);
 		fr.name = b->s;
-		if (!(mn == 9 && !memcmp(mod, "[unknown]", 9)) && mn) {
+		/* perf script --inline prints inlined callees as
+		 * "ip name (inlined)" */
+		bool inlined_dso = mn == 7 && !memcmp(mod, "inlined", 7);
+		if (inlined_dso)
+			fr.flags |= SF_FRAME_INLINE;
+		if (!(mn == 9 && !memcmp(mod, "[unknown]", 9)) && mn &&
+		    !inlined_dso) {
 			st->tmp.len = 0;
 			if (!sf_sbuf_add(&st->tmp, mod, mn))
 				return oom(ctx);
