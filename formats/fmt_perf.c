@@ -276,13 +276,11 @@ static bool parse_event_type(const char *l, size_t n, const char **ev,
 	size_t ds = k;
 	while (k && is_space(l[k - 1]))
 		k--;
-	if (!k || l[k - 1] != ':') {
-		if (ds == de)
-			return false;
-		/* digits not preceded by ':' cannot be the period; then the
-		 * blanks before the event must follow a ':' directly */
+	/* (digits not preceded by blanks and ':' cannot be the period, and
+	 * then the blanks before the event would have to follow a ':'
+	 * directly, which a digit is not) */
+	if (!k || l[k - 1] != ':')
 		return false;
-	}
 	*ev = l + ts;
 	*ev_len = te - ts;
 	*period = 0;
