@@ -56,9 +56,13 @@ tab=$(printf '\t')
 while IFS="$tab" read -r inputs expected tool note; do
 	[ "$inputs" = inputs ] && continue
 	name="peers:$(basename "$expected")"
+	key=$(printf '%s\n' "$tool" | awk '{print $1}')
+	case " $tools " in *" $key "*) ;; *) tools="$tools $key" ;; esac
 	# a pair may have several inputs ("a + b"): none of ours do
 	case $inputs in *" + "*)
-		skip "$name" "several inputs ($tool)"; continue ;; esac
+		skip "$name" "several inputs ($tool)"
+		echo "$key skip" >> peers.tally
+		continue ;; esac
 	row=
 	while IFS='|' read -r pat fmt opts cmp; do
 		# shellcheck disable=SC2254
@@ -66,9 +70,6 @@ while IFS="$tab" read -r inputs expected tool note; do
 	done <<EOF
 $(map_table)
 EOF
-	key=$(printf '%s\n' "$tool" | awk '{print $1}')
-	[ "$key" = stackcollapse-perf.pl ] || [ "$key" = pprof ] || true
-	case " $tools " in *" $key "*) ;; *) tools="$tools $key" ;; esac
 	if [ -z "$row" ]; then
 		skip "$name" "no mapping for '$tool'"
 		echo "$key skip" >> peers.tally
@@ -106,9 +107,9 @@ done < "$PEERS/PAIRS.tsv"
 
 for t in $tools; do
 	p=$(grep -c "^$t pass" peers.tally)
-	n=$(grep -c "^$t " peers.tally)
+	f=$(grep -c "^$t fail" peers.tally)
 	s=$(grep -c "^$t skip" peers.tally)
-	echo "peers: $t $p/$n matched ($s skipped)"
+	echo "peers: $t $p/$((p + f)) matched, $s skipped"
 done
 
 # Detection: every peer fixture of a format sfconv reads must be detected
