@@ -34,3 +34,22 @@ expect_error xctrace-broken-xml 1 '^sfconv: broken.xml:[0-9]+: malformed XML' $S
 expect_error xctrace-nesting 1 'nested deeper than 3' $SFCONV --from xctrace --max-nesting 3 "$IN"
 printf '<?xml version="1.0"?>\n<other/>\n' > other.xml
 expect_error xctrace-wrong-root 1 '^sfconv: other.xml:2: expected <trace-query-result>' $SFCONV --from xctrace other.xml
+
+# hostile XML: entity expansion bombs and external entities are refused
+{
+	echo '<?xml version="1.0"?>'
+	echo '<!DOCTYPE l [ <!ENTITY a "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa">'
+	prev=a
+	for n in b c d e f g h i j; do
+		printf ' <!ENTITY %s "' $n
+		for k in 1 2 3 4 5 6 7 8 9 10; do printf '&%s;' $prev; done
+		printf '">\n'
+		prev=$n
+	done
+	echo ']>'
+	echo '<trace-query-result><node><row><backtrace id="1"><frame id="2" name="&j;"/></backtrace></row></node></trace-query-result>'
+} > bomb.xml
+expect_error xctrace-entity-bomb 1 '^sfconv: bomb.xml:[0-9]+: malformed XML' $SFCONV --from xctrace bomb.xml
+printf '%s\n' '<?xml version="1.0"?>' '<!DOCTYPE x [ <!ENTITY e SYSTEM "file:///etc/passwd"> ]>' \
+	'<trace-query-result><node><row><backtrace id="1"><frame id="2" name="a&e;"/></backtrace></row></node></trace-query-result>' > xxe.xml
+expect_error xctrace-external-entity 1 '^sfconv: xxe.xml:3: malformed XML: .*external entity' $SFCONV --from xctrace xxe.xml
