@@ -1043,28 +1043,40 @@ static int64_t id_of(const char *s, size_t n)
 }
 
 /* The sample type, from the first event kept. */
+/*
+ * The sample type, from the first event kept: the event name without its
+ * modifiers ("cpu-clock:pppH" -> "cpu-clock"; a tracepoint's
+ * "sched:sched_switch" stays whole), unit "nanoseconds" for the clock
+ * events, "events" for the others; ("samples", "count") when perf printed
+ * no period.  The full event name is kept as the property "perf.event".
+ */
 static int set_type(struct perf_state *st, const char *ev, size_t evn,
 		    bool has_period)
 {
 	char name[128];
 	const char *unit = "count";
+	int rc;
 
+	snprintf(name, sizeof(name), "%.*s", (int)(evn < 100 ? evn : 100),
+		 ev ? ev : "");
+	if (evn && (rc = sf_profile_set_prop(st->p, st->ctx, "perf.event",
+					     name)))
+		return rc;
 	if (!evn || !has_period) {
 		snprintf(name, sizeof(name), "samples");
 	} else {
-		snprintf(name, sizeof(name), "%.*s",
-			 (int)(evn < 100 ? evn : 100), ev);
-		char *colon = strchr(name, ':');
-		size_t base = colon ? (size_t)(colon - name) : strlen(name);
-		if ((base == 9 && !strncmp(name, "cpu-clock", 9)) ||
-		    (base == 10 && !strncmp(name, "task-clock", 10)))
+		char *colon = strrchr(name, ':');
+		if (colon && colon[1] &&
+		    strspn(colon + 1, "ukhpPGHISDWe") == strlen(colon + 1))
+			*colon = 0;
+		if (!strcmp(name, "cpu-clock") || !strcmp(name, "task-clock"))
 			unit = "nanoseconds";
 		else
 			unit = "events";
 	}
 	bool first = !st->p->d.ntypes;
-	int rc = sf_profile_sample_type(st->p, st->ctx, name, unit, &st->type);
-	if (rc)
+	if ((rc = sf_profile_sample_type(st->p, st->ctx, name, unit,
+					 &st->type)))
 		return rc;
 	if (first)
 		st->p->d.meta.default_type = st->type;
