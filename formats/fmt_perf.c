@@ -68,7 +68,7 @@ struct perf_state {
 	struct perf_opts o;
 	struct line_cache lc;
 	struct stack_cache sc;
-	struct sf_sbuf name, tmp, pname, comm, ev_filter;
+	struct sf_sbuf name, tmp, modbuf, pname, comm, ev_filter;
 	sf_frame_id *frames;     /* current event, leaf first */
 	size_t nframes, cap_frames;
 	/* current event */
@@ -773,10 +773,11 @@ static int frames_of_line(struct perf_state *st, const struct stack_line *sl,
 			fr.flags |= SF_FRAME_INLINE;
 		if (!(mn == 9 && !memcmp(mod, "[unknown]", 9)) && mn &&
 		    !inlined_dso) {
-			st->tmp.len = 0;
-			if (!sf_sbuf_add(&st->tmp, mod, mn))
+			/* not st->tmp: the parts may point into it */
+			st->modbuf.len = 0;
+			if (!sf_sbuf_add(&st->modbuf, mod, mn))
 				return oom(ctx);
-			fr.module = st->tmp.s;
+			fr.module = st->modbuf.s;
 		}
 		fr.address = addr;
 		fr.kind = kernel ? st->k_kernel : jit ? st->k_jit : NULL;
@@ -1299,6 +1300,7 @@ out:
 	free(st.sc.ents);
 	sf_sbuf_free(&st.name);
 	sf_sbuf_free(&st.tmp);
+	sf_sbuf_free(&st.modbuf);
 	sf_sbuf_free(&st.pname);
 	sf_sbuf_free(&st.comm);
 	sf_sbuf_free(&st.ev_filter);

@@ -94,6 +94,16 @@ printf '%s\n' 'perf;schedule_[k] 1' 'perf;schedule_[k];__schedule_[k] 1' > want.
 $SFCONV -q tp.perf --kernel > got.txt 2>&1
 expect_same perf-tracepoint want.txt got.txt
 
+# Java inlining chains in a JIT map, both rule sets: ';' -> ':', the
+# leading L of Lpkg/Class dropped for comm "java", _[j] on the outer frame,
+# _[i] on the inlined ones
+printf 'java 1/2 [0] 1.0: 5 cycles:\n\t7f00 Lcom/a/B;.run->Lcom/a/C;.inl->Lcom/a/D;.deep+0x10 (/tmp/perf-1.map)\n\t7f10 main (/usr/bin/java)\n\n' > inl.perf
+printf '%s\n' 'java;main;com/a/B:.run_[j];com/a/C:.inl_[i];com/a/D:.deep_[i] 5' > want.txt
+$SFCONV -q --from perf --jit inl.perf > got.txt 2>&1
+expect_same perf-java-inline want.txt got.txt
+$SFCONV -q --from perf --jit --inferno inl.perf > got.txt 2>&1
+expect_same perf-java-inline-inferno want.txt got.txt
+
 # malformed input: one message with file and line, exit 1
 printf '\tdeadbeef main (/bin/x)\n\n' > orphan.perf
 expect_error perf-no-event-line 1 '^sfconv: orphan.perf:1: expected a perf script event line' \
