@@ -874,7 +874,8 @@ static int on_stack_line(struct perf_state *st, const char *l, size_t n)
 		e->first = (uint32_t)lc->nfids;
 		if ((rc = frames_of_line(st, &sl, &e->n)))
 			return rc;
-		memcpy(lc->text + lc->text_len, key.s, key.n);
+		if (key.n)
+			memcpy(lc->text + lc->text_len, key.s, key.n);
 		e->off = lc->text_len;
 		e->len = (uint32_t)key.n;
 		e->java = st->java;
@@ -897,8 +898,9 @@ static int on_stack_line(struct perf_state *st, const char *l, size_t n)
 		st->cap_frames = ncap;
 	}
 	/* lines come leaf first; a line's own frames are stored leaf first */
-	memcpy(st->frames + st->nframes, lc->fids + e->first,
-	       e->n * sizeof(sf_frame_id));
+	if (e->n)
+		memcpy(st->frames + st->nframes, lc->fids + e->first,
+		       e->n * sizeof(sf_frame_id));
 	st->nframes += e->n;
 	return 0;
 }
@@ -952,7 +954,8 @@ static int stack_of(struct perf_state *st, const sf_frame_id *ids, size_t n,
 		sc->ids = ni;
 		sc->cap_ids = ncap;
 	}
-	memcpy(sc->ids + sc->nids, ids, n * sizeof(*ids));
+	if (n)
+		memcpy(sc->ids + sc->nids, ids, n * sizeof(*ids));
 	sc->ents[sc->nents] = (struct stack_ent){ sc->nids, (uint32_t)n,
 						  *out };
 	sc->nids += n;

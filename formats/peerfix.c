@@ -24,7 +24,8 @@ bool sf_sbuf_add(struct sf_sbuf *b, const char *s, size_t n)
 {
 	if (!sf_sbuf_reserve(b, n))
 		return false;
-	memcpy(b->s + b->len, s, n);
+	if (n)
+		memcpy(b->s + b->len, s, n);
 	b->len += n;
 	b->s[b->len] = 0;
 	return true;
