@@ -11,8 +11,17 @@ if ! have_peers || [ ! -f "$PEERS/PAIRS.tsv" ]; then
 	exit 0
 fi
 
-formats=$($SFCONV --list-formats 2>/dev/null | awk '{print $1}')
-has_format() { printf '%s\n' "$formats" | grep -qx "$1"; }
+# Does sfconv read format $1?  Asked with --from (its message on stderr)
+# rather than --list-formats, whose stdout a leak checker's exit can lose.
+known=; unknown=
+has_format() {
+	case " $known " in *" $1 "*) return 0 ;; esac
+	case " $unknown " in *" $1 "*) return 1 ;; esac
+	if $SFCONV -q --from "$1" /dev/null 2>&1 | grep -q "unknown input format\|cannot be read"; then
+		unknown="$unknown $1"; return 1
+	fi
+	known="$known $1"; return 0
+}
 
 # The mapping from the peer tool and its options (column 3 of PAIRS.tsv)
 # to sfconv: PATTERN (a shell case pattern) | FORMAT sfconv must read |
