@@ -245,7 +245,7 @@ static int on_node(struct smp_state *st, const char *l, size_t n)
 	if (!sf_sbuf_add(&st->tmp, st->names.s + off, st->names.len - off))
 		return oom(ctx);
 	fr.name = st->tmp.s;
-	struct sf_sbuf modbuf = { 0 };
+	struct sf_sbuf modbuf = { 0 }, srcbuf = { 0 };
 	if (modn) {
 		if (!sf_sbuf_add(&modbuf, mod, modn))
 			return oom(ctx);
@@ -273,10 +273,32 @@ static int on_node(struct smp_state *st, const char *l, size_t n)
 		/* --inferno keys stacks on their text: no addresses */
 		if (q < end && *q == ']' && !st->inferno)
 			fr.address = a;
+		/* "[0x...] file.m:65": the source line, when symbolicated */
+		const char *src = q < end ? q + 1 : end;
+		while (src < end && *src == ' ')
+			src++;
+		const char *colon = NULL;
+		for (const char *c = src; c < end; c++)
+			if (*c == ':')
+				colon = c;
+		uint64_t ln = 0;
+		const char *d = colon ? colon + 1 : end;
+		for (; d < end && *d >= '0' && *d <= '9' && ln < UINT32_MAX; d++)
+			ln = ln * 10 + (uint64_t)(*d - '0');
+		if (!st->inferno && colon && colon > src && d == end &&
+		    d > colon + 1 && ln <= UINT32_MAX) {
+			if (!sf_sbuf_add(&srcbuf, src, (size_t)(colon - src))) {
+				sf_sbuf_free(&modbuf);
+				return oom(ctx);
+			}
+			fr.file = srcbuf.s;
+			fr.line = (uint32_t)ln;
+		}
 	}
 	sf_frame_id fid;
 	rc = sf_profile_frame(st->p, ctx, &fr, &fid);
 	sf_sbuf_free(&modbuf);
+	sf_sbuf_free(&srcbuf);
 	if (rc)
 		return rc;
 	if (depth == 1) {

@@ -25,8 +25,10 @@ import json, sys
 m = json.load(open(sys.argv[1]))
 assert {(t.get("pid"), t.get("tid")) for t in m["threads"]} == {(42, 7), (42, 8)}, m["threads"]
 assert m["meta"].get("period") == 1000000, m["meta"]
+f = [x for x in m["frames"] if x["name"] == "app`main"][0]
+assert (f.get("module"), f.get("address"), f.get("file"), f.get("line")) == ("app", "0x2000", "main.c", 12), f
 PY
-then pass sample-model; else fail sample-model "threads or interval not kept"; fi
+then pass sample-model; else fail sample-model "threads, interval or frame location not kept"; fi
 
 # malformed: odd indentation, a skipped level, no call graph
 sed 's/^    +   ! 4 work/    +  ! 4 work/' "$IN" > odd.txt
