@@ -24,6 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Bytes of frame-line text the line cache keeps at most. */
+#ifndef PERF_LINE_CACHE_MAX
+#define PERF_LINE_CACHE_MAX ((size_t)256 << 20)
+#endif
+
 struct perf_opts {
 	bool pid, tid, kernel, jit, addrs, inferno, no_comm;
 	const char *event_filter;
@@ -809,6 +814,42 @@ struct line_key {
 	bool java;
 };
 
+/* Room in st->frames for `more` frames and the root frame. */
+static int frames_room(struct perf_state *st, size_t more)
+{
+	if (st->nframes + more + 1 <= st->cap_frames)
+		return 0;
+	size_t ncap = st->cap_frames ? st->cap_frames * 2 : 256;
+	while (ncap < st->nframes + more + 1)
+		ncap *= 2;
+	sf_frame_id *nf = sf_reallocarray(st->frames, ncap, sizeof(*nf));
+	if (!nf)
+		return oom(st->ctx);
+	st->frames = nf;
+	st->cap_frames = ncap;
+	return 0;
+}
+
+/* Once the line cache holds PERF_LINE_CACHE_MAX bytes of text, new lines
+ * are parsed each time instead (memory stays bounded on inputs where
+ * almost every line is new). */
+static int uncached_line(struct perf_state *st, const struct stack_line *sl)
+{
+	struct line_cache *lc = &st->lc;
+	size_t first = lc->nfids;
+	uint32_t n;
+	int rc;
+
+	if ((rc = frames_of_line(st, sl, &n)) || (rc = frames_room(st, n)))
+		return rc;
+	if (n)
+		memcpy(st->frames + st->nframes, lc->fids + first,
+		       n * sizeof(sf_frame_id));
+	st->nframes += n;
+	lc->nfids = first;
+	return 0;
+}
+
 static bool line_eq(const void *c, uint32_t id, const void *k)
 {
 	const struct line_cache *lc = c;
@@ -851,6 +892,8 @@ static int on_stack_line(struct perf_state *st, const char *l, size_t n)
 				(unsigned long long)sf_input_lineno(st->in));
 			return 0;
 		}
+		if (lc->text_len + key.n > PERF_LINE_CACHE_MAX)
+			return uncached_line(st, &sl);
 		if (lc->nents == lc->cap_ents) {
 			size_t ncap = lc->cap_ents ? lc->cap_ents * 2 : 1024;
 			struct line_ent *ne = sf_reallocarray(lc->ents, ncap,
@@ -886,17 +929,8 @@ static int on_stack_line(struct perf_state *st, const char *l, size_t n)
 		lc->nents++;
 	}
 	const struct line_ent *e = &lc->ents[id];
-	if (st->nframes + e->n + 1 > st->cap_frames) {
-		size_t ncap = st->cap_frames ? st->cap_frames * 2 : 256;
-		while (ncap < st->nframes + e->n + 1)
-			ncap *= 2;
-		sf_frame_id *nf = sf_reallocarray(st->frames, ncap,
-						  sizeof(*nf));
-		if (!nf)
-			return oom(ctx);
-		st->frames = nf;
-		st->cap_frames = ncap;
-	}
+	if ((rc = frames_room(st, e->n)))
+		return rc;
 	/* lines come leaf first; a line's own frames are stored leaf first */
 	if (e->n)
 		memcpy(st->frames + st->nframes, lc->fids + e->first,
