@@ -1,0 +1,1427 @@
+/*
+ * fmt_perf.c - `perf script` text: one event per block,
+ *
+ *     comm pid/tid [cpu] time: period event:
+ *             ip symbol+off (dso)        <- leaf first
+ *             ...
+ *     <blank line>
+ *
+ * The frame names, the root frame and the weights follow FlameGraph's
+ * stackcollapse-perf.pl, so `sfconv --from perf X` (collapsed output) equals
+ * `stackcollapse-perf.pl X` with the same options (--pid, --tid, --kernel,
+ * --jit, --all, --addrs, --event-filter).  With --inferno the rules of
+ * inferno-collapse-perf are used where the two differ.  See
+ * docs/formats.d/perf.md for what is kept and lost.
+ *
+ * Speed: lines come from sf_input_line (memchr over a large buffer); a
+ * frame line seen before is one hash and one memcmp in the line cache
+ * (its frames are parsed once), and a whole stack seen before is one hash
+ * of its frame ids in the stack cache.  No allocation per sample.
+ */
+#include "peerfix.h"
+#include "text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Bytes of frame-line text the line cache keeps at most. */
+#ifndef PERF_LINE_CACHE_MAX
+#define PERF_LINE_CACHE_MAX ((size_t)256 << 20)
+#endif
+
+struct perf_opts {
+	bool pid, tid, kernel, jit, addrs, inferno, no_comm;
+	const char *event_filter;
+};
+
+/* Line cache: the text of a frame line (after its indentation) -> the
+ * frames it makes (several with "a->b" inlining), leaf first. */
+struct line_cache {
+	struct sf_idx idx;
+	char *text;              /* all keys, back to back */
+	size_t text_len, text_cap;
+	struct line_ent {
+		size_t off;
+		uint32_t len;
+		uint32_t first;  /* index into fids */
+		uint32_t n;
+		bool java;
+	} *ents;
+	size_t nents, cap_ents;
+	sf_frame_id *fids;
+	size_t nfids, cap_fids;
+};
+
+/* Stack cache: the frame ids of a sample (leaf first, root frame last)
+ * -> stack id. */
+struct stack_cache {
+	struct sf_idx idx;
+	sf_frame_id *ids;
+	size_t nids, cap_ids;
+	struct stack_ent {
+		size_t off;
+		uint32_t n;
+		sf_stack_id stack;
+	} *ents;
+	size_t nents, cap_ents;
+};
+
+struct perf_state {
+	struct sf_profile *p;
+	struct sf_ctx *ctx;
+	struct sf_input *in;
+	struct perf_opts o;
+	struct line_cache lc;
+	struct stack_cache sc;
+	struct sf_sbuf name, tmp, modbuf, pname, comm, ev_filter;
+	sf_frame_id *frames;     /* current event, leaf first */
+	size_t nframes, cap_frames;
+	/* current event */
+	bool in_event, skip, java;
+	int64_t pid, tid, time;
+	double period;
+	/* last root frame and thread, reused while they repeat */
+	struct sf_sbuf last_pname;
+	sf_frame_id pname_frame;
+	bool have_pname_frame;
+	struct sf_sbuf last_comm;
+	int64_t last_pid, last_tid;
+	sf_thread_idx last_thread;
+	bool have_thread;
+	uint32_t type;
+	bool have_type;
+	double *w;
+	const char *k_kernel, *k_jit, *k_process;
+};
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_hex(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static bool is_word(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       c == '_';
+}
+
+static int oom(struct sf_ctx *ctx)
+{
+	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+}
+
+static bool mem_has(const char *s, size_t n, const char *needle)
+{
+	size_t m = strlen(needle);
+
+	if (m > n)
+		return false;
+	for (size_t i = 0; i + m <= n; i++)
+		if (s[i] == needle[0] && !memcmp(s + i, needle, m))
+			return true;
+	return false;
+}
+
+static bool ends_with(const char *s, size_t n, const char *suf)
+{
+	size_t m = strlen(suf);
+
+	return n >= m && !memcmp(s + n - m, suf, m);
+}
+
+/* ----- the event line ----- */
+
+struct event_line {
+	const char *comm;
+	size_t comm_len;
+	const char *pid, *tid;   /* pid NULL when only a tid was printed */
+	size_t pid_len, tid_len;
+	size_t end;              /* after the pid/tid and the blanks */
+};
+
+/*
+ * stackcollapse-perf.pl's event regex /^(\S.+?)\s+(\d+)\/{0,}(\d+)? \s+ (in perl): the
+ * shortest comm (at least two characters, not starting with a blank) that
+ * is followed by blanks, a number, optionally slashes and a second number,
+ * and a blank.
+ */
+static bool parse_event_perl(const char *l, size_t n, struct event_line *e)
+{
+	if (n < 2 || is_space(l[0]))
+		return false;
+	for (size_t i = 2; i < n; i++) {
+		if (!is_space(l[i]))
+			continue;
+		size_t j = i;
+		while (j < n && is_space(l[j]))
+			j++;
+		size_t d1 = j;
+		while (j < n && is_digit(l[j]))
+			j++;
+		if (j == d1)
+			continue;
+		size_t d1e = j;
+		while (j < n && l[j] == '/')
+			j++;
+		size_t d2 = j;
+		while (j < n && is_digit(l[j]))
+			j++;
+		size_t d2e = j;
+		if (j >= n || !is_space(l[j]))
+			continue;
+		e->comm = l;
+		e->comm_len = i;
+		if (d2e > d2 && !(d2e - d2 == 1 && l[d2] == '0')) {
+			e->pid = l + d1;
+			e->pid_len = d1e - d1;
+			e->tid = l + d2;
+			e->tid_len = d2e - d2;
+		} else {
+			/* perl's `if (not $tid)`: a tid of "0" counts as none */
+			e->pid = NULL;
+			e->pid_len = 0;
+			e->tid = l + d1;
+			e->tid_len = d1e - d1;
+		}
+		while (j < n && is_space(l[j]))
+			j++;
+		e->end = j;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * inferno's event_line_parts: the first all-digit word (optionally
+ * "pid/tid") followed by a space; the comm is what comes before it,
+ * trimmed.  Accepts indented event lines.
+ */
+static bool parse_event_inferno(const char *l, size_t n, struct event_line *e)
+{
+	size_t word = 0, slash = 0;
+	bool all_digits = false, last_space = false, has_slash = false;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = l[i];
+		if (c == ' ') {
+			if (all_digits && !last_space && word > 0) {
+				size_t cs = 0, ce = word - 1;
+				while (cs < ce && l[cs] == ' ')
+					cs++;
+				while (ce > cs && l[ce - 1] == ' ')
+					ce--;
+				e->comm = l + cs;
+				e->comm_len = ce - cs;
+				if (has_slash) {
+					e->pid = l + word;
+					e->pid_len = slash - word;
+					e->tid = l + slash + 1;
+					e->tid_len = i - slash - 1;
+				} else {
+					e->pid = NULL;
+					e->tid = l + word;
+					e->tid_len = i - word;
+				}
+				e->end = i + 1;
+				return true;
+			}
+			word = i + 1;
+			all_digits = true;
+			has_slash = false;
+		} else if (c == '/') {
+			if (all_digits) {
+				has_slash = true;
+				slash = i;
+			}
+		} else if (!is_digit(c)) {
+			all_digits = false;
+			has_slash = false;
+		}
+		last_space = c == ' ';
+	}
+	return false;
+}
+
+/*
+ * The event name and period, perl's /:\s*(\d+)*\s+(\S+):\s*$/: the last
+ * word ends with ':' (the event is that word without it), and before it
+ * come blanks, optionally a number (the period), optionally blanks, and a
+ * ':' (the end of the timestamp).
+ */
+static bool parse_event_type(const char *l, size_t n, const char **ev,
+			     size_t *ev_len, double *period)
+{
+	size_t e = n;
+
+	while (e && is_space(l[e - 1]))
+		e--;
+	if (!e || l[e - 1] != ':')
+		return false;
+	size_t te = e - 1, ts = te;
+	while (ts && !is_space(l[ts - 1]))
+		ts--;
+	if (ts == te || !ts)
+		return false;
+	size_t k = ts;
+	while (k && is_space(l[k - 1]))
+		k--;
+	size_t de = k;
+	while (k && is_digit(l[k - 1]))
+		k--;
+	size_t ds = k;
+	while (k && is_space(l[k - 1]))
+		k--;
+	/* (digits not preceded by blanks and ':' cannot be the period, and
+	 * then the blanks before the event would have to follow a ':'
+	 * directly, which a digit is not) */
+	if (!k || l[k - 1] != ':')
+		return false;
+	*ev = l + ts;
+	*ev_len = te - ts;
+	*period = 0;
+	if (de > ds) {
+		double v;
+		if (sf_parse_weight(l + ds, de - ds, &v))
+			*period = v;
+	}
+	return true;
+}
+
+/* inferno: the event is the last word of the text between the first and
+ * second ':' after the pid/tid; a third part is a one-frame stack. */
+static bool parse_event_type_inferno(const char *l, size_t n, size_t from,
+				     const char **ev, size_t *ev_len,
+				     double *period, const char **rest,
+				     size_t *rest_len)
+{
+	const char *s = l + from, *end = l + n;
+	const char *c1 = memchr(s, ':', (size_t)(end - s));
+
+	*rest = NULL;
+	*rest_len = 0;
+	if (!c1)
+		return false;
+	const char *a = c1 + 1;
+	const char *c2 = memchr(a, ':', (size_t)(end - a));
+	const char *ae = c2 ? c2 : end;
+	const char *w = ae;
+	while (w > a && w[-1] != ' ')
+		w--;
+	*ev = w;
+	*ev_len = (size_t)(ae - w);
+	/* the period: the word before the event, if numeric */
+	*period = 0;
+	const char *pe = w;
+	while (pe > a && pe[-1] == ' ')
+		pe--;
+	const char *ps = pe;
+	while (ps > a && is_digit(ps[-1]))
+		ps--;
+	double v;
+	if (pe > ps && sf_parse_weight(ps, (size_t)(pe - ps), &v))
+		*period = v;
+	if (c2) {
+		const char *pst = c2 + 1;
+		const char *q = pst;
+		while (q < end && *q != ':' && *q != ' ')
+			q++;
+		pst = q < end ? q + 1 : pst;
+		while (pst < end && is_space(*pst))
+			pst++;
+		const char *pend = end;
+		while (pend > pst && is_space(pend[-1]))
+			pend--;
+		if (pend > pst) {
+			*rest = pst;
+			*rest_len = (size_t)(pend - pst);
+		}
+	}
+	return true;
+}
+
+/* The timestamp: the first "digits.digits:" word after the pid/tid, in
+ * nanoseconds. */
+static int64_t parse_time(const char *l, size_t n, size_t from)
+{
+	size_t i = from;
+
+	while (i < n) {
+		while (i < n && is_space(l[i]))
+			i++;
+		size_t s = i;
+		while (i < n && !is_space(l[i]))
+			i++;
+		size_t e = i;
+		if (e > s && l[e - 1] == ':') {
+			size_t k = s;
+			int64_t sec = 0, ns = 0;
+			int fd = 0;
+			while (k < e - 1 && is_digit(l[k]) && sec < INT64_MAX / 100)
+				sec = sec * 10 + (l[k++] - '0');
+			if (k == s || k >= e - 1 || l[k] != '.')
+				return SF_NO_TIME;
+			k++;
+			while (k < e - 1 && is_digit(l[k])) {
+				if (fd < 9) {
+					ns = ns * 10 + (l[k] - '0');
+					fd++;
+				}
+				k++;
+			}
+			if (k != e - 1 || sec > INT64_MAX / 1000000000 - 1)
+				return SF_NO_TIME;
+			while (fd++ < 9)
+				ns *= 10;
+			return sec * 1000000000 + ns;
+		}
+		if (e > s && l[s] != '[')
+			return SF_NO_TIME;  /* only "[cpu]" may come first */
+	}
+	return SF_NO_TIME;
+}
+
+/* ----- frame lines ----- */
+
+struct stack_line {
+	const char *pc, *func, *mod;
+	size_t pc_len, func_len, mod_len;
+};
+
+/* From `q`, a run of non-blanks holding a ')': the dso is up to the last
+ * ')' of the run. */
+static bool dso_close(const char *l, size_t n, size_t q, size_t *len)
+{
+	size_t last = 0;
+	bool found = false;
+
+	for (size_t i = q; i < n && !is_space(l[i]); i++)
+		if (l[i] == ')') {
+			last = i;
+			found = true;
+		}
+	if (found)
+		*len = last - q;
+	return found;
+}
+
+/*
+ * perl's /^\s*(\w+)\s*(.+) \((\S*)\)/: a word (the ip), then the symbol,
+ * then the last " (dso)" whose dso has no blanks.
+ */
+static bool parse_stack_line(const char *l, size_t n, struct stack_line *s)
+{
+	size_t i = 0;
+
+	while (i < n && is_space(l[i]))
+		i++;
+	size_t pcs = i;
+	while (i < n && is_word(l[i]))
+		i++;
+	if (i == pcs)
+		return false;
+	s->pc = l + pcs;
+	s->pc_len = i - pcs;
+	size_t ws = i;
+	while (i < n && is_space(l[i]))
+		i++;
+	size_t fs = i;
+	/* the rightmost " (" after the symbol start whose following
+	 * non-blank run holds a ')' */
+	for (size_t p = n; p >= fs + 2 && p >= 2; p--) {
+		size_t sp = p - 2;
+		if (sp < fs + 1 || l[sp] != ' ' || l[sp + 1] != '(')
+			continue;
+		if (dso_close(l, n, sp + 2, &s->mod_len)) {
+			s->func = l + fs;
+			s->func_len = sp - fs;
+			s->mod = l + sp + 2;
+			return true;
+		}
+	}
+	/* none: (.+) takes one blank back from \s*, as perl backtracks
+	 * ("ip  (dso)" gives the symbol " ") */
+	if (fs >= ws + 2 && fs < n && l[fs] == '(' && l[fs - 1] == ' ' &&
+	    dso_close(l, n, fs + 1, &s->mod_len)) {
+		s->func = l + fs - 2;
+		s->func_len = 1;
+		s->mod = l + fs + 1;
+		return true;
+	}
+	return false;
+}
+
+/* inferno's stack_line_parts: ip, then the symbol, then the last word,
+ * which must be "(dso)". */
+static bool parse_stack_line_inferno(const char *l, size_t n,
+				     struct stack_line *s)
+{
+	size_t i = 0;
+
+	while (i < n && is_space(l[i]))
+		i++;
+	size_t pcs = i;
+	while (i < n && l[i] != ' ')
+		i++;
+	if (i >= n)
+		return false;
+	size_t pce = i;
+	while (pce > pcs && is_space(l[pce - 1]))
+		pce--;
+	s->pc = l + pcs;
+	s->pc_len = pce - pcs;
+	size_t rs = i + 1;
+	size_t sp = n;
+	while (sp > rs && l[sp - 1] != ' ')
+		sp--;
+	if (sp <= rs)
+		return false;   /* no blank between the symbol and "(dso)" */
+	const char *m = l + sp;
+	size_t ml = n - sp;
+	if (ml < 2 || m[0] != '(' || m[ml - 1] != ')')
+		return false;
+	s->mod = m + 1;
+	s->mod_len = ml - 2;
+	size_t fs = rs, fe = sp - 1;
+	while (fs < fe && is_space(l[fs]))
+		fs++;
+	while (fe > fs && is_space(l[fe - 1]))
+		fe--;
+	if (fe == fs) {
+		s->func = " ";
+		s->func_len = 1;
+	} else {
+		s->func = l + fs;
+		s->func_len = fe - fs;
+	}
+	return true;
+}
+
+static bool perl_is_kernel(const char *m, size_t n)
+{
+	return ((n && m[0] == '[') || ends_with(m, n, "vmlinux")) &&
+	       !mem_has(m, n, "unknown");
+}
+
+static bool inferno_is_kernel(const char *m, size_t n)
+{
+	if (n == 9 && !memcmp(m, "[unknown]", 9))
+		return false;
+	if ((n && m[0] == '[') || ends_with(m, n, ".ko"))
+		return true;
+	/* "vmlinux" followed only by [A-Za-z0-9._-] */
+	for (size_t i = n; i >= 7; i--) {
+		if (memcmp(m + i - 7, "vmlinux", 7))
+			continue;
+		for (size_t k = i; k < n; k++)
+			if (!(is_word(m[k]) || m[k] == '-' || m[k] == '.'))
+				return false;
+		return true;
+	}
+	return false;
+}
+
+static bool is_perf_map(const char *m, size_t n)
+{
+	/* m:/tmp/perf-\d+\.map: */
+	for (size_t i = 0; i + 10 <= n; i++) {
+		if (memcmp(m + i, "/tmp/perf-", 10))
+			continue;
+		size_t k = i + 10, d = k;
+		while (k < n && is_digit(m[k]))
+			k++;
+		if (k > d && n - k >= 4 && !memcmp(m + k, ".map", 4))
+			return true;
+	}
+	return false;
+}
+
+static bool inferno_is_jit(const char *m, size_t n)
+{
+	return (n >= 10 && !memcmp(m, "/tmp/perf-", 10) &&
+		ends_with(m, n, ".map")) ||
+	       (mem_has(m, n, "/jitted-") && ends_with(m, n, ".so"));
+}
+
+/* perl's tidy_generic on b->s[from..]: ';' -> ':', drop the argument list
+ * (unless a Go method ".(...)." or "(anonymous namespace)"), drop quotes. */
+static void tidy_perl(struct sf_sbuf *b, size_t from)
+{
+	char *s = b->s + from;
+	size_t n = b->len - from;
+
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == ';')
+			s[i] = ':';
+	bool go = false;
+	for (size_t i = 0; i + 1 < n && !go; i++) {
+		if (s[i] == '.' && s[i + 1] == '(') {
+			for (size_t k = i + 2; k + 1 < n; k++)
+				if (s[k] == ')' && s[k + 1] == '.') {
+					go = true;
+					break;
+				}
+			break;   /* the first ".(" decides: .* is greedy */
+		}
+	}
+	if (!go) {
+		for (size_t i = 0; i < n; i++) {
+			if (s[i] != '(')
+				continue;
+			if (n - i >= 21 &&
+			    !memcmp(s + i, "(anonymous namespace)", 21))
+				continue;
+			n = i;
+			break;
+		}
+	}
+	size_t o = 0;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != '"' && s[i] != '\'')
+			s[o++] = s[i];
+	b->len = from + o;
+	b->s[b->len] = 0;
+}
+
+/* inferno's tidy_generic: ';' -> ':', drop the first top-level argument
+ * list (brackets <>{}[] nest), keeping Go ".(" and anonymous namespaces. */
+static void tidy_inferno(struct sf_sbuf *b, size_t from)
+{
+	char *s = b->s + from;
+	size_t n = b->len - from;
+	long depth = 0;
+	size_t last_dot = (size_t)-1, cut = n;
+
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == ';')
+			s[i] = ':';
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (c == '<' || c == '{' || c == '[') {
+			depth++;
+		} else if (c == '>' || c == '}' || c == ']' || c == ')') {
+			depth--;
+		} else if (c == '(') {
+			if (depth == 0) {
+				bool go = last_dot == i;
+				bool anon = n - i >= 21 &&
+					    !memcmp(s + i,
+						    "(anonymous namespace)", 21);
+				if (!go && !anon) {
+					cut = i;
+					break;
+				}
+			}
+			depth++;
+		} else if (c == '.') {
+			last_dot = i + 1;
+		}
+	}
+	b->len = from + cut;
+	b->s[b->len] = 0;
+}
+
+/* Make the frames of one stack line into st->lc.fids (appended, leaf
+ * first); returns 0 and the count. */
+static int frames_of_line(struct perf_state *st, const struct stack_line *sl,
+			  uint32_t *count)
+{
+	struct sf_ctx *ctx = st->ctx;
+	struct line_cache *lc = &st->lc;
+	const char *raw = sl->func;
+	size_t rn = sl->func_len;
+	const char *mod = sl->mod;
+	size_t mn = sl->mod_len;
+	int rc;
+
+	/* strip "+0x<hex>" symbol offsets */
+	for (size_t i = rn; i >= 3; i--) {
+		if (raw[i - 3] != '+' || raw[i - 2] != '0' || raw[i - 1] != 'x')
+			continue;
+		size_t k = i;
+		bool ok = k < rn;
+		for (; k < rn; k++) {
+			char c = raw[k];
+			if (!(is_digit(c) || (c >= 'a' && c <= 'f') ||
+			      (st->o.inferno && c >= 'A' && c <= 'F'))) {
+				ok = false;
+				break;
+			}
+		}
+		if (ok)
+			rn = i - 3;
+		break;
+	}
+	*count = 0;
+	if (rn && raw[0] == '(')
+		return 0;   /* a process name in the stack: skipped */
+	if (st->o.inferno) {
+		st->tmp.len = 0;
+		if (!sf_fix_rust_symbol(&st->tmp, raw, rn))
+			return oom(ctx);
+		raw = st->tmp.s ? st->tmp.s : "";
+		rn = st->tmp.len;
+	}
+	/* split on "->": later parts are inlined into the earlier ones */
+	size_t nparts = 0;
+	const char *parts[64];
+	size_t plen[64];
+	const char *q = raw, *end = raw + rn;
+	for (;;) {
+		const char *a = q;
+		while (a + 1 < end && !(a[0] == '-' && a[1] == '>'))
+			a++;
+		if (a + 1 >= end)
+			a = end;
+		if (nparts < 64) {
+			parts[nparts] = q;
+			plen[nparts] = (size_t)(a - q);
+			nparts++;
+		}
+		if (a == end)
+			break;
+		q = a + 2;
+	}
+	/* perl's split drops trailing empty fields */
+	if (!st->o.inferno)
+		while (nparts > 1 && !plen[nparts - 1])
+			nparts--;
+	bool kernel = st->o.inferno ? inferno_is_kernel(mod, mn) :
+				      perl_is_kernel(mod, mn);
+	bool jit = st->o.inferno ? inferno_is_jit(mod, mn) :
+				   is_perf_map(mod, mn);
+	uint64_t addr = SF_NO_ADDR;
+	if (sl->pc_len && sl->pc_len <= 16) {
+		uint64_t v = 0;
+		size_t k;
+		for (k = 0; k < sl->pc_len; k++) {
+			char c = sl->pc[k];
+			int d = is_digit(c) ? c - '0' :
+				(c >= 'a' && c <= 'f') ? c - 'a' + 10 :
+				(c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
+			if (d < 0)
+				break;
+			v = v * 16 + (uint64_t)d;
+		}
+		if (k == sl->pc_len)
+			addr = v;
+	}
+	struct sf_sbuf *b = &st->name;
+	sf_frame_id ids[64];
+	for (size_t i = 0; i < nparts; i++) {
+		const char *f = parts[i];
+		size_t fl = plen[i];
+		b->len = 0;
+		if (!sf_sbuf_reserve(b, fl + mn + sl->pc_len + 16))
+			return oom(ctx);
+		if (fl == 9 && !memcmp(f, "[unknown]", 9) &&
+		    !(st->o.inferno && mn == 9 &&
+		      !memcmp(mod, "[unknown]", 9) && !st->o.addrs)) {
+			const char *base;
+			size_t bl;
+			if (mn == 9 && !memcmp(mod, "[unknown]", 9)) {
+				base = "unknown";
+				bl = 7;
+			} else {
+				const char *sl2 = mod + mn;
+				while (sl2 > mod && sl2[-1] != '/')
+					sl2--;
+				base = sl2;
+				bl = (size_t)(mod + mn - sl2);
+			}
+			sf_sbuf_add(b, "[", 1);
+			sf_sbuf_add(b, base, bl);
+			if (st->o.addrs) {
+				sf_sbuf_add(b, " <", 2);
+				sf_sbuf_add(b, sl->pc, sl->pc_len);
+				sf_sbuf_add(b, ">", 1);
+			}
+			sf_sbuf_add(b, "]", 1);
+		} else {
+			sf_sbuf_add(b, f, fl);
+		}
+		if (st->o.inferno)
+			tidy_inferno(b, 0);
+		else
+			tidy_perl(b, 0);
+		if (st->java && memchr(b->s, '/', b->len) && b->len &&
+		    b->s[0] == 'L') {
+			memmove(b->s, b->s + 1, b->len - 1);
+			b->len--;
+			b->s[b->len] = 0;
+		}
+		if (i > 0) {
+			if (st->o.inferno || !mem_has(b->s, b->len, "_[i]"))
+				sf_sbuf_add(b, "_[i]", 4);
+		} else if (st->o.kernel && kernel) {
+			sf_sbuf_add(b, "_[k]", 4);
+		} else if (st->o.jit && jit) {
+			if (st->o.inferno || !mem_has(b->s, b->len, "_[j]"))
+				sf_sbuf_add(b, "_[j]", 4);
+		}
+		struct sf_frame fr;
+		sf_frame_init(&fr);
+		fr.name = b->s;
+		/* perf script --inline prints inlined callees as
+		 * "ip name (inlined)" */
+		bool inlined_dso = mn == 7 && !memcmp(mod, "inlined", 7);
+		if (inlined_dso)
+			fr.flags |= SF_FRAME_INLINE;
+		if (!(mn == 9 && !memcmp(mod, "[unknown]", 9)) && mn &&
+		    !inlined_dso) {
+			/* not st->tmp: the parts may point into it */
+			st->modbuf.len = 0;
+			if (!sf_sbuf_add(&st->modbuf, mod, mn))
+				return oom(ctx);
+			fr.module = st->modbuf.s;
+		}
+		fr.address = addr;
+		fr.kind = kernel ? st->k_kernel : jit ? st->k_jit : NULL;
+		if (i > 0)
+			fr.flags |= SF_FRAME_INLINE;
+		if ((rc = sf_profile_frame(st->p, ctx, &fr, &ids[i])))
+			return rc;
+	}
+	/* leaf first: the last inlined part is the innermost */
+	if (lc->nfids + nparts > lc->cap_fids) {
+		size_t ncap = lc->cap_fids ? lc->cap_fids * 2 : 1024;
+		while (ncap < lc->nfids + nparts)
+			ncap *= 2;
+		sf_frame_id *nf = sf_reallocarray(lc->fids, ncap, sizeof(*nf));
+		if (!nf)
+			return oom(ctx);
+		lc->fids = nf;
+		lc->cap_fids = ncap;
+	}
+	for (size_t i = 0; i < nparts; i++)
+		lc->fids[lc->nfids++] = ids[nparts - 1 - i];
+	*count = (uint32_t)nparts;
+	return 0;
+}
+
+struct line_key {
+	const char *s;
+	size_t n;
+	bool java;
+};
+
+/* Room in st->frames for `more` frames and the root frame. */
+static int frames_room(struct perf_state *st, size_t more)
+{
+	if (st->nframes + more + 1 <= st->cap_frames)
+		return 0;
+	size_t ncap = st->cap_frames ? st->cap_frames * 2 : 256;
+	while (ncap < st->nframes + more + 1)
+		ncap *= 2;
+	sf_frame_id *nf = sf_reallocarray(st->frames, ncap, sizeof(*nf));
+	if (!nf)
+		return oom(st->ctx);
+	st->frames = nf;
+	st->cap_frames = ncap;
+	return 0;
+}
+
+/* Once the line cache holds PERF_LINE_CACHE_MAX bytes of text, new lines
+ * are parsed each time instead (memory stays bounded on inputs where
+ * almost every line is new). */
+static int uncached_line(struct perf_state *st, const struct stack_line *sl)
+{
+	struct line_cache *lc = &st->lc;
+	size_t first = lc->nfids;
+	uint32_t n;
+	int rc;
+
+	if ((rc = frames_of_line(st, sl, &n)) || (rc = frames_room(st, n)))
+		return rc;
+	if (n)
+		memcpy(st->frames + st->nframes, lc->fids + first,
+		       n * sizeof(sf_frame_id));
+	st->nframes += n;
+	lc->nfids = first;
+	return 0;
+}
+
+static bool line_eq(const void *c, uint32_t id, const void *k)
+{
+	const struct line_cache *lc = c;
+	const struct line_key *key = k;
+	const struct line_ent *e = &lc->ents[id];
+
+	return e->len == key->n && e->java == key->java &&
+	       !memcmp(lc->text + e->off, key->s, key->n);
+}
+
+/* Append the frames of a stack line to the current event. */
+static int on_stack_line(struct perf_state *st, const char *l, size_t n)
+{
+	struct line_cache *lc = &st->lc;
+	struct sf_ctx *ctx = st->ctx;
+	size_t i = 0;
+	uint32_t id;
+	int rc;
+
+	while (i < n && is_space(l[i]))
+		i++;
+	struct line_key key = { l + i, n - i, st->java };
+	uint64_t h = sf_hash(key.s, key.n) ^ (st->java ? 0x9e3779b97f4a7c15ull
+						       : 0);
+	if (!h)
+		h = 1;
+	if (!sf_idx_find(&lc->idx, h, line_eq, lc, &key, &id)) {
+		struct stack_line sl;
+		/* a line seen before was checked then */
+		if (memchr(l, 0, n))
+			return sf_error(ctx, SF_EINPUT, sf_input_name(st->in),
+					sf_input_lineno(st->in),
+					"NUL byte: not perf script text");
+		bool ok = st->o.inferno ? parse_stack_line_inferno(l, n, &sl) :
+					  parse_stack_line(l, n, &sl);
+		if (!ok) {
+			sf_warn(ctx, "perf.unrecognized-line",
+				"%s:%llu: skipped a line that is not a frame "
+				"('ip symbol (dso)')", sf_input_name(st->in),
+				(unsigned long long)sf_input_lineno(st->in));
+			return 0;
+		}
+		if (lc->text_len + key.n > PERF_LINE_CACHE_MAX)
+			return uncached_line(st, &sl);
+		if (lc->nents == lc->cap_ents) {
+			size_t ncap = lc->cap_ents ? lc->cap_ents * 2 : 1024;
+			struct line_ent *ne = sf_reallocarray(lc->ents, ncap,
+							      sizeof(*ne));
+			if (!ne)
+				return oom(ctx);
+			lc->ents = ne;
+			lc->cap_ents = ncap;
+		}
+		if (lc->text_len + key.n > lc->text_cap) {
+			size_t ncap = lc->text_cap ? lc->text_cap * 2 : 65536;
+			while (ncap < lc->text_len + key.n)
+				ncap *= 2;
+			char *nt = realloc(lc->text, ncap);
+			if (!nt)
+				return oom(ctx);
+			lc->text = nt;
+			lc->text_cap = ncap;
+		}
+		struct line_ent *e = &lc->ents[lc->nents];
+		e->first = (uint32_t)lc->nfids;
+		if ((rc = frames_of_line(st, &sl, &e->n)))
+			return rc;
+		if (key.n)
+			memcpy(lc->text + lc->text_len, key.s, key.n);
+		e->off = lc->text_len;
+		e->len = (uint32_t)key.n;
+		e->java = st->java;
+		lc->text_len += key.n;
+		id = (uint32_t)lc->nents;
+		if (!sf_idx_insert(&lc->idx, h, id))
+			return oom(ctx);
+		lc->nents++;
+	}
+	const struct line_ent *e = &lc->ents[id];
+	if ((rc = frames_room(st, e->n)))
+		return rc;
+	/* lines come leaf first; a line's own frames are stored leaf first */
+	if (e->n)
+		memcpy(st->frames + st->nframes, lc->fids + e->first,
+		       e->n * sizeof(sf_frame_id));
+	st->nframes += e->n;
+	return 0;
+}
+
+struct stack_key {
+	const sf_frame_id *ids;
+	size_t n;
+};
+
+static bool stack_eq(const void *c, uint32_t id, const void *k)
+{
+	const struct stack_cache *sc = c;
+	const struct stack_key *key = k;
+	const struct stack_ent *e = &sc->ents[id];
+
+	return e->n == key->n &&
+	       !memcmp(sc->ids + e->off, key->ids, key->n * sizeof(*key->ids));
+}
+
+static int stack_of(struct perf_state *st, const sf_frame_id *ids, size_t n,
+		    sf_stack_id *out)
+{
+	struct stack_cache *sc = &st->sc;
+	struct stack_key key = { ids, n };
+	uint64_t h = sf_hash(ids, n * sizeof(*ids));
+	uint32_t id;
+	int rc;
+
+	if (sf_idx_find(&sc->idx, h, stack_eq, sc, &key, &id)) {
+		*out = sc->ents[id].stack;
+		return 0;
+	}
+	if ((rc = sf_profile_stack(st->p, st->ctx, ids, n, true, out)))
+		return rc;
+	if (sc->nents == sc->cap_ents) {
+		size_t ncap = sc->cap_ents ? sc->cap_ents * 2 : 1024;
+		struct stack_ent *ne = sf_reallocarray(sc->ents, ncap,
+						       sizeof(*ne));
+		if (!ne)
+			return oom(st->ctx);
+		sc->ents = ne;
+		sc->cap_ents = ncap;
+	}
+	if (sc->nids + n > sc->cap_ids) {
+		size_t ncap = sc->cap_ids ? sc->cap_ids * 2 : 16384;
+		while (ncap < sc->nids + n)
+			ncap *= 2;
+		sf_frame_id *ni = sf_reallocarray(sc->ids, ncap, sizeof(*ni));
+		if (!ni)
+			return oom(st->ctx);
+		sc->ids = ni;
+		sc->cap_ids = ncap;
+	}
+	if (n)
+		memcpy(sc->ids + sc->nids, ids, n * sizeof(*ids));
+	sc->ents[sc->nents] = (struct stack_ent){ sc->nids, (uint32_t)n,
+						  *out };
+	sc->nids += n;
+	if (!sf_idx_insert(&sc->idx, h, (uint32_t)sc->nents))
+		return oom(st->ctx);
+	sc->nents++;
+	return 0;
+}
+
+static bool sbuf_eq(const struct sf_sbuf *b, const char *s, size_t n)
+{
+	return b->len == n && (!n || !memcmp(b->s, s, n));
+}
+
+/* The event is complete: add its sample. */
+static int end_event(struct perf_state *st)
+{
+	struct sf_ctx *ctx = st->ctx;
+	int rc;
+
+	if (!st->in_event || st->skip) {
+		st->in_event = false;
+		st->skip = false;
+		st->nframes = 0;
+		return 0;
+	}
+	st->in_event = false;
+	if (st->o.inferno && !st->nframes)
+		return 0;  /* inferno drops events without frames */
+	size_t n = st->nframes;
+	if (n + 1 > st->cap_frames) {
+		size_t ncap = st->cap_frames ? st->cap_frames * 2 : 256;
+		sf_frame_id *nf = sf_reallocarray(st->frames, ncap,
+						  sizeof(*nf));
+		if (!nf)
+			return oom(ctx);
+		st->frames = nf;
+		st->cap_frames = ncap;
+	}
+	if (!st->o.no_comm) {
+		if (!st->have_pname_frame ||
+		    !sbuf_eq(&st->last_pname, st->pname.s, st->pname.len)) {
+			struct sf_frame fr;
+			sf_frame_init(&fr);
+			fr.name = st->pname.s ? st->pname.s : "";
+			fr.kind = st->k_process;
+			if ((rc = sf_profile_frame(st->p, ctx, &fr,
+						   &st->pname_frame)))
+				return rc;
+			st->last_pname.len = 0;
+			if (!sf_sbuf_add(&st->last_pname, fr.name,
+					 st->pname.len))
+				return oom(ctx);
+			st->have_pname_frame = true;
+		}
+		st->frames[n++] = st->pname_frame;
+	}
+	sf_stack_id stack;
+	if ((rc = stack_of(st, st->frames, n, &stack)))
+		return rc;
+	st->nframes = 0;
+	if (!st->have_thread || st->last_pid != st->pid ||
+	    st->last_tid != st->tid ||
+	    !sbuf_eq(&st->last_comm, st->comm.s, st->comm.len)) {
+		if ((rc = sf_profile_thread(st->p, ctx, st->pid, st->tid,
+					    st->comm.s ? st->comm.s : "",
+					    &st->last_thread)))
+			return rc;
+		st->last_comm.len = 0;
+		if (!sf_sbuf_add(&st->last_comm, st->comm.s ? st->comm.s : "",
+				 st->comm.len))
+			return oom(ctx);
+		st->last_pid = st->pid;
+		st->last_tid = st->tid;
+		st->have_thread = true;
+	}
+	st->w[st->type] = st->period;
+	return sf_profile_add_sample(st->p, ctx, stack, st->last_thread, 0,
+				     st->time, st->w);
+}
+
+static int64_t id_of(const char *s, size_t n)
+{
+	int64_t v;
+
+	if (!s || !sf_parse_i64(s, n, &v))
+		return SF_NO_ID;
+	return v;
+}
+
+/* The sample type, from the first event kept. */
+/*
+ * The sample type, from the first event kept: the event name without its
+ * modifiers ("cpu-clock:pppH" -> "cpu-clock"; a tracepoint's
+ * "sched:sched_switch" stays whole), unit "nanoseconds" for the clock
+ * events, "events" for the others; ("samples", "count") when perf printed
+ * no period.  The full event name is kept as the property "perf.event".
+ */
+static int set_type(struct perf_state *st, const char *ev, size_t evn,
+		    bool has_period)
+{
+	char name[128];
+	const char *unit = "count";
+	int rc;
+
+	snprintf(name, sizeof(name), "%.*s", (int)(evn < 100 ? evn : 100),
+		 ev ? ev : "");
+	if (evn && (rc = sf_profile_set_prop(st->p, st->ctx, "perf.event",
+					     name)))
+		return rc;
+	if (!evn || !has_period) {
+		snprintf(name, sizeof(name), "samples");
+	} else {
+		char *colon = strrchr(name, ':');
+		if (colon && colon[1] &&
+		    strspn(colon + 1, "ukhpPGHISDWe") == strlen(colon + 1))
+			*colon = 0;
+		if (!strcmp(name, "cpu-clock") || !strcmp(name, "task-clock"))
+			unit = "nanoseconds";
+		else
+			unit = "events";
+	}
+	bool first = !st->p->d.ntypes;
+	if ((rc = sf_profile_sample_type(st->p, st->ctx, name, unit,
+					 &st->type)))
+		return rc;
+	if (first)
+		st->p->d.meta.default_type = st->type;
+	st->have_type = true;
+	return 0;
+}
+
+static int on_event_line(struct perf_state *st, const struct event_line *e,
+			 const char *l, size_t n)
+{
+	struct sf_ctx *ctx = st->ctx;
+	const char *ev = NULL, *rest = NULL;
+	size_t evn = 0, restn = 0;
+	double period = 0;
+	bool typed;
+	int rc;
+
+	st->in_event = true;
+	st->skip = false;
+	st->nframes = 0;
+	if (st->o.inferno) {
+		typed = parse_event_type_inferno(l, n, e->end, &ev, &evn,
+						 &period, &rest, &restn);
+	} else {
+		typed = parse_event_type(l, n, &ev, &evn, &period);
+		/* a one-frame stack printed on the event line ("cycles:u:
+		 * ffffffff9b201293 sym (dso)"): perl sees no event there;
+		 * take it as inferno does when the rest is a frame */
+		if (!typed && parse_event_type_inferno(l, n, e->end, &ev, &evn,
+						       &period, &rest,
+						       &restn) && rest) {
+			struct stack_line sl;
+			bool hex = parse_stack_line(rest, restn, &sl);
+			for (size_t i = 0; hex && i < sl.pc_len; i++)
+				hex = is_hex(sl.pc[i]);
+			if (hex)
+				typed = true;
+			else
+				rest = NULL;
+		}
+		if (!typed) {
+			ev = NULL;
+			evn = 0;
+			period = 0;
+		}
+	}
+	if (typed) {
+		if (!st->ev_filter.s) {
+			if (!sf_sbuf_add(&st->ev_filter, ev, evn))
+				return oom(ctx);
+		} else if (!sbuf_eq(&st->ev_filter, ev, evn)) {
+			sf_warn(ctx, "perf.event-filtered",
+				"kept only events of type '%s' "
+				"(--event-filter to choose another)",
+				st->ev_filter.s);
+			st->skip = true;
+			return 0;
+		}
+	}
+	if (!st->have_type && (rc = set_type(st, ev, evn, period > 0)))
+		return rc;
+	st->period = period > 0 ? period : 1;
+	st->pid = id_of(e->pid, e->pid_len);
+	st->tid = id_of(e->tid, e->tid_len);
+	st->time = parse_time(l, n, e->end);
+	st->comm.len = 0;
+	st->pname.len = 0;
+	if (!sf_sbuf_add(&st->comm, e->comm, e->comm_len) ||
+	    !sf_sbuf_add(&st->pname, e->comm, e->comm_len))
+		return oom(ctx);
+	for (size_t i = 0; i < st->pname.len; i++)
+		if (st->pname.s[i] == ' ')
+			st->pname.s[i] = '_';
+	if (st->o.tid || st->o.pid) {
+		bool ok = sf_sbuf_add(&st->pname, "-", 1);
+		if (e->pid)
+			ok = ok && sf_sbuf_add(&st->pname, e->pid, e->pid_len);
+		else
+			ok = ok && sf_sbuf_add(&st->pname, "?", 1);
+		if (st->o.tid)
+			ok = ok && sf_sbuf_add(&st->pname, "/", 1) &&
+			     sf_sbuf_add(&st->pname, e->tid, e->tid_len);
+		if (!ok)
+			return oom(ctx);
+	}
+	st->java = sbuf_eq(&st->pname, "java", 4);
+	if (rest) {
+		/* inferno: a one-frame stack on the event line */
+		if ((rc = on_stack_line(st, rest, restn)))
+			return rc;
+		return end_event(st);
+	}
+	return 0;
+}
+
+static int perf_read(struct sf_profile *p, struct sf_input *in,
+		     struct sf_ctx *ctx)
+{
+	struct perf_state st;
+	char *line;
+	size_t len;
+	int rc;
+	bool seen_event = false;
+
+	memset(&st, 0, sizeof(st));
+	st.p = p;
+	st.ctx = ctx;
+	st.in = in;
+	st.o.pid = sf_ctx_flag(ctx, "pid");
+	st.o.tid = sf_ctx_flag(ctx, "tid");
+	st.o.kernel = sf_ctx_flag(ctx, "kernel") || sf_ctx_flag(ctx, "all");
+	st.o.jit = sf_ctx_flag(ctx, "jit") || sf_ctx_flag(ctx, "all");
+	st.o.addrs = sf_ctx_flag(ctx, "addrs");
+	st.o.inferno = sf_ctx_flag(ctx, "inferno");
+	st.o.no_comm = sf_ctx_flag(ctx, "no-comm");
+	st.o.event_filter = sf_ctx_opt(ctx, "event-filter");
+	st.k_kernel = sf_profile_str(p, ctx, "kernel");
+	st.k_jit = sf_profile_str(p, ctx, "jit");
+	st.k_process = sf_profile_str(p, ctx, "process");
+	if (!st.k_kernel || !st.k_jit || !st.k_process)
+		return ctx->err.code;
+	if (st.o.event_filter &&
+	    !sf_sbuf_adds(&st.ev_filter, st.o.event_filter)) {
+		rc = oom(ctx);
+		goto out;
+	}
+	if (p->d.ntypes > 64) {
+		rc = sf_error(ctx, SF_EINPUT, sf_input_name(in), 0,
+			      "cannot merge perf samples into a profile with "
+			      "more than 64 sample types");
+		goto out;
+	}
+	st.w = sf_calloc(65, sizeof(double));
+	if (!st.w) {
+		rc = oom(ctx);
+		goto out;
+	}
+	uint64_t count = 0;
+	while ((rc = sf_input_line(in, ctx, &line, &len)) > 0) {
+		if (!(++count & 0xffff) && sf_interrupted(ctx)) {
+			rc = sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
+			break;
+		}
+		rc = 0;
+		if (len && line[0] == '#')
+			continue;
+		size_t e = len;
+		while (e && (line[e - 1] == '\r' ||
+			     (st.o.inferno && is_space(line[e - 1]))))
+			e--;
+		if (!e) {
+			if ((rc = end_event(&st)))
+				break;
+			continue;
+		}
+		struct event_line ev;
+		bool is_event;
+		if (st.o.inferno)
+			is_event = !st.in_event &&
+				   parse_event_inferno(line, e, &ev);
+		else if (!is_space(line[0]))
+			is_event = parse_event_perl(line, e, &ev);
+		else if (!st.in_event) {
+			/* an indented event line (perl reads it as a frame of
+			 * no event; we read it as the event it is) */
+			size_t k = 0;
+			while (k < e && is_space(line[k]))
+				k++;
+			is_event = parse_event_perl(line + k, e - k, &ev);
+			if ((is_event || !st.in_event || st.skip) && memchr(line, 0, e)) {
+			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
+				      sf_input_lineno(in),
+				      "NUL byte: not perf script text");
+			break;
+		}
+		if (is_event) {
+				line += k;
+				e -= k;
+			}
+		} else
+			is_event = false;
+		if (is_event) {
+			/* perl starts a new event without a blank line too */
+			if (st.in_event && !st.o.inferno)
+				st.nframes = 0;
+			seen_event = true;
+			rc = on_event_line(&st, &ev, line, e);
+		} else if (!seen_event) {
+			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
+				      sf_input_lineno(in),
+				      "expected a perf script event line "
+				      "('comm pid [cpu] time: event:')");
+		} else if (st.in_event && !st.skip) {
+			rc = on_stack_line(&st, line, e);
+		} else if (!st.in_event && !st.o.inferno) {
+			/* a frame line outside an event: perl files it under
+			 * the empty process name */
+			sf_warn(ctx, "perf.orphan-frame",
+				"%s:%llu: frame line outside an event skipped",
+				sf_input_name(in),
+				(unsigned long long)sf_input_lineno(in));
+		}
+		if (rc) {
+			if (!ctx->err.line && ctx->err.code == SF_ELIMIT)
+				ctx->err.line = sf_input_lineno(in);
+			break;
+		}
+	}
+	/* perl only ends an event at a blank line: a last event without one
+	 * is dropped; inferno keeps it */
+	if (rc == 0 && st.in_event && st.o.inferno)
+		rc = end_event(&st);
+out:
+	sf_idx_free(&st.lc.idx);
+	free(st.lc.text);
+	free(st.lc.ents);
+	free(st.lc.fids);
+	sf_idx_free(&st.sc.idx);
+	free(st.sc.ids);
+	free(st.sc.ents);
+	sf_sbuf_free(&st.name);
+	sf_sbuf_free(&st.tmp);
+	sf_sbuf_free(&st.modbuf);
+	sf_sbuf_free(&st.pname);
+	sf_sbuf_free(&st.comm);
+	sf_sbuf_free(&st.ev_filter);
+	sf_sbuf_free(&st.last_pname);
+	sf_sbuf_free(&st.last_comm);
+	free(st.frames);
+	free(st.w);
+	return rc < 0 ? rc : 0;
+}
+
+/* An event line followed by a frame line, within the first lines. */
+static int perf_probe(const unsigned char *d, size_t n)
+{
+	size_t i = 0;
+	int lines = 0;
+	bool after_event = false;
+
+	if (n >= 3 && d[0] == 0xef && d[1] == 0xbb && d[2] == 0xbf)
+		i = 3;
+	while (i < n && lines < 200) {
+		const unsigned char *lf = memchr(d + i, '\n', n - i);
+		size_t e = lf ? (size_t)(lf - d) : n;
+		const char *l = (const char *)d + i;
+		size_t len = e - i;
+		if (len && l[len - 1] == '\r')
+			len--;
+		i = e + 1;
+		lines++;
+		if (len && l[0] == '#')
+			continue;
+		size_t k = 0;
+		while (k < len && is_space(l[k]))
+			k++;
+		if (k == len) {
+			after_event = false;
+			continue;
+		}
+		struct event_line ev;
+		struct stack_line sl;
+		if (after_event) {
+			if (parse_stack_line(l, len, &sl) &&
+			    sl.mod_len + 2 <= len)
+				return 60;
+			return 0;
+		}
+		if (!(parse_event_perl(l, len, &ev) ||
+		      parse_event_inferno(l, len, &ev)))
+			return 0;
+		/* the header must end with "event:" (or carry a frame) */
+		if (!memchr(l + ev.end, ':', len - ev.end) &&
+		    !memchr(l, ':', len))
+			return 0;
+		after_event = true;
+		if (!lf)
+			break;
+	}
+	return after_event ? 20 : 0;
+}
+
+static const char *const perf_ext[] = { ".perf", ".perf-script",
+					NULL };
+
+static const struct sf_option perf_ropts[] = {
+	{ "pid", NULL, "perf: root frame COMM-PID (stackcollapse-perf.pl "
+	  "--pid)" },
+	{ "tid", NULL, "perf: root frame COMM-PID/TID (--tid)" },
+	{ "kernel", NULL, "perf: append _[k] to kernel frames (--kernel)" },
+	{ "jit", NULL, "perf: append _[j] to JIT frames (--jit)" },
+	{ "all", NULL, "perf: --kernel and --jit (--all)" },
+	{ "addrs", NULL, "perf: name unknown frames [dso <ip>] (--addrs)" },
+	{ "event-filter", "EVENT", "perf: keep only events of type EVENT "
+	  "(default: the first event type seen)" },
+	{ "inferno", NULL, "perf: follow inferno-collapse-perf where it "
+	  "differs from stackcollapse-perf.pl" },
+	{ "no-comm", NULL, "perf: no process-name root frame (the sample's "
+	  "thread keeps the name)" },
+	{ NULL, NULL, NULL }
+};
+
+const struct sf_format sf_format_perf = {
+	.name = "perf",
+	.description = "perf script text (Linux perf record -g; perf script)",
+	.extensions = perf_ext,
+	.probe = perf_probe,
+	.read = perf_read,
+	.read_options = perf_ropts,
+};

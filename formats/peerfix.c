@@ -1,0 +1,121 @@
+/* peerfix.c - name clean-ups shared by the perf, dtrace and sample readers. */
+#include "peerfix.h"
+#include "sf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+bool sf_sbuf_reserve(struct sf_sbuf *b, size_t more)
+{
+	if (b->len + more + 1 <= b->cap)
+		return true;
+	size_t ncap = b->cap ? b->cap : 256;
+	while (ncap < b->len + more + 1)
+		ncap *= 2;
+	char *ns = realloc(b->s, ncap);
+	if (!ns)
+		return false;
+	b->s = ns;
+	b->cap = ncap;
+	return true;
+}
+
+bool sf_sbuf_add(struct sf_sbuf *b, const char *s, size_t n)
+{
+	if (!sf_sbuf_reserve(b, n))
+		return false;
+	if (n)
+		memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = 0;
+	return true;
+}
+
+void sf_sbuf_free(struct sf_sbuf *b)
+{
+	free(b->s);
+	memset(b, 0, sizeof(*b));
+}
+
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+	       (c >= 'A' && c <= 'F');
+}
+
+/* The "$XX$" escapes of the legacy Rust mangling. */
+static const struct {
+	const char *esc, *plain;
+} rust_escapes[] = {
+	{ "$SP$", "@" }, { "$BP$", "*" }, { "$RF$", "&" }, { "$LT$", "<" },
+	{ "$GT$", ">" }, { "$LP$", "(" }, { "$RP$", ")" }, { "$C$", "," },
+	{ "$u7e$", "~" }, { "$u20$", " " }, { "$u27$", "'" },
+	{ "$u3d$", "=" }, { "$u5b$", "[" }, { "$u5d$", "]" },
+	{ "$u7b$", "{" }, { "$u7d$", "}" }, { "$u3b$", ";" },
+	{ "$u2b$", "+" }, { "$u21$", "!" }, { "$u22$", "\"" },
+};
+
+bool sf_rust_hashed(const char *s, size_t n)
+{
+	const size_t hashlen = 17;
+
+	if (n < hashlen || s[n - hashlen] != 'h')
+		return false;
+	for (size_t i = n - hashlen + 1; i < n; i++)
+		if (!is_hex(s[i]))
+			return false;
+	return true;
+}
+
+bool sf_fix_rust_symbol(struct sf_sbuf *out, const char *s, size_t n)
+{
+	const size_t hashlen = 17;
+
+	if (!sf_rust_hashed(s, n))
+		return sf_sbuf_add(out, s, n);
+	const char *r = s, *end = s + n - hashlen;
+	if (end - r >= 2 && end[-1] == ':' && end[-2] == ':')
+		end -= 2;
+	if (end - r >= 2 && r[0] == '_' && r[1] == '$')
+		r++;
+	while (r < end) {
+		if (*r == '.') {
+			if (r + 1 < end && r[1] == '.') {
+				if (!sf_sbuf_add(out, "::", 2))
+					return false;
+				r += 2;
+			} else {
+				if (!sf_sbuf_add(out, ".", 1))
+					return false;
+				r++;
+			}
+		} else if (*r == '$') {
+			size_t k, nesc = sizeof(rust_escapes) /
+					 sizeof(rust_escapes[0]);
+			for (k = 0; k < nesc; k++) {
+				size_t el = strlen(rust_escapes[k].esc);
+				if ((size_t)(end - r) >= el &&
+				    !memcmp(r, rust_escapes[k].esc, el)) {
+					if (!sf_sbuf_adds(out,
+							  rust_escapes[k].plain))
+						return false;
+					r += el;
+					break;
+				}
+			}
+			if (k == nesc)  /* unknown escape: keep the rest */
+				return sf_sbuf_add(out, r, (size_t)(end - r));
+		} else {
+			const char *q = r;
+			while (q < end && *q != '$' && *q != '.')
+				q++;
+			if (!sf_sbuf_add(out, r, (size_t)(q - r)))
+				return false;
+			r = q;
+		}
+	}
+	if (!sf_sbuf_reserve(out, 0))
+		return false;
+	out->s[out->len] = 0;
+	return true;
+}

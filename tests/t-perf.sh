@@ -1,0 +1,150 @@
+# perf script reader: hand-written input with hand-derived expectations
+# (stackcollapse-perf.pl's rules), a real `perf record -g` + `perf script`
+# of a program compiled here, detection and malformed input.
+. "$TOP/tests/lib.sh"
+
+IN=$FIX/perf/basic.perf
+
+# Expected outputs, derived by hand from stackcollapse-perf.pl's rules:
+# root frame = comm (blanks -> '_'), "+0x.." offsets and argument lists
+# removed, quotes removed, [unknown] -> [dso basename], "a->b" -> a;b_[i],
+# weight = the period, only the first event type (cycles) kept.
+want() { # OPTION-LINE-ROOT-SUFFIXES...
+	printf '%s\n' "$@" > want.txt
+}
+check() { # NAME OPTIONS...
+	name=$1; shift
+	$SFCONV -q --from perf "$@" "$IN" > got.txt 2> err.txt ||
+		{ fail "$name" "exit $?: $(head -n 1 err.txt)"; return; }
+	expect_same "$name" want.txt got.txt
+}
+
+want 'V8_WorkerThread;[unknown];[libc.so.6];LazyCompile:foos 3000' \
+     'app;main;inner;outer_inl_[i] 2000' \
+     'app;main;std::vector<int>::push_back;native_safe_halt 1000'
+check perf-default
+want 'V8_WorkerThread-100;[unknown];[libc.so.6];LazyCompile:foos 3000' \
+     'app-100;main;inner;outer_inl_[i] 2000' \
+     'app-100;main;std::vector<int>::push_back;native_safe_halt 1000'
+check perf-pid --pid
+want 'V8_WorkerThread-100/102;[unknown];[libc.so.6];LazyCompile:foos 3000' \
+     'app-100/101;main;inner;outer_inl_[i] 2000' \
+     'app-100/101;main;std::vector<int>::push_back;native_safe_halt 1000'
+check perf-tid --tid
+want 'V8_WorkerThread;[unknown];[libc.so.6];LazyCompile:foos 3000' \
+     'app;main;inner;outer_inl_[i] 2000' \
+     'app;main;std::vector<int>::push_back;native_safe_halt_[k] 1000'
+check perf-kernel --kernel
+want 'V8_WorkerThread;[unknown];[libc.so.6];LazyCompile:foos_[j] 3000' \
+     'app;main;inner;outer_inl_[i] 2000' \
+     'app;main;std::vector<int>::push_back;native_safe_halt 1000'
+check perf-jit --jit
+want 'V8_WorkerThread;[unknown];[libc.so.6];LazyCompile:foos_[j] 3000' \
+     'app;main;inner;outer_inl_[i] 2000' \
+     'app;main;std::vector<int>::push_back;native_safe_halt_[k] 1000'
+check perf-all --all
+want 'V8_WorkerThread;[unknown <7f20>];[libc.so.6 <7f10>];LazyCompile:foos 3000' \
+     'app;main;inner;outer_inl_[i] 2000' \
+     'app;main;std::vector<int>::push_back;native_safe_halt 1000'
+check perf-addrs --addrs
+want 'app;main 500'
+check perf-event-filter --event-filter instructions
+want '[unknown];[libc.so.6];LazyCompile:foos 3000' \
+     'main;inner;outer_inl_[i] 2000' \
+     'main;std::vector<int>::push_back;native_safe_halt 1000'
+check perf-no-comm --no-comm
+
+# detected without --from, through gzip too
+gzip -c "$IN" > in.perf.gz
+$SFCONV -q in.perf.gz > got.txt 2>&1
+want 'V8_WorkerThread;[unknown];[libc.so.6];LazyCompile:foos 3000' \
+     'app;main;inner;outer_inl_[i] 2000' \
+     'app;main;std::vector<int>::push_back;native_safe_halt 1000'
+expect_same perf-detect-gzip want.txt got.txt
+
+# the model keeps threads (pid, tid, comm with its blank), times, the
+# period as weight and the frame kind, module and address
+$SFCONV -q "$IN" --to json > model.json
+if python3 - model.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+th = {(t.get("pid"), t.get("tid"), t.get("name")) for t in m["threads"]}
+assert th == {(100, 101, "app"), (100, 102, "V8 WorkerThread")}, th
+assert m["sample_types"] == [{"type": "cycles", "unit": "events"}], m["sample_types"]
+times = sorted(s[2] for s in m["samples"])
+assert times == [10000001000, 10000002000, 10000004000], times
+assert sorted(s[4] for s in m["samples"]) == [1000, 2000, 3000]
+k = [f for f in m["frames"] if f["name"] == "native_safe_halt"][0]
+assert k.get("kind") == "kernel" and k.get("module") == "[kernel.kallsyms]", k
+assert k.get("address") == "0xffffffff8103ce3b", k
+inl = [f for f in m["frames"] if f["name"] == "outer_inl_[i]"][0]
+assert inl.get("inline"), inl
+PY
+then pass perf-model; else fail perf-model "threads/time/weights/kinds not kept"; fi
+
+# tracepoint events print their payload after the event name: no period
+# and no event type for the script (weight 1, nothing filtered)
+printf '%s\n' \
+ 'perf 123 [000] 1.500000: sched:sched_switch: prev_comm=perf prev_pid=123 ==> next_comm=swapper/0 next_pid=0' \
+ '	ffffffff81a2b3c4 __schedule+0x2c4 ([kernel.kallsyms])' \
+ '	ffffffff81a2b8e0 schedule+0x40 ([kernel.kallsyms])' '' \
+ 'perf 123 [000] 1.600000: sched:sched_switch: prev_comm=perf prev_pid=123 ==> next_comm=kworker next_pid=9' \
+ '	ffffffff81a2b8e0 schedule+0x40 ([kernel.kallsyms])' '' > tp.perf
+printf '%s\n' 'perf;schedule_[k] 1' 'perf;schedule_[k];__schedule_[k] 1' > want.txt
+$SFCONV -q tp.perf --kernel > got.txt 2>&1
+expect_same perf-tracepoint want.txt got.txt
+
+# Java inlining chains in a JIT map, both rule sets: ';' -> ':', the
+# leading L of Lpkg/Class dropped for comm "java", _[j] on the outer frame,
+# _[i] on the inlined ones
+printf 'java 1/2 [0] 1.0: 5 cycles:\n\t7f00 Lcom/a/B;.run->Lcom/a/C;.inl->Lcom/a/D;.deep+0x10 (/tmp/perf-1.map)\n\t7f10 main (/usr/bin/java)\n\n' > inl.perf
+printf '%s\n' 'java;main;com/a/B:.run_[j];com/a/C:.inl_[i];com/a/D:.deep_[i] 5' > want.txt
+$SFCONV -q --from perf --jit inl.perf > got.txt 2>&1
+expect_same perf-java-inline want.txt got.txt
+$SFCONV -q --from perf --jit --inferno inl.perf > got.txt 2>&1
+expect_same perf-java-inline-inferno want.txt got.txt
+
+# malformed input: one message with file and line, exit 1
+printf '\tdeadbeef main (/bin/x)\n\n' > orphan.perf
+expect_error perf-no-event-line 1 '^sfconv: orphan.perf:1: expected a perf script event line' \
+	$SFCONV --from perf orphan.perf
+printf 'app 1 [0] 1.0: 1 cycles:\n\t4004a0 ma\000in (/bin/x)\n\n' > nul.perf
+expect_error perf-nul-byte 1 '^sfconv: nul.perf:2: NUL byte' $SFCONV --from perf nul.perf -o never.folded
+[ -e never.folded ] && fail perf-no-partial-output "output left behind" || pass perf-no-partial-output
+
+# a real profile: perf record -g of a program compiled here
+if ! have perf || ! have cc; then
+	skip perf-real "perf or cc not installed (scripts/install-deps.sh test installs linux-perf)"
+	exit 0
+fi
+cat > prog.c <<'EOF'
+#include <stdio.h>
+__attribute__((noinline)) double sf_leaf(int n)
+{ double s = 0; for (int i = 1; i < n; i++) s += 1.0 / i; return s; }
+__attribute__((noinline)) double sf_middle(int n) { double r = sf_leaf(n); return r * 2; }
+__attribute__((noinline)) double sf_outer(int n)
+{ double s = 0; for (int k = 0; k < 400; k++) s += sf_middle(n); return s; }
+int main(void) { printf("%f\n", sf_outer(200000)); return 0; }
+EOF
+if ! cc -O1 -g -fno-omit-frame-pointer -o prog prog.c; then
+	fail perf-real "cannot compile the test program"; exit 0
+fi
+if ! perf record -q -g -o perf.data ./prog > /dev/null 2> rec.err ||
+   ! perf script -i perf.data > real.perf 2> script.err || [ ! -s real.perf ]; then
+	skip perf-real "perf record/script not allowed here: $(head -n 1 rec.err)"
+	exit 0
+fi
+$SFCONV -q real.perf > real.folded 2> err.txt
+if grep -Eq '^prog;(.*;)?main;sf_outer;(sf_middle;)?sf_leaf [0-9]+$' real.folded; then
+	pass perf-real-chain
+else
+	fail perf-real-chain "no prog;...;main;sf_outer;sf_middle;sf_leaf line: $(head -n 3 real.folded)"
+fi
+# the weights add up to the periods perf script printed
+want_total=$(awk '/^[^ \t#]/ && / [0-9]+ [^ ]+:[ \t]*$/ { for (i = NF; i > 0; i--) if ($i ~ /^[0-9]+$/) { s += $i; break } } END { print s + 0 }' real.perf)
+got_total=$(awk '{ s += $NF } END { print s + 0 }' real.folded)
+if [ "$want_total" = "$got_total" ] && [ "$got_total" != 0 ]; then
+	pass perf-real-weights
+else
+	fail perf-real-weights "total $got_total, perf script periods add to $want_total"
+fi
