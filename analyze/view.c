@@ -218,6 +218,7 @@ struct builder {
 	uint8_t *frflags;      /* per profile frame */
 	uint8_t *stflags;      /* per profile stack: FR_DONE|FR_FOCUS|FR_IGNORE */
 	uint32_t *vnode;       /* per profile stack */
+	uint32_t *frfunc;      /* per profile frame: its function, or UNSET */
 	uint32_t *walk;        /* scratch, maxdepth + 1 */
 	struct sf_an_map funcs;  /* name pointer -> func */
 	struct sf_an_map nodes;  /* parent << 32 | func -> node */
@@ -337,10 +338,12 @@ static int view_node(struct builder *b, sf_stack_id s, uint32_t *out,
 		s = b->walk[n];
 		sf_frame_id fr = b->p->d.stacks[s].frame;
 		if (!(frame_flags(b, fr) & FR_HIDE)) {
-			uint32_t func = 0;
-			if ((rc = func_of(b, b->p->d.frames[fr].name, &func,
-					  ctx)))
+			uint32_t func = b->frfunc[fr];
+			if (func == UNSET &&
+			    (rc = func_of(b, b->p->d.frames[fr].name,
+					  &b->frfunc[fr], ctx)))
 				return rc;
+			func = b->frfunc[fr];
 			if (!(b->f->collapse_recursion && cur &&
 			      b->v->nodes[cur].func == func) &&
 			    (rc = child_of(b, cur, func, &cur, ctx)))
@@ -567,14 +570,19 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 	b.vnode = malloc((p->d.nstacks ? p->d.nstacks : 1) *
 			 sizeof(*b.vnode));
 	b.walk = malloc(((size_t)pmax + 1) * sizeof(*b.walk));
+	b.frfunc = malloc((p->d.nframes ? p->d.nframes : 1) *
+			  sizeof(*b.frfunc));
 	b.cap_nodes = 1024;
 	v->nodes = malloc(b.cap_nodes * sizeof(*v->nodes));
-	if (!b.frflags || !b.stflags || !b.vnode || !b.walk || !v->nodes) {
+	if (!b.frflags || !b.stflags || !b.vnode || !b.walk || !v->nodes ||
+	    !b.frfunc) {
 		rc = nomem(ctx);
 		goto done;
 	}
 	for (size_t s = 0; s < p->d.nstacks; s++)
 		b.vnode[s] = UNSET;
+	for (size_t i = 0; i < p->d.nframes; i++)
+		b.frfunc[i] = UNSET;
 	v->nodes[0] = (struct sf_an_node){ 0, UNSET, 0 };
 	v->nnodes = 1;
 	for (size_t j = 0; j < nkept; j++) {
@@ -642,6 +650,7 @@ done:
 	free(b.stflags);
 	free(b.vnode);
 	free(b.walk);
+	free(b.frfunc);
 	sf_an_map_free(&b.funcs);
 	sf_an_map_free(&b.nodes);
 	sf_an_map_free(&fold);
