@@ -233,8 +233,10 @@ int main(int argc, char **argv)
 	cli_prog = "sfanalyze";
 	sf_ctx_init(&ctx);
 	ctx.interrupted = &cli_interrupted;
-	if (!inputs || !threads)
-		return EXIT_IO;
+	if (!inputs || !threads) {
+		status = EXIT_IO;
+		goto out;
+	}
 	op.diff.normalize = true;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -256,10 +258,12 @@ int main(int argc, char **argv)
 				only_inputs = true;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
-			return EXIT_OK;
+			status = EXIT_OK;
+			goto out;
 		} else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
 			printf("sfanalyze (sftools) %s\n", SF_VERSION);
-			return EXIT_OK;
+			status = EXIT_OK;
+			goto out;
 		} else if (!strcmp(a, "--tree")) {
 			op.report = R_TREE;
 		} else if (!strcmp(a, "--flat")) {
@@ -325,18 +329,26 @@ int main(int argc, char **argv)
 		} else if (ARG("thread")) {
 			threads[op.filter.nthreads++] = val;
 		} else if (ARG("focus")) {
-			if ((r = add_regex(&focus, &nfocus, val)))
-				return r;
+			if ((r = add_regex(&focus, &nfocus, val))) {
+				status = r;
+				goto out;
+			}
 		} else if (ARG("ignore")) {
-			if ((r = add_regex(&ignore, &nignore, val)))
-				return r;
+			if ((r = add_regex(&ignore, &nignore, val))) {
+				status = r;
+				goto out;
+			}
 		} else if (ARG("hide")) {
-			if ((r = add_regex(&hide, &nhide, val)))
-				return r;
+			if ((r = add_regex(&hide, &nhide, val))) {
+				status = r;
+				goto out;
+			}
 		} else {
 			r = cli_common_option(&ctx, &common, argc, argv, &i);
-			if (r < 0)
-				return EXIT_USAGE;
+			if (r < 0) {
+				status = EXIT_USAGE;
+				goto out;
+			}
 			if (r == 0) {
 				const char *known[] = {
 					"--min-percent", "--threshold",
@@ -347,17 +359,20 @@ int main(int argc, char **argv)
 					if (!strcmp(a, known[k]))
 						goto needs_arg;
 				cli_msg("unknown option '%s' (see --help)", a);
-				return EXIT_USAGE;
+				status = EXIT_USAGE;
+				goto out;
 			}
 		}
 		continue;
 #undef ARG
 needs_arg:
 		cli_msg("option '%s' needs an argument", a);
-		return EXIT_USAGE;
+		status = EXIT_USAGE;
+		goto out;
 bad_value:
 		cli_msg("option '%s': bad value '%s'", a, val);
-		return EXIT_USAGE;
+		status = EXIT_USAGE;
+		goto out;
 	}
 	op.tree.json = op.flat.json = op.diff.json = op.json;
 	op.filter.threads = threads;
@@ -371,11 +386,13 @@ bad_value:
 		if (nsplit < 1 || nsplit >= ninputs) {
 			cli_msg("--diff needs BASE... -- NEW... (at least one "
 				"input on each side)");
-			return EXIT_USAGE;
+			status = EXIT_USAGE;
+			goto out;
 		}
 		if (op.per_thread) {
 			cli_msg("--diff does not take --per-thread");
-			return EXIT_USAGE;
+			status = EXIT_USAGE;
+			goto out;
 		}
 	}
 
