@@ -44,7 +44,7 @@ struct node {
 struct sf_an_cg {
 	int exp;
 	const char *type, *unit;
-	const char **names;       /* names[n] for cg node n >= 1 */
+	const char **names;       /* names[n - 1] for cg node n >= 1 */
 	size_t nnodes;            /* including STAR */
 	struct node *nodes;
 	struct edge *edges;
@@ -465,7 +465,7 @@ int sf_an_cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	g->exp = v->exp;
 	g->type = v->type;
 	g->unit = v->unit;
-	g->names = v->names - 1;   /* cg node n is view function n - 1 */
+	g->names = v->names;
 	g->nnodes = N;
 	g->nraw = v->nraw;
 	g->max_id = v->max_id;
@@ -738,7 +738,7 @@ static void put_edge_list(struct sf_output *o, const struct sf_an_cg *g,
 		if (other == STAR)
 			sf_output_puts(o, "null");
 		else
-			sf_an_put_json_str(o, g->names[other]);
+			sf_an_put_json_str(o, g->names[other - 1]);
 		sf_output_puts(o, ",\"total\":");
 		sf_an_put_w(o, x->total, g->exp);
 		sf_output_puts(o, ",\"caller_time\":");
@@ -759,7 +759,7 @@ static void put_node(struct sf_output *o, const struct sf_an_cg *g,
 	if (n == STAR)
 		sf_output_puts(o, "null");
 	else
-		sf_an_put_json_str(o, g->names[n]);
+		sf_an_put_json_str(o, g->names[n - 1]);
 	sf_output_puts(o, ",\"total\":");
 	sf_an_put_w(o, x->total, g->exp);
 	sf_output_puts(o, ",\"self\":");
@@ -848,7 +848,7 @@ static void text_edge(struct sf_output *o, const struct sf_an_cg *g,
 	if (other == STAR)
 		sf_output_puts(o, callee ? "(self time)" : "(stack root)");
 	else
-		put_name(o, g->names[other]);
+		put_name(o, g->names[other - 1]);
 	sf_output_putc(o, '\n');
 }
 
@@ -898,7 +898,7 @@ int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g)
 		snprintf(idx, sizeof(idx), "[%zu]", i + 1);
 		sf_output_printf(o, " %-6s %12s (%5.1f%%) %12s (%5.1f%%)  ",
 				 idx, val, pct(tot, tt), v2, pct(self, tt));
-		put_name(o, g->names[n]);
+		put_name(o, g->names[n - 1]);
 		sf_output_putc(o, '\n');
 		for (uint32_t j = g->out_start[n]; j < g->out_start[n + 1];
 		     j++)

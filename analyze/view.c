@@ -695,7 +695,7 @@ void sf_an_put_w(struct sf_output *o, sf_an_w v, int exp)
 {
 	if (exp >= 0 && exp < 126 && bits128(v < 0 ? -(unsigned __int128)v :
 					      (unsigned __int128)v) + exp < 127) {
-		put_i128(o, v << exp);
+		put_i128(o, v * ((sf_an_w)1 << exp));
 		return;
 	}
 	if (exp < 0 && exp > -127 && (v & (((sf_an_w)1 << -exp) - 1)) == 0) {
