@@ -219,6 +219,8 @@ struct builder {
 	uint8_t *stflags;      /* per profile stack: FR_DONE|FR_FOCUS|FR_IGNORE */
 	uint32_t *vnode;       /* per profile stack */
 	uint32_t *frfunc;      /* per profile frame: its function, or UNSET */
+	uint32_t *foldslot;    /* per profile stack: its folded sample in */
+	uint32_t *foldrank;    /* thread rank foldrank[s], or UNSET */
 	uint32_t *walk;        /* scratch, maxdepth + 1 */
 	struct sf_an_map funcs;  /* name pointer -> func */
 	struct sf_an_map nodes;  /* parent << 32 | func -> node */
@@ -407,6 +409,8 @@ static sf_an_w scale_w(double w, int exp)
 {
 	int e;
 
+	if (exp == 0 && w < 9007199254740992.0 && w == (double)(int64_t)w)
+		return (sf_an_w)(int64_t)w;   /* the common case: counts */
 	if (w == 0)
 		return 0;
 	double m = frexp(w, &e);
@@ -506,8 +510,8 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 	for (size_t s = 0; s < p->d.nstacks; s++)
 		if (p->d.stacks[s].depth > pmax)
 			pmax = p->d.stacks[s].depth;
-	for (size_t i = 0; i < ns; i++)
-		occ += p->d.stacks[p->d.samples[i].stack].depth + 2;
+	/* a bound on the additions into one sum: samples x (depth + 2) */
+	occ = (uint64_t)ns * ((uint64_t)pmax + 2);
 
 	/* weights */
 	if (f->timestamps) {
@@ -572,15 +576,19 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 	b.walk = malloc(((size_t)pmax + 1) * sizeof(*b.walk));
 	b.frfunc = malloc((p->d.nframes ? p->d.nframes : 1) *
 			  sizeof(*b.frfunc));
+	b.foldslot = malloc((p->d.nstacks ? p->d.nstacks : 1) *
+			    sizeof(*b.foldslot));
+	b.foldrank = malloc((p->d.nstacks ? p->d.nstacks : 1) *
+			    sizeof(*b.foldrank));
 	b.cap_nodes = 1024;
 	v->nodes = malloc(b.cap_nodes * sizeof(*v->nodes));
 	if (!b.frflags || !b.stflags || !b.vnode || !b.walk || !v->nodes ||
-	    !b.frfunc) {
+	    !b.frfunc || !b.foldslot || !b.foldrank) {
 		rc = nomem(ctx);
 		goto done;
 	}
 	for (size_t s = 0; s < p->d.nstacks; s++)
-		b.vnode[s] = UNSET;
+		b.vnode[s] = b.foldrank[s] = UNSET;
 	for (size_t i = 0; i < p->d.nframes; i++)
 		b.frfunc[i] = UNSET;
 	v->nodes[0] = (struct sf_an_node){ 0, UNSET, 0 };
@@ -609,15 +617,23 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 					    sf_weight(p, i, f->type) : 1,
 				    v->exp);
 		uint32_t node;
+		v->total += w;
+		if (b.foldrank[s->stack] == rank[k]) {
+			/* this stack was seen in this thread already */
+			v->samples[b.foldslot[s->stack]].w += w;
+			continue;
+		}
 		if ((rc = view_node(&b, s->stack, &node, ctx)))
 			goto done;
 		uint64_t key = (uint64_t)rank[k] << 32 | node;
 		uint32_t *slot = sf_an_map_get(&fold, key);
-		v->total += w;
+		b.foldrank[s->stack] = (uint32_t)rank[k];
 		if (slot) {
+			b.foldslot[s->stack] = *slot;
 			v->samples[*slot].w += w;
 			continue;
 		}
+		b.foldslot[s->stack] = (uint32_t)v->nsamples;
 		if (v->nsamples == cap_samples) {
 			size_t nc = cap_samples ? cap_samples * 2 : 1024;
 			struct sf_an_sample *nsm = sf_reallocarray(
@@ -651,6 +667,8 @@ done:
 	free(b.vnode);
 	free(b.walk);
 	free(b.frfunc);
+	free(b.foldslot);
+	free(b.foldrank);
 	sf_an_map_free(&b.funcs);
 	sf_an_map_free(&b.nodes);
 	sf_an_map_free(&fold);
