@@ -139,15 +139,56 @@ static void tree_free(struct tree *t)
 	free(t->child);
 }
 
+/* A name on one text line: control characters become spaces. */
 static void put_name(struct sf_output *o, const char *s)
 {
-	for (; *s; s++)
-		sf_output_putc(o, (unsigned char)*s < 0x20 ? ' ' : *s);
+	while (*s) {
+		const char *run = s;
+		while ((unsigned char)*s >= 0x20)
+			s++;
+		sf_output_write(o, run, (size_t)(s - run));
+		if (!*s)
+			break;
+		sf_output_putc(o, ' ');
+		s++;
+	}
 }
 
 static double pct(double part, double whole)
 {
 	return whole != 0 ? 100.0 * part / whole : 0.0;
+}
+
+/* A view weight right-aligned in `width` columns, as sf_an_fmt writes it;
+ * integers without snprintf (trees have many lines). */
+static int put_val(char *out, int width, sf_an_w v, int exp)
+{
+	char tmp[64];
+	int n;
+
+	if (exp == 0 && v >= 0 && v < ((sf_an_w)1 << 62)) {
+		uint64_t u = (uint64_t)v;
+		n = 0;
+		do {
+			tmp[sizeof(tmp) - 1 - n++] = (char)('0' + u % 10);
+			u /= 10;
+		} while (u);
+		memmove(tmp, tmp + sizeof(tmp) - n, (size_t)n);
+		tmp[n] = 0;
+	} else {
+		sf_an_fmt(tmp, sizeof(tmp), sf_an_double(v, exp));
+		n = (int)strlen(tmp);
+	}
+	int pad = width > n ? width - n : 0;
+	memset(out, ' ', (size_t)pad);
+	memcpy(out + pad, tmp, (size_t)n);
+	return pad + n;
+}
+
+/* "%5.1f%%" into out (room for 16) */
+static int put_pct(char *out, double p)
+{
+	return snprintf(out, 16, "%5.1f%%", p);
 }
 
 struct frame {
@@ -164,6 +205,8 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 	struct tree t = { 0 };
 	struct frame *st = NULL;
 	bool *last = NULL;   /* per depth: the node is its parent's last */
+	size_t *plen = NULL; /* prefix bytes for the levels down to a depth */
+	char *pre = NULL;    /* the box-drawing prefix of the current path */
 	size_t depth_cut_nodes = 0;
 	int rc;
 
@@ -185,7 +228,9 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 	maxd = (size_t)v->maxdepth + 2;
 	st = malloc(maxd * sizeof(*st));
 	last = calloc(maxd, sizeof(*last));
-	if (!st || !last) {
+	plen = calloc(maxd, sizeof(*plen));
+	pre = malloc(maxd * 5 + 1);
+	if (!st || !last || !plen || !pre) {
 		rc = nomem(ctx);
 		goto done;
 	}
@@ -221,19 +266,21 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 				sf_an_put_w(o, x->self, v->exp);
 				sf_output_puts(o, ",\"children\":[");
 			} else {
-				sf_an_fmt(buf, sizeof(buf), tot);
-				sf_output_printf(o, "%*s %5.1f%% ", wt, buf,
-						 pct(tot, whole));
-				sf_an_fmt(buf, sizeof(buf),
-					  sf_an_double(x->self, v->exp));
-				sf_output_printf(o, "%*s  ", ws, buf);
-				for (size_t d = 1; d + 1 < sp; d++)
-					sf_output_puts(o, last[d] ? "   " :
-							       "\u2502  ");
-				if (sp > 1)
+				char line[160];
+				int n = put_val(line, wt, x->total, v->exp);
+				line[n++] = ' ';
+				n += put_pct(line + n, pct(tot, whole));
+				line[n++] = ' ';
+				n += put_val(line + n, ws, x->self, v->exp);
+				line[n++] = ' ';
+				line[n++] = ' ';
+				sf_output_write(o, line, (size_t)n);
+				if (sp > 1) {
+					sf_output_write(o, pre, plen[sp - 2]);
 					sf_output_puts(o, last[sp - 1] ?
 							  "\u2514\u2500 " :
 							  "\u251c\u2500 ");
+				}
 				if (f->node)
 					put_name(o, v->names[x->func]);
 				else
@@ -268,6 +315,12 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 			if (opt->json && f->next - 1 > t.cstart[f->node])
 				sf_output_putc(o, ',');
 			last[sp] = f->next == f->end && !f->pruned;
+			{
+				const char *seg = last[sp] ? "   " : "\u2502  ";
+				size_t sl = strlen(seg);
+				memcpy(pre + plen[sp - 1], seg, sl);
+				plen[sp] = plen[sp - 1] + sl;
+			}
 			st[sp++] = (struct frame){ c, t.cstart[c],
 						   t.cstart[c + 1], 0, 0,
 						   false };
@@ -290,9 +343,7 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 			sf_an_fmt(buf, sizeof(buf), pw);
 			sf_output_printf(o, "%*s %5.1f%% %*s  ", wt, buf,
 					 pct(pw, whole), ws, "");
-			for (size_t d = 1; d < sp; d++)
-				sf_output_puts(o, last[d] ? "   " :
-						       "\u2502  ");
+			sf_output_write(o, pre, plen[sp - 1]);
 			sf_output_printf(o, "\u2514\u2500 (%u more below "
 					    "%g%%)\n", np, opt->min_percent);
 		}
@@ -306,6 +357,8 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 done:
 	free(st);
 	free(last);
+	free(plen);
+	free(pre);
 	tree_free(&t);
 	return rc;
 }
