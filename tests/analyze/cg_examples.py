@@ -222,6 +222,24 @@ check("thread-ids-order", res["thread_times"] == [[0, 7], [1, 5]],
       res["thread_times"])
 
 
+# Filters rewrite the samples the analysis sees (docs/analyze.md): hiding
+# B in A;B;C makes A call C; an all-hidden stack is an empty stack (in
+# total_time, nobody's self); --collapse-recursion removes A->A.
+res = run(["0\t1\tA;B;C\n", "0\t2\tB\n"], "--hide", "^B$")
+expect("hide", res, ["A", "C"], 3, 2, [(0, 3)], {
+    "A": (1, 0, [0], plain((None, 1)), plain(("C", 1))),
+    "C": (1, 1, [0], plain(("A", 1)), plain((None, 1))),
+})
+res = run(["0\t4\tA;A;A\n", "0\t1\tB\n"], "--ignore", "^B")
+expect("collapse-off", res, ["A"], 4, 1, [(0, 4)], {
+    "A": (4, 4, [0], [("A", 4, F(8, 3), F(8, 3)), (None, 4, F(4, 3), 4)],
+          [("A", 4, F(8, 3), F(8, 3)), (None, 4, 4, F(4, 3))]),
+})
+res = run(["0\t4\tA;A;A\n"], "--collapse-recursion")
+expect("collapse-on", res, ["A"], 4, 1, [(0, 4)], {
+    "A": (4, 4, [0], plain((None, 4)), plain((None, 4))),
+})
+
 # 2.1 midpoint rule (--timestamps), on the spec's timestamp examples:
 # thread 0 at 10, 20, 60 -> 10, 25, 40; thread 1 at 10, 20, 60, 80 ->
 # 10, 25, 30, 20; thread 2 at 10, 20 -> 10, 10; thread 3 has one snapshot:
