@@ -191,6 +191,22 @@ static int put_pct(char *out, double p)
 	return snprintf(out, 16, "%5.1f%%", p);
 }
 
+/* The prefix for levels 1..d.  Beyond MAX_INDENT levels only the last
+ * ones are drawn, after "[+N]", so a deep stack costs O(depth) bytes per
+ * line, not O(depth^2) in all. */
+#define MAX_INDENT 48
+static void put_prefix(struct sf_output *o, const char *pre,
+		       const size_t *plen, size_t d)
+{
+	if (d <= MAX_INDENT) {
+		sf_output_write(o, pre, plen[d]);
+		return;
+	}
+	size_t from = d - MAX_INDENT / 2;
+	sf_output_printf(o, "[+%zu] ", from);
+	sf_output_write(o, pre + plen[from], plen[d] - plen[from]);
+}
+
 struct frame {
 	uint32_t node, next;   /* next child index (into child[]) */
 	uint32_t end;
@@ -276,7 +292,7 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 				line[n++] = ' ';
 				sf_output_write(o, line, (size_t)n);
 				if (sp > 1) {
-					sf_output_write(o, pre, plen[sp - 2]);
+					put_prefix(o, pre, plen, sp - 2);
 					sf_output_puts(o, last[sp - 1] ?
 							  "\u2514\u2500 " :
 							  "\u251c\u2500 ");
@@ -343,7 +359,7 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 			sf_an_fmt(buf, sizeof(buf), pw);
 			sf_output_printf(o, "%*s %5.1f%% %*s  ", wt, buf,
 					 pct(pw, whole), ws, "");
-			sf_output_write(o, pre, plen[sp - 1]);
+			put_prefix(o, pre, plen, sp - 1);
 			sf_output_printf(o, "\u2514\u2500 (%u more below "
 					    "%g%%)\n", np, opt->min_percent);
 		}

@@ -757,6 +757,10 @@ void sf_an_fmt(char *buf, size_t size, double v)
 		snprintf(buf, size, "%.0f", v);
 		return;
 	}
+	if (fabs(v) < 0.005) {
+		snprintf(buf, size, "%.2g", v);   /* not "0" for a tiny share */
+		return;
+	}
 	int n = snprintf(buf, size, "%.2f", v);
 	if (n > 0 && (size_t)n < size && strchr(buf, '.')) {
 		while (n > 1 && buf[n - 1] == '0')
