@@ -457,6 +457,9 @@ int sf_an_cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	struct acc a = { .g = g };
 	uint32_t *nedge = NULL, *star_in = NULL, *star_out = NULL;
 	uint32_t *path = NULL, *cgp = NULL, *distinct = NULL;
+	sf_an_w *agg = NULL;      /* per view node: weight of its samples */
+	int64_t *vlast = NULL;    /* per view node: last thread marked */
+	uint8_t *seen = NULL;     /* per view node: its edges exist */
 	size_t N = v->nfuncs + 1;
 	int rc = 0;
 
@@ -495,26 +498,86 @@ int sf_an_cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 		g->nodes[n].lastthr = INT64_MIN;
 	}
 
-	/* 3: per-sample accumulation, in processing order */
-	uint32_t st = 0;
+	/* 3, in two passes.  Only the creation order of edges and the thread
+	 * ids depend on the processing order, and only the first occurrence
+	 * of a stack can create anything; every sum is order-free.  Pass 1
+	 * goes through the samples in processing order, creates the edges of
+	 * each stack the first time it is seen (in the occurrence order of
+	 * step 6) and records thread ids; pass 2 adds each distinct stack's
+	 * summed weight once. */
+	agg = calloc(v->nnodes, sizeof(*agg));
+	vlast = malloc(v->nnodes * sizeof(*vlast));
+	seen = calloc(v->nnodes, 1);
+	if (!agg || !vlast || !seen)
+		goto enomem;
+	for (size_t i = 0; i < v->nnodes; i++)
+		vlast[i] = INT64_MIN;
 	for (size_t si = 0; si < v->nsamples; si++) {
 		const struct sf_an_sample *s = &v->samples[si];
-		sf_an_w w = s->w;
 		int64_t T = v->threads[s->thread].id;
-		uint32_t d, nd = 0;
+		uint32_t d, n = s->node, e;
 
 		if ((si & 0xffff) == 0 && sf_interrupted(ctx)) {
 			rc = sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
 			goto fail;
 		}
-		g->thread_time[T] += w;
-		if (!s->node)
+		g->thread_time[T] += s->w;
+		if (!n)
+			continue;
+		agg[n] += s->w;
+		/* thread ids: a node marked for T has its whole path marked */
+		for (uint32_t m = n; m && vlast[m] != T; m = v->nodes[m].parent) {
+			struct node *x = &g->nodes[v->nodes[m].func + 1];
+			vlast[m] = T;
+			if (x->lastthr == T)
+				continue;
+			if (x->ntids == x->captids) {
+				uint32_t nc = x->captids ? x->captids * 2 : 2;
+				int64_t *nt = sf_reallocarray(x->tids, nc,
+							      sizeof(*nt));
+				if (!nt)
+					goto enomem;
+				x->tids = nt;
+				x->captids = nc;
+			}
+			x->tids[x->ntids++] = T;
+			x->lastthr = T;
+		}
+		if (seen[n] & 1)
+			continue;
+		seen[n] |= 1;
+		d = v->nodes[n].depth;
+		for (uint32_t m = n, i = d; m; m = v->nodes[m].parent) {
+			path[--i] = m;
+			cgp[i] = v->nodes[m].func + 1;
+		}
+		uint32_t root = cgp[0], leaf = cgp[d - 1];
+		if (star_in[root] == UNSET &&
+		    edge_get(&a, STAR, root, &star_in[root]))
+			goto enomem;
+		if (star_out[leaf] == UNSET &&
+		    edge_get(&a, leaf, STAR, &star_out[leaf]))
+			goto enomem;
+		for (uint32_t i = d - 1; i >= 1; i--) {
+			if (nedge[path[i]] != UNSET)
+				continue;
+			if (edge_get(&a, cgp[i - 1], cgp[i], &e))
+				goto enomem;
+			nedge[path[i]] = e;
+		}
+	}
+	uint32_t st = 0;
+	for (uint32_t n = 1; n < v->nnodes; n++) {
+		sf_an_w w = agg[n];
+		uint32_t d, nd = 0;
+
+		if (!(seen[n] & 1) || !w)
 			continue;
 		st++;
-		d = v->nodes[s->node].depth;
-		for (uint32_t n = s->node, i = d; n; n = v->nodes[n].parent) {
-			path[--i] = n;
-			cgp[i] = v->nodes[n].func + 1;
+		d = v->nodes[n].depth;
+		for (uint32_t m = n, i = d; m; m = v->nodes[m].parent) {
+			path[--i] = m;
+			cgp[i] = v->nodes[m].func + 1;
 		}
 		for (uint32_t i = 0; i < d; i++) {
 			struct node *x = &g->nodes[cgp[i]];
@@ -526,46 +589,18 @@ int sf_an_cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 				x->cnt++;
 			}
 		}
-		for (uint32_t i = 0; i < nd; i++) {
-			struct node *x = &g->nodes[distinct[i]];
-			x->total += w;
-			if (x->lastthr != T) {
-				if (x->ntids == x->captids) {
-					uint32_t nc = x->captids ?
-						      x->captids * 2 : 2;
-					int64_t *nt = sf_reallocarray(
-						x->tids, nc, sizeof(*nt));
-					if (!nt)
-						goto enomem;
-					x->tids = nt;
-					x->captids = nc;
-				}
-				x->tids[x->ntids++] = T;
-				x->lastthr = T;
-			}
-		}
-		uint32_t root = cgp[0], leaf = cgp[d - 1], e;
+		for (uint32_t i = 0; i < nd; i++)
+			g->nodes[distinct[i]].total += w;
+		uint32_t root = cgp[0], leaf = cgp[d - 1];
 		g->nodes[leaf].self += w;
-		if (star_in[root] == UNSET &&
-		    edge_get(&a, STAR, root, &star_in[root]))
+		if (occur(&a, star_in[root], st, w, g->nodes[root].cnt, 1) ||
+		    occur(&a, star_out[leaf], st, w, 1, g->nodes[leaf].cnt))
 			goto enomem;
-		if (occur(&a, star_in[root], st, w, g->nodes[root].cnt, 1))
-			goto enomem;
-		if (star_out[leaf] == UNSET &&
-		    edge_get(&a, leaf, STAR, &star_out[leaf]))
-			goto enomem;
-		if (occur(&a, star_out[leaf], st, w, 1, g->nodes[leaf].cnt))
-			goto enomem;
-		for (uint32_t i = d - 1; i >= 1; i--) {
-			if ((e = nedge[path[i]]) == UNSET) {
-				if (edge_get(&a, cgp[i - 1], cgp[i], &e))
-					goto enomem;
-				nedge[path[i]] = e;
-			}
-			if (occur(&a, e, st, w, g->nodes[cgp[i]].cnt,
+		for (uint32_t i = d - 1; i >= 1; i--)
+			if (occur(&a, nedge[path[i]], st, w,
+				  g->nodes[cgp[i]].cnt,
 				  g->nodes[cgp[i - 1]].cnt))
 				goto enomem;
-		}
 	}
 	g->nodes[STAR].total = g->total_time;
 
@@ -649,6 +684,9 @@ done:
 	free(path);
 	free(cgp);
 	free(distinct);
+	free(agg);
+	free(vlast);
+	free(seen);
 	if (!rc)
 		*out = g;
 	return rc;
