@@ -195,13 +195,14 @@ def invariants(got):
 
 
 def gen(rng):
-    names = rng.sample("ABCDEFGHIJ", rng.randint(2, 6))
+    big = rng.random() < 0.2   # some larger graphs: more names, deeper
+    names = rng.sample("ABCDEFGHIJKLMNOP", rng.randint(2, 14 if big else 6))
     tids = rng.sample([0, 1, 2, 3, 5], rng.randint(1, 3))
     weights = [F(0), F(1), F(1), F(2), F(3), F(1, 2), F(1, 4), F(7, 8),
                F(10), F(5, 2)]
     samples = []
-    for _ in range(rng.randint(1, 40)):
-        depth = rng.choice([0, 1, 2, 3, 4, 5, 6, 8]) if rng.random() > 0.1 \
+    for _ in range(rng.randint(1, 200 if big else 40)):
+        depth = rng.randint(0, 16 if big else 8) if rng.random() > 0.1 \
             else 0
         samples.append((rng.choice(tids), rng.choice(weights),
                         [rng.choice(names) for _ in range(depth)]))
