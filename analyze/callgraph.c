@@ -297,7 +297,9 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 		outd[n] = mpq_get_d(out[n]);
 	}
 
-	/* 5.2 linear order */
+	/* 5.2 linear order.  NEEDSWORK: each round scans W, so a graph where
+	 * every round removes one node costs O(nodes^2) (fine for thousands
+	 * of functions, slow for hundreds of thousands). */
 	nw = nd;
 	for (size_t i = 0; i < nd; i++) {
 		W[i] = disc[nd - 1 - i];

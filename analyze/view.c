@@ -723,6 +723,8 @@ void sf_an_put_w(struct sf_output *o, sf_an_w v, int exp)
 	sf_output_num(o, sf_an_double(v, exp));
 }
 
+/* NEEDSWORK: bytes that are not UTF-8 are copied as they are; a frame
+ * name from a binary format could make the JSON invalid UTF-8. */
 void sf_an_put_json_str(struct sf_output *o, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
