@@ -167,3 +167,14 @@ $SFANALYZE --diff --threshold 10 --from lines base2.tsv -- new.tsv > d7.out
 grep -E ' h  <- REGRESSION$' d7.out >/dev/null && ! grep -E ' f  <- REGRESSION' d7.out >/dev/null &&
 	grep -q '^1 regression above 10 percentage points$' d7.out &&
 	pass diff-threshold || fail diff-threshold "$(cat d7.out)"
+
+# a closed pipe ends quietly with status 0; a full disk is exit 3
+awk 'BEGIN { for (i = 0; i < 20000; i++) printf "0\t1\tmain;f%d;g%d\n", i % 97, i }' > many.samples.tsv
+bash -c "set -o pipefail; $SFANALYZE many.samples.tsv 2>pipe.err | head -n 1 >/dev/null"
+st=$?
+[ $st -eq 0 ] && [ ! -s pipe.err ] && pass epipe-quiet || fail epipe-quiet "status $st: $(head -c 200 pipe.err)"
+if [ -w /dev/full ]; then
+	expect_error full-disk 3 '^sfanalyze: -: write error' sh -c "$SFANALYZE many.samples.tsv > /dev/full"
+else
+	skip full-disk "no /dev/full"
+fi
