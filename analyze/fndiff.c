@@ -1,5 +1,5 @@
 /*
- * diff.c - per-function comparison of two views (issue #10).
+ * fndiff.c - per-function comparison of two views (issue #10).
  *
  * Functions are matched by name.  For each: self and total in BASE and
  * NEW (raw weights, each side in its own sample type), and delta = the
