@@ -1,0 +1,949 @@
+/*
+ * callgraph.c - the call graph of Racket's profile/analyzer, exactly as
+ * ../shared/spec/callgraph.md describes it.
+ *
+ * Speed with exactness: weights are integers (view units).  Per edge, the
+ * caller and callee times are kept as one integer sum for divisor 1 plus a
+ * short list of integer sums per divisor k > 1 (recursion counts are few
+ * and small); they become GMP rationals once, after the last sample.  Hot
+ * loop per sample: one walk of the stack, counts with a stamp per node, and
+ * the edge of each stack step cached on the view node, so no hashing.
+ */
+#include "analyze.h"
+#include "an_map.h"
+
+#include <gmp.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define UNSET UINT32_MAX
+#define STAR 0u
+
+struct bucket {
+	uint32_t k, next;
+	sf_an_w sum;
+};
+
+struct edge {
+	uint32_t from, to;       /* cg nodes; STAR = the * node */
+	uint32_t stamp;
+	uint32_t bcaller, bcallee;  /* bucket lists (0 = none) */
+	sf_an_w total, caller1, callee1;
+};
+
+struct node {
+	sf_an_w total, self;
+	int64_t lastthr;
+	uint32_t stamp, cnt;
+	int64_t *tids;           /* increasing; printed reversed */
+	uint32_t ntids, captids;
+};
+
+struct sf_an_cg {
+	int exp;
+	const char *type, *unit;
+	const char **names;       /* names[n - 1] for cg node n >= 1 */
+	size_t nnodes;            /* including STAR */
+	struct node *nodes;
+	struct edge *edges;
+	size_t nedges;
+	mpq_t *caller, *callee;   /* per edge */
+	sf_an_w total_time;
+	uint64_t nraw;
+	int64_t max_id;
+	sf_an_w *thread_time;     /* max_id + 1 */
+	/* adjacency, newest created first (CSR); then sorted per 7 */
+	uint32_t *out_start, *out_edges, *in_start, *in_edges;
+	uint32_t *order;          /* output node order (real nodes) */
+	uint32_t *index;          /* node -> 1-based position in order */
+};
+
+static int nomem(struct sf_ctx *ctx)
+{
+	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+}
+
+struct acc {
+	struct sf_an_cg *g;
+	struct bucket *b;
+	size_t nb, capb, cape;
+	struct sf_an_map pairs;   /* from << 32 | to -> edge */
+};
+
+static int bucket_add(struct acc *a, uint32_t *head, uint32_t k, sf_an_w w)
+{
+	for (uint32_t i = *head; i; i = a->b[i].next) {
+		if (a->b[i].k == k) {
+			a->b[i].sum += w;
+			return 0;
+		}
+	}
+	if (a->nb == a->capb) {
+		size_t nc = a->capb * 2;
+		struct bucket *nbk = sf_reallocarray(a->b, nc, sizeof(*nbk));
+		if (!nbk)
+			return -1;
+		a->b = nbk;
+		a->capb = nc;
+	}
+	a->b[a->nb] = (struct bucket){ k, *head, w };
+	*head = (uint32_t)a->nb++;
+	return 0;
+}
+
+static int edge_get(struct acc *a, uint32_t from, uint32_t to, uint32_t *out)
+{
+	uint64_t key = (uint64_t)from << 32 | to;
+	uint32_t *slot = sf_an_map_get(&a->pairs, key);
+	struct sf_an_cg *g = a->g;
+
+	if (slot) {
+		*out = *slot;
+		return 0;
+	}
+	if (g->nedges == a->cape) {
+		size_t nc = a->cape ? a->cape * 2 : 1024;
+		struct edge *ne = sf_reallocarray(g->edges, nc, sizeof(*ne));
+		if (!ne)
+			return -1;
+		g->edges = ne;
+		a->cape = nc;
+	}
+	memset(&g->edges[g->nedges], 0, sizeof(struct edge));
+	g->edges[g->nedges].from = from;
+	g->edges[g->nedges].to = to;
+	if (!sf_an_map_put(&a->pairs, key, (uint32_t)g->nedges))
+		return -1;
+	*out = (uint32_t)g->nedges++;
+	return 0;
+}
+
+/* One occurrence of edge e in the sample with stamp `st`. */
+static inline int occur(struct acc *a, uint32_t e, uint32_t st, sf_an_w w,
+			uint32_t kcaller, uint32_t kcallee)
+{
+	struct edge *x = &a->g->edges[e];
+
+	if (x->stamp != st) {
+		x->stamp = st;
+		x->total += w;
+	}
+	/* caller_time is divided by the callee's count, callee_time by the
+	 * caller's count (callgraph.md 3, step 6; 9.1) */
+	if (kcaller == 1)
+		x->caller1 += w;
+	else if (bucket_add(a, &x->bcaller, kcaller, w))
+		return -1;
+	x = &a->g->edges[e];
+	if (kcallee == 1)
+		x->callee1 += w;
+	else if (bucket_add(a, &x->bcallee, kcallee, w))
+		return -1;
+	return 0;
+}
+
+static void mpz_set_w(mpz_t z, sf_an_w v)
+{
+	unsigned __int128 u = v < 0 ? -(unsigned __int128)v :
+			      (unsigned __int128)v;
+	uint64_t limbs[2] = { (uint64_t)u, (uint64_t)(u >> 64) };
+
+	mpz_import(z, 2, -1, sizeof(uint64_t), 0, 0, limbs);
+	if (v < 0)
+		mpz_neg(z, z);
+}
+
+static void rational(mpq_t q, sf_an_w one, const struct bucket *b,
+		     uint32_t head, mpq_t tmp)
+{
+	mpz_set_w(mpq_numref(q), one);
+	mpz_set_ui(mpq_denref(q), 1);
+	for (uint32_t i = head; i; i = b[i].next) {
+		mpz_set_w(mpq_numref(tmp), b[i].sum);
+		mpz_set_ui(mpq_denref(tmp), b[i].k);
+		mpq_canonicalize(tmp);
+		mpq_add(q, q, tmp);
+	}
+}
+
+void sf_an_cg_free(struct sf_an_cg *g)
+{
+	if (!g)
+		return;
+	if (g->caller) {
+		for (size_t e = 0; e < g->nedges; e++) {
+			mpq_clear(g->caller[e]);
+			mpq_clear(g->callee[e]);
+		}
+	}
+	for (size_t n = 0; g->nodes && n < g->nnodes; n++)
+		free(g->nodes[n].tids);
+	free(g->caller);
+	free(g->callee);
+	free(g->nodes);
+	free(g->edges);
+	free(g->thread_time);
+	free(g->out_start);
+	free(g->out_edges);
+	free(g->in_start);
+	free(g->in_edges);
+	free(g->order);
+	free(g->index);
+	free(g);
+}
+
+/* ----- 5: node order ----- */
+
+static int cmp_edge_caller(const void *a, const void *b, void *arg)
+{
+	struct sf_an_cg *g = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = mpq_cmp(g->caller[y], g->caller[x]);
+
+	return c ? c : (x < y) - (x > y);   /* newer edge first */
+}
+
+static int cmp_edge_callee(const void *a, const void *b, void *arg)
+{
+	struct sf_an_cg *g = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = mpq_cmp(g->callee[y], g->callee[x]);
+
+	return c ? c : (x < y) - (x > y);
+}
+
+struct ordkey {
+	uint32_t node, layer, pos;
+	sf_an_w total;
+};
+
+static int cmp_ord(const void *a, const void *b)
+{
+	const struct ordkey *x = a, *y = b;
+
+	if (x->layer != y->layer)
+		return x->layer < y->layer ? -1 : 1;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return (x->pos < y->pos) - (x->pos > y->pos);   /* later in L first */
+}
+
+static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
+{
+	size_t N = g->nnodes;
+	uint32_t *disc = malloc(N * sizeof(*disc));
+	uint32_t *queue = malloc((N + 1) * sizeof(*queue));
+	bool *seen = calloc(N, sizeof(*seen));
+	bool *inw = calloc(N, sizeof(*inw));
+	uint32_t *W = malloc(N * sizeof(*W));
+	uint32_t *left = malloc(N * sizeof(*left));
+	uint32_t *sinks = malloc(N * sizeof(*sinks));   /* per round */
+	uint32_t *right = malloc(N * sizeof(*right));
+	uint32_t *srcs = malloc(N * sizeof(*srcs));
+	uint32_t *pos = malloc(N * sizeof(*pos));
+	uint32_t *layer = calloc(N, sizeof(*layer));
+	double *ind = malloc(N * sizeof(*ind)), *outd = malloc(N * sizeof(*outd));
+	double *rd = malloc(N * sizeof(*rd));
+	mpq_t *in = malloc(N * sizeof(*in)), *out = malloc(N * sizeof(*out));
+	struct ordkey *keys = malloc(N * sizeof(*keys));
+	mpq_t best, r;
+	size_t nd = 0, qh = 0, qt = 0, nw, nleft = 0, nright = 0;
+	int rc = 0;
+
+	if (!disc || !queue || !seen || !inw || !W || !left || !sinks ||
+	    !right || !srcs || !pos || !layer || !ind || !outd || !rd || !in ||
+	    !out || !keys) {
+		free(in);
+		free(out);
+		in = out = NULL;
+		rc = nomem(ctx);
+		goto done;
+	}
+	mpq_init(best);
+	mpq_init(r);
+	for (size_t n = 0; n < N; n++) {
+		mpq_init(in[n]);
+		mpq_init(out[n]);
+	}
+
+	/* 5.1 discovery: BFS from *, callees newest first */
+	queue[qt++] = STAR;
+	seen[STAR] = true;
+	while (qh < qt) {
+		uint32_t n = queue[qh++];
+		if (n != STAR)
+			disc[nd++] = n;
+		for (uint32_t i = g->out_start[n]; i < g->out_start[n + 1]; i++) {
+			uint32_t y = g->edges[g->out_edges[i]].to;
+			if (!seen[y]) {
+				seen[y] = true;
+				queue[qt++] = y;
+			}
+		}
+	}
+	/* in/out: without self-edges and * edges; in by callee_time, out by
+	 * caller_time */
+	for (size_t e = 0; e < g->nedges; e++) {
+		const struct edge *x = &g->edges[e];
+		if (x->from == x->to || x->from == STAR || x->to == STAR)
+			continue;
+		mpq_add(in[x->to], in[x->to], g->callee[e]);
+		mpq_add(out[x->from], out[x->from], g->caller[e]);
+	}
+	for (size_t n = 1; n < N; n++) {
+		ind[n] = mpq_get_d(in[n]);
+		outd[n] = mpq_get_d(out[n]);
+	}
+
+	/* 5.2 linear order.  NEEDSWORK: each round scans W, so a graph where
+	 * every round removes one node costs O(nodes^2) (fine for thousands
+	 * of functions, slow for hundreds of thousands). */
+	nw = nd;
+	for (size_t i = 0; i < nd; i++) {
+		W[i] = disc[nd - 1 - i];
+		inw[W[i]] = true;
+	}
+	while (nw) {
+		size_t nsinks = 0, nsrcs = 0, m = 0;
+		if (sf_interrupted(ctx)) {
+			rc = sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
+			goto done;
+		}
+		for (size_t i = 0; i < nw; i++) {
+			if (!mpq_sgn(out[W[i]])) {
+				sinks[nsinks++] = W[i];
+				inw[W[i]] = false;
+			} else {
+				W[m++] = W[i];
+			}
+		}
+		nw = m;
+		for (size_t i = 0; i < nw; i++)
+			if (!mpq_sgn(in[W[i]]))
+				srcs[nsrcs++] = W[i];
+		if (!nsinks && !nsrcs) {
+			/* all on cycles: minimal in/out, exactly; doubles
+			 * only narrow the candidates */
+			double mind = INFINITY;
+			for (size_t i = 0; i < nw; i++) {
+				rd[i] = ind[W[i]] / outd[W[i]];
+				if (rd[i] < mind)
+					mind = rd[i];
+			}
+			double lim = mind + fabs(mind) * 1e-9 + 1e-300;
+			bool have = false;
+			for (size_t i = 0; i < nw; i++) {
+				if (!(rd[i] <= lim) && isfinite(rd[i]))
+					continue;
+				mpq_div(r, in[W[i]], out[W[i]]);
+				if (!have || mpq_cmp(r, best) < 0) {
+					mpq_set(best, r);
+					have = true;
+				}
+			}
+			for (size_t i = nw; i-- > 0;) {
+				if (!(rd[i] <= lim) && isfinite(rd[i]))
+					continue;
+				mpq_div(r, in[W[i]], out[W[i]]);
+				if (mpq_equal(r, best))
+					srcs[nsrcs++] = W[i];
+			}
+		}
+		for (size_t i = 0; i < nsrcs; i++)
+			inw[srcs[i]] = false;
+		m = 0;
+		for (size_t i = 0; i < nw; i++)
+			if (inw[W[i]])
+				W[m++] = W[i];
+		nw = m;
+		for (size_t pass = 0; pass < 2; pass++) {
+			uint32_t *list = pass ? sinks : srcs;
+			size_t cnt = pass ? nsinks : nsrcs;
+			for (size_t j = 0; j < cnt; j++) {
+				uint32_t n = list[j];
+				for (uint32_t i = g->out_start[n];
+				     i < g->out_start[n + 1]; i++) {
+					uint32_t e = g->out_edges[i];
+					uint32_t y = g->edges[e].to;
+					if (y == STAR || !inw[y])
+						continue;
+					mpq_sub(in[y], in[y], g->callee[e]);
+					ind[y] = mpq_get_d(in[y]);
+				}
+				for (uint32_t i = g->in_start[n];
+				     i < g->in_start[n + 1]; i++) {
+					uint32_t e = g->in_edges[i];
+					uint32_t x = g->edges[e].from;
+					if (x == STAR || !inw[x])
+						continue;
+					mpq_sub(out[x], out[x], g->caller[e]);
+					outd[x] = mpq_get_d(out[x]);
+				}
+			}
+		}
+		memcpy(left + nleft, srcs, nsrcs * sizeof(*srcs));
+		nleft += nsrcs;
+		/* RIGHT = SINKS + RIGHT: collect rounds, reverse at the end */
+		for (size_t j = nsinks; j-- > 0;)
+			right[nright++] = sinks[j];
+	}
+	/* L = LEFT + RIGHT; right[] holds RIGHT reversed */
+	for (size_t i = 0; i < nleft; i++)
+		pos[left[i]] = (uint32_t)i;
+	for (size_t i = 0; i < nright; i++)
+		pos[right[nright - 1 - i]] = (uint32_t)(nleft + i);
+
+	/* 5.3/5.4 layers, in L order */
+	{
+		uint32_t *L = queue;   /* reuse */
+		for (size_t n = 1; n < N; n++)
+			L[pos[n]] = (uint32_t)n;
+		for (size_t i = 0; i < nd; i++) {
+			uint32_t y = L[i];
+			uint32_t ly = 0;
+			for (uint32_t j = g->in_start[y]; j < g->in_start[y + 1];
+			     j++) {
+				uint32_t x = g->edges[g->in_edges[j]].from;
+				if (x == STAR || x == y || pos[x] >= pos[y])
+					continue;
+				if (layer[x] + 1 > ly)
+					ly = layer[x] + 1;
+			}
+			layer[y] = ly;
+		}
+	}
+	/* 5.5 */
+	for (size_t n = 1; n < N; n++)
+		keys[n - 1] = (struct ordkey){ (uint32_t)n, layer[n], pos[n],
+					       g->nodes[n].total };
+	qsort(keys, N - 1, sizeof(*keys), cmp_ord);
+	for (size_t i = 0; i + 1 < N; i++) {
+		g->order[i] = keys[i].node;
+		g->index[keys[i].node] = (uint32_t)(i + 1);
+	}
+done:
+	if (in) {
+		for (size_t n = 0; n < N; n++) {
+			mpq_clear(in[n]);
+			mpq_clear(out[n]);
+		}
+		mpq_clear(best);
+		mpq_clear(r);
+	}
+	free(in);
+	free(out);
+	free(disc);
+	free(queue);
+	free(seen);
+	free(inw);
+	free(W);
+	free(left);
+	free(sinks);
+	free(right);
+	free(srcs);
+	free(pos);
+	free(layer);
+	free(ind);
+	free(outd);
+	free(rd);
+	free(keys);
+	return rc;
+}
+
+int sf_an_cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
+		   struct sf_ctx *ctx)
+{
+	struct sf_an_cg *g = calloc(1, sizeof(*g));
+	struct acc a = { .g = g };
+	uint32_t *nedge = NULL, *star_in = NULL, *star_out = NULL;
+	uint32_t *path = NULL, *cgp = NULL, *distinct = NULL;
+	sf_an_w *agg = NULL;      /* per view node: weight of its samples */
+	int64_t *vlast = NULL;    /* per view node: last thread marked */
+	uint8_t *seen = NULL;     /* per view node: its edges exist */
+	size_t N = v->nfuncs + 1;
+	int rc = 0;
+
+	if (!g)
+		return nomem(ctx);
+	g->exp = v->exp;
+	g->type = v->type;
+	g->unit = v->unit;
+	g->names = v->names;
+	g->nnodes = N;
+	g->nraw = v->nraw;
+	g->max_id = v->max_id;
+	g->total_time = v->total;
+	a.capb = 1024;
+	a.nb = 1;   /* bucket 0 means "none" */
+	a.b = malloc(a.capb * sizeof(*a.b));
+	g->nodes = calloc(N, sizeof(*g->nodes));
+	g->thread_time = calloc((size_t)(v->max_id + 1) + 1,
+				sizeof(*g->thread_time));
+	nedge = malloc(v->nnodes * sizeof(*nedge));
+	star_in = malloc(N * sizeof(*star_in));
+	star_out = malloc(N * sizeof(*star_out));
+	path = malloc(((size_t)v->maxdepth + 1) * sizeof(*path));
+	cgp = malloc(((size_t)v->maxdepth + 1) * sizeof(*cgp));
+	distinct = malloc(((size_t)v->maxdepth + 1) * sizeof(*distinct));
+	g->order = malloc(N * sizeof(*g->order));
+	g->index = calloc(N, sizeof(*g->index));
+	if (!a.b || !g->nodes || !g->thread_time || !nedge || !star_in ||
+	    !star_out || !path || !cgp || !distinct || !g->order ||
+	    !g->index)
+		goto enomem;
+	for (size_t i = 0; i < v->nnodes; i++)
+		nedge[i] = UNSET;
+	for (size_t n = 0; n < N; n++) {
+		star_in[n] = star_out[n] = UNSET;
+		g->nodes[n].lastthr = INT64_MIN;
+	}
+
+	/* 3, in two passes.  Only the creation order of edges and the thread
+	 * ids depend on the processing order, and only the first occurrence
+	 * of a stack can create anything; every sum is order-free.  Pass 1
+	 * goes through the samples in processing order, creates the edges of
+	 * each stack the first time it is seen (in the occurrence order of
+	 * step 6) and records thread ids; pass 2 adds each distinct stack's
+	 * summed weight once. */
+	agg = calloc(v->nnodes, sizeof(*agg));
+	vlast = malloc(v->nnodes * sizeof(*vlast));
+	seen = calloc(v->nnodes, 1);
+	if (!agg || !vlast || !seen)
+		goto enomem;
+	for (size_t i = 0; i < v->nnodes; i++)
+		vlast[i] = INT64_MIN;
+	for (size_t si = 0; si < v->nsamples; si++) {
+		const struct sf_an_sample *s = &v->samples[si];
+		int64_t T = v->threads[s->thread].id;
+		uint32_t d, n = s->node, e;
+
+		if ((si & 0xffff) == 0 && sf_interrupted(ctx)) {
+			rc = sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
+			goto fail;
+		}
+		g->thread_time[T] += s->w;
+		if (!n)
+			continue;
+		agg[n] += s->w;
+		/* thread ids: a node marked for T has its whole path marked */
+		for (uint32_t m = n; m && vlast[m] != T; m = v->nodes[m].parent) {
+			struct node *x = &g->nodes[v->nodes[m].func + 1];
+			vlast[m] = T;
+			if (x->lastthr == T)
+				continue;
+			if (x->ntids == x->captids) {
+				uint32_t nc = x->captids ? x->captids * 2 : 2;
+				int64_t *nt = sf_reallocarray(x->tids, nc,
+							      sizeof(*nt));
+				if (!nt)
+					goto enomem;
+				x->tids = nt;
+				x->captids = nc;
+			}
+			x->tids[x->ntids++] = T;
+			x->lastthr = T;
+		}
+		if (seen[n] & 1)
+			continue;
+		seen[n] |= 1;
+		d = v->nodes[n].depth;
+		for (uint32_t m = n, i = d; m; m = v->nodes[m].parent) {
+			path[--i] = m;
+			cgp[i] = v->nodes[m].func + 1;
+		}
+		uint32_t root = cgp[0], leaf = cgp[d - 1];
+		if (star_in[root] == UNSET &&
+		    edge_get(&a, STAR, root, &star_in[root]))
+			goto enomem;
+		if (star_out[leaf] == UNSET &&
+		    edge_get(&a, leaf, STAR, &star_out[leaf]))
+			goto enomem;
+		for (uint32_t i = d - 1; i >= 1; i--) {
+			if (nedge[path[i]] != UNSET)
+				continue;
+			if (edge_get(&a, cgp[i - 1], cgp[i], &e))
+				goto enomem;
+			nedge[path[i]] = e;
+		}
+	}
+	uint32_t st = 0;
+	for (uint32_t n = 1; n < v->nnodes; n++) {
+		sf_an_w w = agg[n];
+		uint32_t d, nd = 0;
+
+		if (!(seen[n] & 1) || !w)
+			continue;
+		st++;
+		d = v->nodes[n].depth;
+		for (uint32_t m = n, i = d; m; m = v->nodes[m].parent) {
+			path[--i] = m;
+			cgp[i] = v->nodes[m].func + 1;
+		}
+		for (uint32_t i = 0; i < d; i++) {
+			struct node *x = &g->nodes[cgp[i]];
+			if (x->stamp != st) {
+				x->stamp = st;
+				x->cnt = 1;
+				distinct[nd++] = cgp[i];
+			} else {
+				x->cnt++;
+			}
+		}
+		for (uint32_t i = 0; i < nd; i++)
+			g->nodes[distinct[i]].total += w;
+		uint32_t root = cgp[0], leaf = cgp[d - 1];
+		g->nodes[leaf].self += w;
+		if (occur(&a, star_in[root], st, w, g->nodes[root].cnt, 1) ||
+		    occur(&a, star_out[leaf], st, w, 1, g->nodes[leaf].cnt))
+			goto enomem;
+		for (uint32_t i = d - 1; i >= 1; i--)
+			if (occur(&a, nedge[path[i]], st, w,
+				  g->nodes[cgp[i]].cnt,
+				  g->nodes[cgp[i - 1]].cnt))
+				goto enomem;
+	}
+	g->nodes[STAR].total = g->total_time;
+
+	/* exact edge times */
+	g->caller = malloc((g->nedges ? g->nedges : 1) * sizeof(mpq_t));
+	g->callee = malloc((g->nedges ? g->nedges : 1) * sizeof(mpq_t));
+	if (!g->caller || !g->callee) {
+		free(g->caller);
+		free(g->callee);
+		g->caller = g->callee = NULL;
+		goto enomem;
+	}
+	{
+		mpq_t tmp;
+		mpq_init(tmp);
+		for (size_t e = 0; e < g->nedges; e++) {
+			const struct edge *x = &g->edges[e];
+			mpq_init(g->caller[e]);
+			mpq_init(g->callee[e]);
+			rational(g->caller[e], x->caller1, a.b, x->bcaller, tmp);
+			rational(g->callee[e], x->callee1, a.b, x->bcallee, tmp);
+		}
+		mpq_clear(tmp);
+	}
+
+	/* adjacency, newest created first */
+	g->out_start = calloc(N + 1, sizeof(uint32_t));
+	g->in_start = calloc(N + 1, sizeof(uint32_t));
+	g->out_edges = malloc((g->nedges + 1) * sizeof(uint32_t));
+	g->in_edges = malloc((g->nedges + 1) * sizeof(uint32_t));
+	if (!g->out_start || !g->in_start || !g->out_edges || !g->in_edges)
+		goto enomem;
+	for (size_t e = 0; e < g->nedges; e++) {
+		g->out_start[g->edges[e].from + 1]++;
+		g->in_start[g->edges[e].to + 1]++;
+	}
+	for (size_t n = 0; n < N; n++) {
+		g->out_start[n + 1] += g->out_start[n];
+		g->in_start[n + 1] += g->in_start[n];
+	}
+	{
+		uint32_t *po = malloc((N + 1) * sizeof(*po));
+		uint32_t *pi = malloc((N + 1) * sizeof(*pi));
+		if (!po || !pi) {
+			free(po);
+			free(pi);
+			goto enomem;
+		}
+		memcpy(po, g->out_start, (N + 1) * sizeof(*po));
+		memcpy(pi, g->in_start, (N + 1) * sizeof(*pi));
+		for (size_t e = g->nedges; e-- > 0;) {
+			g->out_edges[po[g->edges[e].from]++] = (uint32_t)e;
+			g->in_edges[pi[g->edges[e].to]++] = (uint32_t)e;
+		}
+		free(po);
+		free(pi);
+	}
+	if ((rc = order_nodes(g, ctx)))
+		goto fail;
+	/* 7: sort real nodes' lists; * keeps newest-first */
+	for (size_t n = 1; n < N; n++) {
+		qsort_r(g->out_edges + g->out_start[n],
+			g->out_start[n + 1] - g->out_start[n],
+			sizeof(uint32_t), cmp_edge_callee, g);
+		qsort_r(g->in_edges + g->in_start[n],
+			g->in_start[n + 1] - g->in_start[n], sizeof(uint32_t),
+			cmp_edge_caller, g);
+	}
+	goto done;
+enomem:
+	rc = nomem(ctx);
+fail:
+	sf_an_cg_free(g);
+	g = NULL;
+done:
+	free(a.b);
+	sf_an_map_free(&a.pairs);
+	free(nedge);
+	free(star_in);
+	free(star_out);
+	free(path);
+	free(cgp);
+	free(distinct);
+	free(agg);
+	free(vlast);
+	free(seen);
+	if (!rc)
+		*out = g;
+	return rc;
+}
+
+/* ----- output ----- */
+
+/* The exact value q * 2^exp: an exact integer when it is one, else the
+ * nearest double. */
+static double q_double(const mpq_t q, int exp)
+{
+	/* nearest double: scale to a 64-bit-or-more quotient, round half to
+	 * even by hand (mpq_get_d truncates) */
+	mpz_t n, d, qq, rr;
+	double res;
+	long sh;
+	int sign = mpq_sgn(q);
+
+	if (!sign)
+		return 0;
+	mpz_inits(n, d, qq, rr, NULL);
+	mpz_abs(n, mpq_numref(q));
+	mpz_set(d, mpq_denref(q));
+	/* choose sh so that n * 2^sh / d has 65..66 bits */
+	sh = 65 - ((long)mpz_sizeinbase(n, 2) - (long)mpz_sizeinbase(d, 2));
+	if (sh > 0)
+		mpz_mul_2exp(n, n, (mp_bitcnt_t)sh);
+	else if (sh < 0)
+		mpz_mul_2exp(d, d, (mp_bitcnt_t)-sh);
+	mpz_tdiv_qr(qq, rr, n, d);
+	/* qq has 65 or 66 bits: keep 53 with a sticky bit for the rest */
+	size_t bits = mpz_sizeinbase(qq, 2);
+	long drop = (long)bits - 53;
+	mpz_t keep, rest;
+	mpz_inits(keep, rest, NULL);
+	mpz_tdiv_q_2exp(keep, qq, (mp_bitcnt_t)drop);
+	mpz_tdiv_r_2exp(rest, qq, (mp_bitcnt_t)drop);
+	/* compare rest (+ sticky remainder) with half */
+	mpz_t half;
+	mpz_init_set_ui(half, 1);
+	mpz_mul_2exp(half, half, (mp_bitcnt_t)(drop - 1));
+	int c = mpz_cmp(rest, half);
+	if (c == 0 && mpz_sgn(rr))
+		c = 1;
+	if (c > 0 || (c == 0 && mpz_odd_p(keep)))
+		mpz_add_ui(keep, keep, 1);
+	res = ldexp(mpz_get_d(keep), (int)(drop - sh + exp));
+	mpz_clears(n, d, qq, rr, keep, rest, half, NULL);
+	return sign < 0 ? -res : res;
+}
+
+static void put_q(struct sf_output *o, const mpq_t q, int exp)
+{
+	if (!mpz_cmp_ui(mpq_denref(q), 1) &&
+	    (exp >= 0 || mpz_scan1(mpq_numref(q), 0) >= (mp_bitcnt_t)-exp ||
+	     !mpq_sgn(q))) {
+		mpz_t z;
+		mpz_init(z);
+		if (exp >= 0)
+			mpz_mul_2exp(z, mpq_numref(q), (mp_bitcnt_t)exp);
+		else
+			mpz_tdiv_q_2exp(z, mpq_numref(q), (mp_bitcnt_t)-exp);
+		if (mpz_fits_slong_p(z)) {
+			sf_output_i64(o, mpz_get_si(z));
+		} else {
+			char *s = mpz_get_str(NULL, 10, z);
+			if (s)
+				sf_output_puts(o, s);
+			free(s);
+		}
+		mpz_clear(z);
+		return;
+	}
+	sf_output_num(o, q_double(q, exp));
+}
+
+static void put_edge_list(struct sf_output *o, const struct sf_an_cg *g,
+			  const uint32_t *list, size_t n, bool callees)
+{
+	sf_output_putc(o, '[');
+	for (size_t i = 0; i < n; i++) {
+		const struct edge *x = &g->edges[list[i]];
+		uint32_t other = callees ? x->to : x->from;
+		if (i)
+			sf_output_putc(o, ',');
+		sf_output_puts(o, "{\"id\":");
+		if (other == STAR)
+			sf_output_puts(o, "null");
+		else
+			sf_an_put_json_str(o, g->names[other - 1]);
+		sf_output_puts(o, ",\"total\":");
+		sf_an_put_w(o, x->total, g->exp);
+		sf_output_puts(o, ",\"caller_time\":");
+		put_q(o, g->caller[list[i]], g->exp);
+		sf_output_puts(o, ",\"callee_time\":");
+		put_q(o, g->callee[list[i]], g->exp);
+		sf_output_putc(o, '}');
+	}
+	sf_output_putc(o, ']');
+}
+
+static void put_node(struct sf_output *o, const struct sf_an_cg *g,
+		     uint32_t n)
+{
+	const struct node *x = &g->nodes[n];
+
+	sf_output_puts(o, "{\"id\":");
+	if (n == STAR)
+		sf_output_puts(o, "null");
+	else
+		sf_an_put_json_str(o, g->names[n - 1]);
+	sf_output_puts(o, ",\"total\":");
+	sf_an_put_w(o, x->total, g->exp);
+	sf_output_puts(o, ",\"self\":");
+	sf_an_put_w(o, x->self, g->exp);
+	sf_output_puts(o, ",\"thread_ids\":[");
+	for (uint32_t i = x->ntids; i-- > 0;) {
+		sf_output_i64(o, x->tids[i]);
+		if (i)
+			sf_output_putc(o, ',');
+	}
+	sf_output_puts(o, "],\"callers\":");
+	put_edge_list(o, g, g->in_edges + g->in_start[n],
+		      g->in_start[n + 1] - g->in_start[n], false);
+	sf_output_puts(o, ",\"callees\":");
+	put_edge_list(o, g, g->out_edges + g->out_start[n],
+		      g->out_start[n + 1] - g->out_start[n], true);
+	sf_output_putc(o, '}');
+}
+
+int sf_an_cg_json(struct sf_output *o, const struct sf_an_cg *g)
+{
+	sf_output_puts(o, "{\"type\":");
+	sf_an_put_json_str(o, g->type);
+	sf_output_puts(o, ",\"unit\":");
+	sf_an_put_json_str(o, g->unit);
+	sf_output_puts(o, ",\"total_time\":");
+	sf_an_put_w(o, g->total_time, g->exp);
+	sf_output_puts(o, ",\"sample_number\":");
+	sf_output_u64(o, g->nraw);
+	sf_output_puts(o, ",\"thread_times\":[");
+	for (int64_t t = 0; t <= g->max_id; t++) {
+		if (t)
+			sf_output_putc(o, ',');
+		sf_output_putc(o, '[');
+		sf_output_i64(o, t);
+		sf_output_putc(o, ',');
+		sf_an_put_w(o, g->thread_time[t], g->exp);
+		sf_output_putc(o, ']');
+	}
+	sf_output_puts(o, "],\n\"nodes\":[");
+	for (size_t i = 0; i + 1 < g->nnodes; i++) {
+		if (i)
+			sf_output_puts(o, ",\n");
+		else
+			sf_output_putc(o, '\n');
+		put_node(o, g, g->order[i]);
+	}
+	sf_output_puts(o, "],\n\"star_node\":");
+	put_node(o, g, STAR);
+	sf_output_putc(o, '}');
+	return 0;
+}
+
+/* ----- text, after Racket's profile/render-text ----- */
+
+#define fmt_val sf_an_fmt
+
+static double pct(double part, double whole)
+{
+	return whole != 0 ? 100.0 * part / whole : 0.0;
+}
+
+/* A name on one text line: control characters become spaces. */
+static void put_name(struct sf_output *o, const char *s)
+{
+	for (; *s; s++)
+		sf_output_putc(o, (unsigned char)*s < 0x20 ? ' ' : *s);
+}
+
+static void text_edge(struct sf_output *o, const struct sf_an_cg *g,
+		      uint32_t e, bool callee, double total)
+{
+	const struct edge *x = &g->edges[e];
+	uint32_t other = callee ? x->to : x->from;
+	double t = q_double(callee ? g->callee[e] : g->caller[e], g->exp);
+	char val[64], idx[32];
+
+	fmt_val(val, sizeof(val), t);
+	if (other == STAR)
+		snprintf(idx, sizeof(idx), "*");
+	else
+		snprintf(idx, sizeof(idx), "[%u]", g->index[other]);
+	sf_output_printf(o, "   %-6s %-8s %14s %6.1f%%  ",
+			 callee ? "callee" : "caller", idx, val,
+			 pct(t, total));
+	if (other == STAR)
+		sf_output_puts(o, callee ? "(self time)" : "(stack root)");
+	else
+		put_name(o, g->names[other - 1]);
+	sf_output_putc(o, '\n');
+}
+
+int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g)
+{
+	double tt = sf_an_double(g->total_time, g->exp);
+	char val[64], v2[64];
+	static const char rule[] =
+		"==============================================================="
+		"=========\n";
+	static const char sep[] =
+		"---------------------------------------------------------------"
+		"---------\n";
+
+	fmt_val(val, sizeof(val), tt);
+	sf_output_printf(o, "Call graph (%s, %s)\n", g->type, g->unit);
+	sf_output_printf(o, "  Total time: %s\n", val);
+	sf_output_printf(o, "  Samples: %llu\n", (unsigned long long)g->nraw);
+	sf_output_puts(o, "  Thread times:");
+	for (int64_t t = 0; t <= g->max_id; t++) {
+		fmt_val(val, sizeof(val),
+			sf_an_double(g->thread_time[t], g->exp));
+		sf_output_printf(o, " %lld: %s", (long long)t, val);
+	}
+	sf_output_puts(o, g->max_id < 0 ? " none\n" : "\n");
+	sf_output_puts(o, rule);
+	sf_output_puts(o, " Idx         Total (pct)           Self (pct)  "
+			  "Name\n");
+	sf_output_puts(o, "   caller: time of the node spent called from "
+			  "it, % of the node's total\n");
+	sf_output_puts(o, "   callee: time of the node spent calling it, "
+			  "% of the node's total\n");
+	sf_output_puts(o, rule);
+	for (size_t i = 0; i + 1 < g->nnodes; i++) {
+		uint32_t n = g->order[i];
+		const struct node *x = &g->nodes[n];
+		double tot = sf_an_double(x->total, g->exp);
+		double self = sf_an_double(x->self, g->exp);
+		char idx[32];
+
+		if (i)
+			sf_output_puts(o, sep);
+		for (uint32_t j = g->in_start[n]; j < g->in_start[n + 1]; j++)
+			text_edge(o, g, g->in_edges[j], false, tot);
+		fmt_val(val, sizeof(val), tot);
+		fmt_val(v2, sizeof(v2), self);
+		snprintf(idx, sizeof(idx), "[%zu]", i + 1);
+		sf_output_printf(o, " %-6s %12s (%5.1f%%) %12s (%5.1f%%)  ",
+				 idx, val, pct(tot, tt), v2, pct(self, tt));
+		put_name(o, g->names[n - 1]);
+		sf_output_putc(o, '\n');
+		for (uint32_t j = g->out_start[n]; j < g->out_start[n + 1];
+		     j++)
+			text_edge(o, g, g->out_edges[j], true, tot);
+	}
+	sf_output_puts(o, rule);
+	return 0;
+}

@@ -1,0 +1,525 @@
+/*
+ * tree.c - the call tree (top-down, as Sampler and sb-sprof's graph show
+ * it, or inverted: callers of each leaf) and the flat table of sb-sprof.
+ *
+ * Both read the view's prefix tree of functions.  A tree node's total is
+ * the weight of the samples whose stack passes through it, its self the
+ * weight of samples whose stack ends there; in the inverted tree the first
+ * level holds each leaf function with its self time, and a node's self is
+ * the weight of the samples whose whole stack is the path to it.
+ */
+#include "analyze.h"
+#include "an_map.h"
+#include "an_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct tnode {
+	uint32_t parent, func;
+	sf_an_w total, self;
+};
+
+struct tree {
+	struct tnode *n;
+	size_t nn, cap;
+	uint32_t *cstart, *child;   /* children, sorted (CSR) */
+	const struct sf_an_view *v;
+};
+
+static int nomem(struct sf_ctx *ctx)
+{
+	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+}
+
+static int tree_push(struct tree *t, uint32_t parent, uint32_t func)
+{
+	if (t->nn == t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 1024;
+		struct tnode *x = sf_reallocarray(t->n, nc, sizeof(*x));
+		if (!x)
+			return -1;
+		t->n = x;
+		t->cap = nc;
+	}
+	t->n[t->nn++] = (struct tnode){ parent, func, 0, 0 };
+	return 0;
+}
+
+static const struct tree *sort_tree;
+
+static int cmp_child(const void *a, const void *b)
+{
+	const struct tnode *x = &sort_tree->n[*(const uint32_t *)a];
+	const struct tnode *y = &sort_tree->n[*(const uint32_t *)b];
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return strcmp(sort_tree->v->names[x->func],
+		      sort_tree->v->names[y->func]);
+}
+
+/* Build: node 0 is the root ("all samples"); parents come before children. */
+static int tree_build(struct tree *t, const struct sf_an_view *v,
+		      bool inverted, struct sf_ctx *ctx)
+{
+	t->v = v;
+	if (!inverted) {
+		if (!(t->n = malloc(v->nnodes * sizeof(*t->n))))
+			return nomem(ctx);
+		t->nn = t->cap = v->nnodes;
+		for (size_t i = 0; i < v->nnodes; i++)
+			t->n[i] = (struct tnode){ v->nodes[i].parent,
+						  v->nodes[i].func, 0, 0 };
+		for (size_t i = 0; i < v->nsamples; i++)
+			t->n[v->samples[i].node].self += v->samples[i].w;
+		for (size_t i = 0; i < t->nn; i++)
+			t->n[i].total = t->n[i].self;
+	} else {
+		struct sf_an_map m = { 0 };
+		if (tree_push(t, 0, UINT32_MAX))
+			return nomem(ctx);
+		for (size_t i = 0; i < v->nsamples; i++) {
+			uint32_t cur = 0;
+			sf_an_w w = v->samples[i].w;
+			for (uint32_t n = v->samples[i].node; n;
+			     n = v->nodes[n].parent) {
+				uint32_t f = v->nodes[n].func;
+				uint64_t key = (uint64_t)cur << 32 | f;
+				uint32_t *slot = sf_an_map_get(&m, key);
+				if (slot) {
+					cur = *slot;
+				} else {
+					if (tree_push(t, cur, f) ||
+					    !sf_an_map_put(&m, key,
+							   (uint32_t)t->nn - 1)) {
+						sf_an_map_free(&m);
+						return nomem(ctx);
+					}
+					cur = (uint32_t)t->nn - 1;
+				}
+			}
+			t->n[cur].self += w;
+		}
+		sf_an_map_free(&m);
+		for (size_t i = 0; i < t->nn; i++)
+			t->n[i].total = t->n[i].self;
+	}
+	for (size_t i = t->nn; i-- > 1;)
+		t->n[t->n[i].parent].total += t->n[i].total;
+	t->cstart = calloc(t->nn + 1, sizeof(*t->cstart));
+	t->child = malloc(t->nn * sizeof(*t->child));
+	if (!t->cstart || !t->child)
+		return nomem(ctx);
+	for (size_t i = 1; i < t->nn; i++)
+		t->cstart[t->n[i].parent + 1]++;
+	for (size_t i = 0; i < t->nn; i++)
+		t->cstart[i + 1] += t->cstart[i];
+	{
+		uint32_t *pos = malloc((t->nn + 1) * sizeof(*pos));
+		if (!pos)
+			return nomem(ctx);
+		memcpy(pos, t->cstart, (t->nn + 1) * sizeof(*pos));
+		for (size_t i = 1; i < t->nn; i++)
+			t->child[pos[t->n[i].parent]++] = (uint32_t)i;
+		free(pos);
+	}
+	sort_tree = t;
+	for (size_t i = 0; i < t->nn; i++)
+		qsort(t->child + t->cstart[i], t->cstart[i + 1] - t->cstart[i],
+		      sizeof(uint32_t), cmp_child);
+	return 0;
+}
+
+static void tree_free(struct tree *t)
+{
+	free(t->n);
+	free(t->cstart);
+	free(t->child);
+}
+
+/* A name on one text line: control characters become spaces. */
+static void put_name(struct sf_output *o, const char *s)
+{
+	while (*s) {
+		const char *run = s;
+		while ((unsigned char)*s >= 0x20)
+			s++;
+		sf_output_write(o, run, (size_t)(s - run));
+		if (!*s)
+			break;
+		sf_output_putc(o, ' ');
+		s++;
+	}
+}
+
+static double pct(double part, double whole)
+{
+	return whole != 0 ? 100.0 * part / whole : 0.0;
+}
+
+/* A view weight right-aligned in `width` columns, as sf_an_fmt writes it;
+ * integers without snprintf (trees have many lines). */
+static int put_val(char *out, int width, sf_an_w v, int exp)
+{
+	char tmp[64];
+	int n;
+
+	if (exp == 0 && v >= 0 && v < ((sf_an_w)1 << 62)) {
+		uint64_t u = (uint64_t)v;
+		n = 0;
+		do {
+			tmp[sizeof(tmp) - 1 - n++] = (char)('0' + u % 10);
+			u /= 10;
+		} while (u);
+		memmove(tmp, tmp + sizeof(tmp) - n, (size_t)n);
+		tmp[n] = 0;
+	} else {
+		sf_an_fmt(tmp, sizeof(tmp), sf_an_double(v, exp));
+		n = (int)strlen(tmp);
+	}
+	int pad = width > n ? width - n : 0;
+	memset(out, ' ', (size_t)pad);
+	memcpy(out + pad, tmp, (size_t)n);
+	return pad + n;
+}
+
+/* "%5.1f%%" into out (room for 16) */
+static int put_pct(char *out, double p)
+{
+	return snprintf(out, 16, "%5.1f%%", p);
+}
+
+/* The prefix for levels 1..d.  Beyond MAX_INDENT levels only the last
+ * ones are drawn, after "[+N]", so a deep stack costs O(depth) bytes per
+ * line, not O(depth^2) in all. */
+#define MAX_INDENT 48
+static void put_prefix(struct sf_output *o, const char *pre,
+		       const size_t *plen, size_t d)
+{
+	if (d <= MAX_INDENT) {
+		sf_output_write(o, pre, plen[d]);
+		return;
+	}
+	size_t from = d - MAX_INDENT / 2;
+	sf_output_printf(o, "[+%zu] ", from);
+	sf_output_write(o, pre + plen[from], plen[d] - plen[from]);
+}
+
+struct frame {
+	uint32_t node, next;   /* next child index (into child[]) */
+	uint32_t end;
+	uint32_t pruned;       /* children below min-percent */
+	sf_an_w pruned_w;
+	bool entered;
+};
+
+int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
+	       const struct sf_an_tree_opts *opt, struct sf_ctx *ctx)
+{
+	struct tree t = { 0 };
+	struct frame *st = NULL;
+	bool *last = NULL;   /* per depth: the node is its parent's last */
+	size_t *plen = NULL; /* prefix bytes for the levels down to a depth */
+	char *pre = NULL;    /* the box-drawing prefix of the current path */
+	size_t depth_cut_nodes = 0;
+	int rc;
+
+	if ((rc = tree_build(&t, v, opt->inverted, ctx)))
+		goto done;
+	double whole = sf_an_double(t.n[0].total, v->exp);
+	int wt = 5, ws = 4;
+	char buf[64];
+	/* the whole tree is walked iteratively: stacks can be deep */
+	size_t maxd = 1;
+	for (size_t i = 0; i < t.nn; i++) {
+		sf_an_fmt(buf, sizeof(buf), sf_an_double(t.n[i].total, v->exp));
+		if ((int)strlen(buf) > wt)
+			wt = (int)strlen(buf);
+		sf_an_fmt(buf, sizeof(buf), sf_an_double(t.n[i].self, v->exp));
+		if ((int)strlen(buf) > ws)
+			ws = (int)strlen(buf);
+	}
+	maxd = (size_t)v->maxdepth + 2;
+	st = malloc(maxd * sizeof(*st));
+	last = calloc(maxd, sizeof(*last));
+	plen = calloc(maxd, sizeof(*plen));
+	pre = malloc(maxd * 5 + 1);
+	if (!st || !last || !plen || !pre) {
+		rc = nomem(ctx);
+		goto done;
+	}
+	if (opt->json) {
+		sf_output_puts(o, "{\"name\":null");
+	} else {
+		sf_an_fmt(buf, sizeof(buf), whole);
+		sf_output_printf(o, "%s (%s, %s): total %s\n",
+				 opt->inverted ? "Inverted call tree" :
+						 "Call tree",
+				 v->type, v->unit, buf);
+		sf_output_printf(o, "%*s %6s %*s  Name\n", wt, "Total", "%",
+				 ws, "Self");
+	}
+	size_t sp = 0;
+	st[sp++] = (struct frame){ 0, t.cstart[0], t.cstart[1], 0, 0, false };
+	for (;;) {
+		struct frame *f = &st[sp - 1];
+		const struct tnode *x = &t.n[f->node];
+		if (!f->entered) {
+			f->entered = true;
+			/* entering the node */
+			double tot = sf_an_double(x->total, v->exp);
+			if (opt->json) {
+				if (f->node) {
+					sf_output_puts(o, "{\"name\":");
+					sf_an_put_json_str(o,
+							   v->names[x->func]);
+				}
+				sf_output_puts(o, ",\"total\":");
+				sf_an_put_w(o, x->total, v->exp);
+				sf_output_puts(o, ",\"self\":");
+				sf_an_put_w(o, x->self, v->exp);
+				sf_output_puts(o, ",\"children\":[");
+			} else {
+				char line[160];
+				int n = put_val(line, wt, x->total, v->exp);
+				line[n++] = ' ';
+				n += put_pct(line + n, pct(tot, whole));
+				line[n++] = ' ';
+				n += put_val(line + n, ws, x->self, v->exp);
+				line[n++] = ' ';
+				line[n++] = ' ';
+				sf_output_write(o, line, (size_t)n);
+				if (sp > 1) {
+					put_prefix(o, pre, plen, sp - 2);
+					sf_output_puts(o, last[sp - 1] ?
+							  "\u2514\u2500 " :
+							  "\u251c\u2500 ");
+				}
+				if (f->node)
+					put_name(o, v->names[x->func]);
+				else
+					sf_output_puts(o, "(all samples)");
+				sf_output_putc(o, '\n');
+			}
+			/* prune: children are sorted by total, so the
+			 * small ones are a suffix */
+			uint32_t keep = f->end;
+			for (uint32_t i = f->next; i < f->end; i++) {
+				double ct = sf_an_double(t.n[t.child[i]].total,
+							 v->exp);
+				if (pct(ct, whole) < opt->min_percent) {
+					keep = i;
+					break;
+				}
+			}
+			if (opt->max_depth && sp - 1 >= opt->max_depth) {
+				if (f->end > f->next)
+					depth_cut_nodes += f->end - f->next;
+				keep = f->next;
+			} else {
+				for (uint32_t i = keep; i < f->end; i++) {
+					f->pruned++;
+					f->pruned_w += t.n[t.child[i]].total;
+				}
+			}
+			f->end = keep;
+		}
+		if (f->next < f->end) {
+			uint32_t c = t.child[f->next++];
+			if (opt->json && f->next - 1 > t.cstart[f->node])
+				sf_output_putc(o, ',');
+			last[sp] = f->next == f->end && !f->pruned;
+			{
+				const char *seg = last[sp] ? "   " : "\u2502  ";
+				size_t sl = strlen(seg);
+				memcpy(pre + plen[sp - 1], seg, sl);
+				plen[sp] = plen[sp - 1] + sl;
+			}
+			st[sp++] = (struct frame){ c, t.cstart[c],
+						   t.cstart[c + 1], 0, 0,
+						   false };
+			continue;
+		}
+		/* leaving the node */
+		uint32_t np = f->pruned;
+		if (opt->json) {
+			sf_output_putc(o, ']');
+			if (np) {
+				sf_output_puts(o, ",\"pruned\":{\"nodes\":");
+				sf_output_u64(o, np);
+				sf_output_puts(o, ",\"total\":");
+				sf_an_put_w(o, f->pruned_w, v->exp);
+				sf_output_putc(o, '}');
+			}
+			sf_output_putc(o, '}');
+		} else if (np) {
+			double pw = sf_an_double(f->pruned_w, v->exp);
+			sf_an_fmt(buf, sizeof(buf), pw);
+			sf_output_printf(o, "%*s %5.1f%% %*s  ", wt, buf,
+					 pct(pw, whole), ws, "");
+			put_prefix(o, pre, plen, sp - 1);
+			sf_output_printf(o, "\u2514\u2500 (%u more below "
+					    "%g%%)\n", np, opt->min_percent);
+		}
+		if (--sp == 0)
+			break;
+	}
+	if (!opt->json && depth_cut_nodes)
+		sf_output_printf(o, "(%zu deeper branches not shown: "
+				    "--depth %u)\n", depth_cut_nodes,
+				 opt->max_depth);
+done:
+	free(st);
+	free(last);
+	free(plen);
+	free(pre);
+	tree_free(&t);
+	return rc;
+}
+
+/* ----- flat ----- */
+
+struct frow {
+	uint32_t func;
+	sf_an_w self, total;
+};
+
+static const struct sf_an_view *sort_view;
+static bool sort_by_total;
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct frow *x = a, *y = b;
+	sf_an_w kx = sort_by_total ? x->total : x->self;
+	sf_an_w ky = sort_by_total ? y->total : y->self;
+
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return strcmp(sort_view->names[x->func], sort_view->names[y->func]);
+}
+
+int sf_an__func_totals(const struct sf_an_view *v, sf_an_w *self,
+			sf_an_w *total, sf_an_w *noframes, struct sf_ctx *ctx)
+{
+	struct tree t = { 0 };
+	uint32_t *onpath = NULL;
+	struct { uint32_t node, next; } *st = NULL;
+	int rc;
+
+	if ((rc = tree_build(&t, v, false, ctx)))
+		goto done;
+	onpath = calloc(v->nfuncs + 1, sizeof(*onpath));
+	st = malloc(((size_t)v->maxdepth + 2) * sizeof(*st));
+	if (!onpath || !st) {
+		rc = nomem(ctx);
+		goto done;
+	}
+	memset(self, 0, v->nfuncs * sizeof(*self));
+	memset(total, 0, v->nfuncs * sizeof(*total));
+	/* a function's total counts each sample once: add a node's total
+	 * only where the function is not already on the path above it */
+	size_t sp = 0;
+	st[sp].node = 0;
+	st[sp++].next = t.cstart[0];
+	while (sp) {
+		uint32_t n = st[sp - 1].node;
+		if (st[sp - 1].next < t.cstart[n + 1]) {
+			uint32_t c = t.child[st[sp - 1].next++];
+			uint32_t f = t.n[c].func;
+			self[f] += t.n[c].self;
+			if (onpath[f]++ == 0)
+				total[f] += t.n[c].total;
+			st[sp].node = c;
+			st[sp++].next = t.cstart[c];
+			continue;
+		}
+		if (n)
+			onpath[t.n[n].func]--;
+		sp--;
+	}
+	*noframes = t.n[0].self;
+done:
+	free(onpath);
+	free(st);
+	tree_free(&t);
+	return rc;
+}
+
+int sf_an_flat(struct sf_output *o, const struct sf_an_view *v,
+	       const struct sf_an_flat_opts *opt, struct sf_ctx *ctx)
+{
+	struct frow *rows = calloc(v->nfuncs + 1, sizeof(*rows));
+	sf_an_w *self = malloc((v->nfuncs + 1) * sizeof(*self));
+	sf_an_w *total = malloc((v->nfuncs + 1) * sizeof(*total));
+	sf_an_w noframes = 0;
+	int rc = 0;
+
+	if (!rows || !self || !total) {
+		rc = nomem(ctx);
+		goto done;
+	}
+	if ((rc = sf_an__func_totals(v, self, total, &noframes, ctx)))
+		goto done;
+	for (size_t f = 0; f < v->nfuncs; f++)
+		rows[f] = (struct frow){ (uint32_t)f, self[f], total[f] };
+	sort_view = v;
+	sort_by_total = opt->by_total;
+	qsort(rows, v->nfuncs, sizeof(*rows), cmp_row);
+	double whole = sf_an_double(v->total, v->exp);
+	if (opt->json) {
+		sf_output_putc(o, '[');
+		for (size_t i = 0; i < v->nfuncs; i++) {
+			sf_output_puts(o, i ? ",\n{\"name\":" : "\n{\"name\":");
+			sf_an_put_json_str(o, v->names[rows[i].func]);
+			sf_output_puts(o, ",\"self\":");
+			sf_an_put_w(o, rows[i].self, v->exp);
+			sf_output_puts(o, ",\"total\":");
+			sf_an_put_w(o, rows[i].total, v->exp);
+			sf_output_putc(o, '}');
+		}
+		sf_output_putc(o, ']');
+		goto done;
+	}
+	char buf[64];
+	int w = 5;
+	for (size_t i = 0; i < v->nfuncs; i++) {
+		sf_an_fmt(buf, sizeof(buf), sf_an_double(rows[i].total, v->exp));
+		if ((int)strlen(buf) > w)
+			w = (int)strlen(buf);
+	}
+	sf_an_fmt(buf, sizeof(buf), whole);
+	sf_output_printf(o, "Flat profile (%s, %s): total %s, sorted by %s\n",
+			 v->type, v->unit, buf, opt->by_total ? "total" : "self");
+	sf_output_printf(o, "%5s %*s %6s %7s %*s %6s  Function\n", "Nr", w,
+			 "Self", "Self%", "Cumul%", w, "Total", "Total%");
+	double cum = 0;
+	for (size_t i = 0; i < v->nfuncs; i++) {
+		double s = sf_an_double(rows[i].self, v->exp);
+		double tt = sf_an_double(rows[i].total, v->exp);
+		char b2[64];
+		cum += pct(s, whole);
+		sf_an_fmt(buf, sizeof(buf), s);
+		sf_an_fmt(b2, sizeof(b2), tt);
+		sf_output_printf(o, "%5zu %*s %5.1f%% %6.1f%% %*s %5.1f%%  ",
+				 i + 1, w, buf, pct(s, whole), cum, w, b2,
+				 pct(tt, whole));
+		put_name(o, v->names[rows[i].func]);
+		sf_output_putc(o, '\n');
+	}
+	if (noframes) {
+		double s = sf_an_double(noframes, v->exp);
+		sf_an_fmt(buf, sizeof(buf), s);
+		sf_output_printf(o, "%5s %*s %5.1f%% %6.1f%% %*s %6s  "
+				    "(no frames)\n", "", w, buf, pct(s, whole),
+				 cum + pct(s, whole), w, "", "");
+	}
+done:
+	free(rows);
+	free(self);
+	free(total);
+	return rc;
+}

@@ -1,0 +1,180 @@
+# sfanalyze: call graph (worked examples, random profiles), tree and flat
+# against independent sums, text layout, filters, diff, errors.
+. "$TOP/tests/lib.sh"
+
+if have python3; then
+	# every PASS/FAIL line comes from the scripts; a crash shows as FAIL
+	python3 "$TOP/tests/analyze/cg_examples.py" "$SFANALYZE" ||
+		fail cg-examples "exited with status $?"
+	n=150; [ "${SF_PASS:-plain}" = san ] && n=40
+	python3 "$TOP/tests/analyze/cg_props.py" "$SFANALYZE" $n ||
+		fail cg-props "exited with status $?"
+	python3 "$TOP/tests/analyze/tree_flat.py" "$SFANALYZE" ||
+		fail tree-flat "exited with status $?"
+else
+	skip cg-examples "python3 is missing"
+fi
+
+# A small profile; expected text written by hand: totals main 6, f 4
+# (--depth 1 cuts main's two children f and h)
+# (self 1), g 3, h 2, and 4 of empty stacks; children by total.
+printf '0\t3\tmain;f;g\n0\t1\tmain;f\n0\t2\tmain;h\n0\t4\t\n' > small.samples.tsv
+cat > tree.want <<'W'
+Call tree (samples, count): total 10
+Total      % Self  Name
+   10 100.0%    4  (all samples)
+    6  60.0%    0  └─ main
+    4  40.0%    1     ├─ f
+    3  30.0%    3     │  └─ g
+    2  20.0%    2     └─ h
+W
+$SFANALYZE small.samples.tsv > tree.out 2>&1
+expect_same tree-text-default tree.want tree.out
+
+cat > prune.want <<'W'
+Call tree (samples, count): total 10
+Total      % Self  Name
+   10 100.0%    4  (all samples)
+    6  60.0%    0  └─ main
+    4  40.0%    1     ├─ f
+    3  30.0%    3     │  └─ g
+    2  20.0%          └─ (1 more below 25%)
+W
+$SFANALYZE --tree --min-percent 25 small.samples.tsv > prune.out 2>&1
+expect_same tree-min-percent prune.want prune.out
+
+cat > depth.want <<'W'
+Call tree (samples, count): total 10
+Total      % Self  Name
+   10 100.0%    4  (all samples)
+    6  60.0%    0  └─ main
+(2 deeper branches not shown: --depth 1)
+W
+$SFANALYZE --tree --depth 1 small.samples.tsv > depth.out 2>&1
+expect_same tree-depth depth.want depth.out
+
+# flat, sorted by self: g 3, h 2, f 1, main 0; cumulative 30, 50, 60, 60;
+# empty stacks 4 (40%) last
+cat > flat.want <<'W'
+Flat profile (samples, count): total 10, sorted by self
+   Nr  Self  Self%  Cumul% Total Total%  Function
+    1     3  30.0%   30.0%     3  30.0%  g
+    2     2  20.0%   50.0%     2  20.0%  h
+    3     1  10.0%   60.0%     4  40.0%  f
+    4     0   0.0%   60.0%     6  60.0%  main
+          4  40.0%  100.0%               (no frames)
+W
+$SFANALYZE --flat small.samples.tsv > flat.out 2>&1
+expect_same flat-text flat.want flat.out
+
+# recursion: a function's total counts each sample once
+printf '0\t5\tmain;r;r;r\n' | $SFANALYZE --flat --json --from lines > rec.out
+printf '[\n{"name":"r","self":5,"total":5},\n{"name":"main","self":0,"total":5}]\n' > rec.want
+expect_same flat-recursion-once rec.want rec.out
+
+# gzip and stdin, as sfconv reads them
+gzip -c small.samples.tsv > small.samples.tsv.gz
+$SFANALYZE small.samples.tsv.gz > gz.out 2>&1
+expect_same tree-gzip tree.want gz.out
+$SFANALYZE < small.samples.tsv > stdin.out 2>&1
+expect_same tree-stdin tree.want stdin.out
+
+# the report says what a weight is
+printf 'a;b 3\n' > c.folded
+$SFANALYZE c.folded | head -n 1 | grep -q '(samples, count)' &&
+	pass report-header-unit || fail report-header-unit "no type/unit"
+
+# deterministic: same bytes twice, callgraph text included
+$SFANALYZE --callgraph small.samples.tsv > cg1.out
+$SFANALYZE --callgraph small.samples.tsv > cg2.out
+expect_same callgraph-deterministic cg1.out cg2.out
+
+# errors: one line, the right status
+expect_error bad-regex 2 "bad regular expression" $SFANALYZE --focus '(' small.samples.tsv
+expect_error unknown-option 2 "unknown option '--bogus'" $SFANALYZE --bogus
+expect_error missing-arg 2 "needs an argument" $SFANALYZE small.samples.tsv --focus
+expect_error bad-depth 2 "bad value" $SFANALYZE --depth x small.samples.tsv
+expect_error no-such-thread 2 "matches no thread" $SFANALYZE --thread nope small.samples.tsv
+expect_error no-timestamps 2 "no timestamps" $SFANALYZE --timestamps small.samples.tsv
+expect_error missing-file 3 "cannot open" $SFANALYZE nope.samples.tsv
+printf '0\t1\ta\n0\tx\tb\n' > bad.samples.tsv
+expect_error bad-input 1 '^sfanalyze: bad.samples.tsv:2: ' $SFANALYZE --from lines bad.samples.tsv
+expect_error diff-needs-sides 2 "BASE" $SFANALYZE --diff small.samples.tsv
+expect_status help 0 $SFANALYZE --help
+grep -q -- '--callgraph' .out && pass help-lists-reports || fail help-lists-reports "no --callgraph in --help"
+if have man; then
+	man -l "$TOP/docs/sfanalyze.1" >/dev/null 2>man.err && [ ! -s man.err ] &&
+		pass man-page || fail man-page "$(head -n 2 man.err)"
+fi
+
+# --diff (issue #10); expected values computed by hand:
+#   base: f 2, g 2 (main 4, whole 4); new: f 2, g 4, h 2 (main 8, whole 8)
+#   normalised delta of total: f 2/8-2/4 = -0.25, h +0.25, g 0, main 0
+#   raw: main +4, g +2, h +2, f 0
+printf '0\t2\tmain;f\n0\t2\tmain;g\n0\t1\tmain;old\n' > base.tsv
+printf '0\t2\tmain;f\n0\t4\tmain;g\n0\t2\tmain;h\n' > new.tsv
+printf '0\t2\tmain;f\n0\t2\tmain;g\n' > base2.tsv
+if have python3; then
+	$SFANALYZE --diff --json --from lines base2.tsv -- new.tsv > d1.out
+	python3 - d1.out <<'P' && pass diff-normalised || fail diff-normalised "$(cat d1.out)"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+want = [("f", 2, 2, 2, 2, -0.25), ("h", None, 2, None, 2, 0.25),
+        ("g", 2, 4, 2, 4, 0), ("main", 0, 0, 4, 8, 0)]
+got = [(r["name"], r["base_self"], r["new_self"], r["base_total"],
+        r["new_total"], r["delta"]) for r in rows]
+want = [(n, bs or 0, ns, bt or 0, nt, d) for n, bs, ns, bt, nt, d in want]
+sys.exit(got != want)
+P
+	$SFANALYZE --diff --json --no-normalize --from lines base2.tsv -- new.tsv > d2.out
+	python3 - d2.out <<'P' && pass diff-raw || fail diff-raw "$(cat d2.out)"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+got = [(r["name"], r["delta"]) for r in rows]
+sys.exit(got != [("main", 4), ("g", 2), ("h", 2), ("f", 0)])
+P
+	$SFANALYZE --diff --json --from lines base.tsv base.tsv -- base.tsv > d3.out
+	python3 - d3.out <<'P' && pass diff-identical-zero || fail diff-identical-zero "$(cat d3.out)"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+# BASE is base.tsv twice (merged: weights doubled): normalised all zero
+sys.exit(not rows or any(r["delta"] != 0 for r in rows) or
+         {r["name"] for r in rows} != {"main", "f", "g", "old"} or
+         [r["base_total"] for r in rows if r["name"] == "main"] != [10])
+P
+	# removed function: old (1 of 5 in base) is gone: delta -0.2
+	$SFANALYZE --diff --json --from lines base.tsv -- base2.tsv > d4.out
+	python3 - d4.out <<'P' && pass diff-removed || fail diff-removed "$(cat d4.out)"
+import json, sys
+rows = {r["name"]: r for r in json.load(open(sys.argv[1]))}
+o = rows.get("old")
+sys.exit(o is None or o["new_total"] != 0 or o["base_total"] != 1 or
+         abs(o["delta"] + 0.2) > 1e-15 or
+         abs(rows["f"]["delta"] - (2 / 4 - 2 / 5)) > 1e-15)
+P
+	# doubled: every weight x2 -> normalised zero, raw delta = base total
+	awk -F'\t' 'BEGIN{OFS="\t"} {$2 = $2 * 2; print}' base.tsv > dbl.tsv
+	$SFANALYZE --diff --json --from lines base.tsv -- dbl.tsv > d5.out
+	$SFANALYZE --diff --json --no-normalize --from lines base.tsv -- dbl.tsv > d6.out
+	python3 - d5.out d6.out <<'P' && pass diff-doubled || fail diff-doubled "$(cat d5.out d6.out)"
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+sys.exit(any(r["delta"] != 0 for r in a) or
+         any(r["delta"] != r["base_total"] for r in b))
+P
+fi
+$SFANALYZE --diff --threshold 10 --from lines base2.tsv -- new.tsv > d7.out
+grep -E ' h  <- REGRESSION$' d7.out >/dev/null && ! grep -E ' f  <- REGRESSION' d7.out >/dev/null &&
+	grep -q '^1 regression above 10 percentage points$' d7.out &&
+	pass diff-threshold || fail diff-threshold "$(cat d7.out)"
+
+# a closed pipe ends quietly with status 0; a full disk is exit 3
+awk 'BEGIN { for (i = 0; i < 20000; i++) printf "0\t1\tmain;f%d;g%d\n", i % 97, i }' > many.samples.tsv
+bash -c "set -o pipefail; $SFANALYZE many.samples.tsv 2>pipe.err | head -n 1 >/dev/null"
+st=$?
+[ $st -eq 0 ] && [ ! -s pipe.err ] && pass epipe-quiet || fail epipe-quiet "status $st: $(head -c 200 pipe.err)"
+if [ -w /dev/full ]; then
+	expect_error full-disk 3 '^sfanalyze: -: write error' sh -c "$SFANALYZE many.samples.tsv > /dev/full"
+else
+	skip full-disk "no /dev/full"
+fi
