@@ -1378,7 +1378,9 @@ static int perf_probe(const unsigned char *d, size_t n)
 		struct event_line ev;
 		struct stack_line sl;
 		if (after_event) {
-			if (parse_stack_line(l, len, &sl) &&
+			/* perf indents frame lines; sample lines and other
+			 * TAB-separated text do not start with a blank */
+			if (k && parse_stack_line(l, len, &sl) &&
 			    sl.mod_len + 2 <= len)
 				return 60;
 			return 0;
