@@ -1,0 +1,630 @@
+/*
+ * webjson.c - JSON loading and the V8 node table for the web-viewer
+ * formats (see webjson.h).
+ */
+#include "webjson.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Tracks just enough of the JSON syntax to close a truncated document:
+ * the open brackets and whether we are inside a string. */
+struct scan {
+	char *open;
+	size_t n, cap;
+	bool in_str, esc;
+	char last;   /* last significant byte outside strings */
+};
+
+static int scan_feed(struct scan *s, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char c = b[i];
+		if (s->in_str) {
+			if (s->esc)
+				s->esc = false;
+			else if (c == '\\')
+				s->esc = true;
+			else if (c == '"') {
+				s->in_str = false;
+				s->last = '"';
+			}
+			continue;
+		}
+		switch (c) {
+		case '"':
+			s->in_str = true;
+			break;
+		case '[':
+		case '{':
+			if (s->n == s->cap) {
+				size_t nc = s->cap ? s->cap * 2 : 64;
+				char *o = realloc(s->open, nc);
+				if (!o)
+					return -1;
+				s->open = o;
+				s->cap = nc;
+			}
+			s->open[s->n++] = c;
+			s->last = c;
+			break;
+		case ']':
+		case '}':
+			if (s->n)
+				s->n--;
+			s->last = c;
+			break;
+		case ' ': case '\n': case '\r': case '\t':
+			break;
+		default:
+			s->last = c;
+		}
+	}
+	return 0;
+}
+
+static bool only_space(const char *b, size_t n, uint64_t *line)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (b[i] != ' ' && b[i] != '\n' && b[i] != '\r' &&
+		    b[i] != '\t')
+			return false;
+		*line += b[i] == '\n';
+	}
+	return true;
+}
+
+int sf_webjson__parse(struct sf_input *in, struct sf_ctx *ctx,
+		      bool close_truncated, const char *warn_kind,
+		      struct json_object **out)
+{
+	struct json_tokener *tok;
+	struct json_object *root = NULL;
+	struct scan sc = { 0 };
+	char buf[1 << 16];
+	uint64_t line = 1;
+	int rc = 0;
+	bool any = false;
+	enum json_tokener_error jerr = json_tokener_continue;
+	const char *name = sf_input_name(in);
+
+	*out = NULL;
+	tok = json_tokener_new_ex((int)(ctx->limits.max_nesting > 0x7fffffff ?
+					0x7fffffff :
+					ctx->limits.max_nesting));
+	if (!tok)
+		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+	for (;;) {
+		long n = sf_input_read_some(in, ctx, buf, sizeof(buf));
+		if (n < 0) {
+			rc = (int)n;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		if (!any) {
+			/* a UTF-8 BOM is not JSON but editors write it */
+			size_t skip = (n >= 3 && !memcmp(buf, "\xef\xbb\xbf",
+							 3)) ? 3 : 0;
+			memmove(buf, buf + skip, (size_t)n - skip);
+			n -= (long)skip;
+			any = true;
+		}
+		if (close_truncated && scan_feed(&sc, buf, (size_t)n)) {
+			rc = sf_error(ctx, SF_ENOMEM, NULL, 0,
+				      "out of memory");
+			goto out;
+		}
+		root = json_tokener_parse_ex(tok, buf, (int)n);
+		jerr = json_tokener_get_error(tok);
+		size_t used = (size_t)json_tokener_get_parse_end(tok);
+		for (size_t i = 0; i < used && i < (size_t)n; i++)
+			line += buf[i] == '\n';
+		if (jerr == json_tokener_continue)
+			continue;
+		if (jerr != json_tokener_success) {
+			rc = sf_error(ctx, SF_EINPUT, name, line,
+				      "invalid JSON: %s",
+				      json_tokener_error_desc(jerr));
+			goto out;
+		}
+		if (!only_space(buf + used, (size_t)n - used, &line)) {
+			rc = sf_error(ctx, SF_EINPUT, name, line,
+				      "unexpected data after the JSON "
+				      "document");
+			goto out;
+		}
+		while ((n = sf_input_read_some(in, ctx, buf,
+					       sizeof(buf))) > 0) {
+			if (!only_space(buf, (size_t)n, &line)) {
+				rc = sf_error(ctx, SF_EINPUT, name, line,
+					      "unexpected data after the "
+					      "JSON document");
+				goto out;
+			}
+		}
+		if (n < 0) {
+			rc = (int)n;
+			goto out;
+		}
+		break;
+	}
+	if (!root && jerr == json_tokener_continue && close_truncated &&
+	    any && !sc.in_str && sc.n && sc.last != ':') {
+		/* close what is open, innermost first */
+		char close[64];
+		size_t k = 0;
+		while (sc.n && k < sizeof(close)) {
+			char c = sc.open[--sc.n];
+			close[k++] = c == '[' ? ']' : '}';
+		}
+		root = json_tokener_parse_ex(tok, close, (int)k);
+		if (root)
+			sf_warn(ctx, warn_kind, "%s: the JSON document is "
+				"truncated; read up to its last complete "
+				"value", name);
+	}
+	if (!root) {
+		rc = sf_error(ctx, SF_EINPUT, name, line,
+			      !any ? "empty input" :
+			      jerr == json_tokener_continue ?
+			      "truncated JSON: the document ends early" :
+			      "invalid JSON");
+		goto out;
+	}
+	*out = root;
+	root = NULL;
+out:
+	json_object_put(root);
+	json_tokener_free(tok);
+	free(sc.open);
+	return rc;
+}
+
+struct json_object *sf_webjson__get(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	if (!o || !json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, k, &v))
+		return NULL;
+	return v;
+}
+
+const char *sf_webjson__str(struct json_object *o, const char *k)
+{
+	struct json_object *v = sf_webjson__get(o, k);
+
+	return v && json_object_is_type(v, json_type_string) ?
+		       json_object_get_string(v) : NULL;
+}
+
+struct json_object *sf_webjson__arr(struct json_object *o, const char *k)
+{
+	struct json_object *v = sf_webjson__get(o, k);
+
+	return v && json_object_is_type(v, json_type_array) ? v : NULL;
+}
+
+bool sf_webjson__num(struct json_object *v, double *out)
+{
+	if (!v)
+		return false;
+	if (json_object_is_type(v, json_type_int) ||
+	    json_object_is_type(v, json_type_double)) {
+		*out = json_object_get_double(v);
+		return isfinite(*out);
+	}
+	if (json_object_is_type(v, json_type_string)) {
+		const char *s = json_object_get_string(v);
+		char *end;
+		if (!*s)
+			return false;
+		errno = 0;
+		*out = strtod(s, &end);
+		return !*end && !errno && isfinite(*out);
+	}
+	return false;
+}
+
+bool sf_webjson__int(struct json_object *v, int64_t *out)
+{
+	double d;
+
+	if (v && json_object_is_type(v, json_type_int)) {
+		errno = 0;
+		*out = json_object_get_int64(v);
+		return !errno;
+	}
+	if (!sf_webjson__num(v, &d) || d != floor(d) || fabs(d) >= 9.2e18)
+		return false;
+	*out = (int64_t)d;
+	return true;
+}
+
+void sf_webjson__put_str(struct sf_output *o, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const char *run = s;
+
+	sf_output_putc(o, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		sf_output_write(o, run, (size_t)(s - run));
+		run = s + 1;
+		switch (c) {
+		case '"': sf_output_puts(o, "\\\""); break;
+		case '\\': sf_output_puts(o, "\\\\"); break;
+		case '\n': sf_output_puts(o, "\\n"); break;
+		case '\r': sf_output_puts(o, "\\r"); break;
+		case '\t': sf_output_puts(o, "\\t"); break;
+		default: {
+			char u[7] = { '\\', 'u', '0', '0', hex[c >> 4],
+				      hex[c & 15], 0 };
+			sf_output_puts(o, u);
+		}
+		}
+	}
+	sf_output_write(o, run, (size_t)(s - run));
+	sf_output_putc(o, '"');
+}
+
+bool sf_webjson__has(const unsigned char *d, size_t n, const char *k)
+{
+	return memmem(d, n, k, strlen(k)) != NULL;
+}
+
+/* ----- V8 CPU profile nodes ----- */
+
+void sf_cpuprof_free(struct sf_cpuprof *t)
+{
+	free(t->nodes);
+	sf_idx_free(&t->idx);
+	memset(t, 0, sizeof(*t));
+}
+
+static bool node_eq(const void *c, uint32_t id, const void *key)
+{
+	const struct sf_cpuprof *t = c;
+
+	return t->nodes[id].id == *(const int64_t *)key;
+}
+
+static bool node_find(const struct sf_cpuprof *t, int64_t id, uint32_t *out)
+{
+	return sf_idx_find(&t->idx, sf_hash(&id, sizeof(id)), node_eq, t, &id,
+			   out);
+}
+
+int sf_cpuprof_frame(struct sf_profile *p, struct sf_ctx *ctx,
+		     struct json_object *cf, sf_frame_id *out)
+{
+	struct sf_frame f;
+	const char *fn = sf_webjson__str(cf, "functionName");
+	const char *url = sf_webjson__str(cf, "url");
+	int64_t x;
+
+	sf_frame_init(&f);
+	f.name = fn && *fn ? fn : "(anonymous)";
+	if (url && *url)
+		f.file = url;
+	if (sf_webjson__int(sf_webjson__get(cf, "lineNumber"), &x) &&
+	    x >= 0 && x < UINT32_MAX)
+		f.line = (uint32_t)x + 1;
+	if (sf_webjson__int(sf_webjson__get(cf, "columnNumber"), &x) &&
+	    x >= 0 && x < UINT32_MAX)
+		f.column = (uint32_t)x + 1;
+	if (strlen(f.name) > ctx->limits.max_name)
+		return sf_error(ctx, SF_ELIMIT, NULL, 0,
+				"function name exceeds --max-name");
+	return sf_profile_frame(p, ctx, &f, out);
+}
+
+int sf_cpuprof_add_node(struct sf_cpuprof *t, struct sf_profile *p,
+			struct sf_ctx *ctx, int64_t id, int64_t parent,
+			struct json_object *cf, const char *name)
+{
+	uint32_t at;
+	struct sf_cpuprof_node *nd;
+	const char *fn = sf_webjson__str(cf, "functionName");
+	int rc;
+
+	if (node_find(t, id, &at)) {
+		/* a node may be announced by its parent's `children` before
+		 * it arrives; a real duplicate is an error */
+		nd = &t->nodes[at];
+		if (nd->stack != UINT32_MAX || nd->frame != UINT32_MAX)
+			return sf_error(ctx, SF_EINPUT, name, 0,
+					"CPU profile node id %lld appears "
+					"twice", (long long)id);
+	} else {
+		if (t->n == t->cap) {
+			size_t nc = t->cap ? t->cap * 2 : 256;
+			void *q = sf_reallocarray(t->nodes, nc,
+						  sizeof(*t->nodes));
+			if (!q)
+				return sf_error(ctx, SF_ENOMEM, NULL, 0,
+						"out of memory");
+			t->nodes = q;
+			t->cap = nc;
+		}
+		at = (uint32_t)t->n;
+		if (!sf_idx_insert(&t->idx, sf_hash(&id, sizeof(id)), at))
+			return sf_error(ctx, SF_ENOMEM, NULL, 0,
+					"out of memory");
+		nd = &t->nodes[t->n++];
+		nd->id = id;
+		nd->parent = INT64_MIN;
+		nd->stack = UINT32_MAX;
+		nd->resolving = false;
+	}
+	if (parent != INT64_MIN)
+		nd->parent = parent;
+	nd->is_root = fn && !strcmp(fn, "(root)");
+	nd->frame = UINT32_MAX;
+	if (!nd->is_root) {
+		sf_frame_id fr;
+		if ((rc = sf_cpuprof_frame(p, ctx, cf, &fr)))
+			return rc;
+		t->nodes[at].frame = fr;
+	}
+	return 0;
+}
+
+/* Record that `child` has parent `parent` (from a `children` list). */
+static int set_parent(struct sf_cpuprof *t, struct sf_ctx *ctx, int64_t child,
+		      int64_t parent)
+{
+	uint32_t at;
+
+	if (!node_find(t, child, &at)) {
+		if (t->n == t->cap) {
+			size_t nc = t->cap ? t->cap * 2 : 256;
+			void *q = sf_reallocarray(t->nodes, nc,
+						  sizeof(*t->nodes));
+			if (!q)
+				return sf_error(ctx, SF_ENOMEM, NULL, 0,
+						"out of memory");
+			t->nodes = q;
+			t->cap = nc;
+		}
+		at = (uint32_t)t->n;
+		if (!sf_idx_insert(&t->idx, sf_hash(&child, sizeof(child)),
+				   at))
+			return sf_error(ctx, SF_ENOMEM, NULL, 0,
+					"out of memory");
+		struct sf_cpuprof_node *nd = &t->nodes[t->n++];
+		memset(nd, 0, sizeof(*nd));
+		nd->id = child;
+		nd->frame = UINT32_MAX;
+		nd->stack = UINT32_MAX;
+	}
+	t->nodes[at].parent = parent;
+	return 0;
+}
+
+int sf_cpuprof_add_nodes(struct sf_cpuprof *t, struct sf_profile *p,
+			 struct sf_ctx *ctx, struct json_object *nodes,
+			 const char *name)
+{
+	size_t n = json_object_array_length(nodes);
+	int rc;
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *nd = json_object_array_get_idx(nodes, i);
+		struct json_object *cf = sf_webjson__get(nd, "callFrame");
+		struct json_object *ch = sf_webjson__arr(nd, "children");
+		int64_t id, parent = INT64_MIN;
+		if (!sf_webjson__int(sf_webjson__get(nd, "id"), &id) ||
+		    !cf || !json_object_is_type(cf, json_type_object))
+			return sf_error(ctx, SF_EINPUT, name, 0,
+					"nodes[%zu]: expected an object with "
+					"an integer \"id\" and a "
+					"\"callFrame\"", i);
+		if (sf_webjson__get(nd, "parent") &&
+		    !sf_webjson__int(sf_webjson__get(nd, "parent"), &parent))
+			return sf_error(ctx, SF_EINPUT, name, 0,
+					"nodes[%zu]: \"parent\" must be a "
+					"node id", i);
+		if ((rc = sf_cpuprof_add_node(t, p, ctx, id, parent, cf,
+					      name)))
+			return rc;
+		for (size_t j = 0; ch && j < json_object_array_length(ch);
+		     j++) {
+			int64_t c;
+			if (!sf_webjson__int(json_object_array_get_idx(ch, j),
+					     &c))
+				return sf_error(ctx, SF_EINPUT, name, 0,
+						"nodes[%zu].children: "
+						"expected node ids", i);
+			if ((rc = set_parent(t, ctx, c, id)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int sf_cpuprof_stack(struct sf_cpuprof *t, struct sf_profile *p,
+		     struct sf_ctx *ctx, int64_t id, const char *name,
+		     sf_stack_id *out)
+{
+	uint32_t at, cur, *path = NULL;
+	size_t n = 0, cap = 0;
+	sf_stack_id s = SF_STACK_EMPTY;
+	int rc = 0;
+
+	if (!node_find(t, id, &at))
+		return sf_error(ctx, SF_EINPUT, name, 0,
+				"sample refers to unknown node id %lld",
+				(long long)id);
+	/* walk up to a resolved node (or a root), remembering the path, then
+	 * push frames on the way back down: iterative, so deep chains cannot
+	 * overflow the C stack */
+	for (cur = at;;) {
+		struct sf_cpuprof_node *nd = &t->nodes[cur];
+		uint32_t up;
+		if (nd->stack != UINT32_MAX) {
+			s = nd->stack;
+			break;
+		}
+		if (nd->resolving) {
+			rc = sf_error(ctx, SF_EINPUT, name, 0,
+				      "CPU profile node %lld is its own "
+				      "ancestor", (long long)nd->id);
+			goto out;
+		}
+		if (nd->frame == UINT32_MAX && !nd->is_root) {
+			rc = sf_error(ctx, SF_EINPUT, name, 0,
+				      "CPU profile node %lld is referenced "
+				      "but never defined", (long long)nd->id);
+			goto out;
+		}
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			void *q = sf_reallocarray(path, nc, sizeof(*path));
+			if (!q) {
+				rc = sf_error(ctx, SF_ENOMEM, NULL, 0,
+					      "out of memory");
+				goto out;
+			}
+			path = q;
+			cap = nc;
+		}
+		if (n > ctx->limits.max_depth) {
+			rc = sf_error(ctx, SF_ELIMIT, name, 0,
+				      "CPU profile nesting exceeds "
+				      "--max-depth");
+			goto out;
+		}
+		path[n++] = cur;
+		nd->resolving = true;
+		if (nd->parent == INT64_MIN)
+			break;
+		if (!node_find(t, nd->parent, &up)) {
+			rc = sf_error(ctx, SF_EINPUT, name, 0,
+				      "CPU profile node %lld has unknown "
+				      "parent %lld", (long long)nd->id,
+				      (long long)nd->parent);
+			goto out;
+		}
+		cur = up;
+	}
+	while (n) {
+		struct sf_cpuprof_node *nd = &t->nodes[path[--n]];
+		/* "(root)" adds no frame of its own */
+		if (!nd->is_root &&
+		    (rc = sf_profile_stack_push(p, ctx, s, nd->frame, &s)))
+			goto out;
+		nd->stack = s;
+		nd->resolving = false;
+	}
+	*out = t->nodes[at].stack;
+out:
+	while (n)
+		t->nodes[path[--n]].resolving = false;
+	free(path);
+	return rc;
+}
+
+/* ----- writing helpers ----- */
+
+double sf_webjson__unit_us(const char *u)
+{
+	if (!u)
+		return 0;
+	if (!strcmp(u, "nanoseconds") || !strcmp(u, "ns"))
+		return 1e-3;
+	if (!strcmp(u, "microseconds") || !strcmp(u, "us"))
+		return 1;
+	if (!strcmp(u, "milliseconds") || !strcmp(u, "ms"))
+		return 1e3;
+	if (!strcmp(u, "seconds") || !strcmp(u, "s"))
+		return 1e6;
+	return 0;
+}
+
+int sf_webjson__by_thread(const struct sf_profile *p, struct sf_ctx *ctx,
+			  size_t **order, size_t **start,
+			  sf_thread_idx **thread, size_t *ngroups)
+{
+	size_t nt = p->d.nthreads + 1, ns = p->d.nsamples;
+	size_t *cnt = sf_calloc(nt + 1, sizeof(*cnt));
+	size_t *ord = sf_calloc(ns ? ns : 1, sizeof(*ord));
+	size_t *st = sf_calloc(nt + 1, sizeof(*st));
+	sf_thread_idx *th = sf_calloc(nt, sizeof(*th));
+	size_t g = 0;
+
+	if (!cnt || !ord || !st || !th) {
+		free(cnt);
+		free(ord);
+		free(st);
+		free(th);
+		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+	}
+	/* counting sort on thread index, SF_NO_THREAD as the last bucket */
+	for (size_t i = 0; i < ns; i++) {
+		sf_thread_idx t = p->d.samples[i].thread;
+		cnt[(t == SF_NO_THREAD || t >= p->d.nthreads) ?
+			    nt - 1 : t]++;
+	}
+	size_t pos = 0;
+	for (size_t b = 0; b < nt; b++) {
+		size_t c = cnt[b];
+		cnt[b] = pos;
+		if (c) {
+			st[g] = pos;
+			th[g++] = b == nt - 1 ? SF_NO_THREAD :
+						(sf_thread_idx)b;
+		}
+		pos += c;
+	}
+	st[g] = pos;
+	for (size_t i = 0; i < ns; i++) {
+		sf_thread_idx t = p->d.samples[i].thread;
+		size_t b = (t == SF_NO_THREAD || t >= p->d.nthreads) ?
+				   nt - 1 : t;
+		ord[cnt[b]++] = i;
+	}
+	free(cnt);
+	*order = ord;
+	*start = st;
+	*thread = th;
+	*ngroups = g;
+	return 0;
+}
+
+void sf_webjson__thread_name(const struct sf_profile *p, sf_thread_idx t,
+			     const char *fallback, char *buf, size_t size)
+{
+	if (t == SF_NO_THREAD || t >= p->d.nthreads) {
+		snprintf(buf, size, "%s", fallback);
+		return;
+	}
+	sf_thread_label(&p->d.threads[t], buf, size);
+	if (!buf[0])
+		snprintf(buf, size, "%s", fallback);
+}
+
+bool sf_webjson__thread_match(const struct sf_profile *p, sf_thread_idx t,
+			      const char *want)
+{
+	char b[256];
+	const struct sf_thread *th;
+
+	if (t == SF_NO_THREAD || t >= p->d.nthreads)
+		return false;
+	th = &p->d.threads[t];
+	if (th->name && !strcmp(th->name, want))
+		return true;
+	if (th->tid != SF_NO_ID) {
+		snprintf(b, sizeof(b), "%lld", (long long)th->tid);
+		if (!strcmp(b, want))
+			return true;
+	}
+	sf_thread_label(th, b, sizeof(b));
+	return !strcmp(b, want);
+}
