@@ -300,6 +300,14 @@ static bool node_find(const struct sf_cpuprof *t, int64_t id, uint32_t *out)
 			   out);
 }
 
+bool sf_cpuprof_has(const struct sf_cpuprof *t, int64_t id)
+{
+	uint32_t at;
+
+	return node_find(t, id, &at) && (t->nodes[at].frame != UINT32_MAX ||
+					 t->nodes[at].is_root);
+}
+
 int sf_cpuprof_frame(struct sf_profile *p, struct sf_ctx *ctx,
 		     struct json_object *cf, sf_frame_id *out)
 {
@@ -479,8 +487,9 @@ int sf_cpuprof_stack(struct sf_cpuprof *t, struct sf_profile *p,
 		}
 		if (nd->frame == UINT32_MAX && !nd->is_root) {
 			rc = sf_error(ctx, SF_EINPUT, name, 0,
-				      "CPU profile node %lld is referenced "
-				      "but never defined", (long long)nd->id);
+				      "a sample refers to CPU profile node "
+				      "%lld, which is never defined",
+				      (long long)nd->id);
 			goto out;
 		}
 		if (n == cap) {
@@ -504,12 +513,16 @@ int sf_cpuprof_stack(struct sf_cpuprof *t, struct sf_profile *p,
 		nd->resolving = true;
 		if (nd->parent == INT64_MIN)
 			break;
-		if (!node_find(t, nd->parent, &up)) {
-			rc = sf_error(ctx, SF_EINPUT, name, 0,
-				      "CPU profile node %lld has unknown "
-				      "parent %lld", (long long)nd->id,
-				      (long long)nd->parent);
-			goto out;
+		if (!node_find(t, nd->parent, &up) ||
+		    (t->nodes[up].frame == UINT32_MAX &&
+		     !t->nodes[up].is_root)) {
+			/* Chrome drops chunks when its buffer fills: keep the
+			 * known part of the stack */
+			sf_warn(ctx, "cpuprofile.missing-parent", "%s: CPU "
+				"profile node %lld has an unknown parent "
+				"%lld; its stack starts there", name,
+				(long long)nd->id, (long long)nd->parent);
+			break;
 		}
 		cur = up;
 	}

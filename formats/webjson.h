@@ -81,6 +81,8 @@ int sf_cpuprof_add_nodes(struct sf_cpuprof *t, struct sf_profile *p,
 int sf_cpuprof_add_node(struct sf_cpuprof *t, struct sf_profile *p,
 			struct sf_ctx *ctx, int64_t id, int64_t parent,
 			struct json_object *cf, const char *name);
+/* Is node `id` defined (not only named as a child or parent)? */
+bool sf_cpuprof_has(const struct sf_cpuprof *t, int64_t id);
 /* The stack of node `id`. */
 int sf_cpuprof_stack(struct sf_cpuprof *t, struct sf_profile *p,
 		     struct sf_ctx *ctx, int64_t id, const char *name,
