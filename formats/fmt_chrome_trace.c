@@ -96,6 +96,7 @@ struct rd {
 	size_t nvp, cvp;
 	uint32_t seq;
 	double *w;
+	size_t no_dur, no_dur_at;   /* X events without "dur" */
 };
 
 static int oom(struct rd *r)
@@ -303,8 +304,8 @@ static int one_event(struct rd *r, struct json_object *e, size_t i)
 	if (ph[0] == 'E')
 		return push_ev(r, t, ts, -INFINITY, false, name);
 	if (!sf_webjson__num(sf_webjson__get(e, "dur"), &dur) || dur < 0) {
-		sf_warn(r->ctx, "chrome-trace.no-dur", "%s: traceEvents[%zu]: "
-			"X event without a duration ignored", r->name, i);
+		if (!r->no_dur++)
+			r->no_dur_at = i;
 		return 0;
 	}
 	if (dur == 0)
@@ -625,6 +626,10 @@ static int trace_read(struct sf_profile *p, struct sf_input *in,
 			}
 		}
 	} else {
+		for (size_t i = 0; i < r.no_dur; i++)
+			sf_warn(ctx, "chrome-trace.no-dur", "%s: "
+				"traceEvents[%zu]: X event without a "
+				"duration ignored", r.name, r.no_dur_at);
 		for (size_t i = 0; i < r.nth; i++)
 			if ((rc = replay(&r, &r.th[i], tw)))
 				goto out;
@@ -748,8 +753,12 @@ static int trace_write(const struct sf_profile *p, struct sf_output *out,
 		w.pid = th && th->pid != SF_NO_ID ? th->pid : 1;
 		w.tid = th && th->tid != SF_NO_ID ? th->tid :
 			(th ? (int64_t)threads[g] + 1 : 0);
-		sf_webjson__thread_name(p, threads[g], "sftools", name,
-					sizeof(name));
+		/* the name alone: readers add the tid themselves */
+		if (th && th->name)
+			snprintf(name, sizeof(name), "%s", th->name);
+		else
+			sf_webjson__thread_name(p, threads[g], "sftools", name,
+						sizeof(name));
 		ev_head(&w, "M", "thread_name");
 		sf_output_puts(out, ",\"args\":{\"name\":");
 		sf_webjson__put_str(out, name);
