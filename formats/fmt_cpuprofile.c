@@ -22,8 +22,8 @@
  * are counted in a warning).  Samples are laid out on a time line: a model
  * sample whose default type is a time lasts that long; a count of n is n
  * V8 samples one period apart (meta.period when it is a time, else 1 ms).
- * Timestamps, when the model has them, place samples (the line never goes
- * backwards).  Node ids are model stack ids + 1; node 1 is "(root)".
+ * Timestamps, when the model has them, place samples exactly (the line
+ * never goes backwards); the durations then only matter for the last one.  Node ids are model stack ids + 1; node 1 is "(root)".
  */
 #include "webjson.h"
 
@@ -294,15 +294,16 @@ static void timeline(struct line *ln, struct sf_output *out, int mode)
 			(uint64_t)llround(wt > 0 ? wt : 0);
 		double dur = ln->unit_us ? wt * ln->unit_us : ln->period_us;
 		if (sm->time != SF_NO_TIME) {
+			/* a timestamp places the sample, overriding the
+			 * previous sample's nominal length (never going
+			 * backwards) */
 			int64_t at = (int64_t)floor(sm->time / 1000.0);
 			if (!started) {
-				ln->t0 = cursor = prev = at;
+				ln->t0 = prev = at;
 				started = true;
 			}
-			if (at > cursor) {
-				cursor = at;
-				carry = 0;
-			}
+			cursor = at > prev ? at : prev;
+			carry = 0;
 		}
 		started = true;
 		for (uint64_t r = 0; r < reps; r++) {
