@@ -8,7 +8,10 @@
  *    | {"type": "evented", ..., "events": [{"type": "O"|"C", "frame",
  *    "at"}]}], "activeProfileIndex", "exporter", "name"}
  *
- * Reading: each profile becomes one thread named after the profile.  The
+ * Reading: the bulk of the file (events, samples, weights) is parsed one
+ * element at a time into compact arrays, never into json-c objects, so
+ * memory is a few times the input at most.  Each profile becomes one thread
+ * named after the profile.  The
  * unit picks the sample type: "none" -> ("samples", "count"), "bytes" ->
  * ("space", "bytes"), a time unit -> ("time", unit).  Sampled profiles keep
  * their samples in order (stacks root first).  Evented profiles become one
@@ -44,6 +47,26 @@ static int speedscope_probe(const unsigned char *d, size_t n)
 
 /* ----- reading ----- */
 
+/* The bulk of a profile, kept compact while the document is parsed (see
+ * struct sf_webjson_divert): events, samples and weights. */
+struct ev {
+	double at;
+	int64_t frame;
+	bool open;
+};
+
+struct side {
+	struct ev *ev;
+	size_t nev, cev;
+	int64_t *fr;            /* frames of all samples, root first */
+	size_t nfr, cfr;
+	size_t *off;            /* sample i: fr[off[i] .. off[i + 1]) */
+	size_t noff, coff;
+	double *w;
+	size_t nw, cw;
+	bool has_events, has_samples, has_weights;
+};
+
 struct rd {
 	struct sf_profile *p;
 	struct sf_ctx *ctx;
@@ -51,6 +74,8 @@ struct rd {
 	sf_frame_id *fmap;
 	size_t nframes;
 	double *w;
+	struct side *side;
+	size_t nside;
 };
 
 static int bad(struct rd *r, const char *fmt, size_t a, size_t b)
@@ -59,6 +84,102 @@ static int bad(struct rd *r, const char *fmt, size_t a, size_t b)
 
 	snprintf(m, sizeof(m), fmt, a, b);
 	return sf_error(r->ctx, SF_EINPUT, r->name, 0, "%s", m);
+}
+
+static bool more(void **a, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return true;
+	size_t nc = *cap ? *cap * 2 : 64;
+	void *q = sf_reallocarray(*a, nc, size);
+	if (!q)
+		return false;
+	*a = q;
+	*cap = nc;
+	return true;
+}
+
+static int element(void *ud, size_t index, const char *key, size_t n,
+		   struct json_object *e, uint64_t line)
+{
+	struct rd *r = ud;
+	struct side *sd;
+
+	if (index >= r->nside) {
+		size_t nn = index + 1;
+		void *q = sf_reallocarray(r->side, nn, sizeof(*r->side));
+		if (!q)
+			return sf_error(r->ctx, SF_ENOMEM, NULL, 0,
+					"out of memory");
+		r->side = q;
+		memset(r->side + r->nside, 0,
+		       (nn - r->nside) * sizeof(*r->side));
+		r->nside = nn;
+	}
+	sd = &r->side[index];
+	if (!strcmp(key, "events")) {
+		const char *ty = sf_webjson__str(e, "type");
+		struct ev v;
+		sd->has_events = true;
+		if (!ty || (strcmp(ty, "O") && strcmp(ty, "C")) ||
+		    !sf_webjson__num(sf_webjson__get(e, "at"), &v.at) ||
+		    !sf_webjson__int(sf_webjson__get(e, "frame"), &v.frame))
+			return sf_error(r->ctx, SF_EINPUT, r->name, line,
+					"profiles[%zu].events[%zu]: expected "
+					"{\"type\": \"O\"|\"C\", \"frame\": "
+					"index, \"at\": number}", index, n);
+		v.open = ty[0] == 'O';
+		if (!more((void **)&sd->ev, &sd->cev, sd->nev, sizeof(v)))
+			return sf_error(r->ctx, SF_ENOMEM, NULL, 0,
+					"out of memory");
+		sd->ev[sd->nev++] = v;
+	} else if (!strcmp(key, "samples")) {
+		size_t d;
+		sd->has_samples = true;
+		if (!e || !json_object_is_type(e, json_type_array))
+			return sf_error(r->ctx, SF_EINPUT, r->name, line,
+					"profiles[%zu].samples[%zu]: expected "
+					"an array of frame indexes", index, n);
+		d = json_object_array_length(e);
+		if (!sd->noff) {
+			if (!more((void **)&sd->off, &sd->coff, 0,
+				  sizeof(*sd->off)))
+				return sf_error(r->ctx, SF_ENOMEM, NULL, 0,
+						"out of memory");
+			sd->off[sd->noff++] = 0;
+		}
+		for (size_t j = 0; j < d; j++) {
+			int64_t f;
+			if (!sf_webjson__int(json_object_array_get_idx(e, j),
+					     &f))
+				return sf_error(r->ctx, SF_EINPUT, r->name,
+						line, "profiles[%zu].samples"
+						"[%zu]: expected frame "
+						"indexes", index, n);
+			if (!more((void **)&sd->fr, &sd->cfr, sd->nfr,
+				  sizeof(*sd->fr)))
+				return sf_error(r->ctx, SF_ENOMEM, NULL, 0,
+						"out of memory");
+			sd->fr[sd->nfr++] = f;
+		}
+		if (!more((void **)&sd->off, &sd->coff, sd->noff,
+			  sizeof(*sd->off)))
+			return sf_error(r->ctx, SF_ENOMEM, NULL, 0,
+					"out of memory");
+		sd->off[sd->noff++] = sd->nfr;
+	} else {
+		double w;
+		sd->has_weights = true;
+		if (!sf_webjson__num(e, &w))
+			return sf_error(r->ctx, SF_EINPUT, r->name, line,
+					"profiles[%zu].weights[%zu]: expected "
+					"a number", index, n);
+		if (!more((void **)&sd->w, &sd->cw, sd->nw, sizeof(w)))
+			return sf_error(r->ctx, SF_ENOMEM, NULL, 0,
+					"out of memory");
+		sd->w[sd->nw++] = w;
+	}
+	return 0;
 }
 
 static int unit_type(struct rd *r, const char *unit, uint32_t *t, double *ns)
@@ -86,48 +207,23 @@ static int add(struct rd *r, sf_stack_id s, sf_thread_idx th, uint32_t t,
 	return sf_profile_add_sample(r->p, r->ctx, s, th, 0, time, r->w);
 }
 
-static int frame_at(struct rd *r, struct json_object *v, size_t *out)
-{
-	int64_t f;
-
-	if (!sf_webjson__int(v, &f) || f < 0 || (uint64_t)f >= r->nframes)
-		return -1;
-	*out = (size_t)f;
-	return 0;
-}
-
-static int read_sampled(struct rd *r, struct json_object *prof, size_t pi,
+static int read_sampled(struct rd *r, struct side *sd, size_t pi,
 			sf_thread_idx th, uint32_t t)
 {
-	struct json_object *samples = sf_webjson__arr(prof, "samples");
-	struct json_object *weights = sf_webjson__arr(prof, "weights");
 	sf_frame_id *fr = NULL;
 	size_t cap = 0;
 	int rc = 0;
 
-	if (!samples)
+	if (!sd->has_samples)
 		return bad(r, "profiles[%zu]: a sampled profile needs "
 			      "\"samples\"", pi, 0);
-	size_t ns = json_object_array_length(samples);
-	if (weights && json_object_array_length(weights) != ns)
+	size_t ns = sd->noff ? sd->noff - 1 : 0;
+	if (sd->has_weights && sd->nw != ns)
 		return bad(r, "profiles[%zu]: %zu samples but a different "
 			      "number of weights", pi, ns);
 	for (size_t i = 0; i < ns && !rc; i++) {
-		struct json_object *st = json_object_array_get_idx(samples, i);
-		double wt = 1;
+		size_t d = sd->off[i + 1] - sd->off[i];
 		sf_stack_id s;
-		if (!st || !json_object_is_type(st, json_type_array)) {
-			rc = bad(r, "profiles[%zu].samples[%zu]: expected an "
-				    "array of frame indexes", pi, i);
-			break;
-		}
-		if (weights && !sf_webjson__num(json_object_array_get_idx(
-						 weights, i), &wt)) {
-			rc = bad(r, "profiles[%zu].weights[%zu]: expected a "
-				    "number", pi, i);
-			break;
-		}
-		size_t d = json_object_array_length(st);
 		if (d > cap) {
 			void *q = sf_reallocarray(fr, d, sizeof(*fr));
 			if (!q) {
@@ -139,9 +235,8 @@ static int read_sampled(struct rd *r, struct json_object *prof, size_t pi,
 			cap = d;
 		}
 		for (size_t j = 0; j < d; j++) {
-			size_t f;
-			if (frame_at(r, json_object_array_get_idx(st, j),
-				     &f)) {
+			int64_t f = sd->fr[sd->off[i] + j];
+			if (f < 0 || (uint64_t)f >= r->nframes) {
 				rc = bad(r, "profiles[%zu].samples[%zu]: frame "
 					    "index out of range", pi, i);
 				goto out;
@@ -150,48 +245,51 @@ static int read_sampled(struct rd *r, struct json_object *prof, size_t pi,
 		}
 		if ((rc = sf_profile_stack(r->p, r->ctx, fr, d, false, &s)))
 			break;
-		rc = add(r, s, th, t, wt, SF_NO_TIME);
+		rc = add(r, s, th, t, sd->has_weights ? sd->w[i] : 1,
+			 SF_NO_TIME);
 	}
 out:
 	free(fr);
 	return rc;
 }
 
-static int read_evented(struct rd *r, struct json_object *prof, size_t pi,
-			sf_thread_idx th, uint32_t t, double ns_per_unit)
+static int read_evented(struct rd *r, struct json_object *prof,
+			struct side *sd, size_t pi, sf_thread_idx th,
+			uint32_t t, double ns_per_unit)
 {
-	struct json_object *events = sf_webjson__arr(prof, "events");
-	struct { sf_stack_id stack; size_t frame; } *open = NULL;
+	struct { sf_stack_id stack; int64_t frame; } *open = NULL;
 	size_t n = 0, cap = 0;
 	double last = 0, end = NAN;
 	int rc = 0;
 
-	if (!events)
+	if (!sd->has_events)
 		return bad(r, "profiles[%zu]: an evented profile needs "
 			      "\"events\"", pi, 0);
 	sf_webjson__num(sf_webjson__get(prof, "startValue"), &last);
 	sf_webjson__num(sf_webjson__get(prof, "endValue"), &end);
-	size_t ne = json_object_array_length(events);
+	size_t ne = sd->nev;
 	for (size_t i = 0; i <= ne && !rc; i++) {
-		struct json_object *ev = i < ne ?
-			json_object_array_get_idx(events, i) : NULL;
-		const char *ty = ev ? sf_webjson__str(ev, "type") : NULL;
+		struct ev *e = i < ne ? &sd->ev[i] : NULL;
 		double at;
-		size_t f = 0;
-		if (i == ne) {
+		if ((i & 0xffff) == 0 && sf_interrupted(r->ctx)) {
+			rc = sf_error(r->ctx, SF_EINTR, NULL, 0,
+				      "interrupted");
+			break;
+		}
+		if (!e) {
 			if (!n)
 				break;
 			sf_warn(r->ctx, "speedscope.unclosed", "%s: profile "
 				"%zu ends with frames still open; closed at "
 				"endValue", r->name, pi);
 			at = isfinite(end) && end > last ? end : last;
-		} else if (!ty || (strcmp(ty, "O") && strcmp(ty, "C")) ||
-			   !sf_webjson__num(sf_webjson__get(ev, "at"), &at) ||
-			   frame_at(r, sf_webjson__get(ev, "frame"), &f)) {
-			rc = bad(r, "profiles[%zu].events[%zu]: expected "
-				    "{\"type\": \"O\"|\"C\", \"frame\": index, "
-				    "\"at\": number}", pi, i);
-			break;
+		} else {
+			at = e->at;
+			if (e->frame < 0 || (uint64_t)e->frame >= r->nframes) {
+				rc = bad(r, "profiles[%zu].events[%zu]: frame "
+					    "index out of range", pi, i);
+				break;
+			}
 		}
 		if (at < last) {
 			rc = bad(r, "profiles[%zu].events[%zu]: events go back "
@@ -206,31 +304,24 @@ static int read_evented(struct rd *r, struct json_object *prof, size_t pi,
 				      last * ns_per_unit) : SF_NO_TIME)))
 			break;
 		last = at;
-		if (i == ne)
+		if (!e)
 			break;
-		if (ty[0] == 'O') {
+		if (e->open) {
 			sf_stack_id s;
-			if (n == cap) {
-				size_t nc = cap ? cap * 2 : 64;
-				void *q = sf_reallocarray(open, nc,
-							  sizeof(*open));
-				if (!q) {
-					rc = sf_error(r->ctx, SF_ENOMEM, NULL,
-						      0, "out of memory");
-					break;
-				}
-				open = q;
-				cap = nc;
+			if (!more((void **)&open, &cap, n, sizeof(*open))) {
+				rc = sf_error(r->ctx, SF_ENOMEM, NULL, 0,
+					      "out of memory");
+				break;
 			}
 			if ((rc = sf_profile_stack_push(
 				     r->p, r->ctx, n ? open[n - 1].stack :
 						       SF_STACK_EMPTY,
-				     r->fmap[f], &s)))
+				     r->fmap[e->frame], &s)))
 				break;
 			open[n].stack = s;
-			open[n++].frame = f;
+			open[n++].frame = e->frame;
 		} else {
-			if (!n || open[n - 1].frame != f) {
+			if (!n || open[n - 1].frame != e->frame) {
 				rc = bad(r, "profiles[%zu].events[%zu]: closes "
 					    "a frame that is not the innermost "
 					    "open one", pi, i);
@@ -246,13 +337,17 @@ static int read_evented(struct rd *r, struct json_object *prof, size_t pi,
 static int speedscope_read(struct sf_profile *p, struct sf_input *in,
 			   struct sf_ctx *ctx)
 {
-	struct json_object *root, *frames, *profiles;
-	struct rd r = { p, ctx, sf_input_name(in), NULL, 0, NULL };
+	static const char *const bulk[] = { "events", "samples", "weights",
+					    NULL };
+	struct json_object *root = NULL, *frames, *profiles;
+	struct rd r = { p, ctx, sf_input_name(in), NULL, 0, NULL, NULL, 0 };
+	struct sf_webjson_divert dv = { "profiles", bulk, element, &r };
 	int rc;
 
-	if ((rc = sf_webjson__parse(in, ctx, false, "speedscope.truncated",
-				    &root)))
-		return rc;
+	if ((rc = sf_webjson__parse_divert(in, ctx, false,
+					   "speedscope.truncated", &dv,
+					   &root)))
+		goto out;
 	frames = sf_webjson__arr(sf_webjson__get(root, "shared"), "frames");
 	profiles = sf_webjson__arr(root, "profiles");
 	if (!frames || !profiles) {
@@ -316,6 +411,8 @@ static int speedscope_read(struct sf_profile *p, struct sf_input *in,
 								   i);
 		const char *ty = sf_webjson__str(po, "type");
 		const char *pn = sf_webjson__str(po, "name");
+		struct side none = { 0 };
+		struct side *sd = i < r.nside ? &r.side[i] : &none;
 		char nb[32];
 		uint32_t t;
 		double ns;
@@ -329,10 +426,18 @@ static int speedscope_read(struct sf_profile *p, struct sf_input *in,
 		if ((rc = sf_profile_thread(p, ctx, SF_NO_ID, SF_NO_ID, pn,
 					    &th)))
 			goto out;
+		/* an empty array never reaches element(): its key is
+		 * still in the tree */
+		if (sf_webjson__arr(po, "events"))
+			sd->has_events = true;
+		if (sf_webjson__arr(po, "samples"))
+			sd->has_samples = true;
+		if (sf_webjson__arr(po, "weights"))
+			sd->has_weights = true;
 		if (ty && !strcmp(ty, "sampled"))
-			rc = read_sampled(&r, po, i, th, t);
+			rc = read_sampled(&r, sd, i, th, t);
 		else if (ty && !strcmp(ty, "evented"))
-			rc = read_evented(&r, po, i, th, t, ns);
+			rc = read_evented(&r, po, sd, i, th, t, ns);
 		else
 			rc = bad(&r, "profiles[%zu]: \"type\" must be "
 				     "\"sampled\" or \"evented\"", i, 0);
@@ -346,6 +451,13 @@ out:
 	if (rc && !ctx->err.source[0])
 		snprintf(ctx->err.source, sizeof(ctx->err.source), "%s",
 			 r.name);
+	for (size_t i = 0; i < r.nside; i++) {
+		free(r.side[i].ev);
+		free(r.side[i].fr);
+		free(r.side[i].off);
+		free(r.side[i].w);
+	}
+	free(r.side);
 	free(r.fmap);
 	free(r.w);
 	json_object_put(root);

@@ -9,60 +9,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Tracks just enough of the JSON syntax to close a truncated document:
- * the open brackets and whether we are inside a string. */
+/* Tracks just enough of the JSON syntax to close a truncated document and
+ * to find diverted arrays: the open brackets, the current key of the first
+ * levels, array positions, and whether we are inside a string. */
+#define KEYMAX 64
+#define LEVELS 4
+
 struct scan {
 	char *open;
 	size_t n, cap;
 	bool in_str, esc;
 	char last;   /* last significant byte outside strings */
+	/* per level < LEVELS: the current key (objects), element index
+	 * (arrays), and whether the next string is a key */
+	char key[LEVELS][KEYMAX];
+	size_t klen[LEVELS];
+	size_t idx[LEVELS];
+	bool want_key[LEVELS];
+	bool capture;
 };
 
-static int scan_feed(struct scan *s, const char *b, size_t n)
+static bool scan_push(struct scan *s, char c)
 {
-	for (size_t i = 0; i < n; i++) {
-		char c = b[i];
-		if (s->in_str) {
-			if (s->esc)
-				s->esc = false;
-			else if (c == '\\')
-				s->esc = true;
-			else if (c == '"') {
-				s->in_str = false;
-				s->last = '"';
-			}
-			continue;
-		}
-		switch (c) {
-		case '"':
-			s->in_str = true;
-			break;
-		case '[':
-		case '{':
-			if (s->n == s->cap) {
-				size_t nc = s->cap ? s->cap * 2 : 64;
-				char *o = realloc(s->open, nc);
-				if (!o)
-					return -1;
-				s->open = o;
-				s->cap = nc;
-			}
-			s->open[s->n++] = c;
-			s->last = c;
-			break;
-		case ']':
-		case '}':
-			if (s->n)
-				s->n--;
-			s->last = c;
-			break;
-		case ' ': case '\n': case '\r': case '\t':
-			break;
-		default:
-			s->last = c;
-		}
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 64;
+		char *o = realloc(s->open, nc);
+		if (!o)
+			return false;
+		s->open = o;
+		s->cap = nc;
 	}
-	return 0;
+	if (s->n < LEVELS) {
+		s->klen[s->n] = 0;
+		s->idx[s->n] = 0;
+		s->want_key[s->n] = c == '{';
+	}
+	s->open[s->n++] = c;
+	return true;
 }
 
 static bool only_space(const char *b, size_t n, uint64_t *line)
@@ -76,26 +59,296 @@ static bool only_space(const char *b, size_t n, uint64_t *line)
 	return true;
 }
 
+struct parser {
+	struct sf_ctx *ctx;
+	const char *name;
+	struct json_tokener *tok, *etok;
+	struct json_object *root;
+	const struct sf_webjson_divert *dv;
+	struct scan sc;
+	uint64_t line;
+	bool done;                 /* root complete: only space may follow */
+	/* diverted array state */
+	bool div;
+	size_t div_level;          /* sc.n inside the diverted array */
+	size_t div_index;
+	const char *div_key;
+	size_t div_n;
+	bool elem;                 /* inside an element */
+	bool have_value;           /* the element's value is complete */
+	struct json_object *value;
+	enum json_tokener_error jerr;
+};
+
+static int feed_main(struct parser *ps, const char *b, size_t n,
+		     uint64_t line0)
+{
+	size_t used;
+
+	if (!n)
+		return 0;
+	if (ps->done) {
+		uint64_t l = line0;
+		if (!only_space(b, n, &l))
+			return sf_error(ps->ctx, SF_EINPUT, ps->name, l,
+					"unexpected data after the JSON "
+					"document");
+		return 0;
+	}
+	ps->root = json_tokener_parse_ex(ps->tok, b, (int)n);
+	ps->jerr = json_tokener_get_error(ps->tok);
+	used = (size_t)json_tokener_get_parse_end(ps->tok);
+	if (ps->jerr == json_tokener_continue)
+		return 0;
+	for (size_t i = 0; i < used && i < n; i++)
+		line0 += b[i] == '\n';
+	if (ps->jerr != json_tokener_success)
+		return sf_error(ps->ctx, SF_EINPUT, ps->name, line0,
+				"invalid JSON: %s",
+				json_tokener_error_desc(ps->jerr));
+	ps->done = true;
+	if (!only_space(b + used, n - used, &line0))
+		return sf_error(ps->ctx, SF_EINPUT, ps->name, line0,
+				"unexpected data after the JSON document");
+	return 0;
+}
+
+static int feed_elem(struct parser *ps, const char *b, size_t n)
+{
+	struct json_object *o;
+	uint64_t l = ps->line;
+
+	if (!n)
+		return 0;
+	if (ps->have_value) {
+		/* the element's value is complete: only space may follow */
+		if (!only_space(b, n, &l))
+			return sf_error(ps->ctx, SF_EINPUT, ps->name, ps->line,
+					"invalid JSON: unexpected data after "
+					"an array element");
+		return 0;
+	}
+	o = json_tokener_parse_ex(ps->etok, b, (int)n);
+	enum json_tokener_error e = json_tokener_get_error(ps->etok);
+	if (e == json_tokener_continue)
+		return 0;
+	if (e != json_tokener_success)
+		return sf_error(ps->ctx, SF_EINPUT, ps->name, ps->line,
+				"invalid JSON: %s",
+				json_tokener_error_desc(e));
+	/* objects, arrays and strings end at their closing character */
+	ps->have_value = true;
+	ps->value = o;
+	size_t used = (size_t)json_tokener_get_parse_end(ps->etok);
+	if (used < n && !only_space(b + used, n - used, &l))
+		return sf_error(ps->ctx, SF_EINPUT, ps->name, ps->line,
+				"invalid JSON: unexpected data after an "
+				"array element");
+	return 0;
+}
+
+static int end_elem(struct parser *ps)
+{
+	struct json_object *o;
+	int rc;
+
+	ps->elem = false;
+	if (ps->have_value) {
+		o = ps->value;
+	} else {
+		/* numbers and literals need a delimiter to end */
+		o = json_tokener_parse_ex(ps->etok, " ", 1);
+		enum json_tokener_error e = json_tokener_get_error(ps->etok);
+		if (!o && e != json_tokener_success) {
+			json_tokener_reset(ps->etok);
+			return sf_error(ps->ctx, SF_EINPUT, ps->name, ps->line,
+					"invalid JSON: %s",
+					e == json_tokener_continue ?
+					"incomplete array element" :
+					json_tokener_error_desc(e));
+		}
+	}
+	ps->have_value = false;
+	ps->value = NULL;
+	json_tokener_reset(ps->etok);
+	rc = ps->dv->element(ps->dv->ud, ps->div_index, ps->div_key,
+			     ps->div_n++, o, ps->line);
+	json_object_put(o);
+	return rc;
+}
+
+/* Is the '[' about to open at level sc.n a diverted array? */
+static const char *divert_key(struct parser *ps)
+{
+	struct scan *s = &ps->sc;
+	const struct sf_webjson_divert *dv = ps->dv;
+
+	if (!dv || s->n != 3 || s->open[0] != '{' || s->open[1] != '[' ||
+	    s->open[2] != '{' || s->klen[0] != strlen(dv->top) ||
+	    memcmp(s->key[0], dv->top, s->klen[0]))
+		return NULL;
+	for (size_t i = 0; dv->keys[i]; i++)
+		if (s->klen[2] == strlen(dv->keys[i]) &&
+		    !memcmp(s->key[2], dv->keys[i], s->klen[2]))
+			return dv->keys[i];
+	return NULL;
+}
+
+static int feed(struct parser *ps, const char *b, size_t n)
+{
+	struct scan *s = &ps->sc;
+	size_t from = 0;          /* start of bytes for the current sink */
+	uint64_t from_line = ps->line;
+	int rc;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = b[i];
+		if (s->in_str) {
+			if (s->esc)
+				s->esc = false;
+			else if (c == '\\')
+				s->esc = true;
+			else if (c == '"') {
+				s->in_str = false;
+				s->capture = false;
+				s->last = '"';
+			} else if (s->capture && s->klen[s->n - 1] < KEYMAX)
+				s->key[s->n - 1][s->klen[s->n - 1]++] = c;
+			ps->line += c == '\n';
+			continue;
+		}
+		switch (c) {
+		case '\n':
+			ps->line++;
+			break;
+		case ' ': case '\r': case '\t':
+			break;
+		case '"':
+			s->in_str = true;
+			if (s->n && s->n <= LEVELS && s->open[s->n - 1] == '{' &&
+			    s->want_key[s->n - 1]) {
+				s->want_key[s->n - 1] = false;
+				s->capture = true;
+				s->klen[s->n - 1] = 0;
+			}
+			if (ps->div && s->n == ps->div_level && !ps->elem) {
+				ps->elem = true;
+				from = i;
+			}
+			break;
+		case '[':
+		case '{': {
+			const char *dk = NULL;
+			if (c == '[' && !ps->div)
+				dk = divert_key(ps);
+			if (ps->div && s->n == ps->div_level && !ps->elem) {
+				ps->elem = true;
+				from = i;
+			}
+			if (!scan_push(s, c))
+				return sf_error(ps->ctx, SF_ENOMEM, NULL, 0,
+						"out of memory");
+			s->last = c;
+			if (dk) {
+				/* the tree gets "[" now and "]" at the end */
+				if ((rc = feed_main(ps, b + from, i + 1 - from,
+						    from_line)))
+					return rc;
+				ps->div = true;
+				ps->div_level = s->n;
+				ps->div_index = s->idx[1];
+				ps->div_key = dk;
+				ps->div_n = 0;
+				ps->elem = false;
+				from = i + 1;
+			}
+			break;
+		}
+		case ']':
+		case '}':
+			if (ps->div && s->n == ps->div_level && c == ']') {
+				/* end of the diverted array */
+				if (ps->elem) {
+					if ((rc = feed_elem(ps, b + from,
+							    i - from)) ||
+					    (rc = end_elem(ps)))
+						return rc;
+				}
+				ps->div = false;
+				from = i;
+				from_line = ps->line;
+			}
+			if (s->n)
+				s->n--;
+			s->last = c;
+			break;
+		case ',':
+			if (s->n && s->n <= LEVELS) {
+				if (s->open[s->n - 1] == '{')
+					s->want_key[s->n - 1] = true;
+				else
+					s->idx[s->n - 1]++;
+			}
+			if (ps->div && s->n == ps->div_level) {
+				if (!ps->elem)
+					return sf_error(ps->ctx, SF_EINPUT,
+							ps->name, ps->line,
+							"invalid JSON: an "
+							"empty array "
+							"element");
+				if ((rc = feed_elem(ps, b + from, i - from)) ||
+				    (rc = end_elem(ps)))
+					return rc;
+				from = i + 1;
+			}
+			s->last = c;
+			break;
+		default:
+			if (ps->div && s->n == ps->div_level && !ps->elem) {
+				ps->elem = true;
+				from = i;
+			}
+			s->last = c;
+		}
+	}
+	if (ps->div)
+		return ps->elem ? feed_elem(ps, b + from, n - from) : 0;
+	return feed_main(ps, b + from, n - from, from_line);
+}
+
 int sf_webjson__parse(struct sf_input *in, struct sf_ctx *ctx,
 		      bool close_truncated, const char *warn_kind,
 		      struct json_object **out)
 {
-	struct json_tokener *tok;
-	struct json_object *root = NULL;
-	struct scan sc = { 0 };
+	return sf_webjson__parse_divert(in, ctx, close_truncated, warn_kind,
+					NULL, out);
+}
+
+int sf_webjson__parse_divert(struct sf_input *in, struct sf_ctx *ctx,
+			     bool close_truncated, const char *warn_kind,
+			     const struct sf_webjson_divert *dv,
+			     struct json_object **out)
+{
+	struct parser ps;
 	char buf[1 << 16];
-	uint64_t line = 1;
 	int rc = 0;
 	bool any = false;
-	enum json_tokener_error jerr = json_tokener_continue;
-	const char *name = sf_input_name(in);
+	int depth = (int)(ctx->limits.max_nesting > 0x7fffffff ? 0x7fffffff :
+			  ctx->limits.max_nesting);
 
+	memset(&ps, 0, sizeof(ps));
+	ps.ctx = ctx;
+	ps.name = sf_input_name(in);
+	ps.dv = dv;
+	ps.line = 1;
+	ps.jerr = json_tokener_continue;
 	*out = NULL;
-	tok = json_tokener_new_ex((int)(ctx->limits.max_nesting > 0x7fffffff ?
-					0x7fffffff :
-					ctx->limits.max_nesting));
-	if (!tok)
-		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+	ps.tok = json_tokener_new_ex(depth);
+	ps.etok = dv ? json_tokener_new_ex(depth) : NULL;
+	if (!ps.tok || (dv && !ps.etok)) {
+		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
 	for (;;) {
 		long n = sf_input_read_some(in, ctx, buf, sizeof(buf));
 		if (n < 0) {
@@ -112,74 +365,46 @@ int sf_webjson__parse(struct sf_input *in, struct sf_ctx *ctx,
 			n -= (long)skip;
 			any = true;
 		}
-		if (close_truncated && scan_feed(&sc, buf, (size_t)n)) {
-			rc = sf_error(ctx, SF_ENOMEM, NULL, 0,
-				      "out of memory");
+		if ((rc = feed(&ps, buf, (size_t)n)))
 			goto out;
-		}
-		root = json_tokener_parse_ex(tok, buf, (int)n);
-		jerr = json_tokener_get_error(tok);
-		size_t used = (size_t)json_tokener_get_parse_end(tok);
-		for (size_t i = 0; i < used && i < (size_t)n; i++)
-			line += buf[i] == '\n';
-		if (jerr == json_tokener_continue)
-			continue;
-		if (jerr != json_tokener_success) {
-			rc = sf_error(ctx, SF_EINPUT, name, line,
-				      "invalid JSON: %s",
-				      json_tokener_error_desc(jerr));
-			goto out;
-		}
-		if (!only_space(buf + used, (size_t)n - used, &line)) {
-			rc = sf_error(ctx, SF_EINPUT, name, line,
-				      "unexpected data after the JSON "
-				      "document");
-			goto out;
-		}
-		while ((n = sf_input_read_some(in, ctx, buf,
-					       sizeof(buf))) > 0) {
-			if (!only_space(buf, (size_t)n, &line)) {
-				rc = sf_error(ctx, SF_EINPUT, name, line,
-					      "unexpected data after the "
-					      "JSON document");
-				goto out;
-			}
-		}
-		if (n < 0) {
-			rc = (int)n;
-			goto out;
-		}
-		break;
 	}
-	if (!root && jerr == json_tokener_continue && close_truncated &&
-	    any && !sc.in_str && sc.n && sc.last != ':') {
+	if (!ps.done && !ps.div && close_truncated && any && !ps.sc.in_str &&
+	    ps.sc.n && ps.sc.last != ':') {
 		/* close what is open, innermost first */
 		char close[64];
 		size_t k = 0;
-		while (sc.n && k < sizeof(close)) {
-			char c = sc.open[--sc.n];
+		while (ps.sc.n && k < sizeof(close)) {
+			char c = ps.sc.open[--ps.sc.n];
 			close[k++] = c == '[' ? ']' : '}';
 		}
-		root = json_tokener_parse_ex(tok, close, (int)k);
-		if (root)
+		ps.root = json_tokener_parse_ex(ps.tok, close, (int)k);
+		if (ps.root) {
+			ps.done = true;
 			sf_warn(ctx, warn_kind, "%s: the JSON document is "
 				"truncated; read up to its last complete "
-				"value", name);
+				"value", ps.name);
+		}
 	}
-	if (!root) {
-		rc = sf_error(ctx, SF_EINPUT, name, line,
+	if (!ps.done) {
+		rc = sf_error(ctx, SF_EINPUT, ps.name, ps.line,
 			      !any ? "empty input" :
-			      jerr == json_tokener_continue ?
-			      "truncated JSON: the document ends early" :
-			      "invalid JSON");
+			      "truncated JSON: the document ends early");
 		goto out;
 	}
-	*out = root;
-	root = NULL;
+	if (!ps.root) {
+		rc = sf_error(ctx, SF_EINPUT, ps.name, ps.line,
+			      "expected a JSON object or array, not null");
+		goto out;
+	}
+	*out = ps.root;
+	ps.root = NULL;
 out:
-	json_object_put(root);
-	json_tokener_free(tok);
-	free(sc.open);
+	json_object_put(ps.root);
+	json_object_put(ps.value);
+	json_tokener_free(ps.tok);
+	if (ps.etok)
+		json_tokener_free(ps.etok);
+	free(ps.sc.open);
 	return rc;
 }
 

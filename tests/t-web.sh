@@ -234,3 +234,16 @@ if have_peers; then
 else
 	skip web-peers "no peer fixtures at $PEERS"
 fi
+
+# speedscope's bulk arrays are parsed element by element: errors still name
+# the element and its line, and an empty profile is fine
+printf '{"shared":{"frames":[{"name":"a"}]},"profiles":[{"type":"evented","unit":"none",\n"startValue":0,"endValue":1,"events":[\n{"type":"O","frame":0,"at":0},\n{"type":"X","frame":0,"at":1}]}]}\n' > badev.speedscope.json
+expect_error speedscope-bad-event-line 1 '^sfconv: badev.speedscope.json:4: profiles\[0\]\.events\[1\]: expected' $SFCONV badev.speedscope.json
+printf '{"shared":{"frames":[{"name":"a"}]},"profiles":[{"type":"sampled","unit":"none",\n"startValue":0,"endValue":1,"samples":[[0],\n[0 0]],"weights":[1,1]}]}\n' > badsm.speedscope.json
+expect_error speedscope-bad-sample-json 1 '^sfconv: badsm.speedscope.json:3: invalid JSON' $SFCONV badsm.speedscope.json
+printf '{"shared":{"frames":[{"name":"a"}]},"profiles":[{"type":"sampled","unit":"none","startValue":0,"endValue":0,"samples":[],"weights":[]},{"type":"sampled","unit":"none","startValue":0,"endValue":2,"samples":[[0],[0]],"weights":[1,1]}]}\n' > emp.speedscope.json
+printf 'a 2\n' > emp.want
+$SFCONV emp.speedscope.json > emp.out 2>/dev/null
+expect_same speedscope-empty-profile emp.want emp.out
+printf '{"shared":{"frames":[{"name":"a"}]},"profiles":[{"type":"sampled","unit":"none","startValue":0,"endValue":2,"samples":[[0],[0]],"weights":[1]}]}\n' > mis.speedscope.json
+expect_error speedscope-weights-count 1 'a different number of weights' $SFCONV mis.speedscope.json
