@@ -197,6 +197,8 @@ static int chunk(struct rd *r, struct json_object *e, size_t i, int64_t pid,
 	int64_t x;
 	int rc;
 
+	if (id && !(id = sf_profile_str(r->p, r->ctx, id)))
+		return oom(r);
 	if (!id) {
 		if (sf_webjson__int(sf_webjson__get(e, "id"), &x))
 			snprintf(idb, sizeof(idb), "%lld", (long long)x);
@@ -276,8 +278,9 @@ static int one_event(struct rd *r, struct json_object *e, size_t i)
 				sf_webjson__get(e, "args"), "name");
 			if (!(t = thread_of(r, pid, tid)))
 				return oom(r);
-			if (tn)
-				t->name = tn;
+			/* the event is freed after this call: keep copies */
+			if (tn && !(t->name = sf_profile_str(r->p, r->ctx, tn)))
+				return oom(r);
 		}
 		return 0;
 	case 'P':
@@ -298,6 +301,8 @@ static int one_event(struct rd *r, struct json_object *e, size_t i)
 				"numeric \"ts\"", i, ph);
 	if (!(t = thread_of(r, pid, tid)))
 		return oom(r);
+	if (name && !(name = sf_profile_str(r->p, r->ctx, name)))
+		return oom(r);
 	if (ph[0] == 'B')
 		return push_ev(r, t, ts, -INFINITY, true,
 			       name ? name : "(unnamed)");
@@ -314,6 +319,20 @@ static int one_event(struct rd *r, struct json_object *e, size_t i)
 		name = "(unnamed)";
 	int rc = push_ev(r, t, ts, -dur, true, name);
 	return rc ? rc : push_ev(r, t, ts + dur, -ts, false, name);
+}
+
+/* Each trace event as the parser meets it (struct sf_webjson_divert). */
+static int event_cb(void *ud, size_t index, const char *key, size_t n,
+		    struct json_object *e, uint64_t line)
+{
+	struct rd *r = ud;
+	int rc;
+
+	if ((n & 0xffff) == 0 && sf_interrupted(r->ctx))
+		return sf_error(r->ctx, SF_EINTR, NULL, 0, "interrupted");
+	if ((rc = one_event(r, e, n)) && !r->ctx->err.line)
+		r->ctx->err.line = line;
+	return rc;
 }
 
 static int add(struct rd *r, sf_stack_id s, sf_thread_idx th,
@@ -526,7 +545,7 @@ static int object_samples(struct rd *r, struct json_object *root,
 static int trace_read(struct sf_profile *p, struct sf_input *in,
 		      struct sf_ctx *ctx)
 {
-	struct json_object *root, *events;
+	struct json_object *root;
 	struct rd r = { 0 };
 	int rc;
 	uint32_t tc = 0, tw = 0;
@@ -534,30 +553,23 @@ static int trace_read(struct sf_profile *p, struct sf_input *in,
 	r.p = p;
 	r.ctx = ctx;
 	r.name = sf_input_name(in);
-	if ((rc = sf_webjson__parse(in, ctx, true, "chrome-trace.truncated",
-				    &root)))
-		return rc;
-	if (json_object_is_type(root, json_type_array))
-		events = root;
-	else
-		events = sf_webjson__arr(root, "traceEvents");
+	/* events are handled one by one as they are parsed: the tree
+	 * never holds them (a Chrome recording can be hundreds of MB) */
+	struct sf_webjson_divert dv = { true, "traceEvents", NULL, event_cb,
+					&r };
+	root = NULL;
+	if ((rc = sf_webjson__parse_divert(in, ctx, true,
+					   "chrome-trace.truncated", &dv,
+					   &root)))
+		goto out;
 	bool objsamples = sf_webjson__arr(root, "samples") &&
 			  sf_webjson__get(root, "stackFrames");
-	if (!events && !objsamples) {
+	if (!json_object_is_type(root, json_type_array) &&
+	    !sf_webjson__arr(root, "traceEvents") && !objsamples) {
 		rc = sf_error(ctx, SF_EINPUT, r.name, 0,
 			      "not a trace: expected an array of events or "
 			      "an object with \"traceEvents\"");
 		goto out;
-	}
-	size_t ne = events ? json_object_array_length(events) : 0;
-	for (size_t i = 0; i < ne; i++) {
-		if ((i & 0xffff) == 0 && sf_interrupted(ctx)) {
-			rc = sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
-			goto out;
-		}
-		if ((rc = one_event(&r, json_object_array_get_idx(events, i),
-				    i)))
-			goto out;
 	}
 	size_t nvs = 0;
 	for (size_t i = 0; i < r.nvp; i++)

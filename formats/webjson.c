@@ -183,9 +183,16 @@ static const char *divert_key(struct parser *ps)
 	struct scan *s = &ps->sc;
 	const struct sf_webjson_divert *dv = ps->dv;
 
-	if (!dv || s->n != 3 || s->open[0] != '{' || s->open[1] != '[' ||
-	    s->open[2] != '{' || s->klen[0] != strlen(dv->top) ||
+	if (!dv)
+		return NULL;
+	if (s->n == 0)
+		return dv->root_array ? "" : NULL;
+	if (!dv->top || s->open[0] != '{' || s->klen[0] != strlen(dv->top) ||
 	    memcmp(s->key[0], dv->top, s->klen[0]))
+		return NULL;
+	if (!dv->keys)
+		return s->n == 1 ? dv->top : NULL;
+	if (s->n != 3 || s->open[1] != '[' || s->open[2] != '{')
 		return NULL;
 	for (size_t i = 0; dv->keys[i]; i++)
 		if (s->klen[2] == strlen(dv->keys[i]) &&
@@ -256,7 +263,7 @@ static int feed(struct parser *ps, const char *b, size_t n)
 					return rc;
 				ps->div = true;
 				ps->div_level = s->n;
-				ps->div_index = s->idx[1];
+				ps->div_index = s->n > 2 ? s->idx[1] : 0;
 				ps->div_key = dk;
 				ps->div_n = 0;
 				ps->elem = false;
@@ -366,6 +373,41 @@ int sf_webjson__parse_divert(struct sf_input *in, struct sf_ctx *ctx,
 			any = true;
 		}
 		if ((rc = feed(&ps, buf, (size_t)n)))
+			goto out;
+	}
+	if (!ps.done && ps.div && close_truncated && any) {
+		/* cut off inside a diverted array: deliver the last element
+		 * if it is whole, drop it if not, then close the array */
+		if (ps.elem && !ps.sc.in_str && ps.sc.last != ':' &&
+		    ps.sc.n > ps.div_level && ps.sc.n - ps.div_level < 64) {
+			/* close the element's own open brackets too */
+			char close[64];
+			size_t k = 0;
+			while (ps.sc.n > ps.div_level) {
+				char c = ps.sc.open[--ps.sc.n];
+				close[k++] = c == '[' ? ']' : '}';
+			}
+			if (feed_elem(&ps, close, k)) {
+				sf_error_clear(ctx);
+				ps.elem = false;
+			}
+		}
+		sf_warn(ctx, warn_kind, "%s: the JSON document is truncated; "
+			"read up to its last complete value", ps.name);
+		if (ps.elem && !ps.sc.in_str && ps.sc.n == ps.div_level) {
+			if ((rc = end_elem(&ps))) {
+				if (ctx->err.code != SF_EINPUT)
+					goto out;
+				sf_error_clear(ctx);
+				rc = 0;
+			}
+		}
+		while (ps.sc.n >= ps.div_level)
+			ps.sc.n--;
+		ps.div = false;
+		ps.sc.in_str = false;
+		ps.sc.last = ']';
+		if ((rc = feed_main(&ps, "]", 1, ps.line)))
 			goto out;
 	}
 	if (!ps.done && !ps.div && close_truncated && any && !ps.sc.in_str &&

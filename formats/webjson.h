@@ -37,16 +37,22 @@ int sf_webjson__parse(struct sf_input *in, struct sf_ctx *ctx,
 
 /*
  * Diverted arrays, for documents whose bulk is one kind of array (the
- * events of a speedscope evented profile): the elements of every array at
- * the path  top-key [i] sub-key  (e.g. "profiles"[i]."events") are parsed
- * one at a time and handed to `element`, which keeps what it needs in a
- * compact form; the tree gets an empty array in their place.  A json-c
+ * events of a speedscope evented profile, a trace's events): the elements
+ * of every array at the path  top-key [i] sub-key  (e.g.
+ * "profiles"[i]."events"), or of the array  top-key  itself, or of a root
+ * array, are parsed one at a time and handed to `element`, which keeps
+ * what it needs in a compact form; the tree gets an empty array in their
+ * place.  With close_truncated, a document cut off inside a diverted array
+ * keeps the elements delivered so far.  A json-c
  * object costs about a kilobyte, so this is what keeps a 375 MB evented
  * file from needing ten times that.
  */
 struct sf_webjson_divert {
-	const char *top;                /* key in the root object */
-	const char *const *keys;        /* NULL-terminated keys below it */
+	bool root_array;                /* divert a root array's elements */
+	const char *top;                /* key in the root object, or NULL */
+	const char *const *keys;        /* NULL-terminated keys below
+					 * top[i], or NULL to divert the
+					 * elements of top itself */
 	/* `elem` is borrowed (NULL for a JSON null); `index` is the
 	 * position in the top array, `key` the sub-key, `n` the element's
 	 * position, `line` where it ends. */

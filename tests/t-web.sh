@@ -48,6 +48,12 @@ printf '2;f 3\n2;g 1\nmain-1;outer 6\nmain-1;outer;inner 4\n' > cut.want
 $SFCONV --thread-prefix --to collapsed cut.json > cut.out 2>cut.err
 expect_same chrome-trace-truncated-loads cut.want cut.out
 grep -q 'truncated' cut.err && pass chrome-trace-truncated-warns || fail chrome-trace-truncated-warns "no warning"
+# cut inside an event: that event is dropped, the ones before it load
+sed '$d' hand.trace.json | sed '$d' > cut2.json
+printf ' {"ph":"E","pid":1,"tid":2,"name":"g' >> cut2.json
+printf '2;f 3\nmain-1;outer 6\nmain-1;outer;inner 4\n' > cut2.want
+$SFCONV --thread-prefix --to collapsed --from chrome-trace cut2.json > cut2.out 2>/dev/null
+expect_same chrome-trace-truncated-mid-event cut2.want cut2.out
 
 # a cpuprofile by hand: (root) > main (line 0 -> 1) > work; samples
 # main, work, work -> main 1, main;work 2; deltas 0,10,20 us
