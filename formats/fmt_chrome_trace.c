@@ -355,7 +355,8 @@ static int replay(struct rd *r, struct tthread *t, uint32_t tw)
 	int rc = 0;
 	sf_thread_idx th;
 
-	qsort(t->ev, t->n, sizeof(*t->ev), ev_cmp);
+	if (t->n)
+		qsort(t->ev, t->n, sizeof(*t->ev), ev_cmp);
 	for (size_t i = 0; i < t->n && !rc; i++) {
 		struct tev *e = &t->ev[i];
 		if (i && e->ts > last) {
