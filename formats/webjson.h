@@ -7,7 +7,10 @@
  *     whole, so memory is the parse tree only; nesting is capped by
  *     ctx->limits.max_nesting; errors carry the line number.  A document cut
  *     off after a complete value (a Chrome trace whose writer died before
- *     the final `]`) can be closed on request.
+ *     the final `]`) can be closed on request.  The bulk arrays of a
+ *     format (trace events, speedscope events and samples) can be
+ *     "diverted": parsed element by element and handed to the reader, so
+ *     the tree never holds them (struct sf_webjson_divert).
  *   - lenient accessors: numbers that arrive as JSON strings ("ts": "12")
  *     are numbers, as Hermes and Perfetto exporters write them.
  *   - the V8 CPU profile node table used by both .cpuprofile files and
@@ -15,7 +18,8 @@
  *     arrive in any order, possibly spread over chunks; a node's stack is
  *     made when a sample first needs it.
  *
- * Nothing here is public API; names are sf_webjson__*.
+ * Nothing here is public API; names are sf_webjson__* and sf_cpuprof_*
+ * (NEEDSWORK: the latter should be sf_cpuprof__* by the naming rule).
  */
 #ifndef SF_WEBJSON_H
 #define SF_WEBJSON_H
