@@ -58,3 +58,24 @@ $SFCONV real.cpuprofile -o again.cpuprofile 2>/dev/null
 r=$($CHECK cpuprofile again.cpuprofile) && pass chromium-cpuprofile-rewrite-structure || fail chromium-cpuprofile-rewrite-structure "$r"
 $SFCONV again.cpuprofile > again.folded 2>/dev/null
 expect_same chromium-cpuprofile-roundtrip real.folded again.folded
+
+# a performance trace as DevTools records it: V8 samples arrive as
+# Profile/ProfileChunk events on the renderer's main thread
+if ! timeout 120 node "$TOP/tests/web/cdp-profile.js" "$CHROMIUM" real.trace.json trace >cdpt.log 2>&1; then
+	skip chromium-trace "headless chromium did not produce a trace: $(tail -n 1 cdpt.log)"
+	exit 0
+fi
+$SFCONV --thread-prefix --to collapsed real.trace.json > rt.folded 2>rt.err
+if grep -Eq '^CrRendererMain-[0-9]+;(.*;)?outer;middle;leaf [0-9]+$' rt.folded; then
+	pass chromium-trace-call-chain
+else
+	fail chromium-trace-call-chain "no CrRendererMain ... outer;middle;leaf stack: $(head -n 5 rt.folded)"
+fi
+python3 "$TOP/tests/web/ref_collapsed.py" trace-samples real.trace.json > rt.ref
+$SFCONV --to collapsed real.trace.json > rt2.folded 2>/dev/null
+expect_same chromium-trace-vs-reference rt.ref rt2.folded
+# our trace writer keeps those samples (counts as 1-us events)
+$SFCONV real.trace.json -o again.trace.json 2>/dev/null
+r=$($CHECK trace again.trace.json) && pass chromium-trace-rewrite-structure || fail chromium-trace-rewrite-structure "$r"
+$SFCONV --thread-prefix --to collapsed again.trace.json > again-t.folded 2>/dev/null
+expect_same chromium-trace-roundtrip rt.folded again-t.folded

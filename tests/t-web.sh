@@ -253,3 +253,15 @@ $SFCONV emp.speedscope.json > emp.out 2>/dev/null
 expect_same speedscope-empty-profile emp.want emp.out
 printf '{"shared":{"frames":[{"name":"a"}]},"profiles":[{"type":"sampled","unit":"none","startValue":0,"endValue":2,"samples":[[0],[0]],"weights":[1]}]}\n' > mis.speedscope.json
 expect_error speedscope-weights-count 1 'a different number of weights' $SFCONV mis.speedscope.json
+
+# V8 samples in traces against the independent reader (chunks with
+# `parent` links, and rspack's chunks with `children` lists)
+if have_peers; then
+	for f in "$PEERS/speedscope/Chrome/69/simple.json" "$PEERS/firefox-profiler/chrome-trace-issue-5429.json.gz"; do
+		n=$(basename "$f")
+		gzip -dcf "$f" > chunk.json
+		$REF trace-samples chunk.json > chunk.want
+		$SFCONV --to collapsed chunk.json > chunk.out 2>/dev/null
+		expect_same "chrome-trace-samples-ref-$n" chunk.want chunk.out
+	done
+fi

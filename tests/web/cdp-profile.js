@@ -1,6 +1,8 @@
-// Record a V8 CPU profile of a known JavaScript call chain in headless
-// Chromium, through the DevTools protocol over --remote-debugging-pipe (no
-// npm package needed).  Usage: node cdp-profile.js CHROMIUM OUT.cpuprofile
+// Record a known JavaScript call chain in headless Chromium, through the
+// DevTools protocol over --remote-debugging-pipe (no npm package needed):
+//   node cdp-profile.js CHROMIUM OUT.cpuprofile            V8 CPU profile
+//   node cdp-profile.js CHROMIUM OUT.trace.json trace      a performance
+//        trace with V8 samples (ProfileChunk events), as DevTools records
 // The page runs outer() -> middle() -> leaf() for about 400 ms.
 'use strict';
 const { spawn } = require('child_process');
@@ -8,7 +10,7 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 
-const [chromium, out] = process.argv.slice(2);
+const [chromium, out, mode] = process.argv.slice(2);
 const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sf-chromium-'));
 const child = spawn(chromium, [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
@@ -20,6 +22,8 @@ const child = spawn(chromium, [
 const toChrome = child.stdio[3], fromChrome = child.stdio[4];
 let nextId = 1, buf = '';
 const waiting = new Map();
+const traceEvents = [];
+let traceDone = null;
 function send(method, params = {}, sessionId) {
   const id = nextId++;
   const msg = { id, method, params };
@@ -33,6 +37,8 @@ fromChrome.on('data', (d) => {
   while ((z = buf.indexOf('\0')) >= 0) {
     const m = JSON.parse(buf.slice(0, z));
     buf = buf.slice(z + 1);
+    if (m.method === 'Tracing.dataCollected') traceEvents.push(...m.params.value);
+    if (m.method === 'Tracing.tracingComplete' && traceDone) traceDone();
     const w = m.id && waiting.get(m.id);
     if (!w) continue;
     waiting.delete(m.id);
@@ -57,6 +63,20 @@ outer();`;
 (async () => {
   const { targetId } = await send('Target.createTarget', { url: 'about:blank' });
   const { sessionId } = await send('Target.attachToTarget', { targetId, flatten: true });
+  if (mode === 'trace') {
+    await send('Tracing.start', {
+      transferMode: 'ReportEvents',
+      traceConfig: { includedCategories: ['devtools.timeline', 'v8.execute',
+        'disabled-by-default-v8.cpu_profiler', 'disabled-by-default-devtools.timeline'] },
+    });
+    await send('Runtime.evaluate', { expression: workload }, sessionId);
+    const done = new Promise((resolve) => { traceDone = resolve; });
+    await send('Tracing.end');
+    await done;
+    fs.writeFileSync(out, JSON.stringify({ traceEvents }));
+    finish(0);
+    return;
+  }
   await send('Profiler.enable', {}, sessionId);
   await send('Profiler.setSamplingInterval', { interval: 200 }, sessionId);
   await send('Profiler.start', {}, sessionId);

@@ -4,7 +4,8 @@
 .cpuprofile or a Firefox processed profile, written from the format
 documentation without looking at sftools' C readers.
 
-usage: ref_collapsed.py cpuprofile FILE | firefox-processed FILE"""
+usage: ref_collapsed.py cpuprofile FILE | firefox-processed FILE |
+       trace-samples FILE   (V8 ProfileChunk samples of a Chrome trace)"""
 import json
 import sys
 from collections import defaultdict
@@ -64,4 +65,37 @@ def firefox_processed(path):
     emit(totals)
 
 
-{'cpuprofile': cpuprofile, 'firefox-processed': firefox_processed}[sys.argv[1]](sys.argv[2])
+def trace_samples(path):
+    doc = json.load(open(path, encoding='utf-8'))
+    events = doc['traceEvents'] if isinstance(doc, dict) else doc
+    nodes, parent, samples = {}, {}, []
+    for e in events:
+        if e.get('ph') != 'P' or e.get('name') != 'ProfileChunk':
+            continue
+        key = (e.get('pid'), e.get('id'))
+        data = e.get('args', {}).get('data', {})
+        cp = data.get('cpuProfile', {})
+        for n in cp.get('nodes', []):
+            nodes[key + (n['id'],)] = n
+            if 'parent' in n:
+                parent[key + (n['id'],)] = key + (n['parent'],)
+            for c in n.get('children', []):
+                parent[key + (c,)] = key + (n['id'],)
+        for s in cp.get('samples', []):
+            samples.append(key + (s,))
+    totals = defaultdict(float)
+    for s in samples:
+        names = []
+        while s in nodes:
+            n = nodes[s]
+            fn = n['callFrame']['functionName']
+            if not (fn == '(root)' and s not in parent):
+                names.append(clean(fn or '(anonymous)'))
+            if s not in parent:
+                break
+            s = parent[s]
+        totals[';'.join(reversed(names))] += 1
+    emit(totals)
+
+
+{'trace-samples': trace_samples, 'cpuprofile': cpuprofile, 'firefox-processed': firefox_processed}[sys.argv[1]](sys.argv[2])
