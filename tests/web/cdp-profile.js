@@ -46,11 +46,18 @@ fromChrome.on('data', (d) => {
   }
 });
 function finish(code) {
+  // close the browser properly so no child process still writes into the
+  // profile directory when it is removed; kill it if it does not go
+  const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
   child.on('exit', () => {
-    fs.rmSync(profileDir, { recursive: true, force: true, maxRetries: 5 });
-    process.exit(code);
+    clearTimeout(killer);
+    setTimeout(() => {
+      fs.rmSync(profileDir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      process.exit(code);
+    }, 200);
   });
-  child.kill('SIGKILL');
+  try { toChrome.write(JSON.stringify({ id: nextId++, method: 'Browser.close' }) + '\0'); }
+  catch (e) { child.kill('SIGKILL'); }
 }
 setTimeout(() => { console.error('timeout'); finish(2); }, 60000);
 
