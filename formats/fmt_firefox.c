@@ -454,6 +454,38 @@ out:
 	return rc;
 }
 
+/* One thread: a gecko or processed thread object, or (gecko version <= 5)
+ * a child process's whole profile embedded as a JSON string. */
+static int one_thread(struct rd *r, struct json_object *th, size_t i,
+		      double start, int depth)
+{
+	int rc;
+
+	if (sf_interrupted(r->ctx))
+		return sf_error(r->ctx, SF_EINTR, NULL, 0, "interrupted");
+	if (th && json_object_is_type(th, json_type_string)) {
+		struct json_tokener *tok = json_tokener_new_ex(
+			(int)(r->ctx->limits.max_nesting > 1000 ?
+			      1000 : r->ctx->limits.max_nesting));
+		struct json_object *sub;
+		if (!tok)
+			return sf_error(r->ctx, SF_ENOMEM, NULL, 0,
+					"out of memory");
+		sub = json_tokener_parse_ex(tok, json_object_get_string(th),
+					    json_object_get_string_len(th));
+		json_tokener_free(tok);
+		if (!sub)
+			return bad(r, i, "the embedded child process profile "
+				       "is not valid JSON");
+		rc = read_profile(r, sub, depth + 1);
+		json_object_put(sub);
+		return rc;
+	}
+	if (sf_webjson__get(sf_webjson__get(th, "stackTable"), "schema"))
+		return gecko_thread(r, th, i, start);
+	return processed_thread(r, th, i, start);
+}
+
 /* One (sub)profile: its threads, then its nested processes. */
 static int read_profile(struct rd *r, struct json_object *prof, int depth)
 {
@@ -471,38 +503,10 @@ static int read_profile(struct rd *r, struct json_object *prof, int depth)
 				"processes nested too deeply");
 	sf_webjson__num(sf_webjson__get(sf_webjson__get(prof, "meta"),
 					"startTime"), &start);
-	for (size_t i = 0; i < json_object_array_length(threads); i++) {
-		struct json_object *th = json_object_array_get_idx(threads, i);
-		if (sf_interrupted(r->ctx))
-			return sf_error(r->ctx, SF_EINTR, NULL, 0,
-					"interrupted");
-		if (th && json_object_is_type(th, json_type_string)) {
-			/* gecko version <= 5 embeds a child process's whole
-			 * profile as a JSON string */
-			struct json_tokener *tok = json_tokener_new_ex(
-				(int)(r->ctx->limits.max_nesting > 1000 ?
-				      1000 : r->ctx->limits.max_nesting));
-			struct json_object *sub;
-			if (!tok)
-				return sf_error(r->ctx, SF_ENOMEM, NULL, 0,
-						"out of memory");
-			sub = json_tokener_parse_ex(
-				tok, json_object_get_string(th),
-				json_object_get_string_len(th));
-			json_tokener_free(tok);
-			if (!sub)
-				return bad(r, i, "the embedded child process "
-					       "profile is not valid JSON");
-			rc = read_profile(r, sub, depth + 1);
-			json_object_put(sub);
-		} else if (sf_webjson__get(sf_webjson__get(th, "stackTable"),
-					   "schema"))
-			rc = gecko_thread(r, th, i, start);
-		else
-			rc = processed_thread(r, th, i, start);
-		if (rc)
+	for (size_t i = 0; i < json_object_array_length(threads); i++)
+		if ((rc = one_thread(r, json_object_array_get_idx(threads, i),
+				     i, start, depth)))
 			return rc;
-	}
 	for (size_t i = 0; procs && i < json_object_array_length(procs); i++)
 		if ((rc = read_profile(r, json_object_array_get_idx(procs, i),
 				       depth + 1)))
@@ -510,17 +514,67 @@ static int read_profile(struct rd *r, struct json_object *prof, int depth)
 	return 0;
 }
 
+/*
+ * The root profile's threads, met one by one while the document is parsed
+ * (struct sf_webjson_divert), so only one thread's tables are in memory at
+ * a time.  A root thread's times are relative to the root meta.startTime,
+ * so they need no offset; a thread whose strings live in "shared" (not
+ * parsed yet) or an embedded child profile waits for the end.
+ */
+struct pend {
+	struct json_object *th;
+	size_t i;
+};
+
+struct cb {
+	struct rd *r;
+	struct pend *pend;
+	size_t n, cap;
+};
+
+static int thread_cb(void *ud, size_t index, const char *key, size_t n,
+		     struct json_object *th, uint64_t line)
+{
+	struct cb *c = ud;
+	int rc;
+
+	if (th && json_object_is_type(th, json_type_object) &&
+	    (sf_webjson__arr(th, "stringArray") ||
+	     sf_webjson__arr(th, "stringTable"))) {
+		c->r->root_start = 0;   /* times relative to the root */
+		if ((rc = one_thread(c->r, th, n, 0, 0)) &&
+		    !c->r->ctx->err.line)
+			c->r->ctx->err.line = line;
+		return rc;
+	}
+	if (c->n == c->cap) {
+		size_t nc = c->cap ? c->cap * 2 : 8;
+		void *q = sf_reallocarray(c->pend, nc, sizeof(*c->pend));
+		if (!q)
+			return sf_error(c->r->ctx, SF_ENOMEM, NULL, 0,
+					"out of memory");
+		c->pend = q;
+		c->cap = nc;
+	}
+	c->pend[c->n].th = json_object_get(th);
+	c->pend[c->n++].i = n;
+	return 0;
+}
+
 static int firefox_read(struct sf_profile *p, struct sf_input *in,
 			struct sf_ctx *ctx)
 {
-	struct json_object *root, *prof, *meta;
+	struct json_object *root = NULL, *prof, *meta;
 	struct rd r = { p, ctx, sf_input_name(in), 0, NULL, NULL, 0 };
+	struct cb c = { &r, NULL, 0, 0 };
+	struct sf_webjson_divert dv = { false, "threads", NULL, thread_cb, &c };
 	double interval;
+	bool first = !p->d.nsamples;   /* threads arrive while parsing */
 	int rc;
 
-	if ((rc = sf_webjson__parse(in, ctx, false, "firefox.truncated",
-				    &root)))
-		return rc;
+	if ((rc = sf_webjson__parse_divert(in, ctx, false,
+					   "firefox.truncated", &dv, &root)))
+		goto out;
 	prof = root;
 	if (!sf_webjson__arr(prof, "threads") &&
 	    sf_webjson__arr(sf_webjson__get(root, "profile"), "threads"))
@@ -535,7 +589,7 @@ static int firefox_read(struct sf_profile *p, struct sf_input *in,
 	sf_webjson__num(sf_webjson__get(meta, "startTime"), &r.root_start);
 	r.shared_strings = sf_webjson__arr(sf_webjson__get(prof, "shared"),
 					   "stringArray");
-	if (!p->d.nsamples) {
+	if (first) {
 		if (r.root_start > 0)
 			p->d.meta.start_time = (int64_t)llround(
 				r.root_start * 1e6);
@@ -548,8 +602,17 @@ static int firefox_read(struct sf_profile *p, struct sf_input *in,
 				sf_profile_str(p, ctx, "milliseconds");
 		}
 	}
-	rc = read_profile(&r, prof, 0);
+	/* threads that had to wait, then nested processes (the root's own
+	 * threads array is empty in the tree when it was diverted) */
+	for (size_t i = 0; i < c.n && !rc; i++)
+		rc = one_thread(&r, c.pend[i].th, c.pend[i].i, r.root_start,
+				0);
+	if (!rc)
+		rc = read_profile(&r, prof, 0);
 out:
+	for (size_t i = 0; i < c.n; i++)
+		json_object_put(c.pend[i].th);
+	free(c.pend);
 	if (rc && !ctx->err.source[0])
 		snprintf(ctx->err.source, sizeof(ctx->err.source), "%s",
 			 r.name);

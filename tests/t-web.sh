@@ -226,6 +226,11 @@ if have_peers; then
 		$SFCONV "$f" > ff.out 2>/dev/null
 		expect_same "firefox-ref-$(basename "$f")" ff.want ff.out
 	done
+	# samply's sample times (ms since meta.startTime, 0.248791 for the
+	# second sample of GeckoMain) become exact ns since the start
+	$SFCONV --to json "$PEERS/samply/ls-linux/ls-profile.json" > sam.json 2>/dev/null
+	grep -q '^\[[0-9]*,0,248791,0,1\]' sam.json && grep -q '"start_time":1671458961578105' sam.json &&
+		pass firefox-sample-times || fail firefox-sample-times "$(grep -m 3 '^\[' sam.json)"
 	# gecko JS frames "name (loader -> file:line[:col])" are split into
 	# their fields; all three DevTools recordings hold this one
 	for f in 59/simple-firefox 61/recursion 63/simple-firefox; do
