@@ -111,20 +111,59 @@ static int read_head(struct sf_cpuprof *t, struct sf_profile *p,
 	return rc;
 }
 
+/* The per-sample arrays, parsed element by element into compact arrays
+ * (a json-c number costs ~50 bytes, and a long profile has millions). */
+struct bulk {
+	struct sf_ctx *ctx;
+	const char *name;
+	double *v[3];          /* samples, timeDeltas, timestamps */
+	size_t n[3], cap[3];
+};
+
+static const char *const bulk_keys[] = { "samples", "timeDeltas",
+					 "timestamps", NULL };
+
+static int bulk_cb(void *ud, size_t index, const char *key, size_t n,
+		   struct json_object *e, uint64_t line)
+{
+	struct bulk *b = ud;
+	int k = key[0] == 's' ? 0 : key[1] == 'i' && key[4] == 'D' ? 1 : 2;
+	double d;
+
+	if (!sf_webjson__num(e, &d))
+		return sf_error(b->ctx, SF_EINPUT, b->name, line,
+				"%s[%zu]: expected a number", key, n);
+	if (b->n[k] == b->cap[k]) {
+		size_t nc = b->cap[k] ? b->cap[k] * 2 : 1024;
+		void *q = sf_reallocarray(b->v[k], nc, sizeof(double));
+		if (!q)
+			return sf_error(b->ctx, SF_ENOMEM, NULL, 0,
+					"out of memory");
+		b->v[k] = q;
+		b->cap[k] = nc;
+	}
+	b->v[k][b->n[k]++] = d;
+	return 0;
+}
+
 static int cpuprofile_read(struct sf_profile *p, struct sf_input *in,
 			   struct sf_ctx *ctx)
 {
-	struct json_object *root, *nodes, *samples, *deltas, *stamps, *v;
+	struct json_object *root = NULL, *nodes, *v;
 	struct sf_cpuprof t = { 0 };
 	const char *name = sf_input_name(in);
-	uint32_t tc, tw;
+	struct bulk bk = { ctx, name, { NULL, NULL, NULL }, { 0, 0, 0 },
+			   { 0, 0, 0 } };
+	struct sf_webjson_divert dv = { false, NULL, bulk_keys, bulk_cb, &bk };
+	uint32_t tc, tw = 0;
 	double *w = NULL, *ts = NULL;
 	double start = NAN, end = NAN;
 	int rc;
 
-	if ((rc = sf_webjson__parse(in, ctx, false, "cpuprofile.truncated",
-				    &root)))
-		return rc;
+	if ((rc = sf_webjson__parse_divert(in, ctx, false,
+					   "cpuprofile.truncated", &dv,
+					   &root)))
+		goto out;
 	if (!json_object_is_type(root, json_type_object)) {
 		rc = sf_error(ctx, SF_EINPUT, name, 0,
 			      "not a CPU profile: expected a JSON object");
@@ -142,12 +181,14 @@ static int cpuprofile_read(struct sf_profile *p, struct sf_input *in,
 	if (rc)
 		goto out;
 
+	/* the tree keeps an empty array where a diverted one was */
+	bool samples = sf_webjson__arr(root, "samples") != NULL;
+	bool deltas = sf_webjson__arr(root, "timeDeltas") != NULL;
+	bool stamps = sf_webjson__arr(root, "timestamps") != NULL;
+	size_t ns = bk.n[0], nd = bk.n[1], nt = bk.n[2];
 	if ((rc = sf_profile_default_type(p, ctx, &tc)) ||
 	    (rc = sf_profile_sample_type(p, ctx, "samples", "count", &tc)))
 		goto out;
-	samples = sf_webjson__arr(root, "samples");
-	deltas = sf_webjson__arr(root, "timeDeltas");
-	stamps = sf_webjson__arr(root, "timestamps");
 	sf_webjson__num(sf_webjson__get(root, "startTime"), &start);
 	sf_webjson__num(sf_webjson__get(root, "endTime"), &end);
 	if (samples && (deltas || stamps) &&
@@ -161,17 +202,16 @@ static int cpuprofile_read(struct sf_profile *p, struct sf_input *in,
 
 	if (!samples) {
 		/* no sample list: a node's hitCount is its self count */
-		for (size_t i = 0; i < t.n; i++) {
-			int64_t hits = 0;
+		for (size_t i = 0; nodes && i < json_object_array_length(nodes);
+		     i++) {
+			int64_t hits = 0, id;
 			sf_stack_id s;
-			struct json_object *nd = nodes ?
-				json_object_array_get_idx(nodes, i) : NULL;
-			if (!nd || !sf_webjson__int(sf_webjson__get(
-					     nd, "hitCount"), &hits) ||
-			    hits <= 0)
+			struct json_object *no = json_object_array_get_idx(nodes,
+									   i);
+			if (!sf_webjson__int(sf_webjson__get(no, "hitCount"),
+					     &hits) || hits <= 0 ||
+			    !sf_webjson__int(sf_webjson__get(no, "id"), &id))
 				continue;
-			int64_t id;
-			sf_webjson__int(sf_webjson__get(nd, "id"), &id);
 			if ((rc = sf_cpuprof_stack(&t, p, ctx, id, name, &s)))
 				goto out;
 			w[tc] = (double)hits;
@@ -183,13 +223,10 @@ static int cpuprofile_read(struct sf_profile *p, struct sf_input *in,
 		goto out;
 	}
 
-	size_t ns = json_object_array_length(samples);
 	bool timed = false;
-	if (deltas && json_object_array_length(deltas) == ns &&
-	    isfinite(start))
+	if (deltas && nd == ns && isfinite(start))
 		timed = true;
-	else if (stamps && (json_object_array_length(stamps) == ns ||
-			    json_object_array_length(stamps) == ns + 1))
+	else if (stamps && (nt == ns || nt == ns + 1))
 		timed = true;   /* Node 10 writes one more: the end */
 	else if (deltas || stamps)
 		sf_warn(ctx, "cpuprofile.time", "%s: timeDeltas does not match "
@@ -201,48 +238,35 @@ static int cpuprofile_read(struct sf_profile *p, struct sf_input *in,
 			goto out;
 		}
 		double cur = isfinite(start) ? start : 0;
+		bool use_deltas = deltas && nd == ns && isfinite(start);
 		for (size_t i = 0; i < ns; i++) {
-			double d;
-			struct json_object *x = deltas ?
-				json_object_array_get_idx(deltas, i) :
-				json_object_array_get_idx(stamps, i);
-			if (!sf_webjson__num(x, &d)) {
-				rc = sf_error(ctx, SF_EINPUT, name, 0,
-					      "%s[%zu]: expected a number",
-					      deltas ? "timeDeltas" :
-						       "timestamps", i);
-				goto out;
-			}
-			cur = deltas ? cur + d : d;
+			cur = use_deltas ? cur + bk.v[1][i] : bk.v[2][i];
 			ts[i] = cur;
 		}
 		/* the legacy format's startTime/endTime are seconds */
-		if (!deltas) {
+		if (!use_deltas) {
 			start = ns ? ts[0] : start;
-			if (json_object_array_length(stamps) == ns + 1)
-				sf_webjson__num(json_object_array_get_idx(
-							stamps, ns), &end);
-			else
-				end = ns ? ts[ns - 1] : NAN;
+			end = nt == ns + 1 ? bk.v[2][ns] :
+			      ns ? ts[ns - 1] : NAN;
 		}
 		if (isfinite(start) && isfinite(end) && end >= start)
 			p->d.meta.duration = (int64_t)llround(
 				(end - start) * 1000);
 	}
 	for (size_t i = 0; i < ns; i++) {
-		int64_t id;
+		double idd = bk.v[0][i];
 		sf_stack_id s;
 		if ((i & 0xffff) == 0 && sf_interrupted(ctx)) {
 			rc = sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
 			goto out;
 		}
-		if (!sf_webjson__int(json_object_array_get_idx(samples, i),
-				     &id)) {
+		if (idd != floor(idd) || fabs(idd) > 9e15) {
 			rc = sf_error(ctx, SF_EINPUT, name, 0,
 				      "samples[%zu]: expected a node id", i);
 			goto out;
 		}
-		if ((rc = sf_cpuprof_stack(&t, p, ctx, id, name, &s)))
+		if ((rc = sf_cpuprof_stack(&t, p, ctx, (int64_t)idd, name,
+					   &s)))
 			goto out;
 		memset(w, 0, p->d.ntypes * sizeof(*w));
 		w[tc] = 1;
@@ -261,6 +285,8 @@ out:
 	if (rc && !ctx->err.source[0])
 		snprintf(ctx->err.source, sizeof(ctx->err.source), "%s",
 			 name);
+	for (int k = 0; k < 3; k++)
+		free(bk.v[k]);
 	free(w);
 	free(ts);
 	sf_cpuprof_free(&t);

@@ -187,6 +187,16 @@ static const char *divert_key(struct parser *ps)
 		return NULL;
 	if (s->n == 0)
 		return dv->root_array ? "" : NULL;
+	if (!dv->top && dv->keys) {
+		/* arrays that are members of the root object */
+		if (s->n != 1 || s->open[0] != '{')
+			return NULL;
+		for (size_t i = 0; dv->keys[i]; i++)
+			if (s->klen[0] == strlen(dv->keys[i]) &&
+			    !memcmp(s->key[0], dv->keys[i], s->klen[0]))
+				return dv->keys[i];
+		return NULL;
+	}
 	if (!dv->top || s->open[0] != '{' || s->klen[0] != strlen(dv->top) ||
 	    memcmp(s->key[0], dv->top, s->klen[0]))
 		return NULL;

@@ -55,8 +55,9 @@ struct sf_webjson_divert {
 	bool root_array;                /* divert a root array's elements */
 	const char *top;                /* key in the root object, or NULL */
 	const char *const *keys;        /* NULL-terminated keys below
-					 * top[i], or NULL to divert the
-					 * elements of top itself */
+					 * top[i]; NULL to divert the
+					 * elements of top itself; with top
+					 * NULL, keys of the root object */
 	/* `elem` is borrowed (NULL for a JSON null); `index` is the
 	 * position in the top array, `key` the sub-key, `n` the element's
 	 * position, `line` where it ends. */
