@@ -270,3 +270,7 @@ if have_peers; then
 		expect_same "chrome-trace-samples-ref-$n" chunk.want chunk.out
 	done
 fi
+# per-sample arrays are parsed element by element: a bad one is named with
+# its line
+printf '{"nodes":[{"id":1,"callFrame":{"functionName":"f"}}],\n"startTime":0,\n"samples":[1,\n"one"],"timeDeltas":[0,1]}\n' > bad6.cpuprofile
+expect_error cpuprofile-bad-sample-line 1 '^sfconv: bad6.cpuprofile:4: samples\[1\]: expected a number' $SFCONV bad6.cpuprofile
