@@ -698,7 +698,7 @@ static void ev_frame(struct wr *w, bool begin, sf_frame_id fid, double ts)
 
 	ev_head(w, begin ? "B" : "E", f->name);
 	sf_output_puts(w->out, ",\"cat\":\"sftools\",\"ts\":");
-	sf_output_num(w->out, ts);
+	sf_webjson__put_num(w->out, ts);
 	if (begin && (f->file || f->module || f->line)) {
 		const char *sep = "";
 		sf_output_puts(w->out, ",\"args\":{");

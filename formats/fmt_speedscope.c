@@ -550,7 +550,7 @@ static int speedscope_write(const struct sf_profile *p, struct sf_output *out,
 		sf_output_puts(out, ",\"unit\":\"");
 		sf_output_puts(out, unit);
 		sf_output_puts(out, "\",\"startValue\":0,\"endValue\":");
-		sf_output_num(out, total);
+		sf_webjson__put_num(out, total);
 		sf_output_puts(out, ",\n\"samples\":[");
 		for (size_t k = start[g]; k < start[g + 1]; k++) {
 			sf_stack_id s = p->d.samples[order[k]].stack;
@@ -567,7 +567,7 @@ static int speedscope_write(const struct sf_profile *p, struct sf_output *out,
 		for (size_t k = start[g]; k < start[g + 1]; k++) {
 			if (k > start[g])
 				sf_output_putc(out, ',');
-			sf_output_num(out, sf_weight(p, order[k], t));
+			sf_webjson__put_num(out, sf_weight(p, order[k], t));
 		}
 		sf_output_puts(out, "]}");
 	}

@@ -521,6 +521,14 @@ bool sf_webjson__int(struct json_object *v, int64_t *out)
 	return true;
 }
 
+void sf_webjson__put_num(struct sf_output *o, double v)
+{
+	if (v == floor(v) && fabs(v) < 9.007199254740992e15)
+		sf_output_i64(o, (int64_t)v);
+	else
+		sf_output_num(o, v);
+}
+
 void sf_webjson__put_str(struct sf_output *o, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";

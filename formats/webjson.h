@@ -82,6 +82,10 @@ bool sf_webjson__int(struct json_object *v, int64_t *out);
 /* An array member, or NULL. */
 struct json_object *sf_webjson__arr(struct json_object *o, const char *k);
 
+/* sf_output_num with a fast path for integral values (the common case:
+ * timestamps, counts), which skips the printf/strtod round trip. */
+void sf_webjson__put_num(struct sf_output *o, double v);
+
 /* Write `s` as a JSON string literal (quotes included). */
 void sf_webjson__put_str(struct sf_output *o, const char *s);
 
