@@ -229,7 +229,7 @@ static int chunk(struct rd *r, struct json_object *e, size_t i, int64_t pid,
 	struct json_object *nodes = sf_webjson__arr(cp, "nodes");
 	struct json_object *smp = sf_webjson__arr(cp, "samples");
 	struct json_object *dl = sf_webjson__arr(data, "timeDeltas");
-	if (nodes && (rc = sf_cpuprof_add_nodes(&v->nodes, r->p, r->ctx,
+	if (nodes && (rc = sf_cpuprof__add_nodes(&v->nodes, r->p, r->ctx,
 						nodes, r->name)))
 		return rc;
 	size_t ns = smp ? json_object_array_length(smp) : 0;
@@ -615,7 +615,7 @@ static int trace_read(struct sf_profile *p, struct sf_input *in,
 			for (size_t k = 0; k < v->n; k++) {
 				double val[2] = { 1, 0 };
 				sf_stack_id s;
-				if (!sf_cpuprof_has(&v->nodes,
+				if (!sf_cpuprof__has(&v->nodes,
 						    v->smp[k].node)) {
 					/* its chunk was lost */
 					sf_warn(ctx, "chrome-trace.lost-node",
@@ -625,7 +625,7 @@ static int trace_read(struct sf_profile *p, struct sf_input *in,
 						v->smp[k].node);
 					continue;
 				}
-				if ((rc = sf_cpuprof_stack(&v->nodes, p, ctx,
+				if ((rc = sf_cpuprof__stack(&v->nodes, p, ctx,
 							   v->smp[k].node,
 							   r.name, &s)))
 					goto out;
@@ -661,7 +661,7 @@ out:
 		free(r.th[i].ev);
 	free(r.th);
 	for (size_t i = 0; i < r.nvp; i++) {
-		sf_cpuprof_free(&r.vp[i].nodes);
+		sf_cpuprof__free(&r.vp[i].nodes);
 		free(r.vp[i].smp);
 	}
 	free(r.vp);

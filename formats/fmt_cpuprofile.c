@@ -87,7 +87,7 @@ static int read_head(struct sf_cpuprof *t, struct sf_profile *p,
 				      "\"id\"");
 			break;
 		}
-		if ((rc = sf_cpuprof_add_node(t, p, ctx, id, it.parent, it.o,
+		if ((rc = sf_cpuprof__add_node(t, p, ctx, id, it.parent, it.o,
 					      name)))
 			break;
 		struct json_object *ch = sf_webjson__arr(it.o, "children");
@@ -171,7 +171,7 @@ static int cpuprofile_read(struct sf_profile *p, struct sf_input *in,
 	}
 	nodes = sf_webjson__arr(root, "nodes");
 	if (nodes)
-		rc = sf_cpuprof_add_nodes(&t, p, ctx, nodes, name);
+		rc = sf_cpuprof__add_nodes(&t, p, ctx, nodes, name);
 	else if ((v = sf_webjson__get(root, "head")) &&
 		 json_object_is_type(v, json_type_object))
 		rc = read_head(&t, p, ctx, v, name);
@@ -212,7 +212,7 @@ static int cpuprofile_read(struct sf_profile *p, struct sf_input *in,
 					     &hits) || hits <= 0 ||
 			    !sf_webjson__int(sf_webjson__get(no, "id"), &id))
 				continue;
-			if ((rc = sf_cpuprof_stack(&t, p, ctx, id, name, &s)))
+			if ((rc = sf_cpuprof__stack(&t, p, ctx, id, name, &s)))
 				goto out;
 			w[tc] = (double)hits;
 			if ((rc = sf_profile_add_sample(p, ctx, s,
@@ -265,7 +265,7 @@ static int cpuprofile_read(struct sf_profile *p, struct sf_input *in,
 				      "samples[%zu]: expected a node id", i);
 			goto out;
 		}
-		if ((rc = sf_cpuprof_stack(&t, p, ctx, (int64_t)idd, name,
+		if ((rc = sf_cpuprof__stack(&t, p, ctx, (int64_t)idd, name,
 					   &s)))
 			goto out;
 		memset(w, 0, p->d.ntypes * sizeof(*w));
@@ -289,7 +289,7 @@ out:
 		free(bk.v[k]);
 	free(w);
 	free(ts);
-	sf_cpuprof_free(&t);
+	sf_cpuprof__free(&t);
 	json_object_put(root);
 	return rc;
 }

@@ -565,7 +565,7 @@ bool sf_webjson__has(const unsigned char *d, size_t n, const char *k)
 
 /* ----- V8 CPU profile nodes ----- */
 
-void sf_cpuprof_free(struct sf_cpuprof *t)
+void sf_cpuprof__free(struct sf_cpuprof *t)
 {
 	free(t->nodes);
 	sf_idx_free(&t->idx);
@@ -585,7 +585,7 @@ static bool node_find(const struct sf_cpuprof *t, int64_t id, uint32_t *out)
 			   out);
 }
 
-bool sf_cpuprof_has(const struct sf_cpuprof *t, int64_t id)
+bool sf_cpuprof__has(const struct sf_cpuprof *t, int64_t id)
 {
 	uint32_t at;
 
@@ -593,7 +593,7 @@ bool sf_cpuprof_has(const struct sf_cpuprof *t, int64_t id)
 					 t->nodes[at].is_root);
 }
 
-int sf_cpuprof_frame(struct sf_profile *p, struct sf_ctx *ctx,
+int sf_cpuprof__frame(struct sf_profile *p, struct sf_ctx *ctx,
 		     struct json_object *cf, sf_frame_id *out)
 {
 	struct sf_frame f;
@@ -617,7 +617,7 @@ int sf_cpuprof_frame(struct sf_profile *p, struct sf_ctx *ctx,
 	return sf_profile_frame(p, ctx, &f, out);
 }
 
-int sf_cpuprof_add_node(struct sf_cpuprof *t, struct sf_profile *p,
+int sf_cpuprof__add_node(struct sf_cpuprof *t, struct sf_profile *p,
 			struct sf_ctx *ctx, int64_t id, int64_t parent,
 			struct json_object *cf, const char *name)
 {
@@ -661,7 +661,7 @@ int sf_cpuprof_add_node(struct sf_cpuprof *t, struct sf_profile *p,
 	nd->frame = UINT32_MAX;
 	if (!nd->is_root) {
 		sf_frame_id fr;
-		if ((rc = sf_cpuprof_frame(p, ctx, cf, &fr)))
+		if ((rc = sf_cpuprof__frame(p, ctx, cf, &fr)))
 			return rc;
 		t->nodes[at].frame = fr;
 	}
@@ -700,7 +700,7 @@ static int set_parent(struct sf_cpuprof *t, struct sf_ctx *ctx, int64_t child,
 	return 0;
 }
 
-int sf_cpuprof_add_nodes(struct sf_cpuprof *t, struct sf_profile *p,
+int sf_cpuprof__add_nodes(struct sf_cpuprof *t, struct sf_profile *p,
 			 struct sf_ctx *ctx, struct json_object *nodes,
 			 const char *name)
 {
@@ -723,7 +723,7 @@ int sf_cpuprof_add_nodes(struct sf_cpuprof *t, struct sf_profile *p,
 			return sf_error(ctx, SF_EINPUT, name, 0,
 					"nodes[%zu]: \"parent\" must be a "
 					"node id", i);
-		if ((rc = sf_cpuprof_add_node(t, p, ctx, id, parent, cf,
+		if ((rc = sf_cpuprof__add_node(t, p, ctx, id, parent, cf,
 					      name)))
 			return rc;
 		for (size_t j = 0; ch && j < json_object_array_length(ch);
@@ -741,7 +741,7 @@ int sf_cpuprof_add_nodes(struct sf_cpuprof *t, struct sf_profile *p,
 	return 0;
 }
 
-int sf_cpuprof_stack(struct sf_cpuprof *t, struct sf_profile *p,
+int sf_cpuprof__stack(struct sf_cpuprof *t, struct sf_profile *p,
 		     struct sf_ctx *ctx, int64_t id, const char *name,
 		     sf_stack_id *out)
 {

@@ -18,8 +18,7 @@
  *     arrive in any order, possibly spread over chunks; a node's stack is
  *     made when a sample first needs it.
  *
- * Nothing here is public API; names are sf_webjson__* and sf_cpuprof_*
- * (NEEDSWORK: the latter should be sf_cpuprof__* by the naming rule).
+ * Nothing here is public API; names are sf_webjson__* and sf_cpuprof__*.
  */
 #ifndef SF_WEBJSON_H
 #define SF_WEBJSON_H
@@ -110,27 +109,27 @@ struct sf_cpuprof {
 	struct sf_idx idx;      /* id -> index */
 };
 
-void sf_cpuprof_free(struct sf_cpuprof *t);
+void sf_cpuprof__free(struct sf_cpuprof *t);
 /* Add the nodes of a `nodes` array (V8 Profile.nodes: id, callFrame,
  * children and/or parent). `name`/`line` are for messages. */
-int sf_cpuprof_add_nodes(struct sf_cpuprof *t, struct sf_profile *p,
+int sf_cpuprof__add_nodes(struct sf_cpuprof *t, struct sf_profile *p,
 			 struct sf_ctx *ctx, struct json_object *nodes,
 			 const char *name);
 /* Add one node whose call frame fields sit in `cf` (the `callFrame`
  * object, or the node itself in the pre-2017 "head" format). */
-int sf_cpuprof_add_node(struct sf_cpuprof *t, struct sf_profile *p,
+int sf_cpuprof__add_node(struct sf_cpuprof *t, struct sf_profile *p,
 			struct sf_ctx *ctx, int64_t id, int64_t parent,
 			struct json_object *cf, const char *name);
 /* Is node `id` defined (not only named as a child or parent)? */
-bool sf_cpuprof_has(const struct sf_cpuprof *t, int64_t id);
+bool sf_cpuprof__has(const struct sf_cpuprof *t, int64_t id);
 /* The stack of node `id`. */
-int sf_cpuprof_stack(struct sf_cpuprof *t, struct sf_profile *p,
+int sf_cpuprof__stack(struct sf_cpuprof *t, struct sf_profile *p,
 		     struct sf_ctx *ctx, int64_t id, const char *name,
 		     sf_stack_id *out);
 /* The model frame for a V8 call frame: "(anonymous)" for an empty
  * function name, url as file, 0-based lineNumber/columnNumber made
  * 1-based. */
-int sf_cpuprof_frame(struct sf_profile *p, struct sf_ctx *ctx,
+int sf_cpuprof__frame(struct sf_profile *p, struct sf_ctx *ctx,
 		     struct json_object *cf, sf_frame_id *out);
 
 
