@@ -13,11 +13,24 @@
  * separator cannot be escaped in this syntax), LF/CR/TAB as spaces.
  */
 #include "text.h"
+#include "utf16.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+static int probe_utf8(const unsigned char *d, size_t n);
+
 static int collapsed_probe(const unsigned char *d, size_t n)
+{
+	/* UTF-16 with a BOM: judge the text, not its encoding */
+	char u8[SF_PROBE_BYTES];
+	size_t m = sf_utf16_probe(d, n, u8, sizeof(u8));
+
+	return m ? probe_utf8((const unsigned char *)u8, m) :
+		   probe_utf8(d, n);
+}
+
+static int probe_utf8(const unsigned char *d, size_t n)
 {
 	size_t i = sf_probe_skip_space(d, n);
 	size_t lines = 0, good = 0;
@@ -59,6 +72,18 @@ static int collapsed_read(struct sf_profile *p, struct sf_input *in,
 	uint32_t t;
 	double w[64] = { 0 };
 	bool first = true;
+	struct sf_input *u16;
+	char *u16buf;
+
+	/* UTF-16 with a BOM: read its UTF-8 transcoding instead */
+	if ((rc = sf_utf16_input(&u16, &u16buf, in, ctx)))
+		return rc;
+	if (u16) {
+		rc = collapsed_read(p, u16, ctx);
+		sf_input_close(u16);
+		free(u16buf);
+		return rc;
+	}
 
 	if ((rc = sf_profile_default_type(p, ctx, &t)))
 		return rc;

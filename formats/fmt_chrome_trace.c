@@ -1,0 +1,846 @@
+/*
+ * fmt_chrome_trace.c - the Trace Event Format of chrome://tracing, Chrome
+ * DevTools and Perfetto: a JSON array of events, or an object whose
+ * "traceEvents" holds them.
+ *
+ * Reading.  A trace holds either sampled CPU profiles or duration events:
+ *   - sampled: "Profile" / "ProfileChunk" events (ph "P": V8 CPU profile
+ *     nodes, samples and timeDeltas, spread over chunks, keyed by pid and
+ *     id), or the JSON Object Format's "stackFrames" + "samples".  When a
+ *     trace has samples, they are the profile and duration events are
+ *     ignored (they are Chrome's own tasks, not the program's stacks).
+ *     V8 samples weigh 1 in ("samples", "count") and the time to the next
+ *     sample in ("wall", "microseconds"), as in the cpuprofile reader.
+ *   - duration events: B/E pairs and X (complete) events build a stack per
+ *     (pid, tid); the time between two consecutive events of a thread is
+ *     one sample of the stack open in between, weighted in ("wall",
+ *     "microseconds").  Events are ordered by time (ends before begins at
+ *     equal times, longer X events outside shorter ones).  An E that names
+ *     a frame below the top closes the frames above it too; an E matching
+ *     nothing is ignored; frames open at the end are dropped (warnings
+ *     count all three).
+ *   - "M" thread_name events name the threads.
+ * A file cut off before its closing `]` (Chrome writes traces that way
+ * when it stops early) is read up to its last complete event.
+ *
+ * Writing: B/E events per thread, one begin per frame entered and one end
+ * per frame left between consecutive samples (so runs of samples with a
+ * common prefix stay one event), and thread_name metadata.  Each sample
+ * lasts its default-type weight when that is a time, meta.period when the
+ * weight is a count and the period a time, else 1 us per unit; timestamps,
+ * when present, place the samples (the line never goes backwards).
+ * Loadable by Chrome DevTools (Performance panel), chrome://tracing,
+ * Perfetto and speedscope.
+ */
+#include "webjson.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int trace_probe(const unsigned char *d, size_t n)
+{
+	size_t i = sf_probe_skip_space(d, n);
+
+	if (i >= n || (d[i] != '[' && d[i] != '{'))
+		return 0;
+	if (sf_webjson__has(d, n, "\"sftools-profile\""))
+		return 0;
+	if (d[i] == '{' && sf_webjson__has(d, n, "\"traceEvents\""))
+		return 70;
+	if (sf_webjson__has(d, n, "\"ph\"") &&
+	    sf_webjson__has(d, n, "\"ts\""))
+		return d[i] == '[' ? 70 : 40;
+	return 0;
+}
+
+/* ----- reading ----- */
+
+struct tev {
+	double ts;
+	double k2;          /* tie-break at equal ts, see ev_cmp */
+	uint32_t seq;
+	uint8_t begin;      /* 1 = B, 0 = E */
+	const char *name;   /* NULL: an E without a name */
+};
+
+struct tthread {
+	int64_t pid, tid;
+	const char *name;
+	struct tev *ev;
+	size_t n, cap;
+	bool has_th;
+	sf_thread_idx th;
+};
+
+/* A V8 profile delivered in chunks, keyed by (pid, id). */
+struct vprof {
+	int64_t pid, tid;
+	const char *id;
+	double start;
+	bool has_start;
+	double cur;
+	struct sf_cpuprof nodes;
+	struct { int64_t node; double t; } *smp;   /* resolved at the end:
+						     * nodes may come later */
+	size_t n, cap;
+};
+
+struct rd {
+	struct sf_profile *p;
+	struct sf_ctx *ctx;
+	const char *name;
+	struct tthread *th;
+	size_t nth, cth;
+	struct vprof *vp;
+	size_t nvp, cvp;
+	uint32_t seq;
+	double *w;
+	size_t no_dur, no_dur_at;   /* X events without "dur" */
+};
+
+static int oom(struct rd *r)
+{
+	return sf_error(r->ctx, SF_ENOMEM, NULL, 0, "out of memory");
+}
+
+static int grow(void **a, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return 0;
+	size_t nc = *cap ? *cap * 2 : 16;
+	void *q = sf_reallocarray(*a, nc, size);
+	if (!q)
+		return -1;
+	*a = q;
+	*cap = nc;
+	return 0;
+}
+
+static struct tthread *thread_of(struct rd *r, int64_t pid, int64_t tid)
+{
+	for (size_t i = r->nth; i-- > 0;)
+		if (r->th[i].pid == pid && r->th[i].tid == tid)
+			return &r->th[i];
+	if (grow((void **)&r->th, &r->cth, r->nth, sizeof(*r->th)))
+		return NULL;
+	struct tthread *t = &r->th[r->nth++];
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->tid = tid;
+	return t;
+}
+
+static int model_thread(struct rd *r, struct tthread *t, sf_thread_idx *out)
+{
+	int rc;
+
+	if (!t->has_th) {
+		if ((rc = sf_profile_thread(r->p, r->ctx, t->pid, t->tid,
+					    t->name, &t->th)))
+			return rc;
+		t->has_th = true;
+	}
+	*out = t->th;
+	return 0;
+}
+
+static int push_ev(struct rd *r, struct tthread *t, double ts, double k2,
+		   bool begin, const char *name)
+{
+	if (grow((void **)&t->ev, &t->cap, t->n, sizeof(*t->ev)))
+		return oom(r);
+	t->ev[t->n++] = (struct tev){ ts, k2, r->seq++, begin, name };
+	return 0;
+}
+
+/* Order at equal ts: ends before begins; among X begins the longer first
+ * (k2 = -dur), among X ends the later-started first (k2 = -start); plain
+ * B/E events keep their file order (k2 = -inf puts them first). */
+static int ev_cmp(const void *a, const void *b)
+{
+	const struct tev *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->begin != y->begin)
+		return x->begin ? 1 : -1;
+	if (x->k2 != y->k2)
+		return x->k2 < y->k2 ? -1 : 1;
+	/* X ends with equal start: the one declared later is inside */
+	if (!x->begin && isfinite(x->k2))
+		return x->seq > y->seq ? -1 : 1;
+	return x->seq < y->seq ? -1 : (x->seq > y->seq);
+}
+
+static struct vprof *vprof_of(struct rd *r, int64_t pid, const char *id)
+{
+	for (size_t i = 0; i < r->nvp; i++)
+		if (r->vp[i].pid == pid && !strcmp(r->vp[i].id, id))
+			return &r->vp[i];
+	if (grow((void **)&r->vp, &r->cvp, r->nvp, sizeof(*r->vp)))
+		return NULL;
+	struct vprof *v = &r->vp[r->nvp++];
+	memset(v, 0, sizeof(*v));
+	v->pid = pid;
+	v->id = id;
+	return v;
+}
+
+static int chunk(struct rd *r, struct json_object *e, size_t i, int64_t pid,
+		 int64_t tid, double ts)
+{
+	struct json_object *data = sf_webjson__get(sf_webjson__get(e, "args"),
+						   "data");
+	const char *id = sf_webjson__str(e, "id");
+	char idb[32];
+	int64_t x;
+	int rc;
+
+	if (id && !(id = sf_profile_str(r->p, r->ctx, id)))
+		return oom(r);
+	if (!id) {
+		if (sf_webjson__int(sf_webjson__get(e, "id"), &x))
+			snprintf(idb, sizeof(idb), "%lld", (long long)x);
+		else
+			snprintf(idb, sizeof(idb), "-");
+		id = sf_profile_str(r->p, r->ctx, idb);
+		if (!id)
+			return oom(r);
+	}
+	struct vprof *v = vprof_of(r, pid, id);
+	if (!v)
+		return oom(r);
+	if (!strcmp(sf_webjson__str(e, "name"), "Profile")) {
+		double st;
+		v->tid = tid;
+		if (sf_webjson__num(sf_webjson__get(data, "startTime"), &st)) {
+			v->start = v->cur = st;
+			v->has_start = true;
+		}
+		return 0;
+	}
+	if (!v->has_start) {
+		v->start = v->cur = ts;
+		v->has_start = true;
+		v->tid = tid;
+	}
+	struct json_object *cp = sf_webjson__get(data, "cpuProfile");
+	struct json_object *nodes = sf_webjson__arr(cp, "nodes");
+	struct json_object *smp = sf_webjson__arr(cp, "samples");
+	struct json_object *dl = sf_webjson__arr(data, "timeDeltas");
+	if (nodes && (rc = sf_cpuprof__add_nodes(&v->nodes, r->p, r->ctx,
+						nodes, r->name)))
+		return rc;
+	size_t ns = smp ? json_object_array_length(smp) : 0;
+	if (ns && (!dl || json_object_array_length(dl) != ns))
+		return sf_error(r->ctx, SF_EINPUT, r->name, 0,
+				"traceEvents[%zu]: ProfileChunk needs one "
+				"timeDelta per sample", i);
+	for (size_t k = 0; k < ns; k++) {
+		int64_t nid;
+		double d;
+		if (!sf_webjson__int(json_object_array_get_idx(smp, k), &nid) ||
+		    !sf_webjson__num(json_object_array_get_idx(dl, k), &d))
+			return sf_error(r->ctx, SF_EINPUT, r->name, 0,
+					"traceEvents[%zu]: ProfileChunk "
+					"samples and timeDeltas must be "
+					"numbers", i);
+		v->cur += d;
+		if (grow((void **)&v->smp, &v->cap, v->n, sizeof(*v->smp)))
+			return oom(r);
+		v->smp[v->n].node = nid;
+		v->smp[v->n++].t = v->cur;
+	}
+	return 0;
+}
+
+static int one_event(struct rd *r, struct json_object *e, size_t i)
+{
+	const char *ph = sf_webjson__str(e, "ph");
+	const char *name = sf_webjson__str(e, "name");
+	int64_t pid = 0, tid = 0;
+	double ts = 0, dur;
+	struct tthread *t;
+
+	if (!e || !json_object_is_type(e, json_type_object))
+		return sf_error(r->ctx, SF_EINPUT, r->name, 0,
+				"traceEvents[%zu]: expected an object", i);
+	if (!ph)
+		return 0;   /* not an event we know; ignore like viewers */
+	sf_webjson__int(sf_webjson__get(e, "pid"), &pid);
+	sf_webjson__int(sf_webjson__get(e, "tid"), &tid);
+	bool has_ts = sf_webjson__num(sf_webjson__get(e, "ts"), &ts);
+	switch (ph[0]) {
+	case 'M':
+		if (name && !strcmp(name, "thread_name")) {
+			const char *tn = sf_webjson__str(
+				sf_webjson__get(e, "args"), "name");
+			if (!(t = thread_of(r, pid, tid)))
+				return oom(r);
+			/* the event is freed after this call: keep copies */
+			if (tn && !(t->name = sf_profile_str(r->p, r->ctx, tn)))
+				return oom(r);
+		}
+		return 0;
+	case 'P':
+		if (name && (!strcmp(name, "Profile") ||
+			     !strcmp(name, "ProfileChunk")))
+			return chunk(r, e, i, pid, tid, ts);
+		return 0;
+	case 'B':
+	case 'E':
+	case 'X':
+		break;
+	default:
+		return 0;
+	}
+	if (!has_ts)
+		return sf_error(r->ctx, SF_EINPUT, r->name, 0,
+				"traceEvents[%zu]: \"%s\" event without a "
+				"numeric \"ts\"", i, ph);
+	if (!(t = thread_of(r, pid, tid)))
+		return oom(r);
+	if (name && !(name = sf_profile_str(r->p, r->ctx, name)))
+		return oom(r);
+	if (ph[0] == 'B')
+		return push_ev(r, t, ts, -INFINITY, true,
+			       name ? name : "(unnamed)");
+	if (ph[0] == 'E')
+		return push_ev(r, t, ts, -INFINITY, false, name);
+	if (!sf_webjson__num(sf_webjson__get(e, "dur"), &dur) || dur < 0) {
+		if (!r->no_dur++)
+			r->no_dur_at = i;
+		return 0;
+	}
+	if (dur == 0)
+		return 0;   /* holds no time, and no child with time */
+	if (!name)
+		name = "(unnamed)";
+	int rc = push_ev(r, t, ts, -dur, true, name);
+	return rc ? rc : push_ev(r, t, ts + dur, -ts, false, name);
+}
+
+/* Each trace event as the parser meets it (struct sf_webjson_divert). */
+static int event_cb(void *ud, size_t index, const char *key, size_t n,
+		    struct json_object *e, uint64_t line)
+{
+	struct rd *r = ud;
+	int rc;
+
+	if ((n & 0xffff) == 0 && sf_interrupted(r->ctx))
+		return sf_error(r->ctx, SF_EINTR, NULL, 0, "interrupted");
+	if ((rc = one_event(r, e, n)) && !r->ctx->err.line)
+		r->ctx->err.line = line;
+	return rc;
+}
+
+static int add(struct rd *r, sf_stack_id s, sf_thread_idx th,
+	       const uint32_t *types, const double *vals, size_t nv,
+	       int64_t time)
+{
+	memset(r->w, 0, r->p->d.ntypes * sizeof(*r->w));
+	for (size_t k = 0; k < nv; k++)
+		r->w[types[k]] = vals[k];
+	return sf_profile_add_sample(r->p, r->ctx, s, th, 0, time, r->w);
+}
+
+/* Duration events of one thread into samples. */
+static int replay(struct rd *r, struct tthread *t, uint32_t tw)
+{
+	struct op { const char *name; sf_stack_id s; } *st = NULL;
+	const char **pend = NULL;     /* unmatched ends at the current ts */
+	size_t n = 0, cap = 0, np = 0, cp = 0;
+	double last = 0;
+	int rc = 0;
+	sf_thread_idx th;
+
+	if (t->n)
+		qsort(t->ev, t->n, sizeof(*t->ev), ev_cmp);
+	for (size_t i = 0; i < t->n && !rc; i++) {
+		struct tev *e = &t->ev[i];
+		if (i && e->ts > last) {
+			if (n) {
+				double v = e->ts - last;
+				if ((rc = model_thread(r, t, &th)) ||
+				    (rc = add(r, st[n - 1].s, th, &tw, &v, 1,
+					      (int64_t)llround(last * 1000))))
+					break;
+			}
+			if (np)
+				sf_warn(r->ctx, "chrome-trace.unmatched-end",
+					"%s: an end event matches no open "
+					"event; ignored", r->name);
+			np = 0;
+		}
+		last = e->ts;
+		if (e->begin) {
+			/* a zero-length B/E pair whose E sorted first */
+			size_t k;
+			for (k = 0; k < np; k++)
+				if (pend[k] && !strcmp(pend[k], e->name))
+					break;
+			if (k < np) {
+				pend[k] = pend[--np];
+				continue;
+			}
+			sf_frame_id f;
+			sf_stack_id s;
+			if (grow((void **)&st, &cap, n, sizeof(*st))) {
+				rc = oom(r);
+				break;
+			}
+			if ((rc = sf_profile_frame_named(r->p, r->ctx, e->name,
+							 strlen(e->name), NULL,
+							 &f)) ||
+			    (rc = sf_profile_stack_push(r->p, r->ctx,
+							n ? st[n - 1].s : 0, f,
+							&s)))
+				break;
+			st[n].name = e->name;
+			st[n++].s = s;
+			continue;
+		}
+		if (n && (!e->name || !strcmp(st[n - 1].name, e->name))) {
+			n--;
+			continue;
+		}
+		size_t j = n;
+		while (j-- > 0)
+			if (!strcmp(st[j].name, e->name))
+				break;
+		if (j < n) {
+			sf_warn(r->ctx, "chrome-trace.end-not-innermost",
+				"%s: an end event closes '%s' while inner "
+				"events are open; they are closed too",
+				r->name, e->name);
+			n = j;
+			continue;
+		}
+		if (grow((void **)&pend, &cp, np, sizeof(*pend))) {
+			rc = oom(r);
+			break;
+		}
+		pend[np++] = e->name;
+	}
+	if (!rc && np)
+		sf_warn(r->ctx, "chrome-trace.unmatched-end", "%s: an end "
+			"event matches no open event; ignored", r->name);
+	if (!rc && n)
+		sf_warn(r->ctx, "chrome-trace.unclosed", "%s: events still "
+			"open at the end of a thread are dropped", r->name);
+	free(st);
+	free(pend);
+	return rc;
+}
+
+/* The JSON Object Format's "stackFrames" + "samples". */
+static int frame_stack(struct rd *r, struct json_object *frames,
+		       struct json_object *fo, const char *key,
+		       sf_stack_id *out)
+{
+	struct json_object *chain[256];
+	size_t n = 0;
+	sf_stack_id s = SF_STACK_EMPTY;
+	int rc;
+	char kb[32];
+
+	for (;;) {
+		uintptr_t memo;
+		if (!fo || !json_object_is_type(fo, json_type_object))
+			return sf_error(r->ctx, SF_EINPUT, r->name, 0,
+					"stackFrames: no frame '%s'", key);
+		memo = (uintptr_t)json_object_get_userdata(fo);
+		if (memo) {
+			s = (sf_stack_id)(memo - 1);
+			break;
+		}
+		if (n == sizeof(chain) / sizeof(chain[0]))
+			return sf_error(r->ctx, SF_ELIMIT, r->name, 0,
+					"stackFrames: a chain deeper than %zu "
+					"frames", n);
+		chain[n++] = fo;
+		struct json_object *par = sf_webjson__get(fo, "parent");
+		int64_t pk;
+		if (!par)
+			break;
+		if (json_object_is_type(par, json_type_string))
+			key = json_object_get_string(par);
+		else if (sf_webjson__int(par, &pk)) {
+			snprintf(kb, sizeof(kb), "%lld", (long long)pk);
+			key = kb;
+		} else
+			return sf_error(r->ctx, SF_EINPUT, r->name, 0,
+					"stackFrames: bad parent");
+		fo = sf_webjson__get(frames, key);
+		for (size_t k = 0; k < n; k++)
+			if (chain[k] == fo)
+				return sf_error(r->ctx, SF_EINPUT, r->name, 0,
+						"stackFrames: a frame is its "
+						"own ancestor");
+	}
+	while (n) {
+		struct json_object *f = chain[--n];
+		const char *nm = sf_webjson__str(f, "name");
+		sf_frame_id fid;
+		if (!nm)
+			nm = "(unnamed)";
+		if ((rc = sf_profile_frame_named(r->p, r->ctx, nm, strlen(nm),
+						 NULL, &fid)) ||
+		    (rc = sf_profile_stack_push(r->p, r->ctx, s, fid, &s)))
+			return rc;
+		json_object_set_userdata(f, (void *)(uintptr_t)(s + 1), NULL);
+	}
+	*out = s;
+	return 0;
+}
+
+static int object_samples(struct rd *r, struct json_object *root,
+			  uint32_t tc)
+{
+	struct json_object *frames = sf_webjson__get(root, "stackFrames");
+	struct json_object *smp = sf_webjson__arr(root, "samples");
+	size_t ns = json_object_array_length(smp);
+	int rc;
+
+	for (size_t i = 0; i < ns; i++) {
+		struct json_object *e = json_object_array_get_idx(smp, i);
+		struct json_object *sf = sf_webjson__get(e, "sf");
+		int64_t pid = 0, tid = 0, k;
+		double ts = 0, wt = 1;
+		const char *key;
+		char kb[32];
+		sf_stack_id s = SF_STACK_EMPTY;
+		sf_thread_idx th;
+		sf_webjson__int(sf_webjson__get(e, "pid"), &pid);
+		sf_webjson__int(sf_webjson__get(e, "tid"), &tid);
+		bool has_ts = sf_webjson__num(sf_webjson__get(e, "ts"), &ts);
+		if (sf_webjson__get(e, "weight") &&
+		    !sf_webjson__num(sf_webjson__get(e, "weight"), &wt))
+			return sf_error(r->ctx, SF_EINPUT, r->name, 0,
+					"samples[%zu]: weight must be a "
+					"number", i);
+		if (sf && json_object_is_type(sf, json_type_string))
+			key = json_object_get_string(sf);
+		else if (sf_webjson__int(sf, &k)) {
+			snprintf(kb, sizeof(kb), "%lld", (long long)k);
+			key = kb;
+		} else
+			key = NULL;
+		if (key && (rc = frame_stack(r, frames,
+					     sf_webjson__get(frames, key), key,
+					     &s)))
+			return rc;
+		struct tthread *t = thread_of(r, pid, tid);
+		if (!t)
+			return oom(r);
+		if ((rc = model_thread(r, t, &th)) ||
+		    (rc = add(r, s, th, &tc, &wt, 1,
+			      has_ts ? (int64_t)llround(ts * 1000) :
+				       SF_NO_TIME)))
+			return rc;
+	}
+	return 0;
+}
+
+static int trace_read(struct sf_profile *p, struct sf_input *in,
+		      struct sf_ctx *ctx)
+{
+	struct json_object *root;
+	struct rd r = { 0 };
+	int rc;
+	uint32_t tc = 0, tw = 0;
+
+	r.p = p;
+	r.ctx = ctx;
+	r.name = sf_input_name(in);
+	/* events are handled one by one as they are parsed: the tree
+	 * never holds them (a Chrome recording can be hundreds of MB) */
+	struct sf_webjson_divert dv = { true, "traceEvents", NULL, event_cb,
+					&r };
+	root = NULL;
+	if ((rc = sf_webjson__parse_divert(in, ctx, true,
+					   "chrome-trace.truncated", &dv,
+					   &root)))
+		goto out;
+	bool objsamples = sf_webjson__arr(root, "samples") &&
+			  sf_webjson__get(root, "stackFrames");
+	if (!json_object_is_type(root, json_type_array) &&
+	    !sf_webjson__arr(root, "traceEvents") && !objsamples) {
+		rc = sf_error(ctx, SF_EINPUT, r.name, 0,
+			      "not a trace: expected an array of events or "
+			      "an object with \"traceEvents\"");
+		goto out;
+	}
+	size_t nvs = 0;
+	for (size_t i = 0; i < r.nvp; i++)
+		nvs += r.vp[i].n;
+	if ((rc = sf_profile_default_type(p, ctx, &tc)))
+		goto out;
+	if (nvs || objsamples) {
+		if ((rc = sf_profile_sample_type(p, ctx, "samples", "count",
+						 &tc)))
+			goto out;
+		if (!p->d.nsamples)
+			p->d.meta.default_type = tc;
+	}
+	if (nvs || !objsamples) {
+		if ((rc = sf_profile_sample_type(p, ctx, "wall",
+						 "microseconds", &tw)))
+			goto out;
+		if (!nvs && !p->d.nsamples)
+			p->d.meta.default_type = tw;
+	}
+	if (!(r.w = sf_calloc(p->d.ntypes, sizeof(*r.w)))) {
+		rc = oom(&r);
+		goto out;
+	}
+	if (objsamples) {
+		if ((rc = object_samples(&r, root, tc)))
+			goto out;
+	} else if (nvs) {
+		for (size_t i = 0; i < r.nvp; i++) {
+			struct vprof *v = &r.vp[i];
+			struct tthread *t;
+			sf_thread_idx th;
+			uint32_t ty[2] = { tc, tw };
+			if (!v->n)
+				continue;
+			if (!(t = thread_of(&r, v->pid, v->tid))) {
+				rc = oom(&r);
+				goto out;
+			}
+			if ((rc = model_thread(&r, t, &th)))
+				goto out;
+			for (size_t k = 0; k < v->n; k++) {
+				double val[2] = { 1, 0 };
+				sf_stack_id s;
+				if (!sf_cpuprof__has(&v->nodes,
+						    v->smp[k].node)) {
+					/* its chunk was lost */
+					sf_warn(ctx, "chrome-trace.lost-node",
+						"%s: a sample's node %lld is "
+						"not in the trace; sample "
+						"dropped", r.name, (long long)
+						v->smp[k].node);
+					continue;
+				}
+				if ((rc = sf_cpuprof__stack(&v->nodes, p, ctx,
+							   v->smp[k].node,
+							   r.name, &s)))
+					goto out;
+				if (k + 1 < v->n && v->smp[k + 1].t >
+						    v->smp[k].t)
+					val[1] = v->smp[k + 1].t - v->smp[k].t;
+				if ((rc = add(&r, s, th, ty, val, 2,
+					      (int64_t)llround(v->smp[k].t *
+							       1000))))
+					goto out;
+			}
+		}
+	} else {
+		for (size_t i = 0; i < r.no_dur; i++)
+			sf_warn(ctx, "chrome-trace.no-dur", "%s: "
+				"traceEvents[%zu]: X event without a "
+				"duration ignored", r.name, r.no_dur_at);
+		for (size_t i = 0; i < r.nth; i++)
+			if ((rc = replay(&r, &r.th[i], tw)))
+				goto out;
+	}
+	/* names may arrive after the first sample */
+	for (size_t i = 0; i < r.nth; i++)
+		if (r.th[i].has_th && r.th[i].name &&
+		    (rc = sf_profile_thread_set_name(p, ctx, r.th[i].th,
+						     r.th[i].name)))
+			goto out;
+out:
+	if (rc && !ctx->err.source[0])
+		snprintf(ctx->err.source, sizeof(ctx->err.source), "%s",
+			 r.name);
+	for (size_t i = 0; i < r.nth; i++)
+		free(r.th[i].ev);
+	free(r.th);
+	for (size_t i = 0; i < r.nvp; i++) {
+		sf_cpuprof__free(&r.vp[i].nodes);
+		free(r.vp[i].smp);
+	}
+	free(r.vp);
+	free(r.w);
+	json_object_put(root);
+	return rc;
+}
+
+/* ----- writing ----- */
+
+struct wr {
+	struct sf_output *out;
+	const struct sf_profile *p;
+	int64_t pid, tid;
+	bool any;
+};
+
+static void ev_head(struct wr *w, const char *ph, const char *name)
+{
+	sf_output_puts(w->out, w->any ? ",\n{\"ph\":\"" : "\n{\"ph\":\"");
+	w->any = true;
+	sf_output_puts(w->out, ph);
+	sf_output_puts(w->out, "\",\"pid\":");
+	sf_output_i64(w->out, w->pid);
+	sf_output_puts(w->out, ",\"tid\":");
+	sf_output_i64(w->out, w->tid);
+	sf_output_puts(w->out, ",\"name\":");
+	sf_webjson__put_str(w->out, name);
+}
+
+static void ev_frame(struct wr *w, bool begin, sf_frame_id fid, double ts)
+{
+	const struct sf_frame *f = &w->p->d.frames[fid];
+
+	ev_head(w, begin ? "B" : "E", f->name);
+	sf_output_puts(w->out, ",\"cat\":\"sftools\",\"ts\":");
+	sf_webjson__put_num(w->out, ts);
+	if (begin && (f->file || f->module || f->line)) {
+		const char *sep = "";
+		sf_output_puts(w->out, ",\"args\":{");
+		if (f->module) {
+			sf_output_puts(w->out, "\"module\":");
+			sf_webjson__put_str(w->out, f->module);
+			sep = ",";
+		}
+		if (f->file) {
+			sf_output_puts(w->out, sep);
+			sf_output_puts(w->out, "\"file\":");
+			sf_webjson__put_str(w->out, f->file);
+			sep = ",";
+		}
+		if (f->line) {
+			sf_output_puts(w->out, sep);
+			sf_output_puts(w->out, "\"line\":");
+			sf_output_u64(w->out, f->line);
+		}
+		sf_output_putc(w->out, '}');
+	}
+	sf_output_putc(w->out, '}');
+}
+
+static int trace_write(const struct sf_profile *p, struct sf_output *out,
+		       struct sf_ctx *ctx)
+{
+	size_t *order, *start, ng;
+	sf_thread_idx *threads;
+	sf_frame_id *open = NULL, *buf = NULL;
+	uint32_t t = p->d.meta.default_type;
+	struct wr w = { out, p, 0, 0, false };
+	int rc;
+
+	if (t >= p->d.ntypes)
+		t = 0;
+	if ((rc = sf_webjson__by_thread(p, ctx, &order, &start, &threads,
+					&ng)))
+		return rc;
+	size_t maxd = 0;
+	for (size_t s = 0; s < p->d.nstacks; s++)
+		if (p->d.stacks[s].depth > maxd)
+			maxd = p->d.stacks[s].depth;
+	if (!(open = sf_calloc(maxd + 1, sizeof(*open))) ||
+	    !(buf = sf_calloc(maxd + 1, sizeof(*buf)))) {
+		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	double unit_us = p->d.ntypes ?
+		sf_webjson__unit_us(p->d.types[t].unit) : 0;
+	double per_unit = unit_us;
+	if (!per_unit) {
+		double pu = sf_webjson__unit_us(p->d.meta.period_type.unit);
+		per_unit = pu && p->d.meta.period > 0 &&
+			   p->d.ntypes && !strcmp(p->d.types[t].unit,
+						  "count") ?
+				   pu * p->d.meta.period : 1;
+	}
+
+	sf_output_puts(out, "{\"traceEvents\":[");
+	for (size_t g = 0; g < ng; g++) {
+		const struct sf_thread *th = threads[g] == SF_NO_THREAD ?
+			NULL : &p->d.threads[threads[g]];
+		char name[256];
+		w.pid = th && th->pid != SF_NO_ID ? th->pid : 1;
+		w.tid = th && th->tid != SF_NO_ID ? th->tid :
+			(th ? (int64_t)threads[g] + 1 : 0);
+		/* the name alone: readers add the tid themselves */
+		if (th && th->name)
+			snprintf(name, sizeof(name), "%s", th->name);
+		else
+			sf_webjson__thread_name(p, threads[g], "sftools", name,
+						sizeof(name));
+		ev_head(&w, "M", "thread_name");
+		sf_output_puts(out, ",\"args\":{\"name\":");
+		sf_webjson__put_str(out, name);
+		sf_output_puts(out, "}}");
+
+		size_t n = 0;
+		double cursor = 0;
+		bool started = false;
+		for (size_t k = start[g]; k < start[g + 1]; k++) {
+			const struct sf_sample *sm = &p->d.samples[order[k]];
+			double dur = sf_weight(p, order[k], t) * per_unit;
+			if ((k & 0xffff) == 0 && sf_interrupted(ctx)) {
+				rc = sf_error(ctx, SF_EINTR, NULL, 0,
+					      "interrupted");
+				goto out;
+			}
+			if (sm->time != SF_NO_TIME) {
+				double at = (double)sm->time / 1000;
+				if (!started)
+					cursor = at;
+				if (at > cursor) {
+					/* a gap: nothing runs in it */
+					while (n)
+						ev_frame(&w, false, open[--n],
+							 cursor);
+					cursor = at;
+				}
+			}
+			started = true;
+			if (!(dur > 0))
+				continue;
+			size_t d = sf_profile_stack_frames(p, sm->stack, buf);
+			size_t c = 0;
+			while (c < n && c < d && open[c] == buf[c])
+				c++;
+			while (n > c)
+				ev_frame(&w, false, open[--n], cursor);
+			for (; n < d; n++) {
+				open[n] = buf[n];
+				ev_frame(&w, true, open[n], cursor);
+			}
+			cursor += dur;
+		}
+		while (n)
+			ev_frame(&w, false, open[--n], cursor);
+	}
+	sf_output_puts(out, "],\n\"displayTimeUnit\":\"ms\",\"otherData\":"
+			    "{\"exporter\":\"sftools " SF_VERSION "\"}}\n");
+out:
+	free(open);
+	free(buf);
+	free(order);
+	free(start);
+	free(threads);
+	return rc;
+}
+
+static const char *const trace_ext[] = { ".trace.json", ".trace", NULL };
+
+const struct sf_format sf_format_chrome_trace = {
+	.name = "chrome-trace",
+	.description = "Chrome Trace Event JSON (chrome://tracing, DevTools, "
+		       "Perfetto)",
+	.extensions = trace_ext,
+	.probe = trace_probe,
+	.read = trace_read,
+	.write = trace_write,
+	.caps = SF_CAP_THREADS | SF_CAP_TIME | SF_CAP_WEIGHTS |
+		SF_CAP_ORDER,
+	.needs_order = true,
+	.priority = 10,
+};

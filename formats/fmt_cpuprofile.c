@@ -1,0 +1,534 @@
+/*
+ * fmt_cpuprofile.c - Chrome / V8 / Node.js CPU profiles (.cpuprofile): the
+ * DevTools protocol's Profiler.Profile object.
+ *
+ *   {"nodes": [{"id", "callFrame": {"functionName", "scriptId", "url",
+ *               "lineNumber", "columnNumber"}, "hitCount", "children"}],
+ *    "startTime": us, "endTime": us, "samples": [node id, ...],
+ *    "timeDeltas": [us, ...]}
+ *
+ * The pre-2017 form ({"head": tree, "samples", "timestamps"}, Node 10 and
+ * older) is read too.
+ *
+ * Reading: every sample becomes a model sample with its time (ns), weight 1
+ * in ("samples", "count") and, in ("wall", "microseconds"), the time to the
+ * next sample (to endTime for the last), which is what DevTools shows as
+ * self time.  The "(root)" node is not a frame.  Line and column numbers
+ * are 0-based in the file and 1-based in the model.  Without `samples`,
+ * each node's hitCount is its count.
+ *
+ * Writing: one profile is one thread.  The thread with the largest total
+ * weight is written unless --cpuprofile-thread names another (the others
+ * are counted in a warning).  Samples are laid out on a time line: a model
+ * sample whose default type is a time lasts that long; a count of n is n
+ * V8 samples one period apart (meta.period when it is a time, else 1 ms).
+ * Timestamps, when the model has them, place samples exactly (the line
+ * never goes backwards); the durations then only matter for the last one.  Node ids are model stack ids + 1; node 1 is "(root)".
+ */
+#include "webjson.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cpuprofile_probe(const unsigned char *d, size_t n)
+{
+	size_t i = sf_probe_skip_space(d, n);
+
+	if (i >= n || d[i] != '{')
+		return 0;
+	if (sf_webjson__has(d, n, "\"traceEvents\"") ||
+	    sf_webjson__has(d, n, "\"sftools-profile\""))
+		return 0;
+	if (sf_webjson__has(d, n, "\"callFrame\"") &&
+	    sf_webjson__has(d, n, "\"nodes\""))
+		return 60;
+	/* legacy: {"head":{"functionName":"(root)", ... */
+	if (sf_webjson__has(d, n, "\"head\"") &&
+	    sf_webjson__has(d, n, "\"functionName\""))
+		return 50;
+	return 0;
+}
+
+/* ----- reading ----- */
+
+/* The legacy "head" tree: nodes hold their call frame fields directly. */
+static int read_head(struct sf_cpuprof *t, struct sf_profile *p,
+		     struct sf_ctx *ctx, struct json_object *head,
+		     const char *name)
+{
+	struct item { struct json_object *o; int64_t parent; } *st = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+
+	for (;;) {
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			void *q = sf_reallocarray(st, nc, sizeof(*st));
+			if (!q) {
+				rc = sf_error(ctx, SF_ENOMEM, NULL, 0,
+					      "out of memory");
+				break;
+			}
+			st = q;
+			cap = nc;
+		}
+		if (head) {
+			st[n++] = (struct item){ head, INT64_MIN };
+			head = NULL;
+		}
+		if (!n)
+			break;
+		struct item it = st[--n];
+		int64_t id;
+		if (!sf_webjson__int(sf_webjson__get(it.o, "id"), &id)) {
+			rc = sf_error(ctx, SF_EINPUT, name, 0,
+				      "head: every node needs an integer "
+				      "\"id\"");
+			break;
+		}
+		if ((rc = sf_cpuprof__add_node(t, p, ctx, id, it.parent, it.o,
+					      name)))
+			break;
+		struct json_object *ch = sf_webjson__arr(it.o, "children");
+		size_t nc = ch ? json_object_array_length(ch) : 0;
+		if (n + nc > cap) {
+			void *q = sf_reallocarray(st, n + nc + 64,
+						  sizeof(*st));
+			if (!q) {
+				rc = sf_error(ctx, SF_ENOMEM, NULL, 0,
+					      "out of memory");
+				break;
+			}
+			st = q;
+			cap = n + nc + 64;
+		}
+		for (size_t j = nc; j-- > 0;)
+			st[n++] = (struct item){
+				json_object_array_get_idx(ch, j), id };
+	}
+	free(st);
+	return rc;
+}
+
+/* The per-sample arrays, parsed element by element into compact arrays
+ * (a json-c number costs ~50 bytes, and a long profile has millions). */
+struct bulk {
+	struct sf_ctx *ctx;
+	const char *name;
+	double *v[3];          /* samples, timeDeltas, timestamps */
+	size_t n[3], cap[3];
+};
+
+static const char *const bulk_keys[] = { "samples", "timeDeltas",
+					 "timestamps", NULL };
+
+static int bulk_cb(void *ud, size_t index, const char *key, size_t n,
+		   struct json_object *e, uint64_t line)
+{
+	struct bulk *b = ud;
+	int k = key[0] == 's' ? 0 : key[1] == 'i' && key[4] == 'D' ? 1 : 2;
+	double d;
+
+	if (!sf_webjson__num(e, &d))
+		return sf_error(b->ctx, SF_EINPUT, b->name, line,
+				"%s[%zu]: expected a number", key, n);
+	if (b->n[k] == b->cap[k]) {
+		size_t nc = b->cap[k] ? b->cap[k] * 2 : 1024;
+		void *q = sf_reallocarray(b->v[k], nc, sizeof(double));
+		if (!q)
+			return sf_error(b->ctx, SF_ENOMEM, NULL, 0,
+					"out of memory");
+		b->v[k] = q;
+		b->cap[k] = nc;
+	}
+	b->v[k][b->n[k]++] = d;
+	return 0;
+}
+
+static int cpuprofile_read(struct sf_profile *p, struct sf_input *in,
+			   struct sf_ctx *ctx)
+{
+	struct json_object *root = NULL, *nodes, *v;
+	struct sf_cpuprof t = { 0 };
+	const char *name = sf_input_name(in);
+	struct bulk bk = { ctx, name, { NULL, NULL, NULL }, { 0, 0, 0 },
+			   { 0, 0, 0 } };
+	struct sf_webjson_divert dv = { false, NULL, bulk_keys, bulk_cb, &bk };
+	uint32_t tc, tw = 0;
+	double *w = NULL, *ts = NULL;
+	double start = NAN, end = NAN;
+	int rc;
+
+	if ((rc = sf_webjson__parse_divert(in, ctx, false,
+					   "cpuprofile.truncated", &dv,
+					   &root)))
+		goto out;
+	if (!json_object_is_type(root, json_type_object)) {
+		rc = sf_error(ctx, SF_EINPUT, name, 0,
+			      "not a CPU profile: expected a JSON object");
+		goto out;
+	}
+	nodes = sf_webjson__arr(root, "nodes");
+	if (nodes)
+		rc = sf_cpuprof__add_nodes(&t, p, ctx, nodes, name);
+	else if ((v = sf_webjson__get(root, "head")) &&
+		 json_object_is_type(v, json_type_object))
+		rc = read_head(&t, p, ctx, v, name);
+	else
+		rc = sf_error(ctx, SF_EINPUT, name, 0,
+			      "not a CPU profile: no \"nodes\" array");
+	if (rc)
+		goto out;
+
+	/* the tree keeps an empty array where a diverted one was */
+	bool samples = sf_webjson__arr(root, "samples") != NULL;
+	bool deltas = sf_webjson__arr(root, "timeDeltas") != NULL;
+	bool stamps = sf_webjson__arr(root, "timestamps") != NULL;
+	size_t ns = bk.n[0], nd = bk.n[1], nt = bk.n[2];
+	if ((rc = sf_profile_default_type(p, ctx, &tc)) ||
+	    (rc = sf_profile_sample_type(p, ctx, "samples", "count", &tc)))
+		goto out;
+	sf_webjson__num(sf_webjson__get(root, "startTime"), &start);
+	sf_webjson__num(sf_webjson__get(root, "endTime"), &end);
+	if (samples && (deltas || stamps) &&
+	    (rc = sf_profile_sample_type(p, ctx, "wall", "microseconds",
+					 &tw)))
+		goto out;
+	if (!(w = sf_calloc(p->d.ntypes, sizeof(*w)))) {
+		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+
+	if (!samples) {
+		/* no sample list: a node's hitCount is its self count */
+		for (size_t i = 0; nodes && i < json_object_array_length(nodes);
+		     i++) {
+			int64_t hits = 0, id;
+			sf_stack_id s;
+			struct json_object *no = json_object_array_get_idx(nodes,
+									   i);
+			if (!sf_webjson__int(sf_webjson__get(no, "hitCount"),
+					     &hits) || hits <= 0 ||
+			    !sf_webjson__int(sf_webjson__get(no, "id"), &id))
+				continue;
+			if ((rc = sf_cpuprof__stack(&t, p, ctx, id, name, &s)))
+				goto out;
+			w[tc] = (double)hits;
+			if ((rc = sf_profile_add_sample(p, ctx, s,
+							SF_NO_THREAD, 0,
+							SF_NO_TIME, w)))
+				goto out;
+		}
+		goto out;
+	}
+
+	bool timed = false;
+	if (deltas && nd == ns && isfinite(start))
+		timed = true;
+	else if (stamps && (nt == ns || nt == ns + 1))
+		timed = true;   /* Node 10 writes one more: the end */
+	else if (deltas || stamps)
+		sf_warn(ctx, "cpuprofile.time", "%s: timeDeltas does not match "
+			"samples; times dropped", name);
+	if (timed) {
+		if (!(ts = sf_calloc(ns ? ns : 1, sizeof(*ts)))) {
+			rc = sf_error(ctx, SF_ENOMEM, NULL, 0,
+				      "out of memory");
+			goto out;
+		}
+		double cur = isfinite(start) ? start : 0;
+		bool use_deltas = deltas && nd == ns && isfinite(start);
+		for (size_t i = 0; i < ns; i++) {
+			cur = use_deltas ? cur + bk.v[1][i] : bk.v[2][i];
+			ts[i] = cur;
+		}
+		/* the legacy format's startTime/endTime are seconds */
+		if (!use_deltas) {
+			start = ns ? ts[0] : start;
+			end = nt == ns + 1 ? bk.v[2][ns] :
+			      ns ? ts[ns - 1] : NAN;
+		}
+		if (isfinite(start) && isfinite(end) && end >= start)
+			p->d.meta.duration = (int64_t)llround(
+				(end - start) * 1000);
+	}
+	for (size_t i = 0; i < ns; i++) {
+		double idd = bk.v[0][i];
+		sf_stack_id s;
+		if ((i & 0xffff) == 0 && sf_interrupted(ctx)) {
+			rc = sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
+			goto out;
+		}
+		if (idd != floor(idd) || fabs(idd) > 9e15) {
+			rc = sf_error(ctx, SF_EINPUT, name, 0,
+				      "samples[%zu]: expected a node id", i);
+			goto out;
+		}
+		if ((rc = sf_cpuprof__stack(&t, p, ctx, (int64_t)idd, name,
+					   &s)))
+			goto out;
+		memset(w, 0, p->d.ntypes * sizeof(*w));
+		w[tc] = 1;
+		int64_t time = SF_NO_TIME;
+		if (timed) {
+			double next = i + 1 < ns ? ts[i + 1] :
+				      (isfinite(end) ? end : ts[i]);
+			w[tw] = next > ts[i] ? next - ts[i] : 0;
+			time = (int64_t)llround(ts[i] * 1000);
+		}
+		if ((rc = sf_profile_add_sample(p, ctx, s, SF_NO_THREAD, 0,
+						time, w)))
+			goto out;
+	}
+out:
+	if (rc && !ctx->err.source[0])
+		snprintf(ctx->err.source, sizeof(ctx->err.source), "%s",
+			 name);
+	for (int k = 0; k < 3; k++)
+		free(bk.v[k]);
+	free(w);
+	free(ts);
+	sf_cpuprof__free(&t);
+	json_object_put(root);
+	return rc;
+}
+
+/* ----- writing ----- */
+
+struct line {
+	const struct sf_profile *p;
+	const size_t *order;
+	size_t lo, hi;
+	uint32_t t;
+	double unit_us, period_us;
+	int64_t t0, end;
+};
+
+/* mode 0: compute ln->t0 and ln->end; 1: write node ids; 2: write deltas */
+static void timeline(struct line *ln, struct sf_output *out, int mode)
+{
+	const struct sf_profile *p = ln->p;
+	int64_t cursor = ln->t0, prev = ln->t0;
+	bool any = false, started = mode != 0;
+	double carry = 0;
+
+	for (size_t k = ln->lo; k < ln->hi; k++) {
+		const struct sf_sample *sm = &p->d.samples[ln->order[k]];
+		double wt = sf_weight(p, ln->order[k], ln->t);
+		uint64_t reps = ln->unit_us ? 1 :
+			(uint64_t)llround(wt > 0 ? wt : 0);
+		double dur = ln->unit_us ? wt * ln->unit_us : ln->period_us;
+		if (sm->time != SF_NO_TIME) {
+			/* a timestamp places the sample, overriding the
+			 * previous sample's nominal length (never going
+			 * backwards) */
+			int64_t at = (int64_t)floor(sm->time / 1000.0);
+			if (!started) {
+				ln->t0 = prev = at;
+				started = true;
+			}
+			cursor = at > prev ? at : prev;
+			carry = 0;
+		}
+		started = true;
+		for (uint64_t r = 0; r < reps; r++) {
+			if (mode == 1) {
+				sf_output_puts(out, any ? "," : "");
+				sf_output_u64(out, sm->stack + 1);
+			} else if (mode == 2) {
+				sf_output_puts(out, any ? "," : "");
+				sf_output_i64(out, cursor - prev);
+			}
+			any = true;
+			prev = cursor;
+			/* whole microseconds; the fraction carries over so
+			 * long runs of short samples do not drift */
+			carry += dur;
+			int64_t step = (int64_t)floor(carry);
+			carry -= (double)step;
+			cursor += step;
+		}
+	}
+	if (mode == 0)
+		ln->end = cursor;
+}
+
+static int cpuprofile_write(const struct sf_profile *p, struct sf_output *out,
+			    struct sf_ctx *ctx)
+{
+	size_t *order = NULL, *start = NULL, ng = 0, best = 0;
+	sf_thread_idx *threads = NULL;
+	uint32_t *hits = NULL, *first = NULL, *next = NULL;
+	uint32_t t = p->d.meta.default_type;
+	const char *want = sf_ctx_opt(ctx, "cpuprofile-thread");
+	int rc;
+
+	if (!p->d.ntypes || t >= p->d.ntypes)
+		t = 0;
+	if ((rc = sf_webjson__by_thread(p, ctx, &order, &start, &threads,
+					&ng)))
+		return rc;
+	/* the thread to write */
+	if (want) {
+		best = ng;
+		for (size_t g = 0; g < ng; g++)
+			if (sf_webjson__thread_match(p, threads[g], want)) {
+				best = g;
+				break;
+			}
+		if (best == ng) {
+			rc = sf_error(ctx, SF_EUSAGE, NULL, 0,
+				      "--cpuprofile-thread: no thread named "
+				      "'%s' has samples", want);
+			goto out;
+		}
+	} else {
+		double bw = -1;
+		for (size_t g = 0; g < ng; g++) {
+			double sum = 0;
+			for (size_t k = start[g]; k < start[g + 1]; k++)
+				sum += sf_weight(p, order[k], t);
+			if (sum > bw) {
+				bw = sum;
+				best = g;
+			}
+		}
+	}
+	if (ng > 1)
+		sf_warn(ctx, "cpuprofile.threads", "a .cpuprofile holds one "
+			"thread: wrote 1 of %zu threads (choose with "
+			"--cpuprofile-thread)", ng);
+
+	/* how long one sample lasts, and how many V8 samples it becomes */
+	const char *unit = p->d.ntypes ? p->d.types[t].unit : NULL;
+	double unit_us = sf_webjson__unit_us(unit);
+	double period_us = p->d.meta.period_type.unit ?
+		sf_webjson__unit_us(p->d.meta.period_type.unit) *
+		p->d.meta.period : 0;
+	if (!(period_us > 0))
+		period_us = 1000;
+	size_t lo = ng ? start[best] : 0, hi = ng ? start[best + 1] : 0;
+	uint64_t total = 0;
+	for (size_t k = lo; k < hi; k++) {
+		double wt = sf_weight(p, order[k], t);
+		if (!unit_us && wt != floor(wt))
+			sf_warn(ctx, "cpuprofile.fraction", "fractional "
+				"count %g rounded", wt);
+		total += unit_us ? 1 : (uint64_t)llround(wt > 0 ? wt : 0);
+	}
+	if (total > (1u << 28)) {
+		rc = sf_error(ctx, SF_ELIMIT, NULL, 0, "the profile would "
+			      "need %llu V8 samples; a .cpuprofile repeats a "
+			      "sample once per count", (unsigned long long)total);
+		goto out;
+	}
+
+	/* nodes used by the chosen samples, with their ancestors */
+	size_t nst = p->d.nstacks;
+	if (!(hits = sf_calloc(nst, sizeof(*hits))) ||
+	    !(first = sf_calloc(nst, sizeof(*first))) ||
+	    !(next = sf_calloc(nst, sizeof(*next)))) {
+		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	uint8_t *mark = sf_calloc(nst, 1);
+	if (!mark) {
+		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	for (size_t k = lo; k < hi; k++) {
+		double wt = sf_weight(p, order[k], t);
+		sf_stack_id s = p->d.samples[order[k]].stack;
+		hits[s] += unit_us ? 1 : (uint32_t)llround(wt > 0 ? wt : 0);
+		for (; s && !mark[s]; s = p->d.stacks[s].parent)
+			mark[s] = 1;
+	}
+	mark[0] = 1;
+	/* child lists: first[parent] = first child + 1, next[c] = next
+	 * sibling + 1; built backwards so children come out in id order */
+	for (size_t s = nst; s-- > 1;) {
+		if (!mark[s])
+			continue;
+		sf_stack_id par = p->d.stacks[s].parent;
+		next[s] = first[par];
+		first[par] = (uint32_t)s + 1;
+	}
+
+	sf_output_puts(out, "{\"nodes\":[");
+	for (size_t s = 0; s < nst; s++) {
+		if (!mark[s])
+			continue;
+		const struct sf_frame *f = s ? &p->d.frames[
+			p->d.stacks[s].frame] : NULL;
+		sf_output_puts(out, s ? ",\n{\"id\":" : "\n{\"id\":");
+		sf_output_u64(out, s + 1);
+		sf_output_puts(out, ",\"callFrame\":{\"functionName\":");
+		sf_webjson__put_str(out, f ? f->name : "(root)");
+		sf_output_puts(out, ",\"scriptId\":\"0\",\"url\":");
+		sf_webjson__put_str(out, f && f->file ? f->file : "");
+		sf_output_puts(out, ",\"lineNumber\":");
+		sf_output_i64(out, f && f->line ? (int64_t)f->line - 1 : -1);
+		sf_output_puts(out, ",\"columnNumber\":");
+		sf_output_i64(out, f && f->column ? (int64_t)f->column - 1 :
+			      -1);
+		sf_output_puts(out, "},\"hitCount\":");
+		sf_output_u64(out, hits[s]);
+		if (first[s]) {
+			sf_output_puts(out, ",\"children\":[");
+			for (uint32_t c = first[s]; c; c = next[c - 1]) {
+				if (c != first[s])
+					sf_output_putc(out, ',');
+				sf_output_u64(out, c);
+			}
+			sf_output_putc(out, ']');
+		}
+		sf_output_putc(out, '}');
+	}
+	free(mark);
+
+	/* the time line, walked three times: find start and end, write the
+	 * samples, write the deltas */
+	struct line ln = { p, order, lo, hi, t, unit_us, period_us, 0, 0 };
+	timeline(&ln, NULL, 0);
+	sf_output_puts(out, "],\n\"startTime\":");
+	sf_output_i64(out, ln.t0);
+	sf_output_puts(out, ",\"endTime\":");
+	sf_output_i64(out, ln.end);
+	sf_output_puts(out, ",\n\"samples\":[");
+	timeline(&ln, out, 1);
+	sf_output_puts(out, "],\n\"timeDeltas\":[");
+	timeline(&ln, out, 2);
+	sf_output_puts(out, "]}\n");
+	rc = 0;
+out:
+	free(order);
+	free(start);
+	free(threads);
+	free(hits);
+	free(first);
+	free(next);
+	return rc;
+}
+
+static const char *const cpuprofile_ext[] = { ".cpuprofile", NULL };
+
+static const struct sf_option cpuprofile_wopts[] = {
+	{ "cpuprofile-thread", "NAME",
+	  "thread to write to a .cpuprofile (name, tid or name-tid); "
+	  "default: the one with the most weight" },
+	{ NULL, NULL, NULL },
+};
+
+const struct sf_format sf_format_cpuprofile = {
+	.name = "cpuprofile",
+	.description = "Chrome/V8/Node.js CPU profile (.cpuprofile)",
+	.extensions = cpuprofile_ext,
+	.probe = cpuprofile_probe,
+	.read = cpuprofile_read,
+	.write = cpuprofile_write,
+	.caps = SF_CAP_TIME | SF_CAP_ORDER | SF_CAP_LOCATIONS,
+	.needs_order = true,
+	.priority = 10,
+	.write_options = cpuprofile_wopts,
+};

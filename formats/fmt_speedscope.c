@@ -1,0 +1,596 @@
+/*
+ * fmt_speedscope.c - speedscope's file format
+ * (https://www.speedscope.app/file-format-schema.json).
+ *
+ *   {"$schema": ..., "shared": {"frames": [{"name", "file", "line",
+ *    "col"}]}, "profiles": [{"type": "sampled", "name", "unit",
+ *    "startValue", "endValue", "samples": [[frame, ...]], "weights": [...]}
+ *    | {"type": "evented", ..., "events": [{"type": "O"|"C", "frame",
+ *    "at"}]}], "activeProfileIndex", "exporter", "name"}
+ *
+ * Reading: the bulk of the file (events, samples, weights) is parsed one
+ * element at a time into compact arrays, never into json-c objects, so
+ * memory is a few times the input at most.  Each profile becomes one thread
+ * named after the profile.  The
+ * unit picks the sample type: "none" -> ("samples", "count"), "bytes" ->
+ * ("space", "bytes"), a time unit -> ("time", unit).  Sampled profiles keep
+ * their samples in order (stacks root first).  Evented profiles become one
+ * sample per interval between events, weighted by its length, timed when
+ * the unit is a time; closing a frame that is not the innermost open one is
+ * an error (as in speedscope); frames still open at the end are closed at
+ * endValue with a warning.
+ *
+ * Writing: one "sampled" profile per thread (samples without a thread in
+ * one more), named after the thread, weights in the default sample type
+ * with its unit when speedscope knows it (else "none").
+ */
+#include "webjson.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int speedscope_probe(const unsigned char *d, size_t n)
+{
+	size_t i = sf_probe_skip_space(d, n);
+
+	if (i >= n || d[i] != '{')
+		return 0;
+	if (sf_webjson__has(d, n, "speedscope.app/file-format-schema"))
+		return 90;
+	if (sf_webjson__has(d, n, "\"shared\"") &&
+	    sf_webjson__has(d, n, "\"profiles\"") &&
+	    sf_webjson__has(d, n, "\"frames\""))
+		return 50;
+	return 0;
+}
+
+/* ----- reading ----- */
+
+/* The bulk of a profile, kept compact while the document is parsed (see
+ * struct sf_webjson_divert): events, samples and weights. */
+struct ev {
+	double at;
+	int64_t frame;
+	bool open;
+};
+
+struct side {
+	struct ev *ev;
+	size_t nev, cev;
+	int64_t *fr;            /* frames of all samples, root first */
+	size_t nfr, cfr;
+	size_t *off;            /* sample i: fr[off[i] .. off[i + 1]) */
+	size_t noff, coff;
+	double *w;
+	size_t nw, cw;
+	bool has_events, has_samples, has_weights;
+};
+
+struct rd {
+	struct sf_profile *p;
+	struct sf_ctx *ctx;
+	const char *name;
+	sf_frame_id *fmap;
+	size_t nframes;
+	double *w;
+	struct side *side;
+	size_t nside;
+};
+
+static int bad(struct rd *r, const char *fmt, size_t a, size_t b)
+{
+	char m[256];
+
+	snprintf(m, sizeof(m), fmt, a, b);
+	return sf_error(r->ctx, SF_EINPUT, r->name, 0, "%s", m);
+}
+
+static bool more(void **a, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return true;
+	size_t nc = *cap ? *cap * 2 : 64;
+	void *q = sf_reallocarray(*a, nc, size);
+	if (!q)
+		return false;
+	*a = q;
+	*cap = nc;
+	return true;
+}
+
+static int element(void *ud, size_t index, const char *key, size_t n,
+		   struct json_object *e, uint64_t line)
+{
+	struct rd *r = ud;
+	struct side *sd;
+
+	if (index >= r->nside) {
+		size_t nn = index + 1;
+		void *q = sf_reallocarray(r->side, nn, sizeof(*r->side));
+		if (!q)
+			return sf_error(r->ctx, SF_ENOMEM, NULL, 0,
+					"out of memory");
+		r->side = q;
+		memset(r->side + r->nside, 0,
+		       (nn - r->nside) * sizeof(*r->side));
+		r->nside = nn;
+	}
+	sd = &r->side[index];
+	if (!strcmp(key, "events")) {
+		const char *ty = sf_webjson__str(e, "type");
+		struct ev v;
+		sd->has_events = true;
+		if (!ty || (strcmp(ty, "O") && strcmp(ty, "C")) ||
+		    !sf_webjson__num(sf_webjson__get(e, "at"), &v.at) ||
+		    !sf_webjson__int(sf_webjson__get(e, "frame"), &v.frame))
+			return sf_error(r->ctx, SF_EINPUT, r->name, line,
+					"profiles[%zu].events[%zu]: expected "
+					"{\"type\": \"O\"|\"C\", \"frame\": "
+					"index, \"at\": number}", index, n);
+		v.open = ty[0] == 'O';
+		if (!more((void **)&sd->ev, &sd->cev, sd->nev, sizeof(v)))
+			return sf_error(r->ctx, SF_ENOMEM, NULL, 0,
+					"out of memory");
+		sd->ev[sd->nev++] = v;
+	} else if (!strcmp(key, "samples")) {
+		size_t d;
+		sd->has_samples = true;
+		if (!e || !json_object_is_type(e, json_type_array))
+			return sf_error(r->ctx, SF_EINPUT, r->name, line,
+					"profiles[%zu].samples[%zu]: expected "
+					"an array of frame indexes", index, n);
+		d = json_object_array_length(e);
+		if (!sd->noff) {
+			if (!more((void **)&sd->off, &sd->coff, 0,
+				  sizeof(*sd->off)))
+				return sf_error(r->ctx, SF_ENOMEM, NULL, 0,
+						"out of memory");
+			sd->off[sd->noff++] = 0;
+		}
+		for (size_t j = 0; j < d; j++) {
+			int64_t f;
+			if (!sf_webjson__int(json_object_array_get_idx(e, j),
+					     &f))
+				return sf_error(r->ctx, SF_EINPUT, r->name,
+						line, "profiles[%zu].samples"
+						"[%zu]: expected frame "
+						"indexes", index, n);
+			if (!more((void **)&sd->fr, &sd->cfr, sd->nfr,
+				  sizeof(*sd->fr)))
+				return sf_error(r->ctx, SF_ENOMEM, NULL, 0,
+						"out of memory");
+			sd->fr[sd->nfr++] = f;
+		}
+		if (!more((void **)&sd->off, &sd->coff, sd->noff,
+			  sizeof(*sd->off)))
+			return sf_error(r->ctx, SF_ENOMEM, NULL, 0,
+					"out of memory");
+		sd->off[sd->noff++] = sd->nfr;
+	} else {
+		double w;
+		sd->has_weights = true;
+		if (!sf_webjson__num(e, &w))
+			return sf_error(r->ctx, SF_EINPUT, r->name, line,
+					"profiles[%zu].weights[%zu]: expected "
+					"a number", index, n);
+		if (!more((void **)&sd->w, &sd->cw, sd->nw, sizeof(w)))
+			return sf_error(r->ctx, SF_ENOMEM, NULL, 0,
+					"out of memory");
+		sd->w[sd->nw++] = w;
+	}
+	return 0;
+}
+
+static int unit_type(struct rd *r, const char *unit, uint32_t *t, double *ns)
+{
+	double us = sf_webjson__unit_us(unit);
+
+	*ns = us * 1000;
+	if (!unit || !strcmp(unit, "none"))
+		return sf_profile_sample_type(r->p, r->ctx, "samples", "count",
+					      t);
+	if (!strcmp(unit, "bytes"))
+		return sf_profile_sample_type(r->p, r->ctx, "space", "bytes",
+					      t);
+	if (us)
+		return sf_profile_sample_type(r->p, r->ctx, "time", unit, t);
+	return sf_error(r->ctx, SF_EINPUT, r->name, 0,
+			"unknown speedscope unit '%s'", unit);
+}
+
+static int add(struct rd *r, sf_stack_id s, sf_thread_idx th, uint32_t t,
+	       double weight, int64_t time)
+{
+	memset(r->w, 0, r->p->d.ntypes * sizeof(*r->w));
+	r->w[t] = weight;
+	return sf_profile_add_sample(r->p, r->ctx, s, th, 0, time, r->w);
+}
+
+static int read_sampled(struct rd *r, struct side *sd, size_t pi,
+			sf_thread_idx th, uint32_t t)
+{
+	sf_frame_id *fr = NULL;
+	size_t cap = 0;
+	int rc = 0;
+
+	if (!sd->has_samples)
+		return bad(r, "profiles[%zu]: a sampled profile needs "
+			      "\"samples\"", pi, 0);
+	size_t ns = sd->noff ? sd->noff - 1 : 0;
+	if (sd->has_weights && sd->nw != ns)
+		return bad(r, "profiles[%zu]: %zu samples but a different "
+			      "number of weights", pi, ns);
+	for (size_t i = 0; i < ns && !rc; i++) {
+		size_t d = sd->off[i + 1] - sd->off[i];
+		sf_stack_id s;
+		if (d > cap) {
+			void *q = sf_reallocarray(fr, d, sizeof(*fr));
+			if (!q) {
+				rc = sf_error(r->ctx, SF_ENOMEM, NULL, 0,
+					      "out of memory");
+				break;
+			}
+			fr = q;
+			cap = d;
+		}
+		for (size_t j = 0; j < d; j++) {
+			int64_t f = sd->fr[sd->off[i] + j];
+			if (f < 0 || (uint64_t)f >= r->nframes) {
+				rc = bad(r, "profiles[%zu].samples[%zu]: frame "
+					    "index out of range", pi, i);
+				goto out;
+			}
+			fr[j] = r->fmap[f];
+		}
+		if ((rc = sf_profile_stack(r->p, r->ctx, fr, d, false, &s)))
+			break;
+		rc = add(r, s, th, t, sd->has_weights ? sd->w[i] : 1,
+			 SF_NO_TIME);
+	}
+out:
+	free(fr);
+	return rc;
+}
+
+static int read_evented(struct rd *r, struct json_object *prof,
+			struct side *sd, size_t pi, sf_thread_idx th,
+			uint32_t t, double ns_per_unit)
+{
+	struct { sf_stack_id stack; int64_t frame; } *open = NULL;
+	size_t n = 0, cap = 0;
+	double last = 0, end = NAN;
+	int rc = 0;
+
+	if (!sd->has_events)
+		return bad(r, "profiles[%zu]: an evented profile needs "
+			      "\"events\"", pi, 0);
+	sf_webjson__num(sf_webjson__get(prof, "startValue"), &last);
+	sf_webjson__num(sf_webjson__get(prof, "endValue"), &end);
+	size_t ne = sd->nev;
+	for (size_t i = 0; i <= ne && !rc; i++) {
+		struct ev *e = i < ne ? &sd->ev[i] : NULL;
+		double at;
+		if ((i & 0xffff) == 0 && sf_interrupted(r->ctx)) {
+			rc = sf_error(r->ctx, SF_EINTR, NULL, 0,
+				      "interrupted");
+			break;
+		}
+		if (!e) {
+			if (!n)
+				break;
+			sf_warn(r->ctx, "speedscope.unclosed", "%s: profile "
+				"%zu ends with frames still open; closed at "
+				"endValue", r->name, pi);
+			at = isfinite(end) && end > last ? end : last;
+		} else {
+			at = e->at;
+			if (e->frame < 0 || (uint64_t)e->frame >= r->nframes) {
+				rc = bad(r, "profiles[%zu].events[%zu]: frame "
+					    "index out of range", pi, i);
+				break;
+			}
+		}
+		if (at < last) {
+			rc = bad(r, "profiles[%zu].events[%zu]: events go back "
+				    "in time", pi, i);
+			break;
+		}
+		/* the interval since the last event belongs to the open
+		 * stack */
+		if (n && at > last &&
+		    (rc = add(r, open[n - 1].stack, th, t, at - last,
+			      ns_per_unit ? (int64_t)llround(
+				      last * ns_per_unit) : SF_NO_TIME)))
+			break;
+		last = at;
+		if (!e)
+			break;
+		if (e->open) {
+			sf_stack_id s;
+			if (!more((void **)&open, &cap, n, sizeof(*open))) {
+				rc = sf_error(r->ctx, SF_ENOMEM, NULL, 0,
+					      "out of memory");
+				break;
+			}
+			if ((rc = sf_profile_stack_push(
+				     r->p, r->ctx, n ? open[n - 1].stack :
+						       SF_STACK_EMPTY,
+				     r->fmap[e->frame], &s)))
+				break;
+			open[n].stack = s;
+			open[n++].frame = e->frame;
+		} else {
+			if (!n || open[n - 1].frame != e->frame) {
+				rc = bad(r, "profiles[%zu].events[%zu]: closes "
+					    "a frame that is not the innermost "
+					    "open one", pi, i);
+				break;
+			}
+			n--;
+		}
+	}
+	free(open);
+	return rc;
+}
+
+static int speedscope_read(struct sf_profile *p, struct sf_input *in,
+			   struct sf_ctx *ctx)
+{
+	static const char *const bulk[] = { "events", "samples", "weights",
+					    NULL };
+	struct json_object *root = NULL, *frames, *profiles;
+	struct rd r = { p, ctx, sf_input_name(in), NULL, 0, NULL, NULL, 0 };
+	struct sf_webjson_divert dv = { false, "profiles", bulk, element, &r };
+	int rc;
+
+	if ((rc = sf_webjson__parse_divert(in, ctx, false,
+					   "speedscope.truncated", &dv,
+					   &root)))
+		goto out;
+	frames = sf_webjson__arr(sf_webjson__get(root, "shared"), "frames");
+	profiles = sf_webjson__arr(root, "profiles");
+	if (!frames || !profiles) {
+		rc = sf_error(ctx, SF_EINPUT, r.name, 0,
+			      "not a speedscope file: needs \"shared\": "
+			      "{\"frames\": [...]} and \"profiles\": [...]");
+		goto out;
+	}
+	r.nframes = json_object_array_length(frames);
+	if (!(r.fmap = sf_calloc(r.nframes + 1, sizeof(*r.fmap)))) {
+		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < r.nframes; i++) {
+		struct json_object *fo = json_object_array_get_idx(frames, i);
+		struct sf_frame f;
+		int64_t x;
+		sf_frame_init(&f);
+		f.name = sf_webjson__str(fo, "name");
+		if (!f.name) {
+			rc = bad(&r, "shared.frames[%zu]: expected an object "
+				     "with a \"name\"", i, 0);
+			goto out;
+		}
+		if (strlen(f.name) > ctx->limits.max_name) {
+			rc = bad(&r, "shared.frames[%zu]: name exceeds "
+				     "--max-name", i, 0);
+			goto out;
+		}
+		f.file = sf_webjson__str(fo, "file");
+		if (sf_webjson__int(sf_webjson__get(fo, "line"), &x) &&
+		    x > 0 && x <= UINT32_MAX)
+			f.line = (uint32_t)x;
+		if (sf_webjson__int(sf_webjson__get(fo, "col"), &x) &&
+		    x > 0 && x <= UINT32_MAX)
+			f.column = (uint32_t)x;
+		if ((rc = sf_profile_frame(p, ctx, &f, &r.fmap[i])))
+			goto out;
+	}
+	/* the sample types first, so every weight vector is complete */
+	size_t np = json_object_array_length(profiles);
+	uint32_t first_type = UINT32_MAX;
+	for (size_t i = 0; i < np; i++) {
+		uint32_t t;
+		double ns;
+		struct json_object *po = json_object_array_get_idx(profiles,
+								   i);
+		if ((rc = unit_type(&r, sf_webjson__str(po, "unit"), &t, &ns)))
+			goto out;
+		if (first_type == UINT32_MAX)
+			first_type = t;
+	}
+	if (!p->d.nsamples && first_type != UINT32_MAX)
+		p->d.meta.default_type = first_type;
+	if (!(r.w = sf_calloc(p->d.ntypes + 1, sizeof(*r.w)))) {
+		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < np; i++) {
+		struct json_object *po = json_object_array_get_idx(profiles,
+								   i);
+		const char *ty = sf_webjson__str(po, "type");
+		const char *pn = sf_webjson__str(po, "name");
+		struct side none = { 0 };
+		struct side *sd = i < r.nside ? &r.side[i] : &none;
+		char nb[32];
+		uint32_t t;
+		double ns;
+		sf_thread_idx th;
+		if ((rc = unit_type(&r, sf_webjson__str(po, "unit"), &t, &ns)))
+			goto out;
+		if (!pn) {
+			snprintf(nb, sizeof(nb), "profile %zu", i);
+			pn = nb;
+		}
+		if ((rc = sf_profile_thread(p, ctx, SF_NO_ID, SF_NO_ID, pn,
+					    &th)))
+			goto out;
+		/* an empty array never reaches element(): its key is
+		 * still in the tree */
+		if (sf_webjson__arr(po, "events"))
+			sd->has_events = true;
+		if (sf_webjson__arr(po, "samples"))
+			sd->has_samples = true;
+		if (sf_webjson__arr(po, "weights"))
+			sd->has_weights = true;
+		if (ty && !strcmp(ty, "sampled"))
+			rc = read_sampled(&r, sd, i, th, t);
+		else if (ty && !strcmp(ty, "evented"))
+			rc = read_evented(&r, po, sd, i, th, t, ns);
+		else
+			rc = bad(&r, "profiles[%zu]: \"type\" must be "
+				     "\"sampled\" or \"evented\"", i, 0);
+		if (rc)
+			goto out;
+	}
+	const char *nm = sf_webjson__str(root, "name");
+	if (nm && (rc = sf_profile_set_prop(p, ctx, "speedscope.name", nm)))
+		goto out;
+out:
+	if (rc && !ctx->err.source[0])
+		snprintf(ctx->err.source, sizeof(ctx->err.source), "%s",
+			 r.name);
+	for (size_t i = 0; i < r.nside; i++) {
+		free(r.side[i].ev);
+		free(r.side[i].fr);
+		free(r.side[i].off);
+		free(r.side[i].w);
+	}
+	free(r.side);
+	free(r.fmap);
+	free(r.w);
+	json_object_put(root);
+	return rc;
+}
+
+/* ----- writing ----- */
+
+static const char *speedscope_unit(const char *u)
+{
+	static const char *const ok[] = { "nanoseconds", "microseconds",
+		"milliseconds", "seconds", "bytes", NULL };
+
+	for (size_t i = 0; u && ok[i]; i++)
+		if (!strcmp(u, ok[i]))
+			return ok[i];
+	return "none";
+}
+
+static int speedscope_write(const struct sf_profile *p, struct sf_output *out,
+			    struct sf_ctx *ctx)
+{
+	size_t *order, *start, ng;
+	sf_thread_idx *threads;
+	sf_frame_id *buf = NULL;
+	uint32_t t = p->d.meta.default_type;
+	int rc;
+
+	if (t >= p->d.ntypes)
+		t = 0;
+	if ((rc = sf_webjson__by_thread(p, ctx, &order, &start, &threads,
+					&ng)))
+		return rc;
+	size_t maxd = 0;
+	for (size_t s = 0; s < p->d.nstacks; s++)
+		if (p->d.stacks[s].depth > maxd)
+			maxd = p->d.stacks[s].depth;
+	if (!(buf = sf_calloc(maxd + 1, sizeof(*buf)))) {
+		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	const char *unit = speedscope_unit(p->d.ntypes ?
+					   p->d.types[t].unit : NULL);
+	if (p->d.ntypes && strcmp(unit, "none") &&
+	    strcmp(unit, p->d.types[t].unit))
+		unit = "none";
+	if (p->d.ntypes && !strcmp(unit, "none") &&
+	    strcmp(p->d.types[t].unit, "count"))
+		sf_warn(ctx, "speedscope.unit", "speedscope has no unit '%s'; "
+			"weights written with unit \"none\"",
+			p->d.types[t].unit);
+
+	sf_output_puts(out, "{\"$schema\":\"https://www.speedscope.app/"
+			    "file-format-schema.json\",\n\"exporter\":"
+			    "\"sftools " SF_VERSION "\",\n\"name\":");
+	const char *nm = sf_profile_prop(p, "speedscope.name");
+	sf_webjson__put_str(out, nm ? nm : "sftools profile");
+	sf_output_puts(out, ",\n\"activeProfileIndex\":0,\n\"shared\":"
+			    "{\"frames\":[");
+	for (size_t i = 0; i < p->d.nframes; i++) {
+		const struct sf_frame *f = &p->d.frames[i];
+		sf_output_puts(out, i ? ",\n{\"name\":" : "\n{\"name\":");
+		sf_webjson__put_str(out, f->name);
+		if (f->file) {
+			sf_output_puts(out, ",\"file\":");
+			sf_webjson__put_str(out, f->file);
+		}
+		if (f->line) {
+			sf_output_puts(out, ",\"line\":");
+			sf_output_u64(out, f->line);
+		}
+		if (f->column) {
+			sf_output_puts(out, ",\"col\":");
+			sf_output_u64(out, f->column);
+		}
+		sf_output_putc(out, '}');
+	}
+	sf_output_puts(out, "]},\n\"profiles\":[");
+	for (size_t g = 0; g < ng; g++) {
+		char name[256];
+		double total = 0;
+		sf_webjson__thread_name(p, threads[g], ng > 1 ?
+					"(no thread)" : "all", name,
+					sizeof(name));
+		for (size_t k = start[g]; k < start[g + 1]; k++)
+			total += sf_weight(p, order[k], t);
+		sf_output_puts(out, g ? ",\n{\"type\":\"sampled\",\"name\":" :
+				       "\n{\"type\":\"sampled\",\"name\":");
+		sf_webjson__put_str(out, name);
+		sf_output_puts(out, ",\"unit\":\"");
+		sf_output_puts(out, unit);
+		sf_output_puts(out, "\",\"startValue\":0,\"endValue\":");
+		sf_webjson__put_num(out, total);
+		sf_output_puts(out, ",\n\"samples\":[");
+		for (size_t k = start[g]; k < start[g + 1]; k++) {
+			sf_stack_id s = p->d.samples[order[k]].stack;
+			size_t d = sf_profile_stack_frames(p, s, buf);
+			sf_output_puts(out, k > start[g] ? ",\n[" : "\n[");
+			for (size_t j = 0; j < d; j++) {
+				if (j)
+					sf_output_putc(out, ',');
+				sf_output_u64(out, buf[j]);
+			}
+			sf_output_putc(out, ']');
+		}
+		sf_output_puts(out, "],\n\"weights\":[");
+		for (size_t k = start[g]; k < start[g + 1]; k++) {
+			if (k > start[g])
+				sf_output_putc(out, ',');
+			sf_webjson__put_num(out, sf_weight(p, order[k], t));
+		}
+		sf_output_puts(out, "]}");
+	}
+	sf_output_puts(out, "]}\n");
+out:
+	free(buf);
+	free(order);
+	free(start);
+	free(threads);
+	return rc;
+}
+
+static const char *const speedscope_ext[] = { ".speedscope.json", NULL };
+
+const struct sf_format sf_format_speedscope = {
+	.name = "speedscope",
+	.description = "speedscope JSON (sampled and evented profiles)",
+	.extensions = speedscope_ext,
+	.probe = speedscope_probe,
+	.read = speedscope_read,
+	.write = speedscope_write,
+	.caps = SF_CAP_THREADS | SF_CAP_WEIGHTS | SF_CAP_ORDER |
+		SF_CAP_LOCATIONS,
+	.needs_order = true,
+	.priority = 10,
+};

@@ -1,0 +1,928 @@
+/*
+ * webjson.c - JSON loading and the V8 node table for the web-viewer
+ * formats (see webjson.h).
+ */
+#include "webjson.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Tracks just enough of the JSON syntax to close a truncated document and
+ * to find diverted arrays: the open brackets, the current key of the first
+ * levels, array positions, and whether we are inside a string. */
+#define KEYMAX 64
+#define LEVELS 4
+
+struct scan {
+	char *open;
+	size_t n, cap;
+	bool in_str, esc;
+	char last;   /* last significant byte outside strings */
+	/* per level < LEVELS: the current key (objects), element index
+	 * (arrays), and whether the next string is a key */
+	char key[LEVELS][KEYMAX];
+	size_t klen[LEVELS];
+	size_t idx[LEVELS];
+	bool want_key[LEVELS];
+	bool capture;
+};
+
+static bool scan_push(struct scan *s, char c)
+{
+	if (s->n == s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 64;
+		char *o = realloc(s->open, nc);
+		if (!o)
+			return false;
+		s->open = o;
+		s->cap = nc;
+	}
+	if (s->n < LEVELS) {
+		s->klen[s->n] = 0;
+		s->idx[s->n] = 0;
+		s->want_key[s->n] = c == '{';
+	}
+	s->open[s->n++] = c;
+	return true;
+}
+
+static bool only_space(const char *b, size_t n, uint64_t *line)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (b[i] != ' ' && b[i] != '\n' && b[i] != '\r' &&
+		    b[i] != '\t')
+			return false;
+		*line += b[i] == '\n';
+	}
+	return true;
+}
+
+struct parser {
+	struct sf_ctx *ctx;
+	const char *name;
+	struct json_tokener *tok, *etok;
+	struct json_object *root;
+	const struct sf_webjson_divert *dv;
+	struct scan sc;
+	uint64_t line;
+	bool done;                 /* root complete: only space may follow */
+	/* diverted array state */
+	bool div;
+	size_t div_level;          /* sc.n inside the diverted array */
+	size_t div_index;
+	const char *div_key;
+	size_t div_n;
+	bool elem;                 /* inside an element */
+	bool have_value;           /* the element's value is complete */
+	struct json_object *value;
+	enum json_tokener_error jerr;
+};
+
+static int feed_main(struct parser *ps, const char *b, size_t n,
+		     uint64_t line0)
+{
+	size_t used;
+
+	if (!n)
+		return 0;
+	if (ps->done) {
+		uint64_t l = line0;
+		if (!only_space(b, n, &l))
+			return sf_error(ps->ctx, SF_EINPUT, ps->name, l,
+					"unexpected data after the JSON "
+					"document");
+		return 0;
+	}
+	ps->root = json_tokener_parse_ex(ps->tok, b, (int)n);
+	ps->jerr = json_tokener_get_error(ps->tok);
+	used = (size_t)json_tokener_get_parse_end(ps->tok);
+	if (ps->jerr == json_tokener_continue)
+		return 0;
+	for (size_t i = 0; i < used && i < n; i++)
+		line0 += b[i] == '\n';
+	if (ps->jerr != json_tokener_success)
+		return sf_error(ps->ctx, SF_EINPUT, ps->name, line0,
+				"invalid JSON: %s",
+				json_tokener_error_desc(ps->jerr));
+	ps->done = true;
+	if (!only_space(b + used, n - used, &line0))
+		return sf_error(ps->ctx, SF_EINPUT, ps->name, line0,
+				"unexpected data after the JSON document");
+	return 0;
+}
+
+static int feed_elem(struct parser *ps, const char *b, size_t n)
+{
+	struct json_object *o;
+	uint64_t l = ps->line;
+
+	if (!n)
+		return 0;
+	if (ps->have_value) {
+		/* the element's value is complete: only space may follow */
+		if (!only_space(b, n, &l))
+			return sf_error(ps->ctx, SF_EINPUT, ps->name, ps->line,
+					"invalid JSON: unexpected data after "
+					"an array element");
+		return 0;
+	}
+	o = json_tokener_parse_ex(ps->etok, b, (int)n);
+	enum json_tokener_error e = json_tokener_get_error(ps->etok);
+	if (e == json_tokener_continue)
+		return 0;
+	if (e != json_tokener_success)
+		return sf_error(ps->ctx, SF_EINPUT, ps->name, ps->line,
+				"invalid JSON: %s",
+				json_tokener_error_desc(e));
+	/* objects, arrays and strings end at their closing character */
+	ps->have_value = true;
+	ps->value = o;
+	size_t used = (size_t)json_tokener_get_parse_end(ps->etok);
+	if (used < n && !only_space(b + used, n - used, &l))
+		return sf_error(ps->ctx, SF_EINPUT, ps->name, ps->line,
+				"invalid JSON: unexpected data after an "
+				"array element");
+	return 0;
+}
+
+static int end_elem(struct parser *ps)
+{
+	struct json_object *o;
+	int rc;
+
+	ps->elem = false;
+	if (ps->have_value) {
+		o = ps->value;
+	} else {
+		/* numbers and literals need a delimiter to end */
+		o = json_tokener_parse_ex(ps->etok, " ", 1);
+		enum json_tokener_error e = json_tokener_get_error(ps->etok);
+		if (!o && e != json_tokener_success) {
+			json_tokener_reset(ps->etok);
+			return sf_error(ps->ctx, SF_EINPUT, ps->name, ps->line,
+					"invalid JSON: %s",
+					e == json_tokener_continue ?
+					"incomplete array element" :
+					json_tokener_error_desc(e));
+		}
+	}
+	ps->have_value = false;
+	ps->value = NULL;
+	json_tokener_reset(ps->etok);
+	rc = ps->dv->element(ps->dv->ud, ps->div_index, ps->div_key,
+			     ps->div_n++, o, ps->line);
+	json_object_put(o);
+	return rc;
+}
+
+/* Is the '[' about to open at level sc.n a diverted array? */
+static const char *divert_key(struct parser *ps)
+{
+	struct scan *s = &ps->sc;
+	const struct sf_webjson_divert *dv = ps->dv;
+
+	if (!dv)
+		return NULL;
+	if (s->n == 0)
+		return dv->root_array ? "" : NULL;
+	if (!dv->top && dv->keys) {
+		/* arrays that are members of the root object */
+		if (s->n != 1 || s->open[0] != '{')
+			return NULL;
+		for (size_t i = 0; dv->keys[i]; i++)
+			if (s->klen[0] == strlen(dv->keys[i]) &&
+			    !memcmp(s->key[0], dv->keys[i], s->klen[0]))
+				return dv->keys[i];
+		return NULL;
+	}
+	if (!dv->top || s->open[0] != '{' || s->klen[0] != strlen(dv->top) ||
+	    memcmp(s->key[0], dv->top, s->klen[0]))
+		return NULL;
+	if (!dv->keys)
+		return s->n == 1 ? dv->top : NULL;
+	if (s->n != 3 || s->open[1] != '[' || s->open[2] != '{')
+		return NULL;
+	for (size_t i = 0; dv->keys[i]; i++)
+		if (s->klen[2] == strlen(dv->keys[i]) &&
+		    !memcmp(s->key[2], dv->keys[i], s->klen[2]))
+			return dv->keys[i];
+	return NULL;
+}
+
+static int feed(struct parser *ps, const char *b, size_t n)
+{
+	struct scan *s = &ps->sc;
+	size_t from = 0;          /* start of bytes for the current sink */
+	uint64_t from_line = ps->line;
+	int rc;
+
+	for (size_t i = 0; i < n; i++) {
+		char c = b[i];
+		if (s->in_str) {
+			if (s->esc)
+				s->esc = false;
+			else if (c == '\\')
+				s->esc = true;
+			else if (c == '"') {
+				s->in_str = false;
+				s->capture = false;
+				s->last = '"';
+			} else if (s->capture && s->klen[s->n - 1] < KEYMAX)
+				s->key[s->n - 1][s->klen[s->n - 1]++] = c;
+			ps->line += c == '\n';
+			continue;
+		}
+		switch (c) {
+		case '\n':
+			ps->line++;
+			break;
+		case ' ': case '\r': case '\t':
+			break;
+		case '"':
+			s->in_str = true;
+			if (s->n && s->n <= LEVELS && s->open[s->n - 1] == '{' &&
+			    s->want_key[s->n - 1]) {
+				s->want_key[s->n - 1] = false;
+				s->capture = true;
+				s->klen[s->n - 1] = 0;
+			}
+			if (ps->div && s->n == ps->div_level && !ps->elem) {
+				ps->elem = true;
+				from = i;
+			}
+			break;
+		case '[':
+		case '{': {
+			const char *dk = NULL;
+			if (c == '[' && !ps->div)
+				dk = divert_key(ps);
+			if (ps->div && s->n == ps->div_level && !ps->elem) {
+				ps->elem = true;
+				from = i;
+			}
+			if (!scan_push(s, c))
+				return sf_error(ps->ctx, SF_ENOMEM, NULL, 0,
+						"out of memory");
+			s->last = c;
+			if (dk) {
+				/* the tree gets "[" now and "]" at the end */
+				if ((rc = feed_main(ps, b + from, i + 1 - from,
+						    from_line)))
+					return rc;
+				ps->div = true;
+				ps->div_level = s->n;
+				ps->div_index = s->n > 2 ? s->idx[1] : 0;
+				ps->div_key = dk;
+				ps->div_n = 0;
+				ps->elem = false;
+				from = i + 1;
+			}
+			break;
+		}
+		case ']':
+		case '}':
+			if (ps->div && s->n == ps->div_level && c == ']') {
+				/* end of the diverted array */
+				if (ps->elem) {
+					if ((rc = feed_elem(ps, b + from,
+							    i - from)) ||
+					    (rc = end_elem(ps)))
+						return rc;
+				}
+				ps->div = false;
+				from = i;
+				from_line = ps->line;
+			}
+			if (s->n)
+				s->n--;
+			s->last = c;
+			break;
+		case ',':
+			if (s->n && s->n <= LEVELS) {
+				if (s->open[s->n - 1] == '{')
+					s->want_key[s->n - 1] = true;
+				else
+					s->idx[s->n - 1]++;
+			}
+			if (ps->div && s->n == ps->div_level) {
+				if (!ps->elem)
+					return sf_error(ps->ctx, SF_EINPUT,
+							ps->name, ps->line,
+							"invalid JSON: an "
+							"empty array "
+							"element");
+				if ((rc = feed_elem(ps, b + from, i - from)) ||
+				    (rc = end_elem(ps)))
+					return rc;
+				from = i + 1;
+			}
+			s->last = c;
+			break;
+		default:
+			if (ps->div && s->n == ps->div_level && !ps->elem) {
+				ps->elem = true;
+				from = i;
+			}
+			s->last = c;
+		}
+	}
+	if (ps->div)
+		return ps->elem ? feed_elem(ps, b + from, n - from) : 0;
+	return feed_main(ps, b + from, n - from, from_line);
+}
+
+int sf_webjson__parse(struct sf_input *in, struct sf_ctx *ctx,
+		      bool close_truncated, const char *warn_kind,
+		      struct json_object **out)
+{
+	return sf_webjson__parse_divert(in, ctx, close_truncated, warn_kind,
+					NULL, out);
+}
+
+int sf_webjson__parse_divert(struct sf_input *in, struct sf_ctx *ctx,
+			     bool close_truncated, const char *warn_kind,
+			     const struct sf_webjson_divert *dv,
+			     struct json_object **out)
+{
+	struct parser ps;
+	char buf[1 << 16];
+	int rc = 0;
+	bool any = false;
+	int depth = (int)(ctx->limits.max_nesting > 0x7fffffff ? 0x7fffffff :
+			  ctx->limits.max_nesting);
+
+	memset(&ps, 0, sizeof(ps));
+	ps.ctx = ctx;
+	ps.name = sf_input_name(in);
+	ps.dv = dv;
+	ps.line = 1;
+	ps.jerr = json_tokener_continue;
+	*out = NULL;
+	ps.tok = json_tokener_new_ex(depth);
+	ps.etok = dv ? json_tokener_new_ex(depth) : NULL;
+	if (!ps.tok || (dv && !ps.etok)) {
+		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	for (;;) {
+		long n = sf_input_read_some(in, ctx, buf, sizeof(buf));
+		if (n < 0) {
+			rc = (int)n;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		if (!any) {
+			/* a UTF-8 BOM is not JSON but editors write it */
+			size_t skip = (n >= 3 && !memcmp(buf, "\xef\xbb\xbf",
+							 3)) ? 3 : 0;
+			memmove(buf, buf + skip, (size_t)n - skip);
+			n -= (long)skip;
+			any = true;
+		}
+		if ((rc = feed(&ps, buf, (size_t)n)))
+			goto out;
+	}
+	if (!ps.done && ps.div && close_truncated && any) {
+		/* cut off inside a diverted array: deliver the last element
+		 * if it is whole, drop it if not, then close the array */
+		if (ps.elem && !ps.sc.in_str && ps.sc.last != ':' &&
+		    ps.sc.n > ps.div_level && ps.sc.n - ps.div_level < 64) {
+			/* close the element's own open brackets too */
+			char close[64];
+			size_t k = 0;
+			while (ps.sc.n > ps.div_level) {
+				char c = ps.sc.open[--ps.sc.n];
+				close[k++] = c == '[' ? ']' : '}';
+			}
+			if (feed_elem(&ps, close, k)) {
+				sf_error_clear(ctx);
+				ps.elem = false;
+			}
+		}
+		sf_warn(ctx, warn_kind, "%s: the JSON document is truncated; "
+			"read up to its last complete value", ps.name);
+		if (ps.elem && !ps.sc.in_str && ps.sc.n == ps.div_level) {
+			if ((rc = end_elem(&ps))) {
+				if (ctx->err.code != SF_EINPUT)
+					goto out;
+				sf_error_clear(ctx);
+				rc = 0;
+			}
+		}
+		while (ps.sc.n >= ps.div_level)
+			ps.sc.n--;
+		ps.div = false;
+		ps.sc.in_str = false;
+		ps.sc.last = ']';
+		if ((rc = feed_main(&ps, "]", 1, ps.line)))
+			goto out;
+	}
+	if (!ps.done && !ps.div && close_truncated && any && !ps.sc.in_str &&
+	    ps.sc.n && ps.sc.last != ':') {
+		/* close what is open, innermost first */
+		char close[64];
+		size_t k = 0;
+		while (ps.sc.n && k < sizeof(close)) {
+			char c = ps.sc.open[--ps.sc.n];
+			close[k++] = c == '[' ? ']' : '}';
+		}
+		ps.root = json_tokener_parse_ex(ps.tok, close, (int)k);
+		if (ps.root) {
+			ps.done = true;
+			sf_warn(ctx, warn_kind, "%s: the JSON document is "
+				"truncated; read up to its last complete "
+				"value", ps.name);
+		}
+	}
+	if (!ps.done) {
+		rc = sf_error(ctx, SF_EINPUT, ps.name, ps.line,
+			      !any ? "empty input" :
+			      "truncated JSON: the document ends early");
+		goto out;
+	}
+	if (!ps.root) {
+		rc = sf_error(ctx, SF_EINPUT, ps.name, ps.line,
+			      "expected a JSON object or array, not null");
+		goto out;
+	}
+	*out = ps.root;
+	ps.root = NULL;
+out:
+	json_object_put(ps.root);
+	json_object_put(ps.value);
+	json_tokener_free(ps.tok);
+	if (ps.etok)
+		json_tokener_free(ps.etok);
+	free(ps.sc.open);
+	return rc;
+}
+
+struct json_object *sf_webjson__get(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	if (!o || !json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, k, &v))
+		return NULL;
+	return v;
+}
+
+const char *sf_webjson__str(struct json_object *o, const char *k)
+{
+	struct json_object *v = sf_webjson__get(o, k);
+
+	return v && json_object_is_type(v, json_type_string) ?
+		       json_object_get_string(v) : NULL;
+}
+
+struct json_object *sf_webjson__arr(struct json_object *o, const char *k)
+{
+	struct json_object *v = sf_webjson__get(o, k);
+
+	return v && json_object_is_type(v, json_type_array) ? v : NULL;
+}
+
+bool sf_webjson__num(struct json_object *v, double *out)
+{
+	if (!v)
+		return false;
+	if (json_object_is_type(v, json_type_int) ||
+	    json_object_is_type(v, json_type_double)) {
+		*out = json_object_get_double(v);
+		return isfinite(*out);
+	}
+	if (json_object_is_type(v, json_type_string)) {
+		const char *s = json_object_get_string(v);
+		char *end;
+		if (!*s)
+			return false;
+		errno = 0;
+		*out = strtod(s, &end);
+		return !*end && !errno && isfinite(*out);
+	}
+	return false;
+}
+
+bool sf_webjson__int(struct json_object *v, int64_t *out)
+{
+	double d;
+
+	if (v && json_object_is_type(v, json_type_int)) {
+		errno = 0;
+		*out = json_object_get_int64(v);
+		return !errno;
+	}
+	if (!sf_webjson__num(v, &d) || d != floor(d) || fabs(d) >= 9.2e18)
+		return false;
+	*out = (int64_t)d;
+	return true;
+}
+
+void sf_webjson__put_num(struct sf_output *o, double v)
+{
+	if (v == floor(v) && fabs(v) < 9.007199254740992e15)
+		sf_output_i64(o, (int64_t)v);
+	else
+		sf_output_num(o, v);
+}
+
+void sf_webjson__put_str(struct sf_output *o, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	const char *run = s;
+
+	sf_output_putc(o, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		sf_output_write(o, run, (size_t)(s - run));
+		run = s + 1;
+		switch (c) {
+		case '"': sf_output_puts(o, "\\\""); break;
+		case '\\': sf_output_puts(o, "\\\\"); break;
+		case '\n': sf_output_puts(o, "\\n"); break;
+		case '\r': sf_output_puts(o, "\\r"); break;
+		case '\t': sf_output_puts(o, "\\t"); break;
+		default: {
+			char u[7] = { '\\', 'u', '0', '0', hex[c >> 4],
+				      hex[c & 15], 0 };
+			sf_output_puts(o, u);
+		}
+		}
+	}
+	sf_output_write(o, run, (size_t)(s - run));
+	sf_output_putc(o, '"');
+}
+
+bool sf_webjson__has(const unsigned char *d, size_t n, const char *k)
+{
+	return memmem(d, n, k, strlen(k)) != NULL;
+}
+
+/* ----- V8 CPU profile nodes ----- */
+
+void sf_cpuprof__free(struct sf_cpuprof *t)
+{
+	free(t->nodes);
+	sf_idx_free(&t->idx);
+	memset(t, 0, sizeof(*t));
+}
+
+static bool node_eq(const void *c, uint32_t id, const void *key)
+{
+	const struct sf_cpuprof *t = c;
+
+	return t->nodes[id].id == *(const int64_t *)key;
+}
+
+static bool node_find(const struct sf_cpuprof *t, int64_t id, uint32_t *out)
+{
+	return sf_idx_find(&t->idx, sf_hash(&id, sizeof(id)), node_eq, t, &id,
+			   out);
+}
+
+bool sf_cpuprof__has(const struct sf_cpuprof *t, int64_t id)
+{
+	uint32_t at;
+
+	return node_find(t, id, &at) && (t->nodes[at].frame != UINT32_MAX ||
+					 t->nodes[at].is_root);
+}
+
+int sf_cpuprof__frame(struct sf_profile *p, struct sf_ctx *ctx,
+		     struct json_object *cf, sf_frame_id *out)
+{
+	struct sf_frame f;
+	const char *fn = sf_webjson__str(cf, "functionName");
+	const char *url = sf_webjson__str(cf, "url");
+	int64_t x;
+
+	sf_frame_init(&f);
+	f.name = fn && *fn ? fn : "(anonymous)";
+	if (url && *url)
+		f.file = url;
+	if (sf_webjson__int(sf_webjson__get(cf, "lineNumber"), &x) &&
+	    x >= 0 && x < UINT32_MAX)
+		f.line = (uint32_t)x + 1;
+	if (sf_webjson__int(sf_webjson__get(cf, "columnNumber"), &x) &&
+	    x >= 0 && x < UINT32_MAX)
+		f.column = (uint32_t)x + 1;
+	if (strlen(f.name) > ctx->limits.max_name)
+		return sf_error(ctx, SF_ELIMIT, NULL, 0,
+				"function name exceeds --max-name");
+	return sf_profile_frame(p, ctx, &f, out);
+}
+
+int sf_cpuprof__add_node(struct sf_cpuprof *t, struct sf_profile *p,
+			struct sf_ctx *ctx, int64_t id, int64_t parent,
+			struct json_object *cf, const char *name)
+{
+	uint32_t at;
+	struct sf_cpuprof_node *nd;
+	const char *fn = sf_webjson__str(cf, "functionName");
+	int rc;
+
+	if (node_find(t, id, &at)) {
+		/* a node may be announced by its parent's `children` before
+		 * it arrives; a real duplicate is an error */
+		nd = &t->nodes[at];
+		if (nd->stack != UINT32_MAX || nd->frame != UINT32_MAX)
+			return sf_error(ctx, SF_EINPUT, name, 0,
+					"CPU profile node id %lld appears "
+					"twice", (long long)id);
+	} else {
+		if (t->n == t->cap) {
+			size_t nc = t->cap ? t->cap * 2 : 256;
+			void *q = sf_reallocarray(t->nodes, nc,
+						  sizeof(*t->nodes));
+			if (!q)
+				return sf_error(ctx, SF_ENOMEM, NULL, 0,
+						"out of memory");
+			t->nodes = q;
+			t->cap = nc;
+		}
+		at = (uint32_t)t->n;
+		if (!sf_idx_insert(&t->idx, sf_hash(&id, sizeof(id)), at))
+			return sf_error(ctx, SF_ENOMEM, NULL, 0,
+					"out of memory");
+		nd = &t->nodes[t->n++];
+		nd->id = id;
+		nd->parent = INT64_MIN;
+		nd->stack = UINT32_MAX;
+		nd->resolving = false;
+	}
+	if (parent != INT64_MIN)
+		nd->parent = parent;
+	nd->is_root = fn && !strcmp(fn, "(root)");
+	nd->frame = UINT32_MAX;
+	if (!nd->is_root) {
+		sf_frame_id fr;
+		if ((rc = sf_cpuprof__frame(p, ctx, cf, &fr)))
+			return rc;
+		t->nodes[at].frame = fr;
+	}
+	return 0;
+}
+
+/* Record that `child` has parent `parent` (from a `children` list). */
+static int set_parent(struct sf_cpuprof *t, struct sf_ctx *ctx, int64_t child,
+		      int64_t parent)
+{
+	uint32_t at;
+
+	if (!node_find(t, child, &at)) {
+		if (t->n == t->cap) {
+			size_t nc = t->cap ? t->cap * 2 : 256;
+			void *q = sf_reallocarray(t->nodes, nc,
+						  sizeof(*t->nodes));
+			if (!q)
+				return sf_error(ctx, SF_ENOMEM, NULL, 0,
+						"out of memory");
+			t->nodes = q;
+			t->cap = nc;
+		}
+		at = (uint32_t)t->n;
+		if (!sf_idx_insert(&t->idx, sf_hash(&child, sizeof(child)),
+				   at))
+			return sf_error(ctx, SF_ENOMEM, NULL, 0,
+					"out of memory");
+		struct sf_cpuprof_node *nd = &t->nodes[t->n++];
+		memset(nd, 0, sizeof(*nd));
+		nd->id = child;
+		nd->frame = UINT32_MAX;
+		nd->stack = UINT32_MAX;
+	}
+	t->nodes[at].parent = parent;
+	return 0;
+}
+
+int sf_cpuprof__add_nodes(struct sf_cpuprof *t, struct sf_profile *p,
+			 struct sf_ctx *ctx, struct json_object *nodes,
+			 const char *name)
+{
+	size_t n = json_object_array_length(nodes);
+	int rc;
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *nd = json_object_array_get_idx(nodes, i);
+		struct json_object *cf = sf_webjson__get(nd, "callFrame");
+		struct json_object *ch = sf_webjson__arr(nd, "children");
+		int64_t id, parent = INT64_MIN;
+		if (!sf_webjson__int(sf_webjson__get(nd, "id"), &id) ||
+		    !cf || !json_object_is_type(cf, json_type_object))
+			return sf_error(ctx, SF_EINPUT, name, 0,
+					"nodes[%zu]: expected an object with "
+					"an integer \"id\" and a "
+					"\"callFrame\"", i);
+		if (sf_webjson__get(nd, "parent") &&
+		    !sf_webjson__int(sf_webjson__get(nd, "parent"), &parent))
+			return sf_error(ctx, SF_EINPUT, name, 0,
+					"nodes[%zu]: \"parent\" must be a "
+					"node id", i);
+		if ((rc = sf_cpuprof__add_node(t, p, ctx, id, parent, cf,
+					      name)))
+			return rc;
+		for (size_t j = 0; ch && j < json_object_array_length(ch);
+		     j++) {
+			int64_t c;
+			if (!sf_webjson__int(json_object_array_get_idx(ch, j),
+					     &c))
+				return sf_error(ctx, SF_EINPUT, name, 0,
+						"nodes[%zu].children: "
+						"expected node ids", i);
+			if ((rc = set_parent(t, ctx, c, id)))
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int sf_cpuprof__stack(struct sf_cpuprof *t, struct sf_profile *p,
+		     struct sf_ctx *ctx, int64_t id, const char *name,
+		     sf_stack_id *out)
+{
+	uint32_t at, cur, *path = NULL;
+	size_t n = 0, cap = 0;
+	sf_stack_id s = SF_STACK_EMPTY;
+	int rc = 0;
+
+	if (!node_find(t, id, &at))
+		return sf_error(ctx, SF_EINPUT, name, 0,
+				"sample refers to unknown node id %lld",
+				(long long)id);
+	/* walk up to a resolved node (or a root), remembering the path, then
+	 * push frames on the way back down: iterative, so deep chains cannot
+	 * overflow the C stack */
+	for (cur = at;;) {
+		struct sf_cpuprof_node *nd = &t->nodes[cur];
+		uint32_t up;
+		if (nd->stack != UINT32_MAX) {
+			s = nd->stack;
+			break;
+		}
+		if (nd->resolving) {
+			rc = sf_error(ctx, SF_EINPUT, name, 0,
+				      "CPU profile node %lld is its own "
+				      "ancestor", (long long)nd->id);
+			goto out;
+		}
+		if (nd->frame == UINT32_MAX && !nd->is_root) {
+			rc = sf_error(ctx, SF_EINPUT, name, 0,
+				      "a sample refers to CPU profile node "
+				      "%lld, which is never defined",
+				      (long long)nd->id);
+			goto out;
+		}
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			void *q = sf_reallocarray(path, nc, sizeof(*path));
+			if (!q) {
+				rc = sf_error(ctx, SF_ENOMEM, NULL, 0,
+					      "out of memory");
+				goto out;
+			}
+			path = q;
+			cap = nc;
+		}
+		if (n > ctx->limits.max_depth) {
+			rc = sf_error(ctx, SF_ELIMIT, name, 0,
+				      "CPU profile nesting exceeds "
+				      "--max-depth");
+			goto out;
+		}
+		path[n++] = cur;
+		nd->resolving = true;
+		if (nd->parent == INT64_MIN)
+			break;
+		if (!node_find(t, nd->parent, &up) ||
+		    (t->nodes[up].frame == UINT32_MAX &&
+		     !t->nodes[up].is_root)) {
+			/* Chrome drops chunks when its buffer fills: keep the
+			 * known part of the stack */
+			sf_warn(ctx, "cpuprofile.missing-parent", "%s: CPU "
+				"profile node %lld has an unknown parent "
+				"%lld; its stack starts there", name,
+				(long long)nd->id, (long long)nd->parent);
+			break;
+		}
+		cur = up;
+	}
+	while (n) {
+		struct sf_cpuprof_node *nd = &t->nodes[path[--n]];
+		/* "(root)" adds no frame of its own */
+		if (!nd->is_root &&
+		    (rc = sf_profile_stack_push(p, ctx, s, nd->frame, &s)))
+			goto out;
+		nd->stack = s;
+		nd->resolving = false;
+	}
+	*out = t->nodes[at].stack;
+out:
+	while (n)
+		t->nodes[path[--n]].resolving = false;
+	free(path);
+	return rc;
+}
+
+/* ----- writing helpers ----- */
+
+double sf_webjson__unit_us(const char *u)
+{
+	if (!u)
+		return 0;
+	if (!strcmp(u, "nanoseconds") || !strcmp(u, "ns"))
+		return 1e-3;
+	if (!strcmp(u, "microseconds") || !strcmp(u, "us"))
+		return 1;
+	if (!strcmp(u, "milliseconds") || !strcmp(u, "ms"))
+		return 1e3;
+	if (!strcmp(u, "seconds") || !strcmp(u, "s"))
+		return 1e6;
+	return 0;
+}
+
+int sf_webjson__by_thread(const struct sf_profile *p, struct sf_ctx *ctx,
+			  size_t **order, size_t **start,
+			  sf_thread_idx **thread, size_t *ngroups)
+{
+	size_t nt = p->d.nthreads + 1, ns = p->d.nsamples;
+	size_t *cnt = sf_calloc(nt + 1, sizeof(*cnt));
+	size_t *ord = sf_calloc(ns ? ns : 1, sizeof(*ord));
+	size_t *st = sf_calloc(nt + 1, sizeof(*st));
+	sf_thread_idx *th = sf_calloc(nt, sizeof(*th));
+	size_t g = 0;
+
+	if (!cnt || !ord || !st || !th) {
+		free(cnt);
+		free(ord);
+		free(st);
+		free(th);
+		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+	}
+	/* counting sort on thread index, SF_NO_THREAD as the last bucket */
+	for (size_t i = 0; i < ns; i++) {
+		sf_thread_idx t = p->d.samples[i].thread;
+		cnt[(t == SF_NO_THREAD || t >= p->d.nthreads) ?
+			    nt - 1 : t]++;
+	}
+	size_t pos = 0;
+	for (size_t b = 0; b < nt; b++) {
+		size_t c = cnt[b];
+		cnt[b] = pos;
+		if (c) {
+			st[g] = pos;
+			th[g++] = b == nt - 1 ? SF_NO_THREAD :
+						(sf_thread_idx)b;
+		}
+		pos += c;
+	}
+	st[g] = pos;
+	for (size_t i = 0; i < ns; i++) {
+		sf_thread_idx t = p->d.samples[i].thread;
+		size_t b = (t == SF_NO_THREAD || t >= p->d.nthreads) ?
+				   nt - 1 : t;
+		ord[cnt[b]++] = i;
+	}
+	free(cnt);
+	*order = ord;
+	*start = st;
+	*thread = th;
+	*ngroups = g;
+	return 0;
+}
+
+void sf_webjson__thread_name(const struct sf_profile *p, sf_thread_idx t,
+			     const char *fallback, char *buf, size_t size)
+{
+	if (t == SF_NO_THREAD || t >= p->d.nthreads) {
+		snprintf(buf, size, "%s", fallback);
+		return;
+	}
+	sf_thread_label(&p->d.threads[t], buf, size);
+	if (!buf[0])
+		snprintf(buf, size, "%s", fallback);
+}
+
+bool sf_webjson__thread_match(const struct sf_profile *p, sf_thread_idx t,
+			      const char *want)
+{
+	char b[256];
+	const struct sf_thread *th;
+
+	if (t == SF_NO_THREAD || t >= p->d.nthreads)
+		return false;
+	th = &p->d.threads[t];
+	if (th->name && !strcmp(th->name, want))
+		return true;
+	if (th->tid != SF_NO_ID) {
+		snprintf(b, sizeof(b), "%lld", (long long)th->tid);
+		if (!strcmp(b, want))
+			return true;
+	}
+	sf_thread_label(th, b, sizeof(b));
+	return !strcmp(b, want);
+}

@@ -1,0 +1,160 @@
+/*
+ * webjson.h - internal: what the web-viewer formats (cpuprofile,
+ * chrome-trace, speedscope, firefox) share.
+ *
+ *   - loading a JSON document from a struct sf_input with json-c's
+ *     incremental tokener: the text is fed in 64 KiB chunks and never held
+ *     whole, so memory is the parse tree only; nesting is capped by
+ *     ctx->limits.max_nesting; errors carry the line number.  A document cut
+ *     off after a complete value (a Chrome trace whose writer died before
+ *     the final `]`) can be closed on request.  The bulk arrays of a
+ *     format (trace events, speedscope events and samples) can be
+ *     "diverted": parsed element by element and handed to the reader, so
+ *     the tree never holds them (struct sf_webjson_divert).
+ *   - lenient accessors: numbers that arrive as JSON strings ("ts": "12")
+ *     are numbers, as Hermes and Perfetto exporters write them.
+ *   - the V8 CPU profile node table used by both .cpuprofile files and
+ *     Chrome trace ProfileChunk events: nodes (id, parent id, call frame)
+ *     arrive in any order, possibly spread over chunks; a node's stack is
+ *     made when a sample first needs it.
+ *
+ * Nothing here is public API; names are sf_webjson__* and sf_cpuprof__*.
+ */
+#ifndef SF_WEBJSON_H
+#define SF_WEBJSON_H
+
+#include "format.h"
+#include "hash.h"
+
+#include <json-c/json.h>
+
+#define SF_WEBJSON_FLAGS (JSON_C_TO_STRING_PLAIN | \
+			  JSON_C_TO_STRING_NOSLASHESCAPE)
+
+/* Parse all of `in`.  With `close_truncated`, input that ends inside
+ * arrays or objects after a complete value is closed (warning kind
+ * "<warn_kind>") instead of rejected.  *out is the root (caller puts it). */
+int sf_webjson__parse(struct sf_input *in, struct sf_ctx *ctx,
+		      bool close_truncated, const char *warn_kind,
+		      struct json_object **out);
+
+/*
+ * Diverted arrays, for documents whose bulk is one kind of array (the
+ * events of a speedscope evented profile, a trace's events): the elements
+ * of every array at the path  top-key [i] sub-key  (e.g.
+ * "profiles"[i]."events"), or of the array  top-key  itself, or of a root
+ * array, are parsed one at a time and handed to `element`, which keeps
+ * what it needs in a compact form; the tree gets an empty array in their
+ * place.  With close_truncated, a document cut off inside a diverted array
+ * keeps the elements delivered so far.  A json-c
+ * object costs about a kilobyte, so this is what keeps a 375 MB evented
+ * file from needing ten times that.
+ */
+struct sf_webjson_divert {
+	bool root_array;                /* divert a root array's elements */
+	const char *top;                /* key in the root object, or NULL */
+	const char *const *keys;        /* NULL-terminated keys below
+					 * top[i]; NULL to divert the
+					 * elements of top itself; with top
+					 * NULL, keys of the root object */
+	/* `elem` is borrowed (NULL for a JSON null); `index` is the
+	 * position in the top array, `key` the sub-key, `n` the element's
+	 * position, `line` where it ends. */
+	int (*element)(void *ud, size_t index, const char *key, size_t n,
+		       struct json_object *elem, uint64_t line);
+	void *ud;
+};
+
+int sf_webjson__parse_divert(struct sf_input *in, struct sf_ctx *ctx,
+			     bool close_truncated, const char *warn_kind,
+			     const struct sf_webjson_divert *dv,
+			     struct json_object **out);
+
+/* Member `k` of object `o`, or NULL (also when `o` is not an object). */
+struct json_object *sf_webjson__get(struct json_object *o, const char *k);
+/* A string member, or NULL. */
+const char *sf_webjson__str(struct json_object *o, const char *k);
+/* A finite number: a JSON number or a string holding a decimal number. */
+bool sf_webjson__num(struct json_object *v, double *out);
+/* An integer (also an integral double or a numeric string). */
+bool sf_webjson__int(struct json_object *v, int64_t *out);
+/* An array member, or NULL. */
+struct json_object *sf_webjson__arr(struct json_object *o, const char *k);
+
+/* sf_output_num with a fast path for integral values (the common case:
+ * timestamps, counts), which skips the printf/strtod round trip. */
+void sf_webjson__put_num(struct sf_output *o, double v);
+
+/* Write `s` as a JSON string literal (quotes included). */
+void sf_webjson__put_str(struct sf_output *o, const char *s);
+
+/* Probe helper: does the first `n` bytes of `d` hold the quoted key `k`
+ * ("\"nodes\"")? */
+bool sf_webjson__has(const unsigned char *d, size_t n, const char *k);
+
+/* ----- V8 CPU profile nodes ----- */
+
+struct sf_cpuprof_node {
+	int64_t id;
+	int64_t parent;         /* id, or INT64_MIN for none */
+	sf_frame_id frame;
+	bool is_root;           /* "(root)": not a frame of its own */
+	bool resolving;
+	sf_stack_id stack;      /* UINT32_MAX until resolved */
+};
+
+struct sf_cpuprof {
+	struct sf_cpuprof_node *nodes;
+	size_t n, cap;
+	struct sf_idx idx;      /* id -> index */
+};
+
+void sf_cpuprof__free(struct sf_cpuprof *t);
+/* Add the nodes of a `nodes` array (V8 Profile.nodes: id, callFrame,
+ * children and/or parent). `name`/`line` are for messages. */
+int sf_cpuprof__add_nodes(struct sf_cpuprof *t, struct sf_profile *p,
+			 struct sf_ctx *ctx, struct json_object *nodes,
+			 const char *name);
+/* Add one node whose call frame fields sit in `cf` (the `callFrame`
+ * object, or the node itself in the pre-2017 "head" format). */
+int sf_cpuprof__add_node(struct sf_cpuprof *t, struct sf_profile *p,
+			struct sf_ctx *ctx, int64_t id, int64_t parent,
+			struct json_object *cf, const char *name);
+/* Is node `id` defined (not only named as a child or parent)? */
+bool sf_cpuprof__has(const struct sf_cpuprof *t, int64_t id);
+/* The stack of node `id`. */
+int sf_cpuprof__stack(struct sf_cpuprof *t, struct sf_profile *p,
+		     struct sf_ctx *ctx, int64_t id, const char *name,
+		     sf_stack_id *out);
+/* The model frame for a V8 call frame: "(anonymous)" for an empty
+ * function name, url as file, 0-based lineNumber/columnNumber made
+ * 1-based. */
+int sf_cpuprof__frame(struct sf_profile *p, struct sf_ctx *ctx,
+		     struct json_object *cf, sf_frame_id *out);
+
+
+
+/* ----- writing helpers ----- */
+
+/* Microseconds per `unit` ("nanoseconds", "microseconds", "milliseconds",
+ * "seconds", also "ns", "us", "ms", "s"); 0 for a unit that is not time. */
+double sf_webjson__unit_us(const char *unit);
+
+/* Sample indices grouped by thread: groups in thread order, samples with
+ * SF_NO_THREAD last, model order kept inside a group.  *order has
+ * nsamples entries; group g is order[start[g] .. start[g+1]); *thread
+ * gives its thread (SF_NO_THREAD for the last group if any).  Empty groups
+ * are left out.  Caller frees the three arrays. */
+int sf_webjson__by_thread(const struct sf_profile *p, struct sf_ctx *ctx,
+			  size_t **order, size_t **start,
+			  sf_thread_idx **thread, size_t *ngroups);
+
+/* Display name of a group's thread ("name-tid", "name", "tid"), or
+ * `fallback` for SF_NO_THREAD / an anonymous thread. */
+void sf_webjson__thread_name(const struct sf_profile *p, sf_thread_idx t,
+			     const char *fallback, char *buf, size_t size);
+
+/* Does `want` (from an option) name thread t: its name, tid or label? */
+bool sf_webjson__thread_match(const struct sf_profile *p, sf_thread_idx t,
+			      const char *want);
+#endif
