@@ -21,6 +21,7 @@
 #include "peerfix.h"
 #include "text.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1378,9 +1379,17 @@ static int perf_probe(const unsigned char *d, size_t n)
 		struct event_line ev;
 		struct stack_line sl;
 		if (after_event) {
-			/* perf indents frame lines; sample lines and other
-			 * TAB-separated text do not start with a blank */
-			if (k && parse_stack_line(l, len, &sl) &&
+			/* perf indents frame lines (old versions did not,
+			 * but then the line is "HEXIP symbol (dso)" with no
+			 * TAB, unlike sample lines) */
+			bool framelike = k > 0;
+			if (!k && !memchr(l, '\t', len)) {
+				size_t h = 0;
+				while (h < len && isxdigit((unsigned char)l[h]))
+					h++;
+				framelike = h > 0 && h < len && l[h] == ' ';
+			}
+			if (framelike && parse_stack_line(l, len, &sl) &&
 			    sl.mod_len + 2 <= len)
 				return 60;
 			return 0;

@@ -133,10 +133,11 @@ manifest_format() {
 	dtrace-ustack*) echo dtrace ;;
 	macos-sample*) echo sample ;;
 	xctrace-xml*) echo xctrace ;;
-	collapsed\;utf16*) echo "" ;;   # not UTF-8: out of scope here
-	collapsed*) echo collapsed ;;
+	collapsed-diff*) echo difffolded ;;
+	collapsed*) echo collapsed ;;   # UTF-16 with a BOM included
 	pprof-proto*) echo pprof ;;
-	chrome-cpuprofile*) echo chrome ;;
+	chrome-cpuprofile*) echo cpuprofile ;;
+	chrome-trace-event-json*) echo chrome-trace ;;
 	speedscope-json*) echo speedscope ;;
 	firefox-gecko-json* | firefox-processed-json*) echo firefox ;;
 	*) echo "" ;;
