@@ -1009,7 +1009,9 @@ const struct sf_format sf_format_sampler = {
 	.probe = sampler_probe,
 	.read = sampler_read,
 	.write = sampler_write,
-	.caps = SF_CAP_THREADS | SF_CAP_ORDER | SF_CAP_LABELS | SF_CAP_WEIGHTS,
+	/* weights: whole numbers as repeated records; labels: sampler.words */
+	.caps = SF_CAP_THREADS | SF_CAP_ORDER | SF_CAP_LABELS |
+		SF_CAP_WEIGHTS,
 	.binary = true,
 	.needs_order = true,
 	.priority = 5,
