@@ -20,7 +20,7 @@ export TOP=$top
 
 selected() {
 	[ -z "${SF_TESTS:-}" ] && return 0
-	for _sel in $SF_TESTS; do [ "$_sel" = "$1" ] && return 0; done
+	for want in $SF_TESTS; do [ "$want" = "$1" ] && return 0; done
 	return 1
 }
 

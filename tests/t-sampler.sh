@@ -227,3 +227,9 @@ printf 'w x-8482;a b/c 1\n' > tab.want
 expect_same sampler-names-sanitised tab.want tab.out
 grep -q "warning: names with TAB or LF" tab.err && pass sampler-names-sanitised-warning ||
 	fail sampler-names-sanitised-warning "no warning: $(cat tab.err)"
+
+# a 5,000-frame record: frame ids cross several 1024-id read chunks
+python3 -c "print(';'.join('f%d' % (i % 700) for i in range(5000)) + ' 2')" > deep.folded
+$SFCONV --from collapsed deep.folded -o deep.trace 2>/dev/null
+$SFCONV deep.trace > deep.out 2>/dev/null
+expect_same sampler-deep-record deep.folded deep.out
