@@ -13,8 +13,9 @@
  * unchecked count.
  *
  * Model mapping: a thread block is a thread (tid = its 16-bit id, name = the
- * thread symbol's name, usually "Thread_XXXX"); a record is one sample of
- * weight 1 in ("samples", "count"), frames leaf first; a symbol's name is
+ * thread symbol's name, usually "Thread_XXXX"); a record is one sample
+ * in ("samples", "count"), frames leaf first (a run of equal consecutive
+ * records is one sample weighing the run's length); a symbol's name is
  * the frame name, its library the module, its `unknown` word frame.aux
  * (SF_FRAME_HAS_AUX).  Record words other than "1 0 1" are kept as the
  * label "sampler.words" (e.g. "1 0 2").  library2: writers put the library
@@ -67,7 +68,37 @@ struct rd {
 	uint32_t type;
 	double *w;
 	unsigned char seen[65536 / 8];  /* thread ids already seen */
+	/* a run of equal consecutive records, not yet added */
+	bool pending;
+	sf_stack_id pstack;
+	sf_thread_idx pthread;
+	sf_labels_id plabels;
+	uint64_t prun;
+	/* the frame ids of the last record (if at most CHUNK) and its stack:
+	 * a repeated record costs a memcmp, not a lookup per frame */
+	bool prevvalid;
+	uint32_t prevcount;
+	sf_stack_id prevstack;
+	unsigned char prevraw[4 * CHUNK];
 };
+
+/* Add the pending run of equal records as one sample weighing its length:
+ * memory follows distinct runs, not records (idle threads and the
+ * writers' repeated records are long runs), and writing the sample back
+ * repeats the record as often. */
+static int flush(struct rd *r)
+{
+	int rc;
+
+	if (!r->pending)
+		return 0;
+	r->pending = false;
+	r->w[r->type] = (double)r->prun;
+	rc = sf_profile_add_sample(r->p, r->ctx, r->pstack, r->pthread,
+				   r->plabels, SF_NO_TIME, r->w);
+	r->w[r->type] = 1;
+	return rc;
+}
 
 static uint64_t off(const struct rd *r)
 {
@@ -413,6 +444,7 @@ static int read_record(struct rd *r, sf_thread_idx thread, uint64_t start)
 				   (unsigned long)count,
 				   (unsigned long long)r->ctx->limits.max_depth);
 	/* frames arrive in chunks: memory follows the bytes really read */
+	bool same = false;
 	for (uint32_t done = 0; done < count;) {
 		uint32_t k = count - done < CHUNK ? count - done : CHUNK;
 		uint64_t cat = off(r);
@@ -438,6 +470,11 @@ static int read_record(struct rd *r, sf_thread_idx thread, uint64_t start)
 			r->frames = nf;
 			r->capframes = cap;
 		}
+		if (count <= CHUNK && r->prevvalid && r->prevcount == count &&
+		    !memcmp(b, r->prevraw, 4 * (size_t)k)) {
+			same = true;
+			break;
+		}
 		for (uint32_t i = 0; i < k; i++) {
 			uint32_t id = be32(b + 4 * i);
 			struct sym *s = find_sym(r, id);
@@ -453,20 +490,29 @@ static int read_record(struct rd *r, sf_thread_idx thread, uint64_t start)
 		done += k;
 	}
 	at = off(r);
-	if ((rc = get(r, b, 1, &got)))
+	unsigned char lf;
+	if ((rc = get(r, &lf, 1, &got)))
 		return rc;
-	if (got < 1 || b[0] != '\n')
+	if (got < 1 || lf != '\n')
 		return sf_error_at(r->ctx, SF_EINPUT, r->name, at,
 				   "expected LF after the %lu frame ids of the "
 				   "record that starts at byte %llu",
 				   (unsigned long)count,
 				   (unsigned long long)start);
 
-	sf_stack_id stack;
+	sf_stack_id stack = r->prevstack;
 	sf_labels_id labels = 0;
-	if ((rc = sf_profile_stack(r->p, r->ctx, r->frames, count, true,
-				   &stack)))
-		return rc;
+	if (!same) {
+		if ((rc = sf_profile_stack(r->p, r->ctx, r->frames, count,
+					   true, &stack)))
+			return rc;
+		r->prevvalid = count <= CHUNK;
+		if (r->prevvalid) {
+			memcpy(r->prevraw, b, 4 * (size_t)count);
+			r->prevcount = count;
+			r->prevstack = stack;
+		}
+	}
 	if (w1 != 1 || w2 != 0 || w3 != 1) {
 		char v[40];
 		snprintf(v, sizeof(v), "%lu %lu %lu", (unsigned long)w1,
@@ -479,8 +525,19 @@ static int read_record(struct rd *r, sf_thread_idx thread, uint64_t start)
 		if ((rc = sf_profile_labels(r->p, r->ctx, &l, 1, &labels)))
 			return rc;
 	}
-	return sf_profile_add_sample(r->p, r->ctx, stack, thread, labels,
-				     SF_NO_TIME, r->w);
+	if (r->pending && r->pstack == stack && r->pthread == thread &&
+	    r->plabels == labels) {
+		r->prun++;
+		return 0;
+	}
+	if ((rc = flush(r)))
+		return rc;
+	r->pending = true;
+	r->pstack = stack;
+	r->pthread = thread;
+	r->plabels = labels;
+	r->prun = 1;
+	return 0;
 }
 
 /* After the final "@end" word (its terminator in `term`). */
@@ -488,6 +545,8 @@ static int finish(struct rd *r, int term)
 {
 	int c, rc;
 
+	if ((rc = flush(r)))
+		return rc;
 	if (term == -1) {
 		sf_warn(r->ctx, "sampler.end-without-lf",
 			"%s: the final '@end' has no LF", r->name);
@@ -754,12 +813,19 @@ static int frame_sym(struct wr *w, sf_frame_id f, uint32_t *out)
 	return 0;
 }
 
+static void be32_put(unsigned char *b, uint32_t v)
+{
+	b[0] = (unsigned char)(v >> 24);
+	b[1] = (unsigned char)(v >> 16);
+	b[2] = (unsigned char)(v >> 8);
+	b[3] = (unsigned char)v;
+}
+
 static void put32(struct sf_output *o, uint32_t v)
 {
-	unsigned char b[4] = { (unsigned char)(v >> 24),
-			       (unsigned char)(v >> 16),
-			       (unsigned char)(v >> 8), (unsigned char)v };
+	unsigned char b[4];
 
+	be32_put(b, v);
 	sf_output_write(o, b, 4);
 }
 
@@ -806,7 +872,7 @@ static int sampler_write(const struct sf_profile *p, struct sf_output *out,
 	size_t nthr = p->d.nthreads, nsamp = p->d.nsamples;
 	size_t *order = NULL, *first = NULL;
 	uint64_t *reps = NULL;
-	sf_frame_id *fbuf = NULL;
+	unsigned char *rbuf = NULL;
 	int rc = 0;
 	uint32_t t = 0;
 	double div = 1;
@@ -835,8 +901,8 @@ static int sampler_write(const struct sf_profile *p, struct sf_output *out,
 	for (size_t i = 0; i < p->d.nstacks; i++)
 		if (p->d.stacks[i].depth > maxdepth)
 			maxdepth = p->d.stacks[i].depth;
-	fbuf = sf_calloc(maxdepth + 1, sizeof(*fbuf));
-	if (!order || !first || !reps || !w.sym_of_frame || !fbuf) {
+	rbuf = sf_calloc((size_t)maxdepth + 5, 4);
+	if (!order || !first || !reps || !w.sym_of_frame || !rbuf) {
 		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
 	}
@@ -959,21 +1025,22 @@ static int sampler_write(const struct sf_profile *p, struct sf_output *out,
 				if (p->d.label_sets[sm->labels].n > (v ? 1 : 0))
 					dropped_labels = true;
 			}
+			/* the record's bytes once, then as often as the
+			 * weight says */
 			size_t n = 0;
+			unsigned char *q = rbuf;
+			*q++ = '\t';
+			for (int j = 0; j < 3; j++, q += 4)
+				be32_put(q, words[j]);
+			q += 4;   /* count, below */
 			for (sf_stack_id s = sm->stack; s;
-			     s = p->d.stacks[s].parent)
-				fbuf[n++] = fid0 +
-					w.sym_of_frame[p->d.stacks[s].frame];
-			for (uint64_t rep = 0; rep < reps[i]; rep++) {
-				sf_output_putc(out, '\t');
-				put32(out, words[0]);
-				put32(out, words[1]);
-				put32(out, words[2]);
-				put32(out, (uint32_t)n);
-				for (size_t f = 0; f < n; f++)
-					put32(out, fbuf[f]);
-				sf_output_putc(out, '\n');
-			}
+			     s = p->d.stacks[s].parent, n++, q += 4)
+				be32_put(q, fid0 + w.sym_of_frame[
+						 p->d.stacks[s].frame]);
+			be32_put(rbuf + 13, (uint32_t)n);
+			*q++ = '\n';
+			for (uint64_t rep = 0; rep < reps[i]; rep++)
+				sf_output_write(out, rbuf, (size_t)(q - rbuf));
 		}
 	}
 	sf_output_puts(out, "@end\n");
@@ -996,7 +1063,7 @@ out:
 	free(order);
 	free(first);
 	free(reps);
-	free(fbuf);
+	free(rbuf);
 	return rc;
 }
 

@@ -4,7 +4,9 @@
  * defines and contrib/sbcl/sb-sprof-export.lisp writes
  * (docs/formats.d/sbsprof.md for users).
  *
- * Reading: one sample of weight 1 per sample line, frames leaf first.  A
+ * Reading: one sample per sample line, frames leaf first (a run of equal
+ * consecutive lines, as sb-sprof repeats a trace by its hit count, is one
+ * sample weighing the run's length).  A
  * frame's kind letter becomes frame.kind ("lisp", "assembler", "foreign",
  * "code", "unknown"); an N frame is named "<unknown>"; @source gives the
  * frame's file.  The stored pc-or-offset is not kept: for Lisp frames it is
@@ -70,7 +72,13 @@ struct rd {
 	sf_stack_id laststack;
 	bool havelast;
 	double *w;
+	uint32_t type;
 	bool typed;
+	/* a run of equal consecutive lines, not yet added */
+	bool pending;
+	sf_stack_id pstack;
+	sf_thread_idx pthread;
+	uint64_t prun;
 	char mode[8];
 	double interval;
 	uint64_t lines, declared;
@@ -206,7 +214,24 @@ static int set_types(struct rd *r)
 	if (!(r->w = sf_calloc(p->d.ntypes, sizeof(*r->w))))
 		return oom(r);
 	r->w[t] = 1;
+	r->type = t;
 	return 0;
+}
+
+/* sb-sprof repeats each trace by its hit count: a run of equal lines is
+ * added as one sample weighing its length. */
+static int flush(struct rd *r)
+{
+	int rc;
+
+	if (!r->pending)
+		return 0;
+	r->pending = false;
+	r->w[r->type] = (double)r->prun;
+	rc = sf_profile_add_sample(r->p, r->ctx, r->pstack, r->pthread, 0,
+				   SF_NO_TIME, r->w);
+	r->w[r->type] = 1;
+	return rc;
 }
 
 static int header(struct rd *r, char *line, size_t len)
@@ -487,8 +512,17 @@ static int sample_line(struct rd *r, char *line, size_t len)
 		r->havelast = true;
 	}
 	r->lines++;
-	return sf_profile_add_sample(r->p, r->ctx, stack, r->threads[th], 0,
-				     SF_NO_TIME, r->w);
+	if (r->pending && r->pstack == stack && r->pthread == r->threads[th]) {
+		r->prun++;
+		return 0;
+	}
+	if ((rc = flush(r)))
+		return rc;
+	r->pending = true;
+	r->pstack = stack;
+	r->pthread = r->threads[th];
+	r->prun = 1;
+	return 0;
 }
 
 static int read_all(struct rd *r)
@@ -517,6 +551,8 @@ static int read_all(struct rd *r)
 		}
 		if (len == 4 && !memcmp(line, "@end", 4)) {
 			ended = true;
+			if ((rc = flush(r)))
+				return rc;
 			continue;
 		}
 		rc = line[0] == '@' ? header(r, line, len) :
