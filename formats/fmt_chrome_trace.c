@@ -829,7 +829,7 @@ out:
 	return rc;
 }
 
-static const char *const trace_ext[] = { ".trace.json", ".trace", NULL };
+static const char *const trace_ext[] = { ".trace.json", NULL };
 
 const struct sf_format sf_format_chrome_trace = {
 	.name = "chrome-trace",

@@ -92,3 +92,7 @@ mkfifo fifo && { cat fifo > fifo.out & }
 $SFCONV "$FIX/collapsed/basic.folded" -o fifo
 wait
 expect_same sfconv-fifo-output "$FIX/collapsed/basic.expected" fifo.out
+
+# no two formats claim the same extension (-o x.trace must mean one thing)
+dups=$($SFCONV --list-formats | awk '{ n = split($3, e, ","); for (i = 1; i <= n; i++) if (e[i] != "-") print e[i] }' | sort | uniq -d)
+[ -z "$dups" ] && pass extensions-unique || fail extensions-unique "claimed twice: $dups"
