@@ -86,6 +86,9 @@ void cli_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* past `ulimit -f` a write fails with EFBIG (exit 3, temporary file
+	 * removed) instead of the signal killing us with the file left */
+	signal(SIGXFSZ, SIG_IGN);
 }
 
 static int parse_size(const char *s, uint64_t *out)
