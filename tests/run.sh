@@ -20,7 +20,7 @@ export TOP=$top
 
 selected() {
 	[ -z "${SF_TESTS:-}" ] && return 0
-	for t in $SF_TESTS; do [ "$t" = "$1" ] && return 0; done
+	for sel_ in $SF_TESTS; do [ "$sel_" = "$1" ] && return 0; done
 	return 1
 }
 
