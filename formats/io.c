@@ -461,9 +461,13 @@ int sf_input_slurp(struct sf_input *in, struct sf_ctx *ctx, size_t max,
 		   char **data, size_t *size)
 {
 	size_t cap = 1u << 16, n = 0;
-	char *d = malloc(cap);
+	char *d;
 
-	if (!d)
+	/* a format that must hold all of its input honours
+	 * --max-decompressed for plain input too */
+	if (max > ctx->limits.max_decompressed)
+		max = (size_t)ctx->limits.max_decompressed;
+	if (!(d = malloc(cap)))
 		return sf_error(ctx, SF_ENOMEM, in->name, 0, "out of memory");
 	for (;;) {
 		if (cap - n < 4096) {

@@ -144,6 +144,9 @@ expect_error fault-fsync 3 '^sfconv: out.folded: write error: Input/output error
 no_leftovers fault-fsync-no-file . out.folded
 expect_error fault-enospc-stdout 3 '^sfconv: -: write error: No space left on device$' \
 	sh -c "SF_FAULT=write:2+:ENOSPC LD_PRELOAD=$SF_TMP/inject.so exec $SFCONV big.folded -t lines > stdout.lines"
+# the final close of standard output is checked too
+expect_error fault-close-stdout 3 '^sfconv: -: write error: Input/output error$' \
+	sh -c "SF_FAULT=close:1:EIO LD_PRELOAD=$SF_TMP/inject.so exec $SFCONV big.folded > stdout.folded"
 # an EPIPE from a write ends quietly
 fault write:1+:EPIPE $SFCONV big.folded > /dev/null 2> epipe.err
 st=$?

@@ -197,7 +197,7 @@ int close(int fd)
 
 	if (!parsed)
 		parse();
-	if (!writable(fd) || fd <= 2)
+	if (!writable(fd))
 		return real_close(fd);
 	if ((e = hit(OP_CLOSE))) {
 		/* like NFS or a full quota: the descriptor is gone anyway */
