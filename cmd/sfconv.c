@@ -108,6 +108,7 @@ int main(int argc, char **argv)
 	bool gzip = false;
 	char **inputs = calloc((size_t)argc, sizeof(char *));
 	int ninputs = 0, rc, status;
+	struct sf_profile *p = NULL;
 	bool only_inputs = false;
 
 	cli_prog = "sfconv";
@@ -125,13 +126,16 @@ int main(int argc, char **argv)
 			only_inputs = true;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
-			return EXIT_OK;
+			status = EXIT_OK;
+			goto out;
 		} else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
 			printf("sfconv (sftools) %s\n", SF_VERSION);
-			return EXIT_OK;
+			status = EXIT_OK;
+			goto out;
 		} else if (!strcmp(a, "--list-formats")) {
 			list_formats();
-			return EXIT_OK;
+			status = EXIT_OK;
+			goto out;
 		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
 			if (i + 1 >= argc)
 				goto needs_arg;
@@ -153,17 +157,21 @@ int main(int argc, char **argv)
 		} else {
 			int r = cli_common_option(&ctx, &common, argc, argv,
 						  &i);
-			if (r < 0)
-				return EXIT_USAGE;
+			if (r < 0) {
+				status = EXIT_USAGE;
+				goto out;
+			}
 			if (r == 0) {
 				cli_msg("unknown option '%s' (see --help)", a);
-				return EXIT_USAGE;
+				status = EXIT_USAGE;
+				goto out;
 			}
 		}
 		continue;
 needs_arg:
 		cli_msg("option '%s' needs an argument", a);
-		return EXIT_USAGE;
+		status = EXIT_USAGE;
+		goto out;
 	}
 
 	const struct sf_format *out_fmt = NULL;
@@ -172,14 +180,16 @@ needs_arg:
 		if (!out_fmt || !out_fmt->write) {
 			cli_msg("unknown output format '%s' "
 				"(--list-formats shows the formats)", to);
-			return EXIT_USAGE;
+			status = EXIT_USAGE;
+			goto out;
 		}
 	} else if (outpath && strcmp(outpath, "-")) {
 		out_fmt = sf_format_by_path(outpath, true);
 		if (!out_fmt) {
 			cli_msg("cannot tell the output format from '%s'; "
 				"use --to", outpath);
-			return EXIT_USAGE;
+			status = EXIT_USAGE;
+			goto out;
 		}
 	} else {
 		out_fmt = sf_format_by_name("collapsed");
@@ -193,11 +203,11 @@ needs_arg:
 	    isatty(1)) {
 		cli_msg("refusing to write %s output to a terminal; use -o "
 			"or a pipe", gzip ? "compressed" : out_fmt->name);
-		return EXIT_USAGE;
+		status = EXIT_USAGE;
+		goto out;
 	}
 
 	cli_signals();
-	struct sf_profile *p = NULL;
 	rc = cli_load(&ctx, &common, inputs, ninputs, !out_fmt->needs_order,
 		      &p);
 	if (rc) {
