@@ -1,9 +1,9 @@
 /*
  * fuzz_read.c - one libFuzzer target per reader, and one for detection.
  *
- * Built once per format by `make fuzz` with -DFUZZ_FORMAT='"name"' (a
- * format that reads, from `sfconv --list-formats`) or -DFUZZ_FORMAT='"detect"' (content
- * detection, then the chosen reader).  Without FUZZ_FORMAT the format is
+ * Built once per format by `make fuzz` with -DFUZZ_FORMAT='"name"' (each
+ * format that reads, from `sfconv --list-formats`) or
+ * -DFUZZ_FORMAT='"detect"' (content detection, then the chosen reader).  Without FUZZ_FORMAT the format is
  * the global `fuzz_format`, which the plain replay driver
  * (tests/unit/t_fuzz_replay.c) sets before feeding each corpus file and
  * crash reproducer to the same LLVMFuzzerTestOneInput, so `make check`
@@ -14,8 +14,8 @@
  * A read must succeed or fail with an error record (code and message
  * set); a success is then written with the format's own writer and with
  * the lossless JSON writer, and the JSON is read back and written again:
- * it must parse and give the same bytes.
- * Anything else is a bug and abort()s, which libFuzzer reports as a crash.
+ * it must parse and give the same bytes.  Anything else is a bug and
+ * abort()s, which libFuzzer reports as a crash.
  */
 #include "format.h"
 #include "profile.h"
