@@ -3,8 +3,9 @@
  *
  * Built once per format by `make fuzz` with -DFUZZ_FORMAT='"name"' (each
  * format that reads, from `sfconv --list-formats`) or
- * -DFUZZ_FORMAT='"detect"' (content detection, then the chosen reader).  Without FUZZ_FORMAT the format is
- * the global `fuzz_format`, which the plain replay driver
+ * -DFUZZ_FORMAT='"detect"' (content detection, then the chosen reader).
+ * Without FUZZ_FORMAT the format is the global `fuzz_format`, which the
+ * plain replay driver
  * (tests/unit/t_fuzz_replay.c) sets before feeding each corpus file and
  * crash reproducer to the same LLVMFuzzerTestOneInput, so `make check`
  * replays them without libFuzzer.
