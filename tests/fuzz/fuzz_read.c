@@ -5,10 +5,9 @@
  * format that reads, from `sfconv --list-formats`) or
  * -DFUZZ_FORMAT='"detect"' (content detection, then the chosen reader).
  * Without FUZZ_FORMAT the format is the global `fuzz_format`, which the
- * plain replay driver
- * (tests/unit/t_fuzz_replay.c) sets before feeding each corpus file and
- * crash reproducer to the same LLVMFuzzerTestOneInput, so `make check`
- * replays them without libFuzzer.
+ * plain replay driver (tests/unit/t_fuzz_replay.c) sets before feeding
+ * each corpus file and crash reproducer to the same
+ * LLVMFuzzerTestOneInput, so `make check` replays them without libFuzzer.
  *
  * Each input is read from memory, into an aggregating profile when its
  * length is odd (as sfconv does for outputs that need no sample order).
