@@ -8,7 +8,8 @@
 # build/fuzz/corpus/NAME/ (never in the source tree).  A crash, leak,
 # timeout or out-of-memory input is written to tests/fuzz/crashes/NAME/,
 # where it stays: `make check` replays every file there, so commit it with
-# the fix.  Prints one line per target and exits 1 if any target failed.
+# the fix.  tests/fuzz/dict/NAME.dict, if present, is the target's
+# dictionary.  Prints one line per target and exits 1 if any target failed.
 set -u
 secs=${1:-60}
 build=${2:-build/fuzz}
@@ -28,12 +29,20 @@ for t in "$build"/fuzz_*; do
 	else
 		seeds=$(ls -d "tests/fuzz/corpus/$name/" 2>/dev/null)
 	fi
+	# dictionaries: tests/fuzz/dict/NAME.dict; detect gets all of them
+	dict=""
+	if [ "$name" = detect ]; then
+		cat tests/fuzz/dict/*.dict > "$build/detect.dict" 2>/dev/null &&
+			dict="-dict=$build/detect.dict"
+	elif [ -f "tests/fuzz/dict/$name.dict" ]; then
+		dict="-dict=tests/fuzz/dict/$name.dict"
+	fi
 	log="$build/$name.log"
 	# -rss_limit_mb: a reader must refuse (limit) before it gets near it
 	# shellcheck disable=SC2086
 	"$t" -max_total_time="$secs" -max_len=65536 -timeout=20 \
 		-rss_limit_mb=2048 -print_final_stats=1 \
-		-artifact_prefix="$crashes/" "$work" $seeds >"$log" 2>&1
+		-artifact_prefix="$crashes/" $dict "$work" $seeds >"$log" 2>&1
 	rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	cov=$(grep -Eo 'cov: [0-9]+' "$log" | tail -n 1)
