@@ -44,8 +44,8 @@ UNIT_SRC = $(sort $(wildcard tests/unit/t_*.c))
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FMT_SRC = $(sort $(wildcard formats/fmt_*.c))
 
-.PHONY: all deps demo check test asan ubsan fuzz bench install clean \
-	unit-tests
+.PHONY: all deps demo check test asan ubsan fuzz fuzz-build bench install \
+	clean unit-tests
 
 all: $(PROG_BIN) unit-tests
 
@@ -74,6 +74,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libsftools.a tests/unit/unit.h
 	$(CC) $(ALL_CFLAGS) $(ALL_LDFLAGS) -o $@ $< $(BUILD)/libsftools.a $(LIBS)
 
 unit-tests: $(UNIT_BIN)
+
+# The replay driver includes the fuzz target's source.
+$(BUILD)/tests/t_fuzz_replay: tests/fuzz/fuzz_read.c
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/cmd/*.d
 
@@ -118,9 +121,29 @@ ubsan:
 	@SF_BIN=$(abspath build/ubsan/bin) SF_UNIT=$(abspath build/ubsan/tests) \
 	  SHARED=$(SHARED) sh tests/run.sh
 
+# libFuzzer targets (clang): build/fuzz/fuzz_NAME for every format that
+# reads ('r' in `sfconv --list-formats`, so a new format gets a target with
+# no edit here) and build/fuzz/fuzz_detect.  The library is built with the
+# same sanitizers into build/fuzz/.  tests/fuzz/run.sh runs them.
+FUZZ_BUILD = build/fuzz
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
+fuzz-build: $(BIN)/sfconv
+	@$(MAKE) --no-print-directory CC=clang BUILD=$(FUZZ_BUILD) \
+	  BIN=$(FUZZ_BUILD)/bin CFLAGS="-O1 -g -fno-omit-frame-pointer" \
+	  SANFLAGS="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" \
+	  $(FUZZ_BUILD)/libsftools.a $(FUZZ_BUILD)/table.gen.h
+	@for f in $$($(BIN)/sfconv --list-formats | awk '$$2 ~ /^r/ {print $$1}') detect; do \
+	  clang -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer \
+	    $(FUZZ_SAN) -fsanitize=fuzzer -I$(FUZZ_BUILD) -Iformats \
+	    $(PKG_CFLAGS) -DFUZZ_FORMAT="\"$$f\"" tests/fuzz/fuzz_read.c \
+	    $(FUZZ_BUILD)/libsftools.a $(LIBS) -o $(FUZZ_BUILD)/fuzz_$$f \
+	    || exit 1; \
+	done
+
 fuzz:
 	@sh scripts/install-deps.sh fuzz
-	@sh tests/fuzz/run.sh $(FUZZ_SECONDS)
+	@$(MAKE) --no-print-directory fuzz-build
+	@sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_BUILD)
 
 bench: all
 	@sh bench/run.sh

@@ -68,6 +68,17 @@ void cli_warnings(struct sf_ctx *ctx)
 	}
 }
 
+int cli_close_stdout(void)
+{
+	/* a delayed write error (NFS, a quota) shows up only at close;
+	 * EBADF: standard output was closed before we started */
+	if (close(1) && errno != EBADF && errno != EINTR) {
+		cli_msg("-: write error: %s", strerror(errno));
+		return EXIT_IO;
+	}
+	return EXIT_OK;
+}
+
 static void on_signal(int sig)
 {
 	sf_output_signal_cleanup();
@@ -86,6 +97,9 @@ void cli_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* past `ulimit -f` a write fails with EFBIG (exit 3, temporary file
+	 * removed) instead of the signal killing us with the file left */
+	signal(SIGXFSZ, SIG_IGN);
 }
 
 static int parse_size(const char *s, uint64_t *out)

@@ -143,13 +143,16 @@ int main(int argc, char **argv)
 			only_inputs = true;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
-			{ status = EXIT_OK; goto out; }
+			status = EXIT_OK;
+			goto out;
 		} else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
 			printf("sfconv (sftools) %s\n", SF_VERSION);
-			{ status = EXIT_OK; goto out; }
+			status = EXIT_OK;
+			goto out;
 		} else if (!strcmp(a, "--list-formats")) {
 			list_formats();
-			{ status = EXIT_OK; goto out; }
+			status = EXIT_OK;
+			goto out;
 		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
 			if (i + 1 >= argc)
 				goto needs_arg;
@@ -192,17 +195,21 @@ int main(int argc, char **argv)
 		} else {
 			int r = cli_common_option(&ctx, &common, argc, argv,
 						  &i);
-			if (r < 0)
-				{ status = EXIT_USAGE; goto out; }
+			if (r < 0) {
+				status = EXIT_USAGE;
+				goto out;
+			}
 			if (r == 0) {
 				cli_msg("unknown option '%s' (see --help)", a);
-				{ status = EXIT_USAGE; goto out; }
+				status = EXIT_USAGE;
+				goto out;
 			}
 		}
 		continue;
 needs_arg:
 		cli_msg("option '%s' needs an argument", a);
-		{ status = EXIT_USAGE; goto out; }
+		status = EXIT_USAGE;
+		goto out;
 	}
 
 	const struct sf_format *out_fmt = NULL;
@@ -211,7 +218,8 @@ needs_arg:
 		if (!out_fmt || !out_fmt->write) {
 			cli_msg("unknown output format '%s' "
 				"(--list-formats shows the formats)", to);
-			{ status = EXIT_USAGE; goto out; }
+			status = EXIT_USAGE;
+			goto out;
 		}
 	} else if (outpath && strcmp(outpath, "-")) {
 		struct stat st;
@@ -222,7 +230,8 @@ needs_arg:
 		if (!out_fmt) {
 			cli_msg("cannot tell the output format from '%s'; "
 				"use --to", outpath);
-			{ status = EXIT_USAGE; goto out; }
+			status = EXIT_USAGE;
+			goto out;
 		}
 	} else {
 		out_fmt = sf_format_by_name(diff ? "difffolded" : "collapsed");
@@ -246,24 +255,13 @@ needs_arg:
 	    isatty(1)) {
 		cli_msg("refusing to write %s output to a terminal; use -o "
 			"or a pipe", gzip ? "compressed" : out_fmt->name);
-		{ status = EXIT_USAGE; goto out; }
+		status = EXIT_USAGE;
+		goto out;
 	}
 
 	cli_signals();
-	if (diff) {
-		struct sf_profile *pb = NULL, *pn = NULL;
-		rc = cli_load(&ctx, &common, bases, nbases, true, &pb);
-		if (!rc)
-			rc = cli_load(&ctx, &common, inputs, ninputs, true,
-				      &pn);
-		if (!rc)
-			rc = sf_diff_build(&p, &ctx, pb, pn, &dopt);
-		sf_profile_free(pb);
-		sf_profile_free(pn);
-	} else {
-		rc = cli_load(&ctx, &common, inputs, ninputs,
-			      !out_fmt->needs_order, &p);
-	}
+	rc = cli_load(&ctx, &common, inputs, ninputs, !out_fmt->needs_order,
+		      &p);
 	if (rc) {
 		cli_warnings(&ctx);
 		status = cli_fail(&ctx);
@@ -291,6 +289,8 @@ needs_arg:
 	}
 	cli_warnings(&ctx);
 	status = rc ? cli_fail(&ctx) : EXIT_OK;
+	if (!rc && (!outpath || !strcmp(outpath, "-")))
+		status = cli_close_stdout();
 out:
 	sf_profile_free(p);
 	sf_ctx_free(&ctx);

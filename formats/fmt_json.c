@@ -671,9 +671,64 @@ out:
 	return rc;
 }
 
+/*
+ * json-c holds the whole document as a tree and, in 0.16, ignores a failed
+ * allocation while it appends to a string (the string is silently cut
+ * short).  So the bytes are checked before json-c sees them: no string may
+ * be longer than --max-name (a frame name, a label, a path: all are
+ * names), and the document no longer than --max-decompressed, which for
+ * this format bounds the plain input too since all of it is held.
+ */
+struct jscan {
+	bool in_str, esc;
+	uint64_t slen;     /* raw bytes of the current string so far */
+	uint64_t total;    /* bytes of the document so far */
+};
+
+static int json_scan(struct jscan *j, const char *b, size_t n,
+		     struct sf_input *in, struct sf_ctx *ctx, uint64_t line)
+{
+	j->total += n;
+	if (j->total > ctx->limits.max_decompressed)
+		return sf_error(ctx, SF_ELIMIT, sf_input_name(in), line,
+				"JSON document larger than %llu bytes "
+				"(--max-decompressed)",
+				(unsigned long long)
+				ctx->limits.max_decompressed);
+	for (size_t i = 0; i < n; i++) {
+		char c = b[i];
+		if (!j->in_str) {
+			if (c == '"') {
+				j->in_str = true;
+				j->slen = 0;
+			}
+			continue;
+		}
+		if (j->esc)
+			j->esc = false;
+		else if (c == '\\')
+			j->esc = true;
+		else if (c == '"') {
+			j->in_str = false;
+			continue;
+		}
+		if (++j->slen > ctx->limits.max_name) {
+			for (size_t k = 0; k < i; k++)
+				line += b[k] == '\n';
+			return sf_error(ctx, SF_ELIMIT, sf_input_name(in),
+					line, "JSON string longer than %llu "
+					"bytes (--max-name)",
+					(unsigned long long)
+					ctx->limits.max_name);
+		}
+	}
+	return 0;
+}
+
 static int json_read(struct sf_profile *p, struct sf_input *in,
 		     struct sf_ctx *ctx)
 {
+	struct jscan scan = { 0 };
 	struct json_tokener *tok;
 	struct json_object *root = NULL;
 	char buf[1 << 16];
@@ -694,6 +749,8 @@ static int json_read(struct sf_profile *p, struct sf_input *in,
 		}
 		if (n == 0)
 			break;
+		if ((rc = json_scan(&scan, buf, (size_t)n, in, ctx, line)))
+			goto out;
 		root = json_tokener_parse_ex(tok, buf, (int)n);
 		jerr = json_tokener_get_error(tok);
 		size_t used = (size_t)json_tokener_get_parse_end(tok);

@@ -121,6 +121,15 @@ static int lines_read(struct sf_profile *p, struct sf_input *in,
 				len -= 3;
 			}
 		}
+		/* Names are C strings in the model: a NUL would cut one
+		 * short silently (and it means binary data, not text). */
+		if (memchr(line, 0, len)) {
+			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
+				      sf_input_lineno(in),
+				      "unexpected NUL byte in a text line "
+				      "(binary data?)");
+			break;
+		}
 		if (!len)
 			continue;
 		char *t1 = memchr(line, '\t', len);

@@ -310,8 +310,11 @@ static int reserve(struct sf_input *in, struct sf_ctx *ctx, size_t want)
 	if (want + 1 <= in->cap)
 		return 0;
 	size_t ncap = in->cap;
+	/* double, but stop at what is needed: sf_input_line asks for at
+	 * most max_line + 2 bytes, and overshooting that (it used to grow
+	 * 4x per step) ran out of memory before --max-line could refuse */
 	while (ncap < want + 1)
-		ncap *= 2;
+		ncap = ncap * 2 < want + 1 ? ncap * 2 : want + 1;
 	unsigned char *n = realloc(in->buf, ncap);
 	if (!n)
 		return sf_error(ctx, SF_ENOMEM, in->name, 0, "out of memory");
@@ -348,6 +351,10 @@ int sf_input_line(struct sf_input *in, struct sf_ctx *ctx, char **line,
 			NULL;
 		if (lf) {
 			size_t n = (size_t)(lf - start);
+			/* a line that fits in the buffer is checked too, so
+			 * --max-line means the same for every line */
+			if (n > ctx->limits.max_line)
+				goto too_long;
 			*lf = 0;
 			in->pos += n + 1;
 			in->scanned = 0;
@@ -362,6 +369,8 @@ int sf_input_line(struct sf_input *in, struct sf_ctx *ctx, char **line,
 		if (in->eof) {
 			if (!avail)
 				return 0;
+			if (avail > ctx->limits.max_line)
+				goto too_long;
 			in->buf[in->end] = 0;   /* cap > end always */
 			in->pos = in->end;
 			in->scanned = 0;
@@ -373,20 +382,28 @@ int sf_input_line(struct sf_input *in, struct sf_ctx *ctx, char **line,
 			return 1;
 		}
 		if (avail > ctx->limits.max_line)
-			return sf_error(ctx, SF_ELIMIT, in->name,
-					in->lineno + 1,
-					"line longer than %llu bytes "
-					"(--max-line)",
-					(unsigned long long)
-					ctx->limits.max_line);
-		if (in->pos)
+			goto too_long;
+		if (in->pos) {
 			compact(in);
-		else if (in->end + 1 >= in->cap &&
-			 (rc = reserve(in, ctx, in->cap * 2)))
-			return rc;
+		} else if (in->end + 1 >= in->cap) {
+			/* room for the longest allowed line, its LF and a
+			 * NUL, and no more: a longer line is refused above
+			 * once max_line + 1 bytes are in */
+			uint64_t lim = ctx->limits.max_line > UINT64_MAX - 2 ?
+				UINT64_MAX : ctx->limits.max_line + 2;
+			size_t want = in->cap * 2 - 1;
+			if (lim < (uint64_t)want + 1)
+				want = (size_t)lim - 1;
+			if ((rc = reserve(in, ctx, want)))
+				return rc;
+		}
 		if ((rc = fill(in, ctx)))
 			return rc;
 	}
+too_long:
+	return sf_error(ctx, SF_ELIMIT, in->name, in->lineno + 1,
+			"line longer than %llu bytes (--max-line)",
+			(unsigned long long)ctx->limits.max_line);
 }
 
 uint64_t sf_input_lineno(const struct sf_input *in)
@@ -444,9 +461,13 @@ int sf_input_slurp(struct sf_input *in, struct sf_ctx *ctx, size_t max,
 		   char **data, size_t *size)
 {
 	size_t cap = 1u << 16, n = 0;
-	char *d = malloc(cap);
+	char *d;
 
-	if (!d)
+	/* a format that must hold all of its input honours
+	 * --max-decompressed for plain input too */
+	if (max > ctx->limits.max_decompressed)
+		max = (size_t)ctx->limits.max_decompressed;
+	if (!(d = malloc(cap)))
 		return sf_error(ctx, SF_ENOMEM, in->name, 0, "out of memory");
 	for (;;) {
 		if (cap - n < 4096) {

@@ -297,7 +297,22 @@ int sf_profile_frame(struct sf_profile *p, struct sf_ctx *ctx,
 {
 	struct sf_frame k = *f;
 	uint32_t id;
+	const char *const names[] = { f->name, f->module, f->file };
 
+	/* --max-name holds for every reader, also those that build frames
+	 * field by field rather than through sf_profile_frame_named */
+	for (size_t i = 0; i < 3; i++) {
+		uint64_t max = ctx->limits.max_name;
+		size_t len = names[i] ? strnlen(names[i], max < SIZE_MAX ?
+						(size_t)max + 1 : SIZE_MAX) : 0;
+		if (len > max)
+			return sf_error(ctx, SF_ELIMIT, NULL, 0,
+					"frame %s longer than the limit of "
+					"%llu bytes (--max-name)",
+					i == 0 ? "name" : i == 1 ? "module" :
+						"file name",
+					(unsigned long long)max);
+	}
 	if (!(k.name = sf_profile_str(p, ctx, f->name ? f->name : "")))
 		return ctx->err.code;
 	if (f->module && !(k.module = sf_profile_str(p, ctx, f->module)))
