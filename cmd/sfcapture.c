@@ -384,15 +384,8 @@ needs_arg:
 			return EXIT_USAGE;
 		}
 	} else if (!outpath) {
-		/* NEEDSWORK: the Sampler writer comes from another branch;
-		 * until it is merged, fall back to the native JSON */
+		/* the default output is a Sampler trace, like macOS sample */
 		fmt = sf_format_by_name("sampler");
-		if (!fmt || !fmt->write) {
-			fmt = sf_format_by_name("json");
-			if (!cli_quiet)
-				cli_msg("note: no Sampler writer in this "
-					"build; writing JSON");
-		}
 	} else {
 		fmt = sf_format_by_name("collapsed");
 	}
@@ -459,9 +452,8 @@ needs_arg:
 		cli_interrupted = 0;
 
 	if (!outpath) {
-		snprintf(defpath, sizeof(defpath), "sfcapture-%d.%s",
-			 (int)o.pid, strcmp(fmt->name, "json") ? "trace"
-							       : "json");
+		snprintf(defpath, sizeof(defpath), "sfcapture-%d.trace",
+			 (int)o.pid);
 		outpath = defpath;
 	}
 	if ((rc = sf_profile_new(&p, &ctx)))

@@ -99,8 +99,9 @@ stop_target
 # by itself: the capture ends with the samples so far
 timeout 60 "$SFCAPTURE" -d 20 -- ./target_nofp -e 1 > launch.out 2> launch.err
 rc=$?
-f=$(ls sfcapture-*.json sfcapture-*.trace 2>/dev/null | head -n 1)
-if [ $rc -eq 0 ] && [ -n "$f" ] && grep -q 'exited' launch.err && grep -q 'READY' launch.out; then
+f=$(ls sfcapture-*.trace 2>/dev/null | head -n 1)
+if [ $rc -eq 0 ] && [ -n "$f" ] && [ "$(head -n 1 "$f")" = "@supersamplerV1.0" ] &&
+	grep -q 'exited' launch.err && grep -q 'READY' launch.out; then
 	pass capture-launch-exit; else fail capture-launch-exit "status $rc, file '$f': $(tail -n 3 launch.err)"; fi
 timeout 60 "$SFCAPTURE" -q -d 1 --to lines -o launch.lines -- ./target_nofp > /dev/null
 expect_chain capture-launch-chains launch.lines cpu "cpu_thread;cpu_recurse;cpu_leaf"
