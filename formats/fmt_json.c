@@ -152,6 +152,12 @@ static int json_write(const struct sf_profile *p, struct sf_output *out,
 	sf_output_puts(out, ",\n\"sample_types\":[");
 	for (size_t i = 0; i < p->d.ntypes; i++)
 		emit(out, i ? "," : "", type_obj(&p->d.types[i]));
+	if (!p->d.ntypes) {
+		/* a profile with no samples may have no type yet (an empty
+		 * perf script); the document always names one */
+		struct sf_sample_type dflt = { "samples", "count" };
+		emit(out, "", type_obj(&dflt));
+	}
 
 	sf_output_puts(out, "],\n\"threads\":[");
 	for (size_t i = 0; i < p->d.nthreads; i++) {

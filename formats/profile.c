@@ -2,6 +2,7 @@
 #include "profile.h"
 #include "hash.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -721,6 +722,10 @@ int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 	if (!nt)
 		return sf_error(ctx, SF_EINPUT, NULL, 0,
 				"internal: sample added before a sample type");
+	for (size_t i = 0; i < nt; i++)
+		if (!isfinite(weights[i]))
+			return sf_error(ctx, SF_EINPUT, NULL, 0,
+					"sample weight is not a finite number");
 	if (time != SF_NO_TIME)
 		p->d.has_time = true;
 	bool by_stack = p->d.aggregated && thread == SF_NO_THREAD && !labels;
