@@ -260,8 +260,20 @@ needs_arg:
 	}
 
 	cli_signals();
-	rc = cli_load(&ctx, &common, inputs, ninputs, !out_fmt->needs_order,
-		      &p);
+	if (diff) {
+		struct sf_profile *pb = NULL, *pn = NULL;
+		rc = cli_load(&ctx, &common, bases, nbases, true, &pb);
+		if (!rc)
+			rc = cli_load(&ctx, &common, inputs, ninputs, true,
+				      &pn);
+		if (!rc)
+			rc = sf_diff_build(&p, &ctx, pb, pn, &dopt);
+		sf_profile_free(pb);
+		sf_profile_free(pn);
+	} else {
+		rc = cli_load(&ctx, &common, inputs, ninputs,
+			      !out_fmt->needs_order, &p);
+	}
 	if (rc) {
 		cli_warnings(&ctx);
 		status = cli_fail(&ctx);
