@@ -437,8 +437,11 @@ int sf_an_diff_tree(struct sf_output *o, const struct sf_an_view *base,
 				fmt_delta(b3, sizeof(b3), x->delta,
 					  dopt->normalize);
 				sf_output_printf(o, "%*s %*s %*s  ", wb,
-						 x->in & IN_BASE ? b1 : "-",
-						 wn, x->in & IN_NEW ? b2 : "-",
+						 !f->node || x->in & IN_BASE ?
+							 b1 : "-",
+						 wn,
+						 !f->node || x->in & IN_NEW ?
+							 b2 : "-",
 						 wd, b3);
 				if (sp > 1) {
 					put_prefix(o, pre, plen, sp - 2);

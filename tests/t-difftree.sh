@@ -213,3 +213,12 @@ P
 printf '1\t3\tmain;a\n' > t1only.tsv
 expect_error diff-thread-missing 2 "matches no thread" \
 	$SFANALYZE --diff --tree --thread 2 --from lines t1only.tsv -- tn.tsv
+
+# a side left empty by the filters: --focus old keeps only base's
+# main;old;x (1); NEW has nothing (total 0, share taken as 0):
+# every delta 0 - 1/1 = -1, every node below the root gone
+jcheck difftree-empty-new "[
+ (0, None,  1, 0, 0, 0, -1, None),
+ (1, 'main',1, 0, 0, 0, -1, 'base'),
+ (2, 'old', 1, 0, 0, 0, -1, 'base'),
+ (3, 'x',   1, 0, 1, 0, -1, 'base')]" --focus old base.tsv -- new.tsv
