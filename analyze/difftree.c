@@ -143,8 +143,8 @@ static int add_side(struct mtree *t, const struct sf_an_view *v,
 	}
 	/* top-down: view nodes map one to one onto merged nodes (parents
 	 * come before children); only those a sample reached count */
-	m = malloc(v->nnodes * sizeof(*m));
-	cnt = calloc(v->nnodes, sizeof(*cnt));
+	m = malloc((v->nnodes + 1) * sizeof(*m));
+	cnt = calloc(v->nnodes + 1, sizeof(*cnt));
 	if (!m || !cnt) {
 		rc = nomem(ctx);
 		goto done;
@@ -221,6 +221,7 @@ static int mt_build(struct mtree *t, const struct sf_an_view *b,
 {
 	uint32_t *bmap = malloc((b->nfuncs + 1) * sizeof(*bmap));
 	uint32_t *nmap = malloc((nv->nfuncs + 1) * sizeof(*nmap));
+	uint32_t *hid = NULL;   /* scratch: the hidden children of a node */
 	int rc = 0;
 
 	if (!bmap || !nmap) {
@@ -263,7 +264,8 @@ static int mt_build(struct mtree *t, const struct sf_an_view *b,
 	t->cstart = calloc(t->nn + 1, sizeof(*t->cstart));
 	t->child = malloc(t->nn * sizeof(*t->child));
 	t->nvis = calloc(t->nn, sizeof(*t->nvis));
-	if (!t->cstart || !t->child || !t->nvis) {
+	hid = malloc(t->nn * sizeof(*hid));
+	if (!t->cstart || !t->child || !t->nvis || !hid) {
 		rc = nomem(ctx);
 		goto done;
 	}
@@ -280,24 +282,26 @@ static int mt_build(struct mtree *t, const struct sf_an_view *b,
 		size_t nc = t->cstart[i + 1] - t->cstart[i], nvis = 0;
 		qsort(c, nc, sizeof(*c), cmp_child);
 		/* stable partition: a node is shown when its share of
-		 * either side's whole reaches min_percent */
+		 * either side's whole reaches min_percent; hidden ones
+		 * follow, still in order */
+		size_t nhid = 0;
 		for (size_t k = 0; k < nc; k++) {
 			const struct mnode *x = &t->n[c[k]];
 			if (pct(sf_an_double(x->bt, b->exp), BT) >=
 				    topt->min_percent ||
 			    pct(sf_an_double(x->nt, nv->exp), NT) >=
-				    topt->min_percent) {
-				uint32_t keep = c[k];
-				memmove(c + nvis + 1, c + nvis,
-					(k - nvis) * sizeof(*c));
-				c[nvis++] = keep;
-			}
+				    topt->min_percent)
+				c[nvis++] = c[k];
+			else
+				hid[nhid++] = c[k];
 		}
+		memcpy(c + nvis, hid, nhid * sizeof(*c));
 		t->nvis[i] = (uint32_t)nvis;
 	}
 done:
 	free(bmap);
 	free(nmap);
+	free(hid);
 	return rc;
 }
 
