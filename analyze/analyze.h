@@ -184,6 +184,21 @@ int sf_an_diff(struct sf_output *o, const struct sf_an_view *base,
 	       const struct sf_an_view *cur,
 	       const struct sf_an_diff_opts *opt, struct sf_ctx *ctx);
 
+/* The differential call tree: the tree of `cur` (top-down, or inverted
+ * with topt->inverted), each node with its base and new total and self
+ * and delta (as sf_an_diff: change of share, or raw with !normalize).
+ * Nodes are paths of function names; a node only `cur` reaches is marked
+ * "new", one only `base` reaches "gone" (JSON "only": "new" / "base") and
+ * listed under its parent after the others.  Children: reached by NEW
+ * first, by decreasing new total then name, then gone ones by decreasing
+ * base total then name.  topt->min_percent hides a node when its share of
+ * both sides' whole is below it; topt->max_depth as in sf_an_tree.
+ * dopt->threshold is not used. */
+int sf_an_diff_tree(struct sf_output *o, const struct sf_an_view *base,
+		    const struct sf_an_view *cur,
+		    const struct sf_an_diff_opts *dopt,
+		    const struct sf_an_tree_opts *topt, struct sf_ctx *ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,7 +14,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: sfanalyze [REPORT] [OPTIONS] [INPUT...]\n"
-"       sfanalyze --diff [OPTIONS] BASE... -- NEW...\n"
+"       sfanalyze --diff [--tree] [OPTIONS] BASE... -- NEW...\n"
 "Print a report from sampled call stacks.  INPUTs are read like sfconv\n"
 "reads them (any input format, detected or --from, gzip, '-' or nothing\n"
 "for standard input); several inputs merge into one profile.\n"
@@ -27,7 +27,9 @@ static void usage(FILE *f)
 "      --callgraph        call graph with caller/callee times (Racket\n"
 "                         profile/analyzer semantics)\n"
 "      --diff             compare BASE inputs with NEW inputs, separated\n"
-"                         by '--': per-function self and total, change\n"
+"                         by '--': per-function self and total, change;\n"
+"                         with --tree, the tree of NEW with each node's\n"
+"                         change (--inverted, --min-percent, --depth apply)\n"
 "      --json             JSON instead of text\n"
 "\n"
 "Report options:\n"
@@ -82,6 +84,7 @@ static void usage(FILE *f)
 struct opts {
 	enum report report;
 	bool json, per_thread;
+	bool saw_tree, diff_tree;   /* --diff --tree: differential tree */
 	struct sf_an_filter filter;
 	struct sf_an_tree_opts tree;
 	struct sf_an_flat_opts flat;
@@ -265,13 +268,18 @@ int main(int argc, char **argv)
 			status = EXIT_OK;
 			goto out;
 		} else if (!strcmp(a, "--tree")) {
-			op.report = R_TREE;
+			op.saw_tree = true;
+			if (op.report == R_DIFF)
+				op.diff_tree = true;
+			else
+				op.report = R_TREE;
 		} else if (!strcmp(a, "--flat")) {
 			op.report = R_FLAT;
 		} else if (!strcmp(a, "--callgraph")) {
 			op.report = R_CALLGRAPH;
 		} else if (!strcmp(a, "--diff")) {
 			op.report = R_DIFF;
+			op.diff_tree = op.saw_tree;
 		} else if (!strcmp(a, "--json")) {
 			op.json = true;
 		} else if (!strcmp(a, "--inverted")) {
@@ -426,7 +434,9 @@ bad_value:
 		if (!rc)
 			rc = sf_an_view_build(&vn, p2, &f2, NULL, &ctx);
 		if (!rc)
-			rc = sf_an_diff(o, vb, vn, &op.diff, &ctx);
+			rc = op.diff_tree ? sf_an_diff_tree(o, vb, vn, &op.diff,
+							    &op.tree, &ctx) :
+					    sf_an_diff(o, vb, vn, &op.diff, &ctx);
 		if (!rc && op.json)
 			sf_output_putc(o, '\n');
 		sf_an_view_free(vb);
