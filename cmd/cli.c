@@ -188,7 +188,7 @@ int cli_common_option(struct sf_ctx *ctx, struct cli_common *c, int argc,
 		      char **argv, int *i)
 {
 	const char *a = argv[*i];
-	const char *v;
+	const char *v = NULL;
 	bool m;
 
 	if (!strcmp(a, "-f") || (v = opt_arg("from", argc, argv, i, &m), m)) {
