@@ -14,8 +14,21 @@ test_req="python3 gzip"
 test_opt="${SF_TEST_PACKAGES-python3-jsonschema libxml2-utils sbcl racket golang-go golang-github-google-pprof-dev chromium nodejs npm linux-perf elfutils valgrind}"
 fuzz="clang libclang-rt-14-dev"
 
+# A package whose program is already on PATH from elsewhere (Node.js and
+# npm are often installed outside Debian) is not asked for: apt-get would
+# fight the existing installation.
+command_of() {
+	case $1 in
+	nodejs) echo node ;;
+	npm) echo npm ;;
+	*) echo "" ;;
+	esac
+}
+
 missing() {
 	for p in "$@"; do
+		c=$(command_of "$p")
+		[ -n "$c" ] && command -v "$c" >/dev/null 2>&1 && continue
 		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' || echo "$p"
 	done
 }
