@@ -58,18 +58,18 @@ echo "date: $(date -u +%Y-%m-%dT%H:%MZ)   BENCH_MB=$mb   best of $runs runs"
 printf "%-40s %10s %14s %11s %8s\n" "row" "time" "throughput" "peak RSS" "vs wc -l"
 
 # collapsed, 1 GB, from 20,000 unique stacks
-gen collapsed.folded python3 "$top/bench/gen.py" collapsed "$mb" 20000
-floor_row "wc -l (collapsed ${mb} MB)" collapsed.folded "wc -l collapsed.folded"
+gen collapsed-$mb.folded python3 "$top/bench/gen.py" collapsed "$mb" 20000
+floor_row "wc -l (collapsed ${mb} MB)" collapsed-$mb.folded "wc -l collapsed-$mb.folded"
 wc=$(cat .floor)
-floor_row "cat > /dev/null" collapsed.folded "cat collapsed.folded"
-row "sfconv collapsed -> collapsed" collapsed.folded "$wc" "$bin/sfconv collapsed.folded"
-row "sfconv collapsed -> json (aggregated)" collapsed.folded "$wc" "$bin/sfconv collapsed.folded --to json"
-"$bin/sfconv" collapsed.folded --to json > collapsed.json
-row "sfconv json -> collapsed" collapsed.json 0 "$bin/sfconv collapsed.json"
+floor_row "cat > /dev/null" collapsed-$mb.folded "cat collapsed-$mb.folded"
+row "sfconv collapsed -> collapsed" collapsed-$mb.folded "$wc" "$bin/sfconv collapsed-$mb.folded"
+row "sfconv collapsed -> json (aggregated)" collapsed-$mb.folded "$wc" "$bin/sfconv collapsed-$mb.folded --to json"
+"$bin/sfconv" collapsed-$mb.folded --to json > collapsed-$mb.json
+row "sfconv json -> collapsed" collapsed-$mb.json 0 "$bin/sfconv collapsed-$mb.json"
 
 # half the input: doubling the input must double the time
-head -c $((mb * 524288)) collapsed.folded | sed '$d' > half.folded
-row "sfconv collapsed -> collapsed, half size" half.folded "$wc" "$bin/sfconv half.folded"
+head -c $((mb * 524288)) collapsed-$mb.folded | sed '$d' > half-$mb.folded
+row "sfconv collapsed -> collapsed, half size" half-$mb.folded "$wc" "$bin/sfconv half-$mb.folded"
 
 for extra in "$top"/bench/rows-*.sh; do
 	[ -f "$extra" ] && . "$extra"

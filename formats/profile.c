@@ -37,43 +37,38 @@ bool sf_idx_insert(struct sf_idx *t, uint64_t h, uint32_t id)
 {
 	if ((t->n + 1) * 2 > t->cap) {
 		size_t ncap = t->cap ? t->cap * 2 : 64;
-		uint64_t *nh = calloc(ncap, sizeof(*nh));
-		uint32_t *ni = malloc(ncap * sizeof(*ni));
+		if (ncap > ((size_t)1 << 32))
+			return false;   /* tags hold 32 bits of position */
+		uint64_t *ns = calloc(ncap, sizeof(*ns));
 
-		if (!nh || !ni) {
-			free(nh);
-			free(ni);
+		if (!ns)
 			return false;
-		}
 		for (size_t i = 0; i < t->cap; i++) {
-			if (!t->hashes[i])
+			uint64_t v = t->slots[i];
+			if (!v)
 				continue;
-			size_t j = t->hashes[i] & (ncap - 1);
-			while (nh[j])
+			size_t j = (v >> 32) & (ncap - 1);
+			while (ns[j])
 				j = (j + 1) & (ncap - 1);
-			nh[j] = t->hashes[i];
-			ni[j] = t->ids[i];
+			ns[j] = v;
 		}
-		free(t->hashes);
-		free(t->ids);
-		t->hashes = nh;
-		t->ids = ni;
+		free(t->slots);
+		t->slots = ns;
 		t->cap = ncap;
 	}
 	size_t mask = t->cap - 1;
-	size_t i = h & mask;
-	while (t->hashes[i])
+	uint64_t tag = sf_idx_tag(h);
+	size_t i = tag & mask;
+	while (t->slots[i])
 		i = (i + 1) & mask;
-	t->hashes[i] = h;
-	t->ids[i] = id;
+	t->slots[i] = tag << 32 | id;
 	t->n++;
 	return true;
 }
 
 void sf_idx_free(struct sf_idx *t)
 {
-	free(t->hashes);
-	free(t->ids);
+	free(t->slots);
 	memset(t, 0, sizeof(*t));
 }
 
