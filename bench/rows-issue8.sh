@@ -41,7 +41,7 @@ fi
 
 # ---- sample lines -> callgraph, 10 million samples (50,000 distinct
 # stacks, bench/gen_stacks.c as in bench/callgraph.sh)
-n=$((10000000 / 1024 * mb))
+n=$((10000000 * mb / 1024))
 [ -x gen_stacks ] || cc -O2 -o gen_stacks "$top/bench/gen_stacks.c"
 gen "lines-$n.samples.tsv" ./gen_stacks "$n" 2000 60 1 50000
 echo "-- sample lines: $n samples, $(stat -c %s "lines-$n.samples.tsv") bytes"
@@ -52,7 +52,7 @@ row "sfconv sample lines -> collapsed" "lines-$n.samples.tsv" "$wc" "$bin/sfconv
 
 # ---- pprof -> collapsed, 1,000,000 distinct samples (bench/pprof.sh's
 # generator and file names)
-n=$((1000000 / 1024 * mb))
+n=$((1000000 * mb / 1024))
 [ -s "pprof-$n.pb.gz" ] || BENCH_SAMPLES=$n sh "$top/bench/pprof.sh" > /dev/null
 echo "-- pprof: $n samples, $(stat -c %s "pprof-$n.pb.gz") bytes gzip'd"
 row "sfconv pprof -> collapsed" "pprof-$n.pb.gz" 0 "$bin/sfconv -q pprof-$n.pb.gz --to collapsed"
@@ -63,7 +63,7 @@ row "sfconv collapsed -> pprof" "pprof-$n.folded" 0 "$bin/sfconv -q pprof-$n.fol
 # is about BENCH_MB
 [ -s sampler-in.folded ] || sh "$top/bench/sampler.sh" > /dev/null
 if [ ! -s "sampler-$mb.trace" ]; then
-	"$bin/sfconv" -q --from collapsed sampler-in.folded -o sampler-probe.trace
+	"$bin/sfconv" -q --from collapsed sampler-in.folded --to sampler -o sampler-probe.trace
 	k=$(awk -v s="$(stat -c %s sampler-probe.trace)" -v m="$mb" 'BEGIN { print m * 1048576 / s }')
 	awk -v k="$k" '{ w = int($NF * k + 0.5); $NF = w < 1 ? 1 : w; print }' sampler-in.folded > sampler-scaled.folded
 	"$bin/sfconv" -q --from collapsed sampler-scaled.folded -o "sampler-$mb.trace.tmp" --to sampler

@@ -18,6 +18,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+/* inlined: most keys are short (a frame line, two ids), where a call
+ * into the shared library costs as much as the hashing */
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL
+#endif
 #include <xxhash.h>
 
 struct sf_idx {
