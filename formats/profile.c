@@ -31,6 +31,12 @@ struct sf_profile_internal {
 	size_t cap_agg_stack;
 	size_t cap_frames, cap_stacks, cap_threads, cap_samples, cap_labels;
 	size_t cap_strs;
+	/* the last stack sf_profile_stack made, root first: its frames and
+	 * the node of each prefix, so a stack sharing a prefix with it
+	 * (consecutive samples usually do) skips the hash probes there */
+	sf_frame_id *last_frames;
+	sf_stack_id *last_nodes;
+	size_t last_n, cap_last;
 };
 
 bool sf_idx_insert(struct sf_idx *t, uint64_t h, uint32_t id)
@@ -156,6 +162,8 @@ void sf_profile_free(struct sf_profile *p)
 		sf_idx_free(&p->in->label_sets);
 		sf_idx_free(&p->in->agg);
 		free(p->in->agg_stack);
+		free(p->in->last_frames);
+		free(p->in->last_nodes);
 		free(p->in->strs);
 		free(p->in->strlens);
 		free(p->in);
@@ -399,11 +407,44 @@ int sf_profile_stack(struct sf_profile *p, struct sf_ctx *ctx,
 				"stack of %zu frames exceeds the limit of %llu "
 				"(--max-depth)", n,
 				(unsigned long long)ctx->limits.max_depth);
-	for (size_t i = 0; i < n; i++) {
-		sf_frame_id f = leaf_first ? frames[n - 1 - i] : frames[i];
-		if ((rc = sf_profile_stack_push(p, ctx, s, f, &s)))
-			return rc;
+	struct sf_profile_internal *in = p->in;
+	size_t i = 0;
+	if (n > in->cap_last) {
+		size_t ncap = in->cap_last ? in->cap_last : 64;
+		while (ncap < n)
+			ncap *= 2;
+		sf_frame_id *nf = sf_reallocarray(in->last_frames, ncap,
+						  sizeof(*nf));
+		if (nf)
+			in->last_frames = nf;
+		sf_stack_id *nn = sf_reallocarray(in->last_nodes, ncap,
+						  sizeof(*nn));
+		if (nn)
+			in->last_nodes = nn;
+		if (!nf || !nn) {
+			in->last_n = 0;
+			return oom(ctx);
+		}
+		in->cap_last = ncap;
 	}
+	/* the prefix shared with the last stack */
+	for (; i < n && i < in->last_n; i++) {
+		sf_frame_id f = leaf_first ? frames[n - 1 - i] : frames[i];
+		if (f != in->last_frames[i])
+			break;
+	}
+	if (i)
+		s = in->last_nodes[i - 1];
+	for (; i < n; i++) {
+		sf_frame_id f = leaf_first ? frames[n - 1 - i] : frames[i];
+		if ((rc = sf_profile_stack_push(p, ctx, s, f, &s))) {
+			in->last_n = i;
+			return rc;
+		}
+		in->last_frames[i] = f;
+		in->last_nodes[i] = s;
+	}
+	in->last_n = n;
 	*out = s;
 	return 0;
 }
