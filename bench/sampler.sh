@@ -21,7 +21,7 @@ for i in range(20000):
     print(';'.join(r.choice(names) for _ in range(depth)), r.randint(1, 500))
 PY
 fi
-"$top/bin/sfconv" --from collapsed sampler-in.folded -o sampler.trace
+"$top/bin/sfconv" --from collapsed sampler-in.folded --to sampler -o sampler.trace
 measure() { # label command
 	best=; rss=
 	for i in $(seq "$runs"); do
@@ -35,6 +35,6 @@ printf 'sampler.trace: %s bytes\n' "$(wc -c < sampler.trace)"
 measure "cat (floor)" "cat sampler.trace"
 measure "folded -> trace" "$top/bin/sfconv --from collapsed sampler-in.folded --to sampler -o x.trace"
 measure "trace -> collapsed" "$top/bin/sfconv -q sampler.trace --to collapsed"
-measure "trace -> trace" "$top/bin/sfconv -q sampler.trace -o y.trace"
+measure "trace -> trace" "$top/bin/sfconv -q sampler.trace --to sampler -o y.trace"
 cmp -s sampler.trace y.trace && echo "trace -> trace: byte-identical" || echo "trace -> trace: DIFFERS"
 rm -f x.trace y.trace .t

@@ -53,6 +53,13 @@ struct line_cache {
 	size_t nfids, cap_fids;
 };
 
+/* Bytes of stack text the record cache keeps at most, and the longest
+ * record it caches. */
+#ifndef PERF_REC_CACHE_MAX
+#define PERF_REC_CACHE_MAX ((size_t)32 << 20)
+#endif
+#define PERF_REC_MAX ((size_t)1 << 20)
+
 /* Stack cache: the frame ids of a sample (leaf first, root frame last)
  * -> stack id. */
 struct stack_cache {
@@ -75,6 +82,22 @@ struct perf_state {
 	struct line_cache lc;
 	struct stack_cache sc;
 	struct sf_sbuf name, tmp, modbuf, pname, comm, ev_filter;
+	/* Record cache (a line_cache whose keys are the whole text of an
+	 * event's stack lines): the stack lines of the current event are
+	 * kept in `rec` and looked up once at the end of the event; only a
+	 * record not seen before is parsed line by line (`pend` holds each
+	 * line's place and number for that). */
+	struct line_cache recc;
+	char *rec;
+	size_t rec_len, rec_cap;
+	struct pend_line {
+		size_t off, len;
+		uint64_t lineno;
+	} *pend;
+	size_t npend, cap_pend;
+	bool rec_direct;         /* record too long: lines go straight in */
+	bool warned;             /* a stack line was skipped with a warning */
+	uint64_t cur_line;       /* line number of the stack line at hand */
 	sf_frame_id *frames;     /* current event, leaf first */
 	size_t nframes, cap_frames;
 	/* current event */
@@ -882,15 +905,16 @@ static int on_stack_line(struct perf_state *st, const char *l, size_t n)
 		/* a line seen before was checked then */
 		if (memchr(l, 0, n))
 			return sf_error(ctx, SF_EINPUT, sf_input_name(st->in),
-					sf_input_lineno(st->in),
+					st->cur_line,
 					"NUL byte: not perf script text");
 		bool ok = st->o.inferno ? parse_stack_line_inferno(l, n, &sl) :
 					  parse_stack_line(l, n, &sl);
 		if (!ok) {
+			st->warned = true;
 			sf_warn(ctx, "perf.unrecognized-line",
 				"%s:%llu: skipped a line that is not a frame "
 				"('ip symbol (dso)')", sf_input_name(st->in),
-				(unsigned long long)sf_input_lineno(st->in));
+				(unsigned long long)st->cur_line);
 			return 0;
 		}
 		if (lc->text_len + key.n > PERF_LINE_CACHE_MAX)
@@ -937,6 +961,159 @@ static int on_stack_line(struct perf_state *st, const char *l, size_t n)
 		memcpy(st->frames + st->nframes, lc->fids + e->first,
 		       e->n * sizeof(sf_frame_id));
 	st->nframes += e->n;
+	return 0;
+}
+
+/* Drop the stack lines kept for the current event. */
+static void rec_clear(struct perf_state *st)
+{
+	st->rec_len = 0;
+	st->npend = 0;
+	st->rec_direct = false;
+}
+
+/* Replay the kept stack lines one by one (errors carry their line). */
+static int rec_replay(struct perf_state *st)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < st->npend && !rc; i++) {
+		st->cur_line = st->pend[i].lineno;
+		rc = on_stack_line(st, st->rec + st->pend[i].off,
+				   st->pend[i].len);
+		if (rc && !st->ctx->err.line)
+			st->ctx->err.line = st->pend[i].lineno;
+	}
+	return rc;
+}
+
+/* A stack line of the current event (perl mode): keep it for the end. */
+static int defer_stack_line(struct perf_state *st, const char *l, size_t n,
+			    uint64_t lineno)
+{
+	int rc;
+
+	if (st->rec_direct) {
+		st->cur_line = lineno;
+		return on_stack_line(st, l, n);
+	}
+	if (st->rec_len + n + 1 > PERF_REC_MAX) {
+		/* too long to cache: parse what is kept, then go direct */
+		if ((rc = rec_replay(st)))
+			return rc;
+		rec_clear(st);
+		st->rec_direct = true;
+		st->cur_line = lineno;
+		return on_stack_line(st, l, n);
+	}
+	if (st->rec_len + n + 1 > st->rec_cap) {
+		size_t ncap = st->rec_cap ? st->rec_cap * 2 : 4096;
+		while (ncap < st->rec_len + n + 1)
+			ncap *= 2;
+		char *nr = realloc(st->rec, ncap);
+		if (!nr)
+			return oom(st->ctx);
+		st->rec = nr;
+		st->rec_cap = ncap;
+	}
+	if (st->npend == st->cap_pend) {
+		size_t ncap = st->cap_pend ? st->cap_pend * 2 : 64;
+		struct pend_line *np = sf_reallocarray(st->pend, ncap,
+						       sizeof(*np));
+		if (!np)
+			return oom(st->ctx);
+		st->pend = np;
+		st->cap_pend = ncap;
+	}
+	st->pend[st->npend++] = (struct pend_line){ st->rec_len, n, lineno };
+	memcpy(st->rec + st->rec_len, l, n);
+	st->rec_len += n;
+	st->rec[st->rec_len++] = '\n';
+	return 0;
+}
+
+/* The event's stack lines are complete: one lookup for all of them. */
+static int rec_flush(struct perf_state *st)
+{
+	struct line_cache *c = &st->recc;
+	struct line_key key = { st->rec, st->rec_len, st->java };
+	uint32_t id;
+	int rc;
+
+	if (!st->npend)
+		return 0;
+	uint64_t h = sf_hash(key.s, key.n) ^ (st->java ? 0x9e3779b97f4a7c15ull
+						       : 0);
+	if (!h)
+		h = 1;
+	if (sf_idx_find(&c->idx, h, line_eq, c, &key, &id)) {
+		const struct line_ent *e = &c->ents[id];
+		if ((rc = frames_room(st, e->n)))
+			return rc;
+		if (e->n)
+			memcpy(st->frames + st->nframes, c->fids + e->first,
+			       e->n * sizeof(sf_frame_id));
+		st->nframes += e->n;
+		rec_clear(st);
+		return 0;
+	}
+	size_t start = st->nframes;
+	st->warned = false;
+	if ((rc = rec_replay(st)))
+		return rc;
+	size_t n = st->nframes - start;
+	/* a record that warned is parsed again next time, so the warning
+	 * count stays that of the lines */
+	if (st->warned || c->text_len + key.n > PERF_REC_CACHE_MAX ||
+	    n > UINT32_MAX) {
+		rec_clear(st);
+		return 0;
+	}
+	if (c->nents == c->cap_ents) {
+		size_t ncap = c->cap_ents ? c->cap_ents * 2 : 1024;
+		struct line_ent *ne = sf_reallocarray(c->ents, ncap,
+						      sizeof(*ne));
+		if (!ne)
+			return oom(st->ctx);
+		c->ents = ne;
+		c->cap_ents = ncap;
+	}
+	if (c->text_len + key.n > c->text_cap) {
+		size_t ncap = c->text_cap ? c->text_cap * 2 : 65536;
+		while (ncap < c->text_len + key.n)
+			ncap *= 2;
+		char *nt = realloc(c->text, ncap);
+		if (!nt)
+			return oom(st->ctx);
+		c->text = nt;
+		c->text_cap = ncap;
+	}
+	if (c->nfids + n > c->cap_fids) {
+		size_t ncap = c->cap_fids ? c->cap_fids * 2 : 16384;
+		while (ncap < c->nfids + n)
+			ncap *= 2;
+		sf_frame_id *nf = sf_reallocarray(c->fids, ncap, sizeof(*nf));
+		if (!nf)
+			return oom(st->ctx);
+		c->fids = nf;
+		c->cap_fids = ncap;
+	}
+	struct line_ent *e = &c->ents[c->nents];
+	e->off = c->text_len;
+	e->len = (uint32_t)key.n;
+	e->first = (uint32_t)c->nfids;
+	e->n = (uint32_t)n;
+	e->java = st->java;
+	memcpy(c->text + c->text_len, key.s, key.n);
+	c->text_len += key.n;
+	if (n)
+		memcpy(c->fids + c->nfids, st->frames + start,
+		       n * sizeof(sf_frame_id));
+	c->nfids += n;
+	if (!sf_idx_insert(&c->idx, h, (uint32_t)c->nents))
+		return oom(st->ctx);
+	c->nents++;
+	rec_clear(st);
 	return 0;
 }
 
@@ -1015,8 +1192,11 @@ static int end_event(struct perf_state *st)
 		st->in_event = false;
 		st->skip = false;
 		st->nframes = 0;
+		rec_clear(st);
 		return 0;
 	}
+	if ((rc = rec_flush(st)))
+		return rc;
 	st->in_event = false;
 	if (st->o.inferno && !st->nframes)
 		return 0;  /* inferno drops events without frames */
@@ -1136,6 +1316,7 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 	st->in_event = true;
 	st->skip = false;
 	st->nframes = 0;
+	rec_clear(st);
 	if (st->o.inferno) {
 		typed = parse_event_type_inferno(l, n, e->end, &ev, &evn,
 						 &period, &rest, &restn);
@@ -1204,6 +1385,7 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 	st->java = sbuf_eq(&st->pname, "java", 4);
 	if (rest) {
 		/* inferno: a one-frame stack on the event line */
+		st->cur_line = sf_input_lineno(st->in);
 		if ((rc = on_stack_line(st, rest, restn)))
 			return rc;
 		return end_event(st);
@@ -1299,8 +1481,10 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 			is_event = false;
 		if (is_event) {
 			/* perl starts a new event without a blank line too */
-			if (st.in_event && !st.o.inferno)
+			if (st.in_event && !st.o.inferno) {
 				st.nframes = 0;
+				rec_clear(&st);
+			}
 			seen_event = true;
 			rc = on_event_line(&st, &ev, line, e);
 		} else if (!seen_event) {
@@ -1309,7 +1493,13 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 				      "expected a perf script event line "
 				      "('comm pid [cpu] time: event:')");
 		} else if (st.in_event && !st.skip) {
-			rc = on_stack_line(&st, line, e);
+			if (st.o.inferno) {
+				st.cur_line = sf_input_lineno(in);
+				rc = on_stack_line(&st, line, e);
+			} else {
+				rc = defer_stack_line(&st, line, e,
+						      sf_input_lineno(in));
+			}
 		} else if (!st.in_event && !st.o.inferno) {
 			/* a frame line outside an event: perl files it under
 			 * the empty process name */
@@ -1329,6 +1519,12 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 	if (rc == 0 && st.in_event && st.o.inferno)
 		rc = end_event(&st);
 out:
+	sf_idx_free(&st.recc.idx);
+	free(st.recc.text);
+	free(st.recc.ents);
+	free(st.recc.fids);
+	free(st.rec);
+	free(st.pend);
 	sf_idx_free(&st.lc.idx);
 	free(st.lc.text);
 	free(st.lc.ents);

@@ -9,7 +9,8 @@
  *     for (sf_idx_iter it = sf_idx_first(&t, h); ...)
  *
  * is wrapped by sf_idx_find() taking an equality callback.  Load factor is
- * kept at or below 1/2; the table doubles.  Hashing is XXH3 (libxxhash).
+ * kept at or below 1/2; the table doubles.  Only 32 bits of each hash
+ * are kept (the slot and a tag); `eq` always decides.  Hashing is XXH3 (libxxhash).
  */
 #ifndef SF_HASH_H
 #define SF_HASH_H
@@ -17,14 +18,28 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+/* inlined: most keys are short (a frame line, two ids), where a call
+ * into the shared library costs as much as the hashing */
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL
+#endif
 #include <xxhash.h>
 
 struct sf_idx {
-	uint64_t *hashes;   /* 0 = empty slot (hashes are forced non-zero) */
-	uint32_t *ids;
-	size_t cap;         /* power of two, or 0 */
+	/* One 8-byte slot per entry: the low 32 bits of the hash (forced
+	 * non-zero; 0 = empty slot) in the high half, the id in the low
+	 * half, so a probe touches one cache line, not two arrays. */
+	uint64_t *slots;
+	size_t cap;         /* power of two (at most 2^32), or 0 */
 	size_t n;
 };
+
+static inline uint64_t sf_idx_tag(uint64_t h)
+{
+	uint32_t t = (uint32_t)h;
+
+	return t ? t : 1;
+}
 
 static inline uint64_t sf_hash(const void *data, size_t len)
 {
@@ -50,11 +65,13 @@ static inline bool sf_idx_find(const struct sf_idx *t, uint64_t h,
 	if (!t->cap)
 		return false;
 	size_t mask = t->cap - 1;
-	for (size_t i = h & mask;; i = (i + 1) & mask) {
-		if (!t->hashes[i])
+	uint64_t tag = sf_idx_tag(h);
+	for (size_t i = tag & mask;; i = (i + 1) & mask) {
+		uint64_t v = t->slots[i];
+		if (!v)
 			return false;
-		if (t->hashes[i] == h && eq(ctx, t->ids[i], key)) {
-			*id = t->ids[i];
+		if ((v >> 32) == tag && eq(ctx, (uint32_t)v, key)) {
+			*id = (uint32_t)v;
 			return true;
 		}
 	}

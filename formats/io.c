@@ -828,6 +828,34 @@ void sf_output_num(struct sf_output *o, double v)
 		sf_output_u64(o, (uint64_t)v);
 		return;
 	}
+	if (v >= 1e-4 && v < 1e9) {
+		/* short decimals (0.5, 12.25, 0.001): the fewest fraction
+		 * digits k <= 6 whose decimal m / 10^k reads back as v.  Both
+		 * m < 2^53 and 10^k are exact and the division is correctly
+		 * rounded, so the test is exact; with at most 15 significant
+		 * digits no other decimal of that length reads back as v, so
+		 * this is the string sf_format_num's %g search finds (fixed
+		 * notation: v has a fraction and v >= 1e-4). */
+		static const double p10[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5,
+					       1e6 };
+		for (int k = 1; k <= 6; k++) {
+			double m = nearbyint(v * p10[k]);
+			if (m / p10[k] != v)
+				continue;
+			uint64_t u = (uint64_t)m, ip = u / (uint64_t)p10[k],
+				 fp = u % (uint64_t)p10[k];
+			char *e = b + sizeof(b), *q = e;
+			for (int d = 0; d < k; d++, fp /= 10)
+				*--q = (char)('0' + fp % 10);
+			*--q = '.';
+			do {
+				*--q = (char)('0' + ip % 10);
+				ip /= 10;
+			} while (ip);
+			sf_output_write(o, q, (size_t)(e - q));
+			return;
+		}
+	}
 	int n = sf_format_num(b, sizeof(b), v);
 	sf_output_write(o, b, (size_t)n);
 }

@@ -32,49 +32,50 @@ struct sf_profile_internal {
 	size_t cap_agg_stack;
 	size_t cap_frames, cap_stacks, cap_threads, cap_samples, cap_labels;
 	size_t cap_strs;
+	/* the last stack sf_profile_stack made, root first: its frames and
+	 * the node of each prefix, so a stack sharing a prefix with it
+	 * (consecutive samples usually do) skips the hash probes there */
+	sf_frame_id *last_frames;
+	sf_stack_id *last_nodes;
+	size_t last_n, cap_last;
 };
 
 bool sf_idx_insert(struct sf_idx *t, uint64_t h, uint32_t id)
 {
 	if ((t->n + 1) * 2 > t->cap) {
 		size_t ncap = t->cap ? t->cap * 2 : 64;
-		uint64_t *nh = calloc(ncap, sizeof(*nh));
-		uint32_t *ni = malloc(ncap * sizeof(*ni));
+		if (ncap > ((size_t)1 << 32))
+			return false;   /* tags hold 32 bits of position */
+		uint64_t *ns = calloc(ncap, sizeof(*ns));
 
-		if (!nh || !ni) {
-			free(nh);
-			free(ni);
+		if (!ns)
 			return false;
-		}
 		for (size_t i = 0; i < t->cap; i++) {
-			if (!t->hashes[i])
+			uint64_t v = t->slots[i];
+			if (!v)
 				continue;
-			size_t j = t->hashes[i] & (ncap - 1);
-			while (nh[j])
+			size_t j = (v >> 32) & (ncap - 1);
+			while (ns[j])
 				j = (j + 1) & (ncap - 1);
-			nh[j] = t->hashes[i];
-			ni[j] = t->ids[i];
+			ns[j] = v;
 		}
-		free(t->hashes);
-		free(t->ids);
-		t->hashes = nh;
-		t->ids = ni;
+		free(t->slots);
+		t->slots = ns;
 		t->cap = ncap;
 	}
 	size_t mask = t->cap - 1;
-	size_t i = h & mask;
-	while (t->hashes[i])
+	uint64_t tag = sf_idx_tag(h);
+	size_t i = tag & mask;
+	while (t->slots[i])
 		i = (i + 1) & mask;
-	t->hashes[i] = h;
-	t->ids[i] = id;
+	t->slots[i] = tag << 32 | id;
 	t->n++;
 	return true;
 }
 
 void sf_idx_free(struct sf_idx *t)
 {
-	free(t->hashes);
-	free(t->ids);
+	free(t->slots);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -162,6 +163,8 @@ void sf_profile_free(struct sf_profile *p)
 		sf_idx_free(&p->in->label_sets);
 		sf_idx_free(&p->in->agg);
 		free(p->in->agg_stack);
+		free(p->in->last_frames);
+		free(p->in->last_nodes);
 		free(p->in->strs);
 		free(p->in->strlens);
 		free(p->in);
@@ -420,11 +423,44 @@ int sf_profile_stack(struct sf_profile *p, struct sf_ctx *ctx,
 				"stack of %zu frames exceeds the limit of %llu "
 				"(--max-depth)", n,
 				(unsigned long long)ctx->limits.max_depth);
-	for (size_t i = 0; i < n; i++) {
-		sf_frame_id f = leaf_first ? frames[n - 1 - i] : frames[i];
-		if ((rc = sf_profile_stack_push(p, ctx, s, f, &s)))
-			return rc;
+	struct sf_profile_internal *in = p->in;
+	size_t i = 0;
+	if (n > in->cap_last) {
+		size_t ncap = in->cap_last ? in->cap_last : 64;
+		while (ncap < n)
+			ncap *= 2;
+		sf_frame_id *nf = sf_reallocarray(in->last_frames, ncap,
+						  sizeof(*nf));
+		if (nf)
+			in->last_frames = nf;
+		sf_stack_id *nn = sf_reallocarray(in->last_nodes, ncap,
+						  sizeof(*nn));
+		if (nn)
+			in->last_nodes = nn;
+		if (!nf || !nn) {
+			in->last_n = 0;
+			return oom(ctx);
+		}
+		in->cap_last = ncap;
 	}
+	/* the prefix shared with the last stack */
+	for (; i < n && i < in->last_n; i++) {
+		sf_frame_id f = leaf_first ? frames[n - 1 - i] : frames[i];
+		if (f != in->last_frames[i])
+			break;
+	}
+	if (i)
+		s = in->last_nodes[i - 1];
+	for (; i < n; i++) {
+		sf_frame_id f = leaf_first ? frames[n - 1 - i] : frames[i];
+		if ((rc = sf_profile_stack_push(p, ctx, s, f, &s))) {
+			in->last_n = i;
+			return rc;
+		}
+		in->last_frames[i] = f;
+		in->last_nodes[i] = s;
+	}
+	in->last_n = n;
 	*out = s;
 	return 0;
 }
