@@ -51,7 +51,7 @@ expect_same sfconv-error-keeps-old-output keep.want keep.folded
 
 # binary/compressed output is refused on a terminal (needs a pty: script)
 if have script; then
-	script -qc "$SFCONV --gzip $FIX/collapsed/basic.folded" /dev/null > tty.out 2>&1
+	script -qc "$SFCONV --gzip $FIX/collapsed/handmade.folded" /dev/null > tty.out 2>&1
 	grep -q 'refusing to write compressed output to a terminal' tty.out &&
 		pass sfconv-refuses-terminal || fail sfconv-refuses-terminal "$(head -c 200 tty.out)"
 else
@@ -84,14 +84,14 @@ fi
 
 # writing to a device or FIFO writes to it (never renames over it)
 if [ -c /dev/null ]; then
-	$SFCONV "$FIX/collapsed/basic.folded" -o /dev/null
+	$SFCONV "$FIX/collapsed/handmade.folded" -o /dev/null
 	if [ -c /dev/null ]; then pass sfconv-dev-null-stays-device
 	else fail sfconv-dev-null-stays-device "/dev/null is no longer a device"; mknod -m 666 /dev/null c 1 3 2>/dev/null; fi
 fi
 mkfifo fifo && { cat fifo > fifo.out & }
-$SFCONV "$FIX/collapsed/basic.folded" -o fifo
+$SFCONV "$FIX/collapsed/handmade.folded" -o fifo
 wait
-expect_same sfconv-fifo-output "$FIX/collapsed/basic.expected" fifo.out
+expect_same sfconv-fifo-output "$FIX/collapsed/handmade.expected" fifo.out
 
 # no two formats claim the same extension (-o x.trace must mean one thing)
 dups=$($SFCONV --list-formats | awk '{ n = split($3, e, ","); for (i = 1; i <= n; i++) if (e[i] != "-") print e[i] }' | sort | uniq -d)

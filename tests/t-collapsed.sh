@@ -3,14 +3,14 @@
 
 # basic.expected was written by hand: lines sorted bytewise, equal stacks
 # summed (3 + 1), CRLF and blank lines tolerated, spaces and UTF-8 kept.
-$SFCONV "$FIX/collapsed/basic.folded" > out 2>err
-expect_same collapsed-basic "$FIX/collapsed/basic.expected" out
+$SFCONV "$FIX/collapsed/handmade.folded" > out 2>err
+expect_same collapsed-basic "$FIX/collapsed/handmade.expected" out
 
 # same through stdin, through gzip, and to a named file
-gzip -c "$FIX/collapsed/basic.folded" | $SFCONV > out.gz.txt
-expect_same collapsed-gzip-stdin "$FIX/collapsed/basic.expected" out.gz.txt
-$SFCONV "$FIX/collapsed/basic.folded" -o named.folded
-expect_same collapsed-named-output "$FIX/collapsed/basic.expected" named.folded
+gzip -c "$FIX/collapsed/handmade.folded" | $SFCONV > out.gz.txt
+expect_same collapsed-gzip-stdin "$FIX/collapsed/handmade.expected" out.gz.txt
+$SFCONV "$FIX/collapsed/handmade.folded" -o named.folded
+expect_same collapsed-named-output "$FIX/collapsed/handmade.expected" named.folded
 
 # a BOM on the first line is not part of the first frame
 printf '\357\273\277a;b 2\n' | $SFCONV > bom.out
@@ -46,4 +46,4 @@ expect_error empty-input 1 'empty input' $SFCONV /dev/null
 expect_error missing-file 3 '^sfconv: nope.folded: cannot open' $SFCONV nope.folded
 expect_error unknown-format 2 "unknown input format 'nope'" $SFCONV --from nope x
 expect_error unknown-option 2 "unknown option '--bogus'" $SFCONV --bogus
-expect_error unknown-extension 2 "cannot tell the output format" $SFCONV "$FIX/collapsed/basic.folded" -o x.unknownext
+expect_error unknown-extension 2 "cannot tell the output format" $SFCONV "$FIX/collapsed/handmade.folded" -o x.unknownext

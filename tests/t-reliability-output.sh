@@ -39,7 +39,7 @@ ls -a outdir | grep -q '^\.ok\.lines\.' && fail named-output-no-temp "temporary 
 mkdir -p ro && chmod 555 ro
 if [ "$(id -u)" -ne 0 ]; then
 	expect_error output-dir-not-writable 3 '^sfconv: ro/x.folded: cannot create' \
-		$SFCONV "$FIX/collapsed/basic.folded" -o ro/x.folded
+		$SFCONV "$FIX/collapsed/handmade.folded" -o ro/x.folded
 else
 	skip output-dir-not-writable "running as root: permissions do not apply"
 fi
@@ -101,7 +101,7 @@ fault() { # SPEC CMD...: run CMD with the shim
 }
 
 # short reads and short writes, and one EINTR each: the same bytes
-for f in "$FIX/collapsed/basic.folded" "$CORPUS/lines/basic.lines" \
+for f in "$FIX/collapsed/handmade.folded" "$CORPUS/lines/basic.lines" \
 	 "$CORPUS/json/small.json" "$CORPUS/json/small.json.gz" mid.folded; do
 	b=$(basename "$f")
 	for to in json lines; do
@@ -111,7 +111,7 @@ for f in "$FIX/collapsed/basic.folded" "$CORPUS/lines/basic.lines" \
 		[ "$same" = y ] && pass "short-reads-$b-$to" || fail "short-reads-$b-$to" "output differs"
 	done
 done
-for f in "$FIX/collapsed/basic.folded" "$CORPUS/json/small.json"; do
+for f in "$FIX/collapsed/handmade.folded" "$CORPUS/json/small.json"; do
 	b=$(basename "$f")
 	$SFCONV "$f" -t json -o normal.json 2>/dev/null
 	fault shortwrite $SFCONV "$f" -t json -o short.json 2>/dev/null

@@ -31,7 +31,7 @@ same_big() {
 # gzip) and every seed of a readable format that is not plain text (so
 # binary formats added later are covered by their fuzz seeds).
 mkdir -p trunc
-for f in "$TOP"/tests/fixtures/collapsed/basic.folded \
+for f in "$TOP"/tests/fixtures/collapsed/handmade.folded \
 	 "$CORPUS"/lines/basic.lines "$CORPUS"/json/small.json; do
 	case $f in *.folded) fmt=collapsed ;; *.lines) fmt=lines ;; *) fmt=json ;; esac
 	gzip -n -c "$f" > "trunc/$fmt.$(basename "$f").gz"
@@ -245,7 +245,7 @@ expect_error error-line-json-syntax 1 '^sfconv: e2.json:3: invalid JSON' $SFCONV
 gzip -n -c "$CORPUS/json/small.json" | head -c 200 > e.json.gz
 expect_error error-offset-gzip-truncated 1 '^sfconv: e.json.gz: byte [0-9]+: truncated gzip' \
 	$SFCONV --from json e.json.gz
-gzip -n -c "$TOP/tests/fixtures/collapsed/basic.folded" > c.gz
+gzip -n -c "$TOP/tests/fixtures/collapsed/handmade.folded" > c.gz
 size=$(wc -c < c.gz)
 # flip a byte of the deflate data
 { head -c 12 c.gz; printf '\377\377\377\377'; tail -c $((size - 16)) c.gz; } > corrupt.gz
