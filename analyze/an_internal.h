@@ -10,4 +10,15 @@
 int sf_an__func_totals(const struct sf_an_view *v, sf_an_w *self,
 		       sf_an_w *total, sf_an_w *noframes, struct sf_ctx *ctx);
 
+/* Text output shared by the tree, diff-tree and call-graph reports. */
+/* A name on one text line: control characters become spaces. */
+void sf_an__put_name(struct sf_output *o, const char *s);
+/* The tree prefix for levels 1..d (pre holds the drawn prefix, plen[k]
+ * its length at level k).  Beyond SF_AN_MAX_INDENT levels only the last
+ * ones are drawn, after "[+N]", so a deep stack costs O(depth) bytes per
+ * line, not O(depth^2) in all. */
+#define SF_AN_MAX_INDENT 48
+void sf_an__put_prefix(struct sf_output *o, const char *pre,
+		       const size_t *plen, size_t d);
+
 #endif

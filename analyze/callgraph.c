@@ -10,6 +10,7 @@
  * the edge of each stack step cached on the view node, so no hashing.
  */
 #include "analyze.h"
+#include "an_internal.h"
 #include "an_map.h"
 
 #include <gmp.h>
@@ -862,13 +863,6 @@ static double pct(double part, double whole)
 	return whole != 0 ? 100.0 * part / whole : 0.0;
 }
 
-/* A name on one text line: control characters become spaces. */
-static void put_name(struct sf_output *o, const char *s)
-{
-	for (; *s; s++)
-		sf_output_putc(o, (unsigned char)*s < 0x20 ? ' ' : *s);
-}
-
 static void text_edge(struct sf_output *o, const struct sf_an_cg *g,
 		      uint32_t e, bool callee, double total)
 {
@@ -888,7 +882,7 @@ static void text_edge(struct sf_output *o, const struct sf_an_cg *g,
 	if (other == STAR)
 		sf_output_puts(o, callee ? "(self time)" : "(stack root)");
 	else
-		put_name(o, g->names[other - 1]);
+		sf_an__put_name(o, g->names[other - 1]);
 	sf_output_putc(o, '\n');
 }
 
@@ -938,7 +932,7 @@ int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g)
 		snprintf(idx, sizeof(idx), "[%zu]", i + 1);
 		sf_output_printf(o, " %-6s %12s (%5.1f%%) %12s (%5.1f%%)  ",
 				 idx, val, pct(tot, tt), v2, pct(self, tt));
-		put_name(o, g->names[n - 1]);
+		sf_an__put_name(o, g->names[n - 1]);
 		sf_output_putc(o, '\n');
 		for (uint32_t j = g->out_start[n]; j < g->out_start[n + 1];
 		     j++)

@@ -11,6 +11,7 @@
  * in the per-function table (fndiff.c).
  */
 #include "analyze.h"
+#include "an_internal.h"
 #include "an_map.h"
 
 #include <math.h>
@@ -305,12 +306,6 @@ done:
 	return rc;
 }
 
-static void put_name(struct sf_output *o, const char *s)
-{
-	for (; *s; s++)
-		sf_output_putc(o, (unsigned char)*s < 0x20 ? ' ' : *s);
-}
-
 /* The delta column: percentage points (normalised) or a signed value. */
 static void fmt_delta(char *buf, size_t size, double d, bool normalize)
 {
@@ -322,19 +317,6 @@ static void fmt_delta(char *buf, size_t size, double d, bool normalize)
 		buf[0] = d > 0 ? '+' : 0;
 		sf_an_fmt(buf + (d > 0), size - 1, d);
 	}
-}
-
-#define MAX_INDENT 48
-static void put_prefix(struct sf_output *o, const char *pre,
-		       const size_t *plen, size_t d)
-{
-	if (d <= MAX_INDENT) {
-		sf_output_write(o, pre, plen[d]);
-		return;
-	}
-	size_t from = d - MAX_INDENT / 2;
-	sf_output_printf(o, "[+%zu] ", from);
-	sf_output_write(o, pre + plen[from], plen[d] - plen[from]);
 }
 
 struct frame {
@@ -448,13 +430,13 @@ int sf_an_diff_tree(struct sf_output *o, const struct sf_an_view *base,
 							 b2 : "-",
 						 wd, b3);
 				if (sp > 1) {
-					put_prefix(o, pre, plen, sp - 2);
+					sf_an__put_prefix(o, pre, plen, sp - 2);
 					sf_output_puts(o, last[sp - 1] ?
 							  "\u2514\u2500 " :
 							  "\u251c\u2500 ");
 				}
 				if (f->node)
-					put_name(o, t.names[x->func]);
+					sf_an__put_name(o, t.names[x->func]);
 				else
 					sf_output_puts(o, "(all samples)");
 				if (only)
@@ -508,7 +490,7 @@ int sf_an_diff_tree(struct sf_output *o, const struct sf_an_view *base,
 					  sf_an_double(pn, nexp));
 				sf_output_printf(o, "%*s %*s %*s  ", wb, b1, wn,
 						 b2, wd, "");
-				put_prefix(o, pre, plen, sp - 1);
+				sf_an__put_prefix(o, pre, plen, sp - 1);
 				sf_output_printf(o, "\u2514\u2500 (%u more "
 						    "below %g%%)\n",
 						 npruned, topt->min_percent);

@@ -139,8 +139,7 @@ static void tree_free(struct tree *t)
 	free(t->child);
 }
 
-/* A name on one text line: control characters become spaces. */
-static void put_name(struct sf_output *o, const char *s)
+void sf_an__put_name(struct sf_output *o, const char *s)
 {
 	while (*s) {
 		const char *run = s;
@@ -191,18 +190,14 @@ static int put_pct(char *out, double p)
 	return snprintf(out, 16, "%5.1f%%", p);
 }
 
-/* The prefix for levels 1..d.  Beyond MAX_INDENT levels only the last
- * ones are drawn, after "[+N]", so a deep stack costs O(depth) bytes per
- * line, not O(depth^2) in all. */
-#define MAX_INDENT 48
-static void put_prefix(struct sf_output *o, const char *pre,
+void sf_an__put_prefix(struct sf_output *o, const char *pre,
 		       const size_t *plen, size_t d)
 {
-	if (d <= MAX_INDENT) {
+	if (d <= SF_AN_MAX_INDENT) {
 		sf_output_write(o, pre, plen[d]);
 		return;
 	}
-	size_t from = d - MAX_INDENT / 2;
+	size_t from = d - SF_AN_MAX_INDENT / 2;
 	sf_output_printf(o, "[+%zu] ", from);
 	sf_output_write(o, pre + plen[from], plen[d] - plen[from]);
 }
@@ -292,13 +287,13 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 				line[n++] = ' ';
 				sf_output_write(o, line, (size_t)n);
 				if (sp > 1) {
-					put_prefix(o, pre, plen, sp - 2);
+					sf_an__put_prefix(o, pre, plen, sp - 2);
 					sf_output_puts(o, last[sp - 1] ?
 							  "\u2514\u2500 " :
 							  "\u251c\u2500 ");
 				}
 				if (f->node)
-					put_name(o, v->names[x->func]);
+					sf_an__put_name(o, v->names[x->func]);
 				else
 					sf_output_puts(o, "(all samples)");
 				sf_output_putc(o, '\n');
@@ -359,7 +354,7 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 			sf_an_fmt(buf, sizeof(buf), pw);
 			sf_output_printf(o, "%*s %5.1f%% %*s  ", wt, buf,
 					 pct(pw, whole), ws, "");
-			put_prefix(o, pre, plen, sp - 1);
+			sf_an__put_prefix(o, pre, plen, sp - 1);
 			sf_output_printf(o, "\u2514\u2500 (%u more below "
 					    "%g%%)\n", np, opt->min_percent);
 		}
@@ -507,7 +502,7 @@ int sf_an_flat(struct sf_output *o, const struct sf_an_view *v,
 		sf_output_printf(o, "%5zu %*s %5.1f%% %6.1f%% %*s %5.1f%%  ",
 				 i + 1, w, buf, pct(s, whole), cum, w, b2,
 				 pct(tt, whole));
-		put_name(o, v->names[rows[i].func]);
+		sf_an__put_name(o, v->names[rows[i].func]);
 		sf_output_putc(o, '\n');
 	}
 	if (noframes) {
