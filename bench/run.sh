@@ -41,6 +41,7 @@ row() { # name input-file floor-seconds command...
 	name=$1; file=$2; floor=$3; shift 3
 	set -- $(measure "$@")
 	t=$1; rss=$2; cpu=$3
+	echo "$t" > .last
 	size=$(stat -c %s "$file")
 	awk -v n="$name" -v t="$t" -v s="$size" -v r="$rss" -v f="$floor" -v c="$cpu" 'BEGIN {
 		mbs = t > 0 ? s / 1048576 / t : 0

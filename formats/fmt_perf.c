@@ -874,6 +874,29 @@ static int uncached_line(struct perf_state *st, const struct stack_line *sl)
 	return 0;
 }
 
+/* The cache key's hash: the text's, told apart by the java flag. */
+static uint64_t key_hash(const struct line_key *key)
+{
+	uint64_t h = sf_hash(key->s, key->n) ^
+		     (key->java ? 0x9e3779b97f4a7c15ull : 0);
+	return h ? h : 1;
+}
+
+/* Append the frames a cache entry stands for to the current event. */
+static int append_cached(struct perf_state *st, const struct line_cache *c,
+			 const struct line_ent *e)
+{
+	int rc;
+
+	if ((rc = frames_room(st, e->n)))
+		return rc;
+	if (e->n)
+		memcpy(st->frames + st->nframes, c->fids + e->first,
+		       e->n * sizeof(sf_frame_id));
+	st->nframes += e->n;
+	return 0;
+}
+
 static bool line_eq(const void *c, uint32_t id, const void *k)
 {
 	const struct line_cache *lc = c;
@@ -896,10 +919,7 @@ static int on_stack_line(struct perf_state *st, const char *l, size_t n)
 	while (i < n && is_space(l[i]))
 		i++;
 	struct line_key key = { l + i, n - i, st->java };
-	uint64_t h = sf_hash(key.s, key.n) ^ (st->java ? 0x9e3779b97f4a7c15ull
-						       : 0);
-	if (!h)
-		h = 1;
+	uint64_t h = key_hash(&key);
 	if (!sf_idx_find(&lc->idx, h, line_eq, lc, &key, &id)) {
 		struct stack_line sl;
 		/* a line seen before was checked then */
@@ -953,15 +973,8 @@ static int on_stack_line(struct perf_state *st, const char *l, size_t n)
 			return oom(ctx);
 		lc->nents++;
 	}
-	const struct line_ent *e = &lc->ents[id];
-	if ((rc = frames_room(st, e->n)))
-		return rc;
 	/* lines come leaf first; a line's own frames are stored leaf first */
-	if (e->n)
-		memcpy(st->frames + st->nframes, lc->fids + e->first,
-		       e->n * sizeof(sf_frame_id));
-	st->nframes += e->n;
-	return 0;
+	return append_cached(st, lc, &lc->ents[id]);
 }
 
 /* Drop the stack lines kept for the current event. */
@@ -1042,18 +1055,10 @@ static int rec_flush(struct perf_state *st)
 
 	if (!st->npend)
 		return 0;
-	uint64_t h = sf_hash(key.s, key.n) ^ (st->java ? 0x9e3779b97f4a7c15ull
-						       : 0);
-	if (!h)
-		h = 1;
+	uint64_t h = key_hash(&key);
 	if (sf_idx_find(&c->idx, h, line_eq, c, &key, &id)) {
-		const struct line_ent *e = &c->ents[id];
-		if ((rc = frames_room(st, e->n)))
+		if ((rc = append_cached(st, c, &c->ents[id])))
 			return rc;
-		if (e->n)
-			memcpy(st->frames + st->nframes, c->fids + e->first,
-			       e->n * sizeof(sf_frame_id));
-		st->nframes += e->n;
 		rec_clear(st);
 		return 0;
 	}
@@ -1114,6 +1119,50 @@ static int rec_flush(struct perf_state *st)
 		return oom(st->ctx);
 	c->nents++;
 	rec_clear(st);
+	return 0;
+}
+
+/* Right after an event line: if the buffered input holds the event's whole
+ * stack (its lines up to the blank line that ends it) and that text is a
+ * record seen before, take its frames from the record cache and skip the
+ * lines unread.  Anything unusual (a CR, a comment, the end of the buffer
+ * before the blank line) leaves them to the line-by-line path; a record
+ * is only cached after that path read every line of it as a stack line,
+ * so equal text here means equal frames. */
+static int rec_skip_seen(struct perf_state *st)
+{
+	struct line_cache *c = &st->recc;
+	size_t avail;
+	const char *b = sf_input_buffered(st->in, &avail);
+	const char *p = b, *end = b + avail;
+	uint64_t lines = 0;
+	uint32_t id;
+	int rc;
+
+	if (!c->nents || !st->in_event || st->skip || st->rec_direct ||
+	    st->o.inferno || st->npend)
+		return 0;
+	for (;;) {
+		if (p == end || *p == '\r' || *p == '#')
+			return 0;
+		if (*p == '\n')
+			break;
+		const char *lf = memchr(p, '\n', (size_t)(end - p));
+		if (!lf)
+			return 0;
+		p = lf + 1;
+		lines++;
+	}
+	if (!lines)
+		return 0;
+	struct line_key key = { b, (size_t)(p - b), st->java };
+	uint64_t h = key_hash(&key);
+	if (!sf_idx_find(&c->idx, h, line_eq, c, &key, &id))
+		return 0;
+	const struct line_ent *e = &c->ents[id];
+	if ((rc = append_cached(st, c, e)))
+		return rc;
+	sf_input_skip(st->in, key.n, lines);
 	return 0;
 }
 
@@ -1487,6 +1536,8 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 			}
 			seen_event = true;
 			rc = on_event_line(&st, &ev, line, e);
+			if (!rc)
+				rc = rec_skip_seen(&st);
 		} else if (!seen_event) {
 			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
 				      sf_input_lineno(in),

@@ -411,6 +411,21 @@ uint64_t sf_input_lineno(const struct sf_input *in)
 	return in->lineno;
 }
 
+const char *sf_input_buffered(const struct sf_input *in, size_t *len)
+{
+	*len = in->end - in->pos;
+	return (const char *)in->buf + in->pos;
+}
+
+void sf_input_skip(struct sf_input *in, size_t n, uint64_t lines)
+{
+	if (n > in->end - in->pos)
+		n = in->end - in->pos;
+	in->pos += n;
+	in->scanned = 0;
+	in->lineno += lines;
+}
+
 long sf_input_read_some(struct sf_input *in, struct sf_ctx *ctx, void *buf,
 			size_t n)
 {

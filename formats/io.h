@@ -62,6 +62,14 @@ int sf_input_line(struct sf_input *in, struct sf_ctx *ctx, char **line,
 /* Number of the line returned last (1-based). */
 uint64_t sf_input_lineno(const struct sf_input *in);
 
+/* The unread bytes already in the buffer (no read is done; possibly none),
+ * for a reader that recognises a run of lines it has seen before and skips
+ * them whole.  The pointer stays valid until the next call on in. */
+const char *sf_input_buffered(const struct sf_input *in, size_t *len);
+/* Consume `n` bytes of what sf_input_buffered returned; they hold `lines`
+ * whole lines (each ending with its LF), counted into the line number. */
+void sf_input_skip(struct sf_input *in, size_t n, uint64_t lines);
+
 /* Exactly `n` bytes into `buf`: returns 1, or 0 if the input ended first
  * (then *got says how many were read), negative on error. */
 int sf_input_read(struct sf_input *in, struct sf_ctx *ctx, void *buf,

@@ -148,3 +148,39 @@ if [ "$want_total" = "$got_total" ] && [ "$got_total" != 0 ]; then
 else
 	fail perf-real-weights "total $got_total, perf script periods add to $want_total"
 fi
+
+# Repeated records: after the first, a record whose stack text was seen
+# before is taken whole from the record cache (rec_skip_seen).  Variants of
+# the same stack that must not be mistaken for it: a CRLF copy, a copy with
+# a comment line inside, a copy under comm "java" (its frames are tidied
+# differently), a copy ended by the next event line instead of a blank
+# line (perl drops it), a copy with one more frame, a copy whose event is
+# filtered out, and a final copy without the closing blank line (perl
+# drops it too).  Expectations by hand from stackcollapse-perf.pl's rules.
+ev() { printf '%s 100 1.%06d: 1 cycles:\n' "$1" "$2"; }
+ev2() { printf '%s 100 1.%06d: 1 instructions:\n' "$1" "$2"; }
+st() { printf '\t1 Lcom/x/Y;.run(I)V (/tmp/perf-1.map)\n\t2 main (/bin/app)\n'; }
+{
+	ev app 1; st; echo
+	ev app 2; st; echo
+	ev app 3; st | sed 's/$/\r/'; printf '\r\n'
+	ev app 4; printf '\t1 Lcom/x/Y;.run(I)V (/tmp/perf-1.map)\n# note\n\t2 main (/bin/app)\n\n'
+	ev java 5; st; echo
+	ev java 6; st; echo
+	ev app 7; st
+	ev app 8; printf '\t0 leaf (/bin/app)\n'; st; echo
+	ev2 app 9; st; echo
+	ev app 10; st; echo
+	ev app 11; st
+} > rep.perf
+want 'app;main;Lcom/x/Y:.run 5' \
+     'app;main;Lcom/x/Y:.run;leaf 1' \
+     'java;main;com/x/Y:.run 2'
+$SFCONV -q --from perf rep.perf > got.txt 2> err.txt || fail perf-record-cache "exit $?"
+expect_same perf-record-cache want.txt got.txt
+# the lines skipped whole still count: a warning after them names its line
+{ cat rep.perf; echo; ev app 12; st; printf '\tnot a frame line\n\n'; } > rep-bad.perf
+n=$(($(wc -l < rep.perf) + 5))
+$SFCONV --from perf rep-bad.perf > /dev/null 2> err.txt
+if grep -q "rep-bad.perf:$n:" err.txt; then pass perf-record-cache-lineno
+else fail perf-record-cache-lineno "want line $n: $(head -n 1 err.txt)"; fi
