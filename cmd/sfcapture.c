@@ -490,6 +490,8 @@ needs_arg:
 			fmt->name);
 		hottest(p);
 	}
+	if (!strcmp(outpath, "-"))
+		status = cli_close_stdout();
 	goto done;
 fail:
 	cli_warnings(&ctx);

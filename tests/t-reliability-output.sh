@@ -147,6 +147,8 @@ expect_error fault-enospc-stdout 3 '^sfconv: -: write error: No space left on de
 # the final close of standard output is checked too
 expect_error fault-close-stdout 3 '^sfconv: -: write error: Input/output error$' \
 	sh -c "SF_FAULT=close:1:EIO LD_PRELOAD=$SF_TMP/inject.so exec $SFCONV big.folded > stdout.folded"
+expect_error fault-close-stdout-sfanalyze 3 '^sfanalyze: -: write error: Input/output error$' \
+	sh -c "SF_FAULT=close:1:EIO LD_PRELOAD=$SF_TMP/inject.so exec $SFANALYZE --flat big.folded > stdout.flat"
 # an EPIPE from a write ends quietly
 fault write:1+:EPIPE $SFCONV big.folded > /dev/null 2> epipe.err
 st=$?
