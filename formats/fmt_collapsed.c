@@ -150,114 +150,505 @@ static int collapsed_read(struct sf_profile *p, struct sf_input *in,
 	return rc < 0 ? rc : 0;
 }
 
-/* One output line before sorting. */
-struct entry {
-	size_t off, len;   /* stack text in the text buffer */
-	double weight;
+/*
+ * Writing in byte order without building and sorting the output text.
+ *
+ * The output lines are the stacks (with the thread label as an extra root
+ * frame under --thread-prefix) written with sanitised names.  We fold them
+ * into an "output tree": a node per distinct (parent, sanitised name), so
+ * frames that differ only in fields the text does not show (module, line,
+ * ';' vs ':') share a node, as their lines merged before.  Node 0 is the
+ * empty line; the text of a node is its parent's text, ';' unless the
+ * parent is node 0, and its name.  Memory: O(output tree nodes), at most
+ * the (thread, stack node) pairs in use.
+ *
+ * Emission is a depth-first walk that sorts each node's children.  Plain
+ * DFS is not byte order when a sibling's name is a proper prefix of
+ * another's: "a" < "a-x" but "a;b" > "a-x" (';' > '-').  So each child c
+ * gives two entries, keyed "c" (its own line) and "c;" (every line below
+ * it); no key is a proper prefix of another unless it is an own-line key,
+ * whose only line is then a prefix of, hence before, the other's lines.
+ * Sorting these keys is therefore exactly the byte order of the lines.
+ * One collision remains: a root child named "" has the text "" of node 0;
+ * equal own-line keys are merged when emitting.
+ */
+
+/* A distinct sanitised name. */
+struct oname {
+	const char *txt;
+	uint32_t len;
 };
 
-static const char *g_text;   /* qsort has no context argument in C11 */
+struct otree {
+	const struct sf_profile *p;
+	struct oname *names;
+	size_t nnames, capnames;
+	struct sf_idx name_idx;
+	char **owned;            /* sanitised copies we allocated */
+	size_t nowned, capowned;
+	uint32_t *frame_name;    /* frame -> name id, UINT32_MAX unknown */
 
-static int entry_cmp(const void *a, const void *b)
+	uint32_t *parent, *name; /* per output node */
+	double *weight;
+	unsigned char *used;     /* a sample ends here: the node has a line */
+	size_t n, cap;
+	struct sf_idx child_idx; /* (parent, name) -> node */
+};
+
+struct onkey {
+	const char *txt;
+	size_t len;
+};
+
+static bool oname_eq(const void *c, uint32_t id, const void *key)
 {
-	const struct entry *x = a, *y = b;
+	const struct otree *t = c;
+	const struct onkey *k = key;
+
+	return t->names[id].len == k->len &&
+	       !memcmp(t->names[id].txt, k->txt, k->len);
+}
+
+static bool needs_sanitising(const char *s)
+{
+	return s[strcspn(s, ";\n\r\t")] != 0;
+}
+
+/* The id of the sanitised text of `s`; `s` must outlive the tree unless it
+ * needs sanitising (frame names are the profile's). */
+static int oname_id(struct otree *t, struct sf_ctx *ctx, const char *s,
+		    bool copy, uint32_t *out)
+{
+	struct onkey k = { s, strlen(s) };
+	char *own = NULL;
+
+	if (needs_sanitising(s) || copy) {
+		if (!(own = malloc(k.len + 1)))
+			goto nomem;
+		for (size_t i = 0; i <= k.len; i++) {
+			char c = s[i];
+			own[i] = c == ';' ? ':' : (c == '\n' || c == '\r' ||
+						   c == '\t') ? ' ' : c;
+		}
+		k.txt = own;
+	}
+	uint64_t h = sf_hash(k.txt, k.len);
+	if (sf_idx_find(&t->name_idx, h, oname_eq, t, &k, out)) {
+		free(own);
+		return 0;
+	}
+	if (t->nnames == UINT32_MAX - 1)
+		goto nomem;
+	if (t->nnames == t->capnames) {
+		size_t c = t->capnames ? 2 * t->capnames : 256;
+		struct oname *n = realloc(t->names, c * sizeof(*n));
+		if (!n)
+			goto nomem;
+		t->names = n;
+		t->capnames = c;
+	}
+	if (own) {
+		if (t->nowned == t->capowned) {
+			size_t c = t->capowned ? 2 * t->capowned : 16;
+			char **n = realloc(t->owned, c * sizeof(*n));
+			if (!n)
+				goto nomem;
+			t->owned = n;
+			t->capowned = c;
+		}
+		t->owned[t->nowned++] = own;
+	}
+	*out = (uint32_t)t->nnames;
+	if (!sf_idx_insert(&t->name_idx, h, *out)) {
+		/* `own` is already kept in t->owned */
+		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+	}
+	t->names[t->nnames].txt = k.txt;
+	t->names[t->nnames].len = (uint32_t)k.len;
+	t->nnames++;
+	return 0;
+nomem:
+	free(own);
+	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+}
+
+struct ochild {
+	uint32_t parent, name;
+};
+
+static bool ochild_eq(const void *c, uint32_t id, const void *key)
+{
+	const struct otree *t = c;
+	const struct ochild *k = key;
+
+	return t->parent[id] == k->parent && t->name[id] == k->name;
+}
+
+/* The output node (parent, name), made if new. */
+static int onode(struct otree *t, struct sf_ctx *ctx, uint32_t parent,
+		 uint32_t name, uint32_t *out)
+{
+	struct ochild k = { parent, name };
+	uint64_t h = sf_hash_u64(parent, name);
+
+	if (sf_idx_find(&t->child_idx, h, ochild_eq, t, &k, out))
+		return 0;
+	if (t->n == UINT32_MAX - 1)
+		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+	if (t->n == t->cap) {
+		size_t c = t->cap ? 2 * t->cap : 1024;
+		uint32_t *pa = realloc(t->parent, c * sizeof(*pa));
+		if (pa)
+			t->parent = pa;
+		uint32_t *na = realloc(t->name, c * sizeof(*na));
+		if (na)
+			t->name = na;
+		double *w = realloc(t->weight, c * sizeof(*w));
+		if (w)
+			t->weight = w;
+		unsigned char *u = realloc(t->used, c);
+		if (u)
+			t->used = u;
+		if (!pa || !na || !w || !u)
+			return sf_error(ctx, SF_ENOMEM, NULL, 0,
+					"out of memory");
+		t->cap = c;
+	}
+	*out = (uint32_t)t->n;
+	t->parent[t->n] = parent;
+	t->name[t->n] = name;
+	t->weight[t->n] = 0;
+	t->used[t->n] = 0;
+	if (t->n && !sf_idx_insert(&t->child_idx, h, *out))
+		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+	t->n++;
+	return 0;
+}
+
+static void otree_free(struct otree *t)
+{
+	for (size_t i = 0; i < t->nowned; i++)
+		free(t->owned[i]);
+	free(t->owned);
+	free(t->names);
+	sf_idx_free(&t->name_idx);
+	free(t->frame_name);
+	free(t->parent);
+	free(t->name);
+	free(t->weight);
+	free(t->used);
+	sf_idx_free(&t->child_idx);
+}
+
+/*
+ * Add the samples of one group (a thread under --thread-prefix, else all)
+ * below output node `root`.  `memo`/`stamp` map profile stack nodes to
+ * output nodes for the current group (stamp == gen), so each stack node is
+ * resolved once per group however many samples end in or below it.
+ */
+static int otree_add_group(struct otree *t, struct sf_ctx *ctx,
+			   uint32_t root, const uint32_t *samples, size_t ns,
+			   uint32_t t_type, uint32_t *memo, uint32_t *stamp,
+			   uint32_t gen, sf_stack_id **path, size_t *pathcap)
+{
+	const struct sf_profile *p = t->p;
+	int rc;
+
+	memo[0] = root;
+	stamp[0] = gen;
+	for (size_t k = 0; k < ns; k++) {
+		size_t i = samples ? samples[k] : k;
+		sf_stack_id s = p->d.samples[i].stack;
+		size_t np = 0;
+		/* climb to the first resolved ancestor, then come down */
+		while (stamp[s] != gen) {
+			if (np == *pathcap) {
+				size_t c = *pathcap ? 2 * *pathcap : 64;
+				sf_stack_id *n = realloc(*path, c * sizeof(*n));
+				if (!n)
+					return sf_error(ctx, SF_ENOMEM, NULL,
+							0, "out of memory");
+				*path = n;
+				*pathcap = c;
+			}
+			(*path)[np++] = s;
+			s = p->d.stacks[s].parent;
+		}
+		uint32_t o = memo[s];
+		while (np) {
+			sf_stack_id c = (*path)[--np];
+			sf_frame_id f = p->d.stacks[c].frame;
+			if (t->frame_name[f] == UINT32_MAX &&
+			    (rc = oname_id(t, ctx, p->d.frames[f].name, false,
+					   &t->frame_name[f])))
+				return rc;
+			if ((rc = onode(t, ctx, o, t->frame_name[f], &o)))
+				return rc;
+			memo[c] = o;
+			stamp[c] = gen;
+		}
+		o = memo[p->d.samples[i].stack];
+		t->weight[o] += p->d.ntypes ? sf_weight(p, i, t_type) : 1;
+		t->used[o] = 1;
+	}
+	return 0;
+}
+
+/* An entry of a node's sorted child list: the child's own line (sub = 0,
+ * key = name) or the lines below it (sub = 1, key = name ";"). */
+struct oent {
+	const char *txt;
+	uint32_t len;
+	uint32_t node;
+	uint32_t sub;
+};
+
+static int oent_cmp(const void *a, const void *b)
+{
+	const struct oent *x = a, *y = b;
 	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(g_text + x->off, g_text + y->off, n);
+	int c = memcmp(x->txt, y->txt, n);
 
 	if (c)
 		return c;
-	return x->len < y->len ? -1 : x->len > y->len;
+	if (x->len == y->len)
+		return (int)x->sub - (int)y->sub;  /* "c" < "c;" */
+	/* one name is a proper prefix of the other: the shorter key goes
+	 * on with ';' if it is a subtree entry, else it has ended */
+	if (x->len < y->len) {
+		unsigned char yc = (unsigned char)y->txt[n];
+		return !x->sub || ';' < yc ? -1 : ';' > yc ? 1 : -1;
+	}
+	unsigned char xc = (unsigned char)x->txt[n];
+	return !y->sub || ';' < xc ? 1 : ';' > xc ? -1 : 1;
 }
 
-struct key {
-	sf_thread_idx thread;
-	sf_stack_id stack;
-	double weight;
-	bool used;
+static bool oent_same_line(const struct oent *x, const struct oent *y)
+{
+	return !x->sub && !y->sub && x->len == y->len &&
+	       !memcmp(x->txt, y->txt, x->len);
+}
+
+struct ovisit {
+	size_t ents, nents, next;  /* entries: ents .. ents + nents */
+	size_t pathlen;            /* text of this node in `path` */
+	uint32_t node;
 };
 
-static int key_cmp(const void *a, const void *b)
+static int otree_emit(struct otree *t, struct sf_output *out,
+		      struct sf_ctx *ctx)
 {
-	const struct key *x = a, *y = b;
+	size_t n = t->n;
+	uint32_t *first = sf_calloc(n + 1, sizeof(*first));
+	uint32_t *kids = sf_calloc(n ? n : 1, sizeof(*kids));
+	struct oent *ents = NULL;
+	struct ovisit *vis = NULL;
+	char *path = NULL;
+	size_t nents = 0, capents = 0, nvis = 0, capvis = 0, pathcap = 0;
+	int rc = 0;
 
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	return x->stack < y->stack ? -1 : x->stack > y->stack;
+	if (!first || !kids)
+		goto nomem;
+	/* children lists (CSR): kids[first[v] .. first[v + 1]) */
+	for (size_t v = 1; v < n; v++)
+		first[t->parent[v] + 1]++;
+	for (size_t v = 0; v < n; v++)
+		first[v + 1] += first[v];
+	{
+		uint32_t *fill = sf_calloc(n ? n : 1, sizeof(*fill));
+		if (!fill)
+			goto nomem;
+		for (size_t v = 1; v < n; v++) {
+			uint32_t pa = t->parent[v];
+			kids[first[pa] + fill[pa]++] = (uint32_t)v;
+		}
+		free(fill);
+	}
+
+	/* visit node 0 */
+	uint32_t v = 0;
+	size_t pathlen = 0;
+	for (;;) {
+		/* push the entries of v, sorted */
+		size_t nk = first[v + 1] - first[v];
+		size_t need = nents + 2 * nk + 1;
+		if (need > capents) {
+			size_t c = capents ? 2 * capents : 1024;
+			while (c < need)
+				c *= 2;
+			struct oent *e = realloc(ents, c * sizeof(*e));
+			if (!e)
+				goto nomem;
+			ents = e;
+			capents = c;
+		}
+		size_t base = nents;
+		if (v == 0 && t->used[0])
+			ents[nents++] = (struct oent){ "", 0, 0, 0 };
+		for (size_t k = first[v]; k < first[v + 1]; k++) {
+			uint32_t c = kids[k];
+			const struct oname *nm = &t->names[t->name[c]];
+			if (t->used[c])
+				ents[nents++] = (struct oent){ nm->txt, nm->len,
+							       c, 0 };
+			if (first[c + 1] > first[c])
+				ents[nents++] = (struct oent){ nm->txt, nm->len,
+							       c, 1 };
+		}
+		qsort(ents + base, nents - base, sizeof(*ents), oent_cmp);
+		if (nvis == capvis) {
+			size_t c = capvis ? 2 * capvis : 64;
+			struct ovisit *w = realloc(vis, c * sizeof(*w));
+			if (!w)
+				goto nomem;
+			vis = w;
+			capvis = c;
+		}
+		vis[nvis++] = (struct ovisit){ base, nents - base, 0, pathlen,
+					       v };
+
+		/* go on with the innermost unfinished node */
+		v = UINT32_MAX;
+		while (nvis && v == UINT32_MAX) {
+			struct ovisit *cur = &vis[nvis - 1];
+			if (cur->next == cur->nents) {
+				nents = cur->ents;
+				nvis--;
+				continue;
+			}
+			struct oent *e = &ents[cur->ents + cur->next++];
+			/* the child's text: parent's, ';', name */
+			size_t plen = cur->pathlen;
+			size_t clen = plen + (cur->node ? 1 : 0) + e->len;
+			if (clen + 1 > pathcap) {
+				size_t c = pathcap ? 2 * pathcap : 4096;
+				while (c < clen + 1)
+					c *= 2;
+				char *np = realloc(path, c);
+				if (!np)
+					goto nomem;
+				path = np;
+				pathcap = c;
+			}
+			if (e->node) {
+				if (cur->node)
+					path[plen] = ';';
+				memcpy(path + clen - e->len, e->txt, e->len);
+			}
+			if (e->sub) {
+				v = e->node;
+				pathlen = clen;
+				continue;
+			}
+			double w = t->weight[e->node];
+			while (cur->next < cur->nents &&
+			       oent_same_line(e, &ents[cur->ents + cur->next]))
+				w += t->weight[ents[cur->ents +
+						    cur->next++].node];
+			sf_output_write(out, path, e->node ? clen : 0);
+			sf_output_putc(out, ' ');
+			sf_output_num(out, w);
+			sf_output_putc(out, '\n');
+		}
+		if (v == UINT32_MAX)
+			break;
+	}
+	goto done;
+nomem:
+	rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+done:
+	free(first);
+	free(kids);
+	free(ents);
+	free(vis);
+	free(path);
+	return rc;
 }
 
 static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 			   struct sf_ctx *ctx)
 {
 	bool prefix = sf_ctx_flag(ctx, "thread-prefix");
-	uint32_t t = p->d.ntypes ? (p->d.meta.default_type < p->d.ntypes ?
-				    p->d.meta.default_type :
-				    (uint32_t)p->d.ntypes - 1) : 0;
-	struct key *keys = sf_calloc(p->d.nsamples, sizeof(*keys));
-	struct sf_output *text = NULL;
-	struct entry *ents = NULL;
-	size_t nkeys = 0, nents = 0;
-	int rc = 0;
+	uint32_t ty = p->d.ntypes ? (p->d.meta.default_type < p->d.ntypes ?
+				     p->d.meta.default_type :
+				     (uint32_t)p->d.ntypes - 1) : 0;
+	struct otree t = { .p = p };
+	uint32_t *memo = sf_calloc(p->d.nstacks ? p->d.nstacks : 1,
+				   sizeof(*memo));
+	uint32_t *stamp = sf_calloc(p->d.nstacks ? p->d.nstacks : 1,
+				    sizeof(*stamp));
+	uint32_t *order = NULL, *start = NULL;
+	sf_stack_id *path = NULL;
+	size_t pathcap = 0;
+	uint32_t root;
+	int rc;
 
-	if (!keys)
-		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-	for (size_t i = 0; i < p->d.nsamples; i++) {
-		keys[i].thread = prefix ? p->d.samples[i].thread : SF_NO_THREAD;
-		keys[i].stack = p->d.samples[i].stack;
-		keys[i].weight = p->d.ntypes ? sf_weight(p, i, t) : 1;
-	}
-	qsort(keys, p->d.nsamples, sizeof(*keys), key_cmp);
-	for (size_t i = 0; i < p->d.nsamples; i++) {
-		if (nkeys && !key_cmp(&keys[nkeys - 1], &keys[i]))
-			keys[nkeys - 1].weight += keys[i].weight;
-		else
-			keys[nkeys++] = keys[i];
-	}
-	if ((rc = sf_output_mem(&text, ctx)))
-		goto out;
-	if (!(ents = sf_calloc(nkeys, sizeof(*ents)))) {
+	t.frame_name = malloc((p->d.nframes ? p->d.nframes : 1) *
+			      sizeof(*t.frame_name));
+	if (!memo || !stamp || !t.frame_name) {
 		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < nkeys; i++) {
-		size_t before, after;
-		char label[512];
-		const char *pre = NULL;
-		sf_output_mem_data(text, &before);
-		if (prefix && keys[i].thread != SF_NO_THREAD) {
-			sf_thread_label(&p->d.threads[keys[i].thread], label,
+	memset(t.frame_name, 0xff, p->d.nframes * sizeof(*t.frame_name));
+	/* node 0, the empty line; its name is never written */
+	if ((rc = oname_id(&t, ctx, "", false, &root)) ||
+	    (rc = onode(&t, ctx, 0, root, &root)))
+		goto out;
+	if (!prefix) {
+		rc = otree_add_group(&t, ctx, 0, NULL, p->d.nsamples, ty,
+				     memo, stamp, 1, &path, &pathcap);
+		goto emit;
+	}
+	/* --thread-prefix: samples grouped by thread (counting sort; the
+	 * samples without a thread last, with no prefix frame) */
+	size_t ng = p->d.nthreads + 1;
+	order = sf_calloc(p->d.nsamples ? p->d.nsamples : 1, sizeof(*order));
+	start = sf_calloc(ng + 1, sizeof(*start));
+	if (!order || !start) {
+		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < p->d.nsamples; i++) {
+		sf_thread_idx th = p->d.samples[i].thread;
+		start[(th == SF_NO_THREAD ? p->d.nthreads : th) + 1]++;
+	}
+	for (size_t g = 0; g < ng; g++)
+		start[g + 1] += start[g];
+	for (size_t i = 0; i < p->d.nsamples; i++) {
+		sf_thread_idx th = p->d.samples[i].thread;
+		size_t g = th == SF_NO_THREAD ? p->d.nthreads : th;
+		order[start[g]++] = (uint32_t)i;
+	}
+	for (size_t g = ng; g > 0; g--)
+		start[g] = start[g - 1];
+	start[0] = 0;
+	for (size_t g = 0; g < ng && !rc; g++) {
+		uint32_t groot = 0;
+		if (start[g + 1] == start[g])
+			continue;
+		if (g < p->d.nthreads) {
+			char label[512];
+			uint32_t nm;
+			sf_thread_label(&p->d.threads[g], label,
 					sizeof(label));
-			pre = label;
+			if ((rc = oname_id(&t, ctx, label, true, &nm)) ||
+			    (rc = onode(&t, ctx, 0, nm, &groot)))
+				break;
 		}
-		sf_write_stack_text(text, p, keys[i].stack, pre);
-		sf_output_mem_data(text, &after);
-		ents[nents].off = before;
-		ents[nents].len = after - before;
-		ents[nents].weight = keys[i].weight;
-		nents++;
+		rc = otree_add_group(&t, ctx, groot, order + start[g],
+				     start[g + 1] - start[g], ty, memo, stamp,
+				     (uint32_t)g + 1, &path, &pathcap);
 	}
-	if (sf_output_failed(text)) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
-	size_t tlen;
-	g_text = sf_output_mem_data(text, &tlen);
-	qsort(ents, nents, sizeof(*ents), entry_cmp);
-	for (size_t i = 0; i < nents; i++) {
-		double w = ents[i].weight;
-		/* equal texts (names that differ only in ';' vs ':', or
-		 * threads with equal labels) merge */
-		while (i + 1 < nents && !entry_cmp(&ents[i], &ents[i + 1]))
-			w += ents[++i].weight;
-		sf_output_write(out, g_text + ents[i].off, ents[i].len);
-		sf_output_putc(out, ' ');
-		sf_output_num(out, w);
-		sf_output_putc(out, '\n');
-	}
+emit:
+	if (!rc)
+		rc = otree_emit(&t, out, ctx);
 out:
-	free(keys);
-	free(ents);
-	if (text)
-		sf_output_abort(text);
+	otree_free(&t);
+	free(memo);
+	free(stamp);
+	free(order);
+	free(start);
+	free(path);
 	return rc;
 }
 
