@@ -640,6 +640,13 @@ static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 				     (uint32_t)g + 1, &path, &pathcap);
 	}
 emit:
+	/* the lookup tables are done with: give their memory back before
+	 * the walk needs its own */
+	sf_idx_free(&t.child_idx);
+	free(memo);
+	free(stamp);
+	free(order);
+	memo = stamp = order = NULL;
 	if (!rc)
 		rc = otree_emit(&t, out, ctx);
 out:
