@@ -394,6 +394,37 @@ static int otree_add_group(struct otree *t, struct sf_ctx *ctx,
 	return 0;
 }
 
+/*
+ * The tree the walk reads: node 0 is the empty line, every other node has
+ * a parent < n and a sanitised name.  Siblings may share a name (frames
+ * that differ only in their module, say): their lines are one text, so the
+ * walk merges them.  Without --thread-prefix this is the profile's own
+ * stack tree with a weight per stack node, so no copy of it is made.
+ */
+struct etree {
+	size_t n;
+	const struct sf_profile *p;   /* parents from p->d.stacks ... */
+	const uint32_t *parent;       /* ... or from here */
+	const struct otree *names;    /* sanitised names */
+	const uint32_t *name;         /* name id per node, or NULL: per
+				       * frame (t->frame_name) */
+	const double *weight;
+	const unsigned char *used;    /* a sample ends here: a line */
+};
+
+static uint32_t et_parent(const struct etree *e, size_t v)
+{
+	return e->parent ? e->parent[v] : e->p->d.stacks[v].parent;
+}
+
+static const struct oname *et_name(const struct etree *e, size_t v)
+{
+	uint32_t id = e->name ? e->name[v] :
+		      e->names->frame_name[e->p->d.stacks[v].frame];
+
+	return &e->names->names[id];
+}
+
 /* An entry of a node's sorted child list: the child's own line (sub = 0,
  * key = name) or the lines below it (sub = 1, key = name ";"). */
 struct oent {
@@ -411,8 +442,12 @@ static int oent_cmp(const void *a, const void *b)
 
 	if (c)
 		return c;
-	if (x->len == y->len)
-		return (int)x->sub - (int)y->sub;  /* "c" < "c;" */
+	if (x->len == y->len) {
+		if (x->sub != y->sub)
+			return (int)x->sub - (int)y->sub;  /* "c" < "c;" */
+		/* equal keys: keep node order, for a deterministic sum */
+		return x->node < y->node ? -1 : x->node > y->node;
+	}
 	/* one name is a proper prefix of the other: the shorter key goes
 	 * on with ';' if it is a subtree entry, else it has ended */
 	if (x->len < y->len) {
@@ -423,22 +458,26 @@ static int oent_cmp(const void *a, const void *b)
 	return !y->sub || ';' < xc ? 1 : ';' > xc ? -1 : 1;
 }
 
-static bool oent_same_line(const struct oent *x, const struct oent *y)
+static bool oent_same_key(const struct oent *x, const struct oent *y)
 {
-	return !x->sub && !y->sub && x->len == y->len &&
+	return x->sub == y->sub && x->len == y->len &&
 	       !memcmp(x->txt, y->txt, x->len);
 }
 
+/* A node of the output being walked: the tree nodes merged into it are
+ * the entries [mem, mem + nmem) of its parent's list (node 0 alone for
+ * the top); its own sorted entries are [ents, ents + nents). */
 struct ovisit {
-	size_t ents, nents, next;  /* entries: ents .. ents + nents */
-	size_t pathlen;            /* text of this node in `path` */
-	uint32_t node;
+	size_t mem, nmem;
+	size_t ents, nents, next;
+	size_t pathlen;            /* its text in `path` */
+	bool top;
 };
 
-static int otree_emit(struct otree *t, struct sf_output *out,
-		      struct sf_ctx *ctx)
+static int tree_emit(const struct etree *e, struct sf_output *out,
+		     struct sf_ctx *ctx)
 {
-	size_t n = t->n;
+	size_t n = e->n;
 	uint32_t *first = sf_calloc(n + 1, sizeof(*first));
 	uint32_t *kids = sf_calloc(n ? n : 1, sizeof(*kids));
 	struct oent *ents = NULL;
@@ -449,51 +488,53 @@ static int otree_emit(struct otree *t, struct sf_output *out,
 
 	if (!first || !kids)
 		goto nomem;
-	/* children lists (CSR): kids[first[v] .. first[v + 1]) */
+	/* children lists (CSR): kids[first[v] .. first[v + 1]).  Count into
+	 * first[parent], sum up (first[v] = end of v's list), then fill
+	 * backwards, which leaves first[v] at the start of v's list. */
 	for (size_t v = 1; v < n; v++)
-		first[t->parent[v] + 1]++;
-	for (size_t v = 0; v < n; v++)
-		first[v + 1] += first[v];
-	{
-		uint32_t *fill = sf_calloc(n ? n : 1, sizeof(*fill));
-		if (!fill)
-			goto nomem;
-		for (size_t v = 1; v < n; v++) {
-			uint32_t pa = t->parent[v];
-			kids[first[pa] + fill[pa]++] = (uint32_t)v;
-		}
-		free(fill);
-	}
+		first[et_parent(e, v)]++;
+	for (size_t v = 1; v <= n; v++)
+		first[v] += first[v - 1];
+	for (size_t v = n; v-- > 1;)
+		kids[--first[et_parent(e, v)]] = (uint32_t)v;
 
-	/* visit node 0 */
-	uint32_t v = 0;
-	size_t pathlen = 0;
+	/* the top: node 0 alone, merged with nothing */
+	size_t mem = 0, nmem = 1, pathlen = 0;
+	bool at_top = true;
 	for (;;) {
-		/* push the entries of v, sorted */
-		size_t nk = first[v + 1] - first[v];
-		size_t need = nents + 2 * nk + 1;
+		/* push the sorted entries of the merged node: the children
+		 * of every member */
+		size_t need = nents;
+		for (size_t m = 0; m < nmem; m++) {
+			uint32_t v = at_top ? 0 : ents[mem + m].node;
+			need += 2 * (first[v + 1] - first[v]);
+		}
+		need += 1;
 		if (need > capents) {
 			size_t c = capents ? 2 * capents : 1024;
 			while (c < need)
 				c *= 2;
-			struct oent *e = realloc(ents, c * sizeof(*e));
-			if (!e)
+			struct oent *ne = realloc(ents, c * sizeof(*ne));
+			if (!ne)
 				goto nomem;
-			ents = e;
+			ents = ne;
 			capents = c;
 		}
 		size_t base = nents;
-		if (v == 0 && t->used[0])
+		if (at_top && e->used[0])
 			ents[nents++] = (struct oent){ "", 0, 0, 0 };
-		for (size_t k = first[v]; k < first[v + 1]; k++) {
-			uint32_t c = kids[k];
-			const struct oname *nm = &t->names[t->name[c]];
-			if (t->used[c])
-				ents[nents++] = (struct oent){ nm->txt, nm->len,
-							       c, 0 };
-			if (first[c + 1] > first[c])
-				ents[nents++] = (struct oent){ nm->txt, nm->len,
-							       c, 1 };
+		for (size_t m = 0; m < nmem; m++) {
+			uint32_t v = at_top ? 0 : ents[mem + m].node;
+			for (size_t k = first[v]; k < first[v + 1]; k++) {
+				uint32_t c = kids[k];
+				const struct oname *nm = et_name(e, c);
+				if (e->used[c])
+					ents[nents++] = (struct oent){
+						nm->txt, nm->len, c, 0 };
+				if (first[c + 1] > first[c])
+					ents[nents++] = (struct oent){
+						nm->txt, nm->len, c, 1 };
+			}
 		}
 		qsort(ents + base, nents - base, sizeof(*ents), oent_cmp);
 		if (nvis == capvis) {
@@ -504,22 +545,30 @@ static int otree_emit(struct otree *t, struct sf_output *out,
 			vis = w;
 			capvis = c;
 		}
-		vis[nvis++] = (struct ovisit){ base, nents - base, 0, pathlen,
-					       v };
+		vis[nvis++] = (struct ovisit){ mem, nmem, base, nents - base,
+					       0, pathlen, at_top };
 
 		/* go on with the innermost unfinished node */
-		v = UINT32_MAX;
-		while (nvis && v == UINT32_MAX) {
+		bool down = false;
+		while (nvis && !down) {
 			struct ovisit *cur = &vis[nvis - 1];
 			if (cur->next == cur->nents) {
 				nents = cur->ents;
 				nvis--;
 				continue;
 			}
-			struct oent *e = &ents[cur->ents + cur->next++];
-			/* the child's text: parent's, ';', name */
+			size_t i = cur->ents + cur->next, j = i + 1;
+			while (j < cur->ents + cur->nents &&
+			       oent_same_key(&ents[i], &ents[j]))
+				j++;
+			cur->next = j - cur->ents;
+			const struct oent *en = &ents[i];
+			/* the text: parent's, ';' unless at the top, name;
+			 * node 0's own line (at the top) is empty */
 			size_t plen = cur->pathlen;
-			size_t clen = plen + (cur->node ? 1 : 0) + e->len;
+			bool empty = cur->top && en->node == 0;
+			size_t clen = empty ? 0 : plen + (cur->top ? 0 : 1) +
+						  en->len;
 			if (clen + 1 > pathcap) {
 				size_t c = pathcap ? 2 * pathcap : 4096;
 				while (c < clen + 1)
@@ -530,27 +579,29 @@ static int otree_emit(struct otree *t, struct sf_output *out,
 				path = np;
 				pathcap = c;
 			}
-			if (e->node) {
-				if (cur->node)
+			if (!empty) {
+				if (!cur->top)
 					path[plen] = ';';
-				memcpy(path + clen - e->len, e->txt, e->len);
+				memcpy(path + clen - en->len, en->txt,
+				       en->len);
 			}
-			if (e->sub) {
-				v = e->node;
+			if (en->sub) {
+				mem = i;
+				nmem = j - i;
 				pathlen = clen;
+				at_top = false;
+				down = true;
 				continue;
 			}
-			double w = t->weight[e->node];
-			while (cur->next < cur->nents &&
-			       oent_same_line(e, &ents[cur->ents + cur->next]))
-				w += t->weight[ents[cur->ents +
-						    cur->next++].node];
-			sf_output_write(out, path, e->node ? clen : 0);
+			double w = 0;
+			for (size_t k = i; k < j; k++)
+				w += e->weight[ents[k].node];
+			sf_output_write(out, path, clen);
 			sf_output_putc(out, ' ');
 			sf_output_num(out, w);
 			sf_output_putc(out, '\n');
 		}
-		if (v == UINT32_MAX)
+		if (!down)
 			break;
 	}
 	goto done;
@@ -565,6 +616,12 @@ done:
 	return rc;
 }
 
+/* The weight written for sample i. */
+static double sample_weight(const struct sf_profile *p, size_t i, uint32_t ty)
+{
+	return p->d.ntypes ? sf_weight(p, i, ty) : 1;
+}
+
 static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 			   struct sf_ctx *ctx)
 {
@@ -573,41 +630,58 @@ static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 				     p->d.meta.default_type :
 				     (uint32_t)p->d.ntypes - 1) : 0;
 	struct otree t = { .p = p };
-	uint32_t *memo = sf_calloc(p->d.nstacks ? p->d.nstacks : 1,
-				   sizeof(*memo));
-	uint32_t *stamp = sf_calloc(p->d.nstacks ? p->d.nstacks : 1,
-				    sizeof(*stamp));
-	uint32_t *order = NULL, *start = NULL;
+	struct etree e = { .p = p, .names = &t };
+	uint32_t *memo = NULL, *stamp = NULL, *order = NULL, *start = NULL;
+	double *weight = NULL;
+	unsigned char *used = NULL;
 	sf_stack_id *path = NULL;
 	size_t pathcap = 0;
 	uint32_t root;
-	int rc;
+	int rc = 0;
 
 	t.frame_name = malloc((p->d.nframes ? p->d.nframes : 1) *
 			      sizeof(*t.frame_name));
-	if (!memo || !stamp || !t.frame_name) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
+	if (!t.frame_name)
+		goto nomem;
 	memset(t.frame_name, 0xff, p->d.nframes * sizeof(*t.frame_name));
+	if (!prefix) {
+		/* the profile's tree as it is, a weight per stack node */
+		size_t n = p->d.nstacks ? p->d.nstacks : 1;
+		weight = sf_calloc(n, sizeof(*weight));
+		used = sf_calloc(n, 1);
+		if (!weight || !used)
+			goto nomem;
+		for (size_t i = 0; i < p->d.nsamples; i++) {
+			sf_stack_id s = p->d.samples[i].stack;
+			weight[s] += sample_weight(p, i, ty);
+			used[s] = 1;
+		}
+		for (size_t f = 0; f < p->d.nframes; f++)
+			if ((rc = oname_id(&t, ctx, p->d.frames[f].name, false,
+					   &t.frame_name[f])))
+				goto out;
+		e.n = p->d.nstacks;
+		e.weight = weight;
+		e.used = used;
+		goto emit;
+	}
+
+	/* --thread-prefix: an output tree per thread label, samples grouped
+	 * by thread (counting sort; the samples without a thread last, with
+	 * no prefix frame) */
+	memo = sf_calloc(p->d.nstacks ? p->d.nstacks : 1, sizeof(*memo));
+	stamp = sf_calloc(p->d.nstacks ? p->d.nstacks : 1, sizeof(*stamp));
+	if (!memo || !stamp)
+		goto nomem;
 	/* node 0, the empty line; its name is never written */
 	if ((rc = oname_id(&t, ctx, "", false, &root)) ||
 	    (rc = onode(&t, ctx, 0, root, &root)))
 		goto out;
-	if (!prefix) {
-		rc = otree_add_group(&t, ctx, 0, NULL, p->d.nsamples, ty,
-				     memo, stamp, 1, &path, &pathcap);
-		goto emit;
-	}
-	/* --thread-prefix: samples grouped by thread (counting sort; the
-	 * samples without a thread last, with no prefix frame) */
 	size_t ng = p->d.nthreads + 1;
 	order = sf_calloc(p->d.nsamples ? p->d.nsamples : 1, sizeof(*order));
 	start = sf_calloc(ng + 1, sizeof(*start));
-	if (!order || !start) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
+	if (!order || !start)
+		goto nomem;
 	for (size_t i = 0; i < p->d.nsamples; i++) {
 		sf_thread_idx th = p->d.samples[i].thread;
 		start[(th == SF_NO_THREAD ? p->d.nthreads : th) + 1]++;
@@ -639,7 +713,13 @@ static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 				     start[g + 1] - start[g], ty, memo, stamp,
 				     (uint32_t)g + 1, &path, &pathcap);
 	}
-emit:
+	if (rc)
+		goto out;
+	e.n = t.n;
+	e.parent = t.parent;
+	e.name = t.name;
+	e.weight = t.weight;
+	e.used = t.used;
 	/* the lookup tables are done with: give their memory back before
 	 * the walk needs its own */
 	sf_idx_free(&t.child_idx);
@@ -647,8 +727,11 @@ emit:
 	free(stamp);
 	free(order);
 	memo = stamp = order = NULL;
-	if (!rc)
-		rc = otree_emit(&t, out, ctx);
+emit:
+	rc = tree_emit(&e, out, ctx);
+	goto out;
+nomem:
+	rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
 out:
 	otree_free(&t);
 	free(memo);
@@ -656,6 +739,8 @@ out:
 	free(order);
 	free(start);
 	free(path);
+	free(weight);
+	free(used);
 	return rc;
 }
 
