@@ -151,26 +151,28 @@ static int collapsed_read(struct sf_profile *p, struct sf_input *in,
 }
 
 /*
- * Writing in byte order without building and sorting the output text.
+ * Writing in byte order without building and sorting the output text
+ * (without --thread-prefix).
  *
- * The output lines are the stacks (with the thread label as an extra root
- * frame under --thread-prefix) written with sanitised names.  We fold them
- * into an "output tree": a node per distinct (parent, sanitised name), so
- * frames that differ only in fields the text does not show (module, line,
- * ';' vs ':') share a node, as their lines merged before.  Node 0 is the
- * empty line; the text of a node is its parent's text, ';' unless the
- * parent is node 0, and its name.  Memory: O(output tree nodes), at most
- * the (thread, stack node) pairs in use.
+ * A line is a stack written with sanitised names; the profile's stack
+ * tree already holds every stack once, so we add up a weight per stack
+ * node and walk that tree depth first, sorting each node's children by
+ * their sanitised names.  Memory: a weight, a flag and a children index
+ * per stack node (O(unique stack nodes)), nothing per line.
  *
- * Emission is a depth-first walk that sorts each node's children.  Plain
- * DFS is not byte order when a sibling's name is a proper prefix of
+ * Plain DFS is not byte order when a sibling's name is a proper prefix of
  * another's: "a" < "a-x" but "a;b" > "a-x" (';' > '-').  So each child c
  * gives two entries, keyed "c" (its own line) and "c;" (every line below
  * it); no key is a proper prefix of another unless it is an own-line key,
  * whose only line is then a prefix of, hence before, the other's lines.
  * Sorting these keys is therefore exactly the byte order of the lines.
- * One collision remains: a root child named "" has the text "" of node 0;
- * equal own-line keys are merged when emitting.
+ *
+ * Siblings whose sanitised names are equal (frames that differ only in
+ * module or line, ';' vs ':') make one text, so their equal keys are
+ * merged: equal own-line keys sum their weights, equal subtree keys are
+ * walked as one node whose children are all of theirs.  Node 0 (the empty
+ * stack) writes the empty line, as does a root frame named "": the top
+ * level lists node 0's own line with the root frames so they merge too.
  */
 
 /* A distinct sanitised name. */
@@ -179,20 +181,13 @@ struct oname {
 	uint32_t len;
 };
 
-struct otree {
-	const struct sf_profile *p;
+struct onames {
 	struct oname *names;
 	size_t nnames, capnames;
 	struct sf_idx name_idx;
 	char **owned;            /* sanitised copies we allocated */
 	size_t nowned, capowned;
-	uint32_t *frame_name;    /* frame -> name id, UINT32_MAX unknown */
-
-	uint32_t *parent, *name; /* per output node */
-	double *weight;
-	unsigned char *used;     /* a sample ends here: the node has a line */
-	size_t n, cap;
-	struct sf_idx child_idx; /* (parent, name) -> node */
+	uint32_t *frame_name;    /* frame -> name id */
 };
 
 struct onkey {
@@ -202,7 +197,7 @@ struct onkey {
 
 static bool oname_eq(const void *c, uint32_t id, const void *key)
 {
-	const struct otree *t = c;
+	const struct onames *t = c;
 	const struct onkey *k = key;
 
 	return t->names[id].len == k->len &&
@@ -214,15 +209,15 @@ static bool needs_sanitising(const char *s)
 	return s[strcspn(s, ";\n\r\t")] != 0;
 }
 
-/* The id of the sanitised text of `s`; `s` must outlive the tree unless it
+/* The id of the sanitised text of `s`; `s` must outlive `t` unless it
  * needs sanitising (frame names are the profile's). */
-static int oname_id(struct otree *t, struct sf_ctx *ctx, const char *s,
-		    bool copy, uint32_t *out)
+static int oname_id(struct onames *t, struct sf_ctx *ctx, const char *s,
+		    uint32_t *out)
 {
 	struct onkey k = { s, strlen(s) };
 	char *own = NULL;
 
-	if (needs_sanitising(s) || copy) {
+	if (needs_sanitising(s)) {
 		if (!(own = malloc(k.len + 1)))
 			goto nomem;
 		for (size_t i = 0; i <= k.len; i++) {
@@ -272,60 +267,7 @@ nomem:
 	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
 }
 
-struct ochild {
-	uint32_t parent, name;
-};
-
-static bool ochild_eq(const void *c, uint32_t id, const void *key)
-{
-	const struct otree *t = c;
-	const struct ochild *k = key;
-
-	return t->parent[id] == k->parent && t->name[id] == k->name;
-}
-
-/* The output node (parent, name), made if new. */
-static int onode(struct otree *t, struct sf_ctx *ctx, uint32_t parent,
-		 uint32_t name, uint32_t *out)
-{
-	struct ochild k = { parent, name };
-	uint64_t h = sf_hash_u64(parent, name);
-
-	if (sf_idx_find(&t->child_idx, h, ochild_eq, t, &k, out))
-		return 0;
-	if (t->n == UINT32_MAX - 1)
-		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-	if (t->n == t->cap) {
-		size_t c = t->cap ? 2 * t->cap : 1024;
-		uint32_t *pa = realloc(t->parent, c * sizeof(*pa));
-		if (pa)
-			t->parent = pa;
-		uint32_t *na = realloc(t->name, c * sizeof(*na));
-		if (na)
-			t->name = na;
-		double *w = realloc(t->weight, c * sizeof(*w));
-		if (w)
-			t->weight = w;
-		unsigned char *u = realloc(t->used, c);
-		if (u)
-			t->used = u;
-		if (!pa || !na || !w || !u)
-			return sf_error(ctx, SF_ENOMEM, NULL, 0,
-					"out of memory");
-		t->cap = c;
-	}
-	*out = (uint32_t)t->n;
-	t->parent[t->n] = parent;
-	t->name[t->n] = name;
-	t->weight[t->n] = 0;
-	t->used[t->n] = 0;
-	if (t->n && !sf_idx_insert(&t->child_idx, h, *out))
-		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-	t->n++;
-	return 0;
-}
-
-static void otree_free(struct otree *t)
+static void onames_free(struct onames *t)
 {
 	for (size_t i = 0; i < t->nowned; i++)
 		free(t->owned[i]);
@@ -333,94 +275,25 @@ static void otree_free(struct otree *t)
 	free(t->names);
 	sf_idx_free(&t->name_idx);
 	free(t->frame_name);
-	free(t->parent);
-	free(t->name);
-	free(t->weight);
-	free(t->used);
-	sf_idx_free(&t->child_idx);
 }
 
-/*
- * Add the samples of one group (a thread under --thread-prefix, else all)
- * below output node `root`.  `memo`/`stamp` map profile stack nodes to
- * output nodes for the current group (stamp == gen), so each stack node is
- * resolved once per group however many samples end in or below it.
- */
-static int otree_add_group(struct otree *t, struct sf_ctx *ctx,
-			   uint32_t root, const uint32_t *samples, size_t ns,
-			   uint32_t t_type, uint32_t *memo, uint32_t *stamp,
-			   uint32_t gen, sf_stack_id **path, size_t *pathcap)
-{
-	const struct sf_profile *p = t->p;
-	int rc;
-
-	memo[0] = root;
-	stamp[0] = gen;
-	for (size_t k = 0; k < ns; k++) {
-		size_t i = samples ? samples[k] : k;
-		sf_stack_id s = p->d.samples[i].stack;
-		size_t np = 0;
-		/* climb to the first resolved ancestor, then come down */
-		while (stamp[s] != gen) {
-			if (np == *pathcap) {
-				size_t c = *pathcap ? 2 * *pathcap : 64;
-				sf_stack_id *n = realloc(*path, c * sizeof(*n));
-				if (!n)
-					return sf_error(ctx, SF_ENOMEM, NULL,
-							0, "out of memory");
-				*path = n;
-				*pathcap = c;
-			}
-			(*path)[np++] = s;
-			s = p->d.stacks[s].parent;
-		}
-		uint32_t o = memo[s];
-		while (np) {
-			sf_stack_id c = (*path)[--np];
-			sf_frame_id f = p->d.stacks[c].frame;
-			if (t->frame_name[f] == UINT32_MAX &&
-			    (rc = oname_id(t, ctx, p->d.frames[f].name, false,
-					   &t->frame_name[f])))
-				return rc;
-			if ((rc = onode(t, ctx, o, t->frame_name[f], &o)))
-				return rc;
-			memo[c] = o;
-			stamp[c] = gen;
-		}
-		o = memo[p->d.samples[i].stack];
-		t->weight[o] += p->d.ntypes ? sf_weight(p, i, t_type) : 1;
-		t->used[o] = 1;
-	}
-	return 0;
-}
-
-/*
- * The tree the walk reads: node 0 is the empty line, every other node has
- * a parent < n and a sanitised name.  Siblings may share a name (frames
- * that differ only in their module, say): their lines are one text, so the
- * walk merges them.  Without --thread-prefix this is the profile's own
- * stack tree with a weight per stack node, so no copy of it is made.
- */
+/* The tree the walk reads: the profile's stack tree, a weight per node. */
 struct etree {
 	size_t n;
-	const struct sf_profile *p;   /* parents from p->d.stacks ... */
-	const uint32_t *parent;       /* ... or from here */
-	const struct otree *names;    /* sanitised names */
-	const uint32_t *name;         /* name id per node, or NULL: per
-				       * frame (t->frame_name) */
+	const struct sf_profile *p;
+	const struct onames *names;    /* sanitised frame names */
 	const double *weight;
 	const unsigned char *used;    /* a sample ends here: a line */
 };
 
 static uint32_t et_parent(const struct etree *e, size_t v)
 {
-	return e->parent ? e->parent[v] : e->p->d.stacks[v].parent;
+	return e->p->d.stacks[v].parent;
 }
 
 static const struct oname *et_name(const struct etree *e, size_t v)
 {
-	uint32_t id = e->name ? e->name[v] :
-		      e->names->frame_name[e->p->d.stacks[v].frame];
+	uint32_t id = e->names->frame_name[e->p->d.stacks[v].frame];
 
 	return &e->names->names[id];
 }
@@ -616,131 +489,171 @@ done:
 	return rc;
 }
 
-/* The weight written for sample i. */
-static double sample_weight(const struct sf_profile *p, size_t i, uint32_t ty)
-{
-	return p->d.ntypes ? sf_weight(p, i, ty) : 1;
-}
+static int write_sorted_text(const struct sf_profile *p,
+			     struct sf_output *out, struct sf_ctx *ctx);
 
 static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 			   struct sf_ctx *ctx)
 {
-	bool prefix = sf_ctx_flag(ctx, "thread-prefix");
 	uint32_t ty = p->d.ntypes ? (p->d.meta.default_type < p->d.ntypes ?
 				     p->d.meta.default_type :
 				     (uint32_t)p->d.ntypes - 1) : 0;
-	struct otree t = { .p = p };
+	struct onames t = { 0 };
 	struct etree e = { .p = p, .names = &t };
-	uint32_t *memo = NULL, *stamp = NULL, *order = NULL, *start = NULL;
+	size_t n = p->d.nstacks ? p->d.nstacks : 1;
 	double *weight = NULL;
 	unsigned char *used = NULL;
-	sf_stack_id *path = NULL;
-	size_t pathcap = 0;
-	uint32_t root;
 	int rc = 0;
 
-	t.frame_name = malloc((p->d.nframes ? p->d.nframes : 1) *
-			      sizeof(*t.frame_name));
-	if (!t.frame_name)
-		goto nomem;
-	memset(t.frame_name, 0xff, p->d.nframes * sizeof(*t.frame_name));
-	if (!prefix) {
-		/* the profile's tree as it is, a weight per stack node */
-		size_t n = p->d.nstacks ? p->d.nstacks : 1;
-		weight = sf_calloc(n, sizeof(*weight));
-		used = sf_calloc(n, 1);
-		if (!weight || !used)
-			goto nomem;
-		for (size_t i = 0; i < p->d.nsamples; i++) {
-			sf_stack_id s = p->d.samples[i].stack;
-			weight[s] += sample_weight(p, i, ty);
-			used[s] = 1;
-		}
-		for (size_t f = 0; f < p->d.nframes; f++)
-			if ((rc = oname_id(&t, ctx, p->d.frames[f].name, false,
-					   &t.frame_name[f])))
-				goto out;
-		e.n = p->d.nstacks;
-		e.weight = weight;
-		e.used = used;
-		goto emit;
-	}
-
-	/* --thread-prefix: an output tree per thread label, samples grouped
-	 * by thread (counting sort; the samples without a thread last, with
-	 * no prefix frame) */
-	memo = sf_calloc(p->d.nstacks ? p->d.nstacks : 1, sizeof(*memo));
-	stamp = sf_calloc(p->d.nstacks ? p->d.nstacks : 1, sizeof(*stamp));
-	if (!memo || !stamp)
-		goto nomem;
-	/* node 0, the empty line; its name is never written */
-	if ((rc = oname_id(&t, ctx, "", false, &root)) ||
-	    (rc = onode(&t, ctx, 0, root, &root)))
+	if (sf_ctx_flag(ctx, "thread-prefix"))
+		return write_sorted_text(p, out, ctx);
+	/* the profile's tree as it is, a weight per stack node */
+	t.frame_name = sf_calloc(p->d.nframes ? p->d.nframes : 1,
+				 sizeof(*t.frame_name));
+	weight = sf_calloc(n, sizeof(*weight));
+	used = sf_calloc(n, 1);
+	if (!t.frame_name || !weight || !used) {
+		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
-	size_t ng = p->d.nthreads + 1;
-	order = sf_calloc(p->d.nsamples ? p->d.nsamples : 1, sizeof(*order));
-	start = sf_calloc(ng + 1, sizeof(*start));
-	if (!order || !start)
-		goto nomem;
+	}
 	for (size_t i = 0; i < p->d.nsamples; i++) {
-		sf_thread_idx th = p->d.samples[i].thread;
-		start[(th == SF_NO_THREAD ? p->d.nthreads : th) + 1]++;
+		sf_stack_id s = p->d.samples[i].stack;
+		weight[s] += p->d.ntypes ? sf_weight(p, i, ty) : 1;
+		used[s] = 1;
 	}
-	for (size_t g = 0; g < ng; g++)
-		start[g + 1] += start[g];
-	for (size_t i = 0; i < p->d.nsamples; i++) {
-		sf_thread_idx th = p->d.samples[i].thread;
-		size_t g = th == SF_NO_THREAD ? p->d.nthreads : th;
-		order[start[g]++] = (uint32_t)i;
-	}
-	for (size_t g = ng; g > 0; g--)
-		start[g] = start[g - 1];
-	start[0] = 0;
-	for (size_t g = 0; g < ng && !rc; g++) {
-		uint32_t groot = 0;
-		if (start[g + 1] == start[g])
-			continue;
-		if (g < p->d.nthreads) {
-			char label[512];
-			uint32_t nm;
-			sf_thread_label(&p->d.threads[g], label,
-					sizeof(label));
-			if ((rc = oname_id(&t, ctx, label, true, &nm)) ||
-			    (rc = onode(&t, ctx, 0, nm, &groot)))
-				break;
-		}
-		rc = otree_add_group(&t, ctx, groot, order + start[g],
-				     start[g + 1] - start[g], ty, memo, stamp,
-				     (uint32_t)g + 1, &path, &pathcap);
-	}
-	if (rc)
-		goto out;
-	e.n = t.n;
-	e.parent = t.parent;
-	e.name = t.name;
-	e.weight = t.weight;
-	e.used = t.used;
-	/* the lookup tables are done with: give their memory back before
-	 * the walk needs its own */
-	sf_idx_free(&t.child_idx);
-	free(memo);
-	free(stamp);
-	free(order);
-	memo = stamp = order = NULL;
-emit:
+	for (size_t f = 0; f < p->d.nframes; f++)
+		if ((rc = oname_id(&t, ctx, p->d.frames[f].name,
+				   &t.frame_name[f])))
+			goto out;
+	e.n = p->d.nstacks;
+	e.weight = weight;
+	e.used = used;
 	rc = tree_emit(&e, out, ctx);
-	goto out;
-nomem:
-	rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
 out:
-	otree_free(&t);
-	free(memo);
-	free(stamp);
-	free(order);
-	free(start);
-	free(path);
+	onames_free(&t);
 	free(weight);
 	free(used);
+	return rc;
+}
+
+/*
+ * --thread-prefix: the text of every line is built and sorted.  Memory is
+ * O(output text).  NEEDSWORK: the walk below cannot serve this mode as it
+ * is: a thread's frames sit one level deeper than the same stack nodes
+ * without a thread, so it would need a weight and a "samples below" mark
+ * per (thread label, stack node) in use, walked one top-level name at a
+ * time; a copied tree per thread was tried and cost more than the text
+ * (deep stacks share little).
+ */
+
+/* One output line before sorting. */
+struct entry {
+	size_t off, len;   /* stack text in the text buffer */
+	double weight;
+};
+
+static const char *g_text;   /* qsort has no context argument in C11 */
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(g_text + x->off, g_text + y->off, n);
+
+	if (c)
+		return c;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
+struct key {
+	sf_thread_idx thread;
+	sf_stack_id stack;
+	double weight;
+	bool used;
+};
+
+static int key_cmp(const void *a, const void *b)
+{
+	const struct key *x = a, *y = b;
+
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+static int write_sorted_text(const struct sf_profile *p, struct sf_output *out,
+			     struct sf_ctx *ctx)
+{
+	bool prefix = true;
+	uint32_t t = p->d.ntypes ? (p->d.meta.default_type < p->d.ntypes ?
+				    p->d.meta.default_type :
+				    (uint32_t)p->d.ntypes - 1) : 0;
+	struct key *keys = sf_calloc(p->d.nsamples, sizeof(*keys));
+	struct sf_output *text = NULL;
+	struct entry *ents = NULL;
+	size_t nkeys = 0, nents = 0;
+	int rc = 0;
+
+	if (!keys)
+		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+	for (size_t i = 0; i < p->d.nsamples; i++) {
+		keys[i].thread = prefix ? p->d.samples[i].thread : SF_NO_THREAD;
+		keys[i].stack = p->d.samples[i].stack;
+		keys[i].weight = p->d.ntypes ? sf_weight(p, i, t) : 1;
+	}
+	qsort(keys, p->d.nsamples, sizeof(*keys), key_cmp);
+	for (size_t i = 0; i < p->d.nsamples; i++) {
+		if (nkeys && !key_cmp(&keys[nkeys - 1], &keys[i]))
+			keys[nkeys - 1].weight += keys[i].weight;
+		else
+			keys[nkeys++] = keys[i];
+	}
+	if ((rc = sf_output_mem(&text, ctx)))
+		goto out;
+	if (!(ents = sf_calloc(nkeys, sizeof(*ents)))) {
+		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nkeys; i++) {
+		size_t before, after;
+		char label[512];
+		const char *pre = NULL;
+		sf_output_mem_data(text, &before);
+		if (prefix && keys[i].thread != SF_NO_THREAD) {
+			sf_thread_label(&p->d.threads[keys[i].thread], label,
+					sizeof(label));
+			pre = label;
+		}
+		sf_write_stack_text(text, p, keys[i].stack, pre);
+		sf_output_mem_data(text, &after);
+		ents[nents].off = before;
+		ents[nents].len = after - before;
+		ents[nents].weight = keys[i].weight;
+		nents++;
+	}
+	if (sf_output_failed(text)) {
+		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	size_t tlen;
+	g_text = sf_output_mem_data(text, &tlen);
+	qsort(ents, nents, sizeof(*ents), entry_cmp);
+	for (size_t i = 0; i < nents; i++) {
+		double w = ents[i].weight;
+		/* equal texts (names that differ only in ';' vs ':', or
+		 * threads with equal labels) merge */
+		while (i + 1 < nents && !entry_cmp(&ents[i], &ents[i + 1]))
+			w += ents[++i].weight;
+		sf_output_write(out, g_text + ents[i].off, ents[i].len);
+		sf_output_putc(out, ' ');
+		sf_output_num(out, w);
+		sf_output_putc(out, '\n');
+	}
+out:
+	free(keys);
+	free(ents);
+	if (text)
+		sf_output_abort(text);
 	return rc;
 }
 
