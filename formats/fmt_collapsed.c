@@ -210,14 +210,14 @@ static bool needs_sanitising(const char *s)
 }
 
 /* The id of the sanitised text of `s`; `s` must outlive `t` unless it
- * needs sanitising (frame names are the profile's). */
+ * needs sanitising or `copy` is set (frame names are the profile's). */
 static int oname_id(struct onames *t, struct sf_ctx *ctx, const char *s,
-		    uint32_t *out)
+		    bool copy, uint32_t *out)
 {
 	struct onkey k = { s, strlen(s) };
 	char *own = NULL;
 
-	if (needs_sanitising(s)) {
+	if (copy || needs_sanitising(s)) {
 		if (!(own = malloc(k.len + 1)))
 			goto nomem;
 		for (size_t i = 0; i <= k.len; i++) {
@@ -277,34 +277,97 @@ static void onames_free(struct onames *t)
 	free(t->frame_name);
 }
 
-/* The tree the walk reads: the profile's stack tree, a weight per node. */
-struct etree {
-	size_t n;
-	const struct sf_profile *p;
-	const struct onames *names;    /* sanitised frame names */
-	const double *weight;
-	const unsigned char *used;    /* a sample ends here: a line */
+/*
+ * What the walk reads.  A context is a set of samples laid on the stack
+ * tree: a weight per node and two flags (a line ends here; a line goes on
+ * below).  Context 0 holds the samples written without a prefix (all of
+ * them without --thread-prefix).  Under --thread-prefix the threads are
+ * grouped by their written label, and context 1 holds the samples of the
+ * one label group being walked: its frames sit one level below the label,
+ * the same stack nodes as in context 0 would be a level too high.
+ */
+enum { F_LINE = 1, F_BELOW = 2 };
+
+struct wctx {
+	double *weight;
+	unsigned char *flags;
 };
 
-static uint32_t et_parent(const struct etree *e, size_t v)
+struct walk {
+	const struct sf_profile *p;
+	const struct onames *names;
+	uint32_t ty;
+	struct wctx c[2];
+	uint32_t *first, *kids;    /* children of v: kids[first[v] ..
+				    * first[v + 1]) */
+	/* --thread-prefix: label groups */
+	size_t ngroups;
+	uint32_t *group_name;      /* name id per group */
+	uint32_t *gstart;          /* group g's samples: gsamples[gstart[g]
+				    * .. gstart[g + 1]) */
+	uint32_t *gsamples;
+	double *gempty;            /* weight of its empty stacks */
+	unsigned char *gflags;     /* F_LINE: has an empty stack, F_BELOW:
+				    * has a non-empty one */
+	size_t filled;             /* group in context 1, or SIZE_MAX */
+};
+
+static double weight_of(const struct walk *w, size_t i)
 {
-	return e->p->d.stacks[v].parent;
+	return w->p->d.ntypes ? sf_weight(w->p, i, w->ty) : 1;
 }
 
-static const struct oname *et_name(const struct etree *e, size_t v)
+static void mark(struct walk *w, struct wctx *c, size_t i)
 {
-	uint32_t id = e->names->frame_name[e->p->d.stacks[v].frame];
+	sf_stack_id s = w->p->d.samples[i].stack;
 
-	return &e->names->names[id];
+	c->weight[s] += weight_of(w, i);
+	c->flags[s] |= F_LINE;
+	while (s) {
+		s = w->p->d.stacks[s].parent;
+		if (c->flags[s] & F_BELOW)
+			break;   /* and so are its ancestors */
+		c->flags[s] |= F_BELOW;
+	}
+}
+
+static void unmark(struct walk *w, struct wctx *c, size_t i)
+{
+	sf_stack_id s = w->p->d.samples[i].stack;
+
+	for (;;) {
+		c->weight[s] = 0;
+		c->flags[s] = 0;
+		if (!s)
+			break;
+		s = w->p->d.stacks[s].parent;
+	}
+}
+
+/* Lay label group g's samples in context 1 (in place of the last). */
+static void fill(struct walk *w, size_t g)
+{
+	if (w->filled == g)
+		return;
+	if (w->filled != SIZE_MAX)
+		for (size_t k = w->gstart[w->filled];
+		     k < w->gstart[w->filled + 1]; k++)
+			unmark(w, &w->c[1], w->gsamples[k]);
+	for (size_t k = w->gstart[g]; k < w->gstart[g + 1]; k++)
+		if (w->p->d.samples[w->gsamples[k]].stack)
+			mark(w, &w->c[1], w->gsamples[k]);
+	w->filled = g;
 }
 
 /* An entry of a node's sorted child list: the child's own line (sub = 0,
- * key = name) or the lines below it (sub = 1, key = name ";"). */
+ * key = name) or the lines below it (sub = 1, key = name ";").  `ctx` is
+ * the context of stack node `node` (0 or 1), or 2 for label group `node`
+ * (at the top only). */
 struct oent {
 	const char *txt;
 	uint32_t len;
 	uint32_t node;
-	uint32_t sub;
+	uint16_t sub, ctx;
 };
 
 static int oent_cmp(const void *a, const void *b)
@@ -318,7 +381,9 @@ static int oent_cmp(const void *a, const void *b)
 	if (x->len == y->len) {
 		if (x->sub != y->sub)
 			return (int)x->sub - (int)y->sub;  /* "c" < "c;" */
-		/* equal keys: keep node order, for a deterministic sum */
+		/* equal keys: a fixed order, for a deterministic sum */
+		if (x->ctx != y->ctx)
+			return (int)x->ctx - (int)y->ctx;
 		return x->node < y->node ? -1 : x->node > y->node;
 	}
 	/* one name is a proper prefix of the other: the shorter key goes
@@ -337,9 +402,35 @@ static bool oent_same_key(const struct oent *x, const struct oent *y)
 	       !memcmp(x->txt, y->txt, x->len);
 }
 
-/* A node of the output being walked: the tree nodes merged into it are
- * the entries [mem, mem + nmem) of its parent's list (node 0 alone for
- * the top); its own sorted entries are [ents, ents + nents). */
+static const struct oname *node_name(const struct walk *w, uint32_t v)
+{
+	return &w->names->names[w->names->frame_name[
+		w->p->d.stacks[v].frame]];
+}
+
+/* Append the entries of the children of stack node v in context ctx. */
+static void add_children(const struct walk *w, struct oent *ents,
+			 size_t *nents, uint16_t ctx, uint32_t v)
+{
+	const unsigned char *fl = w->c[ctx].flags;
+
+	for (size_t k = w->first[v]; k < w->first[v + 1]; k++) {
+		uint32_t c = w->kids[k];
+		if (!fl[c])
+			continue;
+		const struct oname *nm = node_name(w, c);
+		if (fl[c] & F_LINE)
+			ents[(*nents)++] = (struct oent){ nm->txt, nm->len,
+							  c, 0, ctx };
+		if (fl[c] & F_BELOW)
+			ents[(*nents)++] = (struct oent){ nm->txt, nm->len,
+							  c, 1, ctx };
+	}
+}
+
+/* A node of the output being walked: the entries merged into it are
+ * [mem, mem + nmem) of its parent's list (none for the top); its own
+ * sorted entries are [ents, ents + nents). */
 struct ovisit {
 	size_t mem, nmem;
 	size_t ents, nents, next;
@@ -347,42 +438,28 @@ struct ovisit {
 	bool top;
 };
 
-static int tree_emit(const struct etree *e, struct sf_output *out,
+static int walk_emit(struct walk *w, struct sf_output *out,
 		     struct sf_ctx *ctx)
 {
-	size_t n = e->n;
-	uint32_t *first = sf_calloc(n + 1, sizeof(*first));
-	uint32_t *kids = sf_calloc(n ? n : 1, sizeof(*kids));
 	struct oent *ents = NULL;
 	struct ovisit *vis = NULL;
 	char *path = NULL;
 	size_t nents = 0, capents = 0, nvis = 0, capvis = 0, pathcap = 0;
-	int rc = 0;
-
-	if (!first || !kids)
-		goto nomem;
-	/* children lists (CSR): kids[first[v] .. first[v + 1]).  Count into
-	 * first[parent], sum up (first[v] = end of v's list), then fill
-	 * backwards, which leaves first[v] at the start of v's list. */
-	for (size_t v = 1; v < n; v++)
-		first[et_parent(e, v)]++;
-	for (size_t v = 1; v <= n; v++)
-		first[v] += first[v - 1];
-	for (size_t v = n; v-- > 1;)
-		kids[--first[et_parent(e, v)]] = (uint32_t)v;
-
-	/* the top: node 0 alone, merged with nothing */
-	size_t mem = 0, nmem = 1, pathlen = 0;
+	size_t mem = 0, nmem = 0, pathlen = 0;
 	bool at_top = true;
+
 	for (;;) {
 		/* push the sorted entries of the merged node: the children
 		 * of every member */
-		size_t need = nents;
+		size_t need = nents + 1;
+		if (at_top)
+			need += 2 * (w->first[1] - w->first[0]) +
+				2 * w->ngroups;
 		for (size_t m = 0; m < nmem; m++) {
-			uint32_t v = at_top ? 0 : ents[mem + m].node;
-			need += 2 * (first[v + 1] - first[v]);
+			const struct oent *me = &ents[mem + m];
+			uint32_t v = me->ctx == 2 ? 0 : me->node;
+			need += 2 * (w->first[v + 1] - w->first[v]);
 		}
-		need += 1;
 		if (need > capents) {
 			size_t c = capents ? 2 * capents : 1024;
 			while (c < need)
@@ -394,28 +471,42 @@ static int tree_emit(const struct etree *e, struct sf_output *out,
 			capents = c;
 		}
 		size_t base = nents;
-		if (at_top && e->used[0])
-			ents[nents++] = (struct oent){ "", 0, 0, 0 };
+		if (at_top) {
+			if (w->c[0].flags[0] & F_LINE)
+				ents[nents++] = (struct oent){ "", 0, 0, 0, 0 };
+			add_children(w, ents, &nents, 0, 0);
+			for (size_t g = 0; g < w->ngroups; g++) {
+				const struct oname *nm =
+					&w->names->names[w->group_name[g]];
+				if (w->gflags[g] & F_LINE)
+					ents[nents++] = (struct oent){
+						nm->txt, nm->len, (uint32_t)g,
+						0, 2 };
+				if (w->gflags[g] & F_BELOW)
+					ents[nents++] = (struct oent){
+						nm->txt, nm->len, (uint32_t)g,
+						1, 2 };
+			}
+		}
 		for (size_t m = 0; m < nmem; m++) {
-			uint32_t v = at_top ? 0 : ents[mem + m].node;
-			for (size_t k = first[v]; k < first[v + 1]; k++) {
-				uint32_t c = kids[k];
-				const struct oname *nm = et_name(e, c);
-				if (e->used[c])
-					ents[nents++] = (struct oent){
-						nm->txt, nm->len, c, 0 };
-				if (first[c + 1] > first[c])
-					ents[nents++] = (struct oent){
-						nm->txt, nm->len, c, 1 };
+			struct oent me = ents[mem + m];
+			if (me.ctx == 2) {
+				/* a label: its frames are the stacks of its
+				 * threads, from the root */
+				fill(w, me.node);
+				add_children(w, ents, &nents, 1, 0);
+			} else {
+				add_children(w, ents, &nents, me.ctx,
+					     me.node);
 			}
 		}
 		qsort(ents + base, nents - base, sizeof(*ents), oent_cmp);
 		if (nvis == capvis) {
 			size_t c = capvis ? 2 * capvis : 64;
-			struct ovisit *w = realloc(vis, c * sizeof(*w));
-			if (!w)
+			struct ovisit *nv = realloc(vis, c * sizeof(*nv));
+			if (!nv)
 				goto nomem;
-			vis = w;
+			vis = nv;
 			capvis = c;
 		}
 		vis[nvis++] = (struct ovisit){ mem, nmem, base, nents - base,
@@ -439,7 +530,7 @@ static int tree_emit(const struct etree *e, struct sf_output *out,
 			/* the text: parent's, ';' unless at the top, name;
 			 * node 0's own line (at the top) is empty */
 			size_t plen = cur->pathlen;
-			bool empty = cur->top && en->node == 0;
+			bool empty = cur->top && en->ctx == 0 && en->node == 0;
 			size_t clen = empty ? 0 : plen + (cur->top ? 0 : 1) +
 						  en->len;
 			if (clen + 1 > pathcap) {
@@ -466,194 +557,173 @@ static int tree_emit(const struct etree *e, struct sf_output *out,
 				down = true;
 				continue;
 			}
-			double w = 0;
+			double sum = 0;
 			for (size_t k = i; k < j; k++)
-				w += e->weight[ents[k].node];
+				sum += ents[k].ctx == 2 ?
+				       w->gempty[ents[k].node] :
+				       w->c[ents[k].ctx].weight[ents[k].node];
 			sf_output_write(out, path, clen);
 			sf_output_putc(out, ' ');
-			sf_output_num(out, w);
+			sf_output_num(out, sum);
 			sf_output_putc(out, '\n');
 		}
 		if (!down)
 			break;
 	}
-	goto done;
-nomem:
-	rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-done:
-	free(first);
-	free(kids);
 	free(ents);
 	free(vis);
 	free(path);
-	return rc;
+	return 0;
+nomem:
+	free(ents);
+	free(vis);
+	free(path);
+	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
 }
 
-static int write_sorted_text(const struct sf_profile *p,
-			     struct sf_output *out, struct sf_ctx *ctx);
+/* --thread-prefix: group the samples with a thread by written label. */
+static int make_groups(struct walk *w, struct onames *t, struct sf_ctx *ctx)
+{
+	const struct sf_profile *p = w->p;
+	uint32_t *tgroup = sf_calloc(p->d.nthreads ? p->d.nthreads : 1,
+				     sizeof(*tgroup));
+	uint32_t *name_group = NULL;
+	int rc = 0;
+
+	if (!tgroup)
+		goto nomem;
+	/* label name per thread with samples (UINT32_MAX: none) */
+	memset(tgroup, 0xff, p->d.nthreads * sizeof(*tgroup));
+	for (size_t i = 0; i < p->d.nsamples; i++) {
+		sf_thread_idx th = p->d.samples[i].thread;
+		if (th == SF_NO_THREAD || tgroup[th] != UINT32_MAX)
+			continue;
+		char label[512];
+		sf_thread_label(&p->d.threads[th], label, sizeof(label));
+		if ((rc = oname_id(t, ctx, label, true, &tgroup[th])))
+			goto out;
+	}
+	/* name -> dense group index */
+	if (!(name_group = malloc((t->nnames ? t->nnames : 1) *
+				  sizeof(*name_group))) ||
+	    !(w->group_name = sf_calloc(p->d.nthreads ? p->d.nthreads : 1,
+					sizeof(*w->group_name))))
+		goto nomem;
+	memset(name_group, 0xff, t->nnames * sizeof(*name_group));
+	for (size_t th = 0; th < p->d.nthreads; th++) {
+		if (tgroup[th] == UINT32_MAX)
+			continue;
+		uint32_t nm = tgroup[th];
+		if (name_group[nm] == UINT32_MAX) {
+			name_group[nm] = (uint32_t)w->ngroups;
+			w->group_name[w->ngroups++] = nm;
+		}
+		tgroup[th] = name_group[nm];
+	}
+	size_t ng = w->ngroups;
+	w->gstart = sf_calloc(ng + 1, sizeof(*w->gstart));
+	w->gsamples = sf_calloc(p->d.nsamples ? p->d.nsamples : 1,
+				sizeof(*w->gsamples));
+	w->gempty = sf_calloc(ng ? ng : 1, sizeof(*w->gempty));
+	w->gflags = sf_calloc(ng ? ng : 1, 1);
+	if (!w->gstart || !w->gsamples || !w->gempty || !w->gflags)
+		goto nomem;
+	/* counting sort by group; the samples without a thread go to
+	 * context 0 */
+	for (size_t i = 0; i < p->d.nsamples; i++) {
+		sf_thread_idx th = p->d.samples[i].thread;
+		if (th == SF_NO_THREAD) {
+			mark(w, &w->c[0], i);
+			continue;
+		}
+		size_t g = tgroup[th];
+		w->gstart[g + 1]++;
+		if (p->d.samples[i].stack) {
+			w->gflags[g] |= F_BELOW;
+		} else {
+			w->gflags[g] |= F_LINE;
+			w->gempty[g] += weight_of(w, i);
+		}
+	}
+	for (size_t g = 0; g < ng; g++)
+		w->gstart[g + 1] += w->gstart[g];
+	for (size_t i = 0; i < p->d.nsamples; i++) {
+		sf_thread_idx th = p->d.samples[i].thread;
+		if (th != SF_NO_THREAD)
+			w->gsamples[w->gstart[tgroup[th]]++] = (uint32_t)i;
+	}
+	for (size_t g = ng; g > 0; g--)
+		w->gstart[g] = w->gstart[g - 1];
+	w->gstart[0] = 0;
+	goto out;
+nomem:
+	rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+out:
+	free(tgroup);
+	free(name_group);
+	return rc;
+}
 
 static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 			   struct sf_ctx *ctx)
 {
-	uint32_t ty = p->d.ntypes ? (p->d.meta.default_type < p->d.ntypes ?
-				     p->d.meta.default_type :
-				     (uint32_t)p->d.ntypes - 1) : 0;
+	bool prefix = sf_ctx_flag(ctx, "thread-prefix");
 	struct onames t = { 0 };
-	struct etree e = { .p = p, .names = &t };
+	struct walk w = { .p = p, .names = &t, .filled = SIZE_MAX };
 	size_t n = p->d.nstacks ? p->d.nstacks : 1;
-	double *weight = NULL;
-	unsigned char *used = NULL;
 	int rc = 0;
 
-	if (sf_ctx_flag(ctx, "thread-prefix"))
-		return write_sorted_text(p, out, ctx);
-	/* the profile's tree as it is, a weight per stack node */
+	w.ty = p->d.ntypes ? (p->d.meta.default_type < p->d.ntypes ?
+			      p->d.meta.default_type :
+			      (uint32_t)p->d.ntypes - 1) : 0;
 	t.frame_name = sf_calloc(p->d.nframes ? p->d.nframes : 1,
 				 sizeof(*t.frame_name));
-	weight = sf_calloc(n, sizeof(*weight));
-	used = sf_calloc(n, 1);
-	if (!t.frame_name || !weight || !used) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
+	w.first = sf_calloc(n + 1, sizeof(*w.first));
+	w.kids = sf_calloc(n, sizeof(*w.kids));
+	for (int c = 0; c < (prefix ? 2 : 1); c++) {
+		w.c[c].weight = sf_calloc(n, sizeof(*w.c[c].weight));
+		w.c[c].flags = sf_calloc(n, 1);
+		if (!w.c[c].weight || !w.c[c].flags)
+			goto nomem;
 	}
-	for (size_t i = 0; i < p->d.nsamples; i++) {
-		sf_stack_id s = p->d.samples[i].stack;
-		weight[s] += p->d.ntypes ? sf_weight(p, i, ty) : 1;
-		used[s] = 1;
-	}
+	if (!t.frame_name || !w.first || !w.kids)
+		goto nomem;
 	for (size_t f = 0; f < p->d.nframes; f++)
-		if ((rc = oname_id(&t, ctx, p->d.frames[f].name,
+		if ((rc = oname_id(&t, ctx, p->d.frames[f].name, false,
 				   &t.frame_name[f])))
 			goto out;
-	e.n = p->d.nstacks;
-	e.weight = weight;
-	e.used = used;
-	rc = tree_emit(&e, out, ctx);
+	/* children index: count into first[parent], sum up (first[v] = end
+	 * of v's list), fill backwards (first[v] = its start) */
+	for (size_t v = 1; v < p->d.nstacks; v++)
+		w.first[p->d.stacks[v].parent]++;
+	for (size_t v = 1; v <= p->d.nstacks; v++)
+		w.first[v] += w.first[v - 1];
+	for (size_t v = p->d.nstacks; v-- > 1;)
+		w.kids[--w.first[p->d.stacks[v].parent]] = (uint32_t)v;
+	if (prefix) {
+		if ((rc = make_groups(&w, &t, ctx)))
+			goto out;
+	} else {
+		for (size_t i = 0; i < p->d.nsamples; i++)
+			mark(&w, &w.c[0], i);
+	}
+	rc = walk_emit(&w, out, ctx);
+	goto out;
+nomem:
+	rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
 out:
 	onames_free(&t);
-	free(weight);
-	free(used);
-	return rc;
-}
-
-/*
- * --thread-prefix: the text of every line is built and sorted.  Memory is
- * O(output text).  NEEDSWORK: the walk below cannot serve this mode as it
- * is: a thread's frames sit one level deeper than the same stack nodes
- * without a thread, so it would need a weight and a "samples below" mark
- * per (thread label, stack node) in use, walked one top-level name at a
- * time; a copied tree per thread was tried and cost more than the text
- * (deep stacks share little).
- */
-
-/* One output line before sorting. */
-struct entry {
-	size_t off, len;   /* stack text in the text buffer */
-	double weight;
-};
-
-static const char *g_text;   /* qsort has no context argument in C11 */
-
-static int entry_cmp(const void *a, const void *b)
-{
-	const struct entry *x = a, *y = b;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(g_text + x->off, g_text + y->off, n);
-
-	if (c)
-		return c;
-	return x->len < y->len ? -1 : x->len > y->len;
-}
-
-struct key {
-	sf_thread_idx thread;
-	sf_stack_id stack;
-	double weight;
-	bool used;
-};
-
-static int key_cmp(const void *a, const void *b)
-{
-	const struct key *x = a, *y = b;
-
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	return x->stack < y->stack ? -1 : x->stack > y->stack;
-}
-
-static int write_sorted_text(const struct sf_profile *p, struct sf_output *out,
-			     struct sf_ctx *ctx)
-{
-	bool prefix = true;
-	uint32_t t = p->d.ntypes ? (p->d.meta.default_type < p->d.ntypes ?
-				    p->d.meta.default_type :
-				    (uint32_t)p->d.ntypes - 1) : 0;
-	struct key *keys = sf_calloc(p->d.nsamples, sizeof(*keys));
-	struct sf_output *text = NULL;
-	struct entry *ents = NULL;
-	size_t nkeys = 0, nents = 0;
-	int rc = 0;
-
-	if (!keys)
-		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-	for (size_t i = 0; i < p->d.nsamples; i++) {
-		keys[i].thread = prefix ? p->d.samples[i].thread : SF_NO_THREAD;
-		keys[i].stack = p->d.samples[i].stack;
-		keys[i].weight = p->d.ntypes ? sf_weight(p, i, t) : 1;
+	for (int c = 0; c < 2; c++) {
+		free(w.c[c].weight);
+		free(w.c[c].flags);
 	}
-	qsort(keys, p->d.nsamples, sizeof(*keys), key_cmp);
-	for (size_t i = 0; i < p->d.nsamples; i++) {
-		if (nkeys && !key_cmp(&keys[nkeys - 1], &keys[i]))
-			keys[nkeys - 1].weight += keys[i].weight;
-		else
-			keys[nkeys++] = keys[i];
-	}
-	if ((rc = sf_output_mem(&text, ctx)))
-		goto out;
-	if (!(ents = sf_calloc(nkeys, sizeof(*ents)))) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < nkeys; i++) {
-		size_t before, after;
-		char label[512];
-		const char *pre = NULL;
-		sf_output_mem_data(text, &before);
-		if (prefix && keys[i].thread != SF_NO_THREAD) {
-			sf_thread_label(&p->d.threads[keys[i].thread], label,
-					sizeof(label));
-			pre = label;
-		}
-		sf_write_stack_text(text, p, keys[i].stack, pre);
-		sf_output_mem_data(text, &after);
-		ents[nents].off = before;
-		ents[nents].len = after - before;
-		ents[nents].weight = keys[i].weight;
-		nents++;
-	}
-	if (sf_output_failed(text)) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
-	size_t tlen;
-	g_text = sf_output_mem_data(text, &tlen);
-	qsort(ents, nents, sizeof(*ents), entry_cmp);
-	for (size_t i = 0; i < nents; i++) {
-		double w = ents[i].weight;
-		/* equal texts (names that differ only in ';' vs ':', or
-		 * threads with equal labels) merge */
-		while (i + 1 < nents && !entry_cmp(&ents[i], &ents[i + 1]))
-			w += ents[++i].weight;
-		sf_output_write(out, g_text + ents[i].off, ents[i].len);
-		sf_output_putc(out, ' ');
-		sf_output_num(out, w);
-		sf_output_putc(out, '\n');
-	}
-out:
-	free(keys);
-	free(ents);
-	if (text)
-		sf_output_abort(text);
+	free(w.first);
+	free(w.kids);
+	free(w.group_name);
+	free(w.gstart);
+	free(w.gsamples);
+	free(w.gempty);
+	free(w.gflags);
 	return rc;
 }
 
