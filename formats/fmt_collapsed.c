@@ -151,14 +151,15 @@ static int collapsed_read(struct sf_profile *p, struct sf_input *in,
 }
 
 /*
- * Writing in byte order without building and sorting the output text
- * (without --thread-prefix).
+ * Writing in byte order without building and sorting the output text.
  *
  * A line is a stack written with sanitised names; the profile's stack
  * tree already holds every stack once, so we add up a weight per stack
  * node and walk that tree depth first, sorting each node's children by
- * their sanitised names.  Memory: a weight, a flag and a children index
- * per stack node (O(unique stack nodes)), nothing per line.
+ * their sanitised names.  Memory: a weight, flags and a children index
+ * per stack node (O(unique stack nodes)), nothing per line; with
+ * --thread-prefix a second weight and flags per node, and a sample index
+ * per sample that has a thread (see struct walk).
  *
  * Plain DFS is not byte order when a sibling's name is a proper prefix of
  * another's: "a" < "a-x" but "a;b" > "a-x" (';' > '-').  So each child c
