@@ -150,114 +150,581 @@ static int collapsed_read(struct sf_profile *p, struct sf_input *in,
 	return rc < 0 ? rc : 0;
 }
 
-/* One output line before sorting. */
-struct entry {
-	size_t off, len;   /* stack text in the text buffer */
-	double weight;
+/*
+ * Writing in byte order without building and sorting the output text.
+ *
+ * A line is a stack written with sanitised names; the profile's stack
+ * tree already holds every stack once, so we add up a weight per stack
+ * node and walk that tree depth first, sorting each node's children by
+ * their sanitised names.  Memory: a weight, flags and a children index
+ * per stack node (O(unique stack nodes)), nothing per line; with
+ * --thread-prefix a second weight and flags per node, and a sample index
+ * per sample that has a thread (see struct walk).
+ *
+ * Plain DFS is not byte order when a sibling's name is a proper prefix of
+ * another's: "a" < "a-x" but "a;b" > "a-x" (';' > '-').  So each child c
+ * gives two entries, keyed "c" (its own line) and "c;" (every line below
+ * it); no key is a proper prefix of another unless it is an own-line key,
+ * whose only line is then a prefix of, hence before, the other's lines.
+ * Sorting these keys is therefore exactly the byte order of the lines.
+ *
+ * Siblings whose sanitised names are equal (frames that differ only in
+ * module or line, ';' vs ':') make one text, so their equal keys are
+ * merged: equal own-line keys sum their weights, equal subtree keys are
+ * walked as one node whose children are all of theirs.  Node 0 (the empty
+ * stack) writes the empty line, as does a root frame named "": the top
+ * level lists node 0's own line with the root frames so they merge too.
+ */
+
+/* A distinct sanitised name. */
+struct oname {
+	const char *txt;
+	uint32_t len;
 };
 
-static const char *g_text;   /* qsort has no context argument in C11 */
+struct onames {
+	struct oname *names;
+	size_t nnames, capnames;
+	struct sf_idx name_idx;
+	char **owned;            /* sanitised copies we allocated */
+	size_t nowned, capowned;
+	uint32_t *frame_name;    /* frame -> name id */
+};
 
-static int entry_cmp(const void *a, const void *b)
+struct onkey {
+	const char *txt;
+	size_t len;
+};
+
+static bool oname_eq(const void *c, uint32_t id, const void *key)
 {
-	const struct entry *x = a, *y = b;
+	const struct onames *t = c;
+	const struct onkey *k = key;
+
+	return t->names[id].len == k->len &&
+	       !memcmp(t->names[id].txt, k->txt, k->len);
+}
+
+static bool needs_sanitising(const char *s)
+{
+	return s[strcspn(s, ";\n\r\t")] != 0;
+}
+
+/* The id of the sanitised text of `s`; `s` must outlive `t` unless it
+ * needs sanitising or `copy` is set (frame names are the profile's). */
+static int oname_id(struct onames *t, struct sf_ctx *ctx, const char *s,
+		    bool copy, uint32_t *out)
+{
+	struct onkey k = { s, strlen(s) };
+	char *own = NULL;
+
+	if (copy || needs_sanitising(s)) {
+		if (!(own = malloc(k.len + 1)))
+			goto nomem;
+		for (size_t i = 0; i <= k.len; i++) {
+			char c = s[i];
+			own[i] = c == ';' ? ':' : (c == '\n' || c == '\r' ||
+						   c == '\t') ? ' ' : c;
+		}
+		k.txt = own;
+	}
+	uint64_t h = sf_hash(k.txt, k.len);
+	if (sf_idx_find(&t->name_idx, h, oname_eq, t, &k, out)) {
+		free(own);
+		return 0;
+	}
+	if (t->nnames == UINT32_MAX - 1)
+		goto nomem;
+	if (t->nnames == t->capnames) {
+		size_t c = t->capnames ? 2 * t->capnames : 256;
+		struct oname *n = realloc(t->names, c * sizeof(*n));
+		if (!n)
+			goto nomem;
+		t->names = n;
+		t->capnames = c;
+	}
+	if (own) {
+		if (t->nowned == t->capowned) {
+			size_t c = t->capowned ? 2 * t->capowned : 16;
+			char **n = realloc(t->owned, c * sizeof(*n));
+			if (!n)
+				goto nomem;
+			t->owned = n;
+			t->capowned = c;
+		}
+		t->owned[t->nowned++] = own;
+	}
+	*out = (uint32_t)t->nnames;
+	if (!sf_idx_insert(&t->name_idx, h, *out)) {
+		/* `own` is already kept in t->owned */
+		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+	}
+	t->names[t->nnames].txt = k.txt;
+	t->names[t->nnames].len = (uint32_t)k.len;
+	t->nnames++;
+	return 0;
+nomem:
+	free(own);
+	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+}
+
+static void onames_free(struct onames *t)
+{
+	for (size_t i = 0; i < t->nowned; i++)
+		free(t->owned[i]);
+	free(t->owned);
+	free(t->names);
+	sf_idx_free(&t->name_idx);
+	free(t->frame_name);
+}
+
+/*
+ * What the walk reads.  A context is a set of samples laid on the stack
+ * tree: a weight per node and two flags (a line ends here; a line goes on
+ * below).  Context 0 holds the samples written without a prefix (all of
+ * them without --thread-prefix).  Under --thread-prefix the threads are
+ * grouped by their written label, and context 1 holds the samples of the
+ * one label group being walked: its frames sit one level below the label,
+ * the same stack nodes as in context 0 would be a level too high.
+ */
+enum { F_LINE = 1, F_BELOW = 2 };
+
+struct wctx {
+	double *weight;
+	unsigned char *flags;
+};
+
+struct walk {
+	const struct sf_profile *p;
+	const struct onames *names;
+	uint32_t ty;
+	struct wctx c[2];
+	uint32_t *first, *kids;    /* children of v: kids[first[v] ..
+				    * first[v + 1]) */
+	/* --thread-prefix: label groups */
+	size_t ngroups;
+	uint32_t *group_name;      /* name id per group */
+	uint32_t *gstart;          /* group g's samples: gsamples[gstart[g]
+				    * .. gstart[g + 1]) */
+	uint32_t *gsamples;
+	double *gempty;            /* weight of its empty stacks */
+	unsigned char *gflags;     /* F_LINE: has an empty stack, F_BELOW:
+				    * has a non-empty one */
+	size_t filled;             /* group in context 1, or SIZE_MAX */
+};
+
+static double weight_of(const struct walk *w, size_t i)
+{
+	return w->p->d.ntypes ? sf_weight(w->p, i, w->ty) : 1;
+}
+
+static void mark(struct walk *w, struct wctx *c, size_t i)
+{
+	sf_stack_id s = w->p->d.samples[i].stack;
+
+	c->weight[s] += weight_of(w, i);
+	c->flags[s] |= F_LINE;
+	while (s) {
+		s = w->p->d.stacks[s].parent;
+		if (c->flags[s] & F_BELOW)
+			break;   /* and so are its ancestors */
+		c->flags[s] |= F_BELOW;
+	}
+}
+
+static void unmark(struct walk *w, struct wctx *c, size_t i)
+{
+	sf_stack_id s = w->p->d.samples[i].stack;
+
+	for (;;) {
+		c->weight[s] = 0;
+		c->flags[s] = 0;
+		if (!s)
+			break;
+		s = w->p->d.stacks[s].parent;
+	}
+}
+
+/* Lay label group g's samples in context 1 (in place of the last). */
+static void fill(struct walk *w, size_t g)
+{
+	if (w->filled == g)
+		return;
+	if (w->filled != SIZE_MAX)
+		for (size_t k = w->gstart[w->filled];
+		     k < w->gstart[w->filled + 1]; k++)
+			unmark(w, &w->c[1], w->gsamples[k]);
+	for (size_t k = w->gstart[g]; k < w->gstart[g + 1]; k++)
+		if (w->p->d.samples[w->gsamples[k]].stack)
+			mark(w, &w->c[1], w->gsamples[k]);
+	w->filled = g;
+}
+
+/* An entry of a node's sorted child list: the child's own line (sub = 0,
+ * key = name) or the lines below it (sub = 1, key = name ";").  `ctx` is
+ * the context of stack node `node` (0 or 1), or 2 for label group `node`
+ * (at the top only). */
+struct oent {
+	const char *txt;
+	uint32_t len;
+	uint32_t node;
+	uint16_t sub, ctx;
+};
+
+static int oent_cmp(const void *a, const void *b)
+{
+	const struct oent *x = a, *y = b;
 	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(g_text + x->off, g_text + y->off, n);
+	int c = memcmp(x->txt, y->txt, n);
 
 	if (c)
 		return c;
-	return x->len < y->len ? -1 : x->len > y->len;
+	if (x->len == y->len) {
+		if (x->sub != y->sub)
+			return (int)x->sub - (int)y->sub;  /* "c" < "c;" */
+		/* equal keys: a fixed order, for a deterministic sum */
+		if (x->ctx != y->ctx)
+			return (int)x->ctx - (int)y->ctx;
+		return x->node < y->node ? -1 : x->node > y->node;
+	}
+	/* one name is a proper prefix of the other: the shorter key goes
+	 * on with ';' if it is a subtree entry, else it has ended */
+	if (x->len < y->len) {
+		unsigned char yc = (unsigned char)y->txt[n];
+		return !x->sub || ';' < yc ? -1 : ';' > yc ? 1 : -1;
+	}
+	unsigned char xc = (unsigned char)x->txt[n];
+	return !y->sub || ';' < xc ? 1 : ';' > xc ? -1 : 1;
 }
 
-struct key {
-	sf_thread_idx thread;
-	sf_stack_id stack;
-	double weight;
-	bool used;
+static bool oent_same_key(const struct oent *x, const struct oent *y)
+{
+	return x->sub == y->sub && x->len == y->len &&
+	       !memcmp(x->txt, y->txt, x->len);
+}
+
+static const struct oname *node_name(const struct walk *w, uint32_t v)
+{
+	return &w->names->names[w->names->frame_name[
+		w->p->d.stacks[v].frame]];
+}
+
+/* Append the entries of the children of stack node v in context ctx. */
+static void add_children(const struct walk *w, struct oent *ents,
+			 size_t *nents, uint16_t ctx, uint32_t v)
+{
+	const unsigned char *fl = w->c[ctx].flags;
+
+	for (size_t k = w->first[v]; k < w->first[v + 1]; k++) {
+		uint32_t c = w->kids[k];
+		if (!fl[c])
+			continue;
+		const struct oname *nm = node_name(w, c);
+		if (fl[c] & F_LINE)
+			ents[(*nents)++] = (struct oent){ nm->txt, nm->len,
+							  c, 0, ctx };
+		if (fl[c] & F_BELOW)
+			ents[(*nents)++] = (struct oent){ nm->txt, nm->len,
+							  c, 1, ctx };
+	}
+}
+
+/* A node of the output being walked: the entries merged into it are
+ * [mem, mem + nmem) of its parent's list (none for the top); its own
+ * sorted entries are [ents, ents + nents). */
+struct ovisit {
+	size_t mem, nmem;
+	size_t ents, nents, next;
+	size_t pathlen;            /* its text in `path` */
+	bool top;
 };
 
-static int key_cmp(const void *a, const void *b)
+static int walk_emit(struct walk *w, struct sf_output *out,
+		     struct sf_ctx *ctx)
 {
-	const struct key *x = a, *y = b;
+	struct oent *ents = NULL;
+	struct ovisit *vis = NULL;
+	char *path = NULL;
+	size_t nents = 0, capents = 0, nvis = 0, capvis = 0, pathcap = 0;
+	size_t mem = 0, nmem = 0, pathlen = 0;
+	bool at_top = true;
 
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	return x->stack < y->stack ? -1 : x->stack > y->stack;
+	for (;;) {
+		/* push the sorted entries of the merged node: the children
+		 * of every member */
+		size_t need = nents + 1;
+		if (at_top)
+			need += 2 * (w->first[1] - w->first[0]) +
+				2 * w->ngroups;
+		for (size_t m = 0; m < nmem; m++) {
+			const struct oent *me = &ents[mem + m];
+			uint32_t v = me->ctx == 2 ? 0 : me->node;
+			need += 2 * (w->first[v + 1] - w->first[v]);
+		}
+		if (need > capents) {
+			size_t c = capents ? 2 * capents : 1024;
+			while (c < need)
+				c *= 2;
+			struct oent *ne = realloc(ents, c * sizeof(*ne));
+			if (!ne)
+				goto nomem;
+			ents = ne;
+			capents = c;
+		}
+		size_t base = nents;
+		if (at_top) {
+			if (w->c[0].flags[0] & F_LINE)
+				ents[nents++] = (struct oent){ "", 0, 0, 0, 0 };
+			add_children(w, ents, &nents, 0, 0);
+			for (size_t g = 0; g < w->ngroups; g++) {
+				const struct oname *nm =
+					&w->names->names[w->group_name[g]];
+				if (w->gflags[g] & F_LINE)
+					ents[nents++] = (struct oent){
+						nm->txt, nm->len, (uint32_t)g,
+						0, 2 };
+				if (w->gflags[g] & F_BELOW)
+					ents[nents++] = (struct oent){
+						nm->txt, nm->len, (uint32_t)g,
+						1, 2 };
+			}
+		}
+		for (size_t m = 0; m < nmem; m++) {
+			struct oent me = ents[mem + m];
+			if (me.ctx == 2) {
+				/* a label: its frames are the stacks of its
+				 * threads, from the root */
+				fill(w, me.node);
+				add_children(w, ents, &nents, 1, 0);
+			} else {
+				add_children(w, ents, &nents, me.ctx,
+					     me.node);
+			}
+		}
+		qsort(ents + base, nents - base, sizeof(*ents), oent_cmp);
+		if (nvis == capvis) {
+			size_t c = capvis ? 2 * capvis : 64;
+			struct ovisit *nv = realloc(vis, c * sizeof(*nv));
+			if (!nv)
+				goto nomem;
+			vis = nv;
+			capvis = c;
+		}
+		vis[nvis++] = (struct ovisit){ mem, nmem, base, nents - base,
+					       0, pathlen, at_top };
+
+		/* go on with the innermost unfinished node */
+		bool down = false;
+		while (nvis && !down) {
+			struct ovisit *cur = &vis[nvis - 1];
+			if (cur->next == cur->nents) {
+				nents = cur->ents;
+				nvis--;
+				continue;
+			}
+			size_t i = cur->ents + cur->next, j = i + 1;
+			while (j < cur->ents + cur->nents &&
+			       oent_same_key(&ents[i], &ents[j]))
+				j++;
+			cur->next = j - cur->ents;
+			const struct oent *en = &ents[i];
+			/* the text: parent's, ';' unless at the top, name;
+			 * node 0's own line (at the top) is empty */
+			size_t plen = cur->pathlen;
+			bool empty = cur->top && en->ctx == 0 && en->node == 0;
+			size_t clen = empty ? 0 : plen + (cur->top ? 0 : 1) +
+						  en->len;
+			if (clen + 1 > pathcap) {
+				size_t c = pathcap ? 2 * pathcap : 4096;
+				while (c < clen + 1)
+					c *= 2;
+				char *np = realloc(path, c);
+				if (!np)
+					goto nomem;
+				path = np;
+				pathcap = c;
+			}
+			if (!empty) {
+				if (!cur->top)
+					path[plen] = ';';
+				memcpy(path + clen - en->len, en->txt,
+				       en->len);
+			}
+			if (en->sub) {
+				mem = i;
+				nmem = j - i;
+				pathlen = clen;
+				at_top = false;
+				down = true;
+				continue;
+			}
+			double sum = 0;
+			for (size_t k = i; k < j; k++)
+				sum += ents[k].ctx == 2 ?
+				       w->gempty[ents[k].node] :
+				       w->c[ents[k].ctx].weight[ents[k].node];
+			sf_output_write(out, path, clen);
+			sf_output_putc(out, ' ');
+			sf_output_num(out, sum);
+			sf_output_putc(out, '\n');
+		}
+		if (!down)
+			break;
+	}
+	free(ents);
+	free(vis);
+	free(path);
+	return 0;
+nomem:
+	free(ents);
+	free(vis);
+	free(path);
+	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+}
+
+/* --thread-prefix: group the samples with a thread by written label. */
+static int make_groups(struct walk *w, struct onames *t, struct sf_ctx *ctx)
+{
+	const struct sf_profile *p = w->p;
+	uint32_t *tgroup = sf_calloc(p->d.nthreads ? p->d.nthreads : 1,
+				     sizeof(*tgroup));
+	uint32_t *name_group = NULL;
+	int rc = 0;
+
+	if (!tgroup)
+		goto nomem;
+	/* label name per thread with samples (UINT32_MAX: none) */
+	memset(tgroup, 0xff, p->d.nthreads * sizeof(*tgroup));
+	for (size_t i = 0; i < p->d.nsamples; i++) {
+		sf_thread_idx th = p->d.samples[i].thread;
+		if (th == SF_NO_THREAD || tgroup[th] != UINT32_MAX)
+			continue;
+		char label[512];
+		sf_thread_label(&p->d.threads[th], label, sizeof(label));
+		if ((rc = oname_id(t, ctx, label, true, &tgroup[th])))
+			goto out;
+	}
+	/* name -> dense group index */
+	if (!(name_group = malloc((t->nnames ? t->nnames : 1) *
+				  sizeof(*name_group))) ||
+	    !(w->group_name = sf_calloc(p->d.nthreads ? p->d.nthreads : 1,
+					sizeof(*w->group_name))))
+		goto nomem;
+	memset(name_group, 0xff, t->nnames * sizeof(*name_group));
+	for (size_t th = 0; th < p->d.nthreads; th++) {
+		if (tgroup[th] == UINT32_MAX)
+			continue;
+		uint32_t nm = tgroup[th];
+		if (name_group[nm] == UINT32_MAX) {
+			name_group[nm] = (uint32_t)w->ngroups;
+			w->group_name[w->ngroups++] = nm;
+		}
+		tgroup[th] = name_group[nm];
+	}
+	size_t ng = w->ngroups;
+	w->gstart = sf_calloc(ng + 1, sizeof(*w->gstart));
+	w->gsamples = sf_calloc(p->d.nsamples ? p->d.nsamples : 1,
+				sizeof(*w->gsamples));
+	w->gempty = sf_calloc(ng ? ng : 1, sizeof(*w->gempty));
+	w->gflags = sf_calloc(ng ? ng : 1, 1);
+	if (!w->gstart || !w->gsamples || !w->gempty || !w->gflags)
+		goto nomem;
+	/* counting sort by group; the samples without a thread go to
+	 * context 0 */
+	for (size_t i = 0; i < p->d.nsamples; i++) {
+		sf_thread_idx th = p->d.samples[i].thread;
+		if (th == SF_NO_THREAD) {
+			mark(w, &w->c[0], i);
+			continue;
+		}
+		size_t g = tgroup[th];
+		w->gstart[g + 1]++;
+		if (p->d.samples[i].stack) {
+			w->gflags[g] |= F_BELOW;
+		} else {
+			w->gflags[g] |= F_LINE;
+			w->gempty[g] += weight_of(w, i);
+		}
+	}
+	for (size_t g = 0; g < ng; g++)
+		w->gstart[g + 1] += w->gstart[g];
+	for (size_t i = 0; i < p->d.nsamples; i++) {
+		sf_thread_idx th = p->d.samples[i].thread;
+		if (th != SF_NO_THREAD)
+			w->gsamples[w->gstart[tgroup[th]]++] = (uint32_t)i;
+	}
+	for (size_t g = ng; g > 0; g--)
+		w->gstart[g] = w->gstart[g - 1];
+	w->gstart[0] = 0;
+	goto out;
+nomem:
+	rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+out:
+	free(tgroup);
+	free(name_group);
+	return rc;
 }
 
 static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 			   struct sf_ctx *ctx)
 {
 	bool prefix = sf_ctx_flag(ctx, "thread-prefix");
-	uint32_t t = p->d.ntypes ? (p->d.meta.default_type < p->d.ntypes ?
-				    p->d.meta.default_type :
-				    (uint32_t)p->d.ntypes - 1) : 0;
-	struct key *keys = sf_calloc(p->d.nsamples, sizeof(*keys));
-	struct sf_output *text = NULL;
-	struct entry *ents = NULL;
-	size_t nkeys = 0, nents = 0;
+	struct onames t = { 0 };
+	struct walk w = { .p = p, .names = &t, .filled = SIZE_MAX };
+	size_t n = p->d.nstacks ? p->d.nstacks : 1;
 	int rc = 0;
 
-	if (!keys)
-		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-	for (size_t i = 0; i < p->d.nsamples; i++) {
-		keys[i].thread = prefix ? p->d.samples[i].thread : SF_NO_THREAD;
-		keys[i].stack = p->d.samples[i].stack;
-		keys[i].weight = p->d.ntypes ? sf_weight(p, i, t) : 1;
+	w.ty = p->d.ntypes ? (p->d.meta.default_type < p->d.ntypes ?
+			      p->d.meta.default_type :
+			      (uint32_t)p->d.ntypes - 1) : 0;
+	t.frame_name = sf_calloc(p->d.nframes ? p->d.nframes : 1,
+				 sizeof(*t.frame_name));
+	w.first = sf_calloc(n + 1, sizeof(*w.first));
+	w.kids = sf_calloc(n, sizeof(*w.kids));
+	for (int c = 0; c < (prefix ? 2 : 1); c++) {
+		w.c[c].weight = sf_calloc(n, sizeof(*w.c[c].weight));
+		w.c[c].flags = sf_calloc(n, 1);
+		if (!w.c[c].weight || !w.c[c].flags)
+			goto nomem;
 	}
-	qsort(keys, p->d.nsamples, sizeof(*keys), key_cmp);
-	for (size_t i = 0; i < p->d.nsamples; i++) {
-		if (nkeys && !key_cmp(&keys[nkeys - 1], &keys[i]))
-			keys[nkeys - 1].weight += keys[i].weight;
-		else
-			keys[nkeys++] = keys[i];
+	if (!t.frame_name || !w.first || !w.kids)
+		goto nomem;
+	for (size_t f = 0; f < p->d.nframes; f++)
+		if ((rc = oname_id(&t, ctx, p->d.frames[f].name, false,
+				   &t.frame_name[f])))
+			goto out;
+	/* children index: count into first[parent], sum up (first[v] = end
+	 * of v's list), fill backwards (first[v] = its start) */
+	for (size_t v = 1; v < p->d.nstacks; v++)
+		w.first[p->d.stacks[v].parent]++;
+	for (size_t v = 1; v <= p->d.nstacks; v++)
+		w.first[v] += w.first[v - 1];
+	for (size_t v = p->d.nstacks; v-- > 1;)
+		w.kids[--w.first[p->d.stacks[v].parent]] = (uint32_t)v;
+	if (prefix) {
+		if ((rc = make_groups(&w, &t, ctx)))
+			goto out;
+	} else {
+		for (size_t i = 0; i < p->d.nsamples; i++)
+			mark(&w, &w.c[0], i);
 	}
-	if ((rc = sf_output_mem(&text, ctx)))
-		goto out;
-	if (!(ents = sf_calloc(nkeys, sizeof(*ents)))) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < nkeys; i++) {
-		size_t before, after;
-		char label[512];
-		const char *pre = NULL;
-		sf_output_mem_data(text, &before);
-		if (prefix && keys[i].thread != SF_NO_THREAD) {
-			sf_thread_label(&p->d.threads[keys[i].thread], label,
-					sizeof(label));
-			pre = label;
-		}
-		sf_write_stack_text(text, p, keys[i].stack, pre);
-		sf_output_mem_data(text, &after);
-		ents[nents].off = before;
-		ents[nents].len = after - before;
-		ents[nents].weight = keys[i].weight;
-		nents++;
-	}
-	if (sf_output_failed(text)) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
-	size_t tlen;
-	g_text = sf_output_mem_data(text, &tlen);
-	qsort(ents, nents, sizeof(*ents), entry_cmp);
-	for (size_t i = 0; i < nents; i++) {
-		double w = ents[i].weight;
-		/* equal texts (names that differ only in ';' vs ':', or
-		 * threads with equal labels) merge */
-		while (i + 1 < nents && !entry_cmp(&ents[i], &ents[i + 1]))
-			w += ents[++i].weight;
-		sf_output_write(out, g_text + ents[i].off, ents[i].len);
-		sf_output_putc(out, ' ');
-		sf_output_num(out, w);
-		sf_output_putc(out, '\n');
-	}
+	rc = walk_emit(&w, out, ctx);
+	goto out;
+nomem:
+	rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
 out:
-	free(keys);
-	free(ents);
-	if (text)
-		sf_output_abort(text);
+	onames_free(&t);
+	for (int c = 0; c < 2; c++) {
+		free(w.c[c].weight);
+		free(w.c[c].flags);
+	}
+	free(w.first);
+	free(w.kids);
+	free(w.group_name);
+	free(w.gstart);
+	free(w.gsamples);
+	free(w.gempty);
+	free(w.gflags);
 	return rc;
 }
 
