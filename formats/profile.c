@@ -30,6 +30,7 @@ struct sf_profile_internal {
 				  * thread and no labels (collapsed input):
 				  * an array lookup instead of a hash probe */
 	size_t cap_agg_stack;
+	bool nofold;             /* exact folding: a negative weight was seen */
 	size_t cap_frames, cap_stacks, cap_threads, cap_samples, cap_labels;
 	size_t cap_strs;
 	/* the last stack sf_profile_stack made, root first: its frames and
@@ -174,6 +175,7 @@ void sf_profile_free(struct sf_profile *p)
 	free(p->d.threads);
 	free(p->d.samples);
 	free(p->d.weights);
+	free(p->d.counts);
 	free(p->d.types);
 	free(p->d.label_sets);
 	free(p->d.meta.props);
@@ -183,6 +185,11 @@ void sf_profile_free(struct sf_profile *p)
 void sf_profile_set_aggregate(struct sf_profile *p, bool on)
 {
 	p->d.aggregated = on;
+}
+
+void sf_profile_set_fold_exact(struct sf_profile *p, bool on)
+{
+	p->d.fold_exact = on;
 }
 
 void sf_profile_begin_input(struct sf_profile *p, uint32_t index)
@@ -613,6 +620,8 @@ int sf_profile_sample_type(struct sf_profile *p, struct sf_ctx *ctx,
 		p->in->cap_samples = 0;
 		free(p->d.samples);
 		p->d.samples = NULL;
+		free(p->d.counts);
+		p->d.counts = NULL;
 	}
 	p->d.ntypes = n;
 	*out = (uint32_t)old;
@@ -746,6 +755,41 @@ static bool agg_eq(const void *c, uint32_t id, const void *k)
 	       s->labels == key->labels;
 }
 
+/* The agg slot holding sample `id` (it is there). */
+static uint64_t *agg_slot(struct sf_profile *p, uint64_t h, uint32_t id)
+{
+	struct sf_idx *t = &p->in->agg;
+	size_t mask = t->cap - 1;
+	uint64_t v = sf_idx_tag(h) << 32 | id;
+
+	for (size_t i = v >> 32 & mask;; i = (i + 1) & mask)
+		if (t->slots[i] == v)
+			return &t->slots[i];
+}
+
+/* Fold `weights` into sample `id`: false (nothing changed) when exact
+ * folding is on and some sum would not be exact. */
+static bool fold_into(struct sf_profile *p, uint32_t id,
+		      const double *weights)
+{
+	size_t nt = p->d.ntypes;
+	double *w = p->d.weights + (size_t)id * nt;
+
+	if (p->d.fold_exact) {
+		for (size_t i = 0; i < nt; i++) {
+			/* Knuth's TwoSum: the rounding error of a + b */
+			double a = w[i], b = weights[i], s = a + b;
+			double bb = s - a;
+			if (!isfinite(s) || (a - (s - bb)) + (b - bb) != 0)
+				return false;
+		}
+	}
+	for (size_t i = 0; i < nt; i++)
+		w[i] += weights[i];
+	p->d.counts[id]++;
+	return true;
+}
+
 int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 			  sf_stack_id stack, sf_thread_idx thread,
 			  sf_labels_id labels, int64_t time,
@@ -764,14 +808,22 @@ int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 					"sample weight is not a finite number");
 	if (time != SF_NO_TIME)
 		p->d.has_time = true;
-	bool by_stack = p->d.aggregated && thread == SF_NO_THREAD && !labels;
+	bool agg = p->d.aggregated, replace = false;
+	uint32_t unfolded = 0;   /* with `replace`: the sample not folded into */
+	if (agg && p->d.fold_exact && !p->in->nofold) {
+		for (size_t i = 0; i < nt; i++)
+			if (weights[i] < 0)
+				p->in->nofold = true;
+	}
+	bool by_stack = agg && thread == SF_NO_THREAD && !labels;
 	if (by_stack) {
 		if (stack < p->in->cap_agg_stack && p->in->agg_stack[stack]) {
-			double *w = p->d.weights +
-				    (size_t)(p->in->agg_stack[stack] - 1) * nt;
-			for (size_t i = 0; i < nt; i++)
-				w[i] += weights[i];
-			return 0;
+			if (!p->in->nofold &&
+			    fold_into(p, p->in->agg_stack[stack] - 1, weights)) {
+				p->d.nadded++;
+				return 0;
+			}
+			replace = true;
 		}
 		if (stack >= p->in->cap_agg_stack) {
 			size_t old = p->in->cap_agg_stack;
@@ -787,14 +839,16 @@ int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 			p->in->cap_agg_stack = ncap;
 		}
 		time = SF_NO_TIME;
-	} else if (p->d.aggregated) {
+	} else if (agg) {
 		struct aggkey key = { stack, thread, labels };
 		h = sf_hash(&key, sizeof(key));
 		if (sf_idx_find(&p->in->agg, h, agg_eq, p, &key, &id)) {
-			double *w = p->d.weights + (size_t)id * nt;
-			for (size_t i = 0; i < nt; i++)
-				w[i] += weights[i];
-			return 0;
+			if (!p->in->nofold && fold_into(p, id, weights)) {
+				p->d.nadded++;
+				return 0;
+			}
+			replace = true;
+			unfolded = id;
 		}
 		time = SF_NO_TIME;
 	}
@@ -814,6 +868,13 @@ int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 		if (!w)
 			return oom(ctx);
 		p->d.weights = w;
+		if (agg) {
+			uint64_t *c = sf_reallocarray(p->d.counts, cap,
+						      sizeof(*c));
+			if (!c)
+				return oom(ctx);
+			p->d.counts = c;
+		}
 		p->in->cap_samples = cap;
 	}
 	id = (uint32_t)p->d.nsamples;
@@ -822,11 +883,19 @@ int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 	p->d.samples[id].labels = labels;
 	p->d.samples[id].time = time;
 	memcpy(p->d.weights + (size_t)id * nt, weights, nt * sizeof(double));
-	if (by_stack)
+	if (agg)
+		p->d.counts[id] = 1;
+	if (by_stack) {
 		p->in->agg_stack[stack] = id + 1;
-	else if (p->d.aggregated && !sf_idx_insert(&p->in->agg, h, id))
+	} else if (replace) {
+		/* later samples of this key fold into the new one */
+		uint64_t *slot = agg_slot(p, h, unfolded);
+		*slot = (*slot & ~(uint64_t)UINT32_MAX) | id;
+	} else if (agg && !sf_idx_insert(&p->in->agg, h, id)) {
 		return oom(ctx);
+	}
 	p->d.nsamples++;
+	p->d.nadded++;
 	return 0;
 }
 
