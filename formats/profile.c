@@ -31,6 +31,7 @@ struct sf_profile_internal {
 				  * an array lookup instead of a hash probe */
 	size_t cap_agg_stack;
 	bool nofold;             /* exact folding: a negative weight was seen */
+	bool multi;              /* exact folding kept two samples of a key */
 	size_t cap_frames, cap_stacks, cap_threads, cap_samples, cap_labels;
 	size_t cap_strs;
 	/* the last stack sf_profile_stack made, root first: its frames and
@@ -790,10 +791,10 @@ static bool fold_into(struct sf_profile *p, uint32_t id,
 	return true;
 }
 
-int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
-			  sf_stack_id stack, sf_thread_idx thread,
-			  sf_labels_id labels, int64_t time,
-			  const double *weights)
+static int add_sample(struct sf_profile *p, struct sf_ctx *ctx,
+		      sf_stack_id stack, sf_thread_idx thread,
+		      sf_labels_id labels, int64_t time,
+		      const double *weights, uint32_t *hint)
 {
 	size_t nt = p->d.ntypes;
 	uint64_t h = 0;
@@ -815,12 +816,24 @@ int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 			if (weights[i] < 0)
 				p->in->nofold = true;
 	}
+	if (hint && agg && !p->in->nofold && !p->in->multi &&
+	    *hint < p->d.nsamples) {
+		/* without `multi` a key has one sample: the hint's */
+		const struct sf_sample *hs = &p->d.samples[*hint];
+		if (hs->stack == stack && hs->thread == thread &&
+		    hs->labels == labels && fold_into(p, *hint, weights)) {
+			p->d.nadded++;
+			return 0;
+		}
+	}
 	bool by_stack = agg && thread == SF_NO_THREAD && !labels;
 	if (by_stack) {
 		if (stack < p->in->cap_agg_stack && p->in->agg_stack[stack]) {
-			if (!p->in->nofold &&
-			    fold_into(p, p->in->agg_stack[stack] - 1, weights)) {
+			id = p->in->agg_stack[stack] - 1;
+			if (!p->in->nofold && fold_into(p, id, weights)) {
 				p->d.nadded++;
+				if (hint)
+					*hint = id;
 				return 0;
 			}
 			replace = true;
@@ -845,6 +858,8 @@ int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 		if (sf_idx_find(&p->in->agg, h, agg_eq, p, &key, &id)) {
 			if (!p->in->nofold && fold_into(p, id, weights)) {
 				p->d.nadded++;
+				if (hint)
+					*hint = id;
 				return 0;
 			}
 			replace = true;
@@ -885,6 +900,10 @@ int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 	memcpy(p->d.weights + (size_t)id * nt, weights, nt * sizeof(double));
 	if (agg)
 		p->d.counts[id] = 1;
+	if (replace)
+		p->in->multi = true;
+	if (hint && agg)
+		*hint = id;
 	if (by_stack) {
 		p->in->agg_stack[stack] = id + 1;
 	} else if (replace) {
@@ -897,6 +916,22 @@ int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 	p->d.nsamples++;
 	p->d.nadded++;
 	return 0;
+}
+
+int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
+			  sf_stack_id stack, sf_thread_idx thread,
+			  sf_labels_id labels, int64_t time,
+			  const double *weights)
+{
+	return add_sample(p, ctx, stack, thread, labels, time, weights, NULL);
+}
+
+int sf_profile_add_sample_hint(struct sf_profile *p, struct sf_ctx *ctx,
+			       sf_stack_id stack, sf_thread_idx thread,
+			       sf_labels_id labels, int64_t time,
+			       const double *weights, uint32_t *hint)
+{
+	return add_sample(p, ctx, stack, thread, labels, time, weights, hint);
 }
 
 int sf_profile_add(struct sf_profile *p, struct sf_ctx *ctx,

@@ -246,6 +246,16 @@ int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 			  sf_stack_id stack, sf_thread_idx thread,
 			  sf_labels_id labels, int64_t time,
 			  const double *weights);
+/* The same, for a reader that sees one key (stack, thread, labels) again
+ * and again: *hint (UINT32_MAX at first, one per key the reader tracks)
+ * names the sample the key folded into last time and is updated; in
+ * aggregated mode a right hint saves the hash probe.  A wrong or stale
+ * hint is detected, never trusted: the result is always that of
+ * sf_profile_add_sample. */
+int sf_profile_add_sample_hint(struct sf_profile *p, struct sf_ctx *ctx,
+			       sf_stack_id stack, sf_thread_idx thread,
+			       sf_labels_id labels, int64_t time,
+			       const double *weights, uint32_t *hint);
 /* Shorthand for a profile with one sample type. */
 int sf_profile_add(struct sf_profile *p, struct sf_ctx *ctx,
 		   sf_stack_id stack, sf_thread_idx thread, double weight);
