@@ -10,11 +10,100 @@
  * sample type (fractional allowed).  An empty third field is an empty
  * stack.  Frame names are written as in collapsed stacks (';' -> ':', TAB,
  * CR and LF -> space).
+ *
+ * Speed: a line whose (thread field, stack text) was seen before costs
+ * one hash of the stack text and one memcmp in the record cache, which
+ * gives the thread, the stack and the sample it folded into last time (a
+ * hint for sf_profile_add_sample_hint, so aggregated loading skips the
+ * fold-table probe).  Thread fields go through a small table of the
+ * fields seen.  No allocation per line.
  */
 #include "text.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* Bytes of stack text the caches keep at most; beyond, stacks not seen
+ * before are parsed every time (memory stays bounded). */
+#ifndef LINES_CACHE_MAX
+#define LINES_CACHE_MAX ((size_t)256 << 20)
+#endif
+/* Distinct thread fields remembered, and their longest length. */
+#define LINES_THREADS 64
+#define LINES_THREAD_LEN 48
+
+struct lines_cache {
+	/* unique stack texts, back to back in `text` */
+	char *text;
+	size_t text_len, text_cap;
+	struct stack_text {
+		size_t off;
+		uint32_t len;
+		sf_stack_id stack;
+	} *st;
+	size_t nst, cap_st;
+	struct sf_idx st_idx;         /* stack text -> st */
+	/* records: (thread, stack text) -> its stack and fold hint; the
+	 * text's place is copied in, so a hit reads one record */
+	struct rec {
+		size_t off;
+		uint32_t len;
+		sf_thread_idx thread;
+		sf_stack_id stack;
+		uint32_t hint;
+	} *rec;
+	size_t nrec, cap_rec;
+	struct sf_idx rec_idx;
+	/* thread fields seen (a linear scan: threads are few) */
+	struct thread_field {
+		char text[LINES_THREAD_LEN];
+		uint32_t len;
+		sf_thread_idx thread;
+	} th[LINES_THREADS];
+	size_t nth, last_th;
+};
+
+struct text_key {
+	const char *s;
+	size_t len;
+	sf_thread_idx thread;
+};
+
+static bool st_eq(const void *c, uint32_t id, const void *k)
+{
+	const struct lines_cache *lc = c;
+	const struct text_key *key = k;
+	const struct stack_text *e = &lc->st[id];
+
+	return e->len == key->len && !memcmp(lc->text + e->off, key->s,
+					     key->len);
+}
+
+static bool rec_eq(const void *c, uint32_t id, const void *k)
+{
+	const struct lines_cache *lc = c;
+	const struct text_key *key = k;
+	const struct rec *r = &lc->rec[id];
+
+	return r->thread == key->thread && r->len == key->len &&
+	       !memcmp(lc->text + r->off, key->s, key->len);
+}
+
+static void lines_cache_free(struct lines_cache *lc)
+{
+	free(lc->text);
+	free(lc->st);
+	free(lc->rec);
+	sf_idx_free(&lc->st_idx);
+	sf_idx_free(&lc->rec_idx);
+}
+
+static uint64_t rec_hash(uint64_t h, sf_thread_idx t)
+{
+	h ^= ((uint64_t)t + 1) * 0x9e3779b97f4a7c15ull;
+	h ^= h >> 29;
+	return h ? h : 1;
+}
 
 static int lines_probe(const unsigned char *d, size_t n)
 {
@@ -88,27 +177,143 @@ static int parse_thread(struct sf_profile *p, struct sf_ctx *ctx,
 	return sf_profile_thread(p, ctx, SF_NO_ID, tid, NULL, out);
 }
 
+static int oom(struct sf_ctx *ctx)
+{
+	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+}
+
+/* The thread of a thread field, through the table of fields seen. */
+static int thread_of(struct lines_cache *lc, struct sf_profile *p,
+		     struct sf_ctx *ctx, const char *f, size_t n,
+		     sf_thread_idx *out)
+{
+	struct thread_field *e = &lc->th[lc->last_th];
+	int rc;
+
+	/* consecutive lines often share a thread */
+	if (lc->nth && e->len == n && !memcmp(e->text, f, n)) {
+		*out = e->thread;
+		return 0;
+	}
+	for (size_t i = 0; i < lc->nth; i++) {
+		e = &lc->th[i];
+		if (e->len == n && !memcmp(e->text, f, n)) {
+			lc->last_th = i;
+			*out = e->thread;
+			return 0;
+		}
+	}
+	if ((rc = parse_thread(p, ctx, f, n, out)))
+		return rc;
+	if (lc->nth < LINES_THREADS && n <= LINES_THREAD_LEN) {
+		e = &lc->th[lc->nth];
+		memcpy(e->text, f, n);
+		e->len = (uint32_t)n;
+		e->thread = *out;
+		lc->last_th = lc->nth++;
+	}
+	return 0;
+}
+
+/* The stack and fold hint of (thread, stack text); *hint is NULL when the
+ * record could not be cached. */
+static int record(struct lines_cache *lc, struct sf_profile *p,
+		  struct sf_ctx *ctx, sf_thread_idx thread, const char *s,
+		  size_t len, sf_stack_id *stack, uint32_t **hint)
+{
+	struct text_key key = { s, len, thread };
+	uint64_t hs = sf_hash(s, len), hr = rec_hash(hs, thread);
+	uint32_t id, sid;
+	int rc;
+
+	*hint = NULL;
+	if (sf_idx_find(&lc->rec_idx, hr, rec_eq, lc, &key, &id)) {
+		*stack = lc->rec[id].stack;
+		*hint = &lc->rec[id].hint;
+		return 0;
+	}
+	if (!sf_idx_find(&lc->st_idx, hs, st_eq, lc, &key, &sid)) {
+		if ((rc = sf_stack_from_text(p, ctx, NULL, s, len, stack)))
+			return rc;
+		if (lc->text_len + len > LINES_CACHE_MAX || len > UINT32_MAX ||
+		    lc->nst >= UINT32_MAX - 1)
+			return 0;
+		if (lc->text_len + len > lc->text_cap) {
+			size_t ncap = lc->text_cap ? lc->text_cap * 2 : 65536;
+			while (ncap < lc->text_len + len)
+				ncap *= 2;
+			char *nt = realloc(lc->text, ncap);
+			if (!nt)
+				return oom(ctx);
+			lc->text = nt;
+			lc->text_cap = ncap;
+		}
+		if (lc->nst == lc->cap_st) {
+			size_t ncap = lc->cap_st ? lc->cap_st * 2 : 1024;
+			struct stack_text *ns = sf_reallocarray(lc->st, ncap,
+								sizeof(*ns));
+			if (!ns)
+				return oom(ctx);
+			lc->st = ns;
+			lc->cap_st = ncap;
+		}
+		sid = (uint32_t)lc->nst;
+		lc->st[sid].off = lc->text_len;
+		lc->st[sid].len = (uint32_t)len;
+		lc->st[sid].stack = *stack;
+		if (len)
+			memcpy(lc->text + lc->text_len, s, len);
+		lc->text_len += len;
+		if (!sf_idx_insert(&lc->st_idx, hs, sid))
+			return oom(ctx);
+		lc->nst++;
+	}
+	*stack = lc->st[sid].stack;
+	if (lc->nrec >= UINT32_MAX - 1)
+		return 0;
+	if (lc->nrec == lc->cap_rec) {
+		size_t ncap = lc->cap_rec ? lc->cap_rec * 2 : 1024;
+		struct rec *nr = sf_reallocarray(lc->rec, ncap, sizeof(*nr));
+		if (!nr)
+			return oom(ctx);
+		lc->rec = nr;
+		lc->cap_rec = ncap;
+	}
+	id = (uint32_t)lc->nrec;
+	lc->rec[id].off = lc->st[sid].off;
+	lc->rec[id].len = lc->st[sid].len;
+	lc->rec[id].stack = *stack;
+	lc->rec[id].thread = thread;
+	lc->rec[id].hint = UINT32_MAX;
+	if (!sf_idx_insert(&lc->rec_idx, hr, id))
+		return oom(ctx);
+	lc->nrec++;
+	*hint = &lc->rec[id].hint;
+	return 0;
+}
+
 static int lines_read(struct sf_profile *p, struct sf_input *in,
 		      struct sf_ctx *ctx)
 {
-	struct sf_stack_cache cache = { 0 };
+	struct lines_cache *lc = calloc(1, sizeof(*lc));
 	char *line;
 	size_t len;
 	int rc;
 	uint32_t t;
 	double w[64] = { 0 };
 	bool first = true;
-	/* the previous line's thread field, to skip the thread lookup */
-	char *prev = NULL;
-	size_t prevlen = 0;
-	sf_thread_idx prevthread = SF_NO_THREAD;
+
+	if (!lc)
+		return oom(ctx);
 
 	if ((rc = sf_profile_default_type(p, ctx, &t)))
-		return rc;
-	if (p->d.ntypes > 64)
-		return sf_error(ctx, SF_EINPUT, sf_input_name(in), 0,
-				"cannot merge sample lines into a profile "
-				"with more than 64 sample types");
+		goto done;
+	if (p->d.ntypes > 64) {
+		rc = sf_error(ctx, SF_EINPUT, sf_input_name(in), 0,
+			      "cannot merge sample lines into a profile "
+			      "with more than 64 sample types");
+		goto done;
+	}
 	while ((rc = sf_input_line(in, ctx, &line, &len)) > 0) {
 		if (sf_interrupted(ctx)) {
 			rc = sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
@@ -150,29 +355,17 @@ static int lines_read(struct sf_profile *p, struct sf_input *in,
 					    t2 - t1 - 1), t1 + 1);
 			break;
 		}
-		size_t tl = (size_t)(t1 - line);
-		sf_thread_idx th = prevthread;
-		if (!prev || tl != prevlen || memcmp(prev, line, tl)) {
-			if ((rc = parse_thread(p, ctx, line, tl, &th)))
-				goto located;
-			char *np = realloc(prev, tl + 1);
-			if (!np) {
-				rc = sf_error(ctx, SF_ENOMEM, NULL, 0,
-					      "out of memory");
-				break;
-			}
-			prev = np;
-			memcpy(prev, line, tl);
-			prevlen = tl;
-			prevthread = th;
-		}
+		sf_thread_idx th;
 		sf_stack_id stack;
+		uint32_t *hint, nohint = UINT32_MAX;
 		char *st = t2 + 1;
-		if ((rc = sf_stack_from_text(p, ctx, &cache, st,
-					     len - (size_t)(st - line),
-					     &stack)) ||
-		    (rc = sf_profile_add_sample(p, ctx, stack, th, 0,
-						SF_NO_TIME, w)))
+		if ((rc = thread_of(lc, p, ctx, line, (size_t)(t1 - line),
+				    &th)) ||
+		    (rc = record(lc, p, ctx, th, st, len - (size_t)(st - line),
+				 &stack, &hint)) ||
+		    (rc = sf_profile_add_sample_hint(p, ctx, stack, th, 0,
+						     SF_NO_TIME, w,
+						     hint ? hint : &nohint)))
 			goto located;
 		continue;
 located:
@@ -183,8 +376,9 @@ located:
 				 "%s", sf_input_name(in));
 		break;
 	}
-	free(prev);
-	sf_stack_cache_free(&cache);
+done:
+	lines_cache_free(lc);
+	free(lc);
 	return rc < 0 ? rc : 0;
 }
 
