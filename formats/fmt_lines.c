@@ -292,20 +292,114 @@ static int record(struct lines_cache *lc, struct sf_profile *p,
 	return 0;
 }
 
+/* The thread of a thread field if the table has it (no parsing). */
+static bool thread_known(const struct lines_cache *lc, const char *f,
+			 size_t n, sf_thread_idx *out)
+{
+	for (size_t i = 0; i < lc->nth; i++) {
+		const struct thread_field *e = &lc->th[(lc->last_th + i) %
+							lc->nth];
+		if (e->len == n && !memcmp(e->text, f, n)) {
+			*out = e->thread;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Lines are read in batches of LINES_BATCH and copied out of the input
+ * buffer.  A first pass over the batch only prefetches: the record-table
+ * slot of each line, then its record, then the record's text and the
+ * sample its hint names.  The lines are then handled one by one exactly as
+ * without the batch (same order, same checks, same errors), but their
+ * memory is already in cache: the table lookups are cache misses, and
+ * this way they overlap instead of coming one after another.
+ */
+#define LINES_BATCH 32
+
+struct batch_line {
+	size_t off, len;   /* in the batch text */
+	uint64_t lineno;
+	uint32_t cand;     /* record the prefetch pass guessed, or UINT32_MAX */
+};
+
+static void prefetch_batch(const struct lines_cache *lc,
+			   const struct sf_profile *p, const char *text,
+			   struct batch_line *b, size_t n)
+{
+	uint64_t tags[LINES_BATCH];
+	size_t mask = lc->rec_idx.cap - 1;
+
+	if (!lc->rec_idx.cap)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const char *line = text + b[i].off;
+		size_t len = b[i].len;
+		const char *t1 = memchr(line, '\t', len), *t2;
+		sf_thread_idx th;
+		b[i].cand = UINT32_MAX;
+		tags[i] = 0;
+		if (!t1 || !(t2 = memchr(t1 + 1, '\t',
+					 len - (size_t)(t1 + 1 - line))) ||
+		    !thread_known(lc, line, (size_t)(t1 - line), &th))
+			continue;
+		uint64_t hr = rec_hash(sf_hash(t2 + 1, len - (size_t)(t2 + 1 -
+								     line)),
+				       th);
+		tags[i] = sf_idx_tag(hr);
+		__builtin_prefetch(&lc->rec_idx.slots[tags[i] & mask]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!tags[i])
+			continue;
+		for (size_t j = tags[i] & mask;; j = (j + 1) & mask) {
+			uint64_t v = lc->rec_idx.slots[j];
+			if (!v)
+				break;
+			if ((v >> 32) == tags[i]) {
+				b[i].cand = (uint32_t)v;
+				__builtin_prefetch(&lc->rec[b[i].cand]);
+				break;
+			}
+		}
+	}
+	size_t nt = p->d.ntypes;
+	for (size_t i = 0; i < n; i++) {
+		if (b[i].cand == UINT32_MAX)
+			continue;
+		const struct rec *r = &lc->rec[b[i].cand];
+		for (uint32_t k = 0; k < r->len; k += 64)
+			__builtin_prefetch(lc->text + r->off + k);
+		if (r->hint < p->d.nsamples) {
+			__builtin_prefetch(&p->d.samples[r->hint]);
+			__builtin_prefetch(&p->d.weights[(size_t)r->hint * nt]);
+			if (p->d.counts)
+				__builtin_prefetch(&p->d.counts[r->hint], 1);
+		}
+	}
+}
+
 static int lines_read(struct sf_profile *p, struct sf_input *in,
 		      struct sf_ctx *ctx)
 {
 	struct lines_cache *lc = calloc(1, sizeof(*lc));
+	struct batch_line b[LINES_BATCH];
+	char *text = NULL;
+	size_t text_len = 0, text_cap = 0, nb = 0;
 	char *line;
 	size_t len;
-	int rc;
+	int rc = 0;
 	uint32_t t;
 	double w[64] = { 0 };
-	bool first = true;
+	bool first = true, eof = false;
+	/* a read error after the batch's lines: they come first, as
+	 * without the batch (one of them may fail before it) */
+	int read_rc = 0;
+	struct sf_error read_err;
 
 	if (!lc)
 		return oom(ctx);
-
 	if ((rc = sf_profile_default_type(p, ctx, &t)))
 		goto done;
 	if (p->d.ntypes > 64) {
@@ -314,69 +408,115 @@ static int lines_read(struct sf_profile *p, struct sf_input *in,
 			      "with more than 64 sample types");
 		goto done;
 	}
-	while ((rc = sf_input_line(in, ctx, &line, &len)) > 0) {
-		if (sf_interrupted(ctx)) {
-			rc = sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
-			break;
+	while (!eof) {
+		/* fill a batch */
+		nb = 0;
+		text_len = 0;
+		while (nb < LINES_BATCH) {
+			if ((rc = sf_input_line(in, ctx, &line, &len)) <= 0) {
+				eof = true;
+				break;
+			}
+			if (text_len + len + 1 > text_cap) {
+				size_t ncap = text_cap ? text_cap * 2 : 65536;
+				while (ncap < text_len + len + 1)
+					ncap *= 2;
+				char *nt = realloc(text, ncap);
+				if (!nt) {
+					rc = oom(ctx);
+					goto done;
+				}
+				text = nt;
+				text_cap = ncap;
+			}
+			memcpy(text + text_len, line, len);
+			text[text_len + len] = 0;
+			b[nb].off = text_len;
+			b[nb].len = len;
+			b[nb].lineno = sf_input_lineno(in);
+			nb++;
+			text_len += len + 1;
 		}
-		if (first) {
-			first = false;
-			if (len >= 3 && !memcmp(line, "\xef\xbb\xbf", 3)) {
-				line += 3;
-				len -= 3;
+		if (rc < 0) {
+			read_rc = rc;
+			read_err = ctx->err;
+			memset(&ctx->err, 0, sizeof(ctx->err));
+		}
+		prefetch_batch(lc, p, text, b, nb);
+		for (size_t i = 0; i < nb; i++) {
+			uint64_t lineno = b[i].lineno;
+			line = text + b[i].off;
+			len = b[i].len;
+			if (sf_interrupted(ctx)) {
+				rc = sf_error(ctx, SF_EINTR, NULL, 0,
+					      "interrupted");
+				goto done;
+			}
+			if (first) {
+				first = false;
+				if (len >= 3 && !memcmp(line, "\xef\xbb\xbf", 3)) {
+					line += 3;
+					len -= 3;
+				}
+			}
+			/* Names are C strings in the model: a NUL would cut
+			 * one short silently (and it means binary data, not
+			 * text). */
+			if (memchr(line, 0, len)) {
+				rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
+					      lineno, "unexpected NUL byte in "
+					      "a text line (binary data?)");
+				goto done;
+			}
+			if (!len)
+				continue;
+			char *t1 = memchr(line, '\t', len);
+			char *t2 = t1 ? memchr(t1 + 1, '\t',
+					       len - (size_t)(t1 + 1 - line)) :
+					NULL;
+			if (!t2) {
+				rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
+					      lineno, "expected THREAD<TAB>"
+					      "WEIGHT<TAB>STACK");
+				goto done;
+			}
+			if (!sf_parse_weight(t1 + 1, (size_t)(t2 - t1 - 1),
+					     &w[t])) {
+				rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
+					      lineno, "expected a non-negative "
+					      "number as WEIGHT, found '%.*s'",
+					      (int)(t2 - t1 - 1 > 40 ? 40 :
+						    t2 - t1 - 1), t1 + 1);
+				goto done;
+			}
+			sf_thread_idx th;
+			sf_stack_id stack;
+			uint32_t *hint, nohint = UINT32_MAX;
+			char *st = t2 + 1;
+			if ((rc = thread_of(lc, p, ctx, line,
+					    (size_t)(t1 - line), &th)) ||
+			    (rc = record(lc, p, ctx, th, st,
+					 len - (size_t)(st - line), &stack,
+					 &hint)) ||
+			    (rc = sf_profile_add_sample_hint(
+				     p, ctx, stack, th, 0, SF_NO_TIME, w,
+				     hint ? hint : &nohint))) {
+				if (!ctx->err.line)
+					ctx->err.line = lineno;
+				if (!ctx->err.source[0])
+					snprintf(ctx->err.source,
+						 sizeof(ctx->err.source), "%s",
+						 sf_input_name(in));
+				goto done;
 			}
 		}
-		/* Names are C strings in the model: a NUL would cut one
-		 * short silently (and it means binary data, not text). */
-		if (memchr(line, 0, len)) {
-			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
-				      sf_input_lineno(in),
-				      "unexpected NUL byte in a text line "
-				      "(binary data?)");
-			break;
-		}
-		if (!len)
-			continue;
-		char *t1 = memchr(line, '\t', len);
-		char *t2 = t1 ? memchr(t1 + 1, '\t',
-				       len - (size_t)(t1 + 1 - line)) : NULL;
-		if (!t2) {
-			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
-				      sf_input_lineno(in),
-				      "expected THREAD<TAB>WEIGHT<TAB>STACK");
-			break;
-		}
-		if (!sf_parse_weight(t1 + 1, (size_t)(t2 - t1 - 1), &w[t])) {
-			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
-				      sf_input_lineno(in),
-				      "expected a non-negative number as "
-				      "WEIGHT, found '%.*s'",
-				      (int)(t2 - t1 - 1 > 40 ? 40 :
-					    t2 - t1 - 1), t1 + 1);
-			break;
-		}
-		sf_thread_idx th;
-		sf_stack_id stack;
-		uint32_t *hint, nohint = UINT32_MAX;
-		char *st = t2 + 1;
-		if ((rc = thread_of(lc, p, ctx, line, (size_t)(t1 - line),
-				    &th)) ||
-		    (rc = record(lc, p, ctx, th, st, len - (size_t)(st - line),
-				 &stack, &hint)) ||
-		    (rc = sf_profile_add_sample_hint(p, ctx, stack, th, 0,
-						     SF_NO_TIME, w,
-						     hint ? hint : &nohint)))
-			goto located;
-		continue;
-located:
-		if (!ctx->err.line)
-			ctx->err.line = sf_input_lineno(in);
-		if (!ctx->err.source[0])
-			snprintf(ctx->err.source, sizeof(ctx->err.source),
-				 "%s", sf_input_name(in));
-		break;
+	}
+	if (read_rc) {
+		ctx->err = read_err;
+		rc = read_rc;
 	}
 done:
+	free(text);
 	lines_cache_free(lc);
 	free(lc);
 	return rc < 0 ? rc : 0;
