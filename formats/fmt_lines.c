@@ -309,74 +309,84 @@ static bool thread_known(const struct lines_cache *lc, const char *f,
 
 /*
  * Lines are read in batches of LINES_BATCH and copied out of the input
- * buffer.  A first pass over the batch only prefetches: the record-table
- * slot of each line, then its record, then the record's text and the
- * sample its hint names.  The lines are then handled one by one exactly as
- * without the batch (same order, same checks, same errors), but their
- * memory is already in cache: the table lookups are cache misses, and
- * this way they overlap instead of coming one after another.
+ * buffer.  The record-cache lookups are cache misses; so that they overlap
+ * instead of following one another, the loop over a batch prefetches
+ * ahead of the line it handles: the table slot of the line 8 further, the
+ * record of the line 4 further (its slot came by now), the record's text
+ * and its fold target 2 further.  Each line is then handled exactly as
+ * without the batch (same order, same checks, same errors): prefetching
+ * only moves memory into the cache.
  */
-#define LINES_BATCH 32
+#define LINES_BATCH 64
+#define AHEAD_SLOT 8
+#define AHEAD_REC 4
+#define AHEAD_TEXT 2
 
 struct batch_line {
 	size_t off, len;   /* in the batch text */
 	uint64_t lineno;
-	uint32_t cand;     /* record the prefetch pass guessed, or UINT32_MAX */
+	uint64_t tag;      /* record-table tag, 0 if not computed */
+	uint32_t cand;     /* the record the slot names, or UINT32_MAX */
 };
 
-static void prefetch_batch(const struct lines_cache *lc,
-			   const struct sf_profile *p, const char *text,
-			   struct batch_line *b, size_t n)
+/* Tags of the batch's lines whose thread field is known. */
+static void batch_tags(const struct lines_cache *lc, const char *text,
+		       struct batch_line *b, size_t n)
 {
-	uint64_t tags[LINES_BATCH];
-	size_t mask = lc->rec_idx.cap - 1;
-
-	if (!lc->rec_idx.cap)
-		return;
 	for (size_t i = 0; i < n; i++) {
 		const char *line = text + b[i].off;
 		size_t len = b[i].len;
 		const char *t1 = memchr(line, '\t', len), *t2;
 		sf_thread_idx th;
 		b[i].cand = UINT32_MAX;
-		tags[i] = 0;
-		if (!t1 || !(t2 = memchr(t1 + 1, '\t',
-					 len - (size_t)(t1 + 1 - line))) ||
+		b[i].tag = 0;
+		if (!lc->rec_idx.cap || !t1 ||
+		    !(t2 = memchr(t1 + 1, '\t', len - (size_t)(t1 + 1 - line))) ||
 		    !thread_known(lc, line, (size_t)(t1 - line), &th))
 			continue;
-		uint64_t hr = rec_hash(sf_hash(t2 + 1, len - (size_t)(t2 + 1 -
-								     line)),
-				       th);
-		tags[i] = sf_idx_tag(hr);
-		__builtin_prefetch(&lc->rec_idx.slots[tags[i] & mask]);
+		b[i].tag = sf_idx_tag(rec_hash(
+			sf_hash(t2 + 1, len - (size_t)(t2 + 1 - line)), th));
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (!tags[i])
-			continue;
-		for (size_t j = tags[i] & mask;; j = (j + 1) & mask) {
-			uint64_t v = lc->rec_idx.slots[j];
-			if (!v)
-				break;
-			if ((v >> 32) == tags[i]) {
-				b[i].cand = (uint32_t)v;
-				__builtin_prefetch(&lc->rec[b[i].cand]);
-				break;
-			}
+}
+
+static void ahead_slot(const struct lines_cache *lc, const struct batch_line *x)
+{
+	if (x->tag && lc->rec_idx.cap)
+		__builtin_prefetch(&lc->rec_idx.slots[x->tag &
+						      (lc->rec_idx.cap - 1)]);
+}
+
+static void ahead_rec(const struct lines_cache *lc, struct batch_line *x)
+{
+	size_t mask = lc->rec_idx.cap - 1;
+
+	if (!x->tag || !lc->rec_idx.cap)
+		return;
+	for (size_t j = x->tag & mask;; j = (j + 1) & mask) {
+		uint64_t v = lc->rec_idx.slots[j];
+		if (!v)
+			return;
+		if ((v >> 32) == x->tag) {
+			x->cand = (uint32_t)v;
+			__builtin_prefetch(&lc->rec[x->cand]);
+			return;
 		}
 	}
-	size_t nt = p->d.ntypes;
-	for (size_t i = 0; i < n; i++) {
-		if (b[i].cand == UINT32_MAX)
-			continue;
-		const struct rec *r = &lc->rec[b[i].cand];
-		for (uint32_t k = 0; k < r->len; k += 64)
-			__builtin_prefetch(lc->text + r->off + k);
-		if (r->hint < p->d.nsamples) {
-			__builtin_prefetch(&p->d.samples[r->hint]);
-			__builtin_prefetch(&p->d.weights[(size_t)r->hint * nt]);
-			if (p->d.counts)
-				__builtin_prefetch(&p->d.counts[r->hint], 1);
-		}
+}
+
+static void ahead_text(const struct lines_cache *lc, const struct sf_profile *p,
+		       const struct batch_line *x)
+{
+	if (x->cand >= lc->nrec)
+		return;
+	const struct rec *r = &lc->rec[x->cand];
+	for (uint32_t k = 0; k < r->len; k += 64)
+		__builtin_prefetch(lc->text + r->off + k);
+	if (r->hint < p->d.nsamples) {
+		__builtin_prefetch(&p->d.samples[r->hint]);
+		__builtin_prefetch(&p->d.weights[(size_t)r->hint * p->d.ntypes]);
+		if (p->d.counts)
+			__builtin_prefetch(&p->d.counts[r->hint], 1);
 	}
 }
 
@@ -442,9 +452,21 @@ static int lines_read(struct sf_profile *p, struct sf_input *in,
 			read_err = ctx->err;
 			memset(&ctx->err, 0, sizeof(ctx->err));
 		}
-		prefetch_batch(lc, p, text, b, nb);
+		batch_tags(lc, text, b, nb);
+		for (size_t i = 0; i < nb && i < AHEAD_SLOT; i++)
+			ahead_slot(lc, &b[i]);
+		for (size_t i = 0; i < nb && i < AHEAD_REC; i++)
+			ahead_rec(lc, &b[i]);
+		for (size_t i = 0; i < nb && i < AHEAD_TEXT; i++)
+			ahead_text(lc, p, &b[i]);
 		for (size_t i = 0; i < nb; i++) {
 			uint64_t lineno = b[i].lineno;
+			if (i + AHEAD_SLOT < nb)
+				ahead_slot(lc, &b[i + AHEAD_SLOT]);
+			if (i + AHEAD_REC < nb)
+				ahead_rec(lc, &b[i + AHEAD_REC]);
+			if (i + AHEAD_TEXT < nb)
+				ahead_text(lc, p, &b[i + AHEAD_TEXT]);
 			line = text + b[i].off;
 			len = b[i].len;
 			if (sf_interrupted(ctx)) {
