@@ -225,6 +225,10 @@ struct builder {
 	struct sf_an_map funcs;  /* name pointer -> func */
 	struct sf_an_map nodes;  /* parent << 32 | func -> node */
 	size_t cap_names, cap_nodes;
+	/* no two profile stacks can reach one view node (no --hide, no
+	 * --collapse-recursion, no two frames with one name): every
+	 * child_of call makes a new node, and `nodes` is not needed */
+	bool direct;
 };
 
 static uint8_t frame_flags(struct builder *b, sf_frame_id fr)
@@ -294,7 +298,7 @@ static int child_of(struct builder *b, uint32_t parent, uint32_t func,
 		    uint32_t *out, struct sf_ctx *ctx)
 {
 	uint64_t key = (uint64_t)parent << 32 | func;
-	uint32_t *slot = sf_an_map_get(&b->nodes, key);
+	uint32_t *slot = b->direct ? NULL : sf_an_map_get(&b->nodes, key);
 	struct sf_an_view *v = b->v;
 
 	if (slot) {
@@ -318,7 +322,7 @@ static int child_of(struct builder *b, uint32_t parent, uint32_t func,
 	n->depth = v->nodes[parent].depth + 1;
 	if (n->depth > v->maxdepth)
 		v->maxdepth = n->depth;
-	if (!sf_an_map_put(&b->nodes, key, (uint32_t)v->nnodes))
+	if (!b->direct && !sf_an_map_put(&b->nodes, key, (uint32_t)v->nnodes))
 		return nomem(ctx);
 	*out = (uint32_t)v->nnodes++;
 	return 0;
@@ -602,8 +606,30 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 			    sizeof(*b.foldslot));
 	b.foldrank = malloc((p->d.nstacks ? p->d.nstacks : 1) *
 			    sizeof(*b.foldrank));
-	b.cap_nodes = 1024;
+	/* a view node per profile stack at most: room for all at once
+	 * rather than doubling (a peak of old and new arrays) */
+	b.cap_nodes = p->d.nstacks + 1;
 	v->nodes = malloc(b.cap_nodes * sizeof(*v->nodes));
+	b.direct = !f->nhide && !f->collapse_recursion;
+	{
+		/* frames with one name make one function */
+		struct sf_an_map names = { 0 };
+		for (size_t i = 0; i < p->d.nframes && b.direct; i++) {
+			uint64_t k = (uint64_t)(uintptr_t)p->d.frames[i].name;
+			if (sf_an_map_get(&names, k))
+				b.direct = false;
+			else if (!sf_an_map_put(&names, k, 0)) {
+				sf_an_map_free(&names);
+				rc = nomem(ctx);
+				goto done;
+			}
+		}
+		sf_an_map_free(&names);
+	}
+	if (!b.direct && !sf_an_map_reserve(&b.nodes, p->d.nstacks)) {
+		rc = nomem(ctx);
+		goto done;
+	}
 	if (!b.frflags || !b.stflags || !b.vnode || !b.walk || !v->nodes ||
 	    !b.frfunc || !b.foldslot || !b.foldrank) {
 		rc = nomem(ctx);

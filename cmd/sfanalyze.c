@@ -424,6 +424,10 @@ bad_value:
 				  &p))) {
 		goto out;
 	}
+	/* loading is over: the analyses only read */
+	sf_profile_trim(p);
+	if (p2)
+		sf_profile_trim(p2);
 	if ((status = pick_type(p, op.sample_type, &op.filter.type)))
 		goto out;
 	if (sf_output_open(&o, &ctx, outpath, false)) {

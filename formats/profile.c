@@ -32,6 +32,7 @@ struct sf_profile_internal {
 	size_t cap_agg_stack;
 	bool nofold;             /* exact folding: a negative weight was seen */
 	bool multi;              /* exact folding kept two samples of a key */
+	bool stacks_trimmed;     /* `stacks` index freed by sf_profile_trim */
 	size_t cap_frames, cap_stacks, cap_threads, cap_samples, cap_labels;
 	size_t cap_strs;
 	/* the last stack sf_profile_stack made, root first: its frames and
@@ -393,6 +394,15 @@ int sf_profile_stack_push(struct sf_profile *p, struct sf_ctx *ctx,
 	uint64_t h = sf_hash_u64(parent, frame);
 	uint32_t id;
 
+	if (p->in->stacks_trimmed) {
+		for (size_t i = 1; i < p->d.nstacks; i++)
+			if (!sf_idx_insert(&p->in->stacks,
+					   sf_hash_u64(p->d.stacks[i].parent,
+						       p->d.stacks[i].frame),
+					   (uint32_t)i))
+				return oom(ctx);
+		p->in->stacks_trimmed = false;
+	}
 	if (sf_idx_find(&p->in->stacks, h, stack_eq, p, &key, &id)) {
 		*out = id;
 		return 0;
@@ -471,6 +481,22 @@ int sf_profile_stack(struct sf_profile *p, struct sf_ctx *ctx,
 	in->last_n = n;
 	*out = s;
 	return 0;
+}
+
+void sf_profile_trim(struct sf_profile *p)
+{
+	struct sf_profile_internal *in = p->in;
+
+	sf_idx_free(&in->stacks);
+	in->stacks_trimmed = true;
+	if (in->cap_stacks > p->d.nstacks) {
+		struct sf_stack_node *n = sf_reallocarray(
+			p->d.stacks, p->d.nstacks, sizeof(*n));
+		if (n) {
+			p->d.stacks = n;
+			in->cap_stacks = p->d.nstacks;
+		}
+	}
 }
 
 size_t sf_profile_stack_frames(const struct sf_profile *p, sf_stack_id id,

@@ -133,3 +133,24 @@ printf '0\t0.1\tm\n0\t0.2\tm\n0\t0.3\tm\n' > frac.samples.tsv
 got=$($SFANALYZE --flat --json frac.samples.tsv | grep -o '"total":[0-9.e-]*' | head -n 1)
 if [ "$got" = '"total":0.6' ]; then pass fold-exact-fraction; else
 	fail fold-exact-fraction "got $got, expected \"total\":0.6"; fi
+
+# The view skips its node map when no two profile stacks can meet in one
+# view node.  Two frames with one name (xf at two addresses) must still be
+# one function: by hand, main 2000 -> xf 2000 (self 2000).
+printf 'app 100/101 [000] 10.000001: 1000 cycles:\n\t    1000 xf (/usr/bin/app)\n\t    3000 main (/usr/bin/app)\n\napp 100/101 [000] 10.000002: 1000 cycles:\n\t    1100 xf (/usr/bin/app)\n\t    3000 main (/usr/bin/app)\n\n' > dup.perf
+cat > dup.want <<'W'
+Call tree (cycles, events): total 2000
+Total      % Self  Name
+ 2000 100.0%    0  (all samples)
+ 2000 100.0%    0  └─ app
+ 2000 100.0%    0     └─ main
+ 2000 100.0% 2000        └─ xf
+W
+$SFANALYZE --from perf dup.perf > dup.out 2>&1
+expect_same fold-view-same-name-frames dup.want dup.out
+# a --hide that matches nothing takes the map path: same bytes
+for f in in1.samples.tsv ints.samples.tsv; do
+	$SFANALYZE --callgraph --json "$f" > direct.out
+	$SFANALYZE --callgraph --json --hide 'x^' "$f" > mapped.out
+	expect_same "fold-view-map-path-$f" direct.out mapped.out
+done
