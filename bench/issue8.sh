@@ -32,7 +32,7 @@ echo "machine: $(nproc) CPUs, $(awk '/model name/ { $1 = $2 = $3 = ""; print; ex
 for n in 1000000 10000000; do
 	f=$dir/lines-$n-$distinct.samples.tsv
 	[ -s "$f" ] || "$dir/gen" "$n" 2000 60 1 "$distinct" > "$f"
-	echo "-- $n samples, $distinct distinct stacks, $(stat -c %s "$f") bytes"
+	echo "-- $n samples, $distinct distinct stacks, $(stat -L -c %s "$f") bytes"
 	measure "sfanalyze --callgraph" "$bin/sfanalyze" --callgraph "$f"
 	measure "sfconv lines -> collapsed" "$bin/sfconv" -q "$f" --to collapsed
 done

@@ -219,10 +219,10 @@ static int thread_of(struct lines_cache *lc, struct sf_profile *p,
  * record could not be cached. */
 static int record(struct lines_cache *lc, struct sf_profile *p,
 		  struct sf_ctx *ctx, sf_thread_idx thread, const char *s,
-		  size_t len, sf_stack_id *stack, uint32_t **hint)
+		  size_t len, uint64_t hs, sf_stack_id *stack, uint32_t **hint)
 {
 	struct text_key key = { s, len, thread };
-	uint64_t hs = sf_hash(s, len), hr = rec_hash(hs, thread);
+	uint64_t hr = rec_hash(hs, thread);
 	uint32_t id, sid;
 	int rc;
 
@@ -326,6 +326,8 @@ struct batch_line {
 	size_t off, len;   /* in the batch text */
 	uint64_t lineno;
 	uint64_t tag;      /* record-table tag, 0 if not computed */
+	uint64_t hs;       /* with tag: hash of the stack text */
+	size_t st;         /* with tag: where the stack text starts */
 	uint32_t cand;     /* the record the slot names, or UINT32_MAX */
 };
 
@@ -344,8 +346,9 @@ static void batch_tags(const struct lines_cache *lc, const char *text,
 		    !(t2 = memchr(t1 + 1, '\t', len - (size_t)(t1 + 1 - line))) ||
 		    !thread_known(lc, line, (size_t)(t1 - line), &th))
 			continue;
-		b[i].tag = sf_idx_tag(rec_hash(
-			sf_hash(t2 + 1, len - (size_t)(t2 + 1 - line)), th));
+		b[i].hs = sf_hash(t2 + 1, len - (size_t)(t2 + 1 - line));
+		b[i].st = b[i].off + (size_t)(t2 + 1 - line);
+		b[i].tag = sf_idx_tag(rec_hash(b[i].hs, th));
 	}
 }
 
@@ -515,10 +518,13 @@ static int lines_read(struct sf_profile *p, struct sf_input *in,
 			sf_stack_id stack;
 			uint32_t *hint, nohint = UINT32_MAX;
 			char *st = t2 + 1;
+			size_t sl = len - (size_t)(st - line);
+			/* the hash from batch_tags, unless the BOM moved it */
+			uint64_t hs = b[i].tag && text + b[i].st == st ?
+					      b[i].hs : sf_hash(st, sl);
 			if ((rc = thread_of(lc, p, ctx, line,
 					    (size_t)(t1 - line), &th)) ||
-			    (rc = record(lc, p, ctx, th, st,
-					 len - (size_t)(st - line), &stack,
+			    (rc = record(lc, p, ctx, th, st, sl, hs, &stack,
 					 &hint)) ||
 			    (rc = sf_profile_add_sample_hint(
 				     p, ctx, stack, th, 0, SF_NO_TIME, w,
