@@ -61,6 +61,12 @@ struct lines_cache {
 		sf_thread_idx thread;
 	} th[LINES_THREADS];
 	size_t nth, last_th;
+	/* the last field that is not in the table (the table is full, or
+	 * the field too long) */
+	char *prev;
+	size_t prevlen, prevcap;
+	sf_thread_idx prevthread;
+	bool have_prev;
 };
 
 struct text_key {
@@ -91,6 +97,7 @@ static bool rec_eq(const void *c, uint32_t id, const void *k)
 
 static void lines_cache_free(struct lines_cache *lc)
 {
+	free(lc->prev);
 	free(lc->text);
 	free(lc->st);
 	free(lc->rec);
@@ -203,6 +210,10 @@ static int thread_of(struct lines_cache *lc, struct sf_profile *p,
 			return 0;
 		}
 	}
+	if (lc->have_prev && lc->prevlen == n && !memcmp(lc->prev, f, n)) {
+		*out = lc->prevthread;
+		return 0;
+	}
 	if ((rc = parse_thread(p, ctx, f, n, out)))
 		return rc;
 	if (lc->nth < LINES_THREADS && n <= LINES_THREAD_LEN) {
@@ -211,7 +222,19 @@ static int thread_of(struct lines_cache *lc, struct sf_profile *p,
 		e->len = (uint32_t)n;
 		e->thread = *out;
 		lc->last_th = lc->nth++;
+		return 0;
 	}
+	if (n + 1 > lc->prevcap) {
+		char *np = realloc(lc->prev, n + 1);
+		if (!np)
+			return oom(ctx);
+		lc->prev = np;
+		lc->prevcap = n + 1;
+	}
+	memcpy(lc->prev, f, n);
+	lc->prevlen = n;
+	lc->prevthread = *out;
+	lc->have_prev = true;
 	return 0;
 }
 
@@ -318,6 +341,9 @@ static bool thread_known(const struct lines_cache *lc, const char *f,
  * only moves memory into the cache.
  */
 #define LINES_BATCH 64
+/* A batch stops growing at this many bytes of text (long lines are
+ * then held one or a few at a time, as the input buffer holds them). */
+#define LINES_BATCH_BYTES ((size_t)1 << 20)
 #define AHEAD_SLOT 8
 #define AHEAD_REC 4
 #define AHEAD_TEXT 2
@@ -425,7 +451,7 @@ static int lines_read(struct sf_profile *p, struct sf_input *in,
 		/* fill a batch */
 		nb = 0;
 		text_len = 0;
-		while (nb < LINES_BATCH) {
+		while (nb < LINES_BATCH && text_len < LINES_BATCH_BYTES) {
 			if ((rc = sf_input_line(in, ctx, &line, &len)) <= 0) {
 				eof = true;
 				break;

@@ -65,3 +65,21 @@ expect_error lines-cache-error-order 1 "^sfconv: order.tsv:4: unexpected NUL byt
 { head -n 3 many.samples.tsv; printf '1\t1\t%s\n' "$long"; } > long.tsv
 expect_error lines-cache-error-long 1 "^sfconv: long.tsv:4: line longer than 200 bytes" \
 	$SFCONV --from lines --max-line 200 long.tsv --to collapsed
+
+# thread fields outside the table (longer than 48 bytes), in runs: the
+# reader's last-field shortcut; lines -> lines gives the input back
+awk 'BEGIN { for (i = 0; i < 300; i++) {
+	t = int(i / 7) % 5;
+	printf "%d:worker-thread-with-a-rather-long-name-number-%d-xxxxxxxx\t%d\tm;f%d\n", t, t, 1 + i % 3, i % 4 } }' > runs.samples.tsv
+$SFCONV --from lines runs.samples.tsv --to lines > runs.out
+expect_same lines-cache-long-thread-runs runs.samples.tsv runs.out
+
+# long lines (stacks of 20,000 frames, about 150 KB): batches stop
+# growing at 1 MB; collapsed sums from awk
+awk 'BEGIN { for (i = 0; i < 12; i++) {
+	s = "r"; for (j = 0; j < 20000; j++) s = s ";g" (j + i % 3) % 50;
+	printf "%d\t%d\t%s\n", i % 2, i + 1, s } }' > long.samples.tsv
+awk -F '\t' '{ w[$3] += $2 } END { for (s in w) print s " " w[s] }' \
+	long.samples.tsv | LC_ALL=C sort > long.want
+$SFCONV --from lines -q --max-depth 30000 long.samples.tsv --to collapsed | LC_ALL=C sort > long.got
+expect_same lines-cache-long-lines long.want long.got
