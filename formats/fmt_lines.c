@@ -81,8 +81,9 @@ static bool st_eq(const void *c, uint32_t id, const void *k)
 	const struct text_key *key = k;
 	const struct stack_text *e = &lc->st[id];
 
-	return e->len == key->len && !memcmp(lc->text + e->off, key->s,
-					     key->len);
+	/* an empty stack may come before any text (lc->text NULL) */
+	return e->len == key->len &&
+	       (!key->len || !memcmp(lc->text + e->off, key->s, key->len));
 }
 
 static bool rec_eq(const void *c, uint32_t id, const void *k)
@@ -92,7 +93,7 @@ static bool rec_eq(const void *c, uint32_t id, const void *k)
 	const struct rec *r = &lc->rec[id];
 
 	return r->thread == key->thread && r->len == key->len &&
-	       !memcmp(lc->text + r->off, key->s, key->len);
+	       (!key->len || !memcmp(lc->text + r->off, key->s, key->len));
 }
 
 static void lines_cache_free(struct lines_cache *lc)
