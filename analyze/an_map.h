@@ -70,6 +70,16 @@ static inline bool sf_an_map_grow(struct sf_an_map *m)
 	return true;
 }
 
+/* Make room for n keys in all (so no doubling, which holds the old and
+ * the new table at once, happens below that).  False on ENOMEM. */
+static inline bool sf_an_map_reserve(struct sf_an_map *m, size_t n)
+{
+	while (n * 2 > m->cap)
+		if (!sf_an_map_grow(m))
+			return false;
+	return true;
+}
+
 /* Insert a key known to be absent.  Returns false on ENOMEM. */
 static inline bool sf_an_map_put(struct sf_an_map *m, uint64_t key,
 				 uint32_t val)

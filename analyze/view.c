@@ -225,6 +225,10 @@ struct builder {
 	struct sf_an_map funcs;  /* name pointer -> func */
 	struct sf_an_map nodes;  /* parent << 32 | func -> node */
 	size_t cap_names, cap_nodes;
+	/* no two profile stacks can reach one view node (no --hide, no
+	 * --collapse-recursion, no two frames with one name): every
+	 * child_of call makes a new node, and `nodes` is not needed */
+	bool direct;
 };
 
 static uint8_t frame_flags(struct builder *b, sf_frame_id fr)
@@ -294,7 +298,7 @@ static int child_of(struct builder *b, uint32_t parent, uint32_t func,
 		    uint32_t *out, struct sf_ctx *ctx)
 {
 	uint64_t key = (uint64_t)parent << 32 | func;
-	uint32_t *slot = sf_an_map_get(&b->nodes, key);
+	uint32_t *slot = b->direct ? NULL : sf_an_map_get(&b->nodes, key);
 	struct sf_an_view *v = b->v;
 
 	if (slot) {
@@ -318,7 +322,7 @@ static int child_of(struct builder *b, uint32_t parent, uint32_t func,
 	n->depth = v->nodes[parent].depth + 1;
 	if (n->depth > v->maxdepth)
 		v->maxdepth = n->depth;
-	if (!sf_an_map_put(&b->nodes, key, (uint32_t)v->nnodes))
+	if (!b->direct && !sf_an_map_put(&b->nodes, key, (uint32_t)v->nnodes))
 		return nomem(ctx);
 	*out = (uint32_t)v->nnodes++;
 	return 0;
@@ -369,22 +373,37 @@ static int bits128(unsigned __int128 x)
 }
 
 /* exp for the double weights of type t: every weight is an integer
- * multiple of 2^exp; SF_ELIMIT if the sums could overflow 127 bits. */
+ * multiple of 2^exp; SF_ELIMIT if the sums could overflow 127 bits.
+ *
+ * No sum of the analyses adds one sample more than `per_sample` times, so
+ * each is at most (sum of all weights) * per_sample: the check is on that
+ * bound, which folding (exact sums, see profile.h) leaves unchanged,
+ * rather than on the largest weight times the number of samples, which
+ * folding would raise.  A folded sample's lowest bit can only be higher
+ * than its parts', so a folded profile passes whenever the unfolded one
+ * does, with the same values (only the unit 2^exp may differ). */
 static int weight_exp(const struct sf_profile *p, uint32_t t,
-		      uint64_t occurrences, int *out, struct sf_ctx *ctx)
+		      uint64_t per_sample, int *out, struct sf_ctx *ctx)
 {
 	int lo = INT32_MAX, hi = INT32_MIN;
+	double bound = 0;   /* >= the sum of all weights (each < 2^e) */
+	uint64_t before = 0;
 
 	for (size_t i = 0; i < p->d.nsamples; i++) {
-		double w = t < p->d.ntypes ? sf_weight(p, i, t) : 1;
+		double w = t < p->d.ntypes ? sf_weight(p, i, t) :
+					     (double)sf_sample_count(p, i);
 		int e;
+		before += sf_sample_count(p, i);
 		if (w == 0)
 			continue;
 		if (!isfinite(w) || w < 0)
+			/* folding stops at a negative weight (profile.h):
+			 * this is raw sample `before` */
 			return sf_error(ctx, SF_EINPUT, NULL, 0,
-					"sample %zu has weight %g: the "
+					"sample %llu has weight %g: the "
 					"analyses need finite non-negative "
-					"weights", i + 1, w);
+					"weights", (unsigned long long)before,
+					w);
 		double m = frexp(w, &e);
 		uint64_t mi = (uint64_t)ldexp(m, 53);
 		int low = e - 53 + __builtin_ctzll(mi);
@@ -392,12 +411,19 @@ static int weight_exp(const struct sf_profile *p, uint32_t t,
 			lo = low;
 		if (e > hi)
 			hi = e;
+		bound += ldexp(1, e);
 	}
 	if (lo == INT32_MAX) {
 		*out = 0;
 		return 0;
 	}
-	if (hi - lo + bits128(occurrences) > 124)
+	int eb;
+	/* every sum is below 2^eb * per_sample / 2^lo (the factor 2 covers
+	 * the rounding of `bound`, far smaller); 126 bits keep one spare bit
+	 * of int128 and never refuse what the former check (largest weight x
+	 * samples x (depth + 2) within 124 bits) accepted */
+	frexp(bound * 2, &eb);
+	if (eb - lo + bits128(per_sample) > 126)
 		return sf_error(ctx, SF_ELIMIT, NULL, 0,
 				"sample weights span too wide a range for "
 				"exact sums (2^%d to 2^%d)", lo, hi);
@@ -510,8 +536,8 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 	for (size_t s = 0; s < p->d.nstacks; s++)
 		if (p->d.stacks[s].depth > pmax)
 			pmax = p->d.stacks[s].depth;
-	/* a bound on the additions into one sum: samples x (depth + 2) */
-	occ = (uint64_t)ns * ((uint64_t)pmax + 2);
+	/* a bound on the additions of one sample into one sum */
+	occ = (uint64_t)pmax + 2;
 
 	/* weights */
 	if (f->timestamps) {
@@ -580,8 +606,30 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 			    sizeof(*b.foldslot));
 	b.foldrank = malloc((p->d.nstacks ? p->d.nstacks : 1) *
 			    sizeof(*b.foldrank));
-	b.cap_nodes = 1024;
+	/* a view node per profile stack at most: room for all at once
+	 * rather than doubling (a peak of old and new arrays) */
+	b.cap_nodes = p->d.nstacks + 1;
 	v->nodes = malloc(b.cap_nodes * sizeof(*v->nodes));
+	b.direct = !f->nhide && !f->collapse_recursion;
+	{
+		/* frames with one name make one function */
+		struct sf_an_map names = { 0 };
+		for (size_t i = 0; i < p->d.nframes && b.direct; i++) {
+			uint64_t k = (uint64_t)(uintptr_t)p->d.frames[i].name;
+			if (sf_an_map_get(&names, k))
+				b.direct = false;
+			else if (!sf_an_map_put(&names, k, 0)) {
+				sf_an_map_free(&names);
+				rc = nomem(ctx);
+				goto done;
+			}
+		}
+		sf_an_map_free(&names);
+	}
+	if (!b.direct && !sf_an_map_reserve(&b.nodes, p->d.nstacks)) {
+		rc = nomem(ctx);
+		goto done;
+	}
 	if (!b.frflags || !b.stflags || !b.vnode || !b.walk || !v->nodes ||
 	    !b.frfunc || !b.foldslot || !b.foldrank) {
 		rc = nomem(ctx);
@@ -607,14 +655,15 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 				continue;
 		}
 		size_t k = tkey(p, s->thread);
-		v->nraw++;
+		v->nraw += sf_sample_count(p, i);
 		if (id[k] > v->max_id)
 			v->max_id = id[k];
 		if (dropped && dropped[j])
 			continue;
 		sf_an_w w = dur ? dur[j] :
 			    scale_w(f->type < p->d.ntypes ?
-					    sf_weight(p, i, f->type) : 1,
+					    sf_weight(p, i, f->type) :
+					    (double)sf_sample_count(p, i),
 				    v->exp);
 		uint32_t node;
 		v->total += w;

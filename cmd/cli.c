@@ -11,6 +11,7 @@
 
 const char *cli_prog = "sftools";
 int cli_quiet;
+bool cli_fold_exact;
 volatile int cli_interrupted;
 
 void cli_msg(const char *fmt, ...)
@@ -287,6 +288,7 @@ int cli_load(struct sf_ctx *ctx, struct cli_common *c, char **inputs,
 	if ((rc = sf_profile_new(&p, ctx)))
 		return rc;
 	sf_profile_set_aggregate(p, aggregate);
+	sf_profile_set_fold_exact(p, cli_fold_exact);
 	if (n == 0) {
 		inputs = stdin_only;
 		n = 1;

@@ -46,6 +46,9 @@ int cli_common_option(struct sf_ctx *ctx, struct cli_common *c, int argc,
 /* Help text for the common options and every format's options. */
 void cli_common_help(FILE *f, bool read_opts, bool write_opts);
 
+/* Aggregated loads fold only exact sums (sf_profile_set_fold_exact):
+ * sfanalyze sets it, its analyses sum exactly. */
+extern bool cli_fold_exact;
 /* Read `inputs` (or stdin when n == 0) into *out; aggregate if asked. */
 int cli_load(struct sf_ctx *ctx, struct cli_common *c, char **inputs,
 	     int n, bool aggregate, struct sf_profile **out);

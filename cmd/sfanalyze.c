@@ -234,6 +234,7 @@ int main(int argc, char **argv)
 	struct sf_output *o = NULL;
 
 	cli_prog = "sfanalyze";
+	cli_fold_exact = true;
 	sf_ctx_init(&ctx);
 	ctx.interrupted = &cli_interrupted;
 	if (!inputs || !threads) {
@@ -405,7 +406,14 @@ bad_value:
 	}
 
 	cli_signals();
-	bool aggregate = op.report != R_CALLGRAPH && !op.filter.timestamps;
+	/* Fold equal (stack, thread, labels) at load time, exactly (see
+	 * profile.h): every report reads the folded view anyway and takes the
+	 * raw sample count from the fold counts, so memory follows unique
+	 * stacks, not samples.  --timestamps needs each sample's time.
+	 * SF_ANALYZE_NO_FOLD=1 loads unfolded (the tests compare both). */
+	const char *nofold = getenv("SF_ANALYZE_NO_FOLD");
+	bool aggregate = !op.filter.timestamps &&
+			 !(nofold && !strcmp(nofold, "1"));
 	if (op.report == R_DIFF) {
 		if ((status = load(&ctx, &common, inputs, nsplit, aggregate,
 				   &p)) ||
@@ -416,6 +424,10 @@ bad_value:
 				  &p))) {
 		goto out;
 	}
+	/* loading is over: the analyses only read */
+	sf_profile_trim(p);
+	if (p2)
+		sf_profile_trim(p2);
 	if ((status = pick_type(p, op.sample_type, &op.filter.type)))
 		goto out;
 	if (sf_output_open(&o, &ctx, outpath, false)) {

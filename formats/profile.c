@@ -30,6 +30,9 @@ struct sf_profile_internal {
 				  * thread and no labels (collapsed input):
 				  * an array lookup instead of a hash probe */
 	size_t cap_agg_stack;
+	bool nofold;             /* exact folding: a negative weight was seen */
+	bool multi;              /* exact folding kept two samples of a key */
+	bool stacks_trimmed;     /* `stacks` index freed by sf_profile_trim */
 	size_t cap_frames, cap_stacks, cap_threads, cap_samples, cap_labels;
 	size_t cap_strs;
 	/* the last stack sf_profile_stack made, root first: its frames and
@@ -174,6 +177,7 @@ void sf_profile_free(struct sf_profile *p)
 	free(p->d.threads);
 	free(p->d.samples);
 	free(p->d.weights);
+	free(p->d.counts);
 	free(p->d.types);
 	free(p->d.label_sets);
 	free(p->d.meta.props);
@@ -183,6 +187,11 @@ void sf_profile_free(struct sf_profile *p)
 void sf_profile_set_aggregate(struct sf_profile *p, bool on)
 {
 	p->d.aggregated = on;
+}
+
+void sf_profile_set_fold_exact(struct sf_profile *p, bool on)
+{
+	p->d.fold_exact = on;
 }
 
 void sf_profile_begin_input(struct sf_profile *p, uint32_t index)
@@ -385,6 +394,15 @@ int sf_profile_stack_push(struct sf_profile *p, struct sf_ctx *ctx,
 	uint64_t h = sf_hash_u64(parent, frame);
 	uint32_t id;
 
+	if (p->in->stacks_trimmed) {
+		for (size_t i = 1; i < p->d.nstacks; i++)
+			if (!sf_idx_insert(&p->in->stacks,
+					   sf_hash_u64(p->d.stacks[i].parent,
+						       p->d.stacks[i].frame),
+					   (uint32_t)i))
+				return oom(ctx);
+		p->in->stacks_trimmed = false;
+	}
 	if (sf_idx_find(&p->in->stacks, h, stack_eq, p, &key, &id)) {
 		*out = id;
 		return 0;
@@ -463,6 +481,22 @@ int sf_profile_stack(struct sf_profile *p, struct sf_ctx *ctx,
 	in->last_n = n;
 	*out = s;
 	return 0;
+}
+
+void sf_profile_trim(struct sf_profile *p)
+{
+	struct sf_profile_internal *in = p->in;
+
+	sf_idx_free(&in->stacks);
+	in->stacks_trimmed = true;
+	if (in->cap_stacks > p->d.nstacks) {
+		struct sf_stack_node *n = sf_reallocarray(
+			p->d.stacks, p->d.nstacks, sizeof(*n));
+		if (n) {
+			p->d.stacks = n;
+			in->cap_stacks = p->d.nstacks;
+		}
+	}
 }
 
 size_t sf_profile_stack_frames(const struct sf_profile *p, sf_stack_id id,
@@ -613,6 +647,8 @@ int sf_profile_sample_type(struct sf_profile *p, struct sf_ctx *ctx,
 		p->in->cap_samples = 0;
 		free(p->d.samples);
 		p->d.samples = NULL;
+		free(p->d.counts);
+		p->d.counts = NULL;
 	}
 	p->d.ntypes = n;
 	*out = (uint32_t)old;
@@ -746,10 +782,45 @@ static bool agg_eq(const void *c, uint32_t id, const void *k)
 	       s->labels == key->labels;
 }
 
-int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
-			  sf_stack_id stack, sf_thread_idx thread,
-			  sf_labels_id labels, int64_t time,
-			  const double *weights)
+/* The agg slot holding sample `id` (it is there). */
+static uint64_t *agg_slot(struct sf_profile *p, uint64_t h, uint32_t id)
+{
+	struct sf_idx *t = &p->in->agg;
+	size_t mask = t->cap - 1;
+	uint64_t v = sf_idx_tag(h) << 32 | id;
+
+	for (size_t i = v >> 32 & mask;; i = (i + 1) & mask)
+		if (t->slots[i] == v)
+			return &t->slots[i];
+}
+
+/* Fold `weights` into sample `id`: false (nothing changed) when exact
+ * folding is on and some sum would not be exact. */
+static bool fold_into(struct sf_profile *p, uint32_t id,
+		      const double *weights)
+{
+	size_t nt = p->d.ntypes;
+	double *w = p->d.weights + (size_t)id * nt;
+
+	if (p->d.fold_exact) {
+		for (size_t i = 0; i < nt; i++) {
+			/* Knuth's TwoSum: the rounding error of a + b */
+			double a = w[i], b = weights[i], s = a + b;
+			double bb = s - a;
+			if (!isfinite(s) || (a - (s - bb)) + (b - bb) != 0)
+				return false;
+		}
+	}
+	for (size_t i = 0; i < nt; i++)
+		w[i] += weights[i];
+	p->d.counts[id]++;
+	return true;
+}
+
+static int add_sample(struct sf_profile *p, struct sf_ctx *ctx,
+		      sf_stack_id stack, sf_thread_idx thread,
+		      sf_labels_id labels, int64_t time,
+		      const double *weights, uint32_t *hint)
 {
 	size_t nt = p->d.ntypes;
 	uint64_t h = 0;
@@ -764,14 +835,34 @@ int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 					"sample weight is not a finite number");
 	if (time != SF_NO_TIME)
 		p->d.has_time = true;
-	bool by_stack = p->d.aggregated && thread == SF_NO_THREAD && !labels;
+	bool agg = p->d.aggregated, replace = false;
+	uint32_t unfolded = 0;   /* with `replace`: the sample not folded into */
+	if (agg && p->d.fold_exact && !p->in->nofold) {
+		for (size_t i = 0; i < nt; i++)
+			if (weights[i] < 0)
+				p->in->nofold = true;
+	}
+	if (hint && agg && !p->in->nofold && !p->in->multi &&
+	    *hint < p->d.nsamples) {
+		/* without `multi` a key has one sample: the hint's */
+		const struct sf_sample *hs = &p->d.samples[*hint];
+		if (hs->stack == stack && hs->thread == thread &&
+		    hs->labels == labels && fold_into(p, *hint, weights)) {
+			p->d.nadded++;
+			return 0;
+		}
+	}
+	bool by_stack = agg && thread == SF_NO_THREAD && !labels;
 	if (by_stack) {
 		if (stack < p->in->cap_agg_stack && p->in->agg_stack[stack]) {
-			double *w = p->d.weights +
-				    (size_t)(p->in->agg_stack[stack] - 1) * nt;
-			for (size_t i = 0; i < nt; i++)
-				w[i] += weights[i];
-			return 0;
+			id = p->in->agg_stack[stack] - 1;
+			if (!p->in->nofold && fold_into(p, id, weights)) {
+				p->d.nadded++;
+				if (hint)
+					*hint = id;
+				return 0;
+			}
+			replace = true;
 		}
 		if (stack >= p->in->cap_agg_stack) {
 			size_t old = p->in->cap_agg_stack;
@@ -787,14 +878,18 @@ int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 			p->in->cap_agg_stack = ncap;
 		}
 		time = SF_NO_TIME;
-	} else if (p->d.aggregated) {
+	} else if (agg) {
 		struct aggkey key = { stack, thread, labels };
 		h = sf_hash(&key, sizeof(key));
 		if (sf_idx_find(&p->in->agg, h, agg_eq, p, &key, &id)) {
-			double *w = p->d.weights + (size_t)id * nt;
-			for (size_t i = 0; i < nt; i++)
-				w[i] += weights[i];
-			return 0;
+			if (!p->in->nofold && fold_into(p, id, weights)) {
+				p->d.nadded++;
+				if (hint)
+					*hint = id;
+				return 0;
+			}
+			replace = true;
+			unfolded = id;
 		}
 		time = SF_NO_TIME;
 	}
@@ -814,6 +909,13 @@ int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 		if (!w)
 			return oom(ctx);
 		p->d.weights = w;
+		if (agg) {
+			uint64_t *c = sf_reallocarray(p->d.counts, cap,
+						      sizeof(*c));
+			if (!c)
+				return oom(ctx);
+			p->d.counts = c;
+		}
 		p->in->cap_samples = cap;
 	}
 	id = (uint32_t)p->d.nsamples;
@@ -822,12 +924,40 @@ int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 	p->d.samples[id].labels = labels;
 	p->d.samples[id].time = time;
 	memcpy(p->d.weights + (size_t)id * nt, weights, nt * sizeof(double));
-	if (by_stack)
+	if (agg)
+		p->d.counts[id] = 1;
+	if (replace)
+		p->in->multi = true;
+	if (hint && agg)
+		*hint = id;
+	if (by_stack) {
 		p->in->agg_stack[stack] = id + 1;
-	else if (p->d.aggregated && !sf_idx_insert(&p->in->agg, h, id))
+	} else if (replace) {
+		/* later samples of this key fold into the new one */
+		uint64_t *slot = agg_slot(p, h, unfolded);
+		*slot = (*slot & ~(uint64_t)UINT32_MAX) | id;
+	} else if (agg && !sf_idx_insert(&p->in->agg, h, id)) {
 		return oom(ctx);
+	}
 	p->d.nsamples++;
+	p->d.nadded++;
 	return 0;
+}
+
+int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
+			  sf_stack_id stack, sf_thread_idx thread,
+			  sf_labels_id labels, int64_t time,
+			  const double *weights)
+{
+	return add_sample(p, ctx, stack, thread, labels, time, weights, NULL);
+}
+
+int sf_profile_add_sample_hint(struct sf_profile *p, struct sf_ctx *ctx,
+			       sf_stack_id stack, sf_thread_idx thread,
+			       sf_labels_id labels, int64_t time,
+			       const double *weights, uint32_t *hint)
+{
+	return add_sample(p, ctx, stack, thread, labels, time, weights, hint);
 }
 
 int sf_profile_add(struct sf_profile *p, struct sf_ctx *ctx,

@@ -25,7 +25,20 @@
  * Aggregated mode (sf_profile_set_aggregate): samples with the same
  * (stack, thread, labels) fold into one sample whose weights are summed,
  * and timestamps are dropped.  Used when the output needs no time order, so
- * memory is O(unique frames + unique stacks).
+ * memory is O(unique frames + unique stacks).  Each sample then carries a
+ * fold count (d.counts, sf_sample_count): how many samples added to the
+ * profile it stands for, so "how many samples" survives folding (sfanalyze
+ * prints it).  Writers write one entry per sample of the model with its
+ * summed weight; they do not expand counts (a sum cannot be split back
+ * into the original weights), and the writers that keep sample order
+ * (needs_order) are never given a folded profile by sfconv.
+ *
+ * Exact folding (sf_profile_set_fold_exact, for analyses that sum weights
+ * exactly): a sample folds only when every weight sum is exact in double,
+ * so the folded weights are the exact sums of the originals; otherwise it
+ * is kept as one more sample with the same key (later samples fold into
+ * the newest one).  After a sample with a negative weight nothing folds
+ * any more, so sample i is then raw sample 1 + (the counts before i).
  *
  * Weights are doubles.  Integers up to 2^53 are exact; decimal fractions in
  * text inputs are read to the nearest double, and the call-graph analysis
@@ -143,6 +156,13 @@ struct sf_profile_data {
 	bool has_time;                   /* some sample has a timestamp */
 	bool aggregated;
 	uint32_t input;                  /* index of the input being read */
+	/* added after the fields above: */
+	uint64_t *counts;                /* per sample: how many samples added
+					  * it stands for (>= 1); NULL when
+					  * every sample stands for one (not
+					  * aggregated) */
+	uint64_t nadded;                 /* samples added in all */
+	bool fold_exact;
 };
 
 /* The profile; `d` is everything a writer or analysis reads. */
@@ -157,6 +177,10 @@ void sf_profile_free(struct sf_profile *p);
 /* Fold samples on (stack, thread, labels) from now on; must be called
  * before the first sample is added. */
 void sf_profile_set_aggregate(struct sf_profile *p, bool on);
+
+/* In aggregated mode, fold only when the weight sums are exact (see the
+ * top of this file); must be called before the first sample is added. */
+void sf_profile_set_fold_exact(struct sf_profile *p, bool on);
 
 /* Mark the start of input number `index` (0, 1, ...): threads of
  * different inputs are kept apart even when their ids are equal. */
@@ -190,6 +214,10 @@ int sf_profile_stack(struct sf_profile *p, struct sf_ctx *ctx,
 int sf_profile_stack_push(struct sf_profile *p, struct sf_ctx *ctx,
 			  sf_stack_id parent, sf_frame_id frame,
 			  sf_stack_id *out);
+/* Give back memory that only adding stacks needs (the index of the
+ * stack tree, rebuilt by the next sf_profile_stack_push, and spare room):
+ * for a caller that has finished loading and only reads the profile. */
+void sf_profile_trim(struct sf_profile *p);
 /* Fill `buf` (room for stacks[id].depth ids) with the frames, root first;
  * returns the depth. */
 size_t sf_profile_stack_frames(const struct sf_profile *p, sf_stack_id id,
@@ -222,6 +250,16 @@ int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 			  sf_stack_id stack, sf_thread_idx thread,
 			  sf_labels_id labels, int64_t time,
 			  const double *weights);
+/* The same, for a reader that sees one key (stack, thread, labels) again
+ * and again: *hint (UINT32_MAX at first, one per key the reader tracks)
+ * names the sample the key folded into last time and is updated; in
+ * aggregated mode a right hint saves the hash probe.  A wrong or stale
+ * hint is detected, never trusted: the result is always that of
+ * sf_profile_add_sample. */
+int sf_profile_add_sample_hint(struct sf_profile *p, struct sf_ctx *ctx,
+			       sf_stack_id stack, sf_thread_idx thread,
+			       sf_labels_id labels, int64_t time,
+			       const double *weights, uint32_t *hint);
 /* Shorthand for a profile with one sample type. */
 int sf_profile_add(struct sf_profile *p, struct sf_ctx *ctx,
 		   sf_stack_id stack, sf_thread_idx thread, double weight);
@@ -237,6 +275,13 @@ static inline double sf_weight(const struct sf_profile *p, size_t i,
 			       uint32_t t)
 {
 	return p->d.weights[i * p->d.ntypes + t];
+}
+
+/* How many added samples sample i stands for: 1 unless aggregated mode
+ * folded others into it. */
+static inline uint64_t sf_sample_count(const struct sf_profile *p, size_t i)
+{
+	return p->d.counts ? p->d.counts[i] : 1;
 }
 
 /* Make sure the profile has a sample type; adds ("samples", "count")
