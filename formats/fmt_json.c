@@ -338,6 +338,7 @@ struct rd {
 	enum jkey key;              /* top-level member being read */
 	enum jmember sub;           /* member being read below it */
 	bool ended;                 /* the root object is closed */
+	bool last_nl;               /* the input read so far ends in LF */
 	uint64_t end_line;
 	bool first_input;           /* the profile had no samples before */
 	bool replaying;             /* parsing a deferred section */
@@ -1323,7 +1324,9 @@ static int parse_error(struct rd *r, yajl_status st, bool at_end)
 	if (e)
 		yajl_free_error(r->h, e);
 	if (at_end && strstr(msg, "premature EOF"))
-		return sf_error(r->ctx, SF_EINPUT, r->name, line_now(r),
+		/* the line of the last byte, not the one after it */
+		return sf_error(r->ctx, SF_EINPUT, r->name,
+				r->line0 - (r->last_nl && r->line0 > 1),
 				"truncated JSON: the document ends early");
 	return sf_error(r->ctx, SF_EINPUT, r->name, line_now(r),
 			"invalid JSON: %s", msg);
@@ -1553,6 +1556,7 @@ static int json_read(struct sf_profile *p, struct sf_input *in,
 		}
 		r.cap_from = 0;
 		r.line0 += count_nl(buf, (size_t)n);
+		r.last_nl = buf[n - 1] == '\n';
 	}
 	r.chunk = NULL;
 	st = yajl_complete_parse(r.h);
