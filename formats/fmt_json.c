@@ -1215,6 +1215,14 @@ static int cb_number(void *u, const char *s, size_t n)
 {
 	struct rd *r = u;
 
+	if (n > r->ctx->limits.max_name) {
+		/* json_scan caught it if it crossed a piece */
+		r->rc = sf_error(r->ctx, SF_ELIMIT, r->name, line_now(r),
+				 "JSON number or literal longer than %llu "
+				 "bytes (--max-name)",
+				 (unsigned long long)r->ctx->limits.max_name);
+		return 0;
+	}
 	/* the bulk of a document: a value of a sample or a stack node */
 	if (r->depth == 3 && !r->skip &&
 	    (r->key == K_SAMPLES || r->key == K_STACKS)) {
@@ -1493,6 +1501,11 @@ static int json_scan(struct jscan *j, const unsigned char *b, size_t n,
 	if (!j->in_str)
 		for (size_t k = n; k > 0 && token_byte(b[k - 1]); k--)
 			j->run++;
+	if (j->run > max)
+		return sf_error(ctx, SF_ELIMIT, sf_input_name(in),
+				line + count_nl(b, n), "JSON number or literal "
+				"longer than %llu bytes (--max-name)",
+				(unsigned long long)max);
 	return 0;
 }
 
