@@ -5,9 +5,9 @@
  *
  * Writing streams: the top-level object is written by hand, and each array
  * element (frame, stack, sample, ...) is one json-c object serialised and
- * freed at once, so memory does not grow with the output.  Reading parses
- * with json-c's incremental tokener (depth capped by --max-nesting) and
- * validates every index before it touches the model.
+ * freed at once, so memory does not grow with the output.  Reading
+ * streams with yajl's event parser (see "reading" below): depth capped by
+ * --max-nesting, every index validated before it touches the model.
  *
  * Determinism: members in a fixed order, elements in model order, numbers
  * in their shortest exact form; reading a file this writer made and
@@ -21,6 +21,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <yajl/yajl_parse.h>
 
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
@@ -239,461 +240,1209 @@ static int json_write(const struct sf_profile *p, struct sf_output *out,
 
 /* ----- reading ----- */
 
+/*
+ * Reading streams.  yajl reports events (a key, a number, the start or end
+ * of an array ...) as it parses each 256 KiB piece of the input, and each
+ * element of each section -- a frame, a stack node, a sample -- goes into
+ * the model as soon as its closing bracket arrives.  Besides the model,
+ * only the index maps (file index -> model id) for sample types, threads,
+ * frames, stack nodes and label sets are held, so in aggregated mode
+ * memory does not grow with the number of samples.
+ *
+ * Members may come in any order.  A section whose references cannot be
+ * resolved yet (stacks before frames; samples before sample_types,
+ * threads, stacks or label_sets) is kept as raw text while the rest of the
+ * document is read, and parsed again at the end: that slower path holds
+ * the section's text in memory.
+ *
+ * Depths: the root object is depth 1, a section (or meta) depth 2, an
+ * element of a section depth 3, a [key, value] pair (or a meta.period_type
+ * member) depth 4.  A value of the wrong kind anywhere is skipped as a
+ * whole subtree and remembered as invalid, so a message names the element
+ * as the json-c reader did.
+ */
+
+#define JSON_CHUNK (256u << 10)
+
+enum jkey {
+	K_OTHER, K_FORMAT, K_VERSION, K_META, K_TYPES, K_THREADS, K_FRAMES,
+	K_STACKS, K_LABELS, K_SAMPLES, NKEYS
+};
+
+static const char *const key_names[NKEYS] = {
+	"", "format", "version", "meta", "sample_types", "threads", "frames",
+	"stacks", "label_sets", "samples",
+};
+
+/* Members of the objects inside sections and meta. */
+enum jmember {
+	M_OTHER,
+	/* frames */
+	M_NAME, M_MODULE, M_FILE, M_KIND, M_LINE, M_COLUMN, M_AUX, M_ADDRESS,
+	M_INLINE,
+	/* threads (also M_NAME) */
+	M_PID, M_TID, M_INPUT,
+	/* sample types and meta.period_type */
+	M_TYPE, M_UNIT,
+	/* meta */
+	M_SOURCE, M_PERIOD_TYPE, M_PERIOD, M_START, M_DURATION, M_DEFAULT,
+	M_PROPS,
+};
+
+static const struct {
+	const char *name;
+	enum jmember m;
+} member_names[] = {
+	{ "name", M_NAME }, { "module", M_MODULE }, { "file", M_FILE },
+	{ "kind", M_KIND }, { "line", M_LINE }, { "column", M_COLUMN },
+	{ "aux", M_AUX }, { "address", M_ADDRESS }, { "inline", M_INLINE },
+	{ "pid", M_PID }, { "tid", M_TID }, { "input", M_INPUT },
+	{ "type", M_TYPE }, { "unit", M_UNIT },
+	{ "source_format", M_SOURCE }, { "period_type", M_PERIOD_TYPE },
+	{ "period", M_PERIOD }, { "start_time", M_START },
+	{ "duration", M_DURATION }, { "default_sample_type", M_DEFAULT },
+	{ "properties", M_PROPS },
+};
+
+enum vkind { V_NULL, V_FALSE, V_TRUE, V_NUM, V_STR, V_CONTAINER };
+
+struct u32v {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+/* An integer member: last one wins, as in a json-c object. */
+struct ival {
+	bool set, ok;
+	int64_t v;
+};
+
+/* A section kept as text until its references can be resolved. */
+struct deferred {
+	unsigned char *text;
+	size_t len, cap;
+	uint64_t line;             /* line of text[0] */
+};
+
 struct rd {
 	struct sf_profile *p;
 	struct sf_ctx *ctx;
 	const char *name;
-	char path[128];   /* where in the document, for messages */
+	yajl_handle h;
+	const unsigned char *chunk; /* the piece being parsed; NULL at the end */
+	uint64_t line0;             /* line number of chunk[0] (or the end) */
+	int rc;                     /* the error a callback stopped on */
+	uint64_t depth;             /* open arrays and objects */
+	uint64_t skip;              /* skipping the container opened at this
+				     * depth (0: not skipping) */
+	enum jkey key;              /* top-level member being read */
+	enum jmember sub;           /* member being read below it */
+	bool ended;                 /* the root object is closed */
+	bool last_nl;               /* the input read so far ends in LF */
+	uint64_t end_line;
+	bool first_input;           /* the profile had no samples before */
+	bool replaying;             /* parsing a deferred section */
+	bool seen[NKEYS], done[NKEYS];
+	bool format_ok, version_ok;
+
+	/* file index -> model id */
+	struct u32v tmap, thmap, fmap, smap, lmap;
+	size_t ntypes;              /* sample types in the file */
+
+	struct deferred def[NKEYS];
+	enum jkey capturing;        /* section being kept as text */
+	size_t cap_from;            /* where it starts in chunk */
+
+	/* the element being read */
+	size_t idx;                 /* its index in its section */
+	uint32_t n;                 /* values seen in an array element */
+	uint32_t okm, nullm;        /* bit k: value k is an integer / null */
+	int64_t v[4];
+	bool wbad;                  /* a weight is not a finite number */
+	double *wf;                 /* weights by file type */
+	double *w;                  /* weights by model type */
+	size_t nw;
+	const char *s[4];           /* strings: name, module, file, kind;
+				     * type, unit; thread name */
+	bool name_nul;
+	struct ival iv[3];          /* line, column, aux; pid, tid, input */
+	int addr;                   /* 0 none, 1 valid, -1 invalid */
+	uint64_t addr_v;
+	bool inl;
+
+	/* [key, value] pairs: a label set, meta.properties */
+	struct sf_label *lab;
+	size_t nlab, labcap;
+	uint32_t pn;
+	bool pbad;
+	const char *pk, *pv;
+
+	/* meta */
+	const char *msrc;
+	bool has_dt;
+	int64_t dt;
 };
 
-static int bad(struct rd *r, const char *what)
+static int u32v_push(struct rd *r, struct u32v *a, uint32_t x)
 {
-	return sf_error(r->ctx, SF_EINPUT, r->name, 0, "%s: %s", r->path,
-			what);
-}
-
-static struct json_object *member(struct json_object *o, const char *k,
-				  json_type want, bool required, struct rd *r,
-				  int *rc)
-{
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(o, k, &v) || !v) {
-		if (required) {
-			snprintf(r->path, sizeof(r->path), "%s", k);
-			*rc = bad(r, "missing member");
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 64;
+		uint32_t *v = sf_reallocarray(a->v, cap, sizeof(*v));
+		if (!v) {
+			r->rc = sf_error(r->ctx, SF_ENOMEM, NULL, 0,
+					 "out of memory");
+			return 0;
 		}
-		return NULL;
+		a->v = v;
+		a->cap = cap;
 	}
-	if (!json_object_is_type(v, want)) {
-		snprintf(r->path, sizeof(r->path), "%s", k);
-		*rc = bad(r, want == json_type_string ? "expected a string" :
-			     want == json_type_array ? "expected an array" :
-			     want == json_type_object ? "expected an object" :
-			     want == json_type_int ? "expected an integer" :
-						     "wrong type");
-		return NULL;
-	}
-	return v;
+	a->v[a->n++] = x;
+	return 1;
 }
 
-static bool get_int(struct json_object *v, int64_t lo, int64_t hi,
-		    int64_t *out)
+/* Newlines in b[0..n), eight bytes at a time: each byte of `acc` counts
+ * the newlines seen in its lane (at most 255 rounds before it is summed). */
+static uint64_t count_nl(const unsigned char *b, size_t n)
 {
-	if (!v || !json_object_is_type(v, json_type_int))
+	const uint64_t ones = 0x0101010101010101ull, lf = ones * '\n';
+	const uint64_t low7 = ones * 0x7f;
+	uint64_t c = 0;
+	size_t i = 0;
+
+	while (i + 8 <= n) {
+		uint64_t acc = 0;
+		for (int k = 0; k < 255 && i + 8 <= n; k++, i += 8) {
+			uint64_t w;
+			memcpy(&w, b + i, 8);
+			w ^= lf;
+			/* high bit of a byte set iff the byte is not 0 */
+			uint64_t t = ((w & low7) + low7) | w;
+			acc += (~t >> 7) & ones;
+		}
+		c += (acc * ones) >> 56;
+	}
+	for (; i < n; i++)
+		c += b[i] == '\n';
+	return c;
+}
+
+/* Line of the byte yajl is at. */
+static uint64_t line_now(struct rd *r)
+{
+	if (!r->chunk)
+		return r->line0;
+	return r->line0 + count_nl(r->chunk, yajl_get_bytes_consumed(r->h));
+}
+
+/* Record an input error at the current place; returns 0 so a callback
+ * can `return fail(...)` to stop yajl.  `path` "" names no member;
+ * `indexed` adds the index of the element being read. */
+static int fail(struct rd *r, const char *path, bool indexed,
+		const char *what)
+{
+	char where[160] = "";
+
+	if (indexed)
+		snprintf(where, sizeof(where), "%s[%zu]: ", path, r->idx);
+	else if (*path)
+		snprintf(where, sizeof(where), "%s: ", path);
+	r->rc = sf_error(r->ctx, SF_EINPUT, r->name, line_now(r), "%s%s",
+			 where, what);
+	return 0;
+}
+
+/* An error of the element being read. */
+static int efail(struct rd *r, const char *what)
+{
+	return fail(r, key_names[r->key], true, what);
+}
+
+static int model(struct rd *r, int rc)
+{
+	if (rc)
+		r->rc = rc;
+	return !rc;
+}
+
+/* A JSON integer (no fraction, no exponent) that fits in 64 bits. */
+static bool num_int(const char *s, size_t n, int64_t *out)
+{
+	bool neg = n && s[0] == '-';
+	uint64_t v = 0;
+	size_t i = neg;
+
+	if (i == n)
 		return false;
-	errno = 0;
-	int64_t x = json_object_get_int64(v);
-	if (errno || x < lo || x > hi)
-		return false;
-	*out = x;
+	for (; i < n; i++) {
+		unsigned d = (unsigned)((unsigned char)s[i] - '0');
+		if (d > 9 || v > (UINT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	if (neg) {
+		if (v > (uint64_t)INT64_MAX + 1)
+			return false;
+		*out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN :
+						      -(int64_t)v;
+	} else {
+		if (v > (uint64_t)INT64_MAX)
+			return false;
+		*out = (int64_t)v;
+	}
 	return true;
 }
 
-static bool get_num(struct json_object *v, double *out)
+/* Any JSON number, if finite. */
+static bool num_double(const char *s, size_t n, double *out)
 {
-	if (!v || !(json_object_is_type(v, json_type_int) ||
-		    json_object_is_type(v, json_type_double)))
-		return false;
-	*out = json_object_get_double(v);
-	return isfinite(*out);
-}
+	char buf[64], *heap = NULL, *t = buf, *end;
+	int64_t i;
 
-static const char *opt_str(struct json_object *o, const char *k)
-{
-	struct json_object *v;
-
-	if (json_object_object_get_ex(o, k, &v) &&
-	    json_object_is_type(v, json_type_string))
-		return json_object_get_string(v);
-	return NULL;
-}
-
-static int read_pairs(struct rd *r, struct json_object *a,
-		      struct sf_label **out, size_t *n)
-{
-	size_t len = json_object_array_length(a);
-	struct sf_label *l = sf_calloc(len, sizeof(*l));
-
-	if (!l)
-		return sf_error(r->ctx, SF_ENOMEM, NULL, 0, "out of memory");
-	for (size_t i = 0; i < len; i++) {
-		struct json_object *kv = json_object_array_get_idx(a, i);
-		if (!json_object_is_type(kv, json_type_array) ||
-		    json_object_array_length(kv) != 2 ||
-		    !json_object_is_type(json_object_array_get_idx(kv, 0),
-					 json_type_string) ||
-		    !json_object_is_type(json_object_array_get_idx(kv, 1),
-					 json_type_string)) {
-			free(l);
-			return bad(r, "expected [\"key\", \"value\"] pairs");
-		}
-		l[i].key = json_object_get_string(
-			json_object_array_get_idx(kv, 0));
-		l[i].value = json_object_get_string(
-			json_object_array_get_idx(kv, 1));
+	if (num_int(s, n, &i)) {
+		*out = (double)i;
+		return true;
 	}
-	*out = l;
-	*n = len;
-	return 0;
+	if (n >= sizeof(buf) && !(t = heap = sf_strndup(s, n)))
+		return false;
+	if (t == buf) {
+		memcpy(buf, s, n);
+		buf[n] = 0;
+	}
+	*out = strtod(t, &end);
+	bool ok = end == t + n && isfinite(*out);
+	free(heap);
+	return ok;
 }
 
-static int read_meta(struct rd *r, struct json_object *m)
+static void ival_set(struct ival *iv, enum vkind k, const char *s, size_t n,
+		     int64_t lo, int64_t hi)
+{
+	iv->set = true;
+	iv->ok = k == V_NUM && num_int(s, n, &iv->v) && iv->v >= lo &&
+		 iv->v <= hi;
+}
+
+/* A string for the model; NUL ends it, as a C string from json-c did. */
+static const char *str_in(struct rd *r, const char *s, size_t n)
+{
+	const char *t = sf_profile_strn(r->p, r->ctx, s, strnlen(s, n));
+
+	if (!t)
+		r->rc = SF_ENOMEM;
+	return t;
+}
+
+static enum jmember member_of(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < sizeof(member_names) / sizeof(*member_names);
+	     i++)
+		if (strlen(member_names[i].name) == n &&
+		    !memcmp(member_names[i].name, s, n))
+			return member_names[i].m;
+	return M_OTHER;
+}
+
+static bool deps_done(const struct rd *r, enum jkey k)
+{
+	if (k == K_STACKS)
+		return r->done[K_FRAMES];
+	if (k == K_SAMPLES)
+		return r->done[K_TYPES] && r->done[K_THREADS] &&
+		       r->done[K_STACKS] && r->done[K_LABELS];
+	return true;
+}
+
+static int def_append(struct rd *r, struct deferred *d,
+		      const unsigned char *b, size_t n)
+{
+	if (d->cap - d->len < n) {
+		size_t cap = d->cap ? d->cap : 1u << 16;
+		while (cap - d->len < n)
+			cap *= 2;
+		unsigned char *t = realloc(d->text, cap);
+		if (!t) {
+			r->rc = sf_error(r->ctx, SF_ENOMEM, NULL, 0,
+					 "out of memory");
+			return 0;
+		}
+		d->text = t;
+		d->cap = cap;
+	}
+	memcpy(d->text + d->len, b, n);
+	d->len += n;
+	return 1;
+}
+
+/* ---- the start and end of a section ---- */
+
+static int section_begin(struct rd *r)
 {
 	struct sf_profile *p = r->p;
-	struct json_object *v;
+
+	if (!deps_done(r, r->key) && !r->replaying) {
+		/* keep "[ ... ]" as text; yajl has just read the '[' */
+		struct deferred *d = &r->def[r->key];
+		r->cap_from = yajl_get_bytes_consumed(r->h) - 1;
+		d->line = line_now(r);
+		r->capturing = r->key;
+		r->skip = r->depth;
+		return 1;
+	}
+	r->idx = 0;
+	switch (r->key) {
+	case K_STACKS:
+		return u32v_push(r, &r->smap, SF_STACK_EMPTY);
+	case K_LABELS:
+		return u32v_push(r, &r->lmap, 0);
+	case K_SAMPLES:
+		r->nw = p->d.ntypes;
+		free(r->w);
+		free(r->wf);
+		r->w = sf_calloc(r->nw, sizeof(*r->w));
+		r->wf = sf_calloc(r->ntypes, sizeof(*r->wf));
+		if (!r->w || !r->wf) {
+			r->rc = sf_error(r->ctx, SF_ENOMEM, NULL, 0,
+					 "out of memory");
+			return 0;
+		}
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+static int section_end(struct rd *r)
+{
+	if (r->key == K_TYPES && !r->ntypes)
+		return fail(r, "sample_types", false,
+			    "at least one sample type is needed");
+	if (r->key == K_META && r->msrc && r->first_input)
+		r->p->d.meta.source_format = r->msrc;
+	r->done[r->key] = true;
+	return 1;
+}
+
+/* ---- elements ---- */
+
+static const char *elem_expected(enum jkey k)
+{
+	switch (k) {
+	case K_TYPES:
+		return "expected {\"type\", \"unit\"}";
+	case K_THREADS:
+		return "expected an object";
+	case K_FRAMES:
+		return "expected an object with a \"name\"";
+	case K_STACKS:
+		return "expected [parent, frame] with parent below this node "
+		       "and a valid frame index";
+	case K_LABELS:
+		return "expected an array of pairs";
+	default:
+		return "expected [stack, thread, time, labels, one weight per "
+		       "sample type]";
+	}
+}
+
+static int elem_begin(struct rd *r, bool map)
+{
+	bool want_map = r->key == K_TYPES || r->key == K_THREADS ||
+			r->key == K_FRAMES;
+
+	if (map != want_map)
+		return efail(r, elem_expected(r->key));
+	r->n = r->okm = r->nullm = 0;
+	r->wbad = false;
+	memset(r->s, 0, sizeof(r->s));
+	memset(r->iv, 0, sizeof(r->iv));
+	r->name_nul = r->inl = false;
+	r->addr = 0;
+	r->nlab = 0;
+	r->sub = M_OTHER;
+	return 1;
+}
+
+/* Value k of an array element (a stack node or a sample). */
+static void elem_field(struct rd *r, enum vkind k, const char *s, size_t n)
+{
+	uint32_t i = r->n++;
+
+	if (i < 4) {
+		if (k == V_NUM && num_int(s, n, &r->v[i]))
+			r->okm |= 1u << i;
+		else if (k == V_NULL)
+			r->nullm |= 1u << i;
+	} else if (r->key == K_SAMPLES && i - 4 < r->ntypes) {
+		if (k != V_NUM || !num_double(s, n, &r->wf[i - 4]))
+			r->wbad = true;
+	}
+}
+
+static int address_of(struct rd *r, const char *s, size_t n)
+{
+	char *t = sf_strndup(s, n), *end;
+
+	if (!t) {
+		r->rc = sf_error(r->ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		return 0;
+	}
+	errno = 0;
+	unsigned long long ad = strtoull(t, &end, 16);
+	r->addr = strncmp(t, "0x", 2) || *end || errno || ad == SF_NO_ADDR ?
+			  -1 : 1;
+	r->addr_v = ad;
+	free(t);
+	return 1;
+}
+
+/* The value of member r->sub of an object element (a container is
+ * V_CONTAINER): the last value of a member wins, as in a json-c object. */
+static int elem_member(struct rd *r, enum vkind k, const char *s, size_t n)
+{
+	const char **str = NULL;
+
+	switch (r->key) {
+	case K_TYPES:
+		if (r->sub == M_TYPE || r->sub == M_UNIT)
+			str = &r->s[r->sub - M_TYPE];
+		break;
+	case K_THREADS:
+		if (r->sub == M_NAME)
+			str = &r->s[0];
+		else if (r->sub == M_PID || r->sub == M_TID)
+			ival_set(&r->iv[r->sub - M_PID], k, s, n,
+				 INT64_MIN + 1, INT64_MAX);
+		else if (r->sub == M_INPUT)
+			ival_set(&r->iv[2], k, s, n, 0, UINT32_MAX);
+		break;
+	case K_FRAMES:
+		switch (r->sub) {
+		case M_NAME:
+			r->name_nul = k == V_STR && memchr(s, 0, n);
+			/* fall through */
+		case M_MODULE:
+		case M_FILE:
+		case M_KIND:
+			str = &r->s[r->sub - M_NAME];
+			break;
+		case M_LINE:
+		case M_COLUMN:
+		case M_AUX:
+			ival_set(&r->iv[r->sub - M_LINE], k, s, n, 0,
+				 UINT32_MAX);
+			break;
+		case M_ADDRESS:
+			/* not a string: ignored, as before */
+			r->addr = 0;
+			if (k == V_STR)
+				return address_of(r, s, n);
+			break;
+		case M_INLINE: {
+			double d = 0;
+			/* json-c's truth: true, a non-zero number, a
+			 * non-empty string */
+			r->inl = k == V_TRUE ||
+				 (k == V_NUM && num_double(s, n, &d) &&
+				  d != 0) ||
+				 (k == V_STR && n);
+			break;
+		}
+		default:
+			break;
+		}
+		break;
+	default:
+		break;
+	}
+	if (str) {
+		*str = NULL;
+		if (k == V_STR && !(*str = str_in(r, s, n)))
+			return 0;
+	}
+	return 1;
+}
+
+static int frame_end(struct rd *r)
+{
+	struct sf_frame f;
+	uint32_t id;
+
+	if (!r->s[0])
+		return efail(r, elem_expected(K_FRAMES));
+	if (r->name_nul)
+		return efail(r, "name holds a NUL character");
+	if (r->iv[0].set && !r->iv[0].ok)
+		return efail(r, "line: expected an integer");
+	if (r->iv[1].set && !r->iv[1].ok)
+		return efail(r, "column: expected an integer");
+	if (r->iv[2].set && !r->iv[2].ok)
+		return efail(r, "aux: expected an integer");
+	if (r->addr < 0)
+		return efail(r, "address: expected \"0xHEX\"");
+	if (strlen(r->s[0]) > r->ctx->limits.max_name)
+		return efail(r, "name exceeds --max-name");
+	sf_frame_init(&f);
+	f.name = r->s[0];
+	f.module = r->s[1];
+	f.file = r->s[2];
+	f.kind = r->s[3];
+	if (r->iv[0].set)
+		f.line = (uint32_t)r->iv[0].v;
+	if (r->iv[1].set)
+		f.column = (uint32_t)r->iv[1].v;
+	if (r->iv[2].set) {
+		f.aux = (uint32_t)r->iv[2].v;
+		f.flags |= SF_FRAME_HAS_AUX;
+	}
+	if (r->addr > 0)
+		f.address = r->addr_v;
+	if (r->inl)
+		f.flags |= SF_FRAME_INLINE;
+	return model(r, sf_profile_frame(r->p, r->ctx, &f, &id)) &&
+	       u32v_push(r, &r->fmap, id);
+}
+
+static int thread_end(struct rd *r)
+{
+	struct sf_profile *p = r->p;
+	int64_t pid = SF_NO_ID, tid = SF_NO_ID;
+	uint32_t id, saved = p->d.input;
+	int rc;
+
+	for (int i = 0; i < 3; i++)
+		if (r->iv[i].set && !r->iv[i].ok)
+			return efail(r, "pid, tid and input must be "
+					"integers");
+	if (r->iv[0].set)
+		pid = r->iv[0].v;
+	if (r->iv[1].set)
+		tid = r->iv[1].v;
+	/* keep the inputs of a merged profile apart, offset by the input
+	 * this file is */
+	sf_profile_begin_input(p, saved + (r->iv[2].set ? (uint32_t)r->iv[2].v
+						       : 0));
+	rc = sf_profile_thread(p, r->ctx, pid, tid, r->s[0], &id);
+	sf_profile_begin_input(p, saved);
+	return model(r, rc) && u32v_push(r, &r->thmap, id);
+}
+
+static int sample_end(struct rd *r)
+{
+	const int64_t *v = r->v;
+	size_t nstacks = r->smap.n - 1, nlabels = r->lmap.n - 1;
+
+	if (r->n != 4 + r->ntypes)
+		return efail(r, elem_expected(K_SAMPLES));
+	if (!(r->okm & 1) || v[0] < 0 || (uint64_t)v[0] > nstacks ||
+	    (!(r->nullm & 2) &&
+	     (!(r->okm & 2) || v[1] < 0 || (uint64_t)v[1] >= r->thmap.n)) ||
+	    (!(r->nullm & 4) && (!(r->okm & 4) || v[2] == INT64_MIN)) ||
+	    !(r->okm & 8) || v[3] < 0 || (uint64_t)v[3] > nlabels)
+		return efail(r, "stack, thread, time or labels out of range");
+	if (r->wbad)
+		return efail(r, "weights must be finite numbers");
+	memset(r->w, 0, r->nw * sizeof(*r->w));
+	for (size_t t = 0; t < r->ntypes; t++)
+		r->w[r->tmap.v[t]] += r->wf[t];
+	return model(r, sf_profile_add_sample(
+				r->p, r->ctx, r->smap.v[v[0]],
+				(r->nullm & 2) ? SF_NO_THREAD :
+						 r->thmap.v[v[1]],
+				r->lmap.v[v[3]], (r->nullm & 4) ? SF_NO_TIME :
+								  v[2],
+				r->w));
+}
+
+static int elem_end(struct rd *r)
+{
+	struct sf_profile *p = r->p;
+	uint32_t id;
+	int ok = 1;
+
+	switch (r->key) {
+	case K_TYPES:
+		if (!r->s[0] || !r->s[1])
+			return efail(r, elem_expected(K_TYPES));
+		ok = model(r, sf_profile_sample_type(p, r->ctx, r->s[0],
+						     r->s[1], &id)) &&
+		     u32v_push(r, &r->tmap, id);
+		r->ntypes = r->tmap.n;
+		break;
+	case K_THREADS:
+		ok = thread_end(r);
+		break;
+	case K_FRAMES:
+		ok = frame_end(r);
+		break;
+	case K_STACKS:
+		if (r->n != 2 || (r->okm & 3) != 3 || r->v[0] < 0 ||
+		    (uint64_t)r->v[0] > r->idx || r->v[1] < 0 ||
+		    (uint64_t)r->v[1] >= r->fmap.n)
+			return efail(r, elem_expected(K_STACKS));
+		ok = model(r, sf_profile_stack_push(p, r->ctx,
+						    r->smap.v[r->v[0]],
+						    r->fmap.v[r->v[1]],
+						    &id)) &&
+		     u32v_push(r, &r->smap, id);
+		break;
+	case K_LABELS:
+		ok = model(r, sf_profile_labels(p, r->ctx, r->lab, r->nlab,
+						&id)) &&
+		     u32v_push(r, &r->lmap, id);
+		break;
+	case K_SAMPLES:
+		ok = sample_end(r);
+		break;
+	default:
+		break;
+	}
+	r->idx++;
+	return ok;
+}
+
+/* ---- [key, value] pairs: label sets and meta.properties ---- */
+
+static int pair_fail(struct rd *r)
+{
+	static const char what[] = "expected [\"key\", \"value\"] pairs";
+
+	return r->key == K_META ? fail(r, "meta", false, what) :
+				  efail(r, what);
+}
+
+static int pair_end(struct rd *r)
+{
+	if (r->pbad || r->pn != 2)
+		return pair_fail(r);
+	if (r->key == K_META)
+		return model(r, sf_profile_set_prop(r->p, r->ctx, r->pk,
+						    r->pv));
+	if (r->nlab == r->labcap) {
+		size_t cap = r->labcap ? r->labcap * 2 : 16;
+		struct sf_label *l = sf_reallocarray(r->lab, cap,
+						     sizeof(*l));
+		if (!l) {
+			r->rc = sf_error(r->ctx, SF_ENOMEM, NULL, 0,
+					 "out of memory");
+			return 0;
+		}
+		r->lab = l;
+		r->labcap = cap;
+	}
+	r->lab[r->nlab].key = r->pk;
+	r->lab[r->nlab].value = r->pv;
+	r->nlab++;
+	return 1;
+}
+
+static int pair_value(struct rd *r, enum vkind k, const char *s, size_t n)
+{
+	uint32_t i = r->pn++;
+
+	if (k != V_STR || i >= 2) {
+		r->pbad = true;
+		return 1;
+	}
+	const char *t = str_in(r, s, n);
+	if (!t)
+		return 0;
+	*(i ? &r->pv : &r->pk) = t;
+	return 1;
+}
+
+/* ---- meta ---- */
+
+/* A member of meta.period_type; cb_key set r->pn to 0 for "type", 1 for
+ * "unit", 2 for any other. */
+static int period_type_value(struct rd *r, enum vkind k, const char *s,
+			     size_t n)
+{
+	const char *t = NULL;
+
+	if (r->pn > 1)
+		return 1;
+	if (k == V_STR && !(t = str_in(r, s, n)))
+		return 0;
+	*(r->pn ? &r->pv : &r->pk) = t;
+	return 1;
+}
+
+static int meta_value(struct rd *r, enum vkind k, const char *s, size_t n)
+{
+	struct sf_meta *m = &r->p->d.meta;
 	int64_t x;
 	double d;
 
-	snprintf(r->path, sizeof(r->path), "meta");
-	if (!json_object_is_type(m, json_type_object))
-		return bad(r, "expected an object");
-	/* the first input's source format wins when merging */
-	if (!p->d.nsamples && opt_str(m, "source_format"))
-		p->d.meta.source_format = sf_profile_str(p, r->ctx,
-			opt_str(m, "source_format"));
-	if (json_object_object_get_ex(m, "period_type", &v)) {
-		const char *t = opt_str(v, "type"), *u = opt_str(v, "unit");
-		if (!t || !u)
-			return bad(r, "period_type needs type and unit");
-		p->d.meta.period_type.type = sf_profile_str(p, r->ctx, t);
-		p->d.meta.period_type.unit = sf_profile_str(p, r->ctx, u);
+	switch (r->sub) {
+	case M_SOURCE:
+		r->msrc = NULL;
+		if (k == V_STR && !(r->msrc = str_in(r, s, n)))
+			return 0;
+		return 1;
+	case M_PERIOD_TYPE:
+		return fail(r, "meta", false,
+			    "period_type needs type and unit");
+	case M_PERIOD:
+		if (k != V_NUM || !num_double(s, n, &d))
+			return fail(r, "meta", false,
+				    "period: expected a number");
+		m->period = d;
+		return 1;
+	case M_START:
+	case M_DURATION:
+		if (k != V_NUM || !num_int(s, n, &x) || x == INT64_MIN)
+			return fail(r, "meta", false,
+				    r->sub == M_START ?
+					    "start_time: expected an integer" :
+					    "duration: expected an integer");
+		*(r->sub == M_START ? &m->start_time : &m->duration) = x;
+		return 1;
+	case M_DEFAULT:
+		if (k != V_NUM || !num_int(s, n, &x) || x < 0 ||
+		    x > UINT32_MAX)
+			return fail(r, "meta", false,
+				    "default_sample_type: expected an index");
+		r->has_dt = true;
+		r->dt = x;
+		return 1;
+	case M_PROPS:
+		return fail(r, "meta", false, "properties: expected an array");
+	default:
+		return 1;
 	}
-	if (json_object_object_get_ex(m, "period", &v)) {
-		if (!get_num(v, &d))
-			return bad(r, "period: expected a number");
-		p->d.meta.period = d;
-	}
-	if (json_object_object_get_ex(m, "start_time", &v)) {
-		if (!get_int(v, INT64_MIN + 1, INT64_MAX, &x))
-			return bad(r, "start_time: expected an integer");
-		p->d.meta.start_time = x;
-	}
-	if (json_object_object_get_ex(m, "duration", &v)) {
-		if (!get_int(v, INT64_MIN + 1, INT64_MAX, &x))
-			return bad(r, "duration: expected an integer");
-		p->d.meta.duration = x;
-	}
-	if (json_object_object_get_ex(m, "default_sample_type", &v)) {
-		if (!get_int(v, 0, UINT32_MAX, &x))
-			return bad(r, "default_sample_type: expected an "
-				      "index");
-		p->d.meta.default_type = (uint32_t)x;
-	}
-	if (json_object_object_get_ex(m, "properties", &v)) {
-		struct sf_label *l;
-		size_t n;
-		int rc;
-		if (!json_object_is_type(v, json_type_array))
-			return bad(r, "properties: expected an array");
-		if ((rc = read_pairs(r, v, &l, &n)))
-			return rc;
-		for (size_t i = 0; i < n && !rc; i++)
-			rc = sf_profile_set_prop(p, r->ctx, l[i].key,
-						 l[i].value);
-		free(l);
-		if (rc)
-			return rc;
-	}
-	return 0;
 }
 
-static int read_doc(struct rd *r, struct json_object *root)
+/* ---- yajl callbacks ---- */
+
+static int top_value(struct rd *r, enum vkind k, const char *s, size_t n)
 {
-	struct sf_profile *p = r->p;
-	struct sf_ctx *ctx = r->ctx;
-	struct json_object *a, *v;
-	int rc = 0;
 	int64_t x;
-	uint32_t *tmap = NULL, *fmap = NULL, *smap = NULL, *lmap = NULL;
-	size_t ntypes, nthreads, nframes, nstacks, nlabels;
-	double *w = NULL;
 
-	r->path[0] = 0;
-	if (!json_object_is_type(root, json_type_object))
-		return bad(r, "expected a JSON object");
-	const char *fmt = opt_str(root, "format");
-	if (!fmt || strcmp(fmt, "sftools-profile"))
-		return bad(r, "not an sftools profile (\"format\" must be "
-			      "\"sftools-profile\")");
-	if (!json_object_object_get_ex(root, "version", &v) ||
-	    !get_int(v, 1, 1, &x)) {
-		snprintf(r->path, sizeof(r->path), "version");
-		return bad(r, "unsupported version (this build reads "
-			      "version 1)");
+	switch (r->key) {
+	case K_FORMAT:
+		if (k != V_STR || n != 15 || memcmp(s, "sftools-profile", 15))
+			return fail(r, "", false,
+				    "not an sftools profile (\"format\" must "
+				    "be \"sftools-profile\")");
+		r->format_ok = true;
+		return 1;
+	case K_VERSION:
+		if (k != V_NUM || !num_int(s, n, &x) || x != 1)
+			return fail(r, "version", false,
+				    "unsupported version (this build reads "
+				    "version 1)");
+		r->version_ok = true;
+		return 1;
+	case K_META:
+		return fail(r, "meta", false, "expected an object");
+	case K_OTHER:
+		return 1;
+	default:
+		/* a section that is null is absent, as json-c's reader
+		 * treated it */
+		if (k != V_NULL)
+			return fail(r, key_names[r->key], false,
+				    "expected an array");
+		if (r->key == K_LABELS) {
+			r->done[K_LABELS] = true;
+			return u32v_push(r, &r->lmap, 0);
+		}
+		return 1;
 	}
-	if (json_object_object_get_ex(root, "meta", &v) &&
-	    (rc = read_meta(r, v)))
-		return rc;
+}
 
-	/* sample types: map file index -> model index */
-	if (!(a = member(root, "sample_types", json_type_array, true, r, &rc)))
-		return rc;
-	ntypes = json_object_array_length(a);
-	if (!ntypes) {
-		snprintf(r->path, sizeof(r->path), "sample_types");
-		return bad(r, "at least one sample type is needed");
-	}
-	if (!(tmap = sf_calloc(ntypes, sizeof(*tmap))))
-		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-	for (size_t i = 0; i < ntypes; i++) {
-		struct json_object *t = json_object_array_get_idx(a, i);
-		snprintf(r->path, sizeof(r->path), "sample_types[%zu]", i);
-		const char *ty = json_object_is_type(t, json_type_object) ?
-					 opt_str(t, "type") : NULL;
-		const char *un = ty ? opt_str(t, "unit") : NULL;
-		if (!ty || !un) {
-			rc = bad(r, "expected {\"type\", \"unit\"}");
-			goto out;
+static int scalar(struct rd *r, enum vkind k, const char *s, size_t n)
+{
+	if (r->skip)
+		return 1;
+	switch (r->depth) {
+	case 0:
+		return fail(r, "", false, "expected a JSON object");
+	case 1:
+		return top_value(r, k, s, n);
+	case 2:
+		if (r->key == K_META)
+			return meta_value(r, k, s, n);
+		return efail(r, elem_expected(r->key));
+	case 3:
+		if (r->key == K_META) {
+			if (r->sub == M_PROPS)
+				return pair_fail(r);
+			return period_type_value(r, k, s, n);
 		}
-		if ((rc = sf_profile_sample_type(p, ctx, ty, un, &tmap[i])))
-			goto out;
+		if (r->key == K_LABELS)
+			return efail(r, "expected [\"key\", \"value\"] pairs");
+		if (r->key == K_STACKS || r->key == K_SAMPLES) {
+			elem_field(r, k, s, n);
+			return 1;
+		}
+		return elem_member(r, k, s, n);
+	default:
+		/* depth 4: in a pair */
+		return pair_value(r, k, s, n);
 	}
-	if (p->d.meta.default_type >= ntypes) {
-		snprintf(r->path, sizeof(r->path), "meta.default_sample_type");
-		rc = bad(r, "index out of range");
-		goto out;
-	}
-	p->d.meta.default_type = tmap[p->d.meta.default_type];
+}
 
-	if (!(a = member(root, "threads", json_type_array, true, r, &rc)))
-		goto out;
-	nthreads = json_object_array_length(a);
-	if (!(tmap = realloc(tmap, (ntypes + nthreads + 1) *
-			     sizeof(*tmap)))) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
-	uint32_t *thmap = tmap + ntypes;
-	for (size_t i = 0; i < nthreads; i++) {
-		struct json_object *t = json_object_array_get_idx(a, i);
-		int64_t pid = SF_NO_ID, tid = SF_NO_ID, input = 0;
-		snprintf(r->path, sizeof(r->path), "threads[%zu]", i);
-		if (!json_object_is_type(t, json_type_object)) {
-			rc = bad(r, "expected an object");
-			goto out;
+static int open_container(struct rd *r, bool map)
+{
+	if (r->depth >= r->ctx->limits.max_nesting)
+		return fail(r, "", false, "invalid JSON: nesting too deep");
+	r->depth++;
+	if (r->skip)
+		return 1;
+	switch (r->depth) {
+	case 1:
+		if (!map)
+			return fail(r, "", false, "expected a JSON object");
+		return 1;
+	case 2:
+		switch (r->key) {
+		case K_OTHER:
+			r->skip = r->depth;
+			return 1;
+		case K_FORMAT:
+		case K_VERSION:
+			return top_value(r, V_CONTAINER, NULL, 0);
+		case K_META:
+			if (!map)
+				return fail(r, "meta", false,
+					    "expected an object");
+			r->sub = M_OTHER;
+			return 1;
+		default:
+			if (map)
+				return fail(r, key_names[r->key], false,
+					    "expected an array");
+			return section_begin(r);
 		}
-		if ((json_object_object_get_ex(t, "pid", &v) &&
-		     !get_int(v, INT64_MIN + 1, INT64_MAX, &pid)) ||
-		    (json_object_object_get_ex(t, "tid", &v) &&
-		     !get_int(v, INT64_MIN + 1, INT64_MAX, &tid)) ||
-		    (json_object_object_get_ex(t, "input", &v) &&
-		     !get_int(v, 0, UINT32_MAX, &input))) {
-			rc = bad(r, "pid, tid and input must be integers");
-			goto out;
+	case 3:
+		if (r->key != K_META)
+			return elem_begin(r, map);
+		if (r->sub == M_PERIOD_TYPE && map) {
+			r->pn = 0;
+			r->pk = r->pv = NULL;
+			return 1;
 		}
-		uint32_t saved = p->d.input;
-		/* keep the inputs of a merged profile apart, offset by the
-		 * input this file is */
-		sf_profile_begin_input(p, saved + (uint32_t)input);
-		rc = sf_profile_thread(p, ctx, pid, tid, opt_str(t, "name"),
-				       &thmap[i]);
-		sf_profile_begin_input(p, saved);
-		if (rc)
-			goto out;
+		if (r->sub == M_PROPS && !map)
+			return 1;
+		if (r->sub == M_SOURCE || r->sub == M_OTHER) {
+			r->msrc = r->sub == M_SOURCE ? NULL : r->msrc;
+			r->skip = r->depth;
+			return 1;
+		}
+		return meta_value(r, V_CONTAINER, NULL, 0);
+	case 4:
+		if (r->key == K_LABELS || (r->key == K_META &&
+					   r->sub == M_PROPS)) {
+			if (map)
+				return pair_fail(r);
+			r->pn = 0;
+			r->pbad = false;
+			return 1;
+		}
+		r->skip = r->depth;
+		if (r->key == K_META)
+			return period_type_value(r, V_CONTAINER, NULL, 0);
+		if (r->key == K_STACKS || r->key == K_SAMPLES)
+			elem_field(r, V_CONTAINER, NULL, 0);
+		else
+			return elem_member(r, V_CONTAINER, NULL, 0);
+		return 1;
+	default:
+		/* depth 5: a container inside a pair */
+		r->pbad = true;
+		r->pn++;
+		r->skip = r->depth;
+		return 1;
 	}
+}
 
-	if (!(a = member(root, "frames", json_type_array, true, r, &rc)))
-		goto out;
-	nframes = json_object_array_length(a);
-	if (!(fmap = sf_calloc(nframes, sizeof(*fmap)))) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < nframes; i++) {
-		struct json_object *fo = json_object_array_get_idx(a, i);
-		struct sf_frame f;
-		snprintf(r->path, sizeof(r->path), "frames[%zu]", i);
-		if (!json_object_is_type(fo, json_type_object) ||
-		    !(v = member(fo, "name", json_type_string, true, r,
-				 &rc))) {
-			snprintf(r->path, sizeof(r->path), "frames[%zu]", i);
-			sf_error_clear(ctx);
-			rc = bad(r, "expected an object with a \"name\"");
-			goto out;
-		}
-		sf_frame_init(&f);
-		f.name = json_object_get_string(v);
-		if (strlen(f.name) != (size_t)json_object_get_string_len(v)) {
-			rc = bad(r, "name holds a NUL character");
-			goto out;
-		}
-		f.module = opt_str(fo, "module");
-		f.file = opt_str(fo, "file");
-		f.kind = opt_str(fo, "kind");
-		if (json_object_object_get_ex(fo, "line", &v)) {
-			if (!get_int(v, 0, UINT32_MAX, &x)) {
-				rc = bad(r, "line: expected an integer");
-				goto out;
-			}
-			f.line = (uint32_t)x;
-		}
-		if (json_object_object_get_ex(fo, "column", &v)) {
-			if (!get_int(v, 0, UINT32_MAX, &x)) {
-				rc = bad(r, "column: expected an integer");
-				goto out;
-			}
-			f.column = (uint32_t)x;
-		}
-		if (json_object_object_get_ex(fo, "aux", &v)) {
-			if (!get_int(v, 0, UINT32_MAX, &x)) {
-				rc = bad(r, "aux: expected an integer");
-				goto out;
-			}
-			f.aux = (uint32_t)x;
-			f.flags |= SF_FRAME_HAS_AUX;
-		}
-		const char *addr = opt_str(fo, "address");
-		if (addr) {
-			char *end;
-			errno = 0;
-			unsigned long long ad = strtoull(addr, &end, 16);
-			if (strncmp(addr, "0x", 2) || *end || errno ||
-			    ad == SF_NO_ADDR) {
-				rc = bad(r, "address: expected \"0xHEX\"");
-				goto out;
-			}
-			f.address = ad;
-		}
-		if (json_object_object_get_ex(fo, "inline", &v) &&
-		    json_object_get_boolean(v))
-			f.flags |= SF_FRAME_INLINE;
-		if (strlen(f.name) > ctx->limits.max_name) {
-			rc = bad(r, "name exceeds --max-name");
-			goto out;
-		}
-		if ((rc = sf_profile_frame(p, ctx, &f, &fmap[i])))
-			goto out;
-	}
+static int close_container(struct rd *r)
+{
+	uint64_t d = r->depth--;
 
-	if (!(a = member(root, "stacks", json_type_array, true, r, &rc)))
-		goto out;
-	nstacks = json_object_array_length(a);
-	if (!(smap = sf_calloc(nstacks + 1, sizeof(*smap)))) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
-	smap[0] = SF_STACK_EMPTY;
-	for (size_t i = 0; i < nstacks; i++) {
-		struct json_object *s = json_object_array_get_idx(a, i);
-		int64_t parent, frame;
-		snprintf(r->path, sizeof(r->path), "stacks[%zu]", i);
-		if (!json_object_is_type(s, json_type_array) ||
-		    json_object_array_length(s) != 2 ||
-		    !get_int(json_object_array_get_idx(s, 0), 0, (int64_t)i,
-			     &parent) ||
-		    !get_int(json_object_array_get_idx(s, 1), 0,
-			     (int64_t)nframes - 1, &frame)) {
-			rc = bad(r, "expected [parent, frame] with parent "
-				    "below this node and a valid frame index");
-			goto out;
+	if (r->skip) {
+		if (d > r->skip)
+			return 1;
+		r->skip = 0;
+		if (r->capturing && d == 2) {
+			/* the end of a section kept as text */
+			struct deferred *t = &r->def[r->capturing];
+			r->capturing = K_OTHER;
+			return def_append(r, t, r->chunk + r->cap_from,
+					  yajl_get_bytes_consumed(r->h) -
+						  r->cap_from);
 		}
-		if ((rc = sf_profile_stack_push(p, ctx, smap[parent],
-						fmap[frame], &smap[i + 1])))
-			goto out;
+		return 1;
 	}
+	switch (d) {
+	case 1:
+		r->ended = true;
+		r->end_line = line_now(r);
+		return 1;
+	case 2:
+		if (r->key == K_OTHER || r->key == K_FORMAT ||
+		    r->key == K_VERSION)
+			return 1;
+		return section_end(r);
+	case 3:
+		if (r->key != K_META)
+			return elem_end(r);
+		if (r->sub == M_PERIOD_TYPE) {
+			if (!r->pk || !r->pv)
+				return fail(r, "meta", false,
+					    "period_type needs type and unit");
+			r->p->d.meta.period_type.type = r->pk;
+			r->p->d.meta.period_type.unit = r->pv;
+		}
+		return 1;
+	default:
+		return pair_end(r);
+	}
+}
 
-	nlabels = 0;
-	if ((a = member(root, "label_sets", json_type_array, false, r, &rc)))
-		nlabels = json_object_array_length(a);
-	else if (rc)
-		goto out;
-	if (!(lmap = sf_calloc(nlabels + 1, sizeof(*lmap)))) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < nlabels; i++) {
-		struct json_object *s = json_object_array_get_idx(a, i);
-		struct sf_label *l;
-		size_t n;
-		snprintf(r->path, sizeof(r->path), "label_sets[%zu]", i);
-		if (!json_object_is_type(s, json_type_array)) {
-			rc = bad(r, "expected an array of pairs");
-			goto out;
-		}
-		if ((rc = read_pairs(r, s, &l, &n)))
-			goto out;
-		rc = sf_profile_labels(p, ctx, l, n, &lmap[i + 1]);
-		free(l);
-		if (rc)
-			goto out;
-	}
+static int cb_null(void *u)
+{
+	return scalar(u, V_NULL, NULL, 0);
+}
 
-	if (!(a = member(root, "samples", json_type_array, true, r, &rc)))
-		goto out;
-	size_t nsamples = json_object_array_length(a);
-	size_t nt = p->d.ntypes;
-	if (!(w = sf_calloc(nt, sizeof(*w)))) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-		goto out;
+static int cb_bool(void *u, int b)
+{
+	return scalar(u, b ? V_TRUE : V_FALSE, NULL, 0);
+}
+
+static int cb_number(void *u, const char *s, size_t n)
+{
+	struct rd *r = u;
+
+	if (n > r->ctx->limits.max_name) {
+		/* json_scan caught it if it crossed a piece */
+		r->rc = sf_error(r->ctx, SF_ELIMIT, r->name, line_now(r),
+				 "JSON number or literal longer than %llu "
+				 "bytes (--max-name)",
+				 (unsigned long long)r->ctx->limits.max_name);
+		return 0;
 	}
-	for (size_t i = 0; i < nsamples; i++) {
-		struct json_object *s = json_object_array_get_idx(a, i);
-		int64_t stack, thread = -1, time = SF_NO_TIME, labels;
-		if ((i & 0xffff) == 0 && sf_interrupted(ctx)) {
-			rc = sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
-			goto out;
-		}
-		snprintf(r->path, sizeof(r->path), "samples[%zu]", i);
-		if (!json_object_is_type(s, json_type_array) ||
-		    json_object_array_length(s) != 4 + ntypes) {
-			rc = bad(r, "expected [stack, thread, time, labels, "
-				    "one weight per sample type]");
-			goto out;
-		}
-		struct json_object *th = json_object_array_get_idx(s, 1);
-		struct json_object *tm = json_object_array_get_idx(s, 2);
-		if (!get_int(json_object_array_get_idx(s, 0), 0,
-			     (int64_t)nstacks, &stack) ||
-		    (th && !get_int(th, 0, (int64_t)nthreads - 1, &thread)) ||
-		    (tm && !get_int(tm, INT64_MIN + 1, INT64_MAX, &time)) ||
-		    !get_int(json_object_array_get_idx(s, 3), 0,
-			     (int64_t)nlabels, &labels)) {
-			rc = bad(r, "stack, thread, time or labels out of "
-				    "range");
-			goto out;
-		}
-		memset(w, 0, nt * sizeof(*w));
-		for (size_t t = 0; t < ntypes; t++) {
-			double d;
-			if (!get_num(json_object_array_get_idx(s, 4 + t), &d)) {
-				rc = bad(r, "weights must be finite numbers");
-				goto out;
-			}
-			w[tmap[t]] += d;
-		}
-		if ((rc = sf_profile_add_sample(p, ctx, smap[stack],
-						th ? thmap[thread] :
-						     SF_NO_THREAD,
-						lmap[labels], time, w)))
-			goto out;
+	/* the bulk of a document: a value of a sample or a stack node */
+	if (r->depth == 3 && !r->skip &&
+	    (r->key == K_SAMPLES || r->key == K_STACKS)) {
+		elem_field(r, V_NUM, s, n);
+		return 1;
 	}
-out:
-	free(tmap);
-	free(fmap);
-	free(smap);
-	free(lmap);
-	free(w);
+	return scalar(r, V_NUM, s, n);
+}
+
+static int cb_string(void *u, const unsigned char *s, size_t n)
+{
+	return scalar(u, V_STR, (const char *)s, n);
+}
+
+static int cb_start_map(void *u)
+{
+	return open_container(u, true);
+}
+
+static int cb_start_array(void *u)
+{
+	return open_container(u, false);
+}
+
+static int cb_end(void *u)
+{
+	return close_container(u);
+}
+
+static int cb_key(void *u, const unsigned char *s, size_t n)
+{
+	struct rd *r = u;
+
+	if (r->skip)
+		return 1;
+	if (r->depth == 1) {
+		r->key = K_OTHER;
+		for (int k = K_FORMAT; k < NKEYS; k++)
+			if (strlen(key_names[k]) == n &&
+			    !memcmp(key_names[k], s, n))
+				r->key = (enum jkey)k;
+		if (r->key != K_OTHER && r->seen[r->key])
+			return fail(r, key_names[r->key], false,
+				    "duplicate member");
+		r->seen[r->key] = true;
+		return 1;
+	}
+	if (r->key == K_META && r->depth == 3) {
+		/* meta.period_type: "type" is the first of the pair, "unit"
+		 * the second */
+		enum jmember m = member_of(s, n);
+		r->pn = m == M_TYPE ? 0 : m == M_UNIT ? 1 : 2;
+		return 1;
+	}
+	r->sub = member_of(s, n);
+	return 1;
+}
+
+static const yajl_callbacks json_callbacks = {
+	.yajl_null = cb_null,
+	.yajl_boolean = cb_bool,
+	.yajl_number = cb_number,
+	.yajl_string = cb_string,
+	.yajl_start_map = cb_start_map,
+	.yajl_map_key = cb_key,
+	.yajl_end_map = cb_end,
+	.yajl_start_array = cb_start_array,
+	.yajl_end_array = cb_end,
+};
+
+static yajl_handle json_parser(struct rd *r)
+{
+	yajl_handle h = yajl_alloc(&json_callbacks, NULL, r);
+
+	if (h) {
+		/* strict JSON: no comments; strings are kept as bytes, as
+		 * the writer writes them (names from binaries need not be
+		 * UTF-8) */
+		yajl_config(h, yajl_allow_comments, 0);
+		yajl_config(h, yajl_dont_validate_strings, 1);
+	}
+	return h;
+}
+
+/* The error of a failed yajl_parse or yajl_complete_parse. */
+static int parse_error(struct rd *r, yajl_status st, bool at_end)
+{
+	unsigned char *e;
+	char msg[200];
+	size_t n;
+
+	if (st == yajl_status_client_canceled)
+		return r->rc ? r->rc :
+			       sf_error(r->ctx, SF_EINPUT, r->name,
+					line_now(r), "invalid JSON");
+	if (r->ended && !at_end)
+		return sf_error(r->ctx, SF_EINPUT, r->name, line_now(r),
+				"unexpected data after the JSON document");
+	e = yajl_get_error(r->h, 0, NULL, 0);
+	/* "parse error: trailing garbage\n" -> "trailing garbage" */
+	const char *t = e ? strstr((const char *)e, "error: ") : NULL;
+	snprintf(msg, sizeof(msg), "%s", t ? t + 7 : e ? (char *)e : "");
+	n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '.' ||
+		     msg[n - 1] == ' '))
+		msg[--n] = 0;
+	if (e)
+		yajl_free_error(r->h, e);
+	if (at_end && strstr(msg, "premature EOF"))
+		/* the line of the last byte, not the one after it */
+		return sf_error(r->ctx, SF_EINPUT, r->name,
+				r->line0 - (r->last_nl && r->line0 > 1),
+				"truncated JSON: the document ends early");
+	return sf_error(r->ctx, SF_EINPUT, r->name, line_now(r),
+			"invalid JSON: %s", msg);
+}
+
+/* Parse a section kept as text, now that what it refers to is read. */
+static int replay(struct rd *r, enum jkey k)
+{
+	struct deferred *d = &r->def[k];
+	yajl_handle outer = r->h;
+	yajl_status st;
+	int rc = 0;
+
+	if (!(r->h = json_parser(r))) {
+		r->h = outer;
+		return sf_error(r->ctx, SF_ENOMEM, NULL, 0, "out of memory");
+	}
+	r->replaying = true;
+	r->chunk = d->text;
+	r->line0 = d->line;
+	r->depth = 1;
+	r->skip = 0;
+	r->key = k;
+	st = yajl_parse(r->h, d->text, d->len);
+	if (st == yajl_status_ok) {
+		r->chunk = NULL;
+		r->line0 = r->end_line;
+		st = yajl_complete_parse(r->h);
+	}
+	if (st != yajl_status_ok)
+		rc = parse_error(r, st, false);
+	yajl_free(r->h);
+	r->h = outer;
+	r->chunk = NULL;
+	r->line0 = r->end_line;
+	free(d->text);
+	memset(d, 0, sizeof(*d));
 	return rc;
 }
 
+static int end_fail(struct rd *r, const char *path, const char *what)
+{
+	fail(r, path, false, what);
+	return r->rc;
+}
+
+/* After the whole document: what may only be checked or done at its
+ * end. */
+static int finish(struct rd *r)
+{
+	struct sf_profile *p = r->p;
+	uint32_t dt;
+	int rc;
+
+	r->chunk = NULL;
+	r->line0 = r->end_line;
+	if (!r->format_ok)
+		return end_fail(r, "", "not an sftools profile (\"format\" "
+					  "must be \"sftools-profile\")");
+	if (!r->version_ok)
+		return end_fail(r, "version", "unsupported version (this "
+					      "build reads version 1)");
+	for (int k = K_TYPES; k <= K_SAMPLES; k++) {
+		if (r->def[k].len && (rc = replay(r, (enum jkey)k)))
+			return rc;
+		if (k == K_LABELS && !r->done[k]) {
+			/* optional: no label sets but the empty one */
+			if (!u32v_push(r, &r->lmap, 0))
+				return r->rc;
+			r->done[k] = true;
+		}
+		if (!r->done[k])
+			return end_fail(r, key_names[k], "missing member");
+	}
+	dt = r->has_dt ? (uint32_t)r->dt : p->d.meta.default_type;
+	if (dt >= r->ntypes)
+		return end_fail(r, "meta.default_sample_type",
+				"index out of range");
+	p->d.meta.default_type = r->tmap.v[dt];
+	return 0;
+}
+
 /*
- * json-c holds the whole document as a tree and, in 0.16, ignores a failed
- * allocation while it appends to a string (the string is silently cut
- * short).  So the bytes are checked before json-c sees them: no string may
- * be longer than --max-name (a frame name, a label, a path: all are
- * names), and the document no longer than --max-decompressed, which for
- * this format bounds the plain input too since all of it is held.
+ * Before yajl sees a piece, bound what yajl would have to buffer: a token
+ * cut by the end of a piece is copied and grown until it ends, so no
+ * string may be longer than --max-name (a frame name, a label, a path:
+ * all are names), nor a number or literal; and the document is no longer
+ * than --max-decompressed.
  */
 struct jscan {
 	bool in_str, esc;
 	uint64_t slen;     /* raw bytes of the current string so far */
+	uint64_t run;      /* bytes of the number or literal at the end */
 	uint64_t total;    /* bytes of the document so far */
 };
 
-static int json_scan(struct jscan *j, const char *b, size_t n,
+static bool token_byte(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+	       (c >= 'A' && c <= 'Z') || c == '-' || c == '+' || c == '.';
+}
+
+static int json_scan(struct jscan *j, const unsigned char *b, size_t n,
 		     struct sf_input *in, struct sf_ctx *ctx, uint64_t line)
 {
+	uint64_t max = ctx->limits.max_name;
+	size_t i = 0, lead = 0;
+
 	j->total += n;
 	if (j->total > ctx->limits.max_decompressed)
 		return sf_error(ctx, SF_ELIMIT, sf_input_name(in), line,
@@ -701,121 +1450,138 @@ static int json_scan(struct jscan *j, const char *b, size_t n,
 				"(--max-decompressed)",
 				(unsigned long long)
 				ctx->limits.max_decompressed);
-	for (size_t i = 0; i < n; i++) {
-		char c = b[i];
-		if (!j->in_str) {
-			if (c == '"') {
-				j->in_str = true;
-				j->slen = 0;
-			}
-			continue;
-		}
-		if (j->esc)
-			j->esc = false;
-		else if (c == '\\')
-			j->esc = true;
-		else if (c == '"') {
-			j->in_str = false;
-			continue;
-		}
-		if (++j->slen > ctx->limits.max_name) {
-			for (size_t k = 0; k < i; k++)
-				line += b[k] == '\n';
+	if (!j->in_str) {
+		while (lead < n && token_byte(b[lead]))
+			lead++;
+		if (j->run + lead > max)
 			return sf_error(ctx, SF_ELIMIT, sf_input_name(in),
-					line, "JSON string longer than %llu "
-					"bytes (--max-name)",
-					(unsigned long long)
-					ctx->limits.max_name);
+					line, "JSON number or literal longer "
+					"than %llu bytes (--max-name)",
+					(unsigned long long)max);
+		if (lead == n) {
+			j->run += n;
+			return 0;
 		}
 	}
+	while (i < n) {
+		if (!j->in_str) {
+			const unsigned char *q = memchr(b + i, '"', n - i);
+			if (!q)
+				break;
+			i = (size_t)(q - b) + 1;
+			j->in_str = true;
+			j->esc = false;
+			j->slen = 0;
+			continue;
+		}
+		size_t start = i;
+		for (; i < n; i++) {
+			if (j->esc)
+				j->esc = false;
+			else if (b[i] == '\\')
+				j->esc = true;
+			else if (b[i] == '"')
+				break;
+		}
+		if (j->slen + (i - start) > max) {
+			size_t at = start + (size_t)(max - j->slen);
+			return sf_error(ctx, SF_ELIMIT, sf_input_name(in),
+					line + count_nl(b, at),
+					"JSON string longer than %llu bytes "
+					"(--max-name)",
+					(unsigned long long)max);
+		}
+		j->slen += i - start;
+		if (i < n) {
+			j->in_str = false;
+			i++;
+		}
+	}
+	j->run = 0;
+	if (!j->in_str)
+		for (size_t k = n; k > 0 && token_byte(b[k - 1]); k--)
+			j->run++;
+	if (j->run > max)
+		return sf_error(ctx, SF_ELIMIT, sf_input_name(in),
+				line + count_nl(b, n), "JSON number or literal "
+				"longer than %llu bytes (--max-name)",
+				(unsigned long long)max);
 	return 0;
+}
+
+static void rd_free(struct rd *r)
+{
+	free(r->tmap.v);
+	free(r->thmap.v);
+	free(r->fmap.v);
+	free(r->smap.v);
+	free(r->lmap.v);
+	free(r->w);
+	free(r->wf);
+	free(r->lab);
+	for (int k = 0; k < NKEYS; k++)
+		free(r->def[k].text);
 }
 
 static int json_read(struct sf_profile *p, struct sf_input *in,
 		     struct sf_ctx *ctx)
 {
 	struct jscan scan = { 0 };
-	struct json_tokener *tok;
-	struct json_object *root = NULL;
-	char buf[1 << 16];
-	uint64_t line = 1;
+	struct rd r = { 0 };
+	unsigned char *buf = sf_malloc(JSON_CHUNK);
+	yajl_status st;
 	int rc = 0;
-	enum json_tokener_error jerr = json_tokener_continue;
 
-	tok = json_tokener_new_ex((int)(ctx->limits.max_nesting > 0x7fffffff ?
-					0x7fffffff :
-					ctx->limits.max_nesting));
-	if (!tok)
+	r.p = p;
+	r.ctx = ctx;
+	r.name = sf_input_name(in);
+	r.line0 = 1;
+	r.first_input = !p->d.nsamples;
+	if (!buf || !(r.h = json_parser(&r))) {
+		free(buf);
 		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+	}
 	for (;;) {
-		long n = sf_input_read_some(in, ctx, buf, sizeof(buf));
+		if (sf_interrupted(ctx)) {
+			rc = sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
+			goto out;
+		}
+		long n = sf_input_read_some(in, ctx, buf, JSON_CHUNK);
 		if (n < 0) {
 			rc = (int)n;
 			goto out;
 		}
 		if (n == 0)
 			break;
-		if ((rc = json_scan(&scan, buf, (size_t)n, in, ctx, line)))
+		if ((rc = json_scan(&scan, buf, (size_t)n, in, ctx, r.line0)))
 			goto out;
-		root = json_tokener_parse_ex(tok, buf, (int)n);
-		jerr = json_tokener_get_error(tok);
-		size_t used = (size_t)json_tokener_get_parse_end(tok);
-		for (size_t i = 0; i < used; i++)
-			line += buf[i] == '\n';
-		if (jerr == json_tokener_continue)
-			continue;
-		if (jerr != json_tokener_success) {
-			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in), line,
-				      "invalid JSON: %s",
-				      json_tokener_error_desc(jerr));
+		r.chunk = buf;
+		st = yajl_parse(r.h, buf, (size_t)n);
+		if (st != yajl_status_ok) {
+			rc = parse_error(&r, st, false);
 			goto out;
 		}
-		/* only white space may follow the document */
-		for (size_t i = used; i < (size_t)n; i++) {
-			if (buf[i] != ' ' && buf[i] != '\n' &&
-			    buf[i] != '\r' && buf[i] != '\t') {
-				rc = sf_error(ctx, SF_EINPUT,
-					      sf_input_name(in), line,
-					      "unexpected data after the "
-					      "JSON document");
-				goto out;
-			}
-			line += buf[i] == '\n';
+		if (r.capturing &&
+		    !def_append(&r, &r.def[r.capturing], buf + r.cap_from,
+				(size_t)n - r.cap_from)) {
+			rc = r.rc;
+			goto out;
 		}
-		for (;;) {
-			n = sf_input_read_some(in, ctx, buf, sizeof(buf));
-			if (n < 0) {
-				rc = (int)n;
-				goto out;
-			}
-			if (n == 0)
-				break;
-			for (long i = 0; i < n; i++) {
-				if (buf[i] != ' ' && buf[i] != '\n' &&
-				    buf[i] != '\r' && buf[i] != '\t') {
-					rc = sf_error(ctx, SF_EINPUT,
-						      sf_input_name(in), line,
-						      "unexpected data after "
-						      "the JSON document");
-					goto out;
-				}
-				line += buf[i] == '\n';
-			}
-		}
-		break;
+		r.cap_from = 0;
+		r.line0 += count_nl(buf, (size_t)n);
+		r.last_nl = buf[n - 1] == '\n';
 	}
-	if (!root) {
-		rc = sf_error(ctx, SF_EINPUT, sf_input_name(in), line,
-			      jerr == json_tokener_continue ?
-			      "truncated JSON: the document ends early" :
-			      "invalid JSON");
+	r.chunk = NULL;
+	st = yajl_complete_parse(r.h);
+	if (st != yajl_status_ok) {
+		rc = parse_error(&r, st, true);
 		goto out;
 	}
-	struct rd r = { p, ctx, sf_input_name(in), "" };
-	rc = read_doc(&r, root);
+	rc = finish(&r);
 out:
-	json_object_put(root);
-	json_tokener_free(tok);
+	yajl_free(r.h);
+	rd_free(&r);
+	free(buf);
 	return rc;
 }
 

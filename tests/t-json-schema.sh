@@ -30,7 +30,7 @@ fi
 
 hdr='{"format":"sftools-profile","version":1,"sample_types":[{"type":"samples","unit":"count"}],"threads":[],"frames":[{"name":"a"}]'
 printf '%s,"stacks":[[0,0]],"samples":[[5,null,null,0,1]]}\n' "$hdr" > badstack.json
-expect_error json-stack-out-of-range 1 '^sfconv: badstack.json: samples\[0\]: ' $SFCONV badstack.json
+expect_error json-stack-out-of-range 1 '^sfconv: badstack.json:1: samples\[0\]: ' $SFCONV badstack.json
 printf '%s,"stacks":[[1,0]],"samples":[]}\n' "$hdr" > cycle.json
 expect_error json-parent-not-before 1 'stacks\[0\]: expected \[parent, frame\]' $SFCONV cycle.json
 printf '%s,"stacks":[[0,0]],"samples":[[1,null,null,0]]}\n' "$hdr" > noweight.json
