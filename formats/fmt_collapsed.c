@@ -96,22 +96,10 @@ static int collapsed_read(struct sf_profile *p, struct sf_input *in,
 			rc = sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
 			break;
 		}
-		if (first) {
-			first = false;
-			if (len >= 3 && !memcmp(line, "\xef\xbb\xbf", 3)) {
-				line += 3;
-				len -= 3;
-			}
-		}
-		/* Names are C strings in the model: a NUL would cut one
-		 * short silently (and it means binary data, not text). */
-		if (memchr(line, 0, len)) {
-			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
-				      sf_input_lineno(in),
-				      "unexpected NUL byte in a text line "
-				      "(binary data?)");
+		if ((rc = sf_text_line_check(ctx, sf_input_name(in),
+					      sf_input_lineno(in), &first,
+					      &line, &len)))
 			break;
-		}
 		/* count: after the last run of blanks */
 		size_t e = len;
 		while (e && (line[e - 1] == ' ' || line[e - 1] == '\t'))

@@ -504,22 +504,10 @@ static int lines_read(struct sf_profile *p, struct sf_input *in,
 					      "interrupted");
 				goto done;
 			}
-			if (first) {
-				first = false;
-				if (len >= 3 && !memcmp(line, "\xef\xbb\xbf", 3)) {
-					line += 3;
-					len -= 3;
-				}
-			}
-			/* Names are C strings in the model: a NUL would cut
-			 * one short silently (and it means binary data, not
-			 * text). */
-			if (memchr(line, 0, len)) {
-				rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
-					      lineno, "unexpected NUL byte in "
-					      "a text line (binary data?)");
+			if ((rc = sf_text_line_check(ctx, sf_input_name(in),
+						      lineno, &first, &line,
+						      &len)))
 				goto done;
-			}
 			if (!len)
 				continue;
 			char *t1 = memchr(line, '\t', len);

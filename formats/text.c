@@ -203,3 +203,20 @@ void sf_write_stack_text(struct sf_output *o, const struct sf_profile *p,
 	if (fr != small)
 		free(fr);
 }
+
+int sf_text_line_check(struct sf_ctx *ctx, const char *name, uint64_t lineno,
+		       bool *first, char **line, size_t *len)
+{
+	if (*first) {
+		*first = false;
+		if (*len >= 3 && !memcmp(*line, "\xef\xbb\xbf", 3)) {
+			*line += 3;
+			*len -= 3;
+		}
+	}
+	if (memchr(*line, 0, *len))
+		return sf_error(ctx, SF_EINPUT, name, lineno,
+				"unexpected NUL byte in a text line "
+				"(binary data?)");
+	return 0;
+}

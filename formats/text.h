@@ -30,6 +30,14 @@ struct sf_stack_cache {
 
 void sf_stack_cache_free(struct sf_stack_cache *c);
 
+/* The checks every line-oriented text reader makes on a line: a UTF-8
+ * byte-order mark is dropped from the first line (*first is cleared), and
+ * a NUL byte is refused (names are C strings in the model, so a NUL would
+ * cut one short silently; it means binary data, not text).  Returns 0 or
+ * SF_EINPUT with the error set at `name`:`lineno`. */
+int sf_text_line_check(struct sf_ctx *ctx, const char *name, uint64_t lineno,
+		       bool *first, char **line, size_t *len);
+
 /* The stack for `text` (frames separated by ';', root first), made with
  * sf_profile_frame_named for each frame.  An empty text is the empty
  * stack.  Frames are split on every ';' (names in this syntax cannot hold
