@@ -57,6 +57,9 @@ target_runs() {
 		[ -r "$st" ] || continue
 		s=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "$st")
 		t=$(sed -n 's/^TracerPid:[[:space:]]*//p' "$st")
+		# a thread of a churning target may end between the two reads:
+		# its status is gone, not a sign of a tracer left behind
+		[ -n "$s" ] && [ -n "$t" ] || continue
 		case $s in t|T) echo "$(basename "$(dirname "$st")") in state $s"; return 1 ;; esac
 		[ "$t" = 0 ] || { echo "$(basename "$(dirname "$st")") traced by $t"; return 1; }
 	done
