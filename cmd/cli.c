@@ -69,8 +69,10 @@ void cli_warnings(struct sf_ctx *ctx)
 	}
 }
 
-int cli_close_stdout(void)
+int cli_close_stdout(const char *outpath)
 {
+	if (outpath && strcmp(outpath, "-"))
+		return EXIT_OK;
 	/* a delayed write error (NFS, a quota) shows up only at close;
 	 * EBADF: standard output was closed before we started */
 	if (close(1) && errno != EBADF && errno != EINTR) {

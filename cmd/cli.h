@@ -27,9 +27,10 @@ void cli_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_fail(struct sf_ctx *ctx);
 /* Print each counted warning once ("... (N times)"), unless quiet. */
 void cli_warnings(struct sf_ctx *ctx);
-/* Close standard output and check it (after the last write to it):
- * prints the error and returns EXIT_IO, or EXIT_OK. */
-int cli_close_stdout(void);
+/* When `outpath` is standard output (NULL or "-"), close it and check it
+ * (after the last write to it): prints the error and returns EXIT_IO.
+ * Otherwise, or when all is well, EXIT_OK. */
+int cli_close_stdout(const char *outpath);
 /* SIGINT/SIGTERM/SIGHUP remove a temporary output file and end the
  * program; SIGPIPE is ignored so a closed pipe shows up as EPIPE, and
  * SIGXFSZ so that passing `ulimit -f` is a write error (EFBIG). */

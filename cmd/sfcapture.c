@@ -490,8 +490,8 @@ needs_arg:
 			fmt->name);
 		hottest(p);
 	}
-	if (!strcmp(outpath, "-"))
-		status = cli_close_stdout();
+	if (cli_close_stdout(outpath))
+		status = EXIT_IO;
 	goto done;
 fail:
 	cli_warnings(&ctx);

@@ -301,8 +301,8 @@ needs_arg:
 	}
 	cli_warnings(&ctx);
 	status = rc ? cli_fail(&ctx) : EXIT_OK;
-	if (!rc && (!outpath || !strcmp(outpath, "-")))
-		status = cli_close_stdout();
+	if (!rc)
+		status = cli_close_stdout(outpath);
 out:
 	sf_profile_free(p);
 	sf_ctx_free(&ctx);
