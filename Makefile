@@ -45,7 +45,7 @@ LIBS = $(PKG_LIBS) -lm -lpthread
 LIB_SRC = $(sort $(wildcard formats/model/*.c formats/util/*.c formats/*.c \
 	    analyze/*.c sampler-core/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
-CLI_OBJ = $(BUILD)/cmd/cli.o
+CLI_OBJ = $(BUILD)/cmd/cli.o $(BUILD)/cmd/opt.o
 PROGS = sfconv sfanalyze sfcapture
 PROG_BIN = $(PROGS:%=$(BIN)/%)
 UNIT_SRC = $(sort $(wildcard tests/unit/t_*.c))
