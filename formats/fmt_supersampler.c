@@ -1,6 +1,6 @@
 /*
- * fmt_sampler.c - Apple Sampler / Shark traces ("@supersamplerV1.0"), the
- * format docs/formats.md defines (section "sampler": grammar, worked
+ * fmt_supersampler.c - Apple Sampler / Shark traces ("@supersamplerV1.0"),
+ * the format docs/formats.md defines (section "sampler": grammar, worked
  * example).
  *
  * The file mixes text and raw big-endian 32-bit integers, so the reader
