@@ -399,11 +399,11 @@ int sf_profile_frame_named(struct sf_profile *p, struct sf_ctx *ctx,
 				"frame name of %zu bytes exceeds the limit of "
 				"%llu (--max-name)", len,
 				(unsigned long long)ctx->limits.max_name);
+	const char *s;
 	uint32_t sid;
 	int rc;
 
-	sf_frame_init(&f);
-	if (!(f.name = str_intern(p, ctx, name, len, &sid)))
+	if (!(s = str_intern(p, ctx, name, len, &sid)))
 		return ctx->err.code;
 	/* text readers name every frame of every line: the name's string
 	 * id gives the frame without hashing the name again and the frame
@@ -412,6 +412,8 @@ int sf_profile_frame_named(struct sf_profile *p, struct sf_ctx *ctx,
 		*out = p->in->named[sid] - 1;
 		return 0;
 	}
+	sf_frame_init(&f);
+	f.name = s;
 	f.module = module;
 	if ((rc = sf_profile_frame(p, ctx, &f, out)))
 		return rc;
