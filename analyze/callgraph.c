@@ -88,6 +88,7 @@ struct acc {
 	bool slow;                /* bucket sums */
 	bool overflow;            /* a fast sum overflowed: redo them slow */
 	sf_an_w den;              /* fast: sums are in units of 1 / den */
+	sf_an_w w, wden;          /* fast: the sample's weight, w * den */
 	sf_an_w *per;             /* per[k] = den / k, 0 if k does not divide */
 	uint32_t maxk;
 };
@@ -190,6 +191,8 @@ static bool den_admit(struct acc *a, uint32_t k)
 			return false;
 	}
 	a->den = nden;
+	if (__builtin_mul_overflow(a->w, nden, &a->wden))
+		return false;
 	for (uint32_t j = 1; j <= a->maxk; j++)
 		a->per[j] = nden % j ? 0 : nden / j;
 	return true;
@@ -210,6 +213,12 @@ static inline int time_add(struct acc *a, sf_an_w *sum, uint32_t *head,
 	sf_an_w t;
 	if (a->overflow)
 		return 0;
+	if (k == 1) {
+		/* no recursion: w * den, made once per sample */
+		if (__builtin_add_overflow(*sum, a->wden, sum))
+			a->overflow = true;
+		return 0;
+	}
 	if ((!a->per[k] && !den_admit(a, k)) ||
 	    __builtin_mul_overflow(w, a->per[k], &t) ||
 	    __builtin_add_overflow(*sum, t, sum))
@@ -574,6 +583,10 @@ static int walk_samples(struct acc *a, const struct sf_an_view *v,
 			g->thread_time[T] += w;
 		if (!n)
 			continue;
+		a->w = w;
+		if (!a->slow && !a->overflow &&
+		    __builtin_mul_overflow(w, a->den, &a->wden))
+			a->overflow = true;
 		d = v->nodes[n].depth;
 		for (uint32_t m = n, i = d; m; m = v->nodes[m].parent)
 			cgp[--i] = v->nodes[m].func + 1;

@@ -343,7 +343,7 @@ static int view_node(struct builder *b, sf_stack_id s, uint32_t *out,
 	while (n--) {
 		s = b->walk[n];
 		sf_frame_id fr = b->p->d.stacks[s].frame;
-		if (!(frame_flags(b, fr) & FR_HIDE)) {
+		if (!b->f->nhide || !(frame_flags(b, fr) & FR_HIDE)) {
 			uint32_t func = b->frfunc[fr];
 			if (func == UNSET &&
 			    (rc = func_of(b, b->p->d.frames[fr].name,
