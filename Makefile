@@ -30,14 +30,22 @@ PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN = -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
        -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS ?= -O2 -g
+# Each area sees only the headers it may use, so the build itself keeps
+# the dependencies one way: cmd -> analyze -> model <- formats, and
+# sampler-core -> model.  formats/model/ is the profile model and its
+# machinery (context and errors, interning, the stack tree, I/O, the format
+# table, the diff transform); formats/util/ what several formats share.
+INC_MODEL = -Iformats/model
+INC = $(INC_MODEL) -Iformats/util -Iformats -Ianalyze -Isampler-core
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) \
-	     -I$(BUILD) -Iformats -Ianalyze -Isampler-core $(PKG_CFLAGS)
+	     -I$(BUILD) $(INC) $(PKG_CFLAGS)
 ALL_LDFLAGS = $(LDFLAGS) $(SANFLAGS)
 LIBS = $(PKG_LIBS) -lm -lpthread
 
-LIB_SRC = $(sort $(wildcard formats/*.c analyze/*.c sampler-core/*.c))
+LIB_SRC = $(sort $(wildcard formats/model/*.c formats/util/*.c formats/*.c \
+	    analyze/*.c sampler-core/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(BUILD)/%.o)
-CLI_OBJ = $(BUILD)/cmd/cli.o
+CLI_OBJ = $(BUILD)/cmd/cli.o $(BUILD)/cmd/opt.o
 PROGS = sfconv sfanalyze sfcapture
 PROG_BIN = $(PROGS:%=$(BIN)/%)
 UNIT_SRC = $(sort $(wildcard tests/unit/t_*.c))
@@ -55,7 +63,13 @@ $(BUILD)/table.gen.h: $(FMT_SRC) Makefile
 	@sed -n 's/^const struct sf_format sf_format_\([a-z0-9_]*\) =.*/SF_FORMAT(\1)/p' \
 		$(FMT_SRC) | LC_ALL=C sort > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/formats/format.o: $(BUILD)/table.gen.h
+$(BUILD)/formats/model/format.o: $(BUILD)/table.gen.h
+
+$(BUILD)/formats/model/%.o: INC = $(INC_MODEL)
+$(BUILD)/formats/util/%.o $(BUILD)/formats/%.o: \
+	INC = $(INC_MODEL) -Iformats/util
+$(BUILD)/analyze/%.o: INC = $(INC_MODEL) -Ianalyze
+$(BUILD)/sampler-core/%.o: INC = $(INC_MODEL) -Isampler-core
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -78,7 +92,7 @@ unit-tests: $(UNIT_BIN)
 # The replay driver includes the fuzz target's source.
 $(BUILD)/tests/t_fuzz_replay: tests/fuzz/fuzz_read.c
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/cmd/*.d
+-include $(LIB_OBJ:.o=.d) $(wildcard $(BUILD)/cmd/*.d)
 
 # Install missing Debian packages (apt-get; sudo when not root).
 deps:
@@ -134,7 +148,7 @@ fuzz-build: $(BIN)/sfconv
 	  $(FUZZ_BUILD)/libsftools.a $(FUZZ_BUILD)/table.gen.h
 	@for f in $$($(BIN)/sfconv --list-formats | awk '$$2 ~ /^r/ {print $$1}') detect; do \
 	  clang -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer \
-	    $(FUZZ_SAN) -fsanitize=fuzzer -I$(FUZZ_BUILD) -Iformats \
+	    $(FUZZ_SAN) -fsanitize=fuzzer -I$(FUZZ_BUILD) $(INC) \
 	    $(PKG_CFLAGS) -DFUZZ_FORMAT="\"$$f\"" tests/fuzz/fuzz_read.c \
 	    $(FUZZ_BUILD)/libsftools.a $(LIBS) -o $(FUZZ_BUILD)/fuzz_$$f \
 	    || exit 1; \
@@ -148,17 +162,23 @@ fuzz:
 bench: all
 	@sh bench/run.sh
 
+# The public headers of the three library areas: the model, the analyses
+# and the capture engine.  They include each other by bare name, so they
+# install side by side under include/sftools/.
+PUBLIC_H = formats/model/sf.h formats/model/profile.h formats/model/io.h \
+	   formats/model/format.h formats/model/diff.h analyze/analyze.h \
+	   sampler-core/capture.h
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
 	  $(DESTDIR)$(PREFIX)/include/sftools \
 	  $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(PROG_BIN) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(BUILD)/libsftools.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 formats/sf.h formats/profile.h formats/io.h \
-	  formats/format.h $(DESTDIR)$(PREFIX)/include/sftools/
+	install -m 644 $(PUBLIC_H) $(DESTDIR)$(PREFIX)/include/sftools/
 	install -m 644 $(wildcard docs/*.1) \
 	  $(DESTDIR)$(PREFIX)/share/man/man1/
-	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/^#define SF_VERSION "\(.*\)"/\1/p' formats/sf.h)|g' \
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(shell sed -n 's/^#define SF_VERSION "\(.*\)"/\1/p' formats/model/sf.h)|g' \
 	  -e 's|@REQUIRES@|$(PKGS)|g' sftools.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/sftools.pc
 

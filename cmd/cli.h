@@ -10,7 +10,7 @@
 #ifndef SF_CLI_H
 #define SF_CLI_H
 
-#include "../formats/format.h"
+#include "format.h"
 
 #include <stdbool.h>
 

@@ -1,7 +1,7 @@
 /* sfanalyze - reports from sampled call stacks: call tree, flat table,
  * call graph, diff. */
 #include "cli.h"
-#include "../analyze/analyze.h"
+#include "analyze.h"
 
 #include <regex.h>
 #include <stdio.h>

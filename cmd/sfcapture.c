@@ -3,6 +3,7 @@
  * writes.  The engine is sampler-core/capture.h; this file parses the
  * command line, starts a command when asked, shows progress and writes. */
 #include "cli.h"
+#include "opt.h"
 #include "capture.h"
 
 #include <errno.h>
@@ -18,9 +19,38 @@
 
 static volatile int stop_flag;
 
-static void usage(FILE *f)
+enum {
+	K_THREADS = CLI_KEY, K_ON_CPU, K_ALL_STOP, K_UNWIND, K_STACK_BYTES,
+	K_STACK_FRAMES, K_LINES, K_NO_DEMANGLE
+};
+
+static const struct cli_opt opts[] = {
+	{ "pid", 'p', "PID", "process to sample" },
+	{ "frequency", 'F', "HZ", "samples per second per thread (default 100)" },
+	{ "duration", 'd', "SECS", "stop after SECS seconds (fractions allowed)" },
+	{ "output", 'o', "FILE", "output file; '-' is standard output (default\n"
+	  "sfcapture-PID.trace, Sampler format)" },
+	{ "to", 't', "FORMAT", "output format (default: by the -o extension)" },
+	{ "gzip", 'z', NULL, "compress the output (implied by -o NAME.gz)" },
+	{ "threads", K_THREADS, "TID,...", "sample only these threads" },
+	{ "on-cpu", K_ON_CPU, NULL, "keep only samples of running threads (state R)" },
+	{ "all-stop", K_ALL_STOP, NULL, "stop all threads, then sample them (consistent\n"
+	  "snapshot; the whole process pauses longer)" },
+	{ "unwind", K_UNWIND, "dwarf|fp", "DWARF CFI through libdw (default) or frame\n"
+	  "pointers (fast, loses callers of leaf and libc\nframes)" },
+	{ "stack-bytes", K_STACK_BYTES, "N", "stack copied per sample (default 32K, max 256K)" },
+	{ "stack-frames", K_STACK_FRAMES, "N", "frames kept per stack (default 512)" },
+	{ "lines", K_LINES, NULL, "add source file and line to frames (slower)" },
+	{ "no-demangle", K_NO_DEMANGLE, NULL, "keep C++ names mangled" },
+	{ "quiet", 'q', NULL, "no progress, summary or warnings" },
+	{ "help", 'h', NULL, "this help" },
+	{ "version", 'V', NULL, "the version" },
+	CLI_OPT_END
+};
+
+static void usage(const struct cli_getopt *g)
 {
-	fprintf(f,
+	printf(
 "Usage: sfcapture -p PID [OPTIONS]\n"
 "       sfcapture [OPTIONS] -- CMD [ARGS...]\n"
 "Sample the call stacks of every thread of a running process (or of CMD,\n"
@@ -28,28 +58,9 @@ static void usage(FILE *f)
 "Ctrl-C, the end of -d, or the exit of the target.  The target is stopped\n"
 "one thread at a time for a few microseconds per sample and never left\n"
 "stopped or traced.\n"
-"\n"
-"  -p, --pid PID          process to sample\n"
-"  -F, --frequency HZ     samples per second per thread (default 100)\n"
-"  -d, --duration SECS    stop after SECS seconds (fractions allowed)\n"
-"  -o, --output FILE      output file; '-' is standard output (default\n"
-"                         sfcapture-PID.trace, Sampler format)\n"
-"  -t, --to FORMAT        output format (default: by the -o extension)\n"
-"  -z, --gzip             compress the output (implied by -o NAME.gz)\n"
-"      --threads TID,...  sample only these threads\n"
-"      --on-cpu           keep only samples of running threads (state R)\n"
-"      --all-stop         stop all threads, then sample them (consistent\n"
-"                         snapshot; the whole process pauses longer)\n"
-"      --unwind=dwarf|fp  DWARF CFI through libdw (default) or frame\n"
-"                         pointers (fast, loses callers of leaf and libc\n"
-"                         frames)\n"
-"      --stack-bytes N    stack copied per sample (default 32K, max 256K)\n"
-"      --max-frames N     frames kept per stack (default 512)\n"
-"      --lines            add source file and line to frames (slower)\n"
-"      --no-demangle      keep C++ names mangled\n"
-"  -q, --quiet            no progress, summary or warnings\n"
-"  -h, --help             this help\n"
-"  -V, --version          the version\n"
+"\n");
+	cli_getopt_help(g, stdout);
+	printf(
 "\n"
 "Each sample records the thread (id and name), the time, the thread's\n"
 "state read from /proc before stopping it (label \"state\": running,\n"
@@ -58,9 +69,6 @@ static void usage(FILE *f)
 "few others return EINTR to the program once per sample (see\n"
 "sfcapture(1)).  With -- CMD, a command still running at the end of -d\n"
 "is sent SIGTERM.\n"
-"\n");
-	cli_common_help(f, false, true);
-	fprintf(f,
 "\n"
 "Exit status: 0 success, 1 the target cannot be sampled (no such process,\n"
 "permission, another tracer), 2 usage error, 3 I/O error.\n"
@@ -216,25 +224,6 @@ static void hottest(const struct sf_profile *p)
 	}
 }
 
-/* -x VALUE, --long VALUE or --long=VALUE.  True when argv[*i] is the
- * option; *val is its argument, NULL when missing. */
-static bool opt(const char *shrt, const char *lng, int argc, char **argv,
-		int *i, const char **val)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(lng);
-
-	if (!strncmp(a, lng, n) && a[n] == '=') {
-		*val = a + n + 1;
-		return true;
-	}
-	if ((shrt && !strcmp(a, shrt)) || !strcmp(a, lng)) {
-		*val = *i + 1 < argc ? argv[++*i] : NULL;
-		return true;
-	}
-	return false;
-}
-
 static int positive(const char *a, const char *v, double *out)
 {
 	char *end;
@@ -251,122 +240,129 @@ static int positive(const char *a, const char *v, double *out)
 int main(int argc, char **argv)
 {
 	struct sf_ctx ctx;
-	struct cli_common common = { 0 };
+	struct cli_getopt g;
 	struct sfc_options o;
-	const char *outpath = NULL, *to = NULL;
+	const char *outpath = NULL, *to = NULL, *val;
 	char **cmd = NULL, defpath[64];
 	pid_t *tids = NULL;
 	bool gzip = false, launched = false;
 	double v;
-	int status = EXIT_OK, rc;
+	int status = EXIT_OK, rc, c;
+	struct sfc_session *s = NULL;
+	struct sf_profile *p = NULL;
+	struct sf_output *out = NULL;
 
 	cli_prog = "sfcapture";
 	sf_ctx_init(&ctx);
 	sfc_options_init(&o);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *val = NULL;
-#define ARG(s, l) (!strcmp(a, s) || !strcmp(a, l))
-#define OPT(s, l) opt(s, l, argc, argv, &i, &val)
-		if (!strcmp(a, "--")) {
-			cmd = argv + i + 1;
-			if (!*cmd) {
-				cli_msg("'--' needs a command to run");
-				return EXIT_USAGE;
-			}
-			break;
-		} else if (ARG("-h", "--help")) {
-			usage(stdout);
-			return EXIT_OK;
-		} else if (ARG("-V", "--version")) {
+	if (cli_getopt_init(&g, opts, CLI_WRITE, &ctx)) {
+		status = EXIT_USAGE;
+		goto done;
+	}
+	while ((c = cli_getopt_next(&g, argc, argv, &val)) != -1) {
+		const char *a = argv[g.optind - 1];
+		switch (c) {
+		case CLI_ARG:
+			cli_msg("unexpected argument '%s' (a command to run "
+				"goes after '--')", val);
+			goto usage_error;
+		case 'h':
+			usage(&g);
+			goto done;
+		case 'V':
 			printf("sfcapture (sftools) %s\n", SF_VERSION);
-			return EXIT_OK;
-		} else if (OPT("-p", "--pid")) {
+			goto done;
+		case 'p':
 			if (positive(a, val, &v) || v != (pid_t)v)
-				return EXIT_USAGE;
+				goto usage_error;
 			o.pid = (pid_t)v;
-		} else if (OPT("-F", "--frequency")) {
+			break;
+		case 'F':
 			if (positive(a, val, &v))
-				return EXIT_USAGE;
+				goto usage_error;
 			o.hz = v;
-		} else if (OPT("-d", "--duration")) {
+			break;
+		case 'd':
 			if (positive(a, val, &v))
-				return EXIT_USAGE;
+				goto usage_error;
 			o.duration_ns = (int64_t)(v * 1e9);
-		} else if (OPT("-o", "--output")) {
-			if (!val)
-				goto needs_arg;
+			break;
+		case 'o':
 			outpath = val;
-		} else if (OPT("-t", "--to")) {
-			if (!val)
-				goto needs_arg;
+			break;
+		case 't':
 			to = val;
-		} else if (OPT(NULL, "--threads")) {
-			if (!val || parse_tids(val, &tids, &o.ntids)) {
+			break;
+		case 'z':
+			gzip = true;
+			break;
+		case 'q':
+			cli_quiet = 1;
+			break;
+		case K_THREADS:
+			if (parse_tids(val, &tids, &o.ntids)) {
 				cli_msg("option '--threads' needs thread ids "
 					"separated by commas");
-				return EXIT_USAGE;
+				goto usage_error;
 			}
 			o.tids = tids;
-		} else if (OPT(NULL, "--stack-bytes")) {
+			break;
+		case K_STACK_BYTES: {
 			char *end;
-			unsigned long long n = val ? strtoull(val, &end, 10) : 0;
-			if (val && (*end == 'k' || *end == 'K'))
+			unsigned long long n = strtoull(val, &end, 10);
+			if (*end == 'k' || *end == 'K')
 				n <<= 10, end++;
-			if (!val || *end || n < 4096 || n > 256 * 1024) {
+			if (*end || n < 4096 || n > 256 * 1024) {
 				cli_msg("option '--stack-bytes' needs a size "
 					"from 4K to 256K");
-				return EXIT_USAGE;
+				goto usage_error;
 			}
 			o.stack_bytes = (size_t)n;
-		} else if (OPT(NULL, "--max-frames")) {
-			if (positive(a, val, &v) || v > 65536)
-				return EXIT_USAGE;
+			break;
+		}
+		case K_STACK_FRAMES:
+			if (positive("--stack-frames", val, &v) || v > 65536)
+				goto usage_error;
 			o.max_frames = (unsigned)v;
-		} else if (OPT(NULL, "--unwind")) {
-			if (val && !strcmp(val, "fp"))
+			break;
+		case K_UNWIND:
+			if (!strcmp(val, "fp"))
 				o.unwind = SFC_UNWIND_FP;
-			else if (val && !strcmp(val, "dwarf"))
+			else if (!strcmp(val, "dwarf"))
 				o.unwind = SFC_UNWIND_DWARF;
 			else {
 				cli_msg("option '--unwind' needs 'dwarf' or "
 					"'fp'");
-				return EXIT_USAGE;
+				goto usage_error;
 			}
-		} else if (!strcmp(a, "--on-cpu")) {
+			break;
+		case K_ON_CPU:
 			o.on_cpu = true;
-		} else if (!strcmp(a, "--all-stop")) {
+			break;
+		case K_ALL_STOP:
 			o.all_stop = true;
-		} else if (!strcmp(a, "--lines")) {
+			break;
+		case K_LINES:
 			o.source_lines = true;
-		} else if (!strcmp(a, "--no-demangle")) {
+			break;
+		case K_NO_DEMANGLE:
 			o.no_demangle = true;
-		} else if (ARG("-z", "--gzip")) {
-			gzip = true;
-		} else if (ARG("-q", "--quiet")) {
-			cli_quiet = 1;
-		} else {
-			int r = cli_common_option(&ctx, &common, argc, argv,
-						  &i);
-			if (r < 0)
-				return EXIT_USAGE;
-			if (r == 0) {
-				cli_msg("unknown option '%s' (see --help)", a);
-				return EXIT_USAGE;
-			}
+			break;
+		default:
+			goto usage_error;
 		}
-		continue;
-needs_arg:
-		cli_msg("option '%s' needs an argument", a);
-		return EXIT_USAGE;
-#undef ARG
-#undef OPT
+	}
+	if (g.optind < argc && !strcmp(argv[g.optind - 1], "--"))
+		cmd = argv + g.optind;
+	else if (g.optind > 1 && !strcmp(argv[g.optind - 1], "--")) {
+		cli_msg("'--' needs a command to run");
+		goto usage_error;
 	}
 	if (!o.pid == !cmd) {
 		cli_msg(o.pid ? "give either -p PID or -- CMD, not both"
 			      : "nothing to sample: give -p PID or -- CMD "
 				"(see --help)");
-		return EXIT_USAGE;
+		goto usage_error;
 	}
 
 	const struct sf_format *fmt = NULL;
@@ -375,13 +371,13 @@ needs_arg:
 		if (!fmt || !fmt->write) {
 			cli_msg("unknown output format '%s' "
 				"(sfconv --list-formats shows the formats)", to);
-			return EXIT_USAGE;
+			goto usage_error;
 		}
 	} else if (outpath && strcmp(outpath, "-")) {
 		if (!(fmt = sf_format_by_path(outpath, true))) {
 			cli_msg("cannot tell the output format from '%s'; "
 				"use --to", outpath);
-			return EXIT_USAGE;
+			goto usage_error;
 		}
 	} else if (!outpath) {
 		/* the default output is a Sampler trace, like macOS sample */
@@ -398,7 +394,7 @@ needs_arg:
 	    isatty(1)) {
 		cli_msg("refusing to write %s output to a terminal; use -o "
 			"or a pipe", gzip ? "compressed" : fmt->name);
-		return EXIT_USAGE;
+		goto usage_error;
 	}
 
 	/* SIGINT/SIGTERM/SIGHUP end the capture (no SA_RESTART, so waits
@@ -413,14 +409,13 @@ needs_arg:
 	signal(SIGPIPE, SIG_IGN);
 
 	if (cmd) {
-		if ((o.pid = launch(cmd)) < 0)
-			return EXIT_INPUT;
+		if ((o.pid = launch(cmd)) < 0) {
+			status = EXIT_INPUT;
+			goto done;
+		}
 		o.is_child = true;
 		launched = true;
 	}
-	struct sfc_session *s = NULL;
-	struct sf_profile *p = NULL;
-	struct sf_output *out = NULL;
 	if ((rc = sfc_open(&s, &ctx, &o))) {
 		int st;
 		if (launched && waitpid(o.pid, &st, WNOHANG) == o.pid) {
@@ -493,6 +488,9 @@ needs_arg:
 	if (cli_close_stdout(outpath))
 		status = EXIT_IO;
 	goto done;
+usage_error:
+	status = EXIT_USAGE;
+	goto done;
 fail:
 	cli_warnings(&ctx);
 	status = cli_fail(&ctx);
@@ -502,6 +500,7 @@ done:
 	sfc_close(s);
 	sf_profile_free(p);
 	sf_ctx_free(&ctx);
+	cli_getopt_free(&g);
 	free(tids);
 	return status;
 }

@@ -1,6 +1,6 @@
 /* sfconv - convert sampled call stacks between formats. */
 #include "cli.h"
-#include "../analyze/diff.h"
+#include "diff.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -17,7 +17,7 @@
  * order, ours is sorted.
  */
 #include "text.h"
-#include "../analyze/diff.h"
+#include "diff.h"
 
 #include <math.h>
 #include <stdlib.h>

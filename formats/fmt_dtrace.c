@@ -18,7 +18,7 @@
  * stored in the frame's module field.  One sample type: ("samples",
  * "count"), the aggregation's value.  No threads, no time.
  */
-#include "peerfix.h"
+#include "rustsym.h"
 #include "text.h"
 
 #include <stdlib.h>

@@ -18,7 +18,7 @@
  * (its frames are parsed once), and a whole stack seen before is one hash
  * of its frame ids in the stack cache.  No allocation per sample.
  */
-#include "peerfix.h"
+#include "rustsym.h"
 #include "text.h"
 
 #include <ctype.h>

@@ -34,7 +34,7 @@
  * cannot carry are written with U+FFFD in their place.
  */
 #include "format.h"
-#include "../analyze/diff.h"
+#include "diff.h"
 
 #include <libxml/chvalid.h>
 #include <libxml/xmlwriter.h>

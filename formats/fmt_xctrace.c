@@ -25,7 +25,7 @@
  * a backtrace (<sentinel/>) are skipped.  Lost: core, thread state and the
  * other columns.
  */
-#include "peerfix.h"
+#include "rustsym.h"
 #include "text.h"
 
 #include <libxml/xmlreader.h>

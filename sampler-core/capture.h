@@ -2,7 +2,7 @@
  * capture.h - the capture engine behind sfcapture: sample every thread of
  * a live process with ptrace, unwind the copies with DWARF CFI (libdw) or
  * frame pointers, symbolize once at the end, and emit the samples into a
- * profile (formats/profile.h).  It knows no file format, never prints and
+ * profile (formats/model/profile.h).  It knows no file format, never prints and
  * never exits.
  *
  * One tick (every 1/hz seconds on an absolute CLOCK_MONOTONIC schedule):

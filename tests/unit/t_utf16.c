@@ -1,4 +1,4 @@
-/* UTF-16 -> UTF-8 transcoding (formats/utf16.c).  Expected bytes are the
+/* UTF-16 -> UTF-8 transcoding (formats/util/utf16.c).  Expected bytes are the
  * UTF-8 encodings from the Unicode tables, written by hand. */
 #include "unit.h"
 #include "utf16.h"

@@ -1,5 +1,5 @@
 /*
- * fmt_sampler.c - Apple Sampler / Shark traces ("@supersamplerV1.0"), the
+ * fmt_supersampler.c - Apple Sampler / Shark traces ("@supersamplerV1.0"), the
  * format /work/shared/spec/sampler.md describes (docs/formats.d/sampler.md
  * for users).
  *

@@ -2,7 +2,7 @@
  * xctrace readers; expectations are inferno's documented examples and the
  * legacy mangling's escape table. */
 #include "unit.h"
-#include "peerfix.h"
+#include "rustsym.h"
 
 #include <stdlib.h>
 

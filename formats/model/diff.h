@@ -32,7 +32,7 @@
 #ifndef SF_DIFF_H
 #define SF_DIFF_H
 
-#include "../formats/profile.h"
+#include "profile.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,5 +1,5 @@
 /*
- * fmt_sample.c - the call graph of macOS `sample` (and Activity Monitor's
+ * fmt_macos_sample.c - the call graph of macOS `sample` (and Activity Monitor's
  * "Sample Process"):
  *
  *     Call graph:
@@ -30,7 +30,7 @@
  * the "Process:" header line).  One sample type ("samples", "count"); the
  * sampling interval of the first line is kept as the period.
  */
-#include "peerfix.h"
+#include "rustsym.h"
 #include "text.h"
 
 #include <stdlib.h>
