@@ -19,6 +19,8 @@ struct arena_block {
 struct stack_kin {
 	uint32_t first;   /* first child, 0 = none, or KIN_HASHED */
 	uint32_t next;    /* next sibling, 0 = none */
+	uint32_t frame;   /* = the stack's frame: a sibling walk reads one
+			   * array, not two */
 };
 
 struct sf_profile_internal {
@@ -435,7 +437,7 @@ int sf_profile_frame_named(struct sf_profile *p, struct sf_ctx *ctx,
  * cache miss per frame (a quarter of `sfanalyze --callgraph` on 20,000
  * random stacks, issue #18).  Stack ids, and so every output, do not
  * depend on the index. */
-#define KIN_LIST 8
+#define KIN_LIST 4
 #define KIN_HASHED UINT32_MAX
 
 struct stackkey {
@@ -460,7 +462,7 @@ static bool kin_link(struct sf_profile *p, uint32_t id, uint32_t nkids)
 	uint32_t parent = st[id].parent;
 	struct stack_kin *pk = &in->kin[parent];
 
-	in->kin[id] = (struct stack_kin){ 0, 0 };
+	in->kin[id] = (struct stack_kin){ 0, 0, st[id].frame };
 	if (pk->first != KIN_HASHED && nkids < KIN_LIST) {
 		in->kin[id].next = pk->first;
 		pk->first = id;
@@ -487,7 +489,7 @@ static bool kin_rebuild(struct sf_profile *p)
 	if (grow((void **)&in->kin, &cap, p->d.nstacks, sizeof(*in->kin)))
 		return false;
 	in->cap_kin = cap;
-	in->kin[0] = (struct stack_kin){ 0, 0 };
+	in->kin[0] = (struct stack_kin){ 0, 0, 0 };
 	for (size_t i = 1; i < p->d.nstacks; i++) {
 		uint32_t n = 0, first = in->kin[p->d.stacks[i].parent].first;
 		if (first != KIN_HASHED)
@@ -525,7 +527,7 @@ int sf_profile_stack_push(struct sf_profile *p, struct sf_ctx *ctx,
 			}
 		} else {
 			for (; c; c = in->kin[c].next, nkids++) {
-				if (p->d.stacks[c].frame == frame) {
+				if (in->kin[c].frame == frame) {
 					*out = c;
 					return 0;
 				}
