@@ -169,7 +169,8 @@ bench: all
 # and the capture engine.  They include each other by bare name, so they
 # install side by side under include/sftools/.
 PUBLIC_H = formats/model/sf.h formats/model/profile.h formats/model/io.h \
-	   formats/model/format.h formats/model/diff.h analyze/analyze.h \
+	   formats/model/format.h formats/model/diff.h formats/model/load.h \
+	   formats/model/save.h analyze/analyze.h \
 	   sampler-core/capture.h
 
 install: all

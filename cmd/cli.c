@@ -11,7 +11,6 @@
 
 const char *cli_prog = "sftools";
 int cli_quiet;
-bool cli_fold_exact;
 volatile int cli_interrupted;
 
 void cli_msg(const char *fmt, ...)
@@ -89,59 +88,35 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
-void cli_signals(void)
+void cli_signals_call(void (*handler)(int))
 {
 	struct sigaction sa;
 
+	/* no SA_RESTART: a wait in progress wakes up */
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
+	sa.sa_handler = handler;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
+
+void cli_signals(void)
+{
+	cli_signals_call(on_signal);
 	/* past `ulimit -f` a write fails with EFBIG (exit 3, temporary file
 	 * removed) instead of the signal killing us with the file left */
 	signal(SIGXFSZ, SIG_IGN);
 }
 
-int cli_load(struct sf_ctx *ctx, const struct sf_format *from,
-	     char **inputs, int n, bool aggregate, struct sf_profile **out)
+int cli_refuse_terminal(const struct sf_save *s)
 {
-	struct sf_profile *p;
-	int rc;
-	char *stdin_only[] = { "-" };
-
-	if ((rc = sf_profile_new(&p, ctx)))
-		return rc;
-	sf_profile_set_aggregate(p, aggregate);
-	sf_profile_set_fold_exact(p, cli_fold_exact);
-	if (n == 0) {
-		inputs = stdin_only;
-		n = 1;
+	if ((s->format->binary || s->gzip) &&
+	    (!s->path || !strcmp(s->path, "-")) && isatty(1)) {
+		cli_msg("refusing to write %s output to a terminal; use -o "
+			"or a pipe", s->gzip ? "compressed" : s->format->name);
+		return EXIT_USAGE;
 	}
-	for (int i = 0; i < n; i++) {
-		struct sf_input *in;
-		sf_profile_begin_input(p, (uint32_t)i);
-		if ((rc = sf_input_open(&in, ctx, inputs[i])))
-			break;
-		const struct sf_format *fmt = from;
-		if (!fmt && (rc = sf_format_detect(&fmt, in, ctx, inputs[i]))) {
-			sf_input_close(in);
-			break;
-		}
-		rc = sf_read(p, fmt, in, ctx);
-		if (rc && !ctx->err.source[0])
-			snprintf(ctx->err.source, sizeof(ctx->err.source),
-				 "%s", sf_input_name(in));
-		sf_input_close(in);
-		if (rc)
-			break;
-	}
-	if (rc) {
-		sf_profile_free(p);
-		return rc;
-	}
-	*out = p;
-	return 0;
+	return EXIT_OK;
 }

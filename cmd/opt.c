@@ -422,6 +422,14 @@ void cli_getopt_help(const struct cli_getopt *g, FILE *f)
 	}
 }
 
+const char *cli_getopt_name(const struct cli_getopt *g, int key)
+{
+	for (const struct cli_opt *o = g->opts; o->name || o->help; o++)
+		if (o->name && o->key == key)
+			return o->name;
+	return NULL;
+}
+
 void cli_getopt_free(struct cli_getopt *g)
 {
 	free(g->longopts);

@@ -97,6 +97,9 @@ int cli_getopt_init(struct cli_getopt *g, const struct cli_opt *opts,
  * format). */
 int cli_getopt_next(struct cli_getopt *g, int argc, char **argv,
 		    const char **arg);
+/* The long name of the program's option `key` (its first entry), or
+ * NULL: for a program that hands option values on by name. */
+const char *cli_getopt_name(const struct cli_getopt *g, int key);
 /* The option part of --help: the program's table, then the shared
  * options of its sets, each option once. */
 void cli_getopt_help(const struct cli_getopt *g, FILE *f);

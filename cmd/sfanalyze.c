@@ -3,14 +3,13 @@
 #include "cli.h"
 #include "opt.h"
 #include "analyze.h"
+#include "load.h"
 
 #include <malloc.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum report { R_TREE, R_FLAT, R_CALLGRAPH, R_DIFF };
 
 enum {
 	K_TREE = CLI_KEY, K_FLAT, K_CALLGRAPH, K_DIFF, K_JSON, K_INVERTED,
@@ -90,20 +89,11 @@ static void usage(const struct cli_getopt *g)
 }
 
 struct opts {
-	enum report report;
-	const char *outpath;
-	bool json, per_thread;
-	bool saw_tree, diff_tree;   /* --diff --tree: differential tree */
-	struct sf_an_filter filter;
-	struct sf_an_tree_opts tree;
-	struct sf_an_flat_opts flat;
-	struct sf_an_diff_opts diff;
-	const char *sample_type;
-};
-
-struct regexes {
-	regex_t *focus, *ignore, *hide;
-	size_t nfocus, nignore, nhide;
+	struct sf_an_report_opts r;
+	const char *outpath, *sample_type;
+	const char **threads;       /* --thread, argc long */
+	regex_t *re[3];             /* --focus, --ignore, --hide */
+	size_t nre[3];
 };
 
 static int add_regex(regex_t **list, size_t *n, const char *re)
@@ -124,232 +114,89 @@ static int add_regex(regex_t **list, size_t *n, const char *re)
 	return 0;
 }
 
-static int pick_type(const struct sf_profile *p, const char *want,
-		     uint32_t *out)
-{
-	if (!want) {
-		*out = p->d.meta.default_type < p->d.ntypes ?
-			       p->d.meta.default_type : 0;
-		return 0;
-	}
-	for (size_t i = 0; i < p->d.ntypes; i++) {
-		if (!strcmp(p->d.types[i].type, want)) {
-			*out = (uint32_t)i;
-			return 0;
-		}
-	}
-	char *end;
-	unsigned long v = strtoul(want, &end, 10);
-	if (*want && !*end && v < p->d.ntypes) {
-		*out = (uint32_t)v;
-		return 0;
-	}
-	cli_msg("--sample-type '%s': the input has no such sample type", want);
-	return EXIT_USAGE;
-}
-
-/* One report of view v. */
-static int report(struct sf_output *o, const struct sf_an_view *v,
-		  const struct opts *op, struct sf_ctx *ctx)
-{
-	struct sf_an_cg *g;
-	int rc;
-
-	switch (op->report) {
-	case R_FLAT:
-		return sf_an_flat(o, v, &op->flat, ctx);
-	case R_CALLGRAPH:
-		if ((rc = sf_an_cg_build(&g, v, ctx)))
-			return rc;
-		rc = op->json ? sf_an_cg_json(o, g) : sf_an_cg_text(o, g);
-		sf_an_cg_free(g);
-		return rc;
-	default:
-		return sf_an_tree(o, v, &op->tree, ctx);
-	}
-}
-
-static int run(struct sf_output *o, struct sf_profile *p, struct opts *op,
-	       struct sf_ctx *ctx)
-{
-	struct sf_an_view *v;
-	int rc;
-
-	if (!op->per_thread) {
-		if ((rc = sf_an_view_build(&v, p, &op->filter, NULL, ctx)))
-			return rc;
-		rc = report(o, v, op, ctx);
-		if (op->json)
-			sf_output_putc(o, '\n');
-		sf_an_view_free(v);
-		return rc;
-	}
-	struct sf_an_thread *th;
-	size_t n;
-	if ((rc = sf_an_threads(&th, &n, p, &op->filter, ctx)))
-		return rc;
-	if (op->json)
-		sf_output_putc(o, '{');
-	for (size_t i = 0; i < n && !rc; i++) {
-		char key[160];
-		/* labels can repeat (two inputs, same tid): number repeats */
-		int dup = 1;
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(th[j].label, th[i].label))
-				dup++;
-		if (dup > 1)
-			snprintf(key, sizeof(key), "%s (%d)", th[i].label, dup);
-		else
-			snprintf(key, sizeof(key), "%s", th[i].label);
-		if (op->json) {
-			sf_output_puts(o, i ? ",\n" : "\n");
-			sf_an_put_json_str(o, key);
-			sf_output_putc(o, ':');
-		} else {
-			sf_output_printf(o, "%s== thread %s (id %lld) ==\n",
-					 i ? "\n" : "", key,
-					 (long long)th[i].id);
-		}
-		if ((rc = sf_an_view_build(&v, p, &op->filter, &th[i].id,
-					   ctx)))
-			break;
-		rc = report(o, v, op, ctx);
-		sf_an_view_free(v);
-	}
-	if (op->json && !rc)
-		sf_output_puts(o, "}\n");
-	free(th);
-	return rc;
-}
-
-static int load(struct sf_ctx *ctx, const struct sf_format *from, char **in,
-		int n, bool aggregate, struct sf_profile **p)
-{
-	if (cli_load(ctx, from, in, n, aggregate, p)) {
-		cli_warnings(ctx);
-		return cli_fail(ctx);
-	}
-	return 0;
-}
-
-static int bad_value(const char *name, const char *val)
-{
-	cli_msg("option '--%s': bad value '%s'", name, val);
-	return EXIT_USAGE;
-}
-
 /* One option of the table (not -h, -V, or an input). */
-static int option(struct opts *op, int c, const char *val, const char **threads,
-		  struct regexes *re)
+static int option(struct opts *op, const struct cli_getopt *g, int c,
+		  const char *val, struct sf_ctx *ctx)
 {
-	char *end;
+	struct sf_an_report_opts *r = &op->r;
 
 	switch (c) {
 	case K_TREE:
-		op->saw_tree = true;
-		if (op->report == R_DIFF)
-			op->diff_tree = true;
-		else
-			op->report = R_TREE;
+		/* --diff --tree and --tree --diff: the differential tree */
+		if (r->kind != SF_AN_DIFF)
+			r->kind = SF_AN_TREE;
+		r->diff_tree = true;
 		return 0;
-	case K_FLAT:
-		op->report = R_FLAT;
-		return 0;
-	case K_CALLGRAPH:
-		op->report = R_CALLGRAPH;
-		return 0;
-	case K_DIFF:
-		op->report = R_DIFF;
-		op->diff_tree = op->saw_tree;
-		return 0;
-	case K_JSON:
-		op->json = true;
-		return 0;
-	case K_INVERTED:
-		op->tree.inverted = true;
-		return 0;
-	case K_PER_THREAD:
-		op->per_thread = true;
-		return 0;
-	case K_COLLAPSE_RECURSION:
-		op->filter.collapse_recursion = true;
-		return 0;
-	case K_TIMESTAMPS:
-		op->filter.timestamps = true;
-		return 0;
-	case K_NO_NORMALIZE:
-		op->diff.normalize = false;
-		return 0;
-	case 'q':
-		cli_quiet = 1;
-		return 0;
-	case 'o':
-		op->outpath = val;
-		return 0;
-	case K_MIN_PERCENT:
-		op->tree.min_percent = strtod(val, &end);
-		if (*end || end == val || !(op->tree.min_percent >= 0) ||
-		    op->tree.min_percent > 100)
-			return bad_value("min-percent", val);
-		return 0;
-	case K_THRESHOLD:
-		op->diff.threshold = strtod(val, &end);
-		if (*end || end == val || !(op->diff.threshold >= 0))
-			return bad_value("threshold", val);
-		return 0;
-	case K_DEPTH: {
-		unsigned long d = strtoul(val, &end, 10);
-		if (*end || end == val || !d || d > UINT32_MAX || val[0] == '-')
-			return bad_value("depth", val);
-		op->tree.max_depth = (uint32_t)d;
-		return 0;
-	}
-	case K_SORT:
-		if (!strcmp(val, "total"))
-			op->flat.by_total = true;
-		else if (!strcmp(val, "self"))
-			op->flat.by_total = false;
-		else
-			return bad_value("sort", val);
-		return 0;
+	case K_FLAT: r->kind = SF_AN_FLAT; return 0;
+	case K_CALLGRAPH: r->kind = SF_AN_CALLGRAPH; return 0;
+	case K_DIFF: r->kind = SF_AN_DIFF; return 0;
+	case K_JSON: r->json = true; return 0;
+	case K_INVERTED: r->tree.inverted = true; return 0;
+	case K_PER_THREAD: r->per_thread = true; return 0;
+	case K_COLLAPSE_RECURSION: r->filter.collapse_recursion = true; return 0;
+	case K_TIMESTAMPS: r->filter.timestamps = true; return 0;
+	case K_NO_NORMALIZE: r->diff.normalize = false; return 0;
+	case 'q': cli_quiet = 1; return 0;
+	case 'o': op->outpath = val; return 0;
+	/* the option parser gave it to the pprof reader too */
+	case K_SAMPLE_TYPE: op->sample_type = val; return 0;
+	case K_THREAD: op->threads[r->filter.nthreads++] = val; return 0;
+	case K_MIN_PERCENT: case K_THRESHOLD: case K_DEPTH: case K_SORT:
 	case K_THREAD_IDS:
-		if (!strcmp(val, "auto"))
-			op->filter.tids = SF_AN_TIDS_AUTO;
-		else if (!strcmp(val, "tid"))
-			op->filter.tids = SF_AN_TIDS_TID;
-		else if (!strcmp(val, "order"))
-			op->filter.tids = SF_AN_TIDS_ORDER;
-		else
-			return bad_value("thread-ids", val);
+		if (sf_an_report_set(r, cli_getopt_name(g, c), val, ctx))
+			return cli_fail(ctx);
 		return 0;
-	case K_SAMPLE_TYPE:
-		/* the option parser gave it to the pprof reader too */
-		op->sample_type = val;
-		return 0;
-	case K_THREAD:
-		threads[op->filter.nthreads++] = val;
-		return 0;
-	case K_FOCUS:
-		return add_regex(&re->focus, &re->nfocus, val);
-	case K_IGNORE:
-		return add_regex(&re->ignore, &re->nignore, val);
-	case K_HIDE:
-		return add_regex(&re->hide, &re->nhide, val);
-	default:
-		return EXIT_USAGE;
+	case K_FOCUS: case K_IGNORE: case K_HIDE:
+		return add_regex(&op->re[c - K_FOCUS], &op->nre[c - K_FOCUS],
+				 val);
+	default: return EXIT_USAGE;
 	}
+}
+
+/* Parse argv into op and the inputs; *nsplit: where NEW starts (--diff). */
+static int parse(struct opts *op, struct cli_getopt *g, int argc, char **argv,
+		 char **inputs, int *ninputs, int *nsplit, struct sf_ctx *ctx)
+{
+	const char *val;
+	int c, status;
+
+	for (;;) {
+		c = cli_getopt_next(g, argc, argv, &val);
+		if (c == -1) {
+			/* the first `--` after --diff splits BASE from NEW
+			 * and options go on; any other ends them */
+			if (g->dashdash && op->r.kind == SF_AN_DIFF &&
+			    *nsplit < 0) {
+				*nsplit = *ninputs;
+				continue;
+			}
+			break;
+		}
+		if (c == CLI_ARG) {
+			inputs[(*ninputs)++] = (char *)val;
+		} else if (c == 'h') {
+			usage(g);
+			return -1;
+		} else if (c == 'V') {
+			printf("sfanalyze (sftools) %s\n", SF_VERSION);
+			return -1;
+		} else if ((status = option(op, g, c, val, ctx))) {
+			return status;
+		}
+	}
+	for (int i = g->optind; i < argc; i++)
+		inputs[(*ninputs)++] = argv[i];
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct sf_ctx ctx;
 	struct cli_getopt g;
-	struct opts op = { 0 };
-	const char *outpath, *val;
+	struct opts op = { .r.diff.normalize = true };
+	struct sf_an_report_opts *r = &op.r;
 	char **inputs = calloc((size_t)argc + 1, sizeof(char *));
-	const char **threads = calloc((size_t)argc + 1, sizeof(char *));
-	struct regexes re = { 0 };
-	int ninputs = 0, nsplit = -1, status = EXIT_OK, c;
+	int ninputs = 0, nsplit = -1, status = EXIT_OK, rc;
 	struct sf_profile *p = NULL, *p2 = NULL;
 
 	/* Large arrays from the heap, kept there when freed: the arrays
@@ -364,64 +211,37 @@ int main(int argc, char **argv)
 	struct sf_output *o = NULL;
 
 	cli_prog = "sfanalyze";
-	cli_fold_exact = true;
 	sf_ctx_init(&ctx);
 	ctx.interrupted = &cli_interrupted;
+	op.threads = calloc((size_t)argc + 1, sizeof(char *));
 	if (cli_getopt_init(&g, opts, CLI_READ, &ctx)) {
 		status = EXIT_USAGE;
 		goto out;
 	}
-	if (!inputs || !threads) {
+	if (!inputs || !op.threads) {
 		status = EXIT_IO;
 		goto out;
 	}
-	op.diff.normalize = true;
-	for (;;) {
-		c = cli_getopt_next(&g, argc, argv, &val);
-		if (c == -1) {
-			/* the first `--` after --diff splits BASE from NEW
-			 * and options go on; any other ends them */
-			if (g.dashdash && op.report == R_DIFF && nsplit < 0) {
-				nsplit = ninputs;
-				continue;
-			}
-			break;
-		}
-		if (c == CLI_ARG) {
-			inputs[ninputs++] = (char *)val;
-		} else if (c == 'h') {
-			usage(&g);
-			goto out;
-		} else if (c == 'V') {
-			printf("sfanalyze (sftools) %s\n", SF_VERSION);
-			goto out;
-		} else if ((status = option(&op, c, val, threads, &re))) {
-			goto out;
-		}
+	if ((status = parse(&op, &g, argc, argv, inputs, &ninputs, &nsplit,
+			    &ctx))) {
+		status = status < 0 ? EXIT_OK : status;
+		goto out;
 	}
-	for (int i = g.optind; i < argc; i++)
-		inputs[ninputs++] = argv[i];
-	outpath = op.outpath;
-	op.tree.json = op.flat.json = op.diff.json = op.json;
-	op.filter.threads = threads;
-	op.filter.focus = re.focus;
-	op.filter.nfocus = re.nfocus;
-	op.filter.ignore = re.ignore;
-	op.filter.nignore = re.nignore;
-	op.filter.hide = re.hide;
-	op.filter.nhide = re.nhide;
-	if (op.report == R_DIFF) {
-		if (nsplit < 1 || nsplit >= ninputs) {
-			cli_msg("--diff needs BASE... -- NEW... (at least one "
-				"input on each side)");
-			status = EXIT_USAGE;
-			goto out;
-		}
-		if (op.per_thread) {
-			cli_msg("--diff does not take --per-thread");
-			status = EXIT_USAGE;
-			goto out;
-		}
+	r->tree.json = r->flat.json = r->diff.json = r->json;
+	r->filter.threads = op.threads;
+	r->filter.focus = op.re[0], r->filter.nfocus = op.nre[0];
+	r->filter.ignore = op.re[1], r->filter.nignore = op.nre[1];
+	r->filter.hide = op.re[2], r->filter.nhide = op.nre[2];
+	if (r->kind == SF_AN_DIFF && (nsplit < 1 || nsplit >= ninputs)) {
+		cli_msg("--diff needs BASE... -- NEW... (at least one input on "
+			"each side)");
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (r->kind == SF_AN_DIFF && r->per_thread) {
+		cli_msg("--diff does not take --per-thread");
+		status = EXIT_USAGE;
+		goto out;
 	}
 
 	cli_signals();
@@ -431,51 +251,33 @@ int main(int argc, char **argv)
 	 * stacks, not samples.  --timestamps needs each sample's time.
 	 * SF_ANALYZE_NO_FOLD=1 loads unfolded (the tests compare both). */
 	const char *nofold = getenv("SF_ANALYZE_NO_FOLD");
-	bool aggregate = !op.filter.timestamps &&
-			 !(nofold && !strcmp(nofold, "1"));
-	if (op.report == R_DIFF) {
-		if ((status = load(&ctx, g.from, inputs, nsplit, aggregate,
-				   &p)) ||
-		    (status = load(&ctx, g.from, inputs + nsplit,
-				   ninputs - nsplit, aggregate, &p2)))
-			goto out;
-	} else if ((status = load(&ctx, g.from, inputs, ninputs, aggregate,
-				  &p))) {
+	struct sf_load_options lo = {
+		.from = g.from, .fold_exact = true,
+		.aggregate = !r->filter.timestamps &&
+			     !(nofold && !strcmp(nofold, "1")),
+	};
+	if (r->kind != SF_AN_DIFF)
+		nsplit = ninputs;
+	rc = sf_load(&p, &ctx, inputs, (size_t)nsplit, &lo);
+	if (!rc && r->kind == SF_AN_DIFF)
+		rc = sf_load(&p2, &ctx, inputs + nsplit,
+			     (size_t)(ninputs - nsplit), &lo);
+	if (rc) {
+		cli_warnings(&ctx);
+		status = cli_fail(&ctx);
 		goto out;
 	}
 	/* loading is over: the analyses only read */
 	sf_profile_trim(p);
 	if (p2)
 		sf_profile_trim(p2);
-	if ((status = pick_type(p, op.sample_type, &op.filter.type)))
-		goto out;
-	if (sf_output_open(&o, &ctx, outpath, false)) {
+	if (sf_an_sample_type(&r->filter.type, p, op.sample_type, &ctx) ||
+	    (p2 && sf_an_sample_type(&r->new_type, p2, op.sample_type, &ctx)) ||
+	    sf_output_open(&o, &ctx, op.outpath, false)) {
 		status = cli_fail(&ctx);
 		goto out;
 	}
-	int rc;
-	if (op.report == R_DIFF) {
-		struct sf_an_view *vb = NULL, *vn = NULL;
-		struct sf_an_filter f2 = op.filter;
-		if ((status = pick_type(p2, op.sample_type, &f2.type))) {
-			sf_output_abort(o);
-			goto out;
-		}
-		rc = sf_an_view_build(&vb, p, &op.filter, NULL, &ctx);
-		if (!rc)
-			rc = sf_an_view_build(&vn, p2, &f2, NULL, &ctx);
-		if (!rc)
-			rc = op.diff_tree ? sf_an_diff_tree(o, vb, vn, &op.diff,
-							    &op.tree, &ctx) :
-					    sf_an_diff(o, vb, vn, &op.diff, &ctx);
-		if (!rc && op.json)
-			sf_output_putc(o, '\n');
-		sf_an_view_free(vb);
-		sf_an_view_free(vn);
-	} else {
-		rc = run(o, p, &op, &ctx);
-	}
-	if (rc) {
+	if ((rc = sf_an_report(o, p, p2, r, &ctx))) {
 		if (!ctx.err.source[0] && ctx.err.code == SF_EIO)
 			snprintf(ctx.err.source, sizeof(ctx.err.source), "%s",
 				 sf_output_name(o));
@@ -484,22 +286,16 @@ int main(int argc, char **argv)
 		rc = sf_output_commit(o, &ctx);
 	}
 	cli_warnings(&ctx);
-	status = rc ? cli_fail(&ctx) : EXIT_OK;
-	if (!rc)
-		status = cli_close_stdout(outpath);
+	status = rc ? cli_fail(&ctx) : cli_close_stdout(op.outpath);
 out:
 	sf_profile_free(p);
 	sf_profile_free(p2);
-	for (size_t k = 0; k < re.nfocus; k++)
-		regfree(&re.focus[k]);
-	for (size_t k = 0; k < re.nignore; k++)
-		regfree(&re.ignore[k]);
-	for (size_t k = 0; k < re.nhide; k++)
-		regfree(&re.hide[k]);
-	free(re.focus);
-	free(re.ignore);
-	free(re.hide);
-	free(threads);
+	for (int l = 0; l < 3; l++) {
+		for (size_t k = 0; k < op.nre[l]; k++)
+			regfree(&op.re[l][k]);
+		free(op.re[l]);
+	}
+	free(op.threads);
 	sf_ctx_free(&ctx);
 	cli_getopt_free(&g);
 	free(inputs);

@@ -2,12 +2,11 @@
 #include "cli.h"
 #include "opt.h"
 #include "diff.h"
+#include "load.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 enum { K_MERGE = CLI_KEY, K_DIFF, K_BASE, K_NORMALIZE, K_STRIP_HEX, K_LIST };
 
@@ -70,48 +69,17 @@ static void list_formats(void)
 	}
 }
 
-/* Say once what the target format cannot hold. */
-static void note_losses(const struct sf_profile *p,
-			const struct sf_format *to)
+/* Say once what the output format cannot hold. */
+static void note_losses(const struct sf_profile *p, const struct sf_format *to)
 {
-	char what[256] = "";
-	size_t n = 0;
-	bool threads = false, weights = false, inl = false, labels = false;
-	bool locs = false;
-	uint32_t t = p->d.meta.default_type;
+	char what[256];
+	unsigned lost = sf_save_losses(to, p);
 
-	if (cli_quiet)
+	if (cli_quiet || !lost)
 		return;
-	for (size_t i = 0; i < p->d.nsamples; i++) {
-		if (p->d.samples[i].thread != SF_NO_THREAD)
-			threads = true;
-		if (p->d.samples[i].labels)
-			labels = true;
-		if (p->d.ntypes && t < p->d.ntypes && sf_weight(p, i, t) != 1)
-			weights = true;
-	}
-	for (size_t i = 0; i < p->d.nframes; i++) {
-		if (p->d.frames[i].flags & SF_FRAME_INLINE)
-			inl = true;
-		if (p->d.frames[i].module || p->d.frames[i].file ||
-		    p->d.frames[i].address != SF_NO_ADDR)
-			locs = true;
-	}
-#define LOSS(cond, cap, word)                                              \
-	if ((cond) && !(to->caps & (cap)))                                 \
-		n += (size_t)snprintf(what + n, sizeof(what) - n, "%s%s",   \
-				      n ? ", " : "", word)
-	LOSS(threads && p->d.nthreads > 0, SF_CAP_THREADS, "threads");
-	LOSS(p->d.has_time, SF_CAP_TIME, "timestamps");
-	LOSS(weights, SF_CAP_WEIGHTS, "weights");
-	LOSS(p->d.ntypes > 1, SF_CAP_TYPES, "extra sample types");
-	LOSS(inl, SF_CAP_INLINE, "inline marks");
-	LOSS(locs, SF_CAP_LOCATIONS, "modules, files and addresses");
-	LOSS(labels, SF_CAP_LABELS, "sample labels");
-#undef LOSS
-	if (n)
-		fprintf(stderr, "%s: note: %s output drops %s\n", cli_prog,
-			to->name, what);
+	sf_save_losses_text(what, sizeof(what), lost);
+	fprintf(stderr, "%s: note: %s output drops %s\n", cli_prog, to->name,
+		what);
 }
 
 int main(int argc, char **argv)
@@ -199,97 +167,51 @@ int main(int argc, char **argv)
 	for (int i = g.optind; i < argc; i++)
 		inputs[ninputs++] = argv[i];
 
-	const struct sf_format *out_fmt = NULL;
-	if (to) {
-		out_fmt = sf_format_by_name(to);
-		if (!out_fmt || !out_fmt->write) {
-			cli_msg("unknown output format '%s' "
-				"(--list-formats shows the formats)", to);
-			status = EXIT_USAGE;
-			goto out;
-		}
-	} else if (outpath && strcmp(outpath, "-")) {
-		struct stat st;
-		out_fmt = sf_format_by_path(outpath, true);
-		if (!out_fmt && !stat(outpath, &st) && !S_ISREG(st.st_mode))
-			out_fmt = sf_format_by_name("collapsed"); /* /dev/null,
-								   * a FIFO */
-		if (!out_fmt) {
-			cli_msg("cannot tell the output format from '%s'; "
-				"use --to", outpath);
-			status = EXIT_USAGE;
-			goto out;
-		}
-	} else {
-		out_fmt = sf_format_by_name(diff ? "difffolded" : "collapsed");
+	struct sf_save save;
+	if (sf_save_pick(&save, &ctx, outpath, to,
+			 diff ? "difffolded" : "collapsed", gzip)) {
+		status = cli_fail(&ctx);
+		goto out;
 	}
 	if ((dopt.normalize || dopt.strip_hex) && !diff) {
 		cli_msg("--normalize and --strip-hex need a comparison "
 			"(--diff BASE NEW or --base FILE)");
-		{ status = EXIT_USAGE; goto out; }
+		status = EXIT_USAGE;
+		goto out;
 	}
 	if (diff && !ninputs) {
 		cli_msg("--base needs the NEW inputs too (or use --diff "
 			"BASE NEW)");
-		{ status = EXIT_USAGE; goto out; }
-	}
-	if (outpath) {
-		size_t l = strlen(outpath);
-		if (l > 3 && !strcmp(outpath + l - 3, ".gz"))
-			gzip = true;
-	}
-	if ((out_fmt->binary || gzip) && (!outpath || !strcmp(outpath, "-")) &&
-	    isatty(1)) {
-		cli_msg("refusing to write %s output to a terminal; use -o "
-			"or a pipe", gzip ? "compressed" : out_fmt->name);
 		status = EXIT_USAGE;
 		goto out;
 	}
+	if ((status = cli_refuse_terminal(&save)))
+		goto out;
 
 	cli_signals();
+	struct sf_load_options lo = { .from = g.from, .aggregate = true };
 	if (diff) {
 		struct sf_profile *pb = NULL, *pn = NULL;
-		rc = cli_load(&ctx, g.from, bases, nbases, true, &pb);
+		rc = sf_load(&pb, &ctx, bases, (size_t)nbases, &lo);
 		if (!rc)
-			rc = cli_load(&ctx, g.from, inputs, ninputs, true,
-				      &pn);
+			rc = sf_load(&pn, &ctx, inputs, (size_t)ninputs, &lo);
 		if (!rc)
 			rc = sf_diff_build(&p, &ctx, pb, pn, &dopt);
 		sf_profile_free(pb);
 		sf_profile_free(pn);
 	} else {
-		rc = cli_load(&ctx, g.from, inputs, ninputs,
-			      !out_fmt->needs_order, &p);
+		lo.aggregate = !save.format->needs_order;
+		rc = sf_load(&p, &ctx, inputs, (size_t)ninputs, &lo);
 	}
 	if (rc) {
 		cli_warnings(&ctx);
 		status = cli_fail(&ctx);
 		goto out;
 	}
-	/* a comparison's two types are what svg and difffolded draw */
-	uint32_t tb, tn;
-	if (!sf_diff_types(p, &tb, &tn) || (strcmp(out_fmt->name, "svg") &&
-					     strcmp(out_fmt->name,
-						    "difffolded")))
-		note_losses(p, out_fmt);
-	struct sf_output *o;
-	if ((rc = sf_output_open(&o, &ctx, outpath, gzip))) {
-		status = cli_fail(&ctx);
-		goto out;
-	}
-	rc = out_fmt->write(p, o, &ctx);
-	if (rc) {
-		if (!ctx.err.source[0])
-			snprintf(ctx.err.source, sizeof(ctx.err.source), "%s",
-				 sf_output_name(o));
-		sf_output_abort(o);
-	} else {
-		rc = sf_output_commit(o, &ctx);
-	}
+	note_losses(p, save.format);
+	rc = sf_save(&save, p, &ctx);
 	cli_warnings(&ctx);
-	status = rc ? cli_fail(&ctx) : EXIT_OK;
-	if (!rc)
-		status = cli_close_stdout(outpath);
+	status = rc ? cli_fail(&ctx) : cli_close_stdout(outpath);
 out:
 	sf_profile_free(p);
 	sf_ctx_free(&ctx);
