@@ -252,6 +252,11 @@ int cli_getopt_next(struct cli_getopt *g, int argc, char **argv,
 				dashed(g, optopt, name, sizeof(name));
 			cli_msg("option '%s' needs an argument", name);
 			return '?';
+		case 'f':
+			/* -f is --from where the program reads */
+			if (!(g->sets & CLI_READ))
+				return c;
+			/* fall through */
 		case K_FROM:
 			if (!(g->from = sf_format_by_name(optarg)) ||
 			    !g->from->read) {
@@ -261,19 +266,6 @@ int cli_getopt_next(struct cli_getopt *g, int argc, char **argv,
 				return '?';
 			}
 			continue;
-		case 'f':
-			if (g->sets & CLI_READ) {
-				/* -f is --from where the program reads */
-				if (!(g->from = sf_format_by_name(optarg)) ||
-				    !g->from->read) {
-					cli_msg("unknown input format '%s' "
-						"(--list-formats shows the "
-						"formats)", optarg);
-					return '?';
-				}
-				continue;
-			}
-			return c;
 		default:
 			break;
 		}
