@@ -10,6 +10,10 @@
 int sf_an__func_totals(const struct sf_an_view *v, sf_an_w *self,
 		       sf_an_w *total, sf_an_w *noframes, struct sf_ctx *ctx);
 
+/* qsort_r comparator of function ids (uint32_t) by name in the view
+ * `v` (a const struct sf_an_view *). */
+int sf_an__cmp_name(const void *a, const void *b, void *v);
+
 /* Text output shared by the tree, diff-tree and call-graph reports. */
 /* A name on one text line: control characters become spaces. */
 void sf_an__put_name(struct sf_output *o, const char *s);

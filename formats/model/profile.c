@@ -82,27 +82,6 @@ void sf_idx_free(struct sf_idx *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static int oom(struct sf_ctx *ctx)
-{
-	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-}
-
-/* Grow an array so index `need` fits. */
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	if (need < *cap)
-		return 0;
-	size_t ncap = *cap ? *cap : 16;
-	while (ncap <= need)
-		ncap *= 2;
-	void *n = sf_reallocarray(*arr, ncap, size);
-	if (!n)
-		return -1;
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
-
 static char *arena_alloc(struct sf_profile_internal *in, size_t n)
 {
 	struct arena_block *b = in->arena;
@@ -128,15 +107,15 @@ int sf_profile_new(struct sf_profile **out, struct sf_ctx *ctx)
 
 	if (!p || !(p->in = calloc(1, sizeof(*p->in)))) {
 		free(p);
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	}
 	/* node 0: the empty stack; label set 0: no labels */
-	if (grow((void **)&p->d.stacks, &p->in->cap_stacks, 0,
-		 sizeof(*p->d.stacks)) ||
-	    grow((void **)&p->d.label_sets, &p->in->cap_labels, 0,
-		 sizeof(*p->d.label_sets))) {
+	if (sf_grow(&p->d.stacks, &p->in->cap_stacks, 1,
+		    sizeof(*p->d.stacks)) ||
+	    sf_grow(&p->d.label_sets, &p->in->cap_labels, 1,
+		    sizeof(*p->d.label_sets))) {
 		sf_profile_free(p);
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	}
 	memset(&p->d.stacks[0], 0, sizeof(p->d.stacks[0]));
 	p->d.nstacks = 1;
@@ -230,16 +209,16 @@ const char *sf_profile_strn(struct sf_profile *p, struct sf_ctx *ctx,
 	if (sf_idx_find(&in->strings, h, str_eq, in, &key, &id))
 		return in->strs[id];
 	char *copy = arena_alloc(in, len + 1);
-	if (!copy || grow((void **)&in->strs, &in->cap_strs, in->nstrs,
-			  sizeof(*in->strs))) {
-		oom(ctx);
+	if (!copy || sf_grow(&in->strs, &in->cap_strs, in->nstrs + 1,
+			     sizeof(*in->strs))) {
+		sf_error_nomem(ctx);
 		return NULL;
 	}
 	/* strlens shares cap_strs: grow it to the same capacity */
 	uint32_t *nl = sf_reallocarray(in->strlens, in->cap_strs,
 				       sizeof(*nl));
 	if (!nl) {
-		oom(ctx);
+		sf_error_nomem(ctx);
 		return NULL;
 	}
 	in->strlens = nl;
@@ -249,7 +228,7 @@ const char *sf_profile_strn(struct sf_profile *p, struct sf_ctx *ctx,
 	in->strs[id] = copy;
 	in->strlens[id] = (uint32_t)len;
 	if (!sf_idx_insert(&in->strings, h, id)) {
-		oom(ctx);
+		sf_error_nomem(ctx);
 		return NULL;
 	}
 	in->nstrs++;
@@ -341,13 +320,13 @@ int sf_profile_frame(struct sf_profile *p, struct sf_ctx *ctx,
 	}
 	if (p->d.nframes >= UINT32_MAX - 1)
 		return sf_error(ctx, SF_ELIMIT, NULL, 0, "too many frames");
-	if (grow((void **)&p->d.frames, &p->in->cap_frames, p->d.nframes,
-		 sizeof(*p->d.frames)))
-		return oom(ctx);
+	if (sf_grow(&p->d.frames, &p->in->cap_frames, p->d.nframes + 1,
+		    sizeof(*p->d.frames)))
+		return sf_error_nomem(ctx);
 	id = (uint32_t)p->d.nframes;
 	p->d.frames[id] = k;
 	if (!sf_idx_insert(&p->in->frames, h, id))
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	p->d.nframes++;
 	*out = id;
 	return 0;
@@ -400,7 +379,7 @@ int sf_profile_stack_push(struct sf_profile *p, struct sf_ctx *ctx,
 					   sf_hash_u64(p->d.stacks[i].parent,
 						       p->d.stacks[i].frame),
 					   (uint32_t)i))
-				return oom(ctx);
+				return sf_error_nomem(ctx);
 		p->in->stacks_trimmed = false;
 	}
 	if (sf_idx_find(&p->in->stacks, h, stack_eq, p, &key, &id)) {
@@ -415,15 +394,15 @@ int sf_profile_stack_push(struct sf_profile *p, struct sf_ctx *ctx,
 				(unsigned long long)ctx->limits.max_depth);
 	if (p->d.nstacks >= UINT32_MAX - 1)
 		return sf_error(ctx, SF_ELIMIT, NULL, 0, "too many stacks");
-	if (grow((void **)&p->d.stacks, &p->in->cap_stacks, p->d.nstacks,
-		 sizeof(*p->d.stacks)))
-		return oom(ctx);
+	if (sf_grow(&p->d.stacks, &p->in->cap_stacks, p->d.nstacks + 1,
+		    sizeof(*p->d.stacks)))
+		return sf_error_nomem(ctx);
 	id = (uint32_t)p->d.nstacks;
 	p->d.stacks[id].parent = parent;
 	p->d.stacks[id].frame = frame;
 	p->d.stacks[id].depth = depth;
 	if (!sf_idx_insert(&p->in->stacks, h, id))
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	p->d.nstacks++;
 	*out = id;
 	return 0;
@@ -457,7 +436,7 @@ int sf_profile_stack(struct sf_profile *p, struct sf_ctx *ctx,
 			in->last_nodes = nn;
 		if (!nf || !nn) {
 			in->last_n = 0;
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		}
 		in->cap_last = ncap;
 	}
@@ -554,16 +533,16 @@ int sf_profile_thread(struct sf_profile *p, struct sf_ctx *ctx, int64_t pid,
 	}
 	if (p->d.nthreads >= UINT32_MAX - 1)
 		return sf_error(ctx, SF_ELIMIT, NULL, 0, "too many threads");
-	if (grow((void **)&p->d.threads, &p->in->cap_threads, p->d.nthreads,
-		 sizeof(*p->d.threads)))
-		return oom(ctx);
+	if (sf_grow(&p->d.threads, &p->in->cap_threads, p->d.nthreads + 1,
+		    sizeof(*p->d.threads)))
+		return sf_error_nomem(ctx);
 	id = (uint32_t)p->d.nthreads;
 	p->d.threads[id].pid = pid;
 	p->d.threads[id].tid = tid;
 	p->d.threads[id].name = key.name;
 	p->d.threads[id].input = p->d.input;
 	if (!sf_idx_insert(&p->in->threads, h, id))
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	p->d.nthreads++;
 	*out = id;
 	return 0;
@@ -587,7 +566,7 @@ int sf_profile_thread_set_name(struct sf_profile *p, struct sf_ctx *ctx,
 				       p->d.threads[i].name };
 		if (!sf_idx_insert(&p->in->threads, thread_hash(&k),
 				   (uint32_t)i))
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 	}
 	return 0;
 }
@@ -624,7 +603,7 @@ int sf_profile_sample_type(struct sf_profile *p, struct sf_ctx *ctx,
 	struct sf_sample_type *nt = sf_reallocarray(p->d.types, n,
 						    sizeof(*nt));
 	if (!nt)
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	p->d.types = nt;
 	nt[old].type = t;
 	nt[old].unit = u;
@@ -633,7 +612,7 @@ int sf_profile_sample_type(struct sf_profile *p, struct sf_ctx *ctx,
 		double *w = sf_reallocarray(NULL, p->in->cap_samples, n *
 					    sizeof(double));
 		if (!w)
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		for (size_t i = 0; i < p->d.nsamples; i++) {
 			memcpy(w + i * n, p->d.weights + i * old,
 			       old * sizeof(double));
@@ -712,7 +691,7 @@ int sf_profile_labels(struct sf_profile *p, struct sf_ctx *ctx,
 		return 0;
 	}
 	if (n > 16 && !(l = sf_calloc(n, sizeof(*l))))
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	for (size_t i = 0; i < n; i++) {
 		l[i].key = sf_profile_str(p, ctx, labels[i].key);
 		l[i].value = sf_profile_str(p, ctx, labels[i].value);
@@ -730,9 +709,9 @@ int sf_profile_labels(struct sf_profile *p, struct sf_ctx *ctx,
 	}
 	struct sf_label *copy = (struct sf_label *)arena_alloc(
 		p->in, n * sizeof(*copy) + sizeof(void *));
-	if (!copy || grow((void **)&p->d.label_sets, &p->in->cap_labels,
-			  p->d.nlabel_sets, sizeof(*p->d.label_sets))) {
-		rc = oom(ctx);
+	if (!copy || sf_grow(&p->d.label_sets, &p->in->cap_labels,
+			     p->d.nlabel_sets + 1, sizeof(*p->d.label_sets))) {
+		rc = sf_error_nomem(ctx);
 		goto out;
 	}
 	/* arena memory is char-aligned: align to pointer size */
@@ -743,7 +722,7 @@ int sf_profile_labels(struct sf_profile *p, struct sf_ctx *ctx,
 	p->d.label_sets[id].n = (uint32_t)n;
 	p->d.label_sets[id].labels = copy;
 	if (!sf_idx_insert(&p->in->label_sets, h, id)) {
-		rc = oom(ctx);
+		rc = sf_error_nomem(ctx);
 		goto out;
 	}
 	p->d.nlabel_sets++;
@@ -872,7 +851,7 @@ static int add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 			uint32_t *a = sf_reallocarray(p->in->agg_stack, ncap,
 						      sizeof(*a));
 			if (!a)
-				return oom(ctx);
+				return sf_error_nomem(ctx);
 			memset(a + old, 0, (ncap - old) * sizeof(*a));
 			p->in->agg_stack = a;
 			p->in->cap_agg_stack = ncap;
@@ -902,18 +881,18 @@ static int add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 		struct sf_sample *s = sf_reallocarray(p->d.samples, cap,
 						      sizeof(*s));
 		if (!s)
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		p->d.samples = s;
 		double *w = sf_reallocarray(p->d.weights, cap,
 					    nt * sizeof(double));
 		if (!w)
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		p->d.weights = w;
 		if (agg) {
 			uint64_t *c = sf_reallocarray(p->d.counts, cap,
 						      sizeof(*c));
 			if (!c)
-				return oom(ctx);
+				return sf_error_nomem(ctx);
 			p->d.counts = c;
 		}
 		p->in->cap_samples = cap;
@@ -937,7 +916,7 @@ static int add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 		uint64_t *slot = agg_slot(p, h, unfolded);
 		*slot = (*slot & ~(uint64_t)UINT32_MAX) | id;
 	} else if (agg && !sf_idx_insert(&p->in->agg, h, id)) {
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	}
 	p->d.nsamples++;
 	p->d.nadded++;
@@ -995,7 +974,7 @@ int sf_profile_set_prop(struct sf_profile *p, struct sf_ctx *ctx,
 	struct sf_label *n = sf_reallocarray(p->d.meta.props,
 					     p->d.meta.nprops + 1, sizeof(*n));
 	if (!n)
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	p->d.meta.props = n;
 	n[p->d.meta.nprops].key = k;
 	n[p->d.meta.nprops].value = v;
