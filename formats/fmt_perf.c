@@ -11,7 +11,7 @@
  * `stackcollapse-perf.pl X` with the same options (--pid, --tid, --kernel,
  * --jit, --all, --addrs, --event-filter).  With --inferno the rules of
  * inferno-collapse-perf are used where the two differ.  See
- * docs/formats.d/perf.md for what is kept and lost.
+ * docs/formats.md, section "perf", for what is kept and lost.
  *
  * Speed: lines come from sf_input_line (memchr over a large buffer); a
  * frame line seen before is one hash and one memcmp in the line cache

@@ -13,7 +13,7 @@
  * field order, so a file with its tables before its samples could stream
  * the samples; Go's writer (and ours, which follows it) puts them first.
  *
- * Mapping to the model (docs/formats.d/pprof.md):
+ * Mapping to the model (docs/formats.md, section "pprof"):
  *   - every sample type, with its unit; the default is default_sample_type,
  *     else the last type (pprof's rule); --sample-type NAME picks another;
  *   - a location with several Line entries becomes several frames: the
