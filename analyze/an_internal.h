@@ -10,6 +10,10 @@
 int sf_an__func_totals(const struct sf_an_view *v, sf_an_w *self,
 		       sf_an_w *total, sf_an_w *noframes, struct sf_ctx *ctx);
 
+/* qsort_r comparator of function ids (uint32_t) by name in the view
+ * `v` (a const struct sf_an_view *). */
+int sf_an__cmp_name(const void *a, const void *b, void *v);
+
 /* sf_an_cg_build, with `slow` forcing the bucket sums for the caller and
  * callee times (the fallback of the 128-bit sums over a common
  * denominator); for the tests, which check that both give the same

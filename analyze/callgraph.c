@@ -71,11 +71,6 @@ struct sf_an_cg {
 	bool slow;                /* the times came from the bucket sums */
 };
 
-static int nomem(struct sf_ctx *ctx)
-{
-	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-}
-
 /* Functions up to this many (with *) get a direct table of edge ids. */
 #define CG_DIRECT 1024
 
@@ -366,7 +361,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 		free(in);
 		free(out);
 		in = out = NULL;
-		rc = nomem(ctx);
+		rc = sf_error_nomem(ctx);
 		goto done;
 	}
 	mpq_init(best);
@@ -614,7 +609,7 @@ static int walk_samples(struct acc *a, const struct sf_an_view *v,
 					int64_t *nt = sf_reallocarray(
 						x->tids, nc, sizeof(*nt));
 					if (!nt)
-						return nomem(ctx);
+						return sf_error_nomem(ctx);
 					x->tids = nt;
 					x->captids = nc;
 				}
@@ -629,12 +624,12 @@ static int walk_samples(struct acc *a, const struct sf_an_view *v,
 		    occur(a, e, st, w, g->nodes[root].cnt, 1, all) ||
 		    edge_get(a, leaf, STAR, &e) ||
 		    occur(a, e, st, w, 1, g->nodes[leaf].cnt, all))
-			return nomem(ctx);
+			return sf_error_nomem(ctx);
 		for (uint32_t i = d - 1; i >= 1; i--)
 			if (edge_get(a, cgp[i - 1], cgp[i], &e) ||
 			    occur(a, e, st, w, g->nodes[cgp[i]].cnt,
 				  g->nodes[cgp[i - 1]].cnt, all))
-				return nomem(ctx);
+				return sf_error_nomem(ctx);
 	}
 	return 0;
 }
@@ -649,7 +644,7 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	int rc = 0;
 
 	if (!g)
-		return nomem(ctx);
+		return sf_error_nomem(ctx);
 	g->exp = v->exp;
 	g->type = v->type;
 	g->unit = v->unit;
@@ -764,7 +759,7 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	}
 	goto done;
 enomem:
-	rc = nomem(ctx);
+	rc = sf_error_nomem(ctx);
 fail:
 	sf_an_cg_free(g);
 	g = NULL;

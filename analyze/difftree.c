@@ -38,11 +38,6 @@ struct mtree {
 	uint32_t *nvis;          /* per node: visible children (a prefix) */
 };
 
-static int nomem(struct sf_ctx *ctx)
-{
-	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-}
-
 /* The child of `parent` for function `f`, created when absent;
  * UINT32_MAX on ENOMEM. */
 static uint32_t mt_child(struct mtree *t, uint32_t parent, uint32_t f)
@@ -66,14 +61,6 @@ static uint32_t mt_child(struct mtree *t, uint32_t parent, uint32_t f)
 	return (uint32_t)t->nn++;
 }
 
-static const struct sf_an_view *sort_v;
-
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(sort_v->names[*(const uint32_t *)a],
-		      sort_v->names[*(const uint32_t *)b]);
-}
-
 /* Merged function ids: names of both views in strcmp order; bmap/nmap
  * give each view function's merged id. */
 static int merge_names(struct mtree *t, const struct sf_an_view *b,
@@ -88,16 +75,14 @@ static int merge_names(struct mtree *t, const struct sf_an_view *b,
 	if (!bo || !no || !t->names) {
 		free(bo);
 		free(no);
-		return nomem(ctx);
+		return sf_error_nomem(ctx);
 	}
 	for (size_t k = 0; k < b->nfuncs; k++)
 		bo[k] = (uint32_t)k;
 	for (size_t k = 0; k < n->nfuncs; k++)
 		no[k] = (uint32_t)k;
-	sort_v = b;
-	qsort(bo, b->nfuncs, sizeof(*bo), cmp_name);
-	sort_v = n;
-	qsort(no, n->nfuncs, sizeof(*no), cmp_name);
+	qsort_r(bo, b->nfuncs, sizeof(*bo), sf_an__cmp_name, (void *)b);
+	qsort_r(no, n->nfuncs, sizeof(*no), sf_an__cmp_name, (void *)n);
 	while (i < b->nfuncs || j < n->nfuncs) {
 		const char *bn = i < b->nfuncs ? b->names[bo[i]] : NULL;
 		const char *nn = j < n->nfuncs ? n->names[no[j]] : NULL;
@@ -132,7 +117,7 @@ static int add_side(struct mtree *t, const struct sf_an_view *v,
 			     x = v->nodes[x].parent) {
 				cur = mt_child(t, cur, fmap[v->nodes[x].func]);
 				if (cur == UINT32_MAX)
-					return nomem(ctx);
+					return sf_error_nomem(ctx);
 				t->n[cur].in |= bit;
 			}
 			if (is_new)
@@ -147,7 +132,7 @@ static int add_side(struct mtree *t, const struct sf_an_view *v,
 	m = malloc((v->nnodes + 1) * sizeof(*m));
 	cnt = calloc(v->nnodes + 1, sizeof(*cnt));
 	if (!m || !cnt) {
-		rc = nomem(ctx);
+		rc = sf_error_nomem(ctx);
 		goto done;
 	}
 	for (size_t i = 0; i < v->nsamples; i++)
@@ -163,7 +148,7 @@ static int add_side(struct mtree *t, const struct sf_an_view *v,
 		m[i] = mt_child(t, m[v->nodes[i].parent],
 				fmap[v->nodes[i].func]);
 		if (m[i] == UINT32_MAX) {
-			rc = nomem(ctx);
+			rc = sf_error_nomem(ctx);
 			goto done;
 		}
 		t->n[m[i]].in |= bit;
@@ -181,14 +166,13 @@ done:
 	return rc;
 }
 
-static const struct mtree *sort_t;
-
 /* Nodes NEW reached first, by decreasing new total, then name; then gone
  * nodes by decreasing base total, then name (merged ids are name order). */
-static int cmp_child(const void *a, const void *b)
+static int cmp_child(const void *a, const void *b, void *tree)
 {
-	const struct mnode *x = &sort_t->n[*(const uint32_t *)a];
-	const struct mnode *y = &sort_t->n[*(const uint32_t *)b];
+	const struct mtree *t = tree;
+	const struct mnode *x = &t->n[*(const uint32_t *)a];
+	const struct mnode *y = &t->n[*(const uint32_t *)b];
 	bool xn = x->in & IN_NEW, yn = y->in & IN_NEW;
 
 	if (xn != yn)
@@ -226,14 +210,14 @@ static int mt_build(struct mtree *t, const struct sf_an_view *b,
 	int rc = 0;
 
 	if (!bmap || !nmap) {
-		rc = nomem(ctx);
+		rc = sf_error_nomem(ctx);
 		goto done;
 	}
 	if ((rc = merge_names(t, b, nv, bmap, nmap, ctx)))
 		goto done;
 	t->cap = 1024;
 	if (!(t->n = malloc(t->cap * sizeof(*t->n)))) {
-		rc = nomem(ctx);
+		rc = sf_error_nomem(ctx);
 		goto done;
 	}
 	t->n[0] = (struct mnode){ .parent = 0, .func = UINT32_MAX };
@@ -267,7 +251,7 @@ static int mt_build(struct mtree *t, const struct sf_an_view *b,
 	t->nvis = calloc(t->nn, sizeof(*t->nvis));
 	hid = malloc(t->nn * sizeof(*hid));
 	if (!t->cstart || !t->child || !t->nvis || !hid) {
-		rc = nomem(ctx);
+		rc = sf_error_nomem(ctx);
 		goto done;
 	}
 	for (size_t i = 1; i < t->nn; i++)
@@ -277,11 +261,10 @@ static int mt_build(struct mtree *t, const struct sf_an_view *b,
 	for (size_t i = 1; i < t->nn; i++)
 		t->child[t->cstart[t->n[i].parent] + t->nvis[t->n[i].parent]++] =
 			(uint32_t)i;
-	sort_t = t;
 	for (size_t i = 0; i < t->nn; i++) {
 		uint32_t *c = t->child + t->cstart[i];
 		size_t nc = t->cstart[i + 1] - t->cstart[i], nvis = 0;
-		qsort(c, nc, sizeof(*c), cmp_child);
+		qsort_r(c, nc, sizeof(*c), cmp_child, t);
 		/* stable partition: a node is shown when its share of
 		 * either side's whole reaches min_percent; hidden ones
 		 * follow, still in order */
@@ -362,7 +345,7 @@ int sf_an_diff_tree(struct sf_output *o, const struct sf_an_view *base,
 	plen = calloc(maxd, sizeof(*plen));
 	pre = malloc(maxd * 5 + 1);
 	if (!st || !last || !plen || !pre) {
-		rc = nomem(ctx);
+		rc = sf_error_nomem(ctx);
 		goto done;
 	}
 	if (!topt->json) {

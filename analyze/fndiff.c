@@ -32,14 +32,6 @@ struct side {
 	uint32_t *order;   /* functions sorted by name */
 };
 
-static const struct sf_an_view *sort_v;
-
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(sort_v->names[*(const uint32_t *)a],
-		      sort_v->names[*(const uint32_t *)b]);
-}
-
 static int cmp_delta(const void *a, const void *b)
 {
 	const struct drow *x = a, *y = b;
@@ -61,11 +53,11 @@ static int side_init(struct side *s, const struct sf_an_view *v,
 	s->total = malloc(n * sizeof(*s->total));
 	s->order = malloc(n * sizeof(*s->order));
 	if (!s->self || !s->total || !s->order)
-		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		return sf_error_nomem(ctx);
 	for (size_t i = 0; i < v->nfuncs; i++)
 		s->order[i] = (uint32_t)i;
-	sort_v = v;
-	qsort(s->order, v->nfuncs, sizeof(*s->order), cmp_name);
+	qsort_r(s->order, v->nfuncs, sizeof(*s->order), sf_an__cmp_name,
+		(void *)v);
 	return sf_an__func_totals(v, s->self, s->total, &nf, ctx);
 }
 
@@ -89,7 +81,7 @@ int sf_an_diff(struct sf_output *o, const struct sf_an_view *base,
 		goto done;
 	rows = calloc(base->nfuncs + cur->nfuncs + 1, sizeof(*rows));
 	if (!rows) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		rc = sf_error_nomem(ctx);
 		goto done;
 	}
 	double BT = sf_an_double(base->total, base->exp);

@@ -28,11 +28,6 @@ struct tree {
 	const struct sf_an_view *v;
 };
 
-static int nomem(struct sf_ctx *ctx)
-{
-	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-}
-
 static int tree_push(struct tree *t, uint32_t parent, uint32_t func)
 {
 	if (t->nn == t->cap) {
@@ -47,17 +42,23 @@ static int tree_push(struct tree *t, uint32_t parent, uint32_t func)
 	return 0;
 }
 
-static const struct tree *sort_tree;
-
-static int cmp_child(const void *a, const void *b)
+static int cmp_child(const void *a, const void *b, void *tree)
 {
-	const struct tnode *x = &sort_tree->n[*(const uint32_t *)a];
-	const struct tnode *y = &sort_tree->n[*(const uint32_t *)b];
+	const struct tree *t = tree;
+	const struct tnode *x = &t->n[*(const uint32_t *)a];
+	const struct tnode *y = &t->n[*(const uint32_t *)b];
 
 	if (x->total != y->total)
 		return x->total > y->total ? -1 : 1;
-	return strcmp(sort_tree->v->names[x->func],
-		      sort_tree->v->names[y->func]);
+	return strcmp(t->v->names[x->func], t->v->names[y->func]);
+}
+
+int sf_an__cmp_name(const void *a, const void *b, void *v)
+{
+	const struct sf_an_view *view = v;
+
+	return strcmp(view->names[*(const uint32_t *)a],
+		      view->names[*(const uint32_t *)b]);
 }
 
 /* Build: node 0 is the root ("all samples"); parents come before children. */
@@ -67,7 +68,7 @@ static int tree_build(struct tree *t, const struct sf_an_view *v,
 	t->v = v;
 	if (!inverted) {
 		if (!(t->n = malloc(v->nnodes * sizeof(*t->n))))
-			return nomem(ctx);
+			return sf_error_nomem(ctx);
 		t->nn = t->cap = v->nnodes;
 		for (size_t i = 0; i < v->nnodes; i++)
 			t->n[i] = (struct tnode){ v->nodes[i].parent,
@@ -79,7 +80,7 @@ static int tree_build(struct tree *t, const struct sf_an_view *v,
 	} else {
 		struct sf_an_map m = { 0 };
 		if (tree_push(t, 0, UINT32_MAX))
-			return nomem(ctx);
+			return sf_error_nomem(ctx);
 		for (size_t i = 0; i < v->nsamples; i++) {
 			uint32_t cur = 0;
 			sf_an_w w = v->samples[i].w;
@@ -95,7 +96,7 @@ static int tree_build(struct tree *t, const struct sf_an_view *v,
 					    !sf_an_map_put(&m, key,
 							   (uint32_t)t->nn - 1)) {
 						sf_an_map_free(&m);
-						return nomem(ctx);
+						return sf_error_nomem(ctx);
 					}
 					cur = (uint32_t)t->nn - 1;
 				}
@@ -111,7 +112,7 @@ static int tree_build(struct tree *t, const struct sf_an_view *v,
 	t->cstart = calloc(t->nn + 1, sizeof(*t->cstart));
 	t->child = malloc(t->nn * sizeof(*t->child));
 	if (!t->cstart || !t->child)
-		return nomem(ctx);
+		return sf_error_nomem(ctx);
 	for (size_t i = 1; i < t->nn; i++)
 		t->cstart[t->n[i].parent + 1]++;
 	for (size_t i = 0; i < t->nn; i++)
@@ -119,16 +120,16 @@ static int tree_build(struct tree *t, const struct sf_an_view *v,
 	{
 		uint32_t *pos = malloc((t->nn + 1) * sizeof(*pos));
 		if (!pos)
-			return nomem(ctx);
+			return sf_error_nomem(ctx);
 		memcpy(pos, t->cstart, (t->nn + 1) * sizeof(*pos));
 		for (size_t i = 1; i < t->nn; i++)
 			t->child[pos[t->n[i].parent]++] = (uint32_t)i;
 		free(pos);
 	}
-	sort_tree = t;
 	for (size_t i = 0; i < t->nn; i++)
-		qsort(t->child + t->cstart[i], t->cstart[i + 1] - t->cstart[i],
-		      sizeof(uint32_t), cmp_child);
+		qsort_r(t->child + t->cstart[i],
+			t->cstart[i + 1] - t->cstart[i], sizeof(uint32_t),
+			cmp_child, t);
 	return 0;
 }
 
@@ -242,7 +243,7 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 	plen = calloc(maxd, sizeof(*plen));
 	pre = malloc(maxd * 5 + 1);
 	if (!st || !last || !plen || !pre) {
-		rc = nomem(ctx);
+		rc = sf_error_nomem(ctx);
 		goto done;
 	}
 	if (opt->json) {
@@ -381,20 +382,23 @@ struct frow {
 	sf_an_w self, total;
 };
 
-static const struct sf_an_view *sort_view;
-static bool sort_by_total;
+struct row_order {
+	const struct sf_an_view *v;
+	bool by_total;
+};
 
-static int cmp_row(const void *a, const void *b)
+static int cmp_row(const void *a, const void *b, void *order)
 {
+	const struct row_order *o = order;
 	const struct frow *x = a, *y = b;
-	sf_an_w kx = sort_by_total ? x->total : x->self;
-	sf_an_w ky = sort_by_total ? y->total : y->self;
+	sf_an_w kx = o->by_total ? x->total : x->self;
+	sf_an_w ky = o->by_total ? y->total : y->self;
 
 	if (kx != ky)
 		return kx > ky ? -1 : 1;
 	if (x->total != y->total)
 		return x->total > y->total ? -1 : 1;
-	return strcmp(sort_view->names[x->func], sort_view->names[y->func]);
+	return strcmp(o->v->names[x->func], o->v->names[y->func]);
 }
 
 int sf_an__func_totals(const struct sf_an_view *v, sf_an_w *self,
@@ -410,7 +414,7 @@ int sf_an__func_totals(const struct sf_an_view *v, sf_an_w *self,
 	onpath = calloc(v->nfuncs + 1, sizeof(*onpath));
 	st = malloc(((size_t)v->maxdepth + 2) * sizeof(*st));
 	if (!onpath || !st) {
-		rc = nomem(ctx);
+		rc = sf_error_nomem(ctx);
 		goto done;
 	}
 	memset(self, 0, v->nfuncs * sizeof(*self));
@@ -454,16 +458,15 @@ int sf_an_flat(struct sf_output *o, const struct sf_an_view *v,
 	int rc = 0;
 
 	if (!rows || !self || !total) {
-		rc = nomem(ctx);
+		rc = sf_error_nomem(ctx);
 		goto done;
 	}
 	if ((rc = sf_an__func_totals(v, self, total, &noframes, ctx)))
 		goto done;
 	for (size_t f = 0; f < v->nfuncs; f++)
 		rows[f] = (struct frow){ (uint32_t)f, self[f], total[f] };
-	sort_view = v;
-	sort_by_total = opt->by_total;
-	qsort(rows, v->nfuncs, sizeof(*rows), cmp_row);
+	struct row_order order = { v, opt->by_total };
+	qsort_r(rows, v->nfuncs, sizeof(*rows), cmp_row, &order);
 	double whole = sf_an_double(v->total, v->exp);
 	if (opt->json) {
 		sf_output_putc(o, '[');

@@ -30,11 +30,6 @@ static void key_label(const struct sf_profile *p, size_t k, char *buf,
 		snprintf(buf, n, "(thread %zu)", k);
 }
 
-static int nomem(struct sf_ctx *ctx)
-{
-	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-}
-
 /* ids[k]: call-graph id of thread key k, -1 if it has no sample. */
 static int thread_ids(int64_t **out, const struct sf_profile *p, int mode,
 		      struct sf_ctx *ctx)
@@ -48,7 +43,7 @@ static int thread_ids(int64_t **out, const struct sf_profile *p, int mode,
 	int rc = 0;
 
 	if (!id || !order) {
-		rc = nomem(ctx);
+		rc = sf_error_nomem(ctx);
 		goto done;
 	}
 	for (size_t k = 0; k < nk; k++)
@@ -68,7 +63,7 @@ static int thread_ids(int64_t **out, const struct sf_profile *p, int mode,
 			break;
 		}
 		if (!sf_an_map_put(&seen, (uint64_t)t, 0)) {
-			rc = nomem(ctx);
+			rc = sf_error_nomem(ctx);
 			goto done;
 		}
 		if (t > maxtid)
@@ -115,7 +110,7 @@ static int select_threads(bool **out, const struct sf_profile *p,
 	if (!f->nthreads)
 		return 0;
 	if (!(sel = calloc(nk, sizeof(*sel))))
-		return nomem(ctx);
+		return sf_error_nomem(ctx);
 	for (size_t s = 0; s < f->nthreads; s++) {
 		const char *want = f->threads[s];
 		bool any = false;
@@ -159,7 +154,7 @@ int sf_an_threads(struct sf_an_thread **out, size_t *n,
 	    (rc = select_threads(&sel, p, f, id, ctx)))
 		goto done;
 	if (!(t = calloc(nk, sizeof(*t)))) {
-		rc = nomem(ctx);
+		rc = sf_error_nomem(ctx);
 		goto done;
 	}
 	for (size_t k = 0; k < nk; k++) {
@@ -280,14 +275,14 @@ static int func_of(struct builder *b, const char *name, uint32_t *out,
 		size_t nc = b->cap_names ? b->cap_names * 2 : 256;
 		const char **nn = sf_reallocarray(v->names, nc, sizeof(*nn));
 		if (!nn)
-			return nomem(ctx);
+			return sf_error_nomem(ctx);
 		v->names = nn;
 		b->cap_names = nc;
 	}
 	v->names[v->nfuncs] = name;
 	if (!sf_an_map_put(&b->funcs, (uint64_t)(uintptr_t)name,
 			   (uint32_t)v->nfuncs))
-		return nomem(ctx);
+		return sf_error_nomem(ctx);
 	*out = (uint32_t)v->nfuncs++;
 	return 0;
 }
@@ -308,7 +303,7 @@ static int child_of(struct builder *b, uint32_t parent, uint32_t func,
 		struct sf_an_node *nn = sf_reallocarray(v->nodes, nc,
 							sizeof(*nn));
 		if (!nn)
-			return nomem(ctx);
+			return sf_error_nomem(ctx);
 		v->nodes = nn;
 		b->cap_nodes = nc;
 	}
@@ -321,7 +316,7 @@ static int child_of(struct builder *b, uint32_t parent, uint32_t func,
 	if (n->depth > v->maxdepth)
 		v->maxdepth = n->depth;
 	if (!b->direct && !sf_an_map_put(&b->nodes, key, (uint32_t)v->nnodes))
-		return nomem(ctx);
+		return sf_error_nomem(ctx);
 	*out = (uint32_t)v->nnodes++;
 	return 0;
 }
@@ -462,7 +457,7 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 	int rc = 0;
 
 	if (!v)
-		return nomem(ctx);
+		return sf_error_nomem(ctx);
 	v->max_id = -1;
 	if ((rc = thread_ids(&id, p, f->tids, ctx)) ||
 	    (rc = select_threads(&sel, p, f, id, ctx)))
@@ -473,7 +468,7 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 	rank = malloc(nk * sizeof(*rank));
 	v->threads = calloc(nk, sizeof(*v->threads));
 	if (!keep || !rank || !v->threads) {
-		rc = nomem(ctx);
+		rc = sf_error_nomem(ctx);
 		goto done;
 	}
 	for (size_t k = 0; k < nk; k++)
@@ -503,7 +498,7 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 	start = calloc(v->nthreads + 1, sizeof(*start));
 	ord = malloc((ns ? ns : 1) * sizeof(*ord));
 	if (!start || !ord) {
-		rc = nomem(ctx);
+		rc = sf_error_nomem(ctx);
 		goto done;
 	}
 	size_t nkept = 0;
@@ -519,7 +514,7 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 	{
 		size_t *pos = malloc((v->nthreads + 1) * sizeof(*pos));
 		if (!pos) {
-			rc = nomem(ctx);
+			rc = sf_error_nomem(ctx);
 			goto done;
 		}
 		memcpy(pos, start, (v->nthreads + 1) * sizeof(*pos));
@@ -548,7 +543,7 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 		dur = malloc((nkept ? nkept : 1) * sizeof(*dur));
 		dropped = calloc(nkept ? nkept : 1, sizeof(*dropped));
 		if (!dur || !dropped) {
-			rc = nomem(ctx);
+			rc = sf_error_nomem(ctx);
 			goto done;
 		}
 		/* midpoint rule (docs/analyze.md, call graph 2.1), half ns */
@@ -614,19 +609,19 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 				b.direct = false;
 			else if (!sf_an_map_put(&names, k, 0)) {
 				sf_an_map_free(&names);
-				rc = nomem(ctx);
+				rc = sf_error_nomem(ctx);
 				goto done;
 			}
 		}
 		sf_an_map_free(&names);
 	}
 	if (!b.direct && !sf_an_map_reserve(&b.nodes, p->d.nstacks)) {
-		rc = nomem(ctx);
+		rc = sf_error_nomem(ctx);
 		goto done;
 	}
 	if (!b.frflags || !b.stflags || !b.vnode || !b.walk || !v->nodes ||
 	    !b.frfunc) {
-		rc = nomem(ctx);
+		rc = sf_error_nomem(ctx);
 		goto done;
 	}
 	for (size_t s = 0; s < p->d.nstacks; s++)
@@ -678,7 +673,7 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 			struct sf_an_sample *nsm = sf_reallocarray(
 				v->samples, nc, sizeof(*nsm));
 			if (!nsm) {
-				rc = nomem(ctx);
+				rc = sf_error_nomem(ctx);
 				goto done;
 			}
 			v->samples = nsm;
@@ -687,7 +682,7 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 		v->samples[v->nsamples] = (struct sf_an_sample){
 			node, (uint32_t)rank[k], w };
 		if (!sf_an_map_put(&fold, key, (uint32_t)v->nsamples)) {
-			rc = nomem(ctx);
+			rc = sf_error_nomem(ctx);
 			goto done;
 		}
 		v->nsamples++;

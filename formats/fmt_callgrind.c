@@ -51,11 +51,6 @@ struct cg {
 	bool fraction;
 };
 
-static int cg_oom(struct cg *c)
-{
-	return sf_error(c->ctx, SF_ENOMEM, NULL, 0, "out of memory");
-}
-
 static bool fn_eq(const void *ctx, uint32_t id, const void *key)
 {
 	const struct cg *c = ctx;
@@ -81,20 +76,19 @@ static bool edge_eq(const void *ctx, uint32_t id, const void *key)
 	return c->e_from[id] == k[0] && c->e_to[id] == k[1];
 }
 
-/* Grow several parallel arrays to hold one more element. */
+/* Grow several parallel arrays, which share *cap, to hold one more
+ * element. */
 static bool grow(void **arrs[], const size_t sizes[], size_t narr,
 		 size_t n, size_t *cap)
 {
-	if (n < *cap)
-		return true;
-	size_t nc = *cap ? *cap * 2 : 256;
+	size_t c = *cap;
+
 	for (size_t i = 0; i < narr; i++) {
-		void *na = sf_reallocarray(*arrs[i], nc, sizes[i]);
-		if (!na)
+		c = *cap;
+		if (sf_grow(arrs[i], &c, n + 1, sizes[i]))
 			return false;
-		*arrs[i] = na;
 	}
-	*cap = nc;
+	*cap = c;
 	return true;
 }
 
@@ -112,14 +106,14 @@ static int function_of(struct cg *c, const struct sf_frame *f, uint32_t *out)
 		size_t nc = c->cfns ? c->cfns * 2 : 256;
 		struct fnkey *nf = sf_reallocarray(c->fns, nc, sizeof(*nf));
 		if (!nf)
-			return cg_oom(c);
+			return sf_error_nomem(c->ctx);
 		c->fns = nf;
 		c->cfns = nc;
 	}
 	id = (uint32_t)c->nfns;
 	c->fns[id] = k;
 	if (!sf_idx_insert(&c->fidx, h, id))
-		return cg_oom(c);
+		return sf_error_nomem(c->ctx);
 	c->nfns++;
 	*out = id;
 	return 0;
@@ -137,13 +131,13 @@ static int add_self(struct cg *c, uint32_t fn, uint32_t line,
 		size_t sizes[] = { sizeof(uint32_t), sizeof(uint32_t),
 				   c->nt * sizeof(double) };
 		if (!grow(arrs, sizes, 3, c->nself, &c->cself))
-			return cg_oom(c);
+			return sf_error_nomem(c->ctx);
 		id = (uint32_t)c->nself;
 		c->self_fn[id] = fn;
 		c->self_line[id] = line;
 		memset(c->self_w + id * c->nt, 0, c->nt * sizeof(double));
 		if (!sf_idx_insert(&c->sidx, h, id))
-			return cg_oom(c);
+			return sf_error_nomem(c->ctx);
 		c->nself++;
 	}
 	for (size_t t = 0; t < c->nt; t++)
@@ -168,7 +162,7 @@ static int add_edge(struct cg *c, uint32_t from, uint32_t to, uint32_t line,
 				   c->nt * sizeof(double), sizeof(uint64_t),
 				   sizeof(size_t) };
 		if (!grow(arrs, sizes, 7, c->nedges, &c->cedges))
-			return cg_oom(c);
+			return sf_error_nomem(c->ctx);
 		id = (uint32_t)c->nedges;
 		c->e_from[id] = from;
 		c->e_to[id] = to;
@@ -178,7 +172,7 @@ static int add_edge(struct cg *c, uint32_t from, uint32_t to, uint32_t line,
 		c->e_stamp[id] = 0;
 		memset(c->e_w + id * c->nt, 0, c->nt * sizeof(double));
 		if (!sf_idx_insert(&c->eidx, h, id))
-			return cg_oom(c);
+			return sf_error_nomem(c->ctx);
 		c->nedges++;
 	}
 	if (c->e_stamp[id] == stamp)
@@ -328,7 +322,7 @@ static int callgrind_write(const struct sf_profile *p, struct sf_output *o,
 	    !(total = sf_calloc(c.nt, sizeof(*total))) ||
 	    (p->d.nframes &&
 	     !(c.frame_fn = sf_calloc(p->d.nframes, sizeof(*c.frame_fn))))) {
-		rc = cg_oom(&c);
+		rc = sf_error_nomem(c.ctx);
 		goto out;
 	}
 	for (size_t i = 0; i < p->d.nsamples; i++) {
@@ -348,7 +342,7 @@ static int callgrind_write(const struct sf_profile *p, struct sf_output *o,
 		if (p->d.stacks[s].depth > maxdepth)
 			maxdepth = p->d.stacks[s].depth;
 	if (!(chain = sf_calloc(maxdepth + 1, sizeof(*chain)))) {
-		rc = cg_oom(&c);
+		rc = sf_error_nomem(c.ctx);
 		goto out;
 	}
 	for (size_t s = 1; s < ns; s++) {
@@ -416,7 +410,7 @@ static int callgrind_write(const struct sf_profile *p, struct sf_output *o,
 	    !(fn_file = sf_calloc(c.nfns + 1, sizeof(*fn_file))) ||
 	    !(fn_obj = sf_calloc(c.nfns + 1, sizeof(*fn_obj))) ||
 	    !(fn_seen = sf_calloc(c.nfns + 1, sizeof(*fn_seen)))) {
-		rc = cg_oom(&c);
+		rc = sf_error_nomem(c.ctx);
 		goto out;
 	}
 	for (size_t f = 0; f < c.nfns; f++) {
@@ -424,7 +418,7 @@ static int callgrind_write(const struct sf_profile *p, struct sf_output *o,
 			   &fn_file[f]) ||
 		    str_id(&objs, c.fns[f].module ? c.fns[f].module : "???",
 			   &fn_obj[f])) {
-			rc = cg_oom(&c);
+			rc = sf_error_nomem(c.ctx);
 			goto out;
 		}
 	}
@@ -433,7 +427,7 @@ static int callgrind_write(const struct sf_profile *p, struct sf_output *o,
 		any_obj |= c.fns[f].module != NULL;
 	if (!(files.seen = sf_calloc(files.n + 1, sizeof(bool))) ||
 	    !(objs.seen = sf_calloc(objs.n + 1, sizeof(bool)))) {
-		rc = cg_oom(&c);
+		rc = sf_error_nomem(c.ctx);
 		goto out;
 	}
 	/* bucket self entries and edges by function (counting sort) */
@@ -445,7 +439,7 @@ static int callgrind_write(const struct sf_profile *p, struct sf_output *o,
 	{
 		uint32_t *pos = sf_calloc(c.nfns + 1, sizeof(*pos));
 		if (!pos) {
-			rc = cg_oom(&c);
+			rc = sf_error_nomem(c.ctx);
 			goto out;
 		}
 		memcpy(pos, first_self, (c.nfns + 1) * sizeof(*pos));
@@ -474,7 +468,7 @@ static int callgrind_write(const struct sf_profile *p, struct sf_output *o,
 		/* self lines sorted by line: sort (line << 32 | index) */
 		uint64_t *keys = sf_calloc(s1 - s0 + 1, sizeof(*keys));
 		if (!keys) {
-			rc = cg_oom(&c);
+			rc = sf_error_nomem(c.ctx);
 			goto out;
 		}
 		for (uint32_t i = s0; i < s1; i++)

@@ -99,30 +99,12 @@ struct rd {
 	size_t no_dur, no_dur_at;   /* X events without "dur" */
 };
 
-static int oom(struct rd *r)
-{
-	return sf_error(r->ctx, SF_ENOMEM, NULL, 0, "out of memory");
-}
-
-static int grow(void **a, size_t *cap, size_t n, size_t size)
-{
-	if (n < *cap)
-		return 0;
-	size_t nc = *cap ? *cap * 2 : 16;
-	void *q = sf_reallocarray(*a, nc, size);
-	if (!q)
-		return -1;
-	*a = q;
-	*cap = nc;
-	return 0;
-}
-
 static struct tthread *thread_of(struct rd *r, int64_t pid, int64_t tid)
 {
 	for (size_t i = r->nth; i-- > 0;)
 		if (r->th[i].pid == pid && r->th[i].tid == tid)
 			return &r->th[i];
-	if (grow((void **)&r->th, &r->cth, r->nth, sizeof(*r->th)))
+	if (sf_grow(&r->th, &r->cth, r->nth + 1, sizeof(*r->th)))
 		return NULL;
 	struct tthread *t = &r->th[r->nth++];
 	memset(t, 0, sizeof(*t));
@@ -148,8 +130,8 @@ static int model_thread(struct rd *r, struct tthread *t, sf_thread_idx *out)
 static int push_ev(struct rd *r, struct tthread *t, double ts, double k2,
 		   bool begin, const char *name)
 {
-	if (grow((void **)&t->ev, &t->cap, t->n, sizeof(*t->ev)))
-		return oom(r);
+	if (sf_grow(&t->ev, &t->cap, t->n + 1, sizeof(*t->ev)))
+		return sf_error_nomem(r->ctx);
 	t->ev[t->n++] = (struct tev){ ts, k2, r->seq++, begin, name };
 	return 0;
 }
@@ -178,7 +160,7 @@ static struct vprof *vprof_of(struct rd *r, int64_t pid, const char *id)
 	for (size_t i = 0; i < r->nvp; i++)
 		if (r->vp[i].pid == pid && !strcmp(r->vp[i].id, id))
 			return &r->vp[i];
-	if (grow((void **)&r->vp, &r->cvp, r->nvp, sizeof(*r->vp)))
+	if (sf_grow(&r->vp, &r->cvp, r->nvp + 1, sizeof(*r->vp)))
 		return NULL;
 	struct vprof *v = &r->vp[r->nvp++];
 	memset(v, 0, sizeof(*v));
@@ -198,7 +180,7 @@ static int chunk(struct rd *r, struct json_object *e, size_t i, int64_t pid,
 	int rc;
 
 	if (id && !(id = sf_profile_str(r->p, r->ctx, id)))
-		return oom(r);
+		return sf_error_nomem(r->ctx);
 	if (!id) {
 		if (sf_webjson__int(sf_webjson__get(e, "id"), &x))
 			snprintf(idb, sizeof(idb), "%lld", (long long)x);
@@ -206,11 +188,11 @@ static int chunk(struct rd *r, struct json_object *e, size_t i, int64_t pid,
 			snprintf(idb, sizeof(idb), "-");
 		id = sf_profile_str(r->p, r->ctx, idb);
 		if (!id)
-			return oom(r);
+			return sf_error_nomem(r->ctx);
 	}
 	struct vprof *v = vprof_of(r, pid, id);
 	if (!v)
-		return oom(r);
+		return sf_error_nomem(r->ctx);
 	if (!strcmp(sf_webjson__str(e, "name"), "Profile")) {
 		double st;
 		v->tid = tid;
@@ -247,8 +229,8 @@ static int chunk(struct rd *r, struct json_object *e, size_t i, int64_t pid,
 					"samples and timeDeltas must be "
 					"numbers", i);
 		v->cur += d;
-		if (grow((void **)&v->smp, &v->cap, v->n, sizeof(*v->smp)))
-			return oom(r);
+		if (sf_grow(&v->smp, &v->cap, v->n + 1, sizeof(*v->smp)))
+			return sf_error_nomem(r->ctx);
 		v->smp[v->n].node = nid;
 		v->smp[v->n++].t = v->cur;
 	}
@@ -277,10 +259,10 @@ static int one_event(struct rd *r, struct json_object *e, size_t i)
 			const char *tn = sf_webjson__str(
 				sf_webjson__get(e, "args"), "name");
 			if (!(t = thread_of(r, pid, tid)))
-				return oom(r);
+				return sf_error_nomem(r->ctx);
 			/* the event is freed after this call: keep copies */
 			if (tn && !(t->name = sf_profile_str(r->p, r->ctx, tn)))
-				return oom(r);
+				return sf_error_nomem(r->ctx);
 		}
 		return 0;
 	case 'P':
@@ -300,9 +282,9 @@ static int one_event(struct rd *r, struct json_object *e, size_t i)
 				"traceEvents[%zu]: \"%s\" event without a "
 				"numeric \"ts\"", i, ph);
 	if (!(t = thread_of(r, pid, tid)))
-		return oom(r);
+		return sf_error_nomem(r->ctx);
 	if (name && !(name = sf_profile_str(r->p, r->ctx, name)))
-		return oom(r);
+		return sf_error_nomem(r->ctx);
 	if (ph[0] == 'B')
 		return push_ev(r, t, ts, -INFINITY, true,
 			       name ? name : "(unnamed)");
@@ -330,8 +312,8 @@ static int event_cb(void *ud, size_t index, const char *key, size_t n,
 
 	if ((n & 0xffff) == 0 && sf_interrupted(r->ctx))
 		return sf_error(r->ctx, SF_EINTR, NULL, 0, "interrupted");
-	if ((rc = one_event(r, e, n)) && !r->ctx->err.line)
-		r->ctx->err.line = line;
+	if ((rc = one_event(r, e, n)))
+		sf_error_place(r->ctx, NULL, line);
 	return rc;
 }
 
@@ -386,8 +368,8 @@ static int replay(struct rd *r, struct tthread *t, uint32_t tw)
 			}
 			sf_frame_id f;
 			sf_stack_id s;
-			if (grow((void **)&st, &cap, n, sizeof(*st))) {
-				rc = oom(r);
+			if (sf_grow(&st, &cap, n + 1, sizeof(*st))) {
+				rc = sf_error_nomem(r->ctx);
 				break;
 			}
 			if ((rc = sf_profile_frame_named(r->p, r->ctx, e->name,
@@ -417,8 +399,8 @@ static int replay(struct rd *r, struct tthread *t, uint32_t tw)
 			n = j;
 			continue;
 		}
-		if (grow((void **)&pend, &cp, np, sizeof(*pend))) {
-			rc = oom(r);
+		if (sf_grow(&pend, &cp, np + 1, sizeof(*pend))) {
+			rc = sf_error_nomem(r->ctx);
 			break;
 		}
 		pend[np++] = e->name;
@@ -533,7 +515,7 @@ static int object_samples(struct rd *r, struct json_object *root,
 			return rc;
 		struct tthread *t = thread_of(r, pid, tid);
 		if (!t)
-			return oom(r);
+			return sf_error_nomem(r->ctx);
 		if ((rc = model_thread(r, t, &th)) ||
 		    (rc = add(r, s, th, &tc, &wt, 1,
 			      has_ts ? (int64_t)llround(ts * 1000) :
@@ -592,7 +574,7 @@ static int trace_read(struct sf_profile *p, struct sf_input *in,
 			p->d.meta.default_type = tw;
 	}
 	if (!(r.w = sf_calloc(p->d.ntypes, sizeof(*r.w)))) {
-		rc = oom(&r);
+		rc = sf_error_nomem(r.ctx);
 		goto out;
 	}
 	if (objsamples) {
@@ -607,7 +589,7 @@ static int trace_read(struct sf_profile *p, struct sf_input *in,
 			if (!v->n)
 				continue;
 			if (!(t = thread_of(&r, v->pid, v->tid))) {
-				rc = oom(&r);
+				rc = sf_error_nomem(r.ctx);
 				goto out;
 			}
 			if ((rc = model_thread(&r, t, &th)))
@@ -654,9 +636,8 @@ static int trace_read(struct sf_profile *p, struct sf_input *in,
 						     r.th[i].name)))
 			goto out;
 out:
-	if (rc && !ctx->err.source[0])
-		snprintf(ctx->err.source, sizeof(ctx->err.source), "%s",
-			 r.name);
+	if (rc)
+		sf_error_place(ctx, r.name, 0);
 	for (size_t i = 0; i < r.nth; i++)
 		free(r.th[i].ev);
 	free(r.th);
@@ -744,7 +725,7 @@ static int trace_write(const struct sf_profile *p, struct sf_output *out,
 			maxd = p->d.stacks[s].depth;
 	if (!(open = sf_calloc(maxd + 1, sizeof(*open))) ||
 	    !(buf = sf_calloc(maxd + 1, sizeof(*buf)))) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		rc = sf_error_nomem(ctx);
 		goto out;
 	}
 	double unit_us = p->d.ntypes ?

@@ -125,12 +125,8 @@ static int collapsed_read(struct sf_profile *p, struct sf_input *in,
 					     &stack)) ||
 		    (rc = sf_profile_add_sample(p, ctx, stack, SF_NO_THREAD, 0,
 						SF_NO_TIME, w))) {
-			if (!ctx->err.line)
-				ctx->err.line = sf_input_lineno(in);
-			if (!ctx->err.source[0])
-				snprintf(ctx->err.source,
-					 sizeof(ctx->err.source), "%s",
-					 sf_input_name(in));
+			sf_error_place(ctx, sf_input_name(in),
+				       sf_input_lineno(in));
 			break;
 		}
 	}
@@ -245,7 +241,7 @@ static int oname_id(struct onames *t, struct sf_ctx *ctx, const char *s,
 	*out = (uint32_t)t->nnames;
 	if (!sf_idx_insert(&t->name_idx, h, *out)) {
 		/* `own` is already kept in t->owned */
-		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		return sf_error_nomem(ctx);
 	}
 	t->names[t->nnames].txt = k.txt;
 	t->names[t->nnames].len = (uint32_t)k.len;
@@ -253,7 +249,7 @@ static int oname_id(struct onames *t, struct sf_ctx *ctx, const char *s,
 	return 0;
 nomem:
 	free(own);
-	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+	return sf_error_nomem(ctx);
 }
 
 static void onames_free(struct onames *t)
@@ -567,7 +563,7 @@ nomem:
 	free(ents);
 	free(vis);
 	free(path);
-	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+	return sf_error_nomem(ctx);
 }
 
 /* --thread-prefix: group the samples with a thread by written label. */
@@ -646,7 +642,7 @@ static int make_groups(struct walk *w, struct onames *t, struct sf_ctx *ctx)
 	w->gstart[0] = 0;
 	goto out;
 nomem:
-	rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+	rc = sf_error_nomem(ctx);
 out:
 	free(tgroup);
 	free(name_group);
@@ -699,7 +695,7 @@ static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 	rc = walk_emit(&w, out, ctx);
 	goto out;
 nomem:
-	rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+	rc = sf_error_nomem(ctx);
 out:
 	onames_free(&t);
 	for (int c = 0; c < 2; c++) {

@@ -66,8 +66,7 @@ static int read_head(struct sf_cpuprof *t, struct sf_profile *p,
 			size_t nc = cap ? cap * 2 : 64;
 			void *q = sf_reallocarray(st, nc, sizeof(*st));
 			if (!q) {
-				rc = sf_error(ctx, SF_ENOMEM, NULL, 0,
-					      "out of memory");
+				rc = sf_error_nomem(ctx);
 				break;
 			}
 			st = q;
@@ -96,8 +95,7 @@ static int read_head(struct sf_cpuprof *t, struct sf_profile *p,
 			void *q = sf_reallocarray(st, n + nc + 64,
 						  sizeof(*st));
 			if (!q) {
-				rc = sf_error(ctx, SF_ENOMEM, NULL, 0,
-					      "out of memory");
+				rc = sf_error_nomem(ctx);
 				break;
 			}
 			st = q;
@@ -137,8 +135,7 @@ static int bulk_cb(void *ud, size_t index, const char *key, size_t n,
 		size_t nc = b->cap[k] ? b->cap[k] * 2 : 1024;
 		void *q = sf_reallocarray(b->v[k], nc, sizeof(double));
 		if (!q)
-			return sf_error(b->ctx, SF_ENOMEM, NULL, 0,
-					"out of memory");
+			return sf_error_nomem(b->ctx);
 		b->v[k] = q;
 		b->cap[k] = nc;
 	}
@@ -196,7 +193,7 @@ static int cpuprofile_read(struct sf_profile *p, struct sf_input *in,
 					 &tw)))
 		goto out;
 	if (!(w = sf_calloc(p->d.ntypes, sizeof(*w)))) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		rc = sf_error_nomem(ctx);
 		goto out;
 	}
 
@@ -233,8 +230,7 @@ static int cpuprofile_read(struct sf_profile *p, struct sf_input *in,
 			"samples; times dropped", name);
 	if (timed) {
 		if (!(ts = sf_calloc(ns ? ns : 1, sizeof(*ts)))) {
-			rc = sf_error(ctx, SF_ENOMEM, NULL, 0,
-				      "out of memory");
+			rc = sf_error_nomem(ctx);
 			goto out;
 		}
 		double cur = isfinite(start) ? start : 0;
@@ -282,9 +278,8 @@ static int cpuprofile_read(struct sf_profile *p, struct sf_input *in,
 			goto out;
 	}
 out:
-	if (rc && !ctx->err.source[0])
-		snprintf(ctx->err.source, sizeof(ctx->err.source), "%s",
-			 name);
+	if (rc)
+		sf_error_place(ctx, name, 0);
 	for (int k = 0; k < 3; k++)
 		free(bk.v[k]);
 	free(w);
@@ -429,12 +424,12 @@ static int cpuprofile_write(const struct sf_profile *p, struct sf_output *out,
 	if (!(hits = sf_calloc(nst, sizeof(*hits))) ||
 	    !(first = sf_calloc(nst, sizeof(*first))) ||
 	    !(next = sf_calloc(nst, sizeof(*next)))) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		rc = sf_error_nomem(ctx);
 		goto out;
 	}
 	uint8_t *mark = sf_calloc(nst, 1);
 	if (!mark) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		rc = sf_error_nomem(ctx);
 		goto out;
 	}
 	for (size_t k = lo; k < hi; k++) {

@@ -150,12 +150,8 @@ static int difffolded_read(struct sf_profile *p, struct sf_input *in,
 					     &stack)) ||
 		    (rc = sf_profile_add_sample(p, ctx, stack, SF_NO_THREAD, 0,
 						SF_NO_TIME, w))) {
-			if (!ctx->err.line)
-				ctx->err.line = sf_input_lineno(in);
-			if (!ctx->err.source[0])
-				snprintf(ctx->err.source,
-					 sizeof(ctx->err.source), "%s",
-					 sf_input_name(in));
+			sf_error_place(ctx, sf_input_name(in),
+				       sf_input_lineno(in));
 			break;
 		}
 	}
@@ -168,13 +164,12 @@ struct line {
 	double b, n;
 };
 
-static const char *g_text;   /* qsort has no context argument in C11 */
-
-static int line_cmp(const void *x_, const void *y_)
+static int line_cmp(const void *x_, const void *y_, void *text)
 {
 	const struct line *x = x_, *y = y_;
+	const char *t = text;
 	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(g_text + x->off, g_text + y->off, n);
+	int c = memcmp(t + x->off, t + y->off, n);
 
 	if (c)
 		return c;
@@ -210,7 +205,7 @@ static int difffolded_write(const struct sf_profile *p, struct sf_output *out,
 	wn = sf_calloc(ns, sizeof(*wn));
 	used = sf_calloc(ns, sizeof(*used));
 	if (!wb || !wn || !used) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		rc = sf_error_nomem(ctx);
 		goto out;
 	}
 	for (size_t i = 0; i < p->d.nsamples; i++) {
@@ -223,8 +218,7 @@ static int difffolded_write(const struct sf_profile *p, struct sf_output *out,
 	}
 	if (!(lines = sf_calloc(nlines ? nlines : 1, sizeof(*lines))) ||
 	    (rc = sf_output_mem(&text, ctx))) {
-		rc = rc ? rc : sf_error(ctx, SF_ENOMEM, NULL, 0,
-					"out of memory");
+		rc = rc ? rc : sf_error_nomem(ctx);
 		goto out;
 	}
 	nlines = 0;
@@ -242,21 +236,22 @@ static int difffolded_write(const struct sf_profile *p, struct sf_output *out,
 		nlines++;
 	}
 	if (sf_output_failed(text)) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		rc = sf_error_nomem(ctx);
 		goto out;
 	}
 	size_t tlen;
-	g_text = sf_output_mem_data(text, &tlen);
-	qsort(lines, nlines, sizeof(*lines), line_cmp);
+	const char *tx = sf_output_mem_data(text, &tlen);
+	qsort_r(lines, nlines, sizeof(*lines), line_cmp, (void *)tx);
 	for (size_t i = 0; i < nlines; i++) {
 		double b = lines[i].b, n = lines[i].n;
 		/* names differing only in ';' vs ':' print alike: merge */
-		while (i + 1 < nlines && !line_cmp(&lines[i], &lines[i + 1])) {
+		while (i + 1 < nlines &&
+		       !line_cmp(&lines[i], &lines[i + 1], (void *)tx)) {
 			i++;
 			b += lines[i].b;
 			n += lines[i].n;
 		}
-		sf_output_write(out, g_text + lines[i].off, lines[i].len);
+		sf_output_write(out, tx + lines[i].off, lines[i].len);
 		sf_output_putc(out, ' ');
 		put_count(out, b);
 		sf_output_putc(out, ' ');

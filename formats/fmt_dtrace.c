@@ -94,11 +94,6 @@ static size_t uncpp(const char *s, size_t n)
 	return n;
 }
 
-static int oom(struct sf_ctx *ctx)
-{
-	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-}
-
 static int push_entry(struct dt_state *st, const char *s, size_t n)
 {
 	if (st->n == st->cap) {
@@ -110,14 +105,14 @@ static int push_entry(struct dt_state *st, const char *s, size_t n)
 		if (nl)
 			st->lens = nl;
 		if (!no || !nl)
-			return oom(st->ctx);
+			return sf_error_nomem(st->ctx);
 		st->cap = ncap;
 	}
 	st->offs[st->n] = st->names.len;
 	st->lens[st->n] = n;
 	st->n++;
 	if (!sf_sbuf_add(&st->names, s, n))
-		return oom(st->ctx);
+		return sf_error_nomem(st->ctx);
 	return 0;
 }
 
@@ -143,7 +138,7 @@ static int on_frame(struct dt_state *st, const char *l, size_t n)
 	a->len = 0;
 	if (!fn) {
 		if (!sf_sbuf_add(a, "-", 1))
-			return oom(st->ctx);
+			return sf_error_nomem(st->ctx);
 	} else {
 		/* repair a half-demangled Rust name after the "module`" */
 		const char *bt = memchr(f, '`', fn);
@@ -166,12 +161,12 @@ static int on_frame(struct dt_state *st, const char *l, size_t n)
 				    !sf_fix_rust_symbol(a, fu, (size_t)(ne - fu)) ||
 				    (off && !sf_sbuf_add(a, off,
 							 (size_t)(fe - off))))
-					return oom(st->ctx);
+					return sf_error_nomem(st->ctx);
 				fixed = true;
 			}
 		}
 		if (!fixed && !sf_sbuf_add(a, f, fn))
-			return oom(st->ctx);
+			return sf_error_nomem(st->ctx);
 	}
 	if (!inl) {
 		if (semi)
@@ -206,7 +201,7 @@ static int on_frame(struct dt_state *st, const char *l, size_t n)
 		b->len = 0;
 		if (!sf_sbuf_add(b, a->s + s, e - s) ||
 		    (i > 1 && !sf_sbuf_add(b, "_[i]", 4)))
-			return oom(st->ctx);
+			return sf_error_nomem(st->ctx);
 		if (semi)
 			for (size_t k = 0; k < b->len; k++)
 				if (b->s[k] == ';')
@@ -225,7 +220,7 @@ static int on_count(struct dt_state *st, double count)
 	if (st->n > st->cap_ids) {
 		sf_frame_id *ni = sf_reallocarray(st->ids, st->n, sizeof(*ni));
 		if (!ni)
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		st->ids = ni;
 		st->cap_ids = st->n;
 	}
@@ -238,13 +233,13 @@ static int on_count(struct dt_state *st, double count)
 		sf_frame_init(&fr);
 		st->a.len = 0;
 		if (!sf_sbuf_add(&st->a, s, n))
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		fr.name = st->a.s;
 		const char *bt = memchr(s, '`', n);
 		if (bt) {
 			st->b.len = 0;
 			if (!sf_sbuf_add(&st->b, s, (size_t)(bt - s)))
-				return oom(ctx);
+				return sf_error_nomem(ctx);
 			fr.module = st->b.s;
 		}
 		if ((rc = sf_profile_frame(st->p, ctx, &fr, &st->ids[i])))
@@ -313,8 +308,7 @@ static int dtrace_read(struct sf_profile *p, struct sf_input *in,
 				break;
 			}
 			if ((rc = on_count(&st, c))) {
-				if (!ctx->err.line)
-					ctx->err.line = sf_input_lineno(in);
+				sf_error_place(ctx, NULL, sf_input_lineno(in));
 				break;
 			}
 			continue;

@@ -114,8 +114,7 @@ static int add(struct rd *r, sf_stack_id s, sf_thread_idx th, uint32_t t,
 	if (r->nw < r->p->d.ntypes) {
 		double *q = sf_reallocarray(r->w, r->p->d.ntypes, sizeof(*q));
 		if (!q)
-			return sf_error(r->ctx, SF_ENOMEM, NULL, 0,
-					"out of memory");
+			return sf_error_nomem(r->ctx);
 		r->w = q;
 		r->nw = r->p->d.ntypes;
 	}
@@ -187,7 +186,7 @@ static int build_stacks(struct rd *r, size_t ti, size_t n,
 	int rc;
 
 	if (!st)
-		return sf_error(r->ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		return sf_error_nomem(r->ctx);
 	for (size_t i = 0; i < n; i++) {
 		int64_t pre = -1, fr = -1;
 		if (rows) {
@@ -276,7 +275,7 @@ static int gecko_thread(struct rd *r, struct json_object *th, size_t ti,
 		return rc;
 	size_t nf = json_object_array_length(frows);
 	if (!(frames = sf_calloc(nf ? nf : 1, sizeof(*frames))))
-		return sf_error(r->ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		return sf_error_nomem(r->ctx);
 	for (size_t i = 0; i < nf; i++) {
 		struct json_object *row = json_object_array_get_idx(frows, i);
 		struct sf_frame f;
@@ -381,7 +380,7 @@ static int processed_thread(struct rd *r, struct json_object *th, size_t ti,
 		return rc;
 	size_t nf = json_object_array_length(f_func);
 	if (!(frames = sf_calloc(nf ? nf : 1, sizeof(*frames))))
-		return sf_error(r->ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		return sf_error_nomem(r->ctx);
 	for (size_t i = 0; i < nf; i++) {
 		struct sf_frame f;
 		int64_t fn, x;
@@ -469,8 +468,7 @@ static int one_thread(struct rd *r, struct json_object *th, size_t i,
 			      1000 : r->ctx->limits.max_nesting));
 		struct json_object *sub;
 		if (!tok)
-			return sf_error(r->ctx, SF_ENOMEM, NULL, 0,
-					"out of memory");
+			return sf_error_nomem(r->ctx);
 		sub = json_tokener_parse_ex(tok, json_object_get_string(th),
 					    json_object_get_string_len(th));
 		json_tokener_free(tok);
@@ -542,17 +540,15 @@ static int thread_cb(void *ud, size_t index, const char *key, size_t n,
 	    (sf_webjson__arr(th, "stringArray") ||
 	     sf_webjson__arr(th, "stringTable"))) {
 		c->r->root_start = 0;   /* times relative to the root */
-		if ((rc = one_thread(c->r, th, n, 0, 0)) &&
-		    !c->r->ctx->err.line)
-			c->r->ctx->err.line = line;
+		if ((rc = one_thread(c->r, th, n, 0, 0)))
+			sf_error_place(c->r->ctx, NULL, line);
 		return rc;
 	}
 	if (c->n == c->cap) {
 		size_t nc = c->cap ? c->cap * 2 : 8;
 		void *q = sf_reallocarray(c->pend, nc, sizeof(*c->pend));
 		if (!q)
-			return sf_error(c->r->ctx, SF_ENOMEM, NULL, 0,
-					"out of memory");
+			return sf_error_nomem(c->r->ctx);
 		c->pend = q;
 		c->cap = nc;
 	}
@@ -613,9 +609,8 @@ out:
 	for (size_t i = 0; i < c.n; i++)
 		json_object_put(c.pend[i].th);
 	free(c.pend);
-	if (rc && !ctx->err.source[0])
-		snprintf(ctx->err.source, sizeof(ctx->err.source), "%s",
-			 r.name);
+	if (rc)
+		sf_error_place(ctx, r.name, 0);
 	free(r.w);
 	json_object_put(root);
 	return rc;

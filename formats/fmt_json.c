@@ -181,8 +181,7 @@ static int u32v_push(struct rd *r, struct u32v *a, uint32_t x)
 		size_t cap = a->cap ? a->cap * 2 : 64;
 		uint32_t *v = sf_reallocarray(a->v, cap, sizeof(*v));
 		if (!v) {
-			r->rc = sf_error(r->ctx, SF_ENOMEM, NULL, 0,
-					 "out of memory");
+			r->rc = sf_error_nomem(r->ctx);
 			return 0;
 		}
 		a->v = v;
@@ -328,8 +327,7 @@ static int def_append(struct rd *r, struct deferred *d,
 			cap *= 2;
 		unsigned char *t = realloc(d->text, cap);
 		if (!t) {
-			r->rc = sf_error(r->ctx, SF_ENOMEM, NULL, 0,
-					 "out of memory");
+			r->rc = sf_error_nomem(r->ctx);
 			return 0;
 		}
 		d->text = t;
@@ -368,8 +366,7 @@ static int section_begin(struct rd *r)
 		r->w = sf_calloc(r->nw, sizeof(*r->w));
 		r->wf = sf_calloc(r->ntypes, sizeof(*r->wf));
 		if (!r->w || !r->wf) {
-			r->rc = sf_error(r->ctx, SF_ENOMEM, NULL, 0,
-					 "out of memory");
+			r->rc = sf_error_nomem(r->ctx);
 			return 0;
 		}
 		return 1;
@@ -450,7 +447,7 @@ static int address_of(struct rd *r, const char *s, size_t n)
 	char *t = sf_strndup(s, n), *end;
 
 	if (!t) {
-		r->rc = sf_error(r->ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		r->rc = sf_error_nomem(r->ctx);
 		return 0;
 	}
 	errno = 0;
@@ -689,8 +686,7 @@ static int pair_end(struct rd *r)
 		struct sf_label *l = sf_reallocarray(r->lab, cap,
 						     sizeof(*l));
 		if (!l) {
-			r->rc = sf_error(r->ctx, SF_ENOMEM, NULL, 0,
-					 "out of memory");
+			r->rc = sf_error_nomem(r->ctx);
 			return 0;
 		}
 		r->lab = l;
@@ -1117,7 +1113,7 @@ static int replay(struct rd *r, enum jkey k)
 
 	if (!(r->h = json_parser(r))) {
 		r->h = outer;
-		return sf_error(r->ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		return sf_error_nomem(r->ctx);
 	}
 	r->replaying = true;
 	r->chunk = d->text;
@@ -1214,7 +1210,7 @@ static int json_read(struct sf_profile *p, struct sf_input *in,
 	r.first_input = !p->d.nsamples;
 	if (!buf || !(r.h = json_parser(&r))) {
 		free(buf);
-		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		return sf_error_nomem(ctx);
 	}
 	for (;;) {
 		if (sf_interrupted(ctx)) {

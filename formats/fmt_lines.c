@@ -170,8 +170,7 @@ static int parse_thread(struct sf_profile *p, struct sf_ctx *ctx,
 		char *heap = NULL;
 		if (n >= sizeof(namebuf)) {
 			if (!(heap = sf_strndup(name, n)))
-				return sf_error(ctx, SF_ENOMEM, NULL, 0,
-						"out of memory");
+				return sf_error_nomem(ctx);
 			name = heap;
 		} else {
 			memcpy(namebuf, name, n);
@@ -183,11 +182,6 @@ static int parse_thread(struct sf_profile *p, struct sf_ctx *ctx,
 		return rc;
 	}
 	return sf_profile_thread(p, ctx, SF_NO_ID, tid, NULL, out);
-}
-
-static int oom(struct sf_ctx *ctx)
-{
-	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
 }
 
 /* The thread of a thread field, through the table of fields seen. */
@@ -228,7 +222,7 @@ static int thread_of(struct lines_cache *lc, struct sf_profile *p,
 	if (n + 1 > lc->prevcap) {
 		char *np = realloc(lc->prev, n + 1);
 		if (!np)
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		lc->prev = np;
 		lc->prevcap = n + 1;
 	}
@@ -268,7 +262,7 @@ static int record(struct lines_cache *lc, struct sf_profile *p,
 				ncap *= 2;
 			char *nt = realloc(lc->text, ncap);
 			if (!nt)
-				return oom(ctx);
+				return sf_error_nomem(ctx);
 			lc->text = nt;
 			lc->text_cap = ncap;
 		}
@@ -277,7 +271,7 @@ static int record(struct lines_cache *lc, struct sf_profile *p,
 			struct stack_text *ns = sf_reallocarray(lc->st, ncap,
 								sizeof(*ns));
 			if (!ns)
-				return oom(ctx);
+				return sf_error_nomem(ctx);
 			lc->st = ns;
 			lc->cap_st = ncap;
 		}
@@ -289,7 +283,7 @@ static int record(struct lines_cache *lc, struct sf_profile *p,
 			memcpy(lc->text + lc->text_len, s, len);
 		lc->text_len += len;
 		if (!sf_idx_insert(&lc->st_idx, hs, sid))
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		lc->nst++;
 	}
 	*stack = lc->st[sid].stack;
@@ -299,7 +293,7 @@ static int record(struct lines_cache *lc, struct sf_profile *p,
 		size_t ncap = lc->cap_rec ? lc->cap_rec * 2 : 1024;
 		struct rec *nr = sf_reallocarray(lc->rec, ncap, sizeof(*nr));
 		if (!nr)
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		lc->rec = nr;
 		lc->cap_rec = ncap;
 	}
@@ -310,7 +304,7 @@ static int record(struct lines_cache *lc, struct sf_profile *p,
 	lc->rec[id].thread = thread;
 	lc->rec[id].hint = UINT32_MAX;
 	if (!sf_idx_insert(&lc->rec_idx, hr, id))
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	lc->nrec++;
 	*hint = &lc->rec[id].hint;
 	return 0;
@@ -439,7 +433,7 @@ static int lines_read(struct sf_profile *p, struct sf_input *in,
 	struct sf_error read_err;
 
 	if (!lc)
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	if ((rc = sf_profile_default_type(p, ctx, &t)))
 		goto done;
 	if (p->d.ntypes > 64) {
@@ -463,7 +457,7 @@ static int lines_read(struct sf_profile *p, struct sf_input *in,
 					ncap *= 2;
 				char *nt = realloc(text, ncap);
 				if (!nt) {
-					rc = oom(ctx);
+					rc = sf_error_nomem(ctx);
 					goto done;
 				}
 				text = nt;
@@ -544,12 +538,7 @@ static int lines_read(struct sf_profile *p, struct sf_input *in,
 			    (rc = sf_profile_add_sample_hint(
 				     p, ctx, stack, th, 0, SF_NO_TIME, w,
 				     hint ? hint : &nohint))) {
-				if (!ctx->err.line)
-					ctx->err.line = lineno;
-				if (!ctx->err.source[0])
-					snprintf(ctx->err.source,
-						 sizeof(ctx->err.source), "%s",
-						 sf_input_name(in));
+				sf_error_place(ctx, sf_input_name(in), lineno);
 				goto done;
 			}
 		}

@@ -69,11 +69,6 @@ struct smp_state {
 	double leaf_count;
 };
 
-static int oom(struct sf_ctx *ctx)
-{
-	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-}
-
 static bool ends_with(const char *s, size_t n, const char *suf)
 {
 	size_t m = strlen(suf);
@@ -91,7 +86,7 @@ static int emit(struct smp_state *st, size_t depth, double w)
 	if (depth > st->cap_ids) {
 		sf_frame_id *ni = sf_reallocarray(st->ids, depth, sizeof(*ni));
 		if (!ni)
-			return oom(st->ctx);
+			return sf_error_nomem(st->ctx);
 		st->ids = ni;
 		st->cap_ids = depth;
 	}
@@ -115,7 +110,7 @@ static int emit(struct smp_state *st, size_t depth, double w)
 		if (nt)
 			st->lastt = nt;
 		if (!nw || !nt)
-			return oom(st->ctx);
+			return sf_error_nomem(st->ctx);
 		for (size_t i = st->cap_last; i < ncap; i++)
 			st->lastw[i] = -1;
 		st->cap_last = ncap;
@@ -126,7 +121,7 @@ static int emit(struct smp_state *st, size_t depth, double w)
 			sf_stack_id *no = sf_reallocarray(st->order, ncap,
 							  sizeof(*no));
 			if (!no)
-				return oom(st->ctx);
+				return sf_error_nomem(st->ctx);
 			st->order = no;
 			st->cap_order = ncap;
 		}
@@ -234,21 +229,21 @@ static int on_node(struct smp_state *st, const char *l, size_t n)
 	size_t off = st->names.len;
 	st->fix.len = 0;
 	if (!sf_fix_rust_symbol(&st->fix, rest, (size_t)(fe - rest)))
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	if ((modn && (!sf_sbuf_add(&st->names, mod, modn) ||
 		      !sf_sbuf_add(&st->names, "`", 1))) ||
 	    !sf_sbuf_add(&st->names, st->fix.s ? st->fix.s : "", st->fix.len))
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	struct sf_frame fr;
 	sf_frame_init(&fr);
 	st->tmp.len = 0;
 	if (!sf_sbuf_add(&st->tmp, st->names.s + off, st->names.len - off))
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	fr.name = st->tmp.s;
 	struct sf_sbuf modbuf = { 0 }, srcbuf = { 0 };
 	if (modn) {
 		if (!sf_sbuf_add(&modbuf, mod, modn))
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		fr.module = modbuf.s;
 	}
 	/* "[0x...]" at the end: the address */
@@ -289,7 +284,7 @@ static int on_node(struct smp_state *st, const char *l, size_t n)
 		    d > colon + 1 && ln <= UINT32_MAX) {
 			if (!sf_sbuf_add(&srcbuf, src, (size_t)(colon - src))) {
 				sf_sbuf_free(&modbuf);
-				return oom(ctx);
+				return sf_error_nomem(ctx);
 			}
 			fr.file = srcbuf.s;
 			fr.line = (uint32_t)ln;
@@ -318,7 +313,7 @@ static int on_node(struct smp_state *st, const char *l, size_t n)
 		while (ne > rest && (ne[-1] == ' ' || ne[-1] == '\t'))
 			ne--;
 		if (!sf_sbuf_add(&st->tmp, rest, (size_t)(ne - rest)))
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		if ((rc = sf_profile_thread(st->p, ctx, st->pid, tid,
 					    st->tmp.s, &st->thread)))
 			return rc;
@@ -328,7 +323,7 @@ static int on_node(struct smp_state *st, const char *l, size_t n)
 		struct smp_node *nn = sf_reallocarray(st->stack, ncap,
 						      sizeof(*nn));
 		if (!nn)
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		st->stack = nn;
 		st->cap = ncap;
 	}

@@ -117,11 +117,6 @@ struct perf_state {
 	const char *k_kernel, *k_jit, *k_process;
 };
 
-static int oom(struct sf_ctx *ctx)
-{
-	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-}
-
 /* Make the frames of one stack line into st->lc.fids (appended, leaf
  * first); returns 0 and the count. */
 static int frames_of_line(struct perf_state *st, const struct stack_line *sl,
@@ -159,7 +154,7 @@ static int frames_of_line(struct perf_state *st, const struct stack_line *sl,
 	if (st->o.inferno) {
 		st->tmp.len = 0;
 		if (!sf_fix_rust_symbol(&st->tmp, raw, rn))
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		raw = st->tmp.s ? st->tmp.s : "";
 		rn = st->tmp.len;
 	}
@@ -214,7 +209,7 @@ static int frames_of_line(struct perf_state *st, const struct stack_line *sl,
 		size_t fl = plen[i];
 		b->len = 0;
 		if (!sf_sbuf_reserve(b, fl + mn + sl->pc_len + 16))
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		if (fl == 9 && !memcmp(f, "[unknown]", 9) &&
 		    !(st->o.inferno && mn == 9 &&
 		      !memcmp(mod, "[unknown]", 9) && !st->o.addrs)) {
@@ -273,7 +268,7 @@ static int frames_of_line(struct perf_state *st, const struct stack_line *sl,
 			/* not st->tmp: the parts may point into it */
 			st->modbuf.len = 0;
 			if (!sf_sbuf_add(&st->modbuf, mod, mn))
-				return oom(ctx);
+				return sf_error_nomem(ctx);
 			fr.module = st->modbuf.s;
 		}
 		fr.address = addr;
@@ -290,7 +285,7 @@ static int frames_of_line(struct perf_state *st, const struct stack_line *sl,
 			ncap *= 2;
 		sf_frame_id *nf = sf_reallocarray(lc->fids, ncap, sizeof(*nf));
 		if (!nf)
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		lc->fids = nf;
 		lc->cap_fids = ncap;
 	}
@@ -316,7 +311,7 @@ static int frames_room(struct perf_state *st, size_t more)
 		ncap *= 2;
 	sf_frame_id *nf = sf_reallocarray(st->frames, ncap, sizeof(*nf));
 	if (!nf)
-		return oom(st->ctx);
+		return sf_error_nomem(st->ctx);
 	st->frames = nf;
 	st->cap_frames = ncap;
 	return 0;
@@ -413,7 +408,7 @@ static int on_stack_line(struct perf_state *st, const char *l, size_t n)
 			struct line_ent *ne = sf_reallocarray(lc->ents, ncap,
 							      sizeof(*ne));
 			if (!ne)
-				return oom(ctx);
+				return sf_error_nomem(ctx);
 			lc->ents = ne;
 			lc->cap_ents = ncap;
 		}
@@ -423,7 +418,7 @@ static int on_stack_line(struct perf_state *st, const char *l, size_t n)
 				ncap *= 2;
 			char *nt = realloc(lc->text, ncap);
 			if (!nt)
-				return oom(ctx);
+				return sf_error_nomem(ctx);
 			lc->text = nt;
 			lc->text_cap = ncap;
 		}
@@ -439,7 +434,7 @@ static int on_stack_line(struct perf_state *st, const char *l, size_t n)
 		lc->text_len += key.n;
 		id = (uint32_t)lc->nents;
 		if (!sf_idx_insert(&lc->idx, h, id))
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		lc->nents++;
 	}
 	/* lines come leaf first; a line's own frames are stored leaf first */
@@ -463,8 +458,8 @@ static int rec_replay(struct perf_state *st)
 		st->cur_line = st->pend[i].lineno;
 		rc = on_stack_line(st, st->rec + st->pend[i].off,
 				   st->pend[i].len);
-		if (rc && !st->ctx->err.line)
-			st->ctx->err.line = st->pend[i].lineno;
+		if (rc)
+			sf_error_place(st->ctx, NULL, st->pend[i].lineno);
 	}
 	return rc;
 }
@@ -494,7 +489,7 @@ static int defer_stack_line(struct perf_state *st, const char *l, size_t n,
 			ncap *= 2;
 		char *nr = realloc(st->rec, ncap);
 		if (!nr)
-			return oom(st->ctx);
+			return sf_error_nomem(st->ctx);
 		st->rec = nr;
 		st->rec_cap = ncap;
 	}
@@ -503,7 +498,7 @@ static int defer_stack_line(struct perf_state *st, const char *l, size_t n,
 		struct pend_line *np = sf_reallocarray(st->pend, ncap,
 						       sizeof(*np));
 		if (!np)
-			return oom(st->ctx);
+			return sf_error_nomem(st->ctx);
 		st->pend = np;
 		st->cap_pend = ncap;
 	}
@@ -548,7 +543,7 @@ static int rec_flush(struct perf_state *st)
 		struct line_ent *ne = sf_reallocarray(c->ents, ncap,
 						      sizeof(*ne));
 		if (!ne)
-			return oom(st->ctx);
+			return sf_error_nomem(st->ctx);
 		c->ents = ne;
 		c->cap_ents = ncap;
 	}
@@ -558,7 +553,7 @@ static int rec_flush(struct perf_state *st)
 			ncap *= 2;
 		char *nt = realloc(c->text, ncap);
 		if (!nt)
-			return oom(st->ctx);
+			return sf_error_nomem(st->ctx);
 		c->text = nt;
 		c->text_cap = ncap;
 	}
@@ -568,7 +563,7 @@ static int rec_flush(struct perf_state *st)
 			ncap *= 2;
 		sf_frame_id *nf = sf_reallocarray(c->fids, ncap, sizeof(*nf));
 		if (!nf)
-			return oom(st->ctx);
+			return sf_error_nomem(st->ctx);
 		c->fids = nf;
 		c->cap_fids = ncap;
 	}
@@ -585,7 +580,7 @@ static int rec_flush(struct perf_state *st)
 		       n * sizeof(sf_frame_id));
 	c->nfids += n;
 	if (!sf_idx_insert(&c->idx, h, (uint32_t)c->nents))
-		return oom(st->ctx);
+		return sf_error_nomem(st->ctx);
 	c->nents++;
 	rec_clear(st);
 	return 0;
@@ -670,7 +665,7 @@ static int stack_of(struct perf_state *st, const sf_frame_id *ids, size_t n,
 		struct stack_ent *ne = sf_reallocarray(sc->ents, ncap,
 						       sizeof(*ne));
 		if (!ne)
-			return oom(st->ctx);
+			return sf_error_nomem(st->ctx);
 		sc->ents = ne;
 		sc->cap_ents = ncap;
 	}
@@ -680,7 +675,7 @@ static int stack_of(struct perf_state *st, const sf_frame_id *ids, size_t n,
 			ncap *= 2;
 		sf_frame_id *ni = sf_reallocarray(sc->ids, ncap, sizeof(*ni));
 		if (!ni)
-			return oom(st->ctx);
+			return sf_error_nomem(st->ctx);
 		sc->ids = ni;
 		sc->cap_ids = ncap;
 	}
@@ -690,7 +685,7 @@ static int stack_of(struct perf_state *st, const sf_frame_id *ids, size_t n,
 						  *out };
 	sc->nids += n;
 	if (!sf_idx_insert(&sc->idx, h, (uint32_t)sc->nents))
-		return oom(st->ctx);
+		return sf_error_nomem(st->ctx);
 	sc->nents++;
 	return 0;
 }
@@ -724,7 +719,7 @@ static int end_event(struct perf_state *st)
 		sf_frame_id *nf = sf_reallocarray(st->frames, ncap,
 						  sizeof(*nf));
 		if (!nf)
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		st->frames = nf;
 		st->cap_frames = ncap;
 	}
@@ -741,7 +736,7 @@ static int end_event(struct perf_state *st)
 			st->last_pname.len = 0;
 			if (!sf_sbuf_add(&st->last_pname, fr.name,
 					 st->pname.len))
-				return oom(ctx);
+				return sf_error_nomem(ctx);
 			st->have_pname_frame = true;
 		}
 		st->frames[n++] = st->pname_frame;
@@ -760,7 +755,7 @@ static int end_event(struct perf_state *st)
 		st->last_comm.len = 0;
 		if (!sf_sbuf_add(&st->last_comm, st->comm.s ? st->comm.s : "",
 				 st->comm.len))
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		st->last_pid = st->pid;
 		st->last_tid = st->tid;
 		st->have_thread = true;
@@ -866,7 +861,7 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 	if (typed) {
 		if (!st->ev_filter.s) {
 			if (!sf_sbuf_add(&st->ev_filter, ev, evn))
-				return oom(ctx);
+				return sf_error_nomem(ctx);
 		} else if (!sbuf_eq(&st->ev_filter, ev, evn)) {
 			sf_warn(ctx, "perf.event-filtered",
 				"kept only events of type '%s' "
@@ -886,7 +881,7 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 	st->pname.len = 0;
 	if (!sf_sbuf_add(&st->comm, e->comm, e->comm_len) ||
 	    !sf_sbuf_add(&st->pname, e->comm, e->comm_len))
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	for (size_t i = 0; i < st->pname.len; i++)
 		if (st->pname.s[i] == ' ')
 			st->pname.s[i] = '_';
@@ -900,7 +895,7 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 			ok = ok && sf_sbuf_add(&st->pname, "/", 1) &&
 			     sf_sbuf_add(&st->pname, e->tid, e->tid_len);
 		if (!ok)
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 	}
 	st->java = sbuf_eq(&st->pname, "java", 4);
 	if (rest) {
@@ -941,7 +936,7 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 		return ctx->err.code;
 	if (st.o.event_filter &&
 	    !sf_sbuf_adds(&st.ev_filter, st.o.event_filter)) {
-		rc = oom(ctx);
+		rc = sf_error_nomem(ctx);
 		goto out;
 	}
 	if (p->d.ntypes > 64) {
@@ -952,7 +947,7 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 	}
 	st.w = sf_calloc(65, sizeof(double));
 	if (!st.w) {
-		rc = oom(ctx);
+		rc = sf_error_nomem(ctx);
 		goto out;
 	}
 	uint64_t count = 0;

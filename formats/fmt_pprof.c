@@ -162,27 +162,10 @@ struct rd {
 	size_t cscratch;
 };
 
-static int oom(struct rd *r)
-{
-	return sf_error(r->pb.ctx, SF_ENOMEM, NULL, 0, "out of memory");
-}
-
-/* Make room for one more element in a growable array. */
-static int more(struct rd *r, void **a, size_t *cap, size_t n, size_t size)
-{
-	if (n < *cap)
-		return 0;
-	size_t nc = *cap ? *cap * 2 : 64;
-	void *na = sf_reallocarray(*a, nc, size);
-	if (!na)
-		return oom(r);
-	*a = na;
-	*cap = nc;
-	return 0;
-}
-
-#define MORE(r, arr, n, c) more(r, (void **)&(r)->arr, &(r)->c, (r)->n, \
-				sizeof(*(r)->arr))
+/* Room for one more element in r->arr (n used, c allocated). */
+#define MORE(r, arr, n, c)                                               \
+	(sf_grow(&(r)->arr, &(r)->c, (r)->n + 1, sizeof(*(r)->arr)) ?    \
+		 sf_error_nomem((r)->pb.ctx) : 0)
 
 static int rd_vtype(struct rd *r, const struct sf_pb_field *f, struct vtype *t)
 {
@@ -462,7 +445,7 @@ static int idmap_build(struct rd *r, struct idmap *m, const void *base,
 	if (!n)
 		return 0;
 	if (!(m->pairs = sf_calloc(n, sizeof(*m->pairs))))
-		return oom(r);
+		return sf_error_nomem(r->pb.ctx);
 	for (size_t i = 0; i < n; i++) {
 		const char *rec = (const char *)base + i * stride;
 		uint64_t id;
@@ -488,7 +471,7 @@ static int idmap_build(struct rd *r, struct idmap *m, const void *base,
 	if (max <= 4 * (uint64_t)n + 1024) {
 		if (!(m->direct = sf_calloc((size_t)max + 1,
 					    sizeof(*m->direct))))
-			return oom(r);
+			return sf_error_nomem(r->pb.ctx);
 		m->ndirect = (size_t)max + 1;
 		for (size_t i = 0; i < n; i++)
 			m->direct[m->pairs[i].id] = m->pairs[i].idx + 1;
@@ -552,7 +535,7 @@ static int resolve_locations(struct rd *r)
 		return rc;
 	if (r->nmaps && !(r->map_names = sf_calloc(r->nmaps,
 						    sizeof(*r->map_names))))
-		return oom(r);
+		return sf_error_nomem(r->pb.ctx);
 	for (size_t i = 0; i < r->nmaps; i++) {
 		const char *s;
 		size_t len;
@@ -567,7 +550,7 @@ static int resolve_locations(struct rd *r)
 	for (size_t i = 0; i < r->nlocs; i++)
 		total += r->locs[i].nlines ? r->locs[i].nlines : 1;
 	if (total && !(r->frames = sf_calloc(total, sizeof(*r->frames))))
-		return oom(r);
+		return sf_error_nomem(r->pb.ctx);
 	for (size_t i = 0; i < r->nlocs; i++) {
 		struct ploc *l = &r->locs[i];
 		struct sf_frame f;
@@ -648,7 +631,7 @@ static int add_locid(struct sf_pb_dec *d, void *arg, uint64_t v,
 		size_t nc = r->clocbuf ? r->clocbuf * 2 : 256;
 		uint64_t *nb = sf_reallocarray(r->locbuf, nc, sizeof(*nb));
 		if (!nb)
-			return oom(r);
+			return sf_error_nomem(r->pb.ctx);
 		r->locbuf = nb;
 		r->clocbuf = nc;
 	}
@@ -683,7 +666,7 @@ static int scratch_put(struct rd *r, size_t *used, const char *s, size_t len)
 			nc *= 2;
 		char *ns = realloc(r->scratch, nc);
 		if (!ns)
-			return oom(r);
+			return sf_error_nomem(r->pb.ctx);
 		r->scratch = ns;
 		r->cscratch = nc;
 	}
@@ -812,7 +795,7 @@ static int rd_sample(struct rd *r, const struct sf_pb_field *sf, double *w)
 				void *nt = sf_reallocarray(tmp, nc,
 							   sizeof(*tmp));
 				if (!nt) {
-					rc = oom(r);
+					rc = sf_error_nomem(r->pb.ctx);
 					goto out;
 				}
 				tmp = nt;
@@ -874,7 +857,7 @@ static int rd_sample(struct rd *r, const struct sf_pb_field *sf, double *w)
 			sf_frame_id *nb = sf_reallocarray(r->stackbuf, nc,
 							  sizeof(*nb));
 			if (!nb) {
-				rc = oom(r);
+				rc = sf_error_nomem(r->pb.ctx);
 				goto out;
 			}
 			r->stackbuf = nb;
@@ -887,13 +870,8 @@ static int rd_sample(struct rd *r, const struct sf_pb_field *sf, double *w)
 	sf_stack_id stack;
 	if ((rc = sf_profile_stack(r->p, r->pb.ctx, r->stackbuf, nfr, true,
 				   &stack))) {
-		if (!r->pb.ctx->err.has_offset) {
-			r->pb.ctx->err.offset = r->pb.base + sf->at;
-			r->pb.ctx->err.has_offset = 1;
-			snprintf(r->pb.ctx->err.source,
-				 sizeof(r->pb.ctx->err.source), "%s",
-				 r->pb.name);
-		}
+		/* the model's error (too deep) has no place: the sample's */
+		sf_error_place_at(r->pb.ctx, r->pb.name, r->pb.base + sf->at);
 		goto out;
 	}
 	sf_labels_id lid = 0;
@@ -902,7 +880,7 @@ static int rd_sample(struct rd *r, const struct sf_pb_field *sf, double *w)
 			void *nl = sf_reallocarray(r->labels, ntmp,
 						   sizeof(*r->labels));
 			if (!nl) {
-				rc = oom(r);
+				rc = sf_error_nomem(r->pb.ctx);
 				goto out;
 			}
 			r->labels = nl;
@@ -937,7 +915,7 @@ static int pass_samples(struct rd *r)
 	size_t k = 0;
 
 	if (!w)
-		return oom(r);
+		return sf_error_nomem(r->pb.ctx);
 	while (pos < r->pb.size) {
 		r->pb.top = true;
 		rc = sf_pb_field(&r->pb, &pos, r->pb.size, &f);
@@ -975,7 +953,7 @@ static int set_prop_str(struct rd *r, const char *key, uint64_t idx,
 	if ((rc = str_at(r, idx, at, &s, &len)))
 		return rc;
 	if (!(v = sf_strndup(s, len)))
-		return oom(r);
+		return sf_error_nomem(r->pb.ctx);
 	rc = sf_profile_set_prop(r->p, r->pb.ctx, key, v);
 	free(v);
 	return rc;
@@ -988,7 +966,7 @@ static int rd_meta(struct rd *r, bool first)
 
 	/* sample types, mapped to the model's */
 	if (r->ntypes && !(r->tmap = sf_calloc(r->ntypes, sizeof(*r->tmap))))
-		return oom(r);
+		return sf_error_nomem(r->pb.ctx);
 	for (size_t i = 0; i < r->ntypes; i++) {
 		const char *t, *u;
 		if (!(t = intern(r, r->types[i].type, r->types[i].at, &rc)) ||

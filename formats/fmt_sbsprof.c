@@ -90,11 +90,6 @@ static int bad(struct rd *r, const char *fmt, const char *arg)
 			fmt, arg);
 }
 
-static int oom(struct rd *r)
-{
-	return sf_error(r->ctx, SF_ENOMEM, NULL, 0, "out of memory");
-}
-
 /* Unescape s[0..n) into r->tmp; returns the length. */
 static int unescape(struct rd *r, const char *s, size_t n, size_t *len)
 {
@@ -106,7 +101,7 @@ static int unescape(struct rd *r, const char *s, size_t n, size_t *len)
 			cap *= 2;
 		char *t = realloc(r->tmp, cap);
 		if (!t)
-			return oom(r);
+			return sf_error_nomem(r->ctx);
 		r->tmp = t;
 		r->tmpcap = cap;
 	}
@@ -211,7 +206,7 @@ static int set_types(struct rd *r)
 			return rc;
 	}
 	if (!(r->w = sf_calloc(p->d.ntypes, sizeof(*r->w))))
-		return oom(r);
+		return sf_error_nomem(r->ctx);
 	r->w[t] = 1;
 	r->type = t;
 	return 0;
@@ -256,7 +251,7 @@ static int header(struct rd *r, char *line, size_t len)
 			sf_thread_idx *nt = sf_reallocarray(r->threads, cap,
 							    sizeof(*nt));
 			if (!nt)
-				return oom(r);
+				return sf_error_nomem(r->ctx);
 			r->threads = nt;
 			r->capthreads = cap;
 		}
@@ -297,13 +292,13 @@ static int header(struct rd *r, char *line, size_t len)
 			struct src *ns = sf_reallocarray(r->srcs, cap,
 							 sizeof(*ns));
 			if (!ns)
-				return oom(r);
+				return sf_error_nomem(r->ctx);
 			r->srcs = ns;
 			r->capsrcs = cap;
 		}
 		r->srcs[r->nsrcs] = (struct src){ raw, path };
 		if (!sf_idx_insert(&r->srcidx, h, (uint32_t)r->nsrcs))
-			return oom(r);
+			return sf_error_nomem(r->ctx);
 		r->nsrcs++;
 		return 0;
 	}
@@ -418,16 +413,16 @@ static int frame(struct rd *r, char *s, size_t n, sf_frame_id *out)
 		size_t cap = r->capfc ? r->capfc * 2 : 256;
 		struct fcache *nc = sf_reallocarray(r->fc, cap, sizeof(*nc));
 		if (!nc)
-			return oom(r);
+			return sf_error_nomem(r->ctx);
 		r->fc = nc;
 		r->capfc = cap;
 	}
 	if (!(r->fc[r->nfc].text = sf_strndup(s, n)))
-		return oom(r);
+		return sf_error_nomem(r->ctx);
 	r->fc[r->nfc].len = n;
 	r->fc[r->nfc].frame = *out;
 	if (!sf_idx_insert(&r->fcidx, h, (uint32_t)r->nfc))
-		return oom(r);
+		return sf_error_nomem(r->ctx);
 	r->nfc++;
 	return 0;
 malformed:
@@ -470,7 +465,7 @@ static int sample_line(struct rd *r, char *line, size_t len)
 			sf_frame_id *nf = sf_reallocarray(r->frames, n,
 							  sizeof(*nf));
 			if (!nf)
-				return oom(r);
+				return sf_error_nomem(r->ctx);
 			r->frames = nf;
 			r->capframes = n;
 		}
@@ -478,7 +473,7 @@ static int sample_line(struct rd *r, char *line, size_t len)
 		if (restlen + 1 > r->lastcap) {
 			char *nl = realloc(r->last, restlen + 1);
 			if (!nl)
-				return oom(r);
+				return sf_error_nomem(r->ctx);
 			r->last = nl;
 			r->lastcap = restlen + 1;
 		}
@@ -672,7 +667,7 @@ static int sbsprof_write(const struct sf_profile *p, struct sf_output *out,
 	}
 found:
 	if (!(reps = sf_calloc(nsamp ? nsamp : 1, sizeof(*reps))))
-		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		return sf_error_nomem(ctx);
 	for (size_t i = 0; i < nsamp; i++) {
 		double x = p->d.ntypes ? sf_weight(p, i, t) / div : 1;
 		if (!(x >= 0) || x > 4294967295.0) {
@@ -753,8 +748,7 @@ found:
 			continue;
 		if (!sf_idx_insert(&seen, h, (uint32_t)f)) {
 			sf_idx_free(&seen);
-			rc = sf_error(ctx, SF_ENOMEM, NULL, 0,
-				      "out of memory");
+			rc = sf_error_nomem(ctx);
 			goto out;
 		}
 		sf_output_puts(out, "@source\t");

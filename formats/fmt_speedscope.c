@@ -109,8 +109,7 @@ static int element(void *ud, size_t index, const char *key, size_t n,
 		size_t nn = index + 1;
 		void *q = sf_reallocarray(r->side, nn, sizeof(*r->side));
 		if (!q)
-			return sf_error(r->ctx, SF_ENOMEM, NULL, 0,
-					"out of memory");
+			return sf_error_nomem(r->ctx);
 		r->side = q;
 		memset(r->side + r->nside, 0,
 		       (nn - r->nside) * sizeof(*r->side));
@@ -130,8 +129,7 @@ static int element(void *ud, size_t index, const char *key, size_t n,
 					"index, \"at\": number}", index, n);
 		v.open = ty[0] == 'O';
 		if (!more((void **)&sd->ev, &sd->cev, sd->nev, sizeof(v)))
-			return sf_error(r->ctx, SF_ENOMEM, NULL, 0,
-					"out of memory");
+			return sf_error_nomem(r->ctx);
 		sd->ev[sd->nev++] = v;
 	} else if (!strcmp(key, "samples")) {
 		size_t d;
@@ -144,8 +142,7 @@ static int element(void *ud, size_t index, const char *key, size_t n,
 		if (!sd->noff) {
 			if (!more((void **)&sd->off, &sd->coff, 0,
 				  sizeof(*sd->off)))
-				return sf_error(r->ctx, SF_ENOMEM, NULL, 0,
-						"out of memory");
+				return sf_error_nomem(r->ctx);
 			sd->off[sd->noff++] = 0;
 		}
 		for (size_t j = 0; j < d; j++) {
@@ -158,14 +155,12 @@ static int element(void *ud, size_t index, const char *key, size_t n,
 						"indexes", index, n);
 			if (!more((void **)&sd->fr, &sd->cfr, sd->nfr,
 				  sizeof(*sd->fr)))
-				return sf_error(r->ctx, SF_ENOMEM, NULL, 0,
-						"out of memory");
+				return sf_error_nomem(r->ctx);
 			sd->fr[sd->nfr++] = f;
 		}
 		if (!more((void **)&sd->off, &sd->coff, sd->noff,
 			  sizeof(*sd->off)))
-			return sf_error(r->ctx, SF_ENOMEM, NULL, 0,
-					"out of memory");
+			return sf_error_nomem(r->ctx);
 		sd->off[sd->noff++] = sd->nfr;
 	} else {
 		double w;
@@ -175,8 +170,7 @@ static int element(void *ud, size_t index, const char *key, size_t n,
 					"profiles[%zu].weights[%zu]: expected "
 					"a number", index, n);
 		if (!more((void **)&sd->w, &sd->cw, sd->nw, sizeof(w)))
-			return sf_error(r->ctx, SF_ENOMEM, NULL, 0,
-					"out of memory");
+			return sf_error_nomem(r->ctx);
 		sd->w[sd->nw++] = w;
 	}
 	return 0;
@@ -227,8 +221,7 @@ static int read_sampled(struct rd *r, struct side *sd, size_t pi,
 		if (d > cap) {
 			void *q = sf_reallocarray(fr, d, sizeof(*fr));
 			if (!q) {
-				rc = sf_error(r->ctx, SF_ENOMEM, NULL, 0,
-					      "out of memory");
+				rc = sf_error_nomem(r->ctx);
 				break;
 			}
 			fr = q;
@@ -309,8 +302,7 @@ static int read_evented(struct rd *r, struct json_object *prof,
 		if (e->open) {
 			sf_stack_id s;
 			if (!more((void **)&open, &cap, n, sizeof(*open))) {
-				rc = sf_error(r->ctx, SF_ENOMEM, NULL, 0,
-					      "out of memory");
+				rc = sf_error_nomem(r->ctx);
 				break;
 			}
 			if ((rc = sf_profile_stack_push(
@@ -358,7 +350,7 @@ static int speedscope_read(struct sf_profile *p, struct sf_input *in,
 	}
 	r.nframes = json_object_array_length(frames);
 	if (!(r.fmap = sf_calloc(r.nframes + 1, sizeof(*r.fmap)))) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		rc = sf_error_nomem(ctx);
 		goto out;
 	}
 	for (size_t i = 0; i < r.nframes; i++) {
@@ -403,7 +395,7 @@ static int speedscope_read(struct sf_profile *p, struct sf_input *in,
 	if (!p->d.nsamples && first_type != UINT32_MAX)
 		p->d.meta.default_type = first_type;
 	if (!(r.w = sf_calloc(p->d.ntypes + 1, sizeof(*r.w)))) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		rc = sf_error_nomem(ctx);
 		goto out;
 	}
 	for (size_t i = 0; i < np; i++) {
@@ -448,9 +440,8 @@ static int speedscope_read(struct sf_profile *p, struct sf_input *in,
 	if (nm && (rc = sf_profile_set_prop(p, ctx, "speedscope.name", nm)))
 		goto out;
 out:
-	if (rc && !ctx->err.source[0])
-		snprintf(ctx->err.source, sizeof(ctx->err.source), "%s",
-			 r.name);
+	if (rc)
+		sf_error_place(ctx, r.name, 0);
 	for (size_t i = 0; i < r.nside; i++) {
 		free(r.side[i].ev);
 		free(r.side[i].fr);
@@ -496,7 +487,7 @@ static int speedscope_write(const struct sf_profile *p, struct sf_output *out,
 		if (p->d.stacks[s].depth > maxd)
 			maxd = p->d.stacks[s].depth;
 	if (!(buf = sf_calloc(maxd + 1, sizeof(*buf)))) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		rc = sf_error_nomem(ctx);
 		goto out;
 	}
 	const char *unit = speedscope_unit(p->d.ntypes ?

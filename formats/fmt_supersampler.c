@@ -110,11 +110,6 @@ static int bad(struct rd *r, uint64_t at, const char *what)
 	return sf_error_at(r->ctx, SF_EINPUT, r->name, at, "%s", what);
 }
 
-static int oom(struct rd *r)
-{
-	return sf_error(r->ctx, SF_ENOMEM, NULL, 0, "out of memory");
-}
-
 /* Make at least one byte available unless the input ended. */
 static int fill(struct rd *r)
 {
@@ -199,7 +194,7 @@ static int text_field(struct rd *r, size_t max, size_t *len, int *term)
 				cap *= 2;
 			char *t = realloc(r->text, cap);
 			if (!t)
-				return oom(r);
+				return sf_error_nomem(r->ctx);
 			r->text = t;
 			r->textcap = cap;
 		}
@@ -319,14 +314,14 @@ static int read_symbol(struct rd *r)
 		size_t cap = r->capsyms ? r->capsyms * 2 : 256;
 		struct sym *ns = sf_reallocarray(r->syms, cap, sizeof(*ns));
 		if (!ns)
-			return oom(r);
+			return sf_error_nomem(r->ctx);
 		r->syms = ns;
 		r->capsyms = cap;
 	}
 	r->syms[r->nsyms] = s;
 	if (!sf_idx_insert(&r->symidx, sf_hash_u64(s.id, 0),
 			   (uint32_t)r->nsyms))
-		return oom(r);
+		return sf_error_nomem(r->ctx);
 	r->nsyms++;
 	return 0;
 }
@@ -466,7 +461,7 @@ static int read_record(struct rd *r, sf_thread_idx thread, uint64_t start)
 			sf_frame_id *nf = sf_reallocarray(r->frames, cap,
 							  sizeof(*nf));
 			if (!nf)
-				return oom(r);
+				return sf_error_nomem(r->ctx);
 			r->frames = nf;
 			r->capframes = cap;
 		}
@@ -668,7 +663,7 @@ static int sampler_read(struct sf_profile *p, struct sf_input *in,
 	int rc;
 
 	if (!r)
-		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		return sf_error_nomem(ctx);
 	r->p = p;
 	r->in = in;
 	r->ctx = ctx;
@@ -679,8 +674,7 @@ static int sampler_read(struct sf_profile *p, struct sf_input *in,
 		if (!p->d.nsamples && p->d.ntypes == 1)
 			p->d.meta.default_type = r->type;
 		if (!(r->w = sf_calloc(p->d.ntypes, sizeof(*r->w))))
-			rc = sf_error(ctx, SF_ENOMEM, NULL, 0,
-				      "out of memory");
+			rc = sf_error_nomem(ctx);
 		else
 			r->w[r->type] = 1;
 	}
@@ -776,7 +770,7 @@ static int frame_sym(struct wr *w, sf_frame_id f, uint32_t *out)
 	if (fail) {
 		free(on);
 		free(ol);
-		return sf_error(w->ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		return sf_error_nomem(w->ctx);
 	}
 	struct wkey key = { on ? on : fr->name,
 			    ol ? ol : fr->module ? fr->module : "",
@@ -794,8 +788,7 @@ static int frame_sym(struct wr *w, sf_frame_id f, uint32_t *out)
 			if (!ns) {
 				free(on);
 				free(ol);
-				return sf_error(w->ctx, SF_ENOMEM, NULL, 0,
-						"out of memory");
+				return sf_error_nomem(w->ctx);
 			}
 			w->syms = ns;
 			w->cap = cap;
@@ -804,8 +797,7 @@ static int frame_sym(struct wr *w, sf_frame_id f, uint32_t *out)
 		w->syms[id] = (struct wsym){ key.name, key.lib, on, ol,
 					     key.aux };
 		if (!sf_idx_insert(&w->idx, h, id))
-			return sf_error(w->ctx, SF_ENOMEM, NULL, 0,
-					"out of memory");
+			return sf_error_nomem(w->ctx);
 		w->nsyms++;
 	}
 	w->sym_of_frame[f] = id;
@@ -903,7 +895,7 @@ static int sampler_write(const struct sf_profile *p, struct sf_output *out,
 			maxdepth = p->d.stacks[i].depth;
 	rbuf = sf_calloc((size_t)maxdepth + 5, 4);
 	if (!order || !first || !reps || !w.sym_of_frame || !rbuf) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		rc = sf_error_nomem(ctx);
 		goto out;
 	}
 	memset(w.sym_of_frame, 0xff, (p->d.nframes ? p->d.nframes : 1) *
@@ -919,8 +911,7 @@ static int sampler_write(const struct sf_profile *p, struct sf_output *out,
 	{
 		size_t *fill_at = sf_calloc(nblocks + 1, sizeof(*fill_at));
 		if (!fill_at) {
-			rc = sf_error(ctx, SF_ENOMEM, NULL, 0,
-				      "out of memory");
+			rc = sf_error_nomem(ctx);
 			goto out;
 		}
 		memcpy(fill_at, first, (nblocks + 1) * sizeof(*fill_at));
@@ -977,8 +968,7 @@ static int sampler_write(const struct sf_profile *p, struct sf_output *out,
 			 (unsigned)(FIRST_ID + b));
 		char *own = sanitise(name, &w.sanitised, &fail);
 		if (fail) {
-			rc = sf_error(ctx, SF_ENOMEM, NULL, 0,
-				      "out of memory");
+			rc = sf_error_nomem(ctx);
 			goto out;
 		}
 		const char *n = own ? own : name ? name : tn;

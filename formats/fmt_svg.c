@@ -245,8 +245,6 @@ static void diff_colour(double delta, double maxdelta, int rgb[3])
 
 /* ----- the merged tree ----- */
 
-static const struct node *g_nodes;   /* for qsort */
-
 static int strcmp_null(const char *a, const char *b)
 {
 	if (a == b)
@@ -265,10 +263,11 @@ static int desc_cmp(const void *a_, const void *b_)
 	return a > b ? -1 : a < b;
 }
 
-static int order_cmp(const void *a_, const void *b_)
+static int order_cmp(const void *a_, const void *b_, void *nodes)
 {
-	const struct node *a = &g_nodes[*(const uint32_t *)a_];
-	const struct node *b = &g_nodes[*(const uint32_t *)b_];
+	const struct node *n = nodes;
+	const struct node *a = &n[*(const uint32_t *)a_];
+	const struct node *b = &n[*(const uint32_t *)b_];
 	int c;
 
 	if (a->parent != b->parent)
@@ -321,7 +320,7 @@ static int build_graph(struct graph *g, const struct sf_profile *p,
 	slots = sf_malloc(cap * sizeof(*slots));
 	g->nodes = sf_calloc(ns, sizeof(*g->nodes));
 	if (!self || !selfb || !map || !slots || !g->nodes) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		rc = sf_error_nomem(ctx);
 		goto out;
 	}
 	memset(slots, 0xff, cap * sizeof(*slots));
@@ -380,14 +379,14 @@ static int build_graph(struct graph *g, const struct sf_profile *p,
 	}
 	g->total = g->nodes[0].w;
 	if (!(g->order = sf_malloc(g->n * sizeof(*g->order)))) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		rc = sf_error_nomem(ctx);
 		goto out;
 	}
 	for (size_t i = 0; i < g->n; i++)
 		g->order[i] = (uint32_t)i;
-	g_nodes = g->nodes;
 	/* node 0 has parent UINT32_MAX: sort only the others */
-	qsort(g->order + 1, g->n - 1, sizeof(*g->order), order_cmp);
+	qsort_r(g->order + 1, g->n - 1, sizeof(*g->order), order_cmp,
+		g->nodes);
 	/* x offsets: children follow each other from the parent's x; the
 	 * groups come in parent-id order, so a parent is placed first */
 	uint32_t cur = UINT32_MAX;
@@ -403,8 +402,7 @@ static int build_graph(struct graph *g, const struct sf_profile *p,
 	if (max_frames && g->n > max_frames && scale > 0) {
 		double *ws = sf_malloc(g->n * sizeof(*ws));
 		if (!ws) {
-			rc = sf_error(ctx, SF_ENOMEM, NULL, 0,
-				      "out of memory");
+			rc = sf_error_nomem(ctx);
 			goto out;
 		}
 		for (size_t i = 0; i < g->n; i++)
@@ -847,7 +845,7 @@ static int svg_write(const struct sf_profile *p, struct sf_output *out,
 	if (!ob || !(s->w = xmlNewTextWriter(ob))) {
 		if (ob)
 			xmlOutputBufferClose(ob);
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		rc = sf_error_nomem(ctx);
 		goto out;
 	}
 	W(xmlTextWriterStartDocument(s->w, "1.0", "UTF-8", NULL));
@@ -946,7 +944,7 @@ static int svg_write(const struct sf_profile *p, struct sf_output *out,
 	if (sf_output_failed(out))
 		rc = 0;
 	else if (s->err == 2)
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		rc = sf_error_nomem(ctx);
 	else if (s->err)
 		rc = sf_error(ctx, SF_EIO, NULL, 0,
 			      "cannot write the SVG (libxml2 writer failed)");

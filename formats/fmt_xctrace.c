@@ -98,11 +98,6 @@ struct xc_state {
 
 enum { T_NONE, T_TIME, T_WEIGHT, T_TID, T_PID, T_PATH };
 
-static int oom(struct sf_ctx *ctx)
-{
-	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-}
-
 /* The line of the current node: the parser's own line number runs ahead
  * of the node the reader stands on, so prefer the node's. */
 static uint64_t line_of(struct xc_state *st)
@@ -153,7 +148,7 @@ static int id_put(struct xc_state *st, uint64_t id, const struct id_ent *e)
 		struct id_ent *ne = sf_reallocarray(st->ents, ncap,
 						    sizeof(*ne));
 		if (!ne)
-			return oom(st->ctx);
+			return sf_error_nomem(st->ctx);
 		st->ents = ne;
 		st->cap_ents = ncap;
 	}
@@ -161,7 +156,7 @@ static int id_put(struct xc_state *st, uint64_t id, const struct id_ent *e)
 	st->ents[st->nents].id = id;
 	if (!sf_idx_insert(&st->idx, sf_hash(&id, sizeof(id)),
 			   (uint32_t)st->nents))
-		return oom(st->ctx);
+		return sf_error_nomem(st->ctx);
 	st->nents++;
 	return 0;
 }
@@ -241,7 +236,7 @@ static int push_bt(struct xc_state *st, sf_frame_id f)
 		size_t ncap = st->cap_bt ? st->cap_bt * 2 : 128;
 		sf_frame_id *nb = sf_reallocarray(st->bt, ncap, sizeof(*nb));
 		if (!nb)
-			return oom(st->ctx);
+			return sf_error_nomem(st->ctx);
 		st->bt = nb;
 		st->cap_bt = ncap;
 	}
@@ -259,7 +254,7 @@ static int end_frame(struct xc_state *st)
 	st->tmp.len = 0;
 	if (!sf_fix_rust_symbol(&st->tmp, st->fr_name.s ? st->fr_name.s : "",
 				st->fr_name.len))
-		return oom(st->ctx);
+		return sf_error_nomem(st->ctx);
 	fr.name = st->tmp.s ? st->tmp.s : "";
 	fr.address = st->fr_addr;
 	fr.module = st->fr_module;
@@ -453,7 +448,7 @@ static int on_start(struct xc_state *st, const char *name, bool empty)
 		st->fr_id = a.has_id ? a.id : UINT64_MAX;
 		st->fr_name.len = 0;
 		if (!sf_sbuf_adds(&st->fr_name, a.name))
-			return oom(st->ctx);
+			return sf_error_nomem(st->ctx);
 		st->fr_addr = SF_NO_ADDR;
 		if (a.addr && a.addr[0] == '0' && a.addr[1] == 'x') {
 			char *end;
@@ -513,7 +508,7 @@ static int on_start(struct xc_state *st, const char *name, bool empty)
 			while (n && a.fmt[n - 1] == ' ')
 				n--;
 			if (!sf_sbuf_add(&st->th_name, a.fmt, n))
-				return oom(st->ctx);
+				return sf_error_nomem(st->ctx);
 		}
 		return empty ? end_thread(st) : 0;
 	}
@@ -546,7 +541,8 @@ static int on_start(struct xc_state *st, const char *name, bool empty)
 		st->text_has_id = a.has_id;
 		st->text_id = a.id;
 		st->text.len = 0;
-		return sf_sbuf_reserve(&st->text, 0) ? 0 : oom(st->ctx);
+		return sf_sbuf_reserve(&st->text, 0) ? 0 :
+		       sf_error_nomem(st->ctx);
 	}
 	return 0;
 }
@@ -557,7 +553,7 @@ static int on_end(struct xc_state *st, const char *name)
 		int k = st->text_kind;
 		st->text_kind = T_NONE;
 		if (!sf_sbuf_reserve(&st->text, 0))
-			return oom(st->ctx);
+			return sf_error_nomem(st->ctx);
 		st->text.s[st->text.len] = 0;
 		return end_value(st, k, st->text.s, st->text_has_id,
 				 st->text_id);
@@ -633,7 +629,7 @@ static int xctrace_read(struct sf_profile *p, struct sf_input *in,
 	st.r = xmlReaderForIO(xc_io_read, xc_io_close, &st, NULL, NULL,
 			      XML_PARSE_NONET | XML_PARSE_NOCDATA);
 	if (!st.r)
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	xmlTextReaderSetErrorHandler(st.r, xc_error, &st);
 	while ((r = xmlTextReaderRead(st.r)) == 1) {
 		int type = xmlTextReaderNodeType(st.r);
@@ -681,7 +677,7 @@ static int xctrace_read(struct sf_profile *p, struct sf_input *in,
 			const char *v =
 				(const char *)xmlTextReaderConstValue(st.r);
 			if (v && !sf_sbuf_adds(&st.text, v)) {
-				rc = oom(ctx);
+				rc = sf_error_nomem(ctx);
 				break;
 			}
 		}

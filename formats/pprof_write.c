@@ -163,11 +163,6 @@ struct wr {
 	struct sf_pb_buf locs, fns, mappings, tmp, tmp2;
 };
 
-static int w_oom(struct wr *w)
-{
-	return sf_error(w->ctx, SF_ENOMEM, NULL, 0, "out of memory");
-}
-
 #define WSTR(w, s, copy) wstr(&(w)->strs, (s), strlen(s), (copy))
 
 static uint64_t module_mapping(struct wr *w, const char *module, int *rc)
@@ -180,7 +175,7 @@ static uint64_t module_mapping(struct wr *w, const char *module, int *rc)
 		return 0;
 	if ((s = WSTR(w, module, false)) == UINT64_MAX ||
 	    (id = pair_get(&w->maps, (uint32_t)s, 0, &added)) < 0) {
-		*rc = w_oom(w);
+		*rc = sf_error_nomem(w->ctx);
 		return 0;
 	}
 	if (added) {
@@ -203,7 +198,7 @@ static uint64_t frame_function(struct wr *w, const struct sf_frame *f,
 	    (f->file && (fl = WSTR(w, f->file, false)) == UINT64_MAX) ||
 	    (id = pair_get(&w->funcs, (uint32_t)n, (uint32_t)fl,
 			   &added)) < 0) {
-		*rc = w_oom(w);
+		*rc = sf_error_nomem(w->ctx);
 		return 0;
 	}
 	if (added) {
@@ -252,7 +247,7 @@ static int emit_location(struct wr *w, sf_stack_id node, uint32_t id)
 			break;
 	}
 	sf_pb_put_msg(&w->locs, 4, &w->tmp);
-	return w->locs.oom ? w_oom(w) : 0;
+	return w->locs.oom ? sf_error_nomem(w->ctx) : 0;
 }
 
 /* Number the locations: one per (group of frames) that some sample's
@@ -268,7 +263,7 @@ static int build_locations(struct wr *w)
 	if (!(w->tnode = sf_calloc(ns, sizeof(*w->tnode))) ||
 	    !(w->gstart = sf_calloc(ns, sizeof(*w->gstart))) ||
 	    !(w->needed = sf_calloc(ns, sizeof(*w->needed))))
-		return w_oom(w);
+		return sf_error_nomem(w->ctx);
 	for (size_t i = 1; i < ns; i++) {
 		const struct sf_stack_node *s = &p->d.stacks[i];
 		bool inl = (p->d.frames[s->frame].flags & SF_FRAME_INLINE) &&
@@ -277,7 +272,7 @@ static int build_locations(struct wr *w)
 				     inl ? w->tnode[s->parent] + 1 : 0,
 				     s->frame, &added);
 		if (t < 0)
-			return w_oom(w);
+			return sf_error_nomem(w->ctx);
 		w->tnode[i] = (uint32_t)t;
 		w->gstart[i] = inl ? w->gstart[s->parent] : (uint32_t)i;
 	}
@@ -289,7 +284,7 @@ static int build_locations(struct wr *w)
 			w->needed[p->d.stacks[w->gstart[i]].parent] = true;
 	if (w->trie.n &&
 	    !(w->locid = sf_calloc(w->trie.n, sizeof(*w->locid))))
-		return w_oom(w);
+		return sf_error_nomem(w->ctx);
 	for (size_t i = 1; i < ns; i++) {
 		if (!w->needed[i] || w->locid[w->tnode[i]])
 			continue;
@@ -342,13 +337,13 @@ static int sample_labels(struct wr *w, struct sf_pb_buf *b, sf_labels_id lid,
 			if ((k = WSTR(w, l->key + 1, false)) == UINT64_MAX ||
 			    (u = unit ? WSTR(w, unit, false) : 0) ==
 				    UINT64_MAX)
-				return w_oom(w);
+				return sf_error_nomem(w->ctx);
 			label_num(w, b, k, num, u);
 			continue;
 		}
 		if ((k = WSTR(w, l->key, false)) == UINT64_MAX ||
 		    (v = WSTR(w, l->value, false)) == UINT64_MAX)
-			return w_oom(w);
+			return sf_error_nomem(w->ctx);
 		if (!v) {
 			/* pprof drops a label whose string is "" */
 			continue;
@@ -362,23 +357,23 @@ static int sample_labels(struct wr *w, struct sf_pb_buf *b, sf_labels_id lid,
 		if (t->name && t->name[0]) {
 			if ((k = WSTR(w, "thread", false)) == UINT64_MAX ||
 			    (v = WSTR(w, t->name, false)) == UINT64_MAX)
-				return w_oom(w);
+				return sf_error_nomem(w->ctx);
 			sf_pb_put_uint(&w->tmp2, 1, k);
 			sf_pb_put_uint(&w->tmp2, 2, v);
 			sf_pb_put_msg(b, 3, &w->tmp2);
 		}
 		if (t->tid != SF_NO_ID) {
 			if ((k = WSTR(w, "tid", false)) == UINT64_MAX)
-				return w_oom(w);
+				return sf_error_nomem(w->ctx);
 			label_num(w, b, k, t->tid, 0);
 		}
 		if (t->pid != SF_NO_ID) {
 			if ((k = WSTR(w, "pid", false)) == UINT64_MAX)
-				return w_oom(w);
+				return sf_error_nomem(w->ctx);
 			label_num(w, b, k, t->pid, 0);
 		}
 	}
-	return b->oom ? w_oom(w) : 0;
+	return b->oom ? sf_error_nomem(w->ctx) : 0;
 }
 
 static void wr_free(struct wr *w)
@@ -412,7 +407,7 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 	if ((rc = sf_output_set_gzip(out, ctx)))
 		return rc;
 	if (wstr(&w.strs, "", 0, false) == UINT64_MAX) {
-		rc = w_oom(&w);
+		rc = sf_error_nomem(w.ctx);
 		goto out;
 	}
 	/* sample types */
@@ -420,7 +415,7 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 		uint64_t t = WSTR(&w, p->d.types[i].type, false);
 		uint64_t u = WSTR(&w, p->d.types[i].unit, false);
 		if (t == UINT64_MAX || u == UINT64_MAX) {
-			rc = w_oom(&w);
+			rc = sf_error_nomem(w.ctx);
 			goto out;
 		}
 		if (i == m->default_type)
@@ -482,7 +477,7 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 			goto out;
 		sf_pb_put_msg(&b, 2, &s);
 		if (b.oom) {
-			rc = w_oom(&w);
+			rc = sf_error_nomem(w.ctx);
 			goto out;
 		}
 		if (b.n >= (1u << 16))
@@ -528,7 +523,7 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 			break;
 		uint64_t c = WSTR(&w, v, false);
 		if (c == UINT64_MAX) {
-			rc = w_oom(&w);
+			rc = sf_error_nomem(w.ctx);
 			goto out;
 		}
 		sf_pb_put_tag(&b, 13, SF_PB_VARINT);
@@ -538,7 +533,7 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 		sf_pb_put_uint(&b, 14, def);
 	if (drop == UINT64_MAX || keep == UINT64_MAX || pt == UINT64_MAX ||
 	    pu == UINT64_MAX || b.oom) {
-		rc = w_oom(&w);
+		rc = sf_error_nomem(w.ctx);
 		goto out;
 	}
 	for (size_t i = 0; i < w.strs.n; i++) {
@@ -546,7 +541,7 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 		sf_pb_put_bytes(&one, 6, w.strs.s[i], w.strs.len[i]);
 		sf_pb_flush(out, &one);
 		if (one.oom)
-			rc = w_oom(&w);
+			rc = sf_error_nomem(w.ctx);
 		free(one.d);
 		if (rc)
 			goto out;

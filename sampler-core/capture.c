@@ -68,26 +68,6 @@ static ssize_t read_small(const char *path, char *buf, size_t size)
 	return got;
 }
 
-static int oom(struct sf_ctx *ctx)
-{
-	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-}
-
-static bool grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return true;
-	size_t n = *cap ? *cap : 16;
-	while (n < need)
-		n *= 2;
-	void *q = sf_reallocarray(*p, n, size);
-	if (!q)
-		return false;
-	*p = q;
-	*cap = n;
-	return true;
-}
-
 /* ----- interning: threads, addresses, stack nodes ----- */
 
 static bool thread_eq(const void *c, uint32_t id, const void *key)
@@ -418,8 +398,8 @@ static int seize(struct sfc_session *s, struct sf_ctx *ctx,
 
 static int pending_add(struct sfc_session *s, pid_t tid)
 {
-	if (!grow((void **)&s->pending, &s->cappending, s->npending + 1,
-		  sizeof(pid_t)))
+	if (sf_grow(&s->pending, &s->cappending, s->npending + 1,
+		    sizeof(pid_t)))
 		return -1;
 	s->pending[s->npending++] = tid;
 	return 0;
@@ -436,7 +416,7 @@ static int wait_stopped(struct sfc_session *s, struct sf_ctx *ctx,
 		/* D state (NFS, a slow disk) or a dying process: do not stall
 		 * the tick; the dispatcher detaches it when the stop comes */
 		if (pending_add(s, t->tid))
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		t->ps = PS_FAILED;
 		sf_warn(ctx, "capture.timeout",
 			"thread %d did not stop within %" PRId64 " ms "
@@ -506,15 +486,15 @@ static int record(struct sfc_session *s, struct sf_ctx *ctx,
 			"stack, missing unwind info or deeper than "
 			"--stack-bytes); it is marked [truncated]");
 		if (node_get(s, node, SFC_ADDR_TRUNCATED, &node))
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 	}
 	for (size_t i = s->nframes; i-- > 0;) {
 		if (addr_get(s, s->frames[i], &a) || node_get(s, node, a, &node))
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 	}
-	if (!grow((void **)&s->samples, &s->capsamples, s->nsamples + 1,
-		  sizeof(*s->samples)))
-		return oom(ctx);
+	if (sf_grow(&s->samples, &s->capsamples, s->nsamples + 1,
+		    sizeof(*s->samples)))
+		return sf_error_nomem(ctx);
 	struct sfc_sample *x = &s->samples[s->nsamples++];
 	x->time = t->t_int - s->start_mono;
 	x->thread = t->tidx;
@@ -569,10 +549,10 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 			s->st.missed++;
 			continue;
 		}
-		if (!grow((void **)&s->cur, &s->capcur, s->ncur + 1,
-			  sizeof(*s->cur))) {
+		if (sf_grow(&s->cur, &s->capcur, s->ncur + 1,
+			    sizeof(*s->cur))) {
 			closedir(d);
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		}
 		struct sfc_thr *t = &s->cur[s->ncur];
 		memset(t, 0, sizeof(*t));
@@ -580,7 +560,7 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 		t->state = stt.state;
 		if (thread_get(s, t->tid, stt.comm, &t->tidx)) {
 			closedir(d);
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		}
 		s->ncur++;
 	}
@@ -591,7 +571,7 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 	if (s->capcur * s->o.stack_bytes > 0 && s->ncur) {
 		void *q = realloc(s->stacks, s->capcur * s->o.stack_bytes);
 		if (!q)
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		s->stacks = q;
 	}
 	return 0;
@@ -625,7 +605,7 @@ static int reload(struct sfc_session *s, struct sf_ctx *ctx)
 	void *q = sf_reallocarray(s->old, s->nold + 1, sizeof(Dwfl *));
 
 	if (!q)
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	s->old = q;
 	if (s->dwfl)
 		s->old[s->nold++] = s->dwfl;
@@ -749,7 +729,7 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 		}
 	}
 	if (!(s = sf_calloc(1, sizeof(*s))))
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	s->o = *o;
 	if (s->o.hz <= 0)
 		s->o.hz = 100;
@@ -770,7 +750,7 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 	s->nodes = sf_calloc(64, sizeof(*s->nodes));
 	if (!s->hist || !s->recent || !s->frames || !s->addrs || !s->nodes) {
 		sfc_close(s);
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	}
 	s->naddrs = 1;
 	s->nnodes = 1;
@@ -944,7 +924,7 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 	sid = sf_calloc(s->nnodes, sizeof(*sid));
 	tix = sf_calloc(s->nthreads + 1, sizeof(*tix));
 	if (!fid || !sid || !tix) {
-		rc = oom(ctx);
+		rc = sf_error_nomem(ctx);
 		goto out;
 	}
 	if ((rc = sfc__symbolize(s, ctx, p, fid)))

@@ -75,6 +75,34 @@ int sf_error_at(struct sf_ctx *ctx, int code, const char *source,
 	return code;
 }
 
+int sf_error_nomem(struct sf_ctx *ctx)
+{
+	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+}
+
+void sf_error_place(struct sf_ctx *ctx, const char *source, uint64_t line)
+{
+	if (!ctx->err.code)
+		return;
+	if (source && !ctx->err.source[0])
+		set_source(&ctx->err, source);
+	if (line && !ctx->err.line)
+		ctx->err.line = line;
+}
+
+void sf_error_place_at(struct sf_ctx *ctx, const char *source,
+		       uint64_t offset)
+{
+	if (!ctx->err.code)
+		return;
+	if (source && !ctx->err.source[0])
+		set_source(&ctx->err, source);
+	if (!ctx->err.line && !ctx->err.has_offset) {
+		ctx->err.offset = offset;
+		ctx->err.has_offset = 1;
+	}
+}
+
 void sf_error_clear(struct sf_ctx *ctx)
 {
 	memset(&ctx->err, 0, sizeof(ctx->err));
@@ -131,7 +159,7 @@ int sf_ctx_set_opt(struct sf_ctx *ctx, const char *name, const char *value)
 	struct sf_opt *o;
 
 	if (!v)
-		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		return sf_error_nomem(ctx);
 	for (size_t i = 0; i < ctx->nopts; i++) {
 		if (!strcmp(ctx->opts[i].name, name)) {
 			free(ctx->opts[i].value);
@@ -142,14 +170,14 @@ int sf_ctx_set_opt(struct sf_ctx *ctx, const char *name, const char *value)
 	o = sf_reallocarray(ctx->opts, ctx->nopts + 1, sizeof(*o));
 	if (!o) {
 		free(v);
-		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		return sf_error_nomem(ctx);
 	}
 	ctx->opts = o;
 	o[ctx->nopts].name = strdup(name);
 	o[ctx->nopts].value = v;
 	if (!o[ctx->nopts].name) {
 		free(v);
-		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		return sf_error_nomem(ctx);
 	}
 	ctx->nopts++;
 	return 0;
@@ -187,6 +215,26 @@ void *sf_reallocarray(void *p, size_t n, size_t size)
 		return NULL;
 	}
 	return realloc(p, (n && size) ? n * size : 1);
+}
+
+int sf_grow(void *arr, size_t *cap, size_t need, size_t size)
+{
+	void **a = arr;
+
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap > 16 ? *cap : 16;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return -1;
+		n *= 2;
+	}
+	void *q = sf_reallocarray(*a, n, size);
+	if (!q)
+		return -1;
+	*a = q;
+	*cap = n;
+	return 0;
 }
 
 char *sf_strndup(const char *s, size_t n)

@@ -12,11 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int nomem(struct sf_ctx *ctx)
-{
-	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-}
-
 static bool is_hex(char c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
@@ -76,23 +71,19 @@ struct acc {
 
 static int acc_grow(struct acc *a, size_t n, struct sf_ctx *ctx)
 {
-	if (n <= a->cap)
-		return 0;
-	size_t cap = a->cap ? a->cap : 1024;
-	while (cap < n)
-		cap *= 2;
+	size_t cap = a->cap;
+
+	/* three arrays share a->cap; what is new is zeroed */
 	for (int k = 0; k < 2; k++) {
-		double *w = sf_reallocarray(a->w[k], cap, sizeof(*w));
-		if (!w)
-			return nomem(ctx);
-		memset(w + a->cap, 0, (cap - a->cap) * sizeof(*w));
-		a->w[k] = w;
+		cap = a->cap;
+		if (sf_grow(&a->w[k], &cap, n, sizeof(*a->w[k])))
+			return sf_error_nomem(ctx);
+		memset(a->w[k] + a->cap, 0, (cap - a->cap) * sizeof(double));
 	}
-	bool *u = sf_reallocarray(a->used, cap, sizeof(*u));
-	if (!u)
-		return nomem(ctx);
-	memset(u + a->cap, 0, (cap - a->cap) * sizeof(*u));
-	a->used = u;
+	cap = a->cap;
+	if (sf_grow(&a->used, &cap, n, sizeof(*a->used)))
+		return sf_error_nomem(ctx);
+	memset(a->used + a->cap, 0, (cap - a->cap) * sizeof(bool));
 	a->cap = cap;
 	return 0;
 }
@@ -120,7 +111,7 @@ static int add_input(struct sf_profile *r, struct sf_ctx *ctx,
 	fmap = sf_malloc((in->d.nframes ? in->d.nframes : 1) * sizeof(*fmap));
 	smap = sf_malloc((in->d.nstacks ? in->d.nstacks : 1) * sizeof(*smap));
 	if (!fmap || !smap) {
-		rc = nomem(ctx);
+		rc = sf_error_nomem(ctx);
 		goto out;
 	}
 	for (size_t i = 0; i < in->d.nframes; i++) {
@@ -131,7 +122,7 @@ static int add_input(struct sf_profile *r, struct sf_ctx *ctx,
 			stripped = sf_diff_strip_hex(f.name, strlen(f.name),
 						     &len);
 			if (!stripped) {
-				rc = nomem(ctx);
+				rc = sf_error_nomem(ctx);
 				goto out;
 			}
 			f.name = stripped;

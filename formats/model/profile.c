@@ -96,27 +96,6 @@ void sf_idx_free(struct sf_idx *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static int oom(struct sf_ctx *ctx)
-{
-	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-}
-
-/* Grow an array so index `need` fits. */
-static int grow(void **arr, size_t *cap, size_t need, size_t size)
-{
-	if (need < *cap)
-		return 0;
-	size_t ncap = *cap ? *cap : 16;
-	while (ncap <= need)
-		ncap *= 2;
-	void *n = sf_reallocarray(*arr, ncap, size);
-	if (!n)
-		return -1;
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
-
 static char *arena_alloc(struct sf_profile_internal *in, size_t n)
 {
 	struct arena_block *b = in->arena;
@@ -142,17 +121,16 @@ int sf_profile_new(struct sf_profile **out, struct sf_ctx *ctx)
 
 	if (!p || !(p->in = calloc(1, sizeof(*p->in)))) {
 		free(p);
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	}
 	/* node 0: the empty stack; label set 0: no labels */
-	if (grow((void **)&p->d.stacks, &p->in->cap_stacks, 0,
-		 sizeof(*p->d.stacks)) ||
-	    grow((void **)&p->in->kin, &p->in->cap_kin, 0,
-		 sizeof(*p->in->kin)) ||
-	    grow((void **)&p->d.label_sets, &p->in->cap_labels, 0,
-		 sizeof(*p->d.label_sets))) {
+	if (sf_grow(&p->d.stacks, &p->in->cap_stacks, 1,
+		    sizeof(*p->d.stacks)) ||
+	    sf_grow(&p->in->kin, &p->in->cap_kin, 1, sizeof(*p->in->kin)) ||
+	    sf_grow(&p->d.label_sets, &p->in->cap_labels, 1,
+		    sizeof(*p->d.label_sets))) {
 		sf_profile_free(p);
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	}
 	memset(&p->d.stacks[0], 0, sizeof(p->d.stacks[0]));
 	memset(&p->in->kin[0], 0, sizeof(p->in->kin[0]));
@@ -252,9 +230,9 @@ static const char *str_intern(struct sf_profile *p, struct sf_ctx *ctx,
 		return in->strs[id];
 	}
 	char *copy = arena_alloc(in, len + 1);
-	if (!copy || grow((void **)&in->strs, &in->cap_strs, in->nstrs,
-			  sizeof(*in->strs))) {
-		oom(ctx);
+	if (!copy || sf_grow(&in->strs, &in->cap_strs, in->nstrs + 1,
+			     sizeof(*in->strs))) {
+		sf_error_nomem(ctx);
 		return NULL;
 	}
 	/* strlens and named share cap_strs: grow them to the same
@@ -267,7 +245,7 @@ static const char *str_intern(struct sf_profile *p, struct sf_ctx *ctx,
 	if (nf)
 		in->named = nf;
 	if (!nl || !nf) {
-		oom(ctx);
+		sf_error_nomem(ctx);
 		return NULL;
 	}
 	memcpy(copy, s, len);
@@ -277,7 +255,7 @@ static const char *str_intern(struct sf_profile *p, struct sf_ctx *ctx,
 	in->strlens[id] = (uint32_t)len;
 	in->named[id] = 0;
 	if (!sf_idx_insert(&in->strings, h, id)) {
-		oom(ctx);
+		sf_error_nomem(ctx);
 		return NULL;
 	}
 	in->nstrs++;
@@ -378,13 +356,13 @@ int sf_profile_frame(struct sf_profile *p, struct sf_ctx *ctx,
 	}
 	if (p->d.nframes >= UINT32_MAX - 1)
 		return sf_error(ctx, SF_ELIMIT, NULL, 0, "too many frames");
-	if (grow((void **)&p->d.frames, &p->in->cap_frames, p->d.nframes,
-		 sizeof(*p->d.frames)))
-		return oom(ctx);
+	if (sf_grow(&p->d.frames, &p->in->cap_frames, p->d.nframes + 1,
+		    sizeof(*p->d.frames)))
+		return sf_error_nomem(ctx);
 	id = (uint32_t)p->d.nframes;
 	p->d.frames[id] = k;
 	if (!sf_idx_insert(&p->in->frames, h, id))
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	p->d.nframes++;
 	*out = id;
 	return 0;
@@ -486,7 +464,7 @@ static bool kin_rebuild(struct sf_profile *p)
 	struct sf_profile_internal *in = p->in;
 	size_t cap = 0;
 
-	if (grow((void **)&in->kin, &cap, p->d.nstacks, sizeof(*in->kin)))
+	if (sf_grow(&in->kin, &cap, p->d.nstacks + 1, sizeof(*in->kin)))
 		return false;
 	in->cap_kin = cap;
 	in->kin[0] = (struct stack_kin){ 0, 0, 0 };
@@ -511,7 +489,7 @@ int sf_profile_stack_push(struct sf_profile *p, struct sf_ctx *ctx,
 
 	if (in->stacks_trimmed) {
 		if (!kin_rebuild(p))
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		in->stacks_trimmed = false;
 	}
 	/* the newest stack has no children yet (a child's id is larger) */
@@ -542,17 +520,17 @@ int sf_profile_stack_push(struct sf_profile *p, struct sf_ctx *ctx,
 				(unsigned long long)ctx->limits.max_depth);
 	if (p->d.nstacks >= UINT32_MAX - 1)
 		return sf_error(ctx, SF_ELIMIT, NULL, 0, "too many stacks");
-	if (grow((void **)&p->d.stacks, &in->cap_stacks, p->d.nstacks,
-		 sizeof(*p->d.stacks)) ||
-	    grow((void **)&in->kin, &in->cap_kin, p->d.nstacks,
-		 sizeof(*in->kin)))
-		return oom(ctx);
+	if (sf_grow(&p->d.stacks, &in->cap_stacks, p->d.nstacks + 1,
+		    sizeof(*p->d.stacks)) ||
+	    sf_grow(&in->kin, &in->cap_kin, p->d.nstacks + 1,
+		    sizeof(*in->kin)))
+		return sf_error_nomem(ctx);
 	id = (uint32_t)p->d.nstacks;
 	p->d.stacks[id].parent = parent;
 	p->d.stacks[id].frame = frame;
 	p->d.stacks[id].depth = depth;
 	if (!kin_link(p, id, nkids))
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	p->d.nstacks++;
 	*out = id;
 	return 0;
@@ -586,7 +564,7 @@ int sf_profile_stack(struct sf_profile *p, struct sf_ctx *ctx,
 			in->last_nodes = nn;
 		if (!nf || !nn) {
 			in->last_n = 0;
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		}
 		in->cap_last = ncap;
 	}
@@ -686,16 +664,16 @@ int sf_profile_thread(struct sf_profile *p, struct sf_ctx *ctx, int64_t pid,
 	}
 	if (p->d.nthreads >= UINT32_MAX - 1)
 		return sf_error(ctx, SF_ELIMIT, NULL, 0, "too many threads");
-	if (grow((void **)&p->d.threads, &p->in->cap_threads, p->d.nthreads,
-		 sizeof(*p->d.threads)))
-		return oom(ctx);
+	if (sf_grow(&p->d.threads, &p->in->cap_threads, p->d.nthreads + 1,
+		    sizeof(*p->d.threads)))
+		return sf_error_nomem(ctx);
 	id = (uint32_t)p->d.nthreads;
 	p->d.threads[id].pid = pid;
 	p->d.threads[id].tid = tid;
 	p->d.threads[id].name = key.name;
 	p->d.threads[id].input = p->d.input;
 	if (!sf_idx_insert(&p->in->threads, h, id))
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	p->d.nthreads++;
 	*out = id;
 	return 0;
@@ -719,7 +697,7 @@ int sf_profile_thread_set_name(struct sf_profile *p, struct sf_ctx *ctx,
 				       p->d.threads[i].name };
 		if (!sf_idx_insert(&p->in->threads, thread_hash(&k),
 				   (uint32_t)i))
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 	}
 	return 0;
 }
@@ -756,7 +734,7 @@ int sf_profile_sample_type(struct sf_profile *p, struct sf_ctx *ctx,
 	struct sf_sample_type *nt = sf_reallocarray(p->d.types, n,
 						    sizeof(*nt));
 	if (!nt)
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	p->d.types = nt;
 	nt[old].type = t;
 	nt[old].unit = u;
@@ -765,7 +743,7 @@ int sf_profile_sample_type(struct sf_profile *p, struct sf_ctx *ctx,
 		double *w = sf_reallocarray(NULL, p->in->cap_samples, n *
 					    sizeof(double));
 		if (!w)
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		for (size_t i = 0; i < p->d.nsamples; i++) {
 			memcpy(w + i * n, p->d.weights + i * old,
 			       old * sizeof(double));
@@ -844,7 +822,7 @@ int sf_profile_labels(struct sf_profile *p, struct sf_ctx *ctx,
 		return 0;
 	}
 	if (n > 16 && !(l = sf_calloc(n, sizeof(*l))))
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	for (size_t i = 0; i < n; i++) {
 		l[i].key = sf_profile_str(p, ctx, labels[i].key);
 		l[i].value = sf_profile_str(p, ctx, labels[i].value);
@@ -862,9 +840,9 @@ int sf_profile_labels(struct sf_profile *p, struct sf_ctx *ctx,
 	}
 	struct sf_label *copy = (struct sf_label *)arena_alloc(
 		p->in, n * sizeof(*copy) + sizeof(void *));
-	if (!copy || grow((void **)&p->d.label_sets, &p->in->cap_labels,
-			  p->d.nlabel_sets, sizeof(*p->d.label_sets))) {
-		rc = oom(ctx);
+	if (!copy || sf_grow(&p->d.label_sets, &p->in->cap_labels,
+			     p->d.nlabel_sets + 1, sizeof(*p->d.label_sets))) {
+		rc = sf_error_nomem(ctx);
 		goto out;
 	}
 	/* arena memory is char-aligned: align to pointer size */
@@ -875,7 +853,7 @@ int sf_profile_labels(struct sf_profile *p, struct sf_ctx *ctx,
 	p->d.label_sets[id].n = (uint32_t)n;
 	p->d.label_sets[id].labels = copy;
 	if (!sf_idx_insert(&p->in->label_sets, h, id)) {
-		rc = oom(ctx);
+		rc = sf_error_nomem(ctx);
 		goto out;
 	}
 	p->d.nlabel_sets++;
@@ -1004,7 +982,7 @@ static int add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 			uint32_t *a = sf_reallocarray(p->in->agg_stack, ncap,
 						      sizeof(*a));
 			if (!a)
-				return oom(ctx);
+				return sf_error_nomem(ctx);
 			memset(a + old, 0, (ncap - old) * sizeof(*a));
 			p->in->agg_stack = a;
 			p->in->cap_agg_stack = ncap;
@@ -1034,18 +1012,18 @@ static int add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 		struct sf_sample *s = sf_reallocarray(p->d.samples, cap,
 						      sizeof(*s));
 		if (!s)
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		p->d.samples = s;
 		double *w = sf_reallocarray(p->d.weights, cap,
 					    nt * sizeof(double));
 		if (!w)
-			return oom(ctx);
+			return sf_error_nomem(ctx);
 		p->d.weights = w;
 		if (agg) {
 			uint64_t *c = sf_reallocarray(p->d.counts, cap,
 						      sizeof(*c));
 			if (!c)
-				return oom(ctx);
+				return sf_error_nomem(ctx);
 			p->d.counts = c;
 		}
 		p->in->cap_samples = cap;
@@ -1069,7 +1047,7 @@ static int add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 		uint64_t *slot = agg_slot(p, h, unfolded);
 		*slot = (*slot & ~(uint64_t)UINT32_MAX) | id;
 	} else if (agg && !sf_idx_insert(&p->in->agg, h, id)) {
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	}
 	p->d.nsamples++;
 	p->d.nadded++;
@@ -1127,7 +1105,7 @@ int sf_profile_set_prop(struct sf_profile *p, struct sf_ctx *ctx,
 	struct sf_label *n = sf_reallocarray(p->d.meta.props,
 					     p->d.meta.nprops + 1, sizeof(*n));
 	if (!n)
-		return oom(ctx);
+		return sf_error_nomem(ctx);
 	p->d.meta.props = n;
 	n[p->d.meta.nprops].key = k;
 	n[p->d.meta.nprops].value = v;

@@ -106,6 +106,19 @@ int sf_error(struct sf_ctx *ctx, int code, const char *source, uint64_t line,
 int sf_error_at(struct sf_ctx *ctx, int code, const char *source,
 		uint64_t offset, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/* The one out-of-memory error: sf_error(ctx, SF_ENOMEM, NULL, 0, "out of
+ * memory"); returns SF_ENOMEM. */
+int sf_error_nomem(struct sf_ctx *ctx);
+/* Give the error recorded in ctx the place it lacks: a layer that knows
+ * where it is reading (the reader) fills in what a lower layer (the model,
+ * a parser of one field) could not know, never overwriting it.  `source`
+ * (unless NULL) becomes the error's source when that is empty; `line`
+ * (unless 0) its line when it has none.  The _at form sets the byte
+ * offset instead, when the error has neither line nor offset.  No-op
+ * without an error. */
+void sf_error_place(struct sf_ctx *ctx, const char *source, uint64_t line);
+void sf_error_place_at(struct sf_ctx *ctx, const char *source,
+		       uint64_t offset);
 /* Clear a previous error (used by format detection, which tries). */
 void sf_error_clear(struct sf_ctx *ctx);
 /* "SOURCE:LINE: msg", "SOURCE: byte N: msg" or "SOURCE: msg" into buf. */
@@ -131,6 +144,11 @@ static inline int sf_interrupted(const struct sf_ctx *ctx)
 void *sf_malloc(size_t n);
 void *sf_calloc(size_t n, size_t size);
 void *sf_reallocarray(void *p, size_t n, size_t size);
+/* The one growth rule for arrays: make *arr (of *cap elements of `size`
+ * bytes) hold at least `need` elements, doubling from at least 16.
+ * Returns 0, or -1 when out of memory (*arr and *cap are then unchanged;
+ * callers report SF_ENOMEM). */
+int sf_grow(void *arr, size_t *cap, size_t need, size_t size);
 char *sf_strndup(const char *s, size_t n);
 
 #ifdef __cplusplus

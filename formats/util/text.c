@@ -128,23 +128,20 @@ int sf_stack_from_text(struct sf_profile *p, struct sf_ctx *ctx,
 			if (ids)
 				cache->ids = ids;
 			if (!t || !l || !ids)
-				return sf_error(ctx, SF_ENOMEM, NULL, 0,
-						"out of memory");
+				return sf_error_nomem(ctx);
 			cache->cap = ncap;
 		}
 		if (len <= UINT32_MAX) {
 			char *copy = sf_strndup(text, len);
 			if (!copy)
-				return sf_error(ctx, SF_ENOMEM, NULL, 0,
-						"out of memory");
+				return sf_error_nomem(ctx);
 			id = (uint32_t)cache->n;
 			cache->texts[id] = copy;
 			cache->lens[id] = (uint32_t)len;
 			cache->ids[id] = s;
 			if (!sf_idx_insert(&cache->idx, h, id)) {
 				free(copy);
-				return sf_error(ctx, SF_ENOMEM, NULL, 0,
-						"out of memory");
+				return sf_error_nomem(ctx);
 			}
 			cache->n++;
 		}

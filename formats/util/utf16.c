@@ -120,8 +120,7 @@ int sf_utf16_input(struct sf_input **out, char **buf, struct sf_input *in,
 			}
 			if (!(q = realloc(text, nc))) {
 				free(text);
-				return sf_error(ctx, SF_ENOMEM, NULL, 0,
-						"out of memory");
+				return sf_error_nomem(ctx);
 			}
 			text = q;
 			cap = nc;

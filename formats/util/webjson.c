@@ -263,8 +263,7 @@ static int feed(struct parser *ps, const char *b, size_t n)
 				from = i;
 			}
 			if (!scan_push(s, c))
-				return sf_error(ps->ctx, SF_ENOMEM, NULL, 0,
-						"out of memory");
+				return sf_error_nomem(ps->ctx);
 			s->last = c;
 			if (dk) {
 				/* the tree gets "[" now and "]" at the end */
@@ -363,7 +362,7 @@ int sf_webjson__parse_divert(struct sf_input *in, struct sf_ctx *ctx,
 	ps.tok = json_tokener_new_ex(depth);
 	ps.etok = dv ? json_tokener_new_ex(depth) : NULL;
 	if (!ps.tok || (dv && !ps.etok)) {
-		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		rc = sf_error_nomem(ctx);
 		goto out;
 	}
 	for (;;) {
@@ -640,15 +639,13 @@ int sf_cpuprof__add_node(struct sf_cpuprof *t, struct sf_profile *p,
 			void *q = sf_reallocarray(t->nodes, nc,
 						  sizeof(*t->nodes));
 			if (!q)
-				return sf_error(ctx, SF_ENOMEM, NULL, 0,
-						"out of memory");
+				return sf_error_nomem(ctx);
 			t->nodes = q;
 			t->cap = nc;
 		}
 		at = (uint32_t)t->n;
 		if (!sf_idx_insert(&t->idx, sf_hash(&id, sizeof(id)), at))
-			return sf_error(ctx, SF_ENOMEM, NULL, 0,
-					"out of memory");
+			return sf_error_nomem(ctx);
 		nd = &t->nodes[t->n++];
 		nd->id = id;
 		nd->parent = INT64_MIN;
@@ -680,16 +677,14 @@ static int set_parent(struct sf_cpuprof *t, struct sf_ctx *ctx, int64_t child,
 			void *q = sf_reallocarray(t->nodes, nc,
 						  sizeof(*t->nodes));
 			if (!q)
-				return sf_error(ctx, SF_ENOMEM, NULL, 0,
-						"out of memory");
+				return sf_error_nomem(ctx);
 			t->nodes = q;
 			t->cap = nc;
 		}
 		at = (uint32_t)t->n;
 		if (!sf_idx_insert(&t->idx, sf_hash(&child, sizeof(child)),
 				   at))
-			return sf_error(ctx, SF_ENOMEM, NULL, 0,
-					"out of memory");
+			return sf_error_nomem(ctx);
 		struct sf_cpuprof_node *nd = &t->nodes[t->n++];
 		memset(nd, 0, sizeof(*nd));
 		nd->id = child;
@@ -781,8 +776,7 @@ int sf_cpuprof__stack(struct sf_cpuprof *t, struct sf_profile *p,
 			size_t nc = cap ? cap * 2 : 64;
 			void *q = sf_reallocarray(path, nc, sizeof(*path));
 			if (!q) {
-				rc = sf_error(ctx, SF_ENOMEM, NULL, 0,
-					      "out of memory");
+				rc = sf_error_nomem(ctx);
 				goto out;
 			}
 			path = q;
@@ -861,7 +855,7 @@ int sf_webjson__by_thread(const struct sf_profile *p, struct sf_ctx *ctx,
 		free(ord);
 		free(st);
 		free(th);
-		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		return sf_error_nomem(ctx);
 	}
 	/* counting sort on thread index, SF_NO_THREAD as the last bucket */
 	for (size_t i = 0; i < ns; i++) {
