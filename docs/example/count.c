@@ -9,12 +9,8 @@
  * pkg-config for the libraries it needs):
  *
  *     cc -std=c11 count.c $(pkg-config --static --cflags --libs sftools)
- *
- * NEEDSWORK: when the library has sf_load (open, detect, read, merge,
- * limits in one call), load with it instead of the three calls below.
  */
-#include <format.h>
-#include <io.h>
+#include <load.h>
 #include <profile.h>
 #include <sf.h>
 
@@ -40,7 +36,6 @@ static int by_weight(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	struct sf_ctx ctx;
-	struct sf_input *in = NULL;
 	struct sf_profile *p = NULL;
 	struct leaf *leaves = NULL;
 	char msg[1024];
@@ -51,9 +46,8 @@ int main(int argc, char **argv)
 		return 64;
 	}
 	sf_ctx_init(&ctx);
-	if ((rc = sf_profile_new(&p, &ctx)) ||
-	    (rc = sf_input_open(&in, &ctx, argv[1])) ||
-	    (rc = sf_read(p, NULL, in, &ctx)))
+	/* open, detect the format, read (sf_load merges several paths) */
+	if ((rc = sf_load(&p, &ctx, argv + 1, 1, NULL)))
 		goto out;
 
 	const struct sf_profile_data *d = &p->d;
@@ -83,8 +77,6 @@ out:
 		fprintf(stderr, "count: %s\n", msg);
 	}
 	free(leaves);
-	if (in)
-		sf_input_close(in);
 	sf_profile_free(p);
 	sf_ctx_free(&ctx);
 	return rc ? 2 : 0;
