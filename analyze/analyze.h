@@ -143,22 +143,60 @@ void sf_an_fmt(char *buf, size_t size, double v);
 /* Write `s` as a JSON string (quotes included). */
 void sf_an_put_json_str(struct sf_output *o, const char *s);
 
+/* ----- units (units.c) -----
+ *
+ * Text reports write weights for people, scaled in their sample type's
+ * unit as pprof does (measurement.ScaledLabel): the largest unit of the
+ * family with a value of at least 1, two decimals, ".00" dropped.
+ *   time   ("nanoseconds", "ns", "microseconds", "milliseconds", "seconds"
+ *          ...): ns, us, ms, s, hrs          675224100 ns -> "675.22ms"
+ *   bytes  ("bytes", "B", "kilobytes" ...): B, kB, MB, GB, TB, PB (1024)
+ *                                            1536 bytes -> "1.50kB"
+ *   count  ("count", "events", "samples"): plain below 100000, then k, M,
+ *          G, T (1000)                       123456 -> "123.46k"
+ * Any other unit, and every unit with `raw`, is written as sf_an_fmt
+ * writes it (the exact number of the unit).  JSON never scales.
+ */
+/* "time", "bytes", "count" or "other": how `unit` is scaled. */
+const char *sf_an_unit_family(const char *unit);
+void sf_an_fmt_unit(char *buf, size_t size, double v, const char *unit,
+		    bool raw);
+/* The same for a view weight v * 2^exp. */
+void sf_an_fmt_w(char *buf, size_t size, sf_an_w v, int exp,
+		 const char *unit, bool raw);
+
 /* ----- call tree ----- */
 
+/* Text: nodes below min_percent of the whole are hidden, and one line
+ * after the tree says how many nodes and how much weight, and that
+ * --min-percent 0 shows all.  A negative min_percent means the default:
+ * SF_AN_TREE_MIN_PERCENT for text (a real capture's tree then fits on a
+ * screen or two per thread), 0 for JSON (machines want everything).  JSON
+ * marks a parent whose children were hidden with "pruned": {"nodes": N,
+ * "total": W} (N counts the hidden subtrees' nodes, W their roots' total)
+ * and gives the root, after its children, "type", "unit" and "samples"
+ * (the input samples kept). */
+#define SF_AN_TREE_MIN_PERCENT 0.5
 struct sf_an_tree_opts {
 	bool inverted;        /* bottom-up: roots are leaf functions */
 	double min_percent;   /* prune nodes below this % of the whole */
 	uint32_t max_depth;   /* 0 = unlimited */
 	bool json;
+	bool raw;             /* text: exact numbers, header as before units */
 };
 int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 	       const struct sf_an_tree_opts *opt, struct sf_ctx *ctx);
 
 /* ----- flat table ----- */
 
+/* JSON: {"type", "unit", "total", "samples", "functions": [{"name",
+ * "self", "total"}...]}, rows limited by `top` as in text. */
 struct sf_an_flat_opts {
 	bool by_total;        /* sort by total instead of self */
 	bool json;
+	bool raw;             /* text: exact numbers, header as before units */
+	size_t top;           /* the first `top` rows only (0 = all); text
+			       * says how many were left out */
 };
 int sf_an_flat(struct sf_output *o, const struct sf_an_view *v,
 	       const struct sf_an_flat_opts *opt, struct sf_ctx *ctx);
@@ -170,8 +208,50 @@ struct sf_an_cg;   /* the analysis result */
 int sf_an_cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 		   struct sf_ctx *ctx);
 void sf_an_cg_free(struct sf_an_cg *g);
-int sf_an_cg_json(struct sf_output *o, const struct sf_an_cg *g);
-int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g);
+/* What the call-graph reports show: every node, or with npeek > 0 only
+ * the nodes whose name matches one of `peek` (each with all its callers
+ * and callees: Racket's node view, `--peek`); text with units unless
+ * `raw`.  JSON always prints exact numbers. */
+struct sf_an_cg_opts {
+	bool raw;
+	const regex_t *peek;   /* compiled by the caller (REG_EXTENDED) */
+	size_t npeek;
+};
+int sf_an_cg_json(struct sf_output *o, const struct sf_an_cg *g,
+		  const struct sf_an_cg_opts *opt);
+int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
+		  const struct sf_an_cg_opts *opt);
+
+/* Read access to the result (cgdot.c, peek.c).  Nodes are numbered 1..n
+ * in the analyzer's order (the text report's [index]); the * node is 0. */
+struct sf_an_cg_info {
+	int exp;                 /* weights are v * 2^exp */
+	const char *type, *unit;
+	sf_an_w total_time;
+	uint64_t samples;
+	size_t nnodes;           /* real nodes */
+};
+struct sf_an_cg_node {
+	const char *name;
+	sf_an_w total, self;
+	size_t ncallers, ncallees;
+};
+struct sf_an_cg_edge {
+	size_t other;            /* the caller's or callee's number, 0 = * */
+	sf_an_w total;           /* weight of the samples with the edge */
+	double caller_time, callee_time;   /* nearest doubles, real units */
+};
+void sf_an_cg_info(const struct sf_an_cg *g, struct sf_an_cg_info *out);
+/* Node number i (1 <= i <= nnodes). */
+void sf_an_cg_node(const struct sf_an_cg *g, size_t i,
+		   struct sf_an_cg_node *out);
+/* Edge j of node i's callees (or callers), in the report's order. */
+void sf_an_cg_edge(const struct sf_an_cg *g, size_t i, bool callees,
+		   size_t j, struct sf_an_cg_edge *out);
+/* How many nodes match one of the regexes (for "--peek matches
+ * nothing"). */
+size_t sf_an_cg_count_matches(const struct sf_an_cg *g, const regex_t *re,
+			      size_t n);
 
 /* ----- diff ----- */
 

@@ -89,6 +89,7 @@ struct opts {
 	struct sf_an_tree_opts tree;
 	struct sf_an_flat_opts flat;
 	struct sf_an_diff_opts diff;
+	struct sf_an_cg_opts cg;
 	const char *sample_type;
 };
 
@@ -147,7 +148,8 @@ static int report(struct sf_output *o, const struct sf_an_view *v,
 	case R_CALLGRAPH:
 		if ((rc = sf_an_cg_build(&g, v, ctx)))
 			return rc;
-		rc = op->json ? sf_an_cg_json(o, g) : sf_an_cg_text(o, g);
+		rc = op->json ? sf_an_cg_json(o, g, &op->cg) :
+				sf_an_cg_text(o, g, &op->cg);
 		sf_an_cg_free(g);
 		return rc;
 	default:
@@ -242,6 +244,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	op.diff.normalize = true;
+	op.tree.min_percent = -1;   /* the library's default */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *val = NULL;
