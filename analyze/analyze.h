@@ -259,6 +259,7 @@ struct sf_an_diff_opts {
 	bool normalize;       /* compare shares of each profile's total */
 	double threshold;     /* flag |delta| above this % (0 = off) */
 	bool json;
+	bool raw;             /* text: exact numbers instead of units */
 };
 int sf_an_diff(struct sf_output *o, const struct sf_an_view *base,
 	       const struct sf_an_view *cur,
