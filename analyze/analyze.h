@@ -248,6 +248,43 @@ void sf_an_cg_node(const struct sf_an_cg *g, size_t i,
 /* Edge j of node i's callees (or callers), in the report's order. */
 void sf_an_cg_edge(const struct sf_an_cg *g, size_t i, bool callees,
 		   size_t j, struct sf_an_cg_edge *out);
+/* ----- the call graph as a picture (cgdot.c) -----
+ *
+ * sf_an_cg_dot writes Graphviz dot: one node per call-graph node whose
+ * total is at least node_fraction of the total time (labelled with its
+ * name, self and total in units and percent; font size grows with self,
+ * fill colour with total), one edge per caller -> callee pair of shown
+ * nodes whose edge total (the weight of the samples that pass through
+ * the edge) is at least edge_fraction of the total, labelled with that
+ * weight, its width growing with it.  Edges to and from * are not drawn.
+ * Nodes are named N<index> (the text report's [index]) and declared in
+ * the analyzer's order; an edge to the same or an earlier node
+ * (recursion, a cycle) is dashed and does not constrain the ranks.  The
+ * graph's label says how many nodes and edges were left out. */
+#define SF_AN_DOT_NODE_FRACTION 0.005   /* pprof's defaults */
+#define SF_AN_DOT_EDGE_FRACTION 0.001
+struct sf_an_dot_opts {
+	double node_fraction;
+	double edge_fraction;
+	bool raw;              /* labels with exact numbers */
+};
+int sf_an_cg_dot(struct sf_output *o, const struct sf_an_cg *g,
+		 const struct sf_an_dot_opts *opt, struct sf_ctx *ctx);
+/* The pruning rules of sf_an_cg_dot, for tests and other pictures. */
+bool sf_an_dot_node_shown(const struct sf_an_cg_node *x,
+			  const struct sf_an_cg_info *info,
+			  const struct sf_an_dot_opts *opt);
+bool sf_an_dot_edge_shown(const struct sf_an_cg_edge *e,
+			  const struct sf_an_cg_info *info,
+			  const struct sf_an_dot_opts *opt);
+/* Lay out `dot` (NUL-terminated) with Graphviz's dot layout and write it
+ * in `format` ("svg", "png", "pdf": any libgvc output plugin) to o.
+ * SF_EINPUT if Graphviz cannot parse it, SF_EUNSUP if the layout or the
+ * output plugin is missing; Graphviz's own message is in ctx->err (it
+ * prints nothing). */
+int sf_an_dot_render(struct sf_output *o, const char *dot,
+		     const char *format, struct sf_ctx *ctx);
+
 /* How many nodes match one of the regexes (for "--peek matches
  * nothing"). */
 size_t sf_an_cg_count_matches(const struct sf_an_cg *g, const regex_t *re,
@@ -279,6 +316,41 @@ int sf_an_diff_tree(struct sf_output *o, const struct sf_an_view *base,
 		    const struct sf_an_view *cur,
 		    const struct sf_an_diff_opts *dopt,
 		    const struct sf_an_tree_opts *topt, struct sf_ctx *ctx);
+
+/* ----- one report of a profile (report.c) ----- */
+
+enum sf_an_report_kind {
+	SF_AN_REPORT_TREE, SF_AN_REPORT_FLAT, SF_AN_REPORT_CALLGRAPH
+};
+
+/* Everything one sfanalyze report needs; the caller fills it from
+ * options.  json, raw apply to every report (sf_an_report_run copies them
+ * into tree, flat, cg, dot).  Call graph: cg.peek restricts text and JSON
+ * to matching nodes; dot_text writes Graphviz dot (sf_an_cg_dot) instead;
+ * render ("svg", "png", "pdf") writes the laid-out picture (not with
+ * per_thread). */
+struct sf_an_report {
+	int kind;                    /* enum sf_an_report_kind */
+	bool json, raw, per_thread, dot_text;
+	const char *render;
+	struct sf_an_filter filter;
+	struct sf_an_tree_opts tree;
+	struct sf_an_flat_opts flat;
+	struct sf_an_cg_opts cg;
+	struct sf_an_dot_opts dot;
+	size_t peek_matches;         /* out: nodes cg.peek matched, summed
+				      * over the threads' graphs */
+};
+/* The report of `p` (one, or one per thread) to o. */
+int sf_an_report_run(struct sf_output *o, const struct sf_profile *p,
+		     struct sf_an_report *r, struct sf_ctx *ctx);
+/* The sample type named `want` (a name or an index; NULL: the input's
+ * default) into *out; SF_EUSAGE naming the types the input has. */
+int sf_an_pick_type(uint32_t *out, const struct sf_profile *p,
+		    const char *want, struct sf_ctx *ctx);
+/* "svg", "png" or "pdf" when `path` ends in that extension, else NULL:
+ * an output file that asks for a rendered call graph. */
+const char *sf_an_render_format(const char *path);
 
 #ifdef __cplusplus
 }
