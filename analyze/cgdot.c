@@ -60,13 +60,19 @@ bool sf_an_dot_edge_shown(const struct sf_an_cg_edge *e,
 	       e->total > 0;
 }
 
+struct dedge {
+	size_t from, to;
+	sf_an_w total;
+};
+
 int sf_an_cg_dot(struct sf_output *o, const struct sf_an_cg *g,
 		 const struct sf_an_dot_opts *opt, struct sf_ctx *ctx)
 {
 	struct sf_an_cg_info info;
 	bool *shown;
+	struct dedge *edges = NULL;
 	sf_an_w maxself = 0, maxedge = 0;
-	size_t nshown = 0, edges_hidden = 0;
+	size_t nshown = 0, nedges = 0, cap = 0, edges_hidden = 0;
 	char v1[64], v2[64];
 
 	sf_an_cg_info(g, &info);
@@ -81,6 +87,7 @@ int sf_an_cg_dot(struct sf_output *o, const struct sf_an_cg *g,
 				maxself = x.self;
 		}
 	}
+	/* the edges between shown nodes, in the report's order */
 	for (size_t i = 1; i <= info.nnodes; i++) {
 		struct sf_an_cg_node x;
 		if (!shown[i])
@@ -91,12 +98,25 @@ int sf_an_cg_dot(struct sf_output *o, const struct sf_an_cg *g,
 			sf_an_cg_edge(g, i, true, j, &e);
 			if (!e.other || !shown[e.other])
 				continue;
-			if (sf_an_dot_edge_shown(&e, &info, opt)) {
-				if (e.total > maxedge)
-					maxedge = e.total;
-			} else {
+			if (!sf_an_dot_edge_shown(&e, &info, opt)) {
 				edges_hidden++;
+				continue;
 			}
+			if (nedges == cap) {
+				size_t nc = cap ? cap * 2 : 64;
+				struct dedge *ne = sf_reallocarray(
+					edges, nc, sizeof(*ne));
+				if (!ne) {
+					free(edges);
+					free(shown);
+					return nomem(ctx);
+				}
+				edges = ne;
+				cap = nc;
+			}
+			edges[nedges++] = (struct dedge){ i, e.other, e.total };
+			if (e.total > maxedge)
+				maxedge = e.total;
 		}
 	}
 
@@ -142,33 +162,21 @@ int sf_an_cg_dot(struct sf_output *o, const struct sf_an_cg *g,
 				    "fillcolor=\"#ff%02x%02x\"];\n",
 				 font, shade, shade);
 	}
-	for (size_t i = 1; i <= info.nnodes; i++) {
-		struct sf_an_cg_node x;
-		if (!shown[i])
-			continue;
-		sf_an_cg_node(g, i, &x);
-		for (size_t j = 0; j < x.ncallees; j++) {
-			struct sf_an_cg_edge e;
-			sf_an_cg_edge(g, i, true, j, &e);
-			if (!e.other || !shown[e.other] ||
-			    !sf_an_dot_edge_shown(&e, &info, opt))
-				continue;
-			double fw = maxedge > 0 ? frac(e.total, maxedge) : 0;
-			bool back = e.other <= i;
-			sf_an_fmt_w(v1, sizeof(v1), e.total, info.exp,
-				    info.unit, opt->raw);
-			sf_output_printf(o, "N%zu -> N%zu [label=\" %s\", "
-					    "penwidth=%.2f, weight=%d",
-					 i, e.other, v1, 1 + 4 * fw,
-					 1 + (int)lround(99 * fw));
-			if (back)
-				sf_output_puts(o, ", constraint=false, "
-						  "style=dashed, "
-						  "color=\"#b03060\"");
-			sf_output_puts(o, "];\n");
-		}
+	for (size_t k = 0; k < nedges; k++) {
+		const struct dedge *e = &edges[k];
+		double fw = maxedge > 0 ? frac(e->total, maxedge) : 0;
+		sf_an_fmt_w(v1, sizeof(v1), e->total, info.exp, info.unit,
+			    opt->raw);
+		sf_output_printf(o, "N%zu -> N%zu [label=\" %s\", "
+				    "penwidth=%.2f, weight=%d", e->from, e->to,
+				 v1, 1 + 4 * fw, 1 + (int)lround(99 * fw));
+		if (e->to <= e->from)   /* back in the order: recursion */
+			sf_output_puts(o, ", constraint=false, style=dashed, "
+					  "color=\"#b03060\"");
+		sf_output_puts(o, "];\n");
 	}
 	sf_output_puts(o, "}\n");
+	free(edges);
 	free(shown);
 	return 0;
 }
