@@ -915,6 +915,9 @@ int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
 	sf_output_printf(o, "  Samples: %llu\n", (unsigned long long)g->nraw);
 	sf_output_puts(o, "  Thread times:");
 	for (int64_t t = 0; t <= g->max_id; t++) {
+		/* tids up to 1023 are ids: list only threads with time */
+		if (!raw && !g->thread_time[t])
+			continue;
 		sf_an_fmt_w(val, sizeof(val), g->thread_time[t], g->exp,
 			    g->unit, raw);
 		sf_output_printf(o, " %lld: %s", (long long)t, val);
