@@ -317,37 +317,23 @@ int sf_an_diff_tree(struct sf_output *o, const struct sf_an_view *base,
 		    const struct sf_an_diff_opts *dopt,
 		    const struct sf_an_tree_opts *topt, struct sf_ctx *ctx);
 
-/* ----- one report of a profile (report.c) ----- */
+/* ----- the call-graph reports of one view (cgreport.c) ----- */
 
-enum sf_an_report_kind {
-	SF_AN_REPORT_TREE, SF_AN_REPORT_FLAT, SF_AN_REPORT_CALLGRAPH
-};
-
-/* Everything one sfanalyze report needs; the caller fills it from
- * options.  json, raw apply to every report (sf_an_report_run copies them
- * into tree, flat, cg, dot).  Call graph: cg.peek restricts text and JSON
- * to matching nodes; dot_text writes Graphviz dot (sf_an_cg_dot) instead;
- * render ("svg", "png", "pdf") writes the laid-out picture (not with
- * per_thread). */
-struct sf_an_report {
-	int kind;                    /* enum sf_an_report_kind */
-	bool json, raw, per_thread, dot_text;
+/* What --callgraph prints: text or JSON (cg.peek restricts both to the
+ * matching nodes), Graphviz dot (dot_text), or the rendered picture
+ * (render: "svg", "png", "pdf").  Each peek regex that matches no node
+ * adds the warning "--peek 'TEXT' matches no function" to ctx (so the
+ * program says so; the report is then empty).  raw applies to every
+ * text (copied into cg and dot). */
+struct sf_an_cg_report {
+	bool json, raw, dot_text;
 	const char *render;
-	struct sf_an_filter filter;
-	struct sf_an_tree_opts tree;
-	struct sf_an_flat_opts flat;
 	struct sf_an_cg_opts cg;
+	const char *const *peek_text;   /* cg.npeek regexes as typed */
 	struct sf_an_dot_opts dot;
-	size_t peek_matches;         /* out: nodes cg.peek matched, summed
-				      * over the threads' graphs */
 };
-/* The report of `p` (one, or one per thread) to o. */
-int sf_an_report_run(struct sf_output *o, const struct sf_profile *p,
-		     struct sf_an_report *r, struct sf_ctx *ctx);
-/* The sample type named `want` (a name or an index; NULL: the input's
- * default) into *out; SF_EUSAGE naming the types the input has. */
-int sf_an_pick_type(uint32_t *out, const struct sf_profile *p,
-		    const char *want, struct sf_ctx *ctx);
+int sf_an_cg_report(struct sf_output *o, const struct sf_an_view *v,
+		    const struct sf_an_cg_report *r, struct sf_ctx *ctx);
 /* "svg", "png" or "pdf" when `path` ends in that extension, else NULL:
  * an output file that asks for a rendered call graph. */
 const char *sf_an_render_format(const char *path);

@@ -200,3 +200,27 @@ int sf_profile_granularity(struct sf_profile *p, enum sf_granularity g,
 		*renamed = n;
 	return 0;
 }
+
+int sf_profile_select(struct sf_profile *p, const struct sf_select *s,
+		      struct sf_ctx *ctx)
+{
+	uint64_t matched[SF_TAG_MAX];
+	int rc;
+
+	if ((rc = sf_profile_filter_tags(p, s->keep, s->nkeep, s->drop,
+					 s->ndrop, matched, ctx)))
+		return rc;
+	for (size_t i = 0; i < s->nkeep + s->ndrop; i++) {
+		bool keep = i < s->nkeep;
+		const struct sf_tag *t = keep ? &s->keep[i] :
+						&s->drop[i - s->nkeep];
+		char kind[300];
+		if (matched[i])
+			continue;
+		snprintf(kind, sizeof(kind), "tag-no-match:%zu", i);
+		sf_warn(ctx, kind, "%s '%s=%s' matches no sample",
+			keep ? "--tag" : "--tag-ignore", t->key, t->value);
+	}
+	return sf_profile_granularity(p, (enum sf_granularity)s->granularity,
+				      NULL, ctx);
+}

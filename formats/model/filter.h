@@ -65,6 +65,23 @@ int sf_granularity_parse(const char *s);
 int sf_profile_granularity(struct sf_profile *p, enum sf_granularity g,
 			   size_t *renamed, struct sf_ctx *ctx);
 
+/* What sfconv and sfanalyze both apply to a loaded profile, from their
+ * --tag, --tag-ignore and --granularity options. */
+struct sf_select {
+	const struct sf_tag *keep;
+	size_t nkeep;
+	const struct sf_tag *drop;
+	size_t ndrop;
+	int granularity;   /* enum sf_granularity */
+};
+
+/* sf_profile_filter_tags, then sf_profile_granularity.  A selector that
+ * matches no sample adds the warning "--tag 'KEY=VALUE' matches no
+ * sample" (or --tag-ignore) to ctx: the program says so, and goes on
+ * with what is left. */
+int sf_profile_select(struct sf_profile *p, const struct sf_select *s,
+		      struct sf_ctx *ctx);
+
 #ifdef __cplusplus
 }
 #endif
