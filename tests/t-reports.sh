@@ -240,3 +240,26 @@ PY
 else
 	skip dot-equals-json "python3 is missing"
 fi
+
+# Units as pprof writes them: pprof's own test profiles (peer fixtures),
+# converted to profile.proto by the real pprof, then `pprof -top
+# -unit=auto` beside our --flat: every row's flat and cum strings, and the
+# total (nanoseconds, bytes, microseconds).  Unsymbolized ones: the total.
+. "$TOP/tests/pprof_tool.sh"
+ptd=$PEERS/pprof/profile/testdata
+if [ -z "$PPROF" ]; then
+	skip units-as-pprof "$why_no_pprof"
+elif [ ! -d "$ptd" ]; then
+	skip units-as-pprof "no peer fixtures ($ptd)"
+else
+	for n in java.cpu java.heap java.contention cppbench.cpu cppbench.heap cppbench.contention; do
+		case $n in cppbench.*) only=--totals ;; *) only= ;; esac
+		if pp -proto "$ptd/$n" > $n.pb.gz && pp -top -unit=auto -nodecount=100000 $n.pb.gz > $n.top &&
+		   $SFANALYZE -q --flat $n.pb.gz > $n.flat &&
+		   python3 "$TOP/tests/reports/pprof_top.py" $n.top $n.flat $only > $n.cmp; then
+			pass "units-as-pprof-$n"
+		else
+			fail "units-as-pprof-$n" "$(cat $n.cmp 2>/dev/null)"
+		fi
+	done
+fi
