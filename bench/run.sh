@@ -42,6 +42,7 @@ row() { # name input-file floor-seconds command...
 	set -- $(measure "$@")
 	t=$1; rss=$2; cpu=$3
 	echo "$t" > .last
+	echo "$cpu" > .lastcpu
 	size=$(stat -c %s "$file")
 	awk -v n="$name" -v t="$t" -v s="$size" -v r="$rss" -v f="$floor" -v c="$cpu" 'BEGIN {
 		mbs = t > 0 ? s / 1048576 / t : 0
