@@ -262,4 +262,14 @@ else
 			fail "units-as-pprof-$n" "$(cat $n.cmp 2>/dev/null)"
 		fi
 	done
+	# --granularity lines names a line as pprof -lines does: "name file:line"
+	for n in java.cpu java.heap; do
+		if pp -top -unit=auto -lines -nodecount=100000 $n.pb.gz > $n.ltop &&
+		   $SFANALYZE -q --flat --granularity lines $n.pb.gz > $n.lflat &&
+		   python3 "$TOP/tests/reports/pprof_top.py" $n.ltop $n.lflat > $n.lcmp; then
+			pass "granularity-lines-as-pprof-$n"
+		else
+			fail "granularity-lines-as-pprof-$n" "$(cat $n.lcmp 2>/dev/null)"
+		fi
+	done
 fi

@@ -160,7 +160,7 @@ int sf_profile_granularity(struct sf_profile *p, enum sf_granularity g,
 		return 0;
 	for (size_t i = 0; i < p->d.nframes; i++) {
 		struct sf_frame *f = &p->d.frames[i];
-		bool has = g == SF_GRAN_LINES ? f->line != 0 :
+		bool has = g == SF_GRAN_LINES ? f->line != 0 || f->file :
 						f->address != SF_NO_ADDR;
 		if (!has)
 			continue;
@@ -175,9 +175,12 @@ int sf_profile_granularity(struct sf_profile *p, enum sf_granularity g,
 			buf = nb;
 			cap = need;
 		}
-		if (g == SF_GRAN_LINES)
+		/* as pprof -lines labels them: the line only when known */
+		if (g == SF_GRAN_LINES && f->line)
 			snprintf(buf, cap, "%s %s:%u", f->name,
 				 f->file ? f->file : "", f->line);
+		else if (g == SF_GRAN_LINES)
+			snprintf(buf, cap, "%s %s", f->name, f->file);
 		else
 			snprintf(buf, cap, "%s 0x%llx", f->name,
 				 (unsigned long long)f->address);

@@ -55,13 +55,15 @@ enum sf_granularity {
 /* Parse "functions", "lines" or "addresses"; -1 if none. */
 int sf_granularity_parse(const char *s);
 
-/* Rename every frame that has the detail `g` asks for (a line, an
- * address) so that frames differing in it are different functions for
- * the analyses and writers that go by name: "name file:line" (the file as
- * recorded; ":line" alone without a file) or "name 0x1a2b".  Frames
- * without the detail keep their name.  SF_EUSAGE when no frame of the
- * profile has it ("the input has no line numbers").  *renamed (may be
- * NULL) gets the number of frames renamed. */
+/* Rename every frame that has the detail `g` asks for (a source
+ * position, an address) so that frames differing in it are different
+ * functions for the analyses and writers that go by name, labelled as
+ * pprof -lines and -addresses label them: "name file:line" (the file as
+ * recorded; "name file" when the line is unknown, "name :line" when the
+ * file is) or "name 0x1a2b".  Frames without the detail keep their name.
+ * SF_EUSAGE when no frame of the profile has it ("the input has no line
+ * numbers").  *renamed (may be NULL) gets the number of frames
+ * renamed. */
 int sf_profile_granularity(struct sf_profile *p, enum sf_granularity g,
 			   size_t *renamed, struct sf_ctx *ctx);
 

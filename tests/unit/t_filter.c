@@ -134,6 +134,7 @@ int main(void)
 							&n, &ctx) &&
 				!strcmp(p->d.frames[0].name, "f 0x1a2b"));
 	p->d.frames[0].line = 0;
+	p->d.frames[0].file = NULL;
 	CHECK("gran-no-lines",
 	      sf_profile_granularity(p, SF_GRAN_LINES, &n, &ctx) ==
 			      SF_EUSAGE &&
