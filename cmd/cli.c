@@ -145,3 +145,35 @@ int cli_load(struct sf_ctx *ctx, const struct sf_format *from,
 	*out = p;
 	return 0;
 }
+
+int cli_select_option(struct cli_select *s, int key, char *val,
+		      struct sf_ctx *ctx)
+{
+	bool keep = key == CLI_K_TAG;
+	struct sf_tag **list = keep ? &s->keep : &s->drop;
+	size_t *n = keep ? &s->sel.nkeep : &s->sel.ndrop;
+
+	if (key == CLI_K_GRANULARITY) {
+		if ((s->sel.granularity = sf_granularity_parse(val)) >= 0)
+			return 0;
+		cli_msg("option '--granularity': bad value '%s' (functions, "
+			"lines or addresses)", val);
+		return EXIT_USAGE;
+	}
+	struct sf_tag *nl = sf_reallocarray(*list, *n + 1, sizeof(**list));
+	if (!nl)
+		return EXIT_IO;
+	*list = nl;
+	if (sf_tag_parse(&nl[*n], val, keep ? "--tag" : "--tag-ignore", ctx))
+		return cli_fail(ctx);
+	(*n)++;
+	s->sel.keep = s->keep;
+	s->sel.drop = s->drop;
+	return 0;
+}
+
+void cli_select_free(struct cli_select *s)
+{
+	free(s->keep);
+	free(s->drop);
+}

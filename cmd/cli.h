@@ -11,6 +11,7 @@
 #define SF_CLI_H
 
 #include "format.h"
+#include "filter.h"
 
 #include <stdbool.h>
 
@@ -43,5 +44,32 @@ extern bool cli_fold_exact;
  * detected when NULL; aggregate if asked. */
 int cli_load(struct sf_ctx *ctx, const struct sf_format *from,
 	     char **inputs, int n, bool aggregate, struct sf_profile **out);
+
+/* --tag, --tag-ignore, --granularity: sfconv and sfanalyze select
+ * samples the same way (sf_profile_select, formats/model/filter.h), so
+ * both tables include these entries and hand their keys to
+ * cli_select_option. */
+enum { CLI_K_TAG = 0x4000, CLI_K_TAG_IGNORE, CLI_K_GRANULARITY };
+#define CLI_OPTS_SELECT                                                    \
+	{ "tag", CLI_K_TAG, "KEY=VALUE",                                   \
+	  "keep samples whose label KEY is VALUE (a capture's\n"            \
+	  "state, pprof labels; thread=NAME|TID: the thread);\n"            \
+	  "repeatable: values of one key are alternatives,\n"               \
+	  "different keys must all hold" },                                \
+	{ "tag-ignore", CLI_K_TAG_IGNORE, "KEY=VALUE",                     \
+	  "drop samples whose label KEY is VALUE (repeatable)" },          \
+	{ "granularity", CLI_K_GRANULARITY, "functions|lines|addresses",   \
+	  "a function is its name (the default), its name\n"               \
+	  "and source line, or its name and address" }
+
+struct cli_select {
+	struct sf_select sel;     /* what sf_profile_select takes */
+	struct sf_tag *keep, *drop;
+};
+/* Record option `key` (one of CLI_OPTS_SELECT's) with its argument
+ * (split in place).  Returns 0, or an exit status after a message. */
+int cli_select_option(struct cli_select *s, int key, char *val,
+		      struct sf_ctx *ctx);
+void cli_select_free(struct cli_select *s);
 
 #endif

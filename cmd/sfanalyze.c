@@ -16,6 +16,7 @@ enum {
 	K_MIN_PERCENT, K_DEPTH, K_SORT, K_NO_NORMALIZE, K_THRESHOLD,
 	K_TIMESTAMPS, K_THREAD_IDS, K_THREAD, K_PER_THREAD,
 	K_FOCUS, K_IGNORE, K_HIDE, K_COLLAPSE_RECURSION,
+	K_RAW, K_TOP, K_PEEK, K_DOT, K_NODE_FRACTION, K_EDGE_FRACTION,
 	/* also the pprof reader's option */
 	K_SAMPLE_TYPE = CLI_FORMAT_KEY
 };
@@ -32,13 +33,24 @@ static const struct cli_opt opts[] = {
 	  "by '--': per-function self and total, change;\n"
 	  "with --tree, the tree of NEW with each node's\n"
 	  "change (--inverted, --min-percent, --depth apply)" },
-	{ "json", K_JSON, NULL, "JSON instead of text" },
+	{ "peek", K_PEEK, "REGEX", "the call graph's node view: callers and callees\n"
+	  "of each function matching REGEX (repeatable)" },
+	{ "json", K_JSON, NULL, "JSON instead of text (exact numbers, with units)" },
+	{ "raw", K_RAW, NULL, "text: exact numbers, not scaled units (675224100,\n"
+	  "not 675.22ms)" },
 	CLI_OPT_HEADING("Report options:"),
 	{ "inverted", K_INVERTED, NULL, "tree: bottom-up (callers of each leaf function)" },
 	{ "min-percent", K_MIN_PERCENT, "P", "tree: hide nodes below P% of the whole (the text\n"
-	  "says how many and how much)" },
+	  "says how many and how much; text default 0.5)" },
 	{ "depth", K_DEPTH, "N", "tree: show N levels below the root" },
 	{ "sort", K_SORT, "self|total", "flat: sort column (default self)" },
+	{ "top", K_TOP, "N", "flat: the first N rows" },
+	{ "dot", K_DOT, NULL, "call graph: Graphviz dot (-o FILE.svg, .png or\n"
+	  ".pdf draws it)" },
+	{ "node-fraction", K_NODE_FRACTION, "F", "call-graph picture: leave out functions below F\n"
+	  "of the total (default 0.005)" },
+	{ "edge-fraction", K_EDGE_FRACTION, "F", "call-graph picture: leave out calls below F of\n"
+	  "the total (default 0.001)" },
 	{ "no-normalize", K_NO_NORMALIZE, NULL, "diff: compare raw weights, not shares of each\n"
 	  "side's total" },
 	{ "threshold", K_THRESHOLD, "P", "diff: flag functions whose total share grew by\n"
@@ -62,6 +74,7 @@ static const struct cli_opt opts[] = {
 	{ "ignore", K_IGNORE, "REGEX", "drop samples with a frame matching REGEX" },
 	{ "hide", K_HIDE, "REGEX", "remove matching frames from stacks" },
 	{ "collapse-recursion", K_COLLAPSE_RECURSION, NULL, "merge runs of one function (A;A;A -> A)" },
+	CLI_OPTS_SELECT,
 	CLI_OPT_HEADING("Other:"),
 	{ "output", 'o', "FILE", "write FILE instead of standard output" },
 	{ "quiet", 'q', NULL, "no warnings on standard error" },
@@ -97,13 +110,17 @@ struct opts {
 	struct sf_an_tree_opts tree;
 	struct sf_an_flat_opts flat;
 	struct sf_an_diff_opts diff;
-	struct sf_an_cg_opts cg;
+	struct sf_an_cg_report cgr;
+	bool raw;
+	struct cli_select sel;
 	const char *sample_type;
 };
 
 struct regexes {
-	regex_t *focus, *ignore, *hide;
-	size_t nfocus, nignore, nhide;
+	regex_t *focus, *ignore, *hide, *peek;
+	size_t nfocus, nignore, nhide, npeek;
+	const char **peek_text;
+	struct sf_ctx *ctx;
 };
 
 static int add_regex(regex_t **list, size_t *n, const char *re)
@@ -144,7 +161,13 @@ static int pick_type(const struct sf_profile *p, const char *want,
 		*out = (uint32_t)v;
 		return 0;
 	}
-	cli_msg("--sample-type '%s': the input has no such sample type", want);
+	char have[400] = "";
+	for (size_t i = 0, n = 0; i < p->d.ntypes && n < sizeof(have); i++)
+		n += (size_t)snprintf(have + n, sizeof(have) - n, "%s%s (%s)",
+				      i ? ", " : "", p->d.types[i].type,
+				      p->d.types[i].unit);
+	cli_msg("--sample-type '%s': the input has no such sample type; it "
+		"has %s", want, have);
 	return EXIT_USAGE;
 }
 
@@ -152,19 +175,11 @@ static int pick_type(const struct sf_profile *p, const char *want,
 static int report(struct sf_output *o, const struct sf_an_view *v,
 		  const struct opts *op, struct sf_ctx *ctx)
 {
-	struct sf_an_cg *g;
-	int rc;
-
 	switch (op->report) {
 	case R_FLAT:
 		return sf_an_flat(o, v, &op->flat, ctx);
 	case R_CALLGRAPH:
-		if ((rc = sf_an_cg_build(&g, v, ctx)))
-			return rc;
-		rc = op->json ? sf_an_cg_json(o, g, &op->cg) :
-				sf_an_cg_text(o, g, &op->cg);
-		sf_an_cg_free(g);
-		return rc;
+		return sf_an_cg_report(o, v, &op->cgr, ctx);
 	default:
 		return sf_an_tree(o, v, &op->tree, ctx);
 	}
@@ -180,7 +195,7 @@ static int run(struct sf_output *o, struct sf_profile *p, struct opts *op,
 		if ((rc = sf_an_view_build(&v, p, &op->filter, NULL, ctx)))
 			return rc;
 		rc = report(o, v, op, ctx);
-		if (op->json)
+		if (op->json && !op->cgr.dot_text && !op->cgr.render)
 			sf_output_putc(o, '\n');
 		sf_an_view_free(v);
 		return rc;
@@ -206,7 +221,7 @@ static int run(struct sf_output *o, struct sf_profile *p, struct opts *op,
 			sf_output_puts(o, i ? ",\n" : "\n");
 			sf_an_put_json_str(o, key);
 			sf_output_putc(o, ':');
-		} else {
+		} else if (!op->cgr.dot_text) {
 			sf_output_printf(o, "%s== thread %s (id %lld) ==\n",
 					 i ? "\n" : "", key,
 					 (long long)th[i].id);
@@ -336,6 +351,39 @@ static int option(struct opts *op, int c, const char *val, const char **threads,
 		return add_regex(&re->ignore, &re->nignore, val);
 	case K_HIDE:
 		return add_regex(&re->hide, &re->nhide, val);
+	case K_PEEK:
+		op->report = R_CALLGRAPH;
+		re->peek_text[re->npeek] = val;
+		return add_regex(&re->peek, &re->npeek, val);
+	case K_RAW:
+		op->raw = true;
+		return 0;
+	case K_DOT:
+		op->report = R_CALLGRAPH;
+		op->cgr.dot_text = true;
+		return 0;
+	case K_TOP: {
+		unsigned long long t = strtoull(val, &end, 10);
+		if (*end || end == val || !t || val[0] == '-')
+			return bad_value("top", val);
+		op->flat.top = (size_t)t;
+		return 0;
+	}
+	case K_NODE_FRACTION:
+	case K_EDGE_FRACTION: {
+		double f = strtod(val, &end);
+		if (*end || end == val || !(f >= 0 && f <= 1))
+			return bad_value(c == K_NODE_FRACTION ? "node-fraction" :
+								"edge-fraction",
+					 val);
+		*(c == K_NODE_FRACTION ? &op->cgr.dot.node_fraction :
+					 &op->cgr.dot.edge_fraction) = f;
+		return 0;
+	}
+	case CLI_K_TAG:
+	case CLI_K_TAG_IGNORE:
+	case CLI_K_GRANULARITY:
+		return cli_select_option(&op->sel, c, (char *)val, re->ctx);
 	default:
 		return EXIT_USAGE;
 	}
@@ -349,7 +397,7 @@ int main(int argc, char **argv)
 	const char *outpath, *val;
 	char **inputs = calloc((size_t)argc + 1, sizeof(char *));
 	const char **threads = calloc((size_t)argc + 1, sizeof(char *));
-	struct regexes re = { 0 };
+	struct regexes re = { .ctx = &ctx };
 	int ninputs = 0, nsplit = -1, status = EXIT_OK, c;
 	struct sf_profile *p = NULL, *p2 = NULL;
 	struct sf_output *o = NULL;
@@ -362,12 +410,15 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
-	if (!inputs || !threads) {
+	re.peek_text = calloc((size_t)argc + 1, sizeof(char *));
+	if (!inputs || !threads || !re.peek_text) {
 		status = EXIT_IO;
 		goto out;
 	}
 	op.diff.normalize = true;
 	op.tree.min_percent = -1;   /* the library's default */
+	op.cgr.dot.node_fraction = SF_AN_DOT_NODE_FRACTION;
+	op.cgr.dot.edge_fraction = SF_AN_DOT_EDGE_FRACTION;
 	for (;;) {
 		c = cli_getopt_next(&g, argc, argv, &val);
 		if (c == -1) {
@@ -394,7 +445,19 @@ int main(int argc, char **argv)
 	for (int i = g.optind; i < argc; i++)
 		inputs[ninputs++] = argv[i];
 	outpath = op.outpath;
-	op.tree.json = op.flat.json = op.diff.json = op.json;
+	op.tree.json = op.flat.json = op.diff.json = op.cgr.json = op.json;
+	op.tree.raw = op.flat.raw = op.diff.raw = op.cgr.raw = op.raw;
+	op.cgr.cg.peek = re.peek;
+	op.cgr.cg.npeek = re.npeek;
+	op.cgr.peek_text = re.peek_text;
+	if (op.report == R_CALLGRAPH && !op.cgr.dot_text)
+		op.cgr.render = sf_an_render_format(outpath);
+	if (op.cgr.render && op.per_thread) {
+		cli_msg("a rendered call graph is one picture: --per-thread "
+			"takes --dot");
+		status = EXIT_USAGE;
+		goto out;
+	}
 	op.filter.threads = threads;
 	op.filter.focus = re.focus;
 	op.filter.nfocus = re.nfocus;
@@ -433,6 +496,11 @@ int main(int argc, char **argv)
 			goto out;
 	} else if ((status = load(&ctx, g.from, inputs, ninputs, aggregate,
 				  &p))) {
+		goto out;
+	}
+	if (sf_profile_select(p, &op.sel.sel, &ctx) ||
+	    (p2 && sf_profile_select(p2, &op.sel.sel, &ctx))) {
+		status = cli_fail(&ctx);
 		goto out;
 	}
 	/* loading is over: the analyses only read */
@@ -488,9 +556,14 @@ out:
 		regfree(&re.ignore[k]);
 	for (size_t k = 0; k < re.nhide; k++)
 		regfree(&re.hide[k]);
+	for (size_t k = 0; k < re.npeek; k++)
+		regfree(&re.peek[k]);
 	free(re.focus);
 	free(re.ignore);
 	free(re.hide);
+	free(re.peek);
+	free(re.peek_text);
+	cli_select_free(&op.sel);
 	free(threads);
 	sf_ctx_free(&ctx);
 	cli_getopt_free(&g);

@@ -27,6 +27,7 @@ static const struct cli_opt opts[] = {
 	{ "normalize", K_NORMALIZE, NULL, "comparison: scale BASE to NEW's total\n"
 	  "(difffolded.pl -n)" },
 	{ "strip-hex", K_STRIP_HEX, NULL, "comparison: write 0x1234 in names as 0x..." },
+	CLI_OPTS_SELECT,
 	{ "quiet", 'q', NULL, "no warnings or notes on standard error" },
 	{ "list-formats", K_LIST, NULL, "list the formats, their extensions and whether\n"
 	  "they read (r) and write (w)" },
@@ -127,6 +128,7 @@ int main(int argc, char **argv)
 	int nbases = 0;
 	bool diff = false;
 	struct sf_diff_options dopt = { 0 };
+	struct cli_select sel = { 0 };
 
 	cli_prog = "sfconv";
 	sf_ctx_init(&ctx);
@@ -189,6 +191,11 @@ int main(int argc, char **argv)
 			break;
 		case K_STRIP_HEX:
 			dopt.strip_hex = true;
+			break;
+		case CLI_K_TAG: case CLI_K_TAG_IGNORE: case CLI_K_GRANULARITY:
+			if ((status = cli_select_option(&sel, c, (char *)val,
+							&ctx)))
+				goto out;
 			break;
 		default:
 			status = EXIT_USAGE;
@@ -253,13 +260,16 @@ int main(int argc, char **argv)
 		if (!rc)
 			rc = cli_load(&ctx, g.from, inputs, ninputs, true,
 				      &pn);
-		if (!rc)
+		if (!rc && !(rc = sf_profile_select(pb, &sel.sel, &ctx)) &&
+		    !(rc = sf_profile_select(pn, &sel.sel, &ctx)))
 			rc = sf_diff_build(&p, &ctx, pb, pn, &dopt);
 		sf_profile_free(pb);
 		sf_profile_free(pn);
 	} else {
 		rc = cli_load(&ctx, g.from, inputs, ninputs,
 			      !out_fmt->needs_order, &p);
+		if (!rc)
+			rc = sf_profile_select(p, &sel.sel, &ctx);
 	}
 	if (rc) {
 		cli_warnings(&ctx);
@@ -292,6 +302,7 @@ int main(int argc, char **argv)
 		status = cli_close_stdout(outpath);
 out:
 	sf_profile_free(p);
+	cli_select_free(&sel);
 	sf_ctx_free(&ctx);
 	cli_getopt_free(&g);
 	free(inputs);
