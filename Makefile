@@ -23,7 +23,7 @@ SANFLAGS ?=
 FUZZ_SECONDS ?= 60
 SHARED ?= $(abspath ../shared)
 
-PKGS = zlib json-c libxml-2.0 libxxhash gmp libdw yajl
+PKGS = zlib json-c libxml-2.0 libxxhash gmp libdw yajl libgvc
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

@@ -33,5 +33,8 @@ void sf_an__put_name(struct sf_output *o, const char *s);
 #define SF_AN_MAX_INDENT 48
 void sf_an__put_prefix(struct sf_output *o, const char *pre,
 		       const size_t *plen, size_t d);
+/* JSON members "type", "unit", "samples" of view v (no braces, no
+ * leading comma): what a report's numbers are. */
+void sf_an__put_json_kind(struct sf_output *o, const struct sf_an_view *v);
 
 #endif

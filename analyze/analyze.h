@@ -143,22 +143,60 @@ void sf_an_fmt(char *buf, size_t size, double v);
 /* Write `s` as a JSON string (quotes included). */
 void sf_an_put_json_str(struct sf_output *o, const char *s);
 
+/* ----- units (units.c) -----
+ *
+ * Text reports write weights for people, scaled in their sample type's
+ * unit as pprof does (measurement.ScaledLabel): the largest unit of the
+ * family with a value of at least 1, two decimals, ".00" dropped.
+ *   time   ("nanoseconds", "ns", "microseconds", "milliseconds", "seconds"
+ *          ...): ns, us, ms, s, hrs          675224100 ns -> "675.22ms"
+ *   bytes  ("bytes", "B", "kilobytes" ...): B, kB, MB, GB, TB, PB (1024)
+ *                                            1536 bytes -> "1.50kB"
+ *   count  ("count", "events", "samples"): plain below 100000, then k, M,
+ *          G, T (1000)                       123456 -> "123.46k"
+ * Any other unit, and every unit with `raw`, is written as sf_an_fmt
+ * writes it (the exact number of the unit).  JSON never scales.
+ */
+/* "time", "bytes", "count" or "other": how `unit` is scaled. */
+const char *sf_an_unit_family(const char *unit);
+void sf_an_fmt_unit(char *buf, size_t size, double v, const char *unit,
+		    bool raw);
+/* The same for a view weight v * 2^exp. */
+void sf_an_fmt_w(char *buf, size_t size, sf_an_w v, int exp,
+		 const char *unit, bool raw);
+
 /* ----- call tree ----- */
 
+/* Text: nodes below min_percent of the whole are hidden, and one line
+ * after the tree says how many nodes and how much weight, and that
+ * --min-percent 0 shows all.  A negative min_percent means the default:
+ * SF_AN_TREE_MIN_PERCENT for text (a real capture's tree then fits on a
+ * screen or two per thread), 0 for JSON (machines want everything).  JSON
+ * marks a parent whose children were hidden with "pruned": {"nodes": N,
+ * "total": W} (N counts the hidden subtrees' nodes, W their roots' total)
+ * and gives the root, after its children, "type", "unit" and "samples"
+ * (the input samples kept). */
+#define SF_AN_TREE_MIN_PERCENT 0.5
 struct sf_an_tree_opts {
 	bool inverted;        /* bottom-up: roots are leaf functions */
 	double min_percent;   /* prune nodes below this % of the whole */
 	uint32_t max_depth;   /* 0 = unlimited */
 	bool json;
+	bool raw;             /* text: exact numbers, header as before units */
 };
 int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 	       const struct sf_an_tree_opts *opt, struct sf_ctx *ctx);
 
 /* ----- flat table ----- */
 
+/* JSON: {"type", "unit", "total", "samples", "functions": [{"name",
+ * "self", "total"}...]}, rows limited by `top` as in text. */
 struct sf_an_flat_opts {
 	bool by_total;        /* sort by total instead of self */
 	bool json;
+	bool raw;             /* text: exact numbers, header as before units */
+	size_t top;           /* the first `top` rows only (0 = all); text
+			       * says how many were left out */
 };
 int sf_an_flat(struct sf_output *o, const struct sf_an_view *v,
 	       const struct sf_an_flat_opts *opt, struct sf_ctx *ctx);
@@ -170,8 +208,87 @@ struct sf_an_cg;   /* the analysis result */
 int sf_an_cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 		   struct sf_ctx *ctx);
 void sf_an_cg_free(struct sf_an_cg *g);
-int sf_an_cg_json(struct sf_output *o, const struct sf_an_cg *g);
-int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g);
+/* What the call-graph reports show: every node, or with npeek > 0 only
+ * the nodes whose name matches one of `peek` (each with all its callers
+ * and callees: Racket's node view, `--peek`); text with units unless
+ * `raw`.  JSON always prints exact numbers. */
+struct sf_an_cg_opts {
+	bool raw;
+	const regex_t *peek;   /* compiled by the caller (REG_EXTENDED) */
+	size_t npeek;
+};
+int sf_an_cg_json(struct sf_output *o, const struct sf_an_cg *g,
+		  const struct sf_an_cg_opts *opt);
+int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
+		  const struct sf_an_cg_opts *opt);
+
+/* Read access to the result (cgdot.c, peek.c).  Nodes are numbered 1..n
+ * in the analyzer's order (the text report's [index]); the * node is 0. */
+struct sf_an_cg_info {
+	int exp;                 /* weights are v * 2^exp */
+	const char *type, *unit;
+	sf_an_w total_time;
+	uint64_t samples;
+	size_t nnodes;           /* real nodes */
+};
+struct sf_an_cg_node {
+	const char *name;
+	sf_an_w total, self;
+	size_t ncallers, ncallees;
+};
+struct sf_an_cg_edge {
+	size_t other;            /* the caller's or callee's number, 0 = * */
+	sf_an_w total;           /* weight of the samples with the edge */
+	double caller_time, callee_time;   /* nearest doubles, real units */
+};
+void sf_an_cg_info(const struct sf_an_cg *g, struct sf_an_cg_info *out);
+/* Node number i (1 <= i <= nnodes). */
+void sf_an_cg_node(const struct sf_an_cg *g, size_t i,
+		   struct sf_an_cg_node *out);
+/* Edge j of node i's callees (or callers), in the report's order. */
+void sf_an_cg_edge(const struct sf_an_cg *g, size_t i, bool callees,
+		   size_t j, struct sf_an_cg_edge *out);
+/* ----- the call graph as a picture (cgdot.c) -----
+ *
+ * sf_an_cg_dot writes Graphviz dot: one node per call-graph node whose
+ * total is at least node_fraction of the total time (labelled with its
+ * name, self and total in units and percent; font size grows with self,
+ * fill colour with total), one edge per caller -> callee pair of shown
+ * nodes whose edge total (the weight of the samples that pass through
+ * the edge) is at least edge_fraction of the total, labelled with that
+ * weight, its width growing with it.  Edges to and from * are not drawn.
+ * Nodes are named N<index> (the text report's [index]) and declared in
+ * the analyzer's order; an edge to the same or an earlier node
+ * (recursion, a cycle) is dashed and does not constrain the ranks.  The
+ * graph's label says how many nodes and edges were left out. */
+#define SF_AN_DOT_NODE_FRACTION 0.005   /* pprof's defaults */
+#define SF_AN_DOT_EDGE_FRACTION 0.001
+struct sf_an_dot_opts {
+	double node_fraction;
+	double edge_fraction;
+	bool raw;              /* labels with exact numbers */
+};
+int sf_an_cg_dot(struct sf_output *o, const struct sf_an_cg *g,
+		 const struct sf_an_dot_opts *opt, struct sf_ctx *ctx);
+/* The pruning rules of sf_an_cg_dot, for tests and other pictures. */
+bool sf_an_dot_node_shown(const struct sf_an_cg_node *x,
+			  const struct sf_an_cg_info *info,
+			  const struct sf_an_dot_opts *opt);
+bool sf_an_dot_edge_shown(const struct sf_an_cg_edge *e,
+			  const struct sf_an_cg_info *info,
+			  const struct sf_an_dot_opts *opt);
+/* Lay out `dot` (NUL-terminated) with Graphviz's dot layout and write it
+ * in `format` ("svg", "png", "pdf": any libgvc output plugin) to o.
+ * SF_EINPUT if Graphviz cannot parse it, SF_EUNSUP if the layout or the
+ * output plugin is missing; Graphviz's own message is in ctx->err (it
+ * prints nothing). */
+int sf_an_dot_render(struct sf_output *o, const char *dot,
+		     const char *format, struct sf_ctx *ctx);
+
+/* How many nodes match one of the regexes (for "--peek matches
+ * nothing"). */
+size_t sf_an_cg_count_matches(const struct sf_an_cg *g, const regex_t *re,
+			      size_t n);
 
 /* ----- diff ----- */
 
@@ -179,6 +296,7 @@ struct sf_an_diff_opts {
 	bool normalize;       /* compare shares of each profile's total */
 	double threshold;     /* flag |delta| above this % (0 = off) */
 	bool json;
+	bool raw;             /* text: exact numbers instead of units */
 };
 int sf_an_diff(struct sf_output *o, const struct sf_an_view *base,
 	       const struct sf_an_view *cur,
@@ -199,6 +317,27 @@ int sf_an_diff_tree(struct sf_output *o, const struct sf_an_view *base,
 		    const struct sf_an_diff_opts *dopt,
 		    const struct sf_an_tree_opts *topt, struct sf_ctx *ctx);
 
+/* ----- the call-graph reports of one view (cgreport.c) ----- */
+
+/* What --callgraph prints: text or JSON (cg.peek restricts both to the
+ * matching nodes), Graphviz dot (dot_text), or the rendered picture
+ * (render: "svg", "png", "pdf").  Each peek regex that matches no node
+ * adds the warning "--peek 'TEXT' matches no function" to ctx (so the
+ * program says so; the report is then empty).  raw applies to every
+ * text (copied into cg and dot). */
+struct sf_an_cg_report {
+	bool json, raw, dot_text;
+	const char *render;
+	struct sf_an_cg_opts cg;
+	const char *const *peek_text;   /* cg.npeek regexes as typed */
+	struct sf_an_dot_opts dot;
+};
+int sf_an_cg_report(struct sf_output *o, const struct sf_an_view *v,
+		    const struct sf_an_cg_report *r, struct sf_ctx *ctx);
+/* "svg", "png" or "pdf" when `path` ends in that extension, else NULL:
+ * an output file that asks for a rendered call graph. */
+const char *sf_an_render_format(const char *path);
+
 /* ----- reports: one call for what sfanalyze prints ----- */
 
 enum sf_an_kind {
@@ -207,9 +346,8 @@ enum sf_an_kind {
 
 struct sf_an_report_opts {
 	enum sf_an_kind kind;
-	bool json;            /* JSON, for the call graph and the wrappers
-			       * below; tree, flat and diff take their own
-			       * `json` */
+	bool json;            /* JSON instead of text, for every report */
+	bool raw;             /* text: exact numbers, not scaled units */
 	bool per_thread;      /* one report per thread, each under a
 			       * "== thread LABEL (id N) ==" line, or a JSON
 			       * object keyed by thread label (a repeated
@@ -221,10 +359,13 @@ struct sf_an_report_opts {
 	struct sf_an_tree_opts tree;
 	struct sf_an_flat_opts flat;
 	struct sf_an_diff_opts diff;
+	struct sf_an_cg_report cgr;  /* CALLGRAPH: text, JSON, peek, dot or
+				      * a picture */
 };
 
 /* Set the report option `name` (its long option without dashes:
- * "min-percent", "threshold", "depth", "sort", "thread-ids") from its
+ * "min-percent", "threshold", "depth", "sort", "thread-ids", "top",
+ * "node-fraction", "edge-fraction") from its
  * text.  SF_EUSAGE "option '--NAME': bad value 'VALUE'" when the value is
  * out of range or `name` is no such option. */
 int sf_an_report_set(struct sf_an_report_opts *r, const char *name,

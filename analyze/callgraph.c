@@ -857,6 +857,15 @@ static void put_q(struct sf_output *o, const mpq_t q, int exp)
 	sf_output_num(o, q_double(q, exp));
 }
 
+static bool shown(const struct sf_an_cg *g, uint32_t n,
+		  const struct sf_an_cg_opts *opt)
+{
+	for (size_t i = 0; i < opt->npeek; i++)
+		if (!regexec(&opt->peek[i], g->names[n - 1], 0, NULL, 0))
+			return true;
+	return !opt->npeek;
+}
+
 static void put_edge_list(struct sf_output *o, const struct sf_an_cg *g,
 			  const uint32_t *list, size_t n, bool callees)
 {
@@ -911,8 +920,11 @@ static void put_node(struct sf_output *o, const struct sf_an_cg *g,
 	sf_output_putc(o, '}');
 }
 
-int sf_an_cg_json(struct sf_output *o, const struct sf_an_cg *g)
+int sf_an_cg_json(struct sf_output *o, const struct sf_an_cg *g,
+		  const struct sf_an_cg_opts *opt)
 {
+	bool first = true;
+
 	sf_output_puts(o, "{\"type\":");
 	sf_an_put_json_str(o, g->type);
 	sf_output_puts(o, ",\"unit\":");
@@ -933,10 +945,10 @@ int sf_an_cg_json(struct sf_output *o, const struct sf_an_cg *g)
 	}
 	sf_output_puts(o, "],\n\"nodes\":[");
 	for (size_t i = 0; i + 1 < g->nnodes; i++) {
-		if (i)
-			sf_output_puts(o, ",\n");
-		else
-			sf_output_putc(o, '\n');
+		if (!shown(g, g->order[i], opt))
+			continue;
+		sf_output_puts(o, first ? "\n" : ",\n");
+		first = false;
 		put_node(o, g, g->order[i]);
 	}
 	sf_output_puts(o, "],\n\"star_node\":");
@@ -947,22 +959,20 @@ int sf_an_cg_json(struct sf_output *o, const struct sf_an_cg *g)
 
 /* ----- text, after Racket's profile/render-text ----- */
 
-#define fmt_val sf_an_fmt
-
 static double pct(double part, double whole)
 {
 	return whole != 0 ? 100.0 * part / whole : 0.0;
 }
 
 static void text_edge(struct sf_output *o, const struct sf_an_cg *g,
-		      uint32_t e, bool callee, double total)
+		      uint32_t e, bool callee, double total, bool raw)
 {
 	const struct edge *x = &g->edges[e];
 	uint32_t other = callee ? x->to : x->from;
 	double t = q_double(callee ? g->callee[e] : g->caller[e], g->exp);
 	char val[64], idx[32];
 
-	fmt_val(val, sizeof(val), t);
+	sf_an_fmt_unit(val, sizeof(val), t, g->unit, raw);
 	if (other == STAR)
 		snprintf(idx, sizeof(idx), "*");
 	else
@@ -977,8 +987,10 @@ static void text_edge(struct sf_output *o, const struct sf_an_cg *g,
 	sf_output_putc(o, '\n');
 }
 
-int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g)
+int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
+		  const struct sf_an_cg_opts *opt)
 {
+	bool raw = opt->raw, first = true;
 	double tt = sf_an_double(g->total_time, g->exp);
 	char val[64], v2[64];
 	static const char rule[] =
@@ -988,14 +1000,17 @@ int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g)
 		"---------------------------------------------------------------"
 		"---------\n";
 
-	fmt_val(val, sizeof(val), tt);
+	sf_an_fmt_unit(val, sizeof(val), tt, g->unit, raw);
 	sf_output_printf(o, "Call graph (%s, %s)\n", g->type, g->unit);
 	sf_output_printf(o, "  Total time: %s\n", val);
 	sf_output_printf(o, "  Samples: %llu\n", (unsigned long long)g->nraw);
 	sf_output_puts(o, "  Thread times:");
 	for (int64_t t = 0; t <= g->max_id; t++) {
-		fmt_val(val, sizeof(val),
-			sf_an_double(g->thread_time[t], g->exp));
+		/* tids up to 1023 are ids: list only threads with time */
+		if (!raw && !g->thread_time[t])
+			continue;
+		sf_an_fmt_w(val, sizeof(val), g->thread_time[t], g->exp,
+			    g->unit, raw);
 		sf_output_printf(o, " %lld: %s", (long long)t, val);
 	}
 	sf_output_puts(o, g->max_id < 0 ? " none\n" : "\n");
@@ -1014,12 +1029,15 @@ int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g)
 		double self = sf_an_double(x->self, g->exp);
 		char idx[32];
 
-		if (i)
+		if (!shown(g, n, opt))
+			continue;
+		if (!first)
 			sf_output_puts(o, sep);
+		first = false;
 		for (uint32_t j = g->in_start[n]; j < g->in_start[n + 1]; j++)
-			text_edge(o, g, g->in_edges[j], false, tot);
-		fmt_val(val, sizeof(val), tot);
-		fmt_val(v2, sizeof(v2), self);
+			text_edge(o, g, g->in_edges[j], false, tot, raw);
+		sf_an_fmt_unit(val, sizeof(val), tot, g->unit, raw);
+		sf_an_fmt_unit(v2, sizeof(v2), self, g->unit, raw);
 		snprintf(idx, sizeof(idx), "[%zu]", i + 1);
 		sf_output_printf(o, " %-6s %12s (%5.1f%%) %12s (%5.1f%%)  ",
 				 idx, val, pct(tot, tt), v2, pct(self, tt));
@@ -1027,8 +1045,42 @@ int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g)
 		sf_output_putc(o, '\n');
 		for (uint32_t j = g->out_start[n]; j < g->out_start[n + 1];
 		     j++)
-			text_edge(o, g, g->out_edges[j], true, tot);
+			text_edge(o, g, g->out_edges[j], true, tot, raw);
 	}
 	sf_output_puts(o, rule);
 	return 0;
+}
+
+/* ----- read access, for the reports in other files ----- */
+
+void sf_an_cg_info(const struct sf_an_cg *g, struct sf_an_cg_info *out)
+{
+	*out = (struct sf_an_cg_info){ g->exp, g->type, g->unit,
+				       g->total_time, g->nraw,
+				       g->nnodes - 1 };
+}
+
+void sf_an_cg_node(const struct sf_an_cg *g, size_t i,
+		   struct sf_an_cg_node *out)
+{
+	uint32_t n = g->order[i - 1];
+
+	*out = (struct sf_an_cg_node){
+		g->names[n - 1], g->nodes[n].total, g->nodes[n].self,
+		g->in_start[n + 1] - g->in_start[n],
+		g->out_start[n + 1] - g->out_start[n] };
+}
+
+void sf_an_cg_edge(const struct sf_an_cg *g, size_t i, bool callees,
+		   size_t j, struct sf_an_cg_edge *out)
+{
+	uint32_t n = g->order[i - 1];
+	uint32_t e = callees ? g->out_edges[g->out_start[n] + j] :
+			       g->in_edges[g->in_start[n] + j];
+	uint32_t other = callees ? g->edges[e].to : g->edges[e].from;
+
+	*out = (struct sf_an_cg_edge){
+		other == STAR ? 0 : g->index[other], g->edges[e].total,
+		q_double(g->caller[e], g->exp),
+		q_double(g->callee[e], g->exp) };
 }

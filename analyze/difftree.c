@@ -290,7 +290,8 @@ done:
 }
 
 /* The delta column: percentage points (normalised) or a signed value. */
-static void fmt_delta(char *buf, size_t size, double d, bool normalize)
+static void fmt_delta(char *buf, size_t size, double d, bool normalize,
+		      const char *unit, bool raw)
 {
 	if (d == 0)
 		snprintf(buf, size, "0");
@@ -298,7 +299,7 @@ static void fmt_delta(char *buf, size_t size, double d, bool normalize)
 		snprintf(buf, size, "%+.2f", d * 100);
 	else {
 		buf[0] = d > 0 ? '+' : 0;
-		sf_an_fmt(buf + (d > 0), size - 1, d);
+		sf_an_fmt_unit(buf + (d > 0), size - 1, d, unit, raw);
 	}
 }
 
@@ -328,13 +329,16 @@ int sf_an_diff_tree(struct sf_output *o, const struct sf_an_view *base,
 	double NT = sf_an_double(t.n[0].nt, nexp);
 	for (size_t i = 0; i < t.nn && !topt->json; i++) {
 		int l;
-		sf_an_fmt(b1, sizeof(b1), sf_an_double(t.n[i].bt, bexp));
+		sf_an_fmt_w(b1, sizeof(b1), t.n[i].bt, bexp, base->unit,
+			    dopt->raw);
 		if ((l = (int)strlen(b1)) > wb)
 			wb = l;
-		sf_an_fmt(b1, sizeof(b1), sf_an_double(t.n[i].nt, nexp));
+		sf_an_fmt_w(b1, sizeof(b1), t.n[i].nt, nexp, cur->unit,
+			    dopt->raw);
 		if ((l = (int)strlen(b1)) > wn)
 			wn = l;
-		fmt_delta(b1, sizeof(b1), t.n[i].delta, dopt->normalize);
+		fmt_delta(b1, sizeof(b1), t.n[i].delta, dopt->normalize,
+			  cur->unit, dopt->raw);
 		if ((l = (int)strlen(b1)) > wd)
 			wd = l;
 	}
@@ -349,8 +353,8 @@ int sf_an_diff_tree(struct sf_output *o, const struct sf_an_view *base,
 		goto done;
 	}
 	if (!topt->json) {
-		sf_an_fmt(b1, sizeof(b1), BT);
-		sf_an_fmt(b2, sizeof(b2), NT);
+		sf_an_fmt_unit(b1, sizeof(b1), BT, base->unit, dopt->raw);
+		sf_an_fmt_unit(b2, sizeof(b2), NT, cur->unit, dopt->raw);
 		sf_output_printf(o, "Differential %scall tree (%s, %s -> %s, "
 				    "%s): base total %s, new total %s; delta = "
 				    "%s\n",
@@ -399,12 +403,13 @@ int sf_an_diff_tree(struct sf_output *o, const struct sf_an_view *base,
 					sf_output_puts(o, "null");
 				sf_output_puts(o, ",\"children\":[");
 			} else {
-				sf_an_fmt(b1, sizeof(b1),
-					  sf_an_double(x->bt, bexp));
-				sf_an_fmt(b2, sizeof(b2),
-					  sf_an_double(x->nt, nexp));
+				sf_an_fmt_w(b1, sizeof(b1), x->bt, bexp,
+					    base->unit, dopt->raw);
+				sf_an_fmt_w(b2, sizeof(b2), x->nt, nexp,
+					    cur->unit, dopt->raw);
 				fmt_delta(b3, sizeof(b3), x->delta,
-					  dopt->normalize);
+					  dopt->normalize, cur->unit,
+					  dopt->raw);
 				sf_output_printf(o, "%*s %*s %*s  ", wb,
 						 !f->node || x->in & IN_BASE ?
 							 b1 : "-",
@@ -467,10 +472,10 @@ int sf_an_diff_tree(struct sf_output *o, const struct sf_an_view *base,
 				sf_an_put_w(o, pn, nexp);
 				sf_output_puts(o, "}}");
 			} else {
-				sf_an_fmt(b1, sizeof(b1),
-					  sf_an_double(pb, bexp));
-				sf_an_fmt(b2, sizeof(b2),
-					  sf_an_double(pn, nexp));
+				sf_an_fmt_w(b1, sizeof(b1), pb, bexp,
+					    base->unit, dopt->raw);
+				sf_an_fmt_w(b2, sizeof(b2), pn, nexp,
+					    cur->unit, dopt->raw);
 				sf_output_printf(o, "%*s %*s %*s  ", wb, b1, wn,
 						 b2, wd, "");
 				sf_an__put_prefix(o, pre, plen, sp - 1);

@@ -124,8 +124,8 @@ int sf_an_diff(struct sf_output *o, const struct sf_an_view *base,
 		sf_output_putc(o, '[');
 	else {
 		char b1[64], b2[64];
-		sf_an_fmt(b1, sizeof(b1), BT);
-		sf_an_fmt(b2, sizeof(b2), NT);
+		sf_an_fmt_unit(b1, sizeof(b1), BT, base->unit, opt->raw);
+		sf_an_fmt_unit(b2, sizeof(b2), NT, cur->unit, opt->raw);
 		sf_output_printf(o, "Diff (%s, %s -> %s, %s): base total %s, "
 				    "new total %s; delta = %s\n",
 				 base->type, base->unit, cur->type, cur->unit,
@@ -170,14 +170,15 @@ int sf_an_diff(struct sf_output *o, const struct sf_an_view *base,
 			continue;
 		}
 		char c1[64], c2[64], c3[64], c4[64], c5[64], c6[64];
-		sf_an_fmt(c1, sizeof(c1), r->bs);
-		sf_an_fmt(c2, sizeof(c2), r->ns);
-		sf_an_fmt(c3, sizeof(c3), r->bt);
-		sf_an_fmt(c4, sizeof(c4), r->nt);
+		sf_an_fmt_unit(c1, sizeof(c1), r->bs, base->unit, opt->raw);
+		sf_an_fmt_unit(c2, sizeof(c2), r->ns, cur->unit, opt->raw);
+		sf_an_fmt_unit(c3, sizeof(c3), r->bt, base->unit, opt->raw);
+		sf_an_fmt_unit(c4, sizeof(c4), r->nt, cur->unit, opt->raw);
 		if (opt->normalize)
 			snprintf(c5, sizeof(c5), "%+.2f", r->delta * 100);
 		else
-			sf_an_fmt(c5, sizeof(c5), r->delta);
+			sf_an_fmt_unit(c5, sizeof(c5), r->delta, cur->unit,
+				       opt->raw);
 		if (!r->inb)
 			snprintf(c6, sizeof(c6), "new");
 		else if (!r->inn)

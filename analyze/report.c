@@ -43,6 +43,16 @@ int sf_an_report_set(struct sf_an_report_opts *r, const char *name,
 			r->flat.by_total = w == 1;
 	} else if (!strcmp(name, "thread-ids")) {
 		ok = !one_of(value, tids, &r->filter.tids);
+	} else if (!strcmp(name, "top")) {
+		unsigned long long t = strtoull(value, &end, 10);
+		ok = t && value[0] != '-';
+		r->flat.top = (size_t)t;
+	} else if (!strcmp(name, "node-fraction") ||
+		   !strcmp(name, "edge-fraction")) {
+		double f = strtod(value, &end);
+		ok = f >= 0 && f <= 1;
+		*(name[0] == 'n' ? &r->cgr.dot.node_fraction :
+				   &r->cgr.dot.edge_fraction) = f;
 	}
 	if (end && (*end || end == value))
 		ok = false;
@@ -74,26 +84,25 @@ int sf_an_sample_type(uint32_t *out, const struct sf_profile *p,
 		*out = (uint32_t)v;
 		return 0;
 	}
+	char have[400] = "";
+	for (size_t i = 0, n = 0; i < p->d.ntypes && n < sizeof(have); i++)
+		n += (size_t)snprintf(have + n, sizeof(have) - n, "%s%s (%s)",
+				      i ? ", " : "", p->d.types[i].type,
+				      p->d.types[i].unit);
 	return sf_error(ctx, SF_EUSAGE, NULL, 0, "--sample-type '%s': the "
-			"input has no such sample type", want);
+			"input has no such sample type; it has %s", want,
+			have);
 }
 
 /* One report of view v. */
 static int one(struct sf_output *o, const struct sf_an_view *v,
 	       const struct sf_an_report_opts *r, struct sf_ctx *ctx)
 {
-	struct sf_an_cg *g;
-	int rc;
-
 	switch (r->kind) {
 	case SF_AN_FLAT:
 		return sf_an_flat(o, v, &r->flat, ctx);
 	case SF_AN_CALLGRAPH:
-		if ((rc = sf_an_cg_build(&g, v, ctx)))
-			return rc;
-		rc = r->json ? sf_an_cg_json(o, g) : sf_an_cg_text(o, g);
-		sf_an_cg_free(g);
-		return rc;
+		return sf_an_cg_report(o, v, &r->cgr, ctx);
 	default:
 		return sf_an_tree(o, v, &r->tree, ctx);
 	}
@@ -126,7 +135,7 @@ static int per_thread(struct sf_output *o, const struct sf_profile *p,
 			sf_output_puts(o, i ? ",\n" : "\n");
 			sf_an_put_json_str(o, key);
 			sf_output_putc(o, ':');
-		} else {
+		} else if (!r->cgr.dot_text) {
 			sf_output_printf(o, "%s== thread %s (id %lld) ==\n",
 					 i ? "\n" : "", key,
 					 (long long)th[i].id);
@@ -167,11 +176,15 @@ static int diff(struct sf_output *o, const struct sf_profile *p,
 
 int sf_an_report(struct sf_output *o, const struct sf_profile *p,
 		 const struct sf_profile *cur,
-		 const struct sf_an_report_opts *r, struct sf_ctx *ctx)
+		 const struct sf_an_report_opts *ro, struct sf_ctx *ctx)
 {
+	struct sf_an_report_opts rr = *ro, *r = &rr;
 	struct sf_an_view *v;
 	int rc;
 
+	/* json and raw hold for every part of the report */
+	rr.tree.json = rr.flat.json = rr.diff.json = rr.cgr.json = ro->json;
+	rr.tree.raw = rr.flat.raw = rr.diff.raw = rr.cgr.raw = ro->raw;
 	if (r->kind == SF_AN_DIFF)
 		return diff(o, p, cur, r, ctx);
 	if (r->per_thread)
@@ -179,7 +192,9 @@ int sf_an_report(struct sf_output *o, const struct sf_profile *p,
 	if ((rc = sf_an_view_build(&v, p, &r->filter, NULL, ctx)))
 		return rc;
 	rc = one(o, v, r, ctx);
-	if (r->json)
+	/* a JSON document ends its line; dot and pictures are their own */
+	if (r->json && !(r->kind == SF_AN_CALLGRAPH &&
+			 (r->cgr.dot_text || r->cgr.render)))
 		sf_output_putc(o, '\n');
 	sf_an_view_free(v);
 	return rc;

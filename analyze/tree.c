@@ -159,14 +159,38 @@ static double pct(double part, double whole)
 	return whole != 0 ? 100.0 * part / whole : 0.0;
 }
 
-/* A view weight right-aligned in `width` columns, as sf_an_fmt writes it;
- * integers without snprintf (trees have many lines). */
-static int put_val(char *out, int width, sf_an_w v, int exp)
+/* How a report writes its weights: the unit, --raw, and the largest
+ * integer that is written plainly either way (fast path without snprintf:
+ * trees have many lines). */
+struct wfmt {
+	const char *unit;
+	bool raw;
+	sf_an_w plain_max;
+};
+
+static struct wfmt wfmt_of(const struct sf_an_view *v, bool raw)
+{
+	bool count = !strcmp(sf_an_unit_family(v->unit), "count");
+
+	return (struct wfmt){ v->unit, raw,
+			      v->exp ? 0 : raw ? (sf_an_w)1 << 62 :
+					   count ? 99999 : 0 };
+}
+
+static void fmt_w(char *buf, size_t size, sf_an_w v, int exp,
+		  const struct wfmt *fw)
+{
+	sf_an_fmt_w(buf, size, v, exp, fw->unit, fw->raw);
+}
+
+/* A view weight right-aligned in `width` columns, as fmt_w writes it. */
+static int put_val(char *out, int width, sf_an_w v, int exp,
+		   const struct wfmt *fw)
 {
 	char tmp[64];
 	int n;
 
-	if (exp == 0 && v >= 0 && v < ((sf_an_w)1 << 62)) {
+	if (v >= 0 && v <= fw->plain_max) {
 		uint64_t u = (uint64_t)v;
 		n = 0;
 		do {
@@ -176,7 +200,7 @@ static int put_val(char *out, int width, sf_an_w v, int exp)
 		memmove(tmp, tmp + sizeof(tmp) - n, (size_t)n);
 		tmp[n] = 0;
 	} else {
-		sf_an_fmt(tmp, sizeof(tmp), sf_an_double(v, exp));
+		fmt_w(tmp, sizeof(tmp), v, exp, fw);
 		n = (int)strlen(tmp);
 	}
 	int pad = width > n ? width - n : 0;
@@ -206,7 +230,7 @@ void sf_an__put_prefix(struct sf_output *o, const char *pre,
 struct frame {
 	uint32_t node, next;   /* next child index (into child[]) */
 	uint32_t end;
-	uint32_t pruned;       /* children below min-percent */
+	size_t pruned;         /* nodes in children below min-percent */
 	sf_an_w pruned_w;
 	bool entered;
 };
@@ -219,7 +243,12 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 	bool *last = NULL;   /* per depth: the node is its parent's last */
 	size_t *plen = NULL; /* prefix bytes for the levels down to a depth */
 	char *pre = NULL;    /* the box-drawing prefix of the current path */
-	size_t depth_cut_nodes = 0;
+	size_t *size = NULL; /* nodes in each subtree */
+	size_t depth_cut_nodes = 0, hidden_nodes = 0;
+	sf_an_w hidden_w = 0;
+	struct wfmt fw = wfmt_of(v, opt->raw);
+	double minp = opt->min_percent >= 0 ? opt->min_percent :
+		      opt->json ? 0 : SF_AN_TREE_MIN_PERCENT;
 	int rc;
 
 	if ((rc = tree_build(&t, v, opt->inverted, ctx)))
@@ -229,11 +258,22 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 	char buf[64];
 	/* the whole tree is walked iteratively: stacks can be deep */
 	size_t maxd = 1;
-	for (size_t i = 0; i < t.nn; i++) {
-		sf_an_fmt(buf, sizeof(buf), sf_an_double(t.n[i].total, v->exp));
+	if (!(size = malloc(t.nn * sizeof(*size)))) {
+		rc = sf_error_nomem(ctx);
+		goto done;
+	}
+	for (size_t i = 0; i < t.nn; i++)
+		size[i] = 1;
+	for (size_t i = t.nn; i-- > 1;)
+		size[t.n[i].parent] += size[i];
+	for (size_t i = 0; i < t.nn && !opt->json; i++) {
+		/* a node below min-percent is hidden, whatever its self */
+		if (pct(sf_an_double(t.n[i].total, v->exp), whole) < minp)
+			continue;
+		fmt_w(buf, sizeof(buf), t.n[i].total, v->exp, &fw);
 		if ((int)strlen(buf) > wt)
 			wt = (int)strlen(buf);
-		sf_an_fmt(buf, sizeof(buf), sf_an_double(t.n[i].self, v->exp));
+		fmt_w(buf, sizeof(buf), t.n[i].self, v->exp, &fw);
 		if ((int)strlen(buf) > ws)
 			ws = (int)strlen(buf);
 	}
@@ -249,13 +289,17 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 	if (opt->json) {
 		sf_output_puts(o, "{\"name\":null");
 	} else {
-		sf_an_fmt(buf, sizeof(buf), whole);
-		sf_output_printf(o, "%s (%s, %s): total %s\n",
+		fmt_w(buf, sizeof(buf), t.n[0].total, v->exp, &fw);
+		sf_output_printf(o, "%s (%s, %s): total %s",
 				 opt->inverted ? "Inverted call tree" :
 						 "Call tree",
 				 v->type, v->unit, buf);
-		sf_output_printf(o, "%*s %6s %*s  Name\n", wt, "Total", "%",
-				 ws, "Self");
+		if (!opt->raw)
+			sf_output_printf(o, " in %llu sample%s",
+					 (unsigned long long)v->nraw,
+					 v->nraw == 1 ? "" : "s");
+		sf_output_printf(o, "\n%*s %6s %*s  Name\n", wt, "Total",
+				 "%", ws, "Self");
 	}
 	size_t sp = 0;
 	st[sp++] = (struct frame){ 0, t.cstart[0], t.cstart[1], 0, 0, false };
@@ -279,11 +323,13 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 				sf_output_puts(o, ",\"children\":[");
 			} else {
 				char line[160];
-				int n = put_val(line, wt, x->total, v->exp);
+				int n = put_val(line, wt, x->total, v->exp,
+						&fw);
 				line[n++] = ' ';
 				n += put_pct(line + n, pct(tot, whole));
 				line[n++] = ' ';
-				n += put_val(line + n, ws, x->self, v->exp);
+				n += put_val(line + n, ws, x->self, v->exp,
+					     &fw);
 				line[n++] = ' ';
 				line[n++] = ' ';
 				sf_output_write(o, line, (size_t)n);
@@ -305,7 +351,7 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 			for (uint32_t i = f->next; i < f->end; i++) {
 				double ct = sf_an_double(t.n[t.child[i]].total,
 							 v->exp);
-				if (pct(ct, whole) < opt->min_percent) {
+				if (pct(ct, whole) < minp) {
 					keep = i;
 					break;
 				}
@@ -316,9 +362,12 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 				keep = f->next;
 			} else {
 				for (uint32_t i = keep; i < f->end; i++) {
-					f->pruned++;
-					f->pruned_w += t.n[t.child[i]].total;
+					uint32_t c = t.child[i];
+					f->pruned += size[c];
+					f->pruned_w += t.n[c].total;
 				}
+				hidden_nodes += f->pruned;
+				hidden_w += f->pruned_w;
 			}
 			f->end = keep;
 		}
@@ -326,7 +375,7 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 			uint32_t c = t.child[f->next++];
 			if (opt->json && f->next - 1 > t.cstart[f->node])
 				sf_output_putc(o, ',');
-			last[sp] = f->next == f->end && !f->pruned;
+			last[sp] = f->next == f->end;
 			{
 				const char *seg = last[sp] ? "   " : "\u2502  ";
 				size_t sl = strlen(seg);
@@ -339,34 +388,40 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 			continue;
 		}
 		/* leaving the node */
-		uint32_t np = f->pruned;
 		if (opt->json) {
 			sf_output_putc(o, ']');
-			if (np) {
+			if (f->pruned) {
 				sf_output_puts(o, ",\"pruned\":{\"nodes\":");
-				sf_output_u64(o, np);
+				sf_output_u64(o, f->pruned);
 				sf_output_puts(o, ",\"total\":");
 				sf_an_put_w(o, f->pruned_w, v->exp);
 				sf_output_putc(o, '}');
 			}
+			if (!f->node) {
+				/* the root, last: its first keys stay those
+				 * of every node */
+				sf_output_putc(o, ',');
+				sf_an__put_json_kind(o, v);
+			}
 			sf_output_putc(o, '}');
-		} else if (np) {
-			double pw = sf_an_double(f->pruned_w, v->exp);
-			sf_an_fmt(buf, sizeof(buf), pw);
-			sf_output_printf(o, "%*s %5.1f%% %*s  ", wt, buf,
-					 pct(pw, whole), ws, "");
-			sf_an__put_prefix(o, pre, plen, sp - 1);
-			sf_output_printf(o, "\u2514\u2500 (%u more below "
-					    "%g%%)\n", np, opt->min_percent);
 		}
 		if (--sp == 0)
 			break;
+	}
+	if (!opt->json && hidden_nodes) {
+		fmt_w(buf, sizeof(buf), hidden_w, v->exp, &fw);
+		sf_output_printf(o, "(%zu node%s below %g%% hidden, %s in all "
+				    "(%.1f%%): --min-percent 0 shows all)\n",
+				 hidden_nodes, hidden_nodes == 1 ? "" : "s",
+				 minp, buf,
+				 pct(sf_an_double(hidden_w, v->exp), whole));
 	}
 	if (!opt->json && depth_cut_nodes)
 		sf_output_printf(o, "(%zu deeper branches not shown: "
 				    "--depth %u)\n", depth_cut_nodes,
 				 opt->max_depth);
 done:
+	free(size);
 	free(st);
 	free(last);
 	free(plen);
@@ -468,9 +523,14 @@ int sf_an_flat(struct sf_output *o, const struct sf_an_view *v,
 	struct row_order order = { v, opt->by_total };
 	qsort_r(rows, v->nfuncs, sizeof(*rows), cmp_row, &order);
 	double whole = sf_an_double(v->total, v->exp);
+	size_t nshow = opt->top && opt->top < v->nfuncs ? opt->top : v->nfuncs;
 	if (opt->json) {
-		sf_output_putc(o, '[');
-		for (size_t i = 0; i < v->nfuncs; i++) {
+		sf_output_putc(o, '{');
+		sf_an__put_json_kind(o, v);
+		sf_output_puts(o, ",\"total\":");
+		sf_an_put_w(o, v->total, v->exp);
+		sf_output_puts(o, ",\"functions\":[");
+		for (size_t i = 0; i < nshow; i++) {
 			sf_output_puts(o, i ? ",\n{\"name\":" : "\n{\"name\":");
 			sf_an_put_json_str(o, v->names[rows[i].func]);
 			sf_output_puts(o, ",\"self\":");
@@ -479,38 +539,62 @@ int sf_an_flat(struct sf_output *o, const struct sf_an_view *v,
 			sf_an_put_w(o, rows[i].total, v->exp);
 			sf_output_putc(o, '}');
 		}
-		sf_output_putc(o, ']');
+		sf_output_puts(o, "]}");
 		goto done;
 	}
+	struct wfmt fw = wfmt_of(v, opt->raw);
 	char buf[64];
 	int w = 5;
-	for (size_t i = 0; i < v->nfuncs; i++) {
-		sf_an_fmt(buf, sizeof(buf), sf_an_double(rows[i].total, v->exp));
+	for (size_t i = 0; i < nshow; i++) {
+		fmt_w(buf, sizeof(buf), rows[i].total, v->exp, &fw);
 		if ((int)strlen(buf) > w)
 			w = (int)strlen(buf);
+		/* --raw keeps the former layout: the column fits totals */
+		fmt_w(buf, sizeof(buf), rows[i].self, v->exp, &fw);
+		if (!opt->raw && (int)strlen(buf) > w)
+			w = (int)strlen(buf);
 	}
-	sf_an_fmt(buf, sizeof(buf), whole);
-	sf_output_printf(o, "Flat profile (%s, %s): total %s, sorted by %s\n",
-			 v->type, v->unit, buf, opt->by_total ? "total" : "self");
+	fmt_w(buf, sizeof(buf), v->total, v->exp, &fw);
+	sf_output_printf(o, "Flat profile (%s, %s): total %s", v->type, v->unit,
+			 buf);
+	if (!opt->raw)
+		sf_output_printf(o, " in %llu sample%s",
+				 (unsigned long long)v->nraw,
+				 v->nraw == 1 ? "" : "s");
+	sf_output_printf(o, ", sorted by %s\n",
+			 opt->by_total ? "total" : "self");
 	sf_output_printf(o, "%5s %*s %6s %7s %*s %6s  Function\n", "Nr", w,
 			 "Self", "Self%", "Cumul%", w, "Total", "Total%");
 	double cum = 0;
-	for (size_t i = 0; i < v->nfuncs; i++) {
+	for (size_t i = 0; i < nshow; i++) {
 		double s = sf_an_double(rows[i].self, v->exp);
 		double tt = sf_an_double(rows[i].total, v->exp);
 		char b2[64];
 		cum += pct(s, whole);
-		sf_an_fmt(buf, sizeof(buf), s);
-		sf_an_fmt(b2, sizeof(b2), tt);
+		fmt_w(buf, sizeof(buf), rows[i].self, v->exp, &fw);
+		fmt_w(b2, sizeof(b2), rows[i].total, v->exp, &fw);
 		sf_output_printf(o, "%5zu %*s %5.1f%% %6.1f%% %*s %5.1f%%  ",
 				 i + 1, w, buf, pct(s, whole), cum, w, b2,
 				 pct(tt, whole));
 		sf_an__put_name(o, v->names[rows[i].func]);
 		sf_output_putc(o, '\n');
 	}
+	if (nshow < v->nfuncs) {
+		sf_an_w rest = 0;
+		for (size_t i = nshow; i < v->nfuncs; i++)
+			rest += rows[i].self;
+		fmt_w(buf, sizeof(buf), rest, v->exp, &fw);
+		cum += pct(sf_an_double(rest, v->exp), whole);
+		sf_output_printf(o, "%5s %*s %5.1f%% %6.1f%% %*s %6s  "
+				    "(%zu more function%s: --top %zu)\n", "",
+				 w, buf, pct(sf_an_double(rest, v->exp), whole),
+				 cum, w, "", "", v->nfuncs - nshow,
+				 v->nfuncs - nshow == 1 ? "" : "s",
+				 v->nfuncs);
+	}
 	if (noframes) {
 		double s = sf_an_double(noframes, v->exp);
-		sf_an_fmt(buf, sizeof(buf), s);
+		fmt_w(buf, sizeof(buf), noframes, v->exp, &fw);
 		sf_output_printf(o, "%5s %*s %5.1f%% %6.1f%% %*s %6s  "
 				    "(no frames)\n", "", w, buf, pct(s, whole),
 				 cum + pct(s, whole), w, "", "");

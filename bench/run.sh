@@ -42,6 +42,7 @@ row() { # name input-file floor-seconds command...
 	set -- $(measure "$@")
 	t=$1; rss=$2; cpu=$3
 	echo "$t" > .last
+	echo "$cpu" > .lastcpu
 	size=$(stat -c %s "$file")
 	awk -v n="$name" -v t="$t" -v s="$size" -v r="$rss" -v f="$floor" -v c="$cpu" 'BEGIN {
 		mbs = t > 0 ? s / 1048576 / t : 0
@@ -60,6 +61,8 @@ echo "date: $(date -u +%Y-%m-%dT%H:%MZ)   BENCH_MB=$mb   best of $runs runs"
 printf "%-40s %10s %14s %11s %8s %14s\n" "row" "time" "throughput" "peak RSS" "vs wc -l" "CPU MB/s"
 echo "(time: best wall time; CPU MB/s: input size / (user + system) of that run, the single-core rate)"
 
+# BENCH_ONLY=NAME runs only bench/rows-NAME.sh (the rows of one issue)
+if [ -z "${BENCH_ONLY:-}" ]; then
 # collapsed, 1 GB, from 20,000 unique stacks
 gen collapsed-$mb.folded python3 "$top/bench/gen.py" collapsed "$mb" 20000
 floor_row "wc -l (collapsed ${mb} MB)" collapsed-$mb.folded "wc -l collapsed-$mb.folded"
@@ -73,7 +76,8 @@ row "sfconv json -> collapsed" collapsed-$mb.json 0 "$bin/sfconv collapsed-$mb.j
 # half the input: doubling the input must double the time
 head -c $((mb * 524288)) collapsed-$mb.folded | sed '$d' > half-$mb.folded
 row "sfconv collapsed -> collapsed, half size" half-$mb.folded "$wc" "$bin/sfconv half-$mb.folded"
+fi
 
-for extra in "$top"/bench/rows-*.sh; do
+for extra in "$top"/bench/rows-${BENCH_ONLY:-*}.sh; do
 	[ -f "$extra" ] && . "$extra"
 done

@@ -12,7 +12,9 @@
 
 #include "format.h"
 #include "save.h"
+#include "filter.h"
 
+#include <regex.h>
 #include <stdbool.h>
 
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2, EXIT_IO = 3 };
@@ -44,5 +46,41 @@ void cli_signals_call(void (*handler)(int));
 /* When `s` writes binary or compressed data to standard output and that
  * is a terminal, say so and return EXIT_USAGE; else EXIT_OK. */
 int cli_refuse_terminal(const struct sf_save *s);
+
+/* --tag, --tag-ignore, --granularity: sfconv and sfanalyze select
+ * samples the same way (sf_profile_select, formats/model/filter.h), so
+ * both tables include these entries and hand their keys to
+ * cli_select_option. */
+enum { CLI_K_TAG = 0x4000, CLI_K_TAG_IGNORE, CLI_K_GRANULARITY };
+#define CLI_OPTS_SELECT                                                    \
+	{ "tag", CLI_K_TAG, "KEY=VALUE",                                   \
+	  "keep samples whose label KEY is VALUE (a capture's\n"            \
+	  "state, pprof labels; thread=NAME|TID: the thread);\n"            \
+	  "repeatable: values of one key are alternatives,\n"               \
+	  "different keys must all hold" },                                \
+	{ "tag-ignore", CLI_K_TAG_IGNORE, "KEY=VALUE",                     \
+	  "drop samples whose label KEY is VALUE (repeatable)" },          \
+	{ "granularity", CLI_K_GRANULARITY, "functions|lines|addresses",   \
+	  "a function is its name (the default), its name\n"               \
+	  "and source line, or its name and address" }
+
+struct cli_select {
+	struct sf_select sel;     /* what sf_profile_select takes */
+	struct sf_tag *keep, *drop;
+};
+/* Record option `key` (one of CLI_OPTS_SELECT's) with its argument
+ * (split in place).  Returns 0, or an exit status after a message. */
+int cli_select_option(struct cli_select *s, int key, char *val,
+		      struct sf_ctx *ctx);
+void cli_select_free(struct cli_select *s);
+
+/* Compile `re` (POSIX extended, no sub-matches) onto list[0..*n): 0,
+ * EXIT_USAGE after a one-line message for a bad expression, EXIT_IO when
+ * memory runs out.  cli_regex_free frees the list. */
+int cli_regex_add(regex_t **list, size_t *n, const char *re);
+void cli_regex_free(regex_t *list, size_t n);
+/* Large allocations from the heap, kept when freed, for a program that
+ * loads, then analyses, then exits: memory is held until exit. */
+void cli_keep_heap(void);
 
 #endif

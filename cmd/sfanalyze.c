@@ -5,7 +5,6 @@
 #include "analyze.h"
 #include "load.h"
 
-#include <malloc.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +14,8 @@ enum {
 	K_TREE = CLI_KEY, K_FLAT, K_CALLGRAPH, K_DIFF, K_JSON, K_INVERTED,
 	K_MIN_PERCENT, K_DEPTH, K_SORT, K_NO_NORMALIZE, K_THRESHOLD,
 	K_TIMESTAMPS, K_THREAD_IDS, K_THREAD, K_PER_THREAD,
-	K_FOCUS, K_IGNORE, K_HIDE, K_COLLAPSE_RECURSION,
+	K_FOCUS, K_IGNORE, K_HIDE, K_PEEK, K_COLLAPSE_RECURSION,
+	K_RAW, K_TOP, K_DOT, K_NODE_FRACTION, K_EDGE_FRACTION,
 	/* also the pprof reader's option */
 	K_SAMPLE_TYPE = CLI_FORMAT_KEY
 };
@@ -32,13 +32,24 @@ static const struct cli_opt opts[] = {
 	  "by '--': per-function self and total, change;\n"
 	  "with --tree, the tree of NEW with each node's\n"
 	  "change (--inverted, --min-percent, --depth apply)" },
-	{ "json", K_JSON, NULL, "JSON instead of text" },
+	{ "peek", K_PEEK, "REGEX", "the call graph's node view: callers and callees\n"
+	  "of each function matching REGEX (repeatable)" },
+	{ "json", K_JSON, NULL, "JSON instead of text (exact numbers, with units)" },
+	{ "raw", K_RAW, NULL, "text: exact numbers, not scaled units (675224100,\n"
+	  "not 675.22ms)" },
 	CLI_OPT_HEADING("Report options:"),
 	{ "inverted", K_INVERTED, NULL, "tree: bottom-up (callers of each leaf function)" },
 	{ "min-percent", K_MIN_PERCENT, "P", "tree: hide nodes below P% of the whole (the text\n"
-	  "says how many and how much)" },
+	  "says how many and how much; text default 0.5)" },
 	{ "depth", K_DEPTH, "N", "tree: show N levels below the root" },
 	{ "sort", K_SORT, "self|total", "flat: sort column (default self)" },
+	{ "top", K_TOP, "N", "flat: the first N rows" },
+	{ "dot", K_DOT, NULL, "call graph: Graphviz dot (-o FILE.svg, .png or\n"
+	  ".pdf draws it)" },
+	{ "node-fraction", K_NODE_FRACTION, "F", "call-graph picture: leave out functions below F\n"
+	  "of the total (default 0.005)" },
+	{ "edge-fraction", K_EDGE_FRACTION, "F", "call-graph picture: leave out calls below F of\n"
+	  "the total (default 0.001)" },
 	{ "no-normalize", K_NO_NORMALIZE, NULL, "diff: compare raw weights, not shares of each\n"
 	  "side's total" },
 	{ "threshold", K_THRESHOLD, "P", "diff: flag functions whose total share grew by\n"
@@ -62,6 +73,7 @@ static const struct cli_opt opts[] = {
 	{ "ignore", K_IGNORE, "REGEX", "drop samples with a frame matching REGEX" },
 	{ "hide", K_HIDE, "REGEX", "remove matching frames from stacks" },
 	{ "collapse-recursion", K_COLLAPSE_RECURSION, NULL, "merge runs of one function (A;A;A -> A)" },
+	CLI_OPTS_SELECT,
 	CLI_OPT_HEADING("Other:"),
 	{ "output", 'o', "FILE", "write FILE instead of standard output" },
 	{ "quiet", 'q', NULL, "no warnings on standard error" },
@@ -82,7 +94,7 @@ static void usage(const struct cli_getopt *g)
 	printf(
 "\n"
 "REGEX is a POSIX extended regular expression matched against frame names\n"
-"(unanchored); --focus, --ignore and --hide are repeatable.\n"
+"(unanchored); --focus, --ignore, --hide and --peek are repeatable.\n"
 "\n"
 "Exit status: 0 success, 1 bad input, 2 usage error, 3 I/O error.\n"
 "See sfanalyze(1) and docs/analyze.md.\n");
@@ -92,27 +104,11 @@ struct opts {
 	struct sf_an_report_opts r;
 	const char *outpath, *sample_type;
 	const char **threads;       /* --thread, argc long */
-	regex_t *re[3];             /* --focus, --ignore, --hide */
-	size_t nre[3];
+	const char **peek_text;     /* --peek as typed, argc long */
+	regex_t *re[4];             /* --focus, --ignore, --hide, --peek */
+	size_t nre[4];
+	struct cli_select sel;      /* --tag, --tag-ignore, --granularity */
 };
-
-static int add_regex(regex_t **list, size_t *n, const char *re)
-{
-	regex_t *nl = realloc(*list, (*n + 1) * sizeof(**list));
-	int e;
-
-	if (!nl)
-		return EXIT_IO;
-	*list = nl;
-	if ((e = regcomp(&nl[*n], re, REG_EXTENDED | REG_NOSUB))) {
-		char buf[256];
-		regerror(e, &nl[*n], buf, sizeof(buf));
-		cli_msg("bad regular expression '%s': %s", re, buf);
-		return EXIT_USAGE;
-	}
-	(*n)++;
-	return 0;
-}
 
 /* One option of the table (not -h, -V, or an input). */
 static int option(struct opts *op, const struct cli_getopt *g, int c,
@@ -131,6 +127,8 @@ static int option(struct opts *op, const struct cli_getopt *g, int c,
 	case K_CALLGRAPH: r->kind = SF_AN_CALLGRAPH; return 0;
 	case K_DIFF: r->kind = SF_AN_DIFF; return 0;
 	case K_JSON: r->json = true; return 0;
+	case K_RAW: r->raw = true; return 0;
+	case K_DOT: r->kind = SF_AN_CALLGRAPH; r->cgr.dot_text = true; return 0;
 	case K_INVERTED: r->tree.inverted = true; return 0;
 	case K_PER_THREAD: r->per_thread = true; return 0;
 	case K_COLLAPSE_RECURSION: r->filter.collapse_recursion = true; return 0;
@@ -142,13 +140,20 @@ static int option(struct opts *op, const struct cli_getopt *g, int c,
 	case K_SAMPLE_TYPE: op->sample_type = val; return 0;
 	case K_THREAD: op->threads[r->filter.nthreads++] = val; return 0;
 	case K_MIN_PERCENT: case K_THRESHOLD: case K_DEPTH: case K_SORT:
-	case K_THREAD_IDS:
+	case K_THREAD_IDS: case K_TOP: case K_NODE_FRACTION:
+	case K_EDGE_FRACTION:
 		if (sf_an_report_set(r, cli_getopt_name(g, c), val, ctx))
 			return cli_fail(ctx);
 		return 0;
+	case K_PEEK:
+		r->kind = SF_AN_CALLGRAPH;
+		op->peek_text[op->nre[3]] = val;
+		/* fall through */
 	case K_FOCUS: case K_IGNORE: case K_HIDE:
-		return add_regex(&op->re[c - K_FOCUS], &op->nre[c - K_FOCUS],
+		return cli_regex_add(&op->re[c - K_FOCUS], &op->nre[c - K_FOCUS],
 				 val);
+	case CLI_K_TAG: case CLI_K_TAG_IGNORE: case CLI_K_GRANULARITY:
+		return cli_select_option(&op->sel, c, (char *)val, ctx);
 	default: return EXIT_USAGE;
 	}
 }
@@ -193,32 +198,31 @@ int main(int argc, char **argv)
 {
 	struct sf_ctx ctx;
 	struct cli_getopt g;
-	struct opts op = { .r.diff.normalize = true };
+	struct opts op = {
+		.r.diff.normalize = true,
+		.r.tree.min_percent = -1,   /* the library's default */
+		.r.cgr.dot = { .node_fraction = SF_AN_DOT_NODE_FRACTION,
+			       .edge_fraction = SF_AN_DOT_EDGE_FRACTION },
+	};
 	struct sf_an_report_opts *r = &op.r;
 	char **inputs = calloc((size_t)argc + 1, sizeof(char *));
 	int ninputs = 0, nsplit = -1, status = EXIT_OK, rc;
 	struct sf_profile *p = NULL, *p2 = NULL;
 
-	/* Large arrays from the heap, kept there when freed: the arrays
-	 * only loading needs (the stack index, the readers' caches) are
-	 * freed before the view and the analyses allocate theirs, which
-	 * then reuse those pages instead of faulting in fresh ones, and
-	 * growing arrays skip a mmap/mremap/munmap each.  A third of the
-	 * CPU time of --callgraph on 20,000 random stacks (issue #18);
-	 * sfanalyze is one run, so memory kept until exit is no leak. */
-	mallopt(M_MMAP_THRESHOLD, 256 << 20);
-	mallopt(M_TRIM_THRESHOLD, 256 << 20);
 	struct sf_output *o = NULL;
+
+	cli_keep_heap();
 
 	cli_prog = "sfanalyze";
 	sf_ctx_init(&ctx);
 	ctx.interrupted = &cli_interrupted;
 	op.threads = calloc((size_t)argc + 1, sizeof(char *));
+	op.peek_text = calloc((size_t)argc + 1, sizeof(char *));
 	if (cli_getopt_init(&g, opts, CLI_READ, &ctx)) {
 		status = EXIT_USAGE;
 		goto out;
 	}
-	if (!inputs || !op.threads) {
+	if (!inputs || !op.threads || !op.peek_text) {
 		status = EXIT_IO;
 		goto out;
 	}
@@ -227,7 +231,10 @@ int main(int argc, char **argv)
 		status = status < 0 ? EXIT_OK : status;
 		goto out;
 	}
-	r->tree.json = r->flat.json = r->diff.json = r->json;
+	r->cgr.cg.peek = op.re[3], r->cgr.cg.npeek = op.nre[3];
+	r->cgr.peek_text = op.peek_text;
+	if (r->kind == SF_AN_CALLGRAPH && !r->cgr.dot_text)
+		r->cgr.render = sf_an_render_format(op.outpath);
 	r->filter.threads = op.threads;
 	r->filter.focus = op.re[0], r->filter.nfocus = op.nre[0];
 	r->filter.ignore = op.re[1], r->filter.nignore = op.nre[1];
@@ -238,8 +245,10 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
-	if (r->kind == SF_AN_DIFF && r->per_thread) {
-		cli_msg("--diff does not take --per-thread");
+	if ((r->kind == SF_AN_DIFF || r->cgr.render) && r->per_thread) {
+		cli_msg(r->cgr.render ? "a rendered call graph is one picture: "
+			"--per-thread takes --dot" : "--diff does not take "
+			"--per-thread");
 		status = EXIT_USAGE;
 		goto out;
 	}
@@ -262,6 +271,10 @@ int main(int argc, char **argv)
 	if (!rc && r->kind == SF_AN_DIFF)
 		rc = sf_load(&p2, &ctx, inputs + nsplit,
 			     (size_t)(ninputs - nsplit), &lo);
+	if (!rc)
+		rc = sf_profile_select(p, &op.sel.sel, &ctx);
+	if (!rc && p2)
+		rc = sf_profile_select(p2, &op.sel.sel, &ctx);
 	if (rc) {
 		cli_warnings(&ctx);
 		status = cli_fail(&ctx);
@@ -290,12 +303,11 @@ int main(int argc, char **argv)
 out:
 	sf_profile_free(p);
 	sf_profile_free(p2);
-	for (int l = 0; l < 3; l++) {
-		for (size_t k = 0; k < op.nre[l]; k++)
-			regfree(&op.re[l][k]);
-		free(op.re[l]);
-	}
+	for (int l = 0; l < 4; l++)
+		cli_regex_free(op.re[l], op.nre[l]);
 	free(op.threads);
+	free(op.peek_text);
+	cli_select_free(&op.sel);
 	sf_ctx_free(&ctx);
 	cli_getopt_free(&g);
 	free(inputs);

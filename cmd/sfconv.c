@@ -26,6 +26,7 @@ static const struct cli_opt opts[] = {
 	{ "normalize", K_NORMALIZE, NULL, "comparison: scale BASE to NEW's total\n"
 	  "(difffolded.pl -n)" },
 	{ "strip-hex", K_STRIP_HEX, NULL, "comparison: write 0x1234 in names as 0x..." },
+	CLI_OPTS_SELECT,
 	{ "quiet", 'q', NULL, "no warnings or notes on standard error" },
 	{ "list-formats", K_LIST, NULL, "list the formats, their extensions and whether\n"
 	  "they read (r) and write (w)" },
@@ -95,6 +96,7 @@ int main(int argc, char **argv)
 	int nbases = 0;
 	bool diff = false;
 	struct sf_diff_options dopt = { 0 };
+	struct cli_select sel = { 0 };
 
 	cli_prog = "sfconv";
 	sf_ctx_init(&ctx);
@@ -158,6 +160,11 @@ int main(int argc, char **argv)
 		case K_STRIP_HEX:
 			dopt.strip_hex = true;
 			break;
+		case CLI_K_TAG: case CLI_K_TAG_IGNORE: case CLI_K_GRANULARITY:
+			if ((status = cli_select_option(&sel, c, (char *)val,
+							&ctx)))
+				goto out;
+			break;
 		default:
 			status = EXIT_USAGE;
 			goto out;
@@ -195,13 +202,16 @@ int main(int argc, char **argv)
 		rc = sf_load(&pb, &ctx, bases, (size_t)nbases, &lo);
 		if (!rc)
 			rc = sf_load(&pn, &ctx, inputs, (size_t)ninputs, &lo);
-		if (!rc)
+		if (!rc && !(rc = sf_profile_select(pb, &sel.sel, &ctx)) &&
+		    !(rc = sf_profile_select(pn, &sel.sel, &ctx)))
 			rc = sf_diff_build(&p, &ctx, pb, pn, &dopt);
 		sf_profile_free(pb);
 		sf_profile_free(pn);
 	} else {
 		lo.aggregate = !save.format->needs_order;
 		rc = sf_load(&p, &ctx, inputs, (size_t)ninputs, &lo);
+		if (!rc)
+			rc = sf_profile_select(p, &sel.sel, &ctx);
 	}
 	if (rc) {
 		cli_warnings(&ctx);
@@ -214,6 +224,7 @@ int main(int argc, char **argv)
 	status = rc ? cli_fail(&ctx) : cli_close_stdout(outpath);
 out:
 	sf_profile_free(p);
+	cli_select_free(&sel);
 	sf_ctx_free(&ctx);
 	cli_getopt_free(&g);
 	free(inputs);

@@ -54,3 +54,14 @@ expect_error() {
 
 have() { command -v "$1" >/dev/null 2>&1; }
 have_peers() { [ -d "$PEERS" ]; }
+
+# need_playwright: playwright-core (npm) in $TOP/build/npm, installed on
+# first use for the tests that drive Chromium; false (log in
+# $SF_TMP/npm.log) when npm cannot install it
+need_playwright() {
+	[ -f "$TOP/build/npm/node_modules/playwright-core/package.json" ] && return 0
+	have npm || { echo "npm is missing" > "$SF_TMP/npm.log"; return 1; }
+	mkdir -p "$TOP/build/npm"
+	(cd "$TOP/build/npm" && npm install --prefix "$TOP/build/npm" --no-audit \
+		--no-fund --loglevel=error playwright-core) > "$SF_TMP/npm.log" 2>&1
+}

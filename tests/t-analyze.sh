@@ -38,7 +38,7 @@ fi
 # (self 1), g 3, h 2, and 4 of empty stacks; children by total.
 printf '0\t3\tmain;f;g\n0\t1\tmain;f\n0\t2\tmain;h\n0\t4\t\n' > small.samples.tsv
 cat > tree.want <<'W'
-Call tree (samples, count): total 10
+Call tree (samples, count): total 10 in 4 samples
 Total      % Self  Name
    10 100.0%    4  (all samples)
     6  60.0%    0  └─ main
@@ -49,20 +49,21 @@ W
 $SFANALYZE small.samples.tsv > tree.out 2>&1
 expect_same tree-text-default tree.want tree.out
 
+# h (2 of 10) is hidden: one line says how many nodes and how much
 cat > prune.want <<'W'
-Call tree (samples, count): total 10
+Call tree (samples, count): total 10 in 4 samples
 Total      % Self  Name
    10 100.0%    4  (all samples)
     6  60.0%    0  └─ main
-    4  40.0%    1     ├─ f
-    3  30.0%    3     │  └─ g
-    2  20.0%          └─ (1 more below 25%)
+    4  40.0%    1     └─ f
+    3  30.0%    3        └─ g
+(1 node below 25% hidden, 2 in all (20.0%): --min-percent 0 shows all)
 W
 $SFANALYZE --tree --min-percent 25 small.samples.tsv > prune.out 2>&1
 expect_same tree-min-percent prune.want prune.out
 
 cat > depth.want <<'W'
-Call tree (samples, count): total 10
+Call tree (samples, count): total 10 in 4 samples
 Total      % Self  Name
    10 100.0%    4  (all samples)
     6  60.0%    0  └─ main
@@ -74,7 +75,7 @@ expect_same tree-depth depth.want depth.out
 # flat, sorted by self: g 3, h 2, f 1, main 0; cumulative 30, 50, 60, 60;
 # empty stacks 4 (40%) last
 cat > flat.want <<'W'
-Flat profile (samples, count): total 10, sorted by self
+Flat profile (samples, count): total 10 in 4 samples, sorted by self
    Nr  Self  Self%  Cumul% Total Total%  Function
     1     3  30.0%   30.0%     3  30.0%  g
     2     2  20.0%   50.0%     2  20.0%  h
@@ -87,7 +88,7 @@ expect_same flat-text flat.want flat.out
 
 # recursion: a function's total counts each sample once
 printf '0\t5\tmain;r;r;r\n' | $SFANALYZE --flat --json --from lines > rec.out
-printf '[\n{"name":"r","self":5,"total":5},\n{"name":"main","self":0,"total":5}]\n' > rec.want
+printf '{"type":"samples","unit":"count","samples":1,"total":5,"functions":[\n{"name":"r","self":5,"total":5},\n{"name":"main","self":0,"total":5}]}\n' > rec.want
 expect_same flat-recursion-once rec.want rec.out
 
 # gzip and stdin, as sfconv reads them

@@ -139,7 +139,7 @@ if [ "$got" = '"total":0.6' ]; then pass fold-exact-fraction; else
 # one function: by hand, main 2000 -> xf 2000 (self 2000).
 printf 'app 100/101 [000] 10.000001: 1000 cycles:\n\t    1000 xf (/usr/bin/app)\n\t    3000 main (/usr/bin/app)\n\napp 100/101 [000] 10.000002: 1000 cycles:\n\t    1100 xf (/usr/bin/app)\n\t    3000 main (/usr/bin/app)\n\n' > dup.perf
 cat > dup.want <<'W'
-Call tree (cycles, events): total 2000
+Call tree (cycles, events): total 2000 in 2 samples
 Total      % Self  Name
  2000 100.0%    0  (all samples)
  2000 100.0%    0  └─ app

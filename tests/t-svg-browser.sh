@@ -15,13 +15,9 @@ if ! have node || ! have npm; then
 	skip svg-browser "node and npm are needed to run playwright-core"
 	exit 0
 fi
-if [ ! -f "$NPMDIR/node_modules/playwright-core/package.json" ]; then
-	mkdir -p "$NPMDIR"
-	if ! (cd "$NPMDIR" && npm install --prefix "$NPMDIR" --no-audit --no-fund \
-		--loglevel=error playwright-core >"$SF_TMP/npm.log" 2>&1); then
-		skip svg-browser "cannot npm install playwright-core: $(tail -n 1 "$SF_TMP/npm.log")"
-		exit 0
-	fi
+if ! need_playwright; then
+	skip svg-browser "cannot npm install playwright-core: $(tail -n 1 "$SF_TMP/npm.log")"
+	exit 0
 fi
 
 # Hand-computed: total 10; a = 4 (b 3, c 1), d = 4, e = 2 (b 2).

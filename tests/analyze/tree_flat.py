@@ -78,6 +78,10 @@ def check_tree(name, got, samples, inverted=False):
 
 def check_flat(name, got, samples, by_total=False):
     want = flat_sums(samples)
+    note(name + "-header", (got["unit"], got["total"], got["samples"]) ==
+         ("count", sum(w for _, w, _ in samples), len(samples)),
+         "header %r" % {k: got[k] for k in ("unit", "total", "samples")})
+    got = got["functions"]
     have = {r["name"]: [r["self"], r["total"]] for r in got}
     note(name, have == dict(want), "rows differ")
     keys = [(-(r["total"] if by_total else r["self"]), r["name"])

@@ -4,31 +4,20 @@
 // big one.  Expectations are hand-computed in t-svg-browser.sh's input.
 const path = require('path');
 const fs = require('fs');
-const os = require('os');
 const [modDir, chromium, small, big, diffSvg] = process.argv.slice(2);
-const { chromium: pw } = require(path.join(modDir, 'playwright-core'));
+const { launch } = require(path.join(__dirname, '..', 'chromium.js'));
 
 function pass(n) { console.log('PASS: ' + n); }
 function fail(n, why) { console.log('FAIL: ' + n + ': ' + why); }
 function near(a, b) { return Math.abs(a - b) < 0.02; }
 
 (async () => {
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'sf-chromium-'));
-  let browser;
-  try {
-    // a fresh --user-data-dir: playwright passes it for a persistent context
-    browser = await pw.launchPersistentContext(profile, {
-      executablePath: chromium,
-      headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
-             '--no-first-run', '--disable-background-networking',
-             '--disable-component-update', '--disable-sync'],
-    });
-  } catch (e) {
-    console.log('SKIP: svg-browser: cannot launch chromium: ' +
-                String(e.message).split('\n')[0]);
+  const c = await launch(modDir, chromium);
+  if (!c.browser) {
+    console.log('SKIP: svg-browser: cannot launch chromium: ' + c.why);
     return;
   }
+  const browser = c.browser;
   try {
     const page = await browser.newPage();
     const errors = [];
@@ -165,7 +154,6 @@ function near(a, b) { return Math.abs(a - b) < 0.02; }
   } catch (e) {
     fail('svg-browser', String(e.stack || e).split('\n').slice(0, 3).join(' | '));
   } finally {
-    await browser.close();
-    fs.rmSync(profile, { recursive: true, force: true });
+    await c.done();
   }
 })();

@@ -69,10 +69,13 @@ static char *render(const struct sf_an_cg *g, struct sf_ctx *ctx,
 	const char *data;
 	char *copy;
 
+	/* exact numbers in the text too: the comparison is of values */
+	const struct sf_an_cg_opts raw = { .raw = true };
+
 	if (sf_output_mem(&o, ctx))
 		return NULL;
-	sf_an_cg_json(o, g);
-	sf_an_cg_text(o, g);
+	sf_an_cg_json(o, g, &raw);
+	sf_an_cg_text(o, g, &raw);
 	data = sf_output_mem_data(o, len);
 	copy = malloc(*len ? *len : 1);
 	if (copy)

@@ -1,0 +1,275 @@
+# sfanalyze reports for people (issue #15): units, pruning, --top, --peek,
+# --tag, --granularity, the call graph as dot and as a picture.  Every
+# expected value is worked out by hand in the comments.
+. "$TOP/tests/lib.sh"
+
+# perf script, cpu-clock (periods in nanoseconds):
+#   main;work 250000000, main;work;inner 425224100, main;idle 1000
+# The perf reader puts the command (app) as the root frame.
+# total 675225100 ns = 675.2251 ms -> 675.23ms; work 675224100 -> 675.22ms,
+# self 250000000 -> 250ms; inner 425224100 -> 425.22ms, 63.0%;
+# idle 1000 ns = 1us, 0.00015% < 0.5%: hidden by default.
+cat > cpu.perf <<'P'
+app 100/101 [000] 10.000001: 250000000 cpu-clock:pppH:
+	    4005d4 work (/usr/bin/app)
+	    4004a0 main (/usr/bin/app)
+
+app 100/101 [000] 10.250001: 425224100 cpu-clock:pppH:
+	    4005e0 inner (/usr/bin/app)
+	    4005d4 work (/usr/bin/app)
+	    4004a0 main (/usr/bin/app)
+
+app 100/101 [000] 10.675225: 1000 cpu-clock:pppH:
+	    400600 idle (/usr/bin/app)
+	    4004a0 main (/usr/bin/app)
+
+P
+cat > tree.want <<'W'
+Call tree (cpu-clock, nanoseconds): total 675.23ms in 3 samples
+   Total      %     Self  Name
+675.23ms 100.0%        0  (all samples)
+675.23ms 100.0%        0  └─ app
+675.23ms 100.0%        0     └─ main
+675.22ms 100.0%    250ms        └─ work
+425.22ms  63.0% 425.22ms           └─ inner
+(1 node below 0.5% hidden, 1us in all (0.0%): --min-percent 0 shows all)
+W
+$SFANALYZE cpu.perf > tree.out 2>&1
+expect_same units-tree tree.want tree.out
+
+# --raw: the exact numbers and the header of before
+cat > raw.want <<'W'
+Call tree (cpu-clock, nanoseconds): total 675225100
+    Total      %      Self  Name
+675225100 100.0%         0  (all samples)
+675225100 100.0%         0  └─ app
+675225100 100.0%         0     └─ main
+675224100 100.0% 250000000        ├─ work
+425224100  63.0% 425224100        │  └─ inner
+     1000   0.0%      1000        └─ idle
+W
+$SFANALYZE --raw --min-percent 0 cpu.perf > raw.out 2>&1
+expect_same units-raw-tree raw.want raw.out
+
+# flat, --top 2: inner, work shown; idle, app, main left out (self
+# 1us + 0 + 0 = 1us, cumulative 100.0%)
+cat > flat.want <<'W'
+Flat profile (cpu-clock, nanoseconds): total 675.23ms in 3 samples, sorted by self
+   Nr     Self  Self%  Cumul%    Total Total%  Function
+    1 425.22ms  63.0%   63.0% 425.22ms  63.0%  inner
+    2    250ms  37.0%  100.0% 675.22ms 100.0%  work
+           1us   0.0%  100.0%                  (3 more functions: --top 5)
+W
+$SFANALYZE --flat --top 2 cpu.perf > flat.out 2>&1
+expect_same units-flat-top flat.want flat.out
+
+# JSON keeps exact numbers and names the unit
+$SFANALYZE --flat --json cpu.perf > flat.json
+grep -q '"unit":"nanoseconds","samples":3,"total":675225100,' flat.json &&
+	grep -q '{"name":"inner","self":425224100,"total":425224100}' flat.json &&
+	pass units-json-exact || fail units-json-exact "$(head -c 300 flat.json)"
+
+# the call graph: units in text, thread times only where there is time
+$SFANALYZE --callgraph cpu.perf > cg.out
+grep -q '^  Total time: 675.23ms$' cg.out &&
+	grep -q '^  Thread times: 101: 675.23ms$' cg.out &&
+	grep -q '^ \[3\]        675.22ms (100.0%)        250ms ( 37.0%)  work$' cg.out &&
+	pass units-callgraph || fail units-callgraph "$(sed -n 1,5p cg.out)"
+
+# --peek: the node view is the call graph's own block for the node
+$SFANALYZE --peek '^work$' cpu.perf > peek.out 2> peek.err
+awk '/^-+$|^=+$/ { if (blk ~ /\] +[^ ]+ \([ 0-9.]+%\) +[^ ]+ \([ 0-9.]+%\)  work\n/) printf "%s", blk; blk = ""; next }
+     { blk = blk $0 "\n" }' cg.out > peek.want
+sed -n '/^=\{72\}$/,$p' peek.out | sed '1,/^=\{72\}$/d' | sed '$d' > peek.got
+if [ -s peek.want ] && cmp -s peek.want peek.got && [ ! -s peek.err ]; then
+	pass peek-node-view
+else
+	fail peek-node-view "$(diff peek.want peek.got | head -n 5)"
+fi
+$SFANALYZE --peek 'nosuch' cpu.perf > nopeek.out 2> nopeek.err
+st=$?
+[ $st -eq 0 ] && grep -q "^sfanalyze: warning: --peek 'nosuch' matches no function$" nopeek.err &&
+	pass peek-no-match || fail peek-no-match "status $st: $(cat nopeek.err)"
+expect_error peek-bad-regex 2 "bad regular expression '\('" $SFANALYZE --peek '(' cpu.perf
+
+# Labels, threads, lines and addresses: a native JSON profile in bytes.
+#   s1 main;f@10 thread main,   state=running   1024
+#   s2 main;f@20 thread main,   state=sleeping  2048
+#   s3 main;f@10 thread worker, state=running    512
+#   s4 main;f@20 thread worker, no labels       1536
+# total 5120 B = 5kB
+cat > lab.json <<'J'
+{"format":"sftools-profile","version":1,
+ "meta":{"default_sample_type":0},
+ "sample_types":[{"type":"alloc_space","unit":"bytes"}],
+ "threads":[{"pid":7,"tid":1,"name":"main"},{"pid":7,"tid":2,"name":"worker"}],
+ "frames":[{"name":"main","file":"m.c","line":3,"address":"0x1000"},
+           {"name":"f","file":"f.c","line":10,"address":"0x2000"},
+           {"name":"f","file":"f.c","line":20,"address":"0x2010"}],
+ "stacks":[[0,0],[1,1],[1,2]],
+ "label_sets":[[["state","running"]],[["state","sleeping"]]],
+ "samples":[[2,0,null,1,1024],[3,0,null,2,2048],[2,1,null,1,512],[3,1,null,0,1536]]}
+J
+total() { sed -n 's/^Flat profile (alloc_space, bytes): total \([^ ]*\) in \([0-9]*\) samples\{0,1\},.*/\1 \2/p' "$1"; }
+check_total() {   # NAME WANT OPTIONS...
+	name=$1; want=$2; shift 2
+	$SFANALYZE --flat "$@" lab.json > t.out 2> t.err
+	got=$(total t.out)
+	[ "$got" = "$want" ] && pass "$name" || fail "$name" "got '$got', expected '$want' ($(cat t.err))"
+}
+check_total tag-none '5kB 4'
+# s1 + s3 = 1536 B = 1.50kB
+check_total tag-state '1.50kB 2' --tag state=running
+# s2 + s4 = 3584 B = 3.50kB
+check_total tag-ignore '3.50kB 2' --tag-ignore state=running
+# thread by name: s3 + s4 = 2048 = 2kB; by tid: the same
+check_total tag-thread '2kB 2' --tag thread=worker
+check_total tag-thread-tid '2kB 2' --tag thread=2
+# keys must all hold: running and worker = s3 = 512B
+check_total tag-and '512B 1' --tag state=running --tag thread=worker
+# values of one key are alternatives: running or sleeping = s1 s2 s3
+check_total tag-or '3.50kB 3' --tag state=running --tag state=sleeping
+$SFANALYZE --flat --tag state=disk-wait lab.json > t.out 2> t.err
+st=$?
+[ $st -eq 0 ] && grep -q "^sfanalyze: warning: --tag 'state=disk-wait' matches no sample$" t.err &&
+	pass tag-no-match || fail tag-no-match "status $st: $(cat t.err)"
+expect_error tag-no-equals 2 "--tag 'state': expected KEY=VALUE" $SFANALYZE --tag state lab.json
+# the same filter in sfconv: running samples only, back through sfanalyze
+$SFCONV --tag state=running lab.json -o lab-run.json 2> conv.err &&
+	$SFANALYZE --flat lab-run.json > t.out && [ "$(total t.out)" = '1.50kB 2' ] &&
+	pass sfconv-tag || fail sfconv-tag "$(cat conv.err) $(head -n 1 t.out)"
+$SFCONV --tag-ignore state=running lab.json -o lab-norun.json 2> conv.err &&
+	$SFANALYZE --flat lab-norun.json > t.out && [ "$(total t.out)" = '3.50kB 2' ] &&
+	pass sfconv-tag-ignore || fail sfconv-tag-ignore "$(cat conv.err) $(head -n 1 t.out)"
+
+# granularity: f@10 = s1 + s3 = 1536 (1.50kB), f@20 = s2 + s4 = 3584
+# (3.50kB); functions: f = 5120 (5kB)
+if have python3; then
+	for g in functions lines addresses; do
+		$SFANALYZE --flat --json --granularity $g lab.json > g-$g.json
+	done
+	python3 - <<'PY' && pass granularity || fail granularity "see g-*.json"
+import json, sys
+def rows(g):
+    return {r["name"]: (r["self"], r["total"])
+            for r in json.load(open("g-%s.json" % g))["functions"]}
+ok = rows("functions") == {"f": (5120, 5120), "main": (0, 5120)}
+ok &= rows("lines") == {"f f.c:10": (1536, 1536), "f f.c:20": (3584, 3584),
+                        "main m.c:3": (0, 5120)}
+ok &= rows("addresses") == {"f 0x2000": (1536, 1536),
+                            "f 0x2010": (3584, 3584),
+                            "main 0x1000": (0, 5120)}
+sys.exit(not ok)
+PY
+fi
+printf 'a;b 3\n' > nolines.folded
+expect_error granularity-no-lines 2 "--granularity lines: the input has no line numbers" $SFANALYZE --granularity lines nolines.folded
+expect_error granularity-bad 2 "granularity" $SFANALYZE --granularity words nolines.folded
+
+# an unknown sample type lists those the input has
+expect_error sample-type-lists 2 "no such sample type; it has alloc_space \(bytes\)" $SFANALYZE --sample-type cpu lab.json
+
+# ----- the call graph as a picture -----
+# A graph with small parts: 300 samples over 12 functions, weights 1..50,
+# so the default fractions (0.5% nodes, 0.1% edges) and larger ones prune.
+if have python3; then
+	python3 - > pic.samples.tsv <<'PY'
+import random
+r = random.Random(15)
+names = ["main", "parse", "lex", "eval", "apply", "gc", "mark", "sweep",
+         "io", "read", "write", "rare"]
+for _ in range(300):
+    d = r.randint(1, 6)
+    s = ["main"] + [r.choice(names[1:-1]) for _ in range(d)]
+    print("%d\t%d\t%s" % (r.randint(0, 1), r.randint(1, 50), ";".join(s)))
+print("0\t1\tmain;rare;rare")
+PY
+	$SFANALYZE --callgraph --json pic.samples.tsv > pic.json
+	for fr in "0.005 0.001" "0.05 0.02" "0 0"; do
+		set -- $fr
+		$SFANALYZE --callgraph --dot --node-fraction $1 --edge-fraction $2 \
+			pic.samples.tsv > pic-$1.dot 2> dot.err
+		python3 "$TOP/tests/reports/cg_picture.py" pic.json pic-$1.dot $1 $2 > cmp.out &&
+			pass "dot-equals-json-$1-$2" || fail "dot-equals-json-$1-$2" "$(head -n 3 cmp.out)"
+	done
+	# defaults are pprof's: 0.005 and 0.001
+	$SFANALYZE --callgraph --dot pic.samples.tsv > pic-default.dot
+	cmp -s pic-default.dot pic-0.005.dot && pass dot-default-fractions ||
+		fail dot-default-fractions "differs from --node-fraction 0.005 --edge-fraction 0.001"
+	# recursion (rare -> rare) is drawn, dashed, not constraining the ranks
+	grep -Eq '^N([0-9]+) -> N\1 \[.*constraint=false, style=dashed' pic-0.dot &&
+		pass dot-recursion-edge || fail dot-recursion-edge "no dashed self edge"
+	if have dot; then
+		dot -Tsvg pic-default.dot > /dev/null 2> dotcheck.err && [ ! -s dotcheck.err ] &&
+			pass dot-parses || fail dot-parses "$(head -n 2 dotcheck.err)"
+	else
+		skip dot-parses "no dot (Debian package graphviz)"
+	fi
+	$SFANALYZE --callgraph -o pic.svg pic.samples.tsv 2> svg.err
+	head -c 200 pic.svg | grep -q '<svg\|<?xml' && [ ! -s svg.err ] &&
+		pass render-svg || fail render-svg "$(head -c 100 pic.svg) $(cat svg.err)"
+	$SFANALYZE --callgraph -o pic.png pic.samples.tsv 2> png.err
+	[ "$(head -c 8 pic.png | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] &&
+		pass render-png || fail render-png "not a PNG: $(cat png.err)"
+	$SFANALYZE --callgraph -o pic.pdf pic.samples.tsv 2> pdf.err
+	[ "$(head -c 5 pic.pdf)" = '%PDF-' ] && pass render-pdf || fail render-pdf "not a PDF: $(cat pdf.err)"
+	# deterministic
+	$SFANALYZE --callgraph -o pic2.svg pic.samples.tsv
+	cmp -s pic.svg pic2.svg && pass render-deterministic || fail render-deterministic "two SVGs differ"
+	expect_error render-per-thread 2 "one picture" $SFANALYZE --callgraph --per-thread -o x.svg pic.samples.tsv
+	[ ! -e x.svg ] && pass render-no-file-left || fail render-no-file-left "x.svg left behind"
+
+	# the SVG in a real browser: node and edge titles equal the JSON's
+	CHROMIUM=${SF_CHROMIUM:-/usr/bin/chromium}
+	MODS=$TOP/build/npm/node_modules
+	if [ ! -x "$CHROMIUM" ] || ! have node; then
+		skip svg-chromium "no chromium or node"
+	elif ! need_playwright; then
+		skip svg-chromium "cannot npm install playwright-core: $(tail -n 1 "$SF_TMP/npm.log")"
+	else
+		node "$TOP/tests/reports/browser.js" "$MODS" "$CHROMIUM" "$SF_TMP/pic.svg" > br.json
+		st=$?
+		if [ $st -eq 3 ]; then
+			skip svg-chromium "$(cat br.json)"
+		elif python3 "$TOP/tests/reports/cg_picture.py" pic.json pic-default.dot 0.005 0.001 br.json > cmp.out; then
+			pass svg-chromium
+		else
+			fail svg-chromium "$(head -n 3 cmp.out)"
+		fi
+	fi
+else
+	skip dot-equals-json "python3 is missing"
+fi
+
+# Units as pprof writes them: pprof's own test profiles (peer fixtures),
+# converted to profile.proto by the real pprof, then `pprof -top
+# -unit=auto` beside our --flat: every row's flat and cum strings, and the
+# total (nanoseconds, bytes, microseconds).  Unsymbolized ones: the total.
+. "$TOP/tests/pprof_tool.sh"
+ptd=$PEERS/pprof/profile/testdata
+if [ -z "$PPROF" ]; then
+	skip units-as-pprof "$why_no_pprof"
+elif [ ! -d "$ptd" ]; then
+	skip units-as-pprof "no peer fixtures ($ptd)"
+else
+	for n in java.cpu java.heap java.contention cppbench.cpu cppbench.heap cppbench.contention; do
+		case $n in cppbench.*) only=--totals ;; *) only= ;; esac
+		if pp -proto "$ptd/$n" > $n.pb.gz && pp -top -unit=auto -nodecount=100000 $n.pb.gz > $n.top &&
+		   $SFANALYZE -q --flat $n.pb.gz > $n.flat &&
+		   python3 "$TOP/tests/reports/pprof_top.py" $n.top $n.flat $only > $n.cmp; then
+			pass "units-as-pprof-$n"
+		else
+			fail "units-as-pprof-$n" "$(cat $n.cmp 2>/dev/null)"
+		fi
+	done
+	# --granularity lines names a line as pprof -lines does: "name file:line"
+	for n in java.cpu java.heap; do
+		if pp -top -unit=auto -lines -nodecount=100000 $n.pb.gz > $n.ltop &&
+		   $SFANALYZE -q --flat --granularity lines $n.pb.gz > $n.lflat &&
+		   python3 "$TOP/tests/reports/pprof_top.py" $n.ltop $n.lflat > $n.lcmp; then
+			pass "granularity-lines-as-pprof-$n"
+		else
+			fail "granularity-lines-as-pprof-$n" "$(cat $n.lcmp 2>/dev/null)"
+		fi
+	done
+fi
