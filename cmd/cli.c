@@ -166,8 +166,10 @@ static const struct {
 };
 
 /* Is `name` an option some format declares?  Returns its arg name via
- * *arg (NULL for a flag). */
-static bool format_option(const char *name, const char **arg)
+ * *arg (NULL for a flag) and the name its value is stored under via
+ * *store (the option's own, or for an alias its option's). */
+static bool format_option(const char *name, const char **arg,
+			  const char **store)
 {
 	const struct sf_format *const *t = sf_formats();
 
@@ -179,6 +181,7 @@ static bool format_option(const char *name, const char **arg)
 			     o && o->name; o++) {
 				if (!strcmp(o->name, name)) {
 					*arg = o->arg;
+					*store = sf_option_canonical(o)->name;
 					return true;
 				}
 			}
@@ -227,12 +230,12 @@ int cli_common_option(struct sf_ctx *ctx, struct cli_common *c, int argc,
 		char name[64];
 		const char *eq = strchr(a + 2, '=');
 		size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-		const char *arg;
+		const char *arg, *store;
 		if (n >= sizeof(name))
 			return 0;
 		memcpy(name, a + 2, n);
 		name[n] = 0;
-		if (!format_option(name, &arg))
+		if (!format_option(name, &arg, &store))
 			return 0;
 		if (!arg) {
 			if (eq) {
@@ -240,7 +243,7 @@ int cli_common_option(struct sf_ctx *ctx, struct cli_common *c, int argc,
 					name);
 				return -1;
 			}
-			sf_ctx_set_opt(ctx, name, "1");
+			sf_ctx_set_opt(ctx, store, "1");
 			return 1;
 		}
 		v = eq ? eq + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
@@ -248,7 +251,7 @@ int cli_common_option(struct sf_ctx *ctx, struct cli_common *c, int argc,
 			cli_msg("option '--%s' needs %s", name, arg);
 			return -1;
 		}
-		sf_ctx_set_opt(ctx, name, v);
+		sf_ctx_set_opt(ctx, store, v);
 		return 1;
 	}
 	return 0;
@@ -271,10 +274,16 @@ void cli_common_help(FILE *f, bool read_opts, bool write_opts)
 			for (const struct sf_option *o = lists[l];
 			     o && o->name; o++) {
 				char left[64];
+				if (!o->help)
+					continue;
 				snprintf(left, sizeof(left), "%s%s%s", o->name,
 					 o->arg ? " " : "",
 					 o->arg ? o->arg : "");
 				fprintf(f, "      --%-18s %s\n", left, o->help);
+				for (const struct sf_option *a = o + 1;
+				     a->name && !a->help; a++)
+					fprintf(f, "      %-20s (also --%s)\n",
+						"", a->name);
 			}
 		}
 	}

@@ -244,7 +244,8 @@ int cli_getopt_next(struct cli_getopt *g, int argc, char **argv,
 			continue;
 		}
 		if (c >= K_FORMAT && c < K_FORMAT + (int)g->nformat) {
-			const struct sf_option *o = g->format[c - K_FORMAT];
+			const struct sf_option *o =
+				sf_option_canonical(g->format[c - K_FORMAT]);
 			if (sf_ctx_set_opt(g->ctx, o->name,
 					   o->arg ? optarg : "1")) {
 				cli_msg("out of memory");
@@ -335,9 +336,24 @@ void cli_getopt_help(const struct cli_getopt *g, FILE *f)
 	}
 	if (g->nformat) {
 		fprintf(f, "\nFormat options:\n");
-		for (size_t i = 0; i < g->nformat; i++)
-			help_line(f, 0, g->format[i]->name, g->format[i]->arg,
-				  g->format[i]->help, NULL);
+		for (size_t i = 0; i < g->nformat; i++) {
+			const struct sf_option *o = g->format[i];
+			char also[256] = "";
+			size_t len = 0;
+			if (!o->help)
+				continue;
+			/* its aliases follow it */
+			for (const struct sf_option *a = o + 1;
+			     a->name && !a->help && len < sizeof(also); a++) {
+				int w = snprintf(also + len, sizeof(also) - len,
+						 "%s--%s", len ? ", " : "",
+						 a->name);
+				if (w > 0)
+					len += (size_t)w;
+			}
+			help_line(f, 0, o->name, o->arg, o->help,
+				  len ? also : NULL);
+		}
 	}
 }
 

@@ -271,8 +271,10 @@ needs_arg:
 		sf_profile_free(pb);
 		sf_profile_free(pn);
 	} else {
+		/* a flame chart draws samples in time order */
 		rc = cli_load(&ctx, &common, inputs, ninputs,
-			      !out_fmt->needs_order, &p);
+			      !out_fmt->needs_order &&
+			      !sf_ctx_flag(&ctx, "flamechart"), &p);
 	}
 	if (rc) {
 		cli_warnings(&ctx);
