@@ -289,7 +289,8 @@ int cli_getopt_next(struct cli_getopt *g, int argc, char **argv,
 			}
 		}
 		if (c >= K_FORMAT && c < K_FORMAT + (int)g->nformat) {
-			const struct sf_option *o = g->format[c - K_FORMAT];
+			const struct sf_option *o =
+				sf_option_canonical(g->format[c - K_FORMAT]);
 			if (sf_ctx_set_opt(g->ctx, o->name,
 					   o->arg ? optarg : "1")) {
 				cli_msg("out of memory");
@@ -359,7 +360,10 @@ static void joined_help(const struct cli_getopt *g, const char *name,
 			g->sets & CLI_WRITE ? t[i]->write_options : NULL };
 		for (int l = 0; l < 2; l++) {
 			for (const struct sf_option *o = lists[l]; o && o->name; o++) {
-				if (strcmp(o->name, name) || len >= size)
+				/* aliases have no help; one text shared by
+				 * several formats is said once */
+				if (strcmp(o->name, name) || len >= size ||
+				    !o->help || strstr(buf, o->help))
 					continue;
 				int w = snprintf(buf + len, size - len, "%s%s",
 						 len ? "\n" : "", o->help);
@@ -406,10 +410,23 @@ void cli_getopt_help(const struct cli_getopt *g, FILE *f)
 	if (g->nformat) {
 		fprintf(f, "\nFormat options:\n");
 		for (size_t i = 0; i < g->nformat; i++) {
-			char help[1024];
-			joined_help(g, g->format[i]->name, help, sizeof(help));
-			help_line(f, 0, g->format[i]->name, g->format[i]->arg,
-				  help, NULL);
+			const struct sf_option *o = g->format[i];
+			char help[1024], also[256] = "";
+			size_t len = 0;
+			if (!o->help)
+				continue;
+			/* its aliases follow it */
+			for (const struct sf_option *a = o + 1;
+			     a->name && !a->help && len < sizeof(also); a++) {
+				int w = snprintf(also + len, sizeof(also) - len,
+						 "%s--%s", len ? ", " : "",
+						 a->name);
+				if (w > 0)
+					len += (size_t)w;
+			}
+			joined_help(g, o->name, help, sizeof(help));
+			help_line(f, 0, o->name, o->arg, help,
+				  len ? also : NULL);
 		}
 	}
 }

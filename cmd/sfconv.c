@@ -208,7 +208,9 @@ int main(int argc, char **argv)
 		sf_profile_free(pb);
 		sf_profile_free(pn);
 	} else {
-		lo.aggregate = !save.format->needs_order;
+		/* a flame chart draws samples in time order */
+		lo.aggregate = !save.format->needs_order &&
+			       !sf_ctx_flag(&ctx, "flamechart");
 		rc = sf_load(&p, &ctx, inputs, (size_t)ninputs, &lo);
 		if (!rc)
 			rc = sf_profile_select(p, &sel.sel, &ctx);

@@ -49,10 +49,13 @@ static int probe_utf8(const unsigned char *d, size_t n)
 			while (j > i && ((d[j - 1] >= '0' && d[j - 1] <= '9') ||
 					 d[j - 1] == '.'))
 				j--;
+			/* judged by the line's shape, not its first byte: a
+			 * frame may start with '<' (SBCL's <unknown>, Java's
+			 * <init>), and an XML line never ends in a count */
 			if (j < le && j > i && (d[j - 1] == ' ' ||
 						d[j - 1] == '\t') &&
 			    d[i] != '@' && d[i] != '#' && d[i] != '{' &&
-			    d[i] != '<' && !memchr(d + i, '\t', j - 1 - i))
+			    !memchr(d + i, '\t', j - 1 - i))
 				good++;
 		}
 		i = e + 1;
@@ -117,9 +120,10 @@ static int collapsed_read(struct sf_profile *p, struct sf_input *in,
 				      "non-negative number)");
 			break;
 		}
-		size_t s = c;
-		while (s && (line[s - 1] == ' ' || line[s - 1] == '\t'))
-			s--;
+		/* one blank separates the count, as in flamegraph.pl: a
+		 * frame name may end in blanks (perf's C++ lambdas,
+		 * "std::_Function_handler<long "), and "b " is not "b" */
+		size_t s = c - 1;
 		sf_stack_id stack;
 		if ((rc = sf_stack_from_text(p, ctx, &cache, line, s,
 					     &stack)) ||

@@ -26,6 +26,7 @@
  * never goes backwards); the durations then only matter for the last one.  Node ids are model stack ids + 1; node 1 is "(root)".
  */
 #include "webjson.h"
+#include "records.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -298,7 +299,17 @@ struct line {
 	uint32_t t;
 	double unit_us, period_us;
 	int64_t t0, end;
+	const struct sf_records *plan;   /* with counts: how many */
 };
+
+/* How many V8 samples sample i becomes when the weights are counts. */
+static uint64_t reps_of(const struct sf_profile *p, size_t i,
+			const struct sf_records *plan)
+{
+	double x = sf_records_of(p, plan, i);
+
+	return (uint64_t)llround(x > 0 ? x : 0);
+}
 
 /* mode 0: compute ln->t0 and ln->end; 1: write node ids; 2: write deltas */
 static void timeline(struct line *ln, struct sf_output *out, int mode)
@@ -312,7 +323,7 @@ static void timeline(struct line *ln, struct sf_output *out, int mode)
 		const struct sf_sample *sm = &p->d.samples[ln->order[k]];
 		double wt = sf_weight(p, ln->order[k], ln->t);
 		uint64_t reps = ln->unit_us ? 1 :
-			(uint64_t)llround(wt > 0 ? wt : 0);
+			reps_of(p, ln->order[k], ln->plan);
 		double dur = ln->unit_us ? wt * ln->unit_us : ln->period_us;
 		if (sm->time != SF_NO_TIME) {
 			/* a timestamp places the sample, overriding the
@@ -405,12 +416,18 @@ static int cpuprofile_write(const struct sf_profile *p, struct sf_output *out,
 		period_us = 1000;
 	size_t lo = ng ? start[best] : 0, hi = ng ? start[best + 1] : 0;
 	uint64_t total = 0;
+	struct sf_records plan = { t, 1, false };
+	/* counts are repeated: refused, as by the Sampler writer, when they
+	 * are not sample counts and no --period scales them */
+	if (!unit_us &&
+	    (rc = sf_records_plan(p, ctx, "V8 samples", &plan)))
+		goto out;
 	for (size_t k = lo; k < hi; k++) {
-		double wt = sf_weight(p, order[k], t);
+		double wt = sf_records_of(p, &plan, order[k]);
 		if (!unit_us && wt != floor(wt))
 			sf_warn(ctx, "cpuprofile.fraction", "fractional "
 				"count %g rounded", wt);
-		total += unit_us ? 1 : (uint64_t)llround(wt > 0 ? wt : 0);
+		total += unit_us ? 1 : reps_of(p, order[k], &plan);
 	}
 	if (total > (1u << 28)) {
 		rc = sf_error(ctx, SF_ELIMIT, NULL, 0, "the profile would "
@@ -433,9 +450,8 @@ static int cpuprofile_write(const struct sf_profile *p, struct sf_output *out,
 		goto out;
 	}
 	for (size_t k = lo; k < hi; k++) {
-		double wt = sf_weight(p, order[k], t);
 		sf_stack_id s = p->d.samples[order[k]].stack;
-		hits[s] += unit_us ? 1 : (uint32_t)llround(wt > 0 ? wt : 0);
+		hits[s] += unit_us ? 1 : (uint32_t)reps_of(p, order[k], &plan);
 		for (; s && !mark[s]; s = p->d.stacks[s].parent)
 			mark[s] = 1;
 	}
@@ -484,7 +500,8 @@ static int cpuprofile_write(const struct sf_profile *p, struct sf_output *out,
 
 	/* the time line, walked three times: find start and end, write the
 	 * samples, write the deltas */
-	struct line ln = { p, order, lo, hi, t, unit_us, period_us, 0, 0 };
+	struct line ln = { p, order, lo, hi, t, unit_us, period_us, 0, 0,
+			   &plan };
 	timeline(&ln, NULL, 0);
 	sf_output_puts(out, "],\n\"startTime\":");
 	sf_output_i64(out, ln.t0);
@@ -512,6 +529,7 @@ static const struct sf_option cpuprofile_wopts[] = {
 	{ "cpuprofile-thread", "NAME",
 	  "thread to write to a .cpuprofile (name, tid or name-tid); "
 	  "default: the one with the most weight" },
+	SF_RECORDS_OPTION,
 	{ NULL, NULL, NULL },
 };
 

@@ -76,7 +76,7 @@ static int difffolded_probe(const unsigned char *d, size_t n)
 				s--;
 			if (b > i && s > i && is_count(d + b, le - b) &&
 			    is_count(d + s, a - s) && d[i] != '#' &&
-			    d[i] != '{' && d[i] != '<' && d[i] != '@')
+			    d[i] != '{' && d[i] != '@')
 				good++;
 		}
 		i = e + 1;

@@ -7,9 +7,10 @@
  * `:NAME` (a name without an id), or empty (no thread); on input a field
  * that is not all digits and has no "DIGITS:" prefix is also read as a
  * bare name.  WEIGHT is the sample's weight in the profile's default
- * sample type (fractional allowed).  An empty third field is an empty
- * stack.  Frame names are written as in collapsed stacks (';' -> ':', TAB,
- * CR and LF -> space).
+ * sample type (fractional allowed).  An empty third field, or none
+ * (`TID<TAB>WEIGHT`, which Racket's analyzer accepts), is an empty
+ * stack.  Frame names are written as in collapsed stacks (';' -> ':',
+ * TAB, CR and LF -> space).
  *
  * Speed: a line whose (thread field, stack text) was seen before costs
  * one hash of the stack text and one memcmp in the record cache, which
@@ -115,7 +116,7 @@ static uint64_t rec_hash(uint64_t h, sf_thread_idx t)
 
 static int lines_probe(const unsigned char *d, size_t n)
 {
-	size_t i = 0, lines = 0;
+	size_t i = 0, lines = 0, full = 0;
 
 	if (n >= 3 && d[0] == 0xef && d[1] == 0xbb && d[2] == 0xbf)
 		i = 3;
@@ -128,7 +129,13 @@ static int lines_probe(const unsigned char *d, size_t n)
 		if (!t1)
 			return 0;
 		const unsigned char *t2 = memchr(t1 + 1, '\t', (size_t)(d + e - t1 - 1));
-		if (!t2 || t2 == t1 + 1)
+		/* no stack field: an empty stack (but a file of only such
+		 * lines is any two-column table; it needs --from lines) */
+		if (!t2)
+			t2 = d + e;
+		else
+			full++;
+		if (t2 == t1 + 1)
 			return 0;
 		for (const unsigned char *q = t1 + 1; q < t2; q++)
 			if (!((*q >= '0' && *q <= '9') || *q == '.' ||
@@ -137,7 +144,7 @@ static int lines_probe(const unsigned char *d, size_t n)
 		lines++;
 		i = e + 1;
 	}
-	return lines ? 40 : 0;
+	return full ? 40 : 0;
 }
 
 static int parse_thread(struct sf_profile *p, struct sf_ctx *ctx,
@@ -508,12 +515,16 @@ static int lines_read(struct sf_profile *p, struct sf_input *in,
 			char *t2 = t1 ? memchr(t1 + 1, '\t',
 					       len - (size_t)(t1 + 1 - line)) :
 					NULL;
-			if (!t2) {
+			if (!t1) {
 				rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
 					      lineno, "expected THREAD<TAB>"
 					      "WEIGHT<TAB>STACK");
 				goto done;
 			}
+			/* THREAD<TAB>WEIGHT with no stack field: an empty
+			 * stack, as Racket's analyzer reads it */
+			if (!t2)
+				t2 = line + len;
 			if (!sf_parse_weight(t1 + 1, (size_t)(t2 - t1 - 1),
 					     &w[t])) {
 				rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
@@ -526,7 +537,7 @@ static int lines_read(struct sf_profile *p, struct sf_input *in,
 			sf_thread_idx th;
 			sf_stack_id stack;
 			uint32_t *hint, nohint = UINT32_MAX;
-			char *st = t2 + 1;
+			char *st = t2 < line + len ? t2 + 1 : t2;
 			size_t sl = len - (size_t)(st - line);
 			/* the hash from batch_tags, unless the BOM moved it */
 			uint64_t hs = b[i].tag && text + b[i].st == st ?

@@ -995,6 +995,14 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 			}
 		} else
 			is_event = false;
+		/* an unindented line is refused for a NUL as an indented one
+		 * is (it was cut there: "pr\0og" read as "pr") */
+		if (!is_space(line[0]) && memchr(line, 0, e)) {
+			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
+				      sf_input_lineno(in),
+				      "NUL byte: not perf script text");
+			break;
+		}
 		if (is_event) {
 			/* perl starts a new event without a blank line too */
 			if (st.in_event && !st.o.inferno) {

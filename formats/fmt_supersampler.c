@@ -27,6 +27,7 @@
  */
 #include "format.h"
 #include "hash.h"
+#include "records.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -837,26 +838,6 @@ static void put_symbol(struct sf_output *o, uint32_t id, uint32_t unknown,
 	sf_output_putc(o, '\n');
 }
 
-/* Which weight becomes the number of records: a ("samples", "count")
- * type if there is one, else the default type, divided by the period
- * when the period is in the type's unit (cpu nanoseconds / period). */
-static void record_type(const struct sf_profile *p, uint32_t *t,
-			double *div)
-{
-	*div = 1;
-	for (size_t i = 0; i < p->d.ntypes; i++)
-		if (!strcmp(p->d.types[i].type, "samples") &&
-		    !strcmp(p->d.types[i].unit, "count")) {
-			*t = (uint32_t)i;
-			return;
-		}
-	*t = p->d.meta.default_type < p->d.ntypes ? p->d.meta.default_type :
-						    (uint32_t)p->d.ntypes - 1;
-	if (p->d.meta.period > 0 && p->d.meta.period_type.unit &&
-	    !strcmp(p->d.meta.period_type.unit, p->d.types[*t].unit))
-		*div = p->d.meta.period;
-}
-
 static int sampler_write(const struct sf_profile *p, struct sf_output *out,
 			 struct sf_ctx *ctx)
 {
@@ -866,8 +847,7 @@ static int sampler_write(const struct sf_profile *p, struct sf_output *out,
 	uint64_t *reps = NULL;
 	unsigned char *rbuf = NULL;
 	int rc = 0;
-	uint32_t t = 0;
-	double div = 1;
+	struct sf_records plan;
 	bool rounded = false, dropped_labels = false, bad_words = false;
 	uint64_t total = 0;
 
@@ -881,8 +861,10 @@ static int sampler_write(const struct sf_profile *p, struct sf_output *out,
 		return sf_error(ctx, SF_ELIMIT, NULL, 0,
 				"too many threads for Sampler: %zu (at most "
 				"%u)", nblocks, 0x10000 - FIRST_ID);
-	if (p->d.ntypes)
-		record_type(p, &t, &div);
+	/* refused here, before anything is written, when the weights are
+	 * not sample counts and no --period scales them */
+	if ((rc = sf_records_plan(p, ctx, "Sampler records", &plan)))
+		return rc;
 
 	order = sf_calloc(nsamp ? nsamp : 1, sizeof(*order));
 	first = sf_calloc(nblocks + 1, sizeof(*first));
@@ -925,7 +907,7 @@ static int sampler_write(const struct sf_profile *p, struct sf_output *out,
 	/* records per sample, then symbols in order of first appearance */
 	for (size_t k = 0; k < nsamp; k++) {
 		size_t i = order[k];
-		double x = p->d.ntypes ? sf_weight(p, i, t) / div : 1;
+		double x = sf_records_of(p, &plan, i);
 		if (!(x >= 0) || x > 4294967295.0) {
 			rc = sf_error(ctx, SF_ELIMIT, NULL, 0,
 				      "sample %zu: weight %g cannot be "
@@ -1059,6 +1041,11 @@ out:
 
 static const char *const sampler_ext[] = { ".trace", NULL };
 
+static const struct sf_option sampler_wopts[] = {
+	SF_RECORDS_OPTION,
+	{ NULL, NULL, NULL },
+};
+
 const struct sf_format sf_format_sampler = {
 	.name = "sampler",
 	.description = "Apple Sampler/Shark trace (@supersamplerV1.0)",
@@ -1072,4 +1059,5 @@ const struct sf_format sf_format_sampler = {
 	.binary = true,
 	.needs_order = true,
 	.priority = 5,
+	.write_options = sampler_wopts,
 };

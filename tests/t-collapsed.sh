@@ -47,3 +47,18 @@ expect_error missing-file 3 '^sfconv: nope.folded: cannot open' $SFCONV nope.fol
 expect_error unknown-format 2 "unknown input format 'nope'" $SFCONV --from nope x
 expect_error unknown-option 2 "unknown option '--bogus'" $SFCONV --bogus
 expect_error unknown-extension 2 "cannot tell the output format" $SFCONV "$FIX/collapsed/handmade.folded" -o x.unknownext
+
+# a frame name may end in a blank: one blank separates the count, as in
+# flamegraph.pl, so "b " and "b" stay apart (not "a;b 8")
+printf 'a;b  5\na;b 3\n' | $SFCONV --from collapsed > trail.out
+printf 'a;b 3\na;b  5\n' > trail.want
+expect_same collapsed-trailing-blank-in-name trail.want trail.out
+printf 'a;b  5\na;b 3\n' | $SFCONV > trail2.out
+expect_same collapsed-trailing-blank-detected trail.want trail2.out
+
+# detected by what a line is, not its first byte: SBCL's <unknown> and
+# Java's <init> start lines of a real collapsed file
+printf '<unknown>;foo 3\nmain;<init>;<clinit> 2\n' | gzip -c > lt.gz
+$SFCONV --to collapsed < lt.gz > lt.out 2> lt.err
+printf '<unknown>;foo 3\nmain;<init>;<clinit> 2\n' > lt.want
+expect_same collapsed-detect-angle-bracket lt.want lt.out

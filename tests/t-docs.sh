@@ -76,7 +76,7 @@ sys.stdout.buffer.write(out)
 EOF
 if [ $? -ne 0 ] || [ ! -s annot.trace ]; then
 	fail docs-sampler-example "docs/formats.md: the annotated dump does not parse"
-elif $SFCONV ex.lines -o ex.trace 2>/dev/null; then
+elif $SFCONV ex.lines --period 1 -o ex.trace 2>/dev/null; then
 	expect_same docs-sampler-example annot.trace ex.trace
 else
 	fail docs-sampler-example "sfconv could not write the example"

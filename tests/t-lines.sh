@@ -26,6 +26,15 @@ printf '1\t1\ta\n1\tx\tb\n' > badw.tsv
 expect_error lines-bad-weight 1 "^sfconv: badw.tsv:2: expected a non-negative number as WEIGHT, found 'x'" $SFCONV --from lines badw.tsv
 printf '1\t1\ta\n1 1 b\n' > badf.tsv
 expect_error lines-missing-tab 1 '^sfconv: badf.tsv:2: expected THREAD<TAB>WEIGHT<TAB>STACK' $SFCONV --from lines badf.tsv
+# TID<TAB>WEIGHT with no stack field is an empty-stack sample (Racket's
+# analyzer reads it so); the empty stack is the empty collapsed line
+printf '7\t2\n7\t1\ta;b\n8\t0.5\n' > nostack.tsv
+$SFCONV nostack.tsv -q --to collapsed > nostack.out
+printf ' 2.5\na;b 1\n' > nostack.want
+expect_same lines-no-stack-field nostack.want nostack.out
+$SFCONV --from lines nostack.tsv --to lines > nostack.lines
+printf '7\t2\t\n7\t1\ta;b\n8\t0.5\t\n' > nostack.lwant
+expect_same lines-no-stack-field-kept nostack.lwant nostack.lines
 printf '99999999999999999999\t1\ta\n' > badt.tsv
 expect_error lines-thread-overflow 1 '^sfconv: badt.tsv:1: thread id out of range' $SFCONV --from lines badt.tsv
 # detection: sample lines are recognised without --from

@@ -111,6 +111,12 @@ expect_error perf-no-event-line 1 '^sfconv: orphan.perf:1: expected a perf scrip
 printf 'app 1 [0] 1.0: 1 cycles:\n\t4004a0 ma\000in (/bin/x)\n\n' > nul.perf
 expect_error perf-nul-byte 1 '^sfconv: nul.perf:2: NUL byte' $SFCONV --from perf nul.perf -o never.folded
 [ -e never.folded ] && fail perf-no-partial-output "output left behind" || pass perf-no-partial-output
+# a NUL in an unindented event line is refused too (it cut "pr\0og" to
+# "pr" with exit 0), as in an indented one
+printf 'pr\000og 1 [0] 1.0: 1 cycles:\n\t4004a0 main (/bin/x)\n\n' > nul2.perf
+expect_error perf-nul-byte-event-line 1 '^sfconv: nul2.perf:1: NUL byte' $SFCONV --from perf nul2.perf -o never.folded
+printf '  pr\000og 1 [0] 1.0: 1 cycles:\n\t4004a0 main (/bin/x)\n\n' > nul3.perf
+expect_error perf-nul-byte-indented-event-line 1 '^sfconv: nul3.perf:1: NUL byte' $SFCONV --from perf nul3.perf -o never.folded
 
 # a real profile: perf record -g of a program compiled here
 if ! have perf || ! have cc; then

@@ -182,7 +182,7 @@ PY
 
 # --- writer: the grammar byte for byte
 printf 'main;work 2\nmain 1\n' > w.folded
-$SFCONV --from collapsed w.folded -o w.trace 2>/dev/null
+$SFCONV --from collapsed --period 1 w.folded -o w.trace 2>/dev/null
 expect_same sampler-writer-exact writer.expected w.trace
 
 # round trips of writer output are byte-identical: sampler -> json ->
@@ -201,14 +201,14 @@ python3 -c "import sys; sys.exit(0 if b'@threadV1.0\t2123\n@end\n' in open('rt1.
 # more than 233 symbols: ids reach 0x220A (an LF byte) and still read back
 python3 -c "
 for i in range(300): print('main;f%d 1' % i)" > many.folded
-$SFCONV --from collapsed many.folded -o many.trace 2>/dev/null
+$SFCONV --from collapsed --period 1 many.folded -o many.trace 2>/dev/null
 $SFCONV many.trace > many.out 2>/dev/null
 LC_ALL=C sort many.folded > many.want
 expect_same sampler-id-0x220a-roundtrip many.want many.out
 
 # non-integer weights: rounded records, with a warning
 printf 'a;b 2.6\n' > frac.folded
-$SFCONV --from collapsed frac.folded -o frac.trace 2> frac.err
+$SFCONV --from collapsed --period 1 frac.folded -o frac.trace 2> frac.err
 $SFCONV frac.trace > frac.out 2>/dev/null
 printf 'a;b 3\n' > frac.want
 expect_same sampler-weights-rounded frac.want frac.out
@@ -230,6 +230,31 @@ grep -q "warning: names with TAB or LF" tab.err && pass sampler-names-sanitised-
 
 # a 5,000-frame record: frame ids cross several 1024-id read chunks
 python3 -c "print(';'.join('f%d' % (i % 700) for i in range(5000)) + ' 2')" > deep.folded
-$SFCONV --from collapsed deep.folded -o deep.trace 2>/dev/null
+$SFCONV --from collapsed --period 1 deep.folded -o deep.trace 2>/dev/null
 $SFCONV deep.trace > deep.out 2>/dev/null
 expect_same sampler-deep-record deep.folded deep.out
+
+# weights that are not sample counts (a collapsed file of nanoseconds) are
+# never expanded into one record per unit: refused up front, no file left
+# behind; --period N writes one record per N units (2004008 / 1000000 ->
+# 2 records of main;b, read back as weight 2)
+printf 'main;b 2004008\n' > ns.folded
+expect_error sampler-uncounted-refused 2 'not sample counts.*--period N' \
+	$SFCONV ns.folded -o ns.trace
+[ -e ns.trace ] && fail sampler-uncounted-no-output "ns.trace left behind" ||
+	pass sampler-uncounted-no-output
+$SFCONV ns.folded --period 1000000 -o ns.trace 2>/dev/null
+$SFCONV ns.trace > ns.out 2>/dev/null
+printf 'main;b 2\n' > ns.want
+expect_same sampler-period-scales ns.want ns.out
+# the cpuprofile writer refuses the same way (one shared rule)
+expect_error cpuprofile-uncounted-refused 2 'not sample counts.*--period N' \
+	$SFCONV -q ns.folded -o ns.cpuprofile
+# perf counted its samples: one record per sample, no --period needed
+# (basic.perf: cycles samples of 1000, 3000 and 2000 events, the
+# instructions one filtered out: 3 records, not 6000)
+$SFCONV "$FIX/perf/basic.perf" -o perf.trace 2>/dev/null
+want=3
+got=$($SFCONV perf.trace --to collapsed 2>/dev/null | awk '{s += $NF} END {print s}')
+[ -n "$want" ] && [ "$want" = "$got" ] && pass sampler-perf-one-record-per-sample ||
+	fail sampler-perf-one-record-per-sample "$got records for $want samples"

@@ -28,16 +28,18 @@ main	1	10.00	1180.00
 W
 expect_same svg-widths-proportional geom.want geom.out
 
+# titles as flamegraph.pl writes them (the root's percentage unrounded,
+# and "1 samples")
 $CHECK small.svg | cut -f7 | LC_ALL=C sort > titles.out
 cat > titles.want <<'W'
-all|10 samples, 100.00%
-a|4 samples, 40.00%
-b|2 samples, 20.00%
-b|3 samples, 30.00%
-c|1 sample, 10.00%
-d|4 samples, 40.00%
-e|2 samples, 20.00%
-main|10 samples, 100.00%
+a (4 samples, 40.00%)
+all (10 samples, 100%)
+b (2 samples, 20.00%)
+b (3 samples, 30.00%)
+c (1 samples, 10.00%)
+d (4 samples, 40.00%)
+e (2 samples, 20.00%)
+main (10 samples, 100.00%)
 W
 expect_same svg-titles titles.want titles.out
 
@@ -81,10 +83,11 @@ if $CHECK tiny0.svg | grep -q '^tiny' && ! $CHECK tiny1.svg | grep -q '^tiny'; t
 if grep -q '>1 frame narrower than 1 px not drawn<' tiny1.svg; then pass svg-min-width-count
 else fail svg-min-width-count "subtitle: $(grep -o 'id="subtitle"[^<]*' tiny1.svg)"; fi
 
-# --colors blue: r = g <= 80, b >= 205 for every frame
+# --colors blue (flamegraph.pl: x = 80 + int(60 v), b = 205 + int(50 v)):
+# r = g in 80..140, b >= 205 for every frame
 $SFCONV small.folded --colors blue -o blue.svg
 $CHECK blue.svg | cut -f6 | sed 's/rgb(\(.*\))/\1/' | awk -F, '
-	!($1 == $2 && $1 <= 80 && $3 >= 205) { bad = 1 } END { exit bad }' &&
+	!($1 == $2 && $1 >= 80 && $1 <= 140 && $3 >= 205) { bad = 1 } END { exit bad }' &&
 	pass svg-colors-blue || fail svg-colors-blue "a fill is not blue"
 # hot: kernel frames (_[k]) orange (blue 0), others red-yellow
 printf 'main;sys_read_[k] 1\n' | $SFCONV --from collapsed --to svg > k.svg
@@ -180,7 +183,8 @@ $SFCONV big.folded --to svg 2>pipe.err | head -c 100 > /dev/null
 if [ ! -s pipe.err ]; then pass svg-closed-pipe-quiet; else
 	fail svg-closed-pipe-quiet "$(head -n 2 pipe.err)"; fi
 
-# palettes as documented in docs/formats.md, section svg
+# palettes as documented in docs/formats.md, section svg (flamegraph.pl's
+# formulas)
 palette() { # NAME COLORS AWK-CONDITION-ON-r,g,b
 	$SFCONV small.folded --colors "$2" -o "pal-$2.svg"
 	$CHECK "pal-$2.svg" | cut -f6 | sed 's/rgb(\(.*\))/\1/' |
@@ -189,7 +193,7 @@ palette() { # NAME COLORS AWK-CONDITION-ON-r,g,b
 }
 palette svg-colors-mem mem '$1 == 0 && $2 >= 190'
 palette svg-colors-io io '$1 == $2 && $3 >= 190'
-palette svg-colors-green green '$1 == $3 && $1 <= 50 && $2 >= 200'
+palette svg-colors-green green '$1 == $3 && $1 >= 50 && $1 <= 110 && $2 >= 200'
 palette svg-colors-hot hot '$1 >= 205 && $2 <= 230 && $3 <= 55'
 # java: a JVM-style name is green, a C++ name yellow, anything else red
 printf 'java/lang/Thread.run;Foo::bar;main 1\n' > java.folded

@@ -95,12 +95,12 @@ grep -q '"name":"main","file":"file:///a.js","line":1,"column":5' cp.json &&
 for f in speedscope cpuprofile chrome-trace; do
 	case $f in speedscope) ext=.speedscope.json ;; cpuprofile) ext=.cpuprofile ;; *) ext=.trace.json ;; esac
 	printf 'main;a;b 3\nmain;a 1\nmain;c;"q" 2\nother 5\n' > rt.folded
-	$SFCONV rt.folded -o "rt$ext" 2>/dev/null
+	$SFCONV rt.folded --period 1 -o "rt$ext" 2>/dev/null
 	$SFCONV "rt$ext" --to collapsed > rt.out 2>/dev/null
 	$SFCONV rt.folded > rt.want
 	expect_same "roundtrip-$f-collapsed" rt.want rt.out
 	# sorted output must be deterministic
-	$SFCONV rt.folded -o "rt2$ext" 2>/dev/null
+	$SFCONV rt.folded --period 1 -o "rt2$ext" 2>/dev/null
 	cmp -s "rt$ext" "rt2$ext" && pass "deterministic-$f" || fail "deterministic-$f" "two runs differ"
 done
 # threads survive speedscope and chrome-trace
@@ -118,12 +118,12 @@ for f in speedscope chrome-trace; do
 done
 # a cpuprofile holds one thread: the heaviest (worker 5 > main 3) unless
 # chosen
-$SFCONV --from lines th.lines --to cpuprofile -o th.cpuprofile 2>th.err
+$SFCONV --from lines th.lines --to cpuprofile --period 1 -o th.cpuprofile 2>th.err
 printf 'a;c 5\n' > th1.want
 $SFCONV th.cpuprofile > th1.out 2>/dev/null
 expect_same cpuprofile-heaviest-thread th1.want th1.out
 grep -q 'wrote 1 of 2 threads' th.err && pass cpuprofile-threads-warning || fail cpuprofile-threads-warning "$(cat th.err)"
-$SFCONV --from lines th.lines --to cpuprofile --cpuprofile-thread main -o th2.cpuprofile 2>/dev/null
+$SFCONV --from lines th.lines --to cpuprofile --period 1 --cpuprofile-thread main -o th2.cpuprofile 2>/dev/null
 printf 'a 2\na;b 1\n' > th2.want
 $SFCONV th2.cpuprofile > th2.out 2>/dev/null
 expect_same cpuprofile-thread-option th2.want th2.out

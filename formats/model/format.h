@@ -35,8 +35,21 @@ extern "C" {
 struct sf_option {
 	const char *name;     /* "pid", "thread-prefix", "sample-type" */
 	const char *arg;      /* NULL for a flag, else the argument's name */
-	const char *help;
+	const char *help;     /* NULL: another spelling of the nearest
+			       * earlier entry of the same list that has a
+			       * help; its value is stored under that
+			       * entry's name */
 };
+
+/* The entry `o` stands for: itself, or for an alias (help NULL) the
+ * nearest earlier entry with a help. */
+static inline const struct sf_option *sf_option_canonical(
+	const struct sf_option *o)
+{
+	while (!o->help)
+		o--;
+	return o;
+}
 
 /* What a writer can hold, so the program can say what a conversion drops. */
 enum sf_caps {

@@ -28,7 +28,7 @@ function near(a, b) { return Math.abs(a - b) < 0.02; }
     const geom = (name) => page.evaluate((nm) => {
       const out = [];
       for (const g of document.querySelectorAll('#frames > g')) {
-        if (g.querySelector('title').textContent.split('\n')[0] !== nm) continue;
+        if (window.sfFlame.name(g) !== nm) continue;
         const r = g.querySelector('rect');
         out.push({ x: +r.getAttribute('x'), w: +r.getAttribute('width'),
                    hidden: getComputedStyle(g).display === 'none',
@@ -46,7 +46,7 @@ function near(a, b) { return Math.abs(a - b) < 0.02; }
     else fail('svg-browser-initial-width', JSON.stringify(aBefore));
     const aRect = await page.evaluateHandle(() => {
       for (const g of document.querySelectorAll('#frames > g'))
-        if (g.querySelector('title').textContent.split('\n')[0] === 'a')
+        if (window.sfFlame.name(g) === 'a')
           return g.querySelector('rect');
       return null;
     });
@@ -104,12 +104,24 @@ function near(a, b) { return Math.abs(a - b) < 0.02; }
     if (errors.length === 0) pass('svg-browser-no-script-errors');
     else fail('svg-browser-no-script-errors', errors.join('; '));
 
+    // ?s=TERM in the URL searches on load (flamegraph.pl's and inferno's
+    // link to a search): ^b$ is 5 of 10 samples
+    const sp = await browser.newPage();
+    await sp.goto('file://' + small + '?s=' + encodeURIComponent('^b$'),
+                  { waitUntil: 'load' });
+    const ms = await sp.textContent('#matched');
+    const nm = await sp.evaluate(() =>
+      document.querySelectorAll('#frames > g.match').length);
+    if (ms === 'Matched: 50.00%' && nm === 2) pass('svg-browser-search-on-load');
+    else fail('svg-browser-search-on-load', ms + ' / ' + nm);
+    await sp.close();
+
     if (diffSvg) {
       const dp = await browser.newPage();
       await dp.goto('file://' + diffSvg, { waitUntil: 'load' });
       const r = await dp.evaluate(() => {
         const g = [...document.querySelectorAll('#frames > g')].find(
-          g => g.querySelector('title').textContent.split('\n')[0] === 'grow');
+          g => window.sfFlame.name(g) === 'grow');
         window.sfFlame.zoom(g);
         return +g.querySelector('rect').getAttribute('width');
       });
@@ -139,7 +151,7 @@ function near(a, b) { return Math.abs(a - b) < 0.02; }
         if (!g) return null;
         window.sfFlame.zoom(g);
         const t = g.querySelector('text');
-        return [g.querySelector('title').textContent.split('\n')[0],
+        return [window.sfFlame.name(g),
                 t ? t.textContent : ''];
       });
       if (lab && lab[1] !== '' && (lab[1] === lab[0] ||

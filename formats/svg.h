@@ -1,0 +1,122 @@
+/*
+ * svg.h - internals of the flame graph writer (fmt_svg.c), shared by its
+ * parts: svg_graph.c builds the tree of frames to draw, svg_colour.c picks
+ * each frame's fill.  Not a public interface: only these files include it.
+ *
+ * The options are flamegraph.pl's and inferno's, with their meaning; they
+ * are parsed once into struct svg_opts (fmt_svg.c) and read by every part.
+ */
+#ifndef SF_SVG_H
+#define SF_SVG_H
+
+#include "format.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum svg_palette {
+	PAL_HOT, PAL_MEM, PAL_IO, PAL_WAKEUP, PAL_CHAIN, PAL_RED, PAL_GREEN,
+	PAL_BLUE, PAL_AQUA, PAL_YELLOW, PAL_PURPLE, PAL_ORANGE, PAL_JAVA,
+	PAL_JS, PAL_PERL,
+};
+
+/* How a frame's palette position is chosen. */
+enum svg_colour_key {
+	KEY_NAME,    /* a hash of the name (ours; the default, and inferno's
+		      * --deterministic): a function keeps its colour */
+	KEY_HASH,    /* flamegraph.pl's --hash (its namehash()): the same
+		      * colours flamegraph.pl --hash draws */
+	KEY_RANDOM,  /* --random: not keyed by name; drawn from a PRNG with a
+		      * fixed seed, so the same input still gives the same
+		      * bytes */
+};
+
+struct svg_opts {
+	const char *title, *subtitle, *notes;
+	const char *fonttype;
+	const char *countname;     /* NULL: from the sample type's unit */
+	const char *nametype;
+	const char *search_color;
+	const char *palette_file;  /* with --cp */
+	const char *bg1, *bg2;     /* background gradient (equal: flat) */
+	double width, frame_h, fontsize, fontwidth;
+	double minwidth;           /* pixels, or percent with minwidth_pct */
+	bool minwidth_pct;
+	size_t max_frames;
+	enum svg_palette palette;
+	enum svg_colour_key key;
+	bool cp;
+	bool reverse, inverted, negate, flamechart;
+	double factor;             /* counts shown are weights * factor */
+	double total;              /* --total, 0 if unset */
+};
+
+struct svg_node {
+	uint32_t parent;
+	uint32_t depth;
+	const char *name;
+	const char *module;
+	const char *kind;
+	uint32_t flags;
+	double w;       /* inclusive weight, default (NEW) type */
+	double wb;      /* inclusive BASE weight (differential) */
+	double sw, swb; /* self weights: NEW, BASE */
+	double off;     /* inclusive weight of off-CPU samples */
+	double x;       /* offset from the left, in weight units */
+	bool drawn;
+};
+
+struct svg_graph {
+	struct svg_node *nodes;
+	size_t n;
+	uint32_t *order;   /* the order nodes are written: by (parent,
+			    * name, module, kind), or by time for a flame
+			    * chart; parents before children */
+	double total;      /* the width's weight: the sum, or --total */
+	bool diff;
+	bool offcpu;       /* the samples carry the "state" label */
+	size_t drawn, elided, removed;
+	double minpx;      /* effective minimum width in pixels */
+	bool capped;       /* --max-frames raised it */
+	uint32_t maxdepth;
+};
+
+/* Build the tree of `p` as `o` asks (merged or reversed stacks, or a
+ * flame chart in time order), place it and mark what is drawn.  Returns 0
+ * or SF_ENOMEM; free with svg_graph_free. */
+int svg_graph_build(struct svg_graph *g, const struct sf_profile *p,
+		    struct sf_ctx *ctx, const struct svg_opts *o);
+void svg_graph_free(struct svg_graph *g);
+
+/* ----- colours (svg_colour.c) ----- */
+
+/* "hot" -> PAL_HOT; -1 for an unknown name. */
+int svg_palette_parse(const char *name, enum svg_palette *out);
+extern const char svg_palette_list[];   /* "hot, mem, io, ..." */
+
+/* --bgcolors: yellow, blue, green, grey (gradients) or #rrggbb (flat);
+ * NULL: the palette's default, as flamegraph.pl picks it.  Returns -1 for
+ * a value that is none of these. */
+int svg_bgcolors(struct svg_opts *o, const char *value, bool diff);
+
+/* The fills of the frames, by colour key, palette and the frame's kind;
+ * with a consistent palette (--cp) the map read from and written back to
+ * o->palette_file. */
+struct svg_colours;
+int svg_colours_new(struct svg_colours **out, struct sf_ctx *ctx,
+		    const struct svg_opts *o);
+/* The fill of `nd` as "rgb(r,g,b)" into buf (at least 32 bytes); on-CPU
+ * frames of an off-CPU aware graph in the palette, off-CPU ones in
+ * blue-grey ("io").  Returns 0 or SF_ENOMEM. */
+int svg_colour_frame(struct svg_colours *c, struct sf_ctx *ctx,
+		     const struct svg_node *nd, bool offcpu, char *buf,
+		     size_t size);
+/* Red where it grew, blue where it shrank (or the opposite with
+ * --negate); grey without change. */
+void svg_colour_diff(double delta, double maxdelta, bool negate, char *buf,
+		     size_t size);
+/* Write the --cp palette file back (sorted by name) and free. */
+int svg_colours_finish(struct svg_colours *c, struct sf_ctx *ctx,
+		       bool write_back);
+
+#endif

@@ -1,0 +1,462 @@
+/*
+ * svg_graph.c - the tree a flame graph draws.
+ *
+ * Merged (the default): the samples' stacks are merged into one tree; a
+ * frame's children are the distinct frames (by name, module and kind)
+ * called from it, ordered by name, like FlameGraph's alphabetic x axis.
+ * Reversed (--reverse): the same with every stack read leaf first, so the
+ * merge happens at the leaves.  Flame chart (--flamechart): nothing is
+ * merged but consecutive samples that share a prefix; samples follow each
+ * other in time order (by timestamp where every sample has one, else in
+ * input order), each thread's after the previous thread's.
+ */
+#include "svg.h"
+#include "diff.h"
+#include "hash.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define XPAD 10
+
+static int strcmp_null(const char *a, const char *b)
+{
+	if (a == b)
+		return 0;
+	if (!a)
+		return -1;
+	if (!b)
+		return 1;
+	return strcmp(a, b);
+}
+
+static int desc_cmp(const void *a_, const void *b_)
+{
+	double a = *(const double *)a_, b = *(const double *)b_;
+
+	return a > b ? -1 : a < b;
+}
+
+/* Names in the order flamegraph.pl's sorted lines put them: a name is
+ * followed by ';' there, so "b " (0x20) comes before "b;" (0x3b). */
+static int name_cmp(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	unsigned char ca = *a ? (unsigned char)*a : ';';
+	unsigned char cb = *b ? (unsigned char)*b : ';';
+	if (ca != cb)
+		return ca < cb ? -1 : 1;
+	return *a ? 1 : *b ? -1 : 0;
+}
+
+static int order_cmp(const void *a_, const void *b_, void *nodes_)
+{
+	const struct svg_node *nodes = nodes_;
+	const struct svg_node *a = &nodes[*(const uint32_t *)a_];
+	const struct svg_node *b = &nodes[*(const uint32_t *)b_];
+	int c;
+
+	if (a->parent != b->parent)
+		return a->parent < b->parent ? -1 : 1;
+	if ((c = name_cmp(a->name, b->name)))
+		return c;
+	if ((c = strcmp_null(a->module, b->module)))
+		return c;
+	if ((c = strcmp_null(a->kind, b->kind)))
+		return c;
+	return *(const uint32_t *)a_ < *(const uint32_t *)b_ ? -1 : 1;
+}
+
+/* Flame chart: creation order within a parent is time order. */
+static int chart_cmp(const void *a_, const void *b_, void *nodes_)
+{
+	const struct svg_node *nodes = nodes_;
+	uint32_t a = *(const uint32_t *)a_, b = *(const uint32_t *)b_;
+
+	if (nodes[a].parent != nodes[b].parent)
+		return nodes[a].parent < nodes[b].parent ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* ----- building: nodes and the (parent, frame) -> node table ----- */
+
+struct builder {
+	struct svg_graph *g;
+	size_t cap;          /* nodes allocated */
+	struct sf_idx idx;   /* (parent, frame) -> node */
+};
+
+struct node_key {
+	uint32_t parent;
+	const struct sf_frame *f;
+};
+
+static bool node_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct svg_node *nd = &((const struct svg_graph *)ctx)->nodes[id];
+	const struct node_key *k = key;
+
+	return nd->parent == k->parent && nd->name == k->f->name &&
+	       nd->module == k->f->module && nd->kind == k->f->kind;
+}
+
+static int new_node(struct builder *b, uint32_t par, const struct sf_frame *f,
+		    uint32_t *out)
+{
+	struct svg_graph *g = b->g;
+
+	if (g->n == b->cap) {
+		size_t nc = b->cap * 2;
+		struct svg_node *nn = realloc(g->nodes, nc * sizeof(*nn));
+		if (!nn)
+			return -1;
+		g->nodes = nn;
+		b->cap = nc;
+	}
+	struct svg_node *nd = &g->nodes[g->n];
+	memset(nd, 0, sizeof(*nd));
+	nd->parent = par;
+	nd->depth = g->nodes[par].depth + 1;
+	nd->name = f->name;
+	nd->module = f->module;
+	nd->kind = f->kind;
+	nd->flags = f->flags;
+	*out = (uint32_t)g->n++;
+	return 0;
+}
+
+/* The child of `par` for frame `f`, made if new.  Frames merge by name,
+ * module and kind (interned: equal strings are equal pointers). */
+static int child_of(struct builder *b, uint32_t par, const struct sf_frame *f,
+		    uint32_t *out)
+{
+	struct node_key k = { par, f };
+	uint64_t key[4] = { par, (uint64_t)(uintptr_t)f->name,
+			    (uint64_t)(uintptr_t)f->module,
+			    (uint64_t)(uintptr_t)f->kind };
+	uint64_t h = sf_hash(key, sizeof(key));
+
+	if (sf_idx_find(&b->idx, h, node_eq, b->g, &k, out))
+		return 0;
+	if (new_node(b, par, f, out) || !sf_idx_insert(&b->idx, h, *out))
+		return -1;
+	return 0;
+}
+
+/* ----- what each sample adds ----- */
+
+struct weights {
+	uint32_t t, tb;         /* the drawn type; BASE for a diff */
+	signed char *offcpu;    /* per label set: -1 unknown, 0 on, 1 off */
+};
+
+static bool sample_off(const struct sf_profile *p, struct weights *wt,
+		       struct svg_graph *g, size_t i)
+{
+	sf_labels_id l = p->d.samples[i].labels;
+
+	if (!wt->offcpu)
+		return false;
+	if (wt->offcpu[l] < 0) {
+		const char *st = sf_profile_label(p, l, "state");
+		if (st)
+			g->offcpu = true;
+		wt->offcpu[l] = st && strcmp(st, "running");
+	}
+	return wt->offcpu[l] == 1;
+}
+
+static void add_sample(const struct sf_profile *p, struct weights *wt,
+		       struct svg_graph *g, size_t i, struct svg_node *nd)
+{
+	double w = p->d.ntypes ? sf_weight(p, i, wt->t) : 1;
+
+	nd->sw += w;
+	if (g->diff)
+		nd->swb += sf_weight(p, i, wt->tb);
+	if (sample_off(p, wt, g, i))
+		nd->off += w;
+}
+
+/* The frames of stack `s` from the root, into b->path. */
+static int stack_path(const struct sf_profile *p, sf_stack_id s,
+		      sf_frame_id **path, size_t *cap, size_t *n)
+{
+	size_t d = 0;
+
+	for (sf_stack_id x = s; x; x = p->d.stacks[x].parent)
+		d++;
+	if (d > *cap) {
+		sf_frame_id *np = realloc(*path, d * sizeof(*np));
+		if (!np)
+			return -1;
+		*path = np;
+		*cap = d;
+	}
+	*n = d;
+	for (sf_stack_id x = s; x; x = p->d.stacks[x].parent)
+		(*path)[--d] = p->d.stacks[x].frame;
+	return 0;
+}
+
+/* Merged, or reversed: one node per distinct path. */
+static int build_merged(struct builder *b, const struct sf_profile *p,
+			struct weights *wt, bool reverse)
+{
+	size_t ns = p->d.nstacks ? p->d.nstacks : 1;
+	uint32_t *map = calloc(ns, sizeof(*map));
+	sf_frame_id *path = NULL;
+	size_t cap = 0, n;
+	int rc = 0;
+
+	if (!map)
+		return -1;
+	/* stack ids grow from parent to child: a parent is mapped first */
+	if (!reverse) {
+		for (size_t s = 1; s < p->d.nstacks && !rc; s++) {
+			const struct sf_stack_node *sn = &p->d.stacks[s];
+			rc = child_of(b, map[sn->parent],
+				      &p->d.frames[sn->frame], &map[s]);
+		}
+	} else {
+		/* only the stacks samples end in are paths of their own */
+		unsigned char *used = calloc(ns, 1);
+		if (!used)
+			rc = -1;
+		for (size_t i = 0; !rc && i < p->d.nsamples; i++)
+			used[p->d.samples[i].stack] = 1;
+		for (size_t s = 1; !rc && s < p->d.nstacks; s++) {
+			if (!used[s])
+				continue;
+			if ((rc = stack_path(p, (sf_stack_id)s, &path, &cap,
+					     &n)))
+				break;
+			uint32_t cur = 0;
+			for (size_t k = n; k-- > 0 && !rc;)
+				rc = child_of(b, cur, &p->d.frames[path[k]],
+					      &cur);
+			map[s] = cur;
+		}
+		free(used);
+	}
+	for (size_t i = 0; !rc && i < p->d.nsamples; i++)
+		add_sample(p, wt, b->g, i,
+			   &b->g->nodes[map[p->d.samples[i].stack]]);
+	free(path);
+	free(map);
+	return rc;
+}
+
+static const struct sf_profile *chart_p;   /* for qsort */
+
+static int time_cmp(const void *a_, const void *b_)
+{
+	const struct sf_sample *a = &chart_p->d.samples[*(const size_t *)a_];
+	const struct sf_sample *b = &chart_p->d.samples[*(const size_t *)b_];
+
+	/* SF_NO_THREAD is the largest index: those samples come last */
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	return *(const size_t *)a_ < *(const size_t *)b_ ? -1 : 1;
+}
+
+/* Flame chart: consecutive samples share the nodes of their common
+ * prefix; any other frame is a new node. */
+static int build_chart(struct builder *b, const struct sf_profile *p,
+		       struct weights *wt)
+{
+	size_t n = p->d.nsamples, cap = 0, pcap = 0, len, plen = 0;
+	size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
+	sf_frame_id *path = NULL, *prev = NULL;
+	uint32_t *nodes = NULL;
+	bool timed = n > 0;
+	int rc = 0;
+
+	if (!idx)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		idx[i] = i;
+		if (p->d.samples[i].time == SF_NO_TIME)
+			timed = false;
+	}
+	chart_p = p;
+	if (timed)
+		qsort(idx, n, sizeof(*idx), time_cmp);
+	sf_thread_idx prev_thread = SF_NO_THREAD;
+	for (size_t k = 0; k < n && !rc; k++) {
+		size_t i = idx[k];
+		if ((rc = stack_path(p, p->d.samples[i].stack, &path, &cap,
+				     &len)))
+			break;
+		if (cap > pcap || !nodes) {
+			sf_frame_id *np = realloc(prev, (cap + 1) *
+						  sizeof(*np));
+			if (np)
+				prev = np;
+			uint32_t *nn = realloc(nodes, (cap + 1) *
+					       sizeof(*nn));
+			if (nn)
+				nodes = nn;
+			if (!np || !nn) {
+				rc = -1;
+				break;
+			}
+			pcap = cap;
+		}
+		/* a thread's samples never continue another thread's */
+		size_t same = 0;
+		if (k == 0 || p->d.samples[i].thread == prev_thread)
+			while (same < len && same < plen &&
+			       path[same] == prev[same])
+				same++;
+		nodes[0] = 0;
+		for (size_t d = same; d < len && !rc; d++)
+			rc = new_node(b, nodes[d], &p->d.frames[path[d]],
+				      &nodes[d + 1]);
+		if (rc)
+			break;
+		memcpy(prev, path, len * sizeof(*prev));
+		plen = len;
+		prev_thread = p->d.samples[i].thread;
+		add_sample(p, wt, b->g, i, &b->g->nodes[nodes[len]]);
+	}
+	free(idx);
+	free(path);
+	free(prev);
+	free(nodes);
+	return rc;
+}
+
+/* ----- placing ----- */
+
+int svg_graph_build(struct svg_graph *g, const struct sf_profile *p,
+		    struct sf_ctx *ctx, const struct svg_opts *o)
+{
+	struct builder b = { .g = g, .cap = 16 };
+	struct weights wt = { 0 };
+	int rc = 0;
+
+	memset(g, 0, sizeof(*g));
+	g->diff = sf_diff_types(p, &wt.tb, &wt.t);
+	if (!g->diff && p->d.ntypes)
+		wt.t = p->d.meta.default_type < p->d.ntypes ?
+		       p->d.meta.default_type : (uint32_t)p->d.ntypes - 1;
+	if (!(g->nodes = malloc(b.cap * sizeof(*g->nodes))))
+		return sf_error_nomem(ctx);
+	if (p->d.nlabel_sets > 1) {
+		wt.offcpu = malloc(p->d.nlabel_sets);
+		if (!wt.offcpu) {
+			rc = sf_error_nomem(ctx);
+			goto out;
+		}
+		memset(wt.offcpu, 0xff, p->d.nlabel_sets);
+		wt.offcpu[0] = 0;
+	}
+	/* node 0 is "all" */
+	memset(&g->nodes[0], 0, sizeof(g->nodes[0]));
+	g->nodes[0].name = "all";
+	g->nodes[0].parent = UINT32_MAX;
+	g->n = 1;
+	if (o->flamechart ? build_chart(&b, p, &wt) :
+	    build_merged(&b, p, &wt, o->reverse)) {
+		rc = sf_error_nomem(ctx);
+		goto out;
+	}
+	for (size_t i = 0; i < g->n; i++) {
+		g->nodes[i].w = g->nodes[i].sw;
+		g->nodes[i].wb = g->nodes[i].swb;
+	}
+	/* children have larger ids than their parents */
+	for (size_t i = g->n; i-- > 1;) {
+		struct svg_node *nd = &g->nodes[i];
+		g->nodes[nd->parent].w += nd->w;
+		g->nodes[nd->parent].wb += nd->wb;
+		g->nodes[nd->parent].off += nd->off;
+	}
+	g->total = g->nodes[0].w;
+	/* --total: a larger sum than the samples', as flamegraph.pl (a
+	 * smaller one is ignored); the root spans it */
+	if (o->total > g->total && !g->diff) {
+		g->total = o->total;
+		g->nodes[0].w = o->total;
+	} else if (o->total > 0 && o->total < g->total) {
+		sf_warn(ctx, "svg-total", "--total is less than the samples' "
+			"total, so ignored");
+	}
+	if (!(g->order = malloc(g->n * sizeof(*g->order)))) {
+		rc = sf_error_nomem(ctx);
+		goto out;
+	}
+	for (size_t i = 0; i < g->n; i++)
+		g->order[i] = (uint32_t)i;
+	/* node 0 has parent UINT32_MAX: sort only the others */
+	qsort_r(g->order + 1, g->n - 1, sizeof(*g->order),
+		o->flamechart ? chart_cmp : order_cmp, g->nodes);
+
+	double scale = g->total > 0 ? (o->width - 2 * XPAD) / g->total : 0;
+	double minw = o->minwidth_pct ?
+		      o->minwidth / 100 * (o->width - 2 * XPAD) : o->minwidth;
+	/* --max-frames: a frame is never wider than its caller, so keeping
+	 * the frames wider than the (max+1)-th widest keeps a connected
+	 * tree of at most max frames; it acts as a larger --minwidth */
+	double cut = -1;
+	g->minpx = minw;
+	if (o->max_frames && g->n > o->max_frames && scale > 0) {
+		double *ws = malloc(g->n * sizeof(*ws));
+		if (!ws) {
+			rc = sf_error_nomem(ctx);
+			goto out;
+		}
+		for (size_t i = 0; i < g->n; i++)
+			ws[i] = g->nodes[i].w;
+		qsort(ws, g->n, sizeof(*ws), desc_cmp);
+		if (ws[o->max_frames] * scale >= minw) {
+			cut = ws[o->max_frames];
+			g->minpx = cut * scale;
+			g->capped = true;
+		}
+		free(ws);
+	}
+	/* x offsets: children follow each other from the parent's x; the
+	 * groups come in parent-id order, so a parent is placed first */
+	uint32_t cur = UINT32_MAX;
+	double cx = 0;
+	g->nodes[0].drawn = true;
+	g->drawn = 1;
+	for (size_t k = 1; k < g->n; k++) {
+		struct svg_node *nd = &g->nodes[g->order[k]];
+		if (nd->parent != cur) {
+			cur = nd->parent;
+			cx = g->nodes[cur].x;
+		}
+		nd->x = cx;
+		cx += nd->w;
+		nd->drawn = g->nodes[nd->parent].drawn && nd->w > 0 &&
+			    nd->w * scale >= minw && nd->w > cut;
+		if (nd->drawn) {
+			g->drawn++;
+			if (nd->depth > g->maxdepth)
+				g->maxdepth = nd->depth;
+		} else if (nd->w > 0) {
+			g->elided++;
+		} else if (g->diff && nd->wb > 0) {
+			g->removed++;
+		}
+	}
+out:
+	sf_idx_free(&b.idx);
+	free(wt.offcpu);
+	return rc;
+}
+
+void svg_graph_free(struct svg_graph *g)
+{
+	free(g->nodes);
+	free(g->order);
+	memset(g, 0, sizeof(*g));
+}

@@ -1,0 +1,41 @@
+/*
+ * records.h - how many records a writer that repeats a sample once per
+ * counted sample writes (Sampler traces, V8 .cpuprofile).
+ *
+ * A weight is a number of samples only where the input counted samples:
+ * a ("samples", "count") type read from perf, pprof, a capture, a trace.
+ * Collapsed stacks, sample lines and difffolded weights are whatever the
+ * user summed (nanoseconds, bytes), and repeating a sample 2,004,008
+ * times is never what was meant: without --period such a profile is
+ * refused up front, before anything is written.
+ */
+#ifndef SF_RECORDS_H
+#define SF_RECORDS_H
+
+#include "format.h"
+
+/* The option writers that use this declare (help included). */
+#define SF_RECORDS_OPTION                                                 \
+	{ "period", "N", "sampler, cpuprofile: one record per N units of "  \
+	  "weight (when the weights are not sample counts)" }
+
+struct sf_records {
+	uint32_t type;     /* the weight counted ... */
+	double div;        /* ... divided by this */
+	bool per_sample;   /* or: each sample is its fold count of records */
+};
+
+/* How many records each sample becomes: with --period N the default
+ * type's weight divided by N; else the weight of a ("samples", "count")
+ * type the input counted; else a type divided by the profile's period in
+ * the same unit; else, for an input that counted its samples (perf,
+ * pprof, captures: anything but collapsed, lines and difffolded), one
+ * record per sample (sf_sample_count).  Otherwise SF_EUSAGE with a message
+ * naming `what` ("Sampler records") and --period. */
+int sf_records_plan(const struct sf_profile *p, struct sf_ctx *ctx,
+		    const char *what, struct sf_records *out);
+/* The records of sample i under `r` (may be fractional: round it). */
+double sf_records_of(const struct sf_profile *p, const struct sf_records *r,
+		     size_t i);
+
+#endif
