@@ -586,9 +586,11 @@ static int record(struct sfc_session *s, struct sf_ctx *ctx,
 		if (node_get(s, node, SFC_ADDR_TRUNCATED, &node))
 			return oom(ctx);
 	}
+	bool known = true;
 	for (size_t i = s->nframes; i-- > 0;) {
 		if (addr_get(s, s->frames[i], &a) || node_get(s, node, a, &node))
 			return oom(ctx);
+		known &= s->addrs[a].mod != NULL;
 	}
 	if (t->verify) {
 		if (node == c->node)
@@ -598,7 +600,9 @@ static int record(struct sfc_session *s, struct sf_ctx *ctx,
 	}
 	c->have = false;
 	c->base = false;
-	if (s->reuse) {
+	/* a frame outside every known module may be a library not reported
+	 * yet (just after an exec or a dlopen): unwind it again next time */
+	if (s->reuse && known) {
 		if (keep_copy(s, c, t, stack))
 			return oom(ctx);
 		c->node = node;
@@ -733,6 +737,13 @@ static bool reusable(struct sfc_session *s, struct sfc_cthread *c,
 		return false;
 	}
 	return true;
+}
+
+/* The modules changed: stacks unwound before may read differently now. */
+static void forget_stacks(struct sfc_session *s)
+{
+	for (size_t i = 0; i < s->nthreads; i++)
+		s->threads[i].have = s->threads[i].base = false;
 }
 
 /* Threads gone since the last tick: release their file and copy. */
@@ -928,11 +939,13 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 			return rc;
 		s->module_miss = false;
 		s->last_refresh = sfc__mono();
+		forget_stacks(s);
 	}
 	if (s->module_miss && sfc__mono() - s->last_refresh > 100000000) {
 		sfc__dwfl_refresh(s);
 		s->module_miss = false;
 		s->last_refresh = sfc__mono();
+		forget_stacks(s);
 	}
 	if ((rc = scan(s, ctx)) || s->st.target_exited)
 		return rc;
@@ -953,13 +966,42 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 			if (s->cur[i].ps == PS_STOPPED)
 				release(s, &s->cur[i], t0);
 	} else {
+		/* Interrupt every thread that must be stopped, then copy and
+		 * release each as soon as its stop arrives: the waits for the
+		 * threads to reach their stops overlap (on a loaded machine a
+		 * woken thread may wait milliseconds for a CPU), while each
+		 * thread is paused only for its own copy. */
+		int64_t deadline = 0;
 		for (size_t i = 0; i < s->ncur; i++) {
+			if ((rc = seize(s, ctx, &s->cur[i])))
+				goto undo;
+			deadline = s->cur[i].t_int + s->o.stop_timeout_ns;
+		}
+		size_t first = 0;
+		for (;;) {
+			bool waiting = false;
+			for (size_t i = first; i < s->ncur; i++) {
+				struct sfc_thr *t = &s->cur[i];
+				if (t->ps == PS_STOPPED) {
+					grab(s, t, s->stacks + i * sb);
+					release(s, t, t->t_int);
+				}
+				if (t->ps == PS_SEIZED)
+					waiting = true;
+				else if (i == first)
+					first++;
+			}
+			if (!waiting || dispatch_one(s, deadline) <= 0)
+				break;
+		}
+		/* past the deadline: what stopped meanwhile is still read,
+		 * the rest is left to the dispatcher */
+		for (size_t i = first; i < s->ncur; i++)
+			if (s->cur[i].ps == PS_SEIZED &&
+			    (rc = wait_stopped(s, ctx, &s->cur[i])))
+				goto undo;
+		for (size_t i = first; i < s->ncur; i++) {
 			struct sfc_thr *t = &s->cur[i];
-			if ((rc = seize(s, ctx, t)))
-				goto undo;
-			if (t->ps == PS_SEIZED &&
-			    (rc = wait_stopped(s, ctx, t)))
-				goto undo;
 			if (t->ps == PS_STOPPED) {
 				grab(s, t, s->stacks + i * sb);
 				release(s, t, t->t_int);

@@ -14,13 +14,15 @@
  *      ("reused" sample, see below).  The others have their name and
  *      state read from /proc/PID/task/TID/stat BEFORE stopping them (a
  *      stopped thread looks idle);
- *   2. per thread that must be stopped (or all at once with all_stop):
- *      PTRACE_SEIZE,
- *      PTRACE_INTERRUPT, wait for the stop through one waitpid(-1, __WALL)
- *      dispatcher with a deadline (signals that arrive meanwhile are
- *      re-injected at once), PTRACE_GETREGSET(NT_PRSTATUS), copy the top
- *      `stack_bytes` of the stack (plus the 128-byte red zone below sp on
- *      x86_64) with process_vm_readv, PTRACE_DETACH;
+ *   2. PTRACE_SEIZE and PTRACE_INTERRUPT every thread that must be
+ *      stopped, then, as each stop arrives through one waitpid(-1,
+ *      __WALL) dispatcher with a deadline (signals that arrive meanwhile
+ *      are re-injected at once): PTRACE_GETREGSET(NT_PRSTATUS), copy the
+ *      top `stack_bytes` of the stack (plus the 128-byte red zone below
+ *      sp on x86_64) with process_vm_readv, PTRACE_DETACH.  The waits for
+ *      the threads to reach their stops overlap; each thread is paused
+ *      only for its own copy.  With all_stop every thread is stopped
+ *      before the first is read, and all are released together;
  *   3. with the target running again, unwind the copies and intern the
  *      stacks as addresses (module + offset is resolved at the end).
  *
@@ -35,6 +37,9 @@
  * (read again with process_vm_readv), and (d) schedstat did not move
  * while (b) and (c) were read.  From then on, equal schedstat means the
  * thread has not run, so its registers and stack are those of the copy.
+ * Ticks skipped because the sampler fell behind are filled, with their
+ * scheduled times, for threads whose baseline is older than the skipped
+ * tick and still holds: they did not run in between either.
  * Not checked: callee-saved registers other than sp (a thread that left
  * the call and came back to the same pc and sp with the same stack bytes
  * but another rbx would pass (b)-(d); the unwinder reads them only where

@@ -124,6 +124,9 @@ struct sfc_session {
 	size_t nframes;
 	uint64_t last_sp;
 	uint64_t unw_hi;        /* end of the highest word the unwinder read */
+	uint64_t clone_pc[8];   /* pcs without CFI seen lately ... */
+	bool clone_yes[8];      /* ... and whether they are in clone */
+	unsigned clone_next;
 	bool unw_bad;
 
 	struct sfc_cthread *threads;

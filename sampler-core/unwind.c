@@ -263,26 +263,49 @@ static bool has_cfi(Dwfl *dwfl, uint64_t pc)
 	return false;
 }
 
+/* Is pc in clone or clone3 (glibc's names, with or without "__" and
+ * "__GI_")?  Asked only for a pc without CFI; the answers for the last
+ * few such pcs are kept (a symbol lookup scans the symbol table). */
+static bool in_clone(struct sfc_session *s, uint64_t pc)
+{
+	for (int i = 0; i < 8; i++)
+		if (s->clone_pc[i] == pc)
+			return s->clone_yes[i];
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, pc);
+	const char *name = mod ? dwfl_module_addrname(mod, pc) : NULL;
+	bool yes = false;
+	if (name) {
+		if (!strncmp(name, "__GI_", 5))
+			name += 5;
+		while (*name == '_')
+			name++;
+		yes = !strcmp(name, "clone") || !strcmp(name, "clone3");
+	}
+	s->clone_pc[s->clone_next % 8] = pc;
+	s->clone_yes[s->clone_next++ % 8] = yes;
+	return yes;
+}
+
 /* The instructions right after the clone/clone3 system call have no CFI
  * (glibc ends the FDE before the syscall, as the child's is wrong).  In
  * the child (rax 0) the thread has no caller yet: the pc is its outermost
  * frame, and whatever lies above sp (the new thread's descriptor, or an
  * earlier thread's frames on a reused stack) must not be read as frames.
- * In the parent the return address is at [sp].  Returns 1 when the stack
- * is decided (child), 0 otherwise; sets *frameless for the parent. */
+ * In the parent the return address is at [sp].  orig_rax cannot tell
+ * (a new thread's first stop may show -1): the function is looked up.
+ * Returns 1 when the stack is decided (child), 0 otherwise; sets
+ * *frameless for the parent. */
 static int clone_window(struct sfc_session *s, const struct sfc_thr *t,
 			bool *frameless)
 {
-	long long nr = (long long)t->regs.orig_rax;
-
 	*frameless = false;
-	if ((nr != 56 && nr != 435) || has_cfi(s->dwfl, t->regs.rip))
+	if (has_cfi(s->dwfl, t->regs.rip) || !in_clone(s, t->regs.rip))
 		return 0;
 	if (t->regs.rax == 0) {
 		s->frames[s->nframes++] = t->regs.rip;
 		return 1;
 	}
-	*frameless = (long long)t->regs.rax > 0;
+	*frameless = true;
 	return 0;
 }
 #endif
