@@ -55,8 +55,8 @@ cleanup_targets() {
 target_runs() {
 	for st in /proc/$1/task/*/status; do
 		[ -r "$st" ] || continue
-		s=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "$st")
-		t=$(sed -n 's/^TracerPid:[[:space:]]*//p' "$st")
+		s=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "$st" 2>/dev/null)
+		t=$(sed -n 's/^TracerPid:[[:space:]]*//p' "$st" 2>/dev/null)
 		# a thread of a churning target may end between the two reads:
 		# its status is gone, not a sign of a tracer left behind
 		[ -n "$s" ] && [ -n "$t" ] || continue

@@ -30,6 +30,9 @@ for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
 	sleep 0.$(( (i * 37) % 30 + 5 ))
 	kill -9 $cp; wait $cp 2>/dev/null
 	why=$(target_runs $TPID) || { bad=$((bad + 1)); echo "run $i: $why"; }
+	if [ ! -d /proc/$TPID ]; then
+		wait $TPID; echo "run $i: the target ended with status $?"; break
+	fi
 done
 [ $bad -eq 0 ] && pass capture-sigkill-target-runs || fail capture-sigkill-target-runs "$bad of 12 runs left the target stopped or traced"
 ls -a | grep -q '^\.kill\.json' && fail capture-sigkill-no-temp "temporary file left" || pass capture-sigkill-no-temp
