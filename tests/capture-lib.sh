@@ -34,7 +34,9 @@ start_target() {
 	i=0
 	while ! grep -q READY "$out" 2>/dev/null; do
 		i=$((i + 1))
-		[ $i -gt 400 ] && { echo "target did not get ready"; return 1; }
+		# a bound, not a timing: a thousand threads on a loaded
+		# machine may take a while to settle
+		[ $i -gt 4800 ] && { echo "target did not get ready"; return 1; }
 		sleep 0.025
 	done
 	TOUT=$out
