@@ -1,28 +1,29 @@
 #!/bin/sh
-# bench/capture.sh - what sfcapture costs the target (not a test; timings
-# depend on the machine).
+# bench/capture.sh - what sfcapture costs the target (not a test: timings
+# depend on the machine and its load; never part of make check).
 #
-#   1. time each thread is stopped per sample (median, p99, from
-#      sfcapture's own summary: PTRACE_INTERRUPT sent -> PTRACE_DETACH
-#      done) for 4 and 64 threads, DWARF and frame-pointer unwinding, on
-#      the target built with and without frame pointers;
-#   2. slowdown of a CPU-bound thread sampled at 100 Hz and 1000 Hz
-#      (iterations per second with and without sfcapture);
-#   3. eu-stack -p (elfutils) taking the same snapshot once: time per
-#      invocation (the target's threads are stopped during it).
+#   1. for 1, 8, 64, 200 and 1,000 threads (the 200 have 10 CPU-bound
+#      threads, the others are blocked): time each thread spends stopped,
+#      measured from OUTSIDE with the kernel's scheduler events (perf
+#      record -a -e sched:sched_switch -e sched:sched_wakeup: a thread
+#      switched out in state t/T until its wake-up), per stop (median,
+#      p99) and summed per snapshot (one sfcapture tick; one eu-stack -p
+#      run); eu-stack -p on the same target in the same run; samples
+#      taken, reused (label reused=1) and missed at 100 Hz;
+#   2. slowdown of a CPU-bound thread sampled at 100 Hz against unsampled
+#      runs interleaved with it (5 rounds each, medians).
 #
-# Usage: sh bench/capture.sh [SECONDS]   (default 3 s per run)
+# Usage: sh bench/capture.sh [SECONDS]   (default 3 s per capture)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-3}
 cap=$top/bin/sfcapture
 tmp=$(mktemp -d)
-trap 'for p in $pids; do kill -9 $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
 pids=
+trap 'for p in $pids; do kill -9 $p 2>/dev/null; done; rm -rf "$tmp"' EXIT
 [ -x "$cap" ] || { echo "bench: build first (make)" >&2; exit 1; }
 cd "$tmp"
-cc -O2 -g -pthread -fno-omit-frame-pointer -o target_fp "$top/tests/fixtures/capture/target.c"
-cc -O2 -g -pthread -o target_nofp "$top/tests/fixtures/capture/target.c"
+cc -O2 -g -pthread -o target "$top/tests/fixtures/capture/target.c"
 cat > spin.c <<'C'
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +36,8 @@ int main(int argc, char **argv) {
 C
 cc -O2 -o spin spin.c
 
-start() { # BIN ARGS -> sets p (not in a subshell: the target dies with
-	  # its parent, prctl PDEATHSIG)
+start() { # ARGS -> sets p (not in a subshell: the target dies with its
+	  # parent, prctl PDEATHSIG)
 	rm -f out.$$
 	"$@" > out.$$ 2>&1 &
 	p=$!
@@ -44,40 +45,78 @@ start() { # BIN ARGS -> sets p (not in a subshell: the target dies with
 	while ! grep -q READY out.$$ 2>/dev/null; do sleep 0.02; done
 }
 
+# stops PERFDATA PID SNAPSHOTS: "median_us p99_us stops per_snapshot_us"
+# of the target's threads, from the scheduler events
+stops() {
+	ls /proc/$2/task > tids
+	perf script -i "$1" -F time,event,trace 2>/dev/null | awk '
+	FILENAME == "tids" { mine[$1] = 1; next }
+	{
+		t = $1; sub(/:$/, "", t); t *= 1e6
+		if ($2 ~ /sched_switch/) {
+			pid = ""; st = ""
+			for (i = 3; i <= NF; i++) {
+				if ($i ~ /^prev_pid=/) pid = substr($i, 10)
+				if ($i ~ /^prev_state=/) st = substr($i, 12)
+			}
+			if ((pid in mine) && st ~ /^[tT]/) start[pid] = t
+		} else if ($2 ~ /sched_wakeup/) {
+			for (i = 3; i <= NF; i++) if ($i ~ /^pid=/) pid = substr($i, 5)
+			if (pid in start) { printf "%.1f\n", t - start[pid]; delete start[pid] }
+		}
+	}' tids - | sort -n | awk -v snaps=$3 '{ d[++n] = $1; sum += $1 }
+	END {
+		if (!n) { print "- - 0 -"; exit }
+		printf "%.0f %.0f %d %.0f\n", d[int((n + 1) / 2)], d[int((n * 99 + 99) / 100)], n, sum / snaps
+	}'
+}
+
 echo "machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1), kernel $(uname -r)"
+echo "load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "command: sh bench/capture.sh $secs"
 echo
-echo "1. time stopped per thread per sample, 100 Hz, ${secs} s, one thread at a time"
-printf '%-6s %-8s %-6s %10s %10s %9s %7s\n' build threads unwind median_us p99_us samples missed
-for build in fp nofp; do
-	for n in 4 64; do
-		extra=$((n > 6 ? n - 6 : 0))
-		start ./target_$build -n $extra
-		sel=
-		if [ $n -eq 4 ]; then
-			sel="--threads $(ls /proc/$p/task | head -n 4 | paste -sd, -)"
+echo "1. stops seen by the kernel (sched_switch to t/T .. sched_wakeup), 100 Hz, ${secs} s"
+if ! command -v perf >/dev/null 2>&1; then
+	echo "  perf not installed (apt-get install linux-perf)"
+else
+	printf '%-7s %-9s %9s %9s %8s %12s %9s %9s %9s %7s\n' threads tool med_us p99_us stops stop/snap_us taken reused missed miss%
+	for n in 1 8 64 200 1000; do
+		case $n in
+		1) start sh -c 'echo READY; exec sleep 600' ;;
+		8) start ./target -n 2 ;;
+		64) start ./target -n 58 ;;
+		200) start ./target -n 185 -b 9 ;;
+		1000) start ./target -n 990 -b 4 ;;
+		esac
+		perf record -q -o cap.data -e sched:sched_switch -e sched:sched_wakeup -a -- \
+			"$cap" -p $p -F 100 -d $secs -o cap.json 2> cap.err > /dev/null
+		set -- $(sed -n 's/.*: \([0-9]*\) samples taken, \([0-9]*\) missed.*/\1 \2/p' cap.err)
+		taken=${1:-0} missed=${2:-0}
+		reused=$(grep -o '"capture.reused", *"[0-9]*"' cap.json | grep -o '[0-9]*"$' | tr -d '"')
+		ticks=$(awk -v s=$secs 'BEGIN { printf "%d", s * 100 }')
+		printf '%-7s %-9s %9s %9s %8s %12s %9s %9s %9s %7s\n' $n sfcapture $(stops cap.data $p $ticks) \
+			$taken "${reused:-?}" $missed $(awk -v m=$missed -v t=$taken 'BEGIN { printf "%.2f", t + m ? 100 * m / (t + m) : 0 }')
+		if command -v eu-stack >/dev/null 2>&1; then
+			runs=3
+			perf record -q -o eu.data -e sched:sched_switch -e sched:sched_wakeup -a -- \
+				sh -c "for i in \$(seq $runs); do eu-stack -p $p > /dev/null 2>&1; done"
+			printf '%-7s %-9s %9s %9s %8s %12s\n' $n eu-stack $(stops eu.data $p $runs)
 		fi
-		for uw in dwarf fp; do
-			"$cap" -p $p -d $secs --unwind=$uw $sel --to collapsed -o - >/dev/null 2> cap.err
-			med=$(sed -n 's/.*median \([0-9]*\) us.*/\1/p' cap.err)
-			p99=$(sed -n 's/.*p99 \([0-9]*\) us.*/\1/p' cap.err)
-			smp=$(sed -n 's/.*: \([0-9]*\) samples taken, \([0-9]*\) missed.*/\1 \2/p' cap.err)
-			printf '%-6s %-8s %-6s %10s %10s %9s %7s\n' $build $n $uw "$med" "$p99" $smp
-		done
-		"$cap" -p $p -d $secs --all-stop $sel --to collapsed -o - >/dev/null 2> cap.err
-		printf '%-6s %-8s %-6s %10s %10s   (--all-stop: whole-process window)\n' $build $n dwarf \
-			"$(sed -n 's/.*median \([0-9]*\) us.*/\1/p' cap.err)" "$(sed -n 's/.*p99 \([0-9]*\) us.*/\1/p' cap.err)"
-		kill -9 $p
+		kill -9 $p 2>/dev/null
 	done
-done
+	echo "  (stop/snap: thread-stopped time summed over one snapshot: one"
+	echo "  sfcapture tick, where a thread that has not run is not stopped, or"
+	echo "  one eu-stack run; reused: samples counted without a stop)"
+fi
 
 echo
-echo "2. slowdown of a CPU-bound thread (iterations/s; 3 rounds of"
-echo "   unsampled / 100 Hz / 1000 Hz, ${secs} s each, medians)"
+echo "2. slowdown of a CPU-bound thread (iterations/s, 5 rounds of"
+echo "   unsampled / 100 Hz interleaved, ${secs} s each, medians)"
 spin_under() { # HZ (0 = not sampled) -> iterations/s
 	./spin $secs > spin.out &
 	sp=$!
 	if [ "$1" -gt 0 ]; then
-		"$cap" -p $sp -F $1 --to collapsed -o - >/dev/null 2>>spin.$1.err &
+		"$cap" -q -p $sp -F $1 --to collapsed -o /dev/null 2>/dev/null &
 		cp=$!
 	fi
 	wait $sp
@@ -85,37 +124,13 @@ spin_under() { # HZ (0 = not sampled) -> iterations/s
 	cat spin.out
 }
 : > rounds
-for r in 1 2 3; do
-	for hz in 0 100 1000; do echo "$hz $(spin_under $hz)" >> rounds; done
+for r in 1 2 3 4 5; do
+	for hz in 0 100; do echo "$hz $(spin_under $hz)" >> rounds; done
 done
 awk '{ v[$1, ++n[$1]] = $2 }
 function med(h,   a, i, j, t, k) { k = n[h]; for (i = 1; i <= k; i++) a[i] = v[h, i]
 	for (i = 1; i <= k; i++) for (j = i + 1; j <= k; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 	return a[int((k + 1) / 2)] }
 END { b = med(0); printf "  unsampled: %.0f it/s\n", b
-	for (h = 100; h <= 1000; h *= 10) printf "  %4d Hz:   %.0f it/s, slowdown %.1f%%\n", h, med(h), 100 * (1 - med(h) / b) }' rounds
-for hz in 100 1000; do
-	sed -n 's/.*median \([0-9]*\) us.*/\1/p' spin.$hz.err | sort -n | sed -n 2p |
-	awk -v hz=$hz '{ printf "  %4d Hz: median stop %d us x %d/s = %.2f%% of the time stopped\n", hz, $1, hz, $1 * hz / 1e4 }'
-done
-echo "  (on a busy machine the throughput varies more than the effect; the"
-echo "  stopped fraction is the direct cost)"
-
-echo
-echo "3. eu-stack -p, one snapshot (wall time per invocation, 10 runs)"
-if command -v eu-stack >/dev/null 2>&1; then
-	for n in 6 64; do
-		start ./target_nofp -n $((n - 6))
-		t=$(for i in 1 2 3 4 5 6 7 8 9 10; do
-			a=$(date +%s%N); eu-stack -p $p > /dev/null 2>&1; b=$(date +%s%N)
-			echo $(( (b - a) / 1000 ))
-		done | sort -n | awk '{v[NR] = $1} END { printf "median %d us, max %d us", v[int((NR + 1) / 2)], v[NR] }')
-		echo "  $n threads: $t"
-		"$cap" -p $p -d $secs --to collapsed -o - >/dev/null 2> cap.err
-		echo "  $n threads, sfcapture: $(sed -n 's/.*: target stopped per sample: //p' cap.err) per thread;" \
-			"one tick stops each thread once"
-		kill -9 $p
-	done
-else
-	echo "  eu-stack not installed (apt-get install elfutils)"
-fi
+	printf "  100 Hz:    %.0f it/s, slowdown %.1f%%\n", med(100), 100 * (1 - med(100) / b) }' rounds
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

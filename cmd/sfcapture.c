@@ -16,7 +16,7 @@ static volatile int stop_flag;
 
 enum {
 	K_THREADS = CLI_KEY, K_ON_CPU, K_ALL_STOP, K_UNWIND, K_STACK_BYTES,
-	K_STACK_FRAMES, K_LINES, K_NO_DEMANGLE
+	K_STACK_FRAMES, K_LINES, K_NO_DEMANGLE, K_NO_REUSE, K_VERIFY_REUSE
 };
 
 static const struct cli_opt opts[] = {
@@ -37,6 +37,10 @@ static const struct cli_opt opts[] = {
 	{ "stack-frames", K_STACK_FRAMES, "N", "frames kept per stack (default 512)" },
 	{ "lines", K_LINES, NULL, "add source file and line to frames (slower)" },
 	{ "no-demangle", K_NO_DEMANGLE, NULL, "keep C++ names mangled" },
+	{ "no-reuse", K_NO_REUSE, NULL, "stop every thread at every sample, even one that\n"
+	  "has not run since its last (label reused=1)" },
+	{ "verify-reuse", K_VERIFY_REUSE, NULL, "stop such threads anyway and count reused stacks\n"
+	  "that would differ (audit; capture.reuse_* props)" },
 	{ "quiet", 'q', NULL, "no progress, summary or warnings" },
 	{ "help", 'h', NULL, "this help" },
 	{ "version", 'V', NULL, "the version" },
@@ -179,6 +183,12 @@ int main(int argc, char **argv)
 				status = cli_fail(&ctx);
 				goto done;
 			}
+			break;
+		case K_NO_REUSE:
+			o.no_reuse = true;
+			break;
+		case K_VERIFY_REUSE:
+			o.verify_reuse = true;
 			break;
 		default:
 			goto usage_error;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -99,13 +100,21 @@ static int thread_get(struct sfc_session *s, pid_t tid, const char *name,
 		s->threads = q;
 	}
 	id = (uint32_t)s->nthreads++;
+	memset(&s->threads[id], 0, sizeof(s->threads[id]));
 	s->threads[id].tid = tid;
+	s->threads[id].fd = -1;
 	snprintf(s->threads[id].name, sizeof(s->threads[id].name), "%s", name);
 	if (!sf_idx_insert(&s->thread_idx, h, id))
 		return -1;
 	s->st.threads_seen = (uint32_t)s->nthreads;
 	*out = id;
 	return 0;
+}
+
+static bool thread_find(struct sfc_session *s, pid_t tid, uint32_t *out)
+{
+	return sf_idx_find(&s->thread_idx, sf_hash(&tid, sizeof(tid)),
+			   thread_eq, s, &tid, out);
 }
 
 static bool addr_eq(const void *c, uint32_t id, const void *key)
@@ -427,22 +436,18 @@ static int wait_stopped(struct sfc_session *s, struct sf_ctx *ctx,
 	return 0;
 }
 
-static void grab(struct sfc_session *s, struct sfc_thr *t,
-		 unsigned char *stack)
+/* Copy len bytes of the target at addr; returns the bytes copied (a
+ * prefix: the copy stops at the first unmapped page). */
+static size_t read_mem(pid_t pid, uint64_t addr, size_t len,
+		       unsigned char *buf)
 {
-	struct iovec io = { &t->regs, sizeof(t->regs) };
-	struct iovec local, remote[64];
-	size_t n = 0, want = s->o.stack_bytes;
+	struct iovec local, remote[80];
+	size_t n = 0;
 
-	if (ptrace(PTRACE_GETREGSET, t->tid, (void *)(uintptr_t)NT_PRSTATUS,
-		   &io) < 0)
-		return;
-	uint64_t sp = SFC_SP(t->regs);
-	t->stack_base = sp;
 	/* one iovec per page: a partial read never splits an iovec, so the
 	 * end of the stack mapping does not cost the whole copy */
-	uint64_t a = sp, end = sp + want;
-	while (a < end && n < 64) {
+	uint64_t a = addr, end = addr + len;
+	while (a < end && n < sizeof(remote) / sizeof(remote[0])) {
 		uint64_t next = (a | 4095) + 1;
 		if (next > end)
 			next = end;
@@ -451,10 +456,29 @@ static void grab(struct sfc_session *s, struct sfc_thr *t,
 		n++;
 		a = next;
 	}
-	local.iov_base = stack;
-	local.iov_len = want;
-	ssize_t got = process_vm_readv(s->pid, &local, 1, remote, n, 0);
-	t->stack_len = got > 0 ? (size_t)got : 0;
+	local.iov_base = buf;
+	local.iov_len = len;
+	ssize_t got = process_vm_readv(pid, &local, 1, remote, n, 0);
+	return got > 0 ? (size_t)got : 0;
+}
+
+static void grab(struct sfc_session *s, struct sfc_thr *t,
+		 unsigned char *stack)
+{
+	struct iovec io = { &t->regs, sizeof(t->regs) };
+
+	if (ptrace(PTRACE_GETREGSET, t->tid, (void *)(uintptr_t)NT_PRSTATUS,
+		   &io) < 0)
+		return;
+	uint64_t sp = SFC_SP(t->regs);
+	t->stack_base = sp - SFC_REDZONE;
+	t->stack_len = read_mem(s->pid, t->stack_base,
+				s->o.stack_bytes + SFC_REDZONE, stack);
+	if (SFC_REDZONE && t->stack_len <= SFC_REDZONE) {
+		/* sp at the bottom of its mapping: no red zone to copy */
+		t->stack_base = sp;
+		t->stack_len = read_mem(s->pid, sp, s->o.stack_bytes, stack);
+	}
 	t->have = true;
 }
 
@@ -473,9 +497,63 @@ static void release(struct sfc_session *s, struct sfc_thr *t, int64_t t0)
 
 /* ----- one tick ----- */
 
+static int add_sample(struct sfc_session *s, struct sf_ctx *ctx,
+		      uint32_t tidx, uint32_t node, char state, int64_t time,
+		      bool reused)
+{
+	if (sf_grow(&s->samples, &s->capsamples, s->nsamples + 1,
+		  sizeof(*s->samples)))
+		return sf_error_nomem(ctx);
+	struct sfc_sample *x = &s->samples[s->nsamples++];
+	x->time = time - s->start_mono;
+	x->thread = tidx;
+	x->stack = node;
+	x->state = state;
+	x->reused = reused;
+	s->st.samples++;
+	s->st.reused += reused;
+	return 0;
+}
+
+/* Inside a system call that the kernel restarts once the stop is over?
+ * Then the thread goes back to the same wait with the same registers
+ * (only rax and the pc are rewound, and the pc comes back). */
+static bool in_restart(const sfc_regs *r)
+{
+#if defined(__x86_64__)
+	long long ax = (long long)r->rax;
+
+	return (long long)r->orig_rax >= 0 &&
+	       (ax == -512 || ax == -513 || ax == -514 || ax == -516);
+#else
+	return false;
+#endif
+}
+
+/* Keep what the unwinder read, for the reuse checks of later ticks. */
+static int keep_copy(struct sfc_session *s, struct sfc_cthread *c,
+		     const struct sfc_thr *t, const unsigned char *stack)
+{
+	size_t len = 0;
+
+	if (s->unw_hi > t->stack_base)
+		len = (size_t)(s->unw_hi - t->stack_base);
+	if (len > t->stack_len)
+		len = t->stack_len;
+	if (sf_grow(&c->copy, &c->copy_cap, len ? len : 1, 1))
+		return -1;
+	memcpy(c->copy, stack, len);
+	c->copy_base = t->stack_base;
+	c->copy_len = len;
+	c->regs = t->regs;
+	c->cand = in_restart(&t->regs);
+	return 0;
+}
+
 static int record(struct sfc_session *s, struct sf_ctx *ctx,
 		  struct sfc_thr *t, const unsigned char *stack)
 {
+	struct sfc_cthread *c = &s->threads[t->tidx];
 	bool complete = sfc__unwind(s, t, stack);
 	uint32_t node = 0, a;
 
@@ -488,20 +566,31 @@ static int record(struct sfc_session *s, struct sf_ctx *ctx,
 		if (node_get(s, node, SFC_ADDR_TRUNCATED, &node))
 			return sf_error_nomem(ctx);
 	}
+	bool known = true;
 	for (size_t i = s->nframes; i-- > 0;) {
 		if (addr_get(s, s->frames[i], &a) || node_get(s, node, a, &node))
 			return sf_error_nomem(ctx);
+		known &= s->addrs[a].mod != NULL;
 	}
-	if (sf_grow(&s->samples, &s->capsamples, s->nsamples + 1,
-		    sizeof(*s->samples)))
-		return sf_error_nomem(ctx);
-	struct sfc_sample *x = &s->samples[s->nsamples++];
-	x->time = t->t_int - s->start_mono;
-	x->thread = t->tidx;
-	x->stack = node;
-	x->state = t->state;
-	s->st.samples++;
-	return 0;
+	if (t->verify) {
+		if (node == c->node)
+			s->st.reuse_verified++;
+		else
+			s->st.reuse_mismatch++;
+	}
+	c->have = false;
+	c->base = false;
+	/* a frame outside every known module may be a library not reported
+	 * yet (just after an exec or a dlopen): unwind it again next time */
+	if (s->reuse && known) {
+		if (keep_copy(s, c, t, stack))
+			return sf_error_nomem(ctx);
+		c->node = node;
+		c->truncated = !complete;
+		c->state = t->state;
+		c->have = true;
+	}
+	return add_sample(s, ctx, t->tidx, node, t->state, t->t_int, false);
 }
 
 static bool wanted(const struct sfc_session *s, pid_t tid)
@@ -514,15 +603,157 @@ static bool wanted(const struct sfc_session *s, pid_t tid)
 	return false;
 }
 
+/* Run time (ns) and timeslice count of a thread, from its schedstat file
+ * (kept open: a pread costs a fraction of an open).  -1 when the thread
+ * is gone or the file cannot be read. */
+static int sched_read(struct sfc_session *s, struct sfc_cthread *c,
+		      uint64_t *run, uint64_t *slices)
+{
+	char path[80], buf[96];
+	unsigned long long r, w, n;
+	ssize_t got;
+
+	if (c->fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat",
+			 (int)s->pid, (int)c->tid);
+		c->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (c->fd < 0)
+			return -1;
+	}
+	got = pread(c->fd, buf, sizeof(buf) - 1, 0);
+	if (got <= 0) {
+		close(c->fd);
+		c->fd = -1;
+		return -1;
+	}
+	buf[got] = 0;
+	if (sscanf(buf, "%llu %llu %llu", &r, &w, &n) != 3)
+		return -1;
+	*run = r;
+	*slices = n;
+	return 0;
+}
+
+/* Is the thread, right now, blocked in the system call its last stop
+ * interrupted, with every input of the last unwinding unchanged?  See
+ * capture.h for the argument.  On success the current schedstat becomes
+ * the baseline of later ticks. */
+static bool reuse_check(struct sfc_session *s, struct sfc_cthread *c,
+			uint64_t run, uint64_t slices)
+{
+#if defined(__x86_64__)
+	char path[80], buf[512];
+	unsigned long long v[9];
+	uint64_t run2, slices2;
+	const sfc_regs *r = &c->regs;
+
+	c->base = false;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)s->pid,
+		 (int)c->tid);
+	if (read_small(path, buf, sizeof(buf)) <= 0)
+		return false;
+	/* "NR ARG1..ARG6 SP PC" while blocked in a call; "running" or
+	 * "-1 SP PC" otherwise */
+	if (sscanf(buf, "%llu %llx %llx %llx %llx %llx %llx %llx %llx",
+		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
+		   &v[8]) != 9)
+		return false;
+	/* -ERESTART_RESTARTBLOCK comes back as restart_syscall */
+	unsigned long long nr = (long long)r->rax == -516 ? 219 : r->orig_rax;
+	if (v[0] != nr || v[1] != r->rdi || v[2] != r->rsi ||
+	    v[3] != r->rdx || v[4] != r->r10 || v[5] != r->r8 ||
+	    v[6] != r->r9 || v[7] != r->rsp || v[8] != r->rip)
+		return false;
+	if (read_mem(s->pid, c->copy_base, c->copy_len, s->cmp) !=
+		    c->copy_len ||
+	    memcmp(s->cmp, c->copy, c->copy_len))
+		return false;
+	/* the state now: the stop may have found it runnable only because
+	 * the previous sample's detach had just woken it */
+	struct sfc_stat stt;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)s->pid,
+		 (int)c->tid);
+	ssize_t n = read_small(path, buf, sizeof(buf));
+	if (n <= 0 || sfc_parse_stat(buf, (size_t)n, &stt) ||
+	    stt.state == 'Z' || stt.state == 'X')
+		return false;
+	if (sched_read(s, c, &run2, &slices2) || run2 != run ||
+	    slices2 != slices)
+		return false;
+	c->state = stt.state;
+	/* the name too (found, so nothing is allocated: c stays valid) */
+	uint32_t id;
+	if (thread_get(s, c->tid, stt.comm, &id))
+		return false;
+	c->base = true;
+	c->base_time = sfc__mono();
+	c->run = run;
+	c->slices = slices;
+	return true;
+#else
+	return false;
+#endif
+}
+
+/* May the thread's last stack be counted again now?  Sets *verify when
+ * it may but verify_reuse wants a real stop to compare with, *old when
+ * the baseline predates this tick (the thread has not run since the
+ * previous tick either). */
+static bool reusable(struct sfc_session *s, struct sfc_cthread *c,
+		     bool *verify, bool *old)
+{
+	uint64_t run, slices;
+
+	*old = false;
+	if (!c->have || sched_read(s, c, &run, &slices))
+		return false;
+	*old = c->base && run == c->run && slices == c->slices;
+	if (!*old && !(c->cand && reuse_check(s, c, run, slices))) {
+		c->base = false;
+		return false;
+	}
+	if (s->o.verify_reuse) {
+		*verify = true;
+		return false;
+	}
+	return true;
+}
+
+/* The modules changed: stacks unwound before may read differently now. */
+static void forget_stacks(struct sfc_session *s)
+{
+	for (size_t i = 0; i < s->nthreads; i++)
+		s->threads[i].have = s->threads[i].base = false;
+}
+
+/* Threads gone since the last tick: release their file and copy. */
+static void forget_gone(struct sfc_session *s)
+{
+	for (size_t i = 0; i < s->nthreads; i++) {
+		struct sfc_cthread *c = &s->threads[i];
+		if (c->seen == s->tickno || (c->fd < 0 && !c->copy))
+			continue;
+		if (c->fd >= 0)
+			close(c->fd);
+		c->fd = -1;
+		free(c->copy);
+		c->copy = NULL;
+		c->copy_cap = 0;
+		c->have = c->base = false;
+	}
+}
+
 static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 {
 	char path[64], buf[512];
 	struct dirent *de;
-	size_t alive = 0;
+	size_t alive = 0, listed = 0;
 	DIR *d;
+	int rc;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)s->pid);
 	s->ncur = 0;
+	s->tickno++;
 	if (!(d = opendir(path))) {
 		s->st.target_exited = true;
 		return 0;
@@ -531,8 +762,29 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 		struct sfc_stat stt;
 		char *end;
 		long tid = strtol(de->d_name, &end, 10);
+		uint32_t id;
+		bool verify = false;
 		if (*end || tid <= 0)
 			continue;
+		if (s->reuse && wanted(s, (pid_t)tid) &&
+		    !is_pending(s, (pid_t)tid) &&
+		    thread_find(s, (pid_t)tid, &id)) {
+			struct sfc_cthread *c = &s->threads[id];
+			bool old;
+			c->seen = s->tickno;
+			if (reusable(s, c, &verify, &old)) {
+				/* it has not run: alive, and where it was */
+				alive++;
+				listed++;
+				if (sf_grow(&s->reu, &s->capreu,
+					  s->nreu + 1, sizeof(*s->reu))) {
+					closedir(d);
+					return sf_error_nomem(ctx);
+				}
+				s->reu[s->nreu++] = id << 1 | old;
+				continue;
+			}
+		}
 		snprintf(path, sizeof(path), "/proc/%d/task/%ld/stat",
 			 (int)s->pid, tid);
 		ssize_t n = read_small(path, buf, sizeof(buf));
@@ -545,6 +797,7 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 			continue;
 		if (s->o.on_cpu && stt.state != 'R')
 			continue;
+		listed++;
 		if (is_pending(s, (pid_t)tid)) {
 			s->st.missed++;
 			continue;
@@ -558,18 +811,51 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 		memset(t, 0, sizeof(*t));
 		t->tid = (pid_t)tid;
 		t->state = stt.state;
+		t->verify = verify;
 		if (thread_get(s, t->tid, stt.comm, &t->tidx)) {
 			closedir(d);
 			return sf_error_nomem(ctx);
 		}
+		s->threads[t->tidx].seen = s->tickno;
 		s->ncur++;
 	}
 	closedir(d);
 	if (!alive)
 		s->st.target_exited = true;
-	s->st.threads_now = (uint32_t)s->ncur;
-	if (s->capcur * s->o.stack_bytes > 0 && s->ncur) {
-		void *q = realloc(s->stacks, s->capcur * s->o.stack_bytes);
+	s->st.threads_now = (uint32_t)listed;
+	/* Ticks skipped because we fell behind: a thread that has not run
+	 * since before the previous tick held its stack all along, so those
+	 * samples are exact too; the others' are missed.  In time order. */
+	uint64_t filled = 0;
+	for (uint64_t k = 0; k < s->nlate; k++) {
+		int64_t at = s->late_first + (int64_t)k * s->period;
+		for (size_t i = 0; i < s->nreu; i++) {
+			struct sfc_cthread *c = &s->threads[s->reu[i] >> 1];
+			/* the baseline must be older than the sample */
+			if (!(s->reu[i] & 1) || c->base_time > at)
+				continue;
+			filled++;
+			s->st.truncated += c->truncated;
+			if ((rc = add_sample(s, ctx, s->reu[i] >> 1, c->node,
+					     c->state, at, true)))
+				return rc;
+		}
+	}
+	s->st.missed += s->nlate * listed - filled;
+	s->nlate = 0;
+	int64_t now = sfc__mono();
+	for (size_t i = 0; i < s->nreu; i++) {
+		uint32_t id = s->reu[i] >> 1;
+		s->st.truncated += s->threads[id].truncated;
+		if ((rc = add_sample(s, ctx, id, s->threads[id].node,
+				     s->threads[id].state, now, true)))
+			return rc;
+	}
+	s->nreu = 0;
+	if (s->reuse)
+		forget_gone(s);
+	if (s->capcur * s->slot > 0 && s->ncur) {
+		void *q = realloc(s->stacks, s->capcur * s->slot);
 		if (!q)
 			return sf_error_nomem(ctx);
 		s->stacks = q;
@@ -633,15 +919,17 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 			return rc;
 		s->module_miss = false;
 		s->last_refresh = sfc__mono();
+		forget_stacks(s);
 	}
 	if (s->module_miss && sfc__mono() - s->last_refresh > 100000000) {
 		sfc__dwfl_refresh(s);
 		s->module_miss = false;
 		s->last_refresh = sfc__mono();
+		forget_stacks(s);
 	}
 	if ((rc = scan(s, ctx)) || s->st.target_exited)
 		return rc;
-	size_t sb = s->o.stack_bytes;
+	size_t sb = s->slot;
 	if (s->o.all_stop) {
 		int64_t t0 = sfc__mono();
 		for (size_t i = 0; i < s->ncur; i++)
@@ -658,13 +946,42 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 			if (s->cur[i].ps == PS_STOPPED)
 				release(s, &s->cur[i], t0);
 	} else {
+		/* Interrupt every thread that must be stopped, then copy and
+		 * release each as soon as its stop arrives: the waits for the
+		 * threads to reach their stops overlap (on a loaded machine a
+		 * woken thread may wait milliseconds for a CPU), while each
+		 * thread is paused only for its own copy. */
+		int64_t deadline = 0;
 		for (size_t i = 0; i < s->ncur; i++) {
+			if ((rc = seize(s, ctx, &s->cur[i])))
+				goto undo;
+			deadline = s->cur[i].t_int + s->o.stop_timeout_ns;
+		}
+		size_t first = 0;
+		for (;;) {
+			bool waiting = false;
+			for (size_t i = first; i < s->ncur; i++) {
+				struct sfc_thr *t = &s->cur[i];
+				if (t->ps == PS_STOPPED) {
+					grab(s, t, s->stacks + i * sb);
+					release(s, t, t->t_int);
+				}
+				if (t->ps == PS_SEIZED)
+					waiting = true;
+				else if (i == first)
+					first++;
+			}
+			if (!waiting || dispatch_one(s, deadline) <= 0)
+				break;
+		}
+		/* past the deadline: what stopped meanwhile is still read,
+		 * the rest is left to the dispatcher */
+		for (size_t i = first; i < s->ncur; i++)
+			if (s->cur[i].ps == PS_SEIZED &&
+			    (rc = wait_stopped(s, ctx, &s->cur[i])))
+				goto undo;
+		for (size_t i = first; i < s->ncur; i++) {
 			struct sfc_thr *t = &s->cur[i];
-			if ((rc = seize(s, ctx, t)))
-				goto undo;
-			if (t->ps == PS_SEIZED &&
-			    (rc = wait_stopped(s, ctx, t)))
-				goto undo;
 			if (t->ps == PS_STOPPED) {
 				grab(s, t, s->stacks + i * sb);
 				release(s, t, t->t_int);
@@ -742,13 +1059,16 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 	if (s->o.stop_timeout_ns <= 0)
 		s->o.stop_timeout_ns = 20 * 1000000;
 	s->pid = o->pid;
+	s->slot = s->o.stack_bytes + SFC_REDZONE;
+	s->cmp = sf_calloc(1, s->slot);
 	s->hist = sf_calloc(SFC_HIST + 1, sizeof(uint64_t));
 	s->recent = sf_calloc(SFC_RECENT, sizeof(uint32_t));
 	s->frames = sf_calloc(s->o.max_frames + 1, sizeof(uint64_t));
 	/* address 0 and node 0 are reserved ("[truncated]", empty stack) */
 	s->addrs = sf_calloc(64, sizeof(*s->addrs));
 	s->nodes = sf_calloc(64, sizeof(*s->nodes));
-	if (!s->hist || !s->recent || !s->frames || !s->addrs || !s->nodes) {
+	if (!s->hist || !s->recent || !s->frames || !s->addrs || !s->nodes ||
+	    !s->cmp) {
 		sfc_close(s);
 		return sf_error_nomem(ctx);
 	}
@@ -765,6 +1085,19 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &s->oldmask);
 	exec_changed(s);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)o->pid,
+		 (int)o->pid);
+#if defined(__x86_64__)
+	s->reuse = !s->o.no_reuse && !s->o.on_cpu && access(path, R_OK) == 0;
+#endif
+	if (s->reuse) {
+		/* one schedstat descriptor per thread */
+		struct rlimit rl;
+		if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
 	if ((rc = sfc__dwfl_open(s, ctx))) {
 		sfc_close(s);
 		return rc;
@@ -802,6 +1135,7 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 
 	if (period < 1000)
 		period = 1000;
+	s->period = period;
 	clock_gettime(CLOCK_REALTIME, &rt);
 	s->start_real = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
 	s->start_mono = sfc__mono();
@@ -816,11 +1150,14 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 		int64_t now = sfc__mono();
 		next += period;
 		/* a tick more than one period late is skipped, not run in a
-		 * burst: its samples count as missed */
+		 * burst: the next scan fills its samples for the threads that
+		 * did not run meanwhile and counts the others' as missed */
 		while (now - next >= period && next < end) {
+			if (!s->nlate)
+				s->late_first = next;
+			s->nlate++;
 			next += period;
 			s->st.ticks_late++;
-			s->st.missed += s->st.threads_now;
 		}
 		if (next >= end)
 			break;
@@ -837,6 +1174,9 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 			;
 	}
 	s->st.elapsed_ns = sfc__mono() - s->start_mono;
+	/* skipped ticks no scan came to fill */
+	s->st.missed += s->nlate * s->st.threads_now;
+	s->nlate = 0;
 	/* stops that are still due: consume and detach (bounded) */
 	int64_t deadline = sfc__mono() + 100000000;
 	while (s->npending && dispatch_one(s, deadline) > 0)
@@ -886,12 +1226,22 @@ void sfc_stop_time(const struct sfc_session *s, int64_t *median,
 
 static const char *const states = "RSDTtZIo";
 
+/* by time, then thread: no two samples of a thread share a time */
+static int sample_cmp(const void *a, const void *b)
+{
+	const struct sfc_sample *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
 int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 {
 	sf_frame_id *fid = NULL;
 	sf_stack_id *sid = NULL;
 	sf_thread_idx *tix = NULL;
-	sf_labels_id lab[8];
+	sf_labels_id lab[8][2];
 	uint32_t type;
 	char b[64];
 	int rc;
@@ -919,6 +1269,23 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 	snprintf(b, sizeof(b), "%" PRIu64, s->st.missed);
 	if ((rc = sf_profile_set_prop(p, ctx, "capture.missed", b)))
 		return rc;
+	snprintf(b, sizeof(b), "%" PRIu64, s->st.reused);
+	if ((rc = sf_profile_set_prop(p, ctx, "capture.reused", b)))
+		return rc;
+	if (s->o.verify_reuse) {
+		snprintf(b, sizeof(b), "%" PRIu64, s->st.reuse_verified);
+		if ((rc = sf_profile_set_prop(p, ctx, "capture.reuse_verified",
+					      b)))
+			return rc;
+		snprintf(b, sizeof(b), "%" PRIu64, s->st.reuse_mismatch);
+		if ((rc = sf_profile_set_prop(p, ctx, "capture.reuse_mismatch",
+					      b)))
+			return rc;
+	}
+	if (
+	    (rc = sf_profile_set_prop(p, ctx, "capture.reuse",
+				      s->reuse ? "schedstat" : "off")))
+		return rc;
 
 	fid = sf_calloc(s->naddrs, sizeof(*fid));
 	sid = sf_calloc(s->nnodes, sizeof(*sid));
@@ -940,7 +1307,9 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 					    s->threads[i].name, &tix[i])))
 			goto out;
 	for (int i = 0; i < 8; i++)
-		lab[i] = UINT32_MAX;
+		lab[i][0] = lab[i][1] = UINT32_MAX;
+	/* samples of skipped ticks were added after later ones */
+	qsort(s->samples, s->nsamples, sizeof(*s->samples), sample_cmp);
 	for (size_t i = 0; i < s->nsamples; i++) {
 		const struct sfc_sample *x = &s->samples[i];
 		const char *k = strchr(states, x->state);
@@ -948,14 +1317,18 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 		if (x->state == 'X')
 			li = 5;
 		double w = 1;
-		if (lab[li] == UINT32_MAX) {
-			struct sf_label l = { "state",
-					      sfc_state_name(states[li]) };
-			if ((rc = sf_profile_labels(p, ctx, &l, 1, &lab[li])))
+		sf_labels_id *l = &lab[li][x->reused];
+		if (*l == UINT32_MAX) {
+			struct sf_label ls[2] = {
+				{ "reused", "1" },
+				{ "state", sfc_state_name(states[li]) },
+			};
+			if ((rc = sf_profile_labels(p, ctx, ls + !x->reused,
+						    1 + x->reused, l)))
 				goto out;
 		}
 		if ((rc = sf_profile_add_sample(p, ctx, sid[x->stack],
-						tix[x->thread], lab[li],
+						tix[x->thread], *l,
 						x->time, &w)))
 			goto out;
 	}
@@ -979,6 +1352,11 @@ void sfc_close(struct sfc_session *s)
 		dwfl_end(s->old[i]);
 	free(s->old);
 	sigprocmask(SIG_SETMASK, &s->oldmask, NULL);
+	for (size_t i = 0; i < s->nthreads; i++) {
+		if (s->threads[i].fd >= 0)
+			close(s->threads[i].fd);
+		free(s->threads[i].copy);
+	}
 	sf_idx_free(&s->thread_idx);
 	sf_idx_free(&s->addr_idx);
 	sf_idx_free(&s->node_idx);
@@ -987,10 +1365,12 @@ void sfc_close(struct sfc_session *s)
 	free(s->nodes);
 	free(s->samples);
 	free(s->cur);
+	free(s->reu);
 	free(s->stacks);
 	free(s->pending);
 	free(s->hist);
 	free(s->recent);
 	free(s->frames);
+	free(s->cmp);
 	free(s);
 }

@@ -6,16 +6,54 @@
  * never exits.
  *
  * One tick (every 1/hz seconds on an absolute CLOCK_MONOTONIC schedule):
- *   1. rescan /proc/PID/task; read each thread's name and state from
- *      /proc/PID/task/TID/stat BEFORE stopping it (a stopped thread looks
- *      idle);
- *   2. per thread (or all at once with all_stop): PTRACE_SEIZE,
- *      PTRACE_INTERRUPT, wait for the stop through one waitpid(-1, __WALL)
- *      dispatcher with a deadline (signals that arrive meanwhile are
- *      re-injected at once), PTRACE_GETREGSET(NT_PRSTATUS), copy the top
- *      `stack_bytes` of the stack with process_vm_readv, PTRACE_DETACH;
+ *   1. rescan /proc/PID/task.  For each thread read
+ *      /proc/PID/task/TID/schedstat (run time and timeslice count, from a
+ *      file kept open).  A thread that has not been scheduled since a
+ *      moment when it provably held the registers and stack of its last
+ *      real stop is counted again with that stack, without stopping it
+ *      ("reused" sample, see below).  The others have their name and
+ *      state read from /proc/PID/task/TID/stat BEFORE stopping them (a
+ *      stopped thread looks idle);
+ *   2. PTRACE_SEIZE and PTRACE_INTERRUPT every thread that must be
+ *      stopped, then, as each stop arrives through one waitpid(-1,
+ *      __WALL) dispatcher with a deadline (signals that arrive meanwhile
+ *      are re-injected at once): PTRACE_GETREGSET(NT_PRSTATUS), copy the
+ *      top `stack_bytes` of the stack (plus the 128-byte red zone below
+ *      sp on x86_64) with process_vm_readv, PTRACE_DETACH.  The waits for
+ *      the threads to reach their stops overlap; each thread is paused
+ *      only for its own copy.  With all_stop every thread is stopped
+ *      before the first is read, and all are released together;
  *   3. with the target running again, unwind the copies and intern the
  *      stacks as addresses (module + offset is resolved at the end).
+ *
+ * Reuse is exact, not an estimate.  A stop wakes a blocked thread: after
+ * the detach it runs once to restart its system call, so schedstat always
+ * moves once after a real stop.  The baseline is therefore taken at a
+ * later tick, and only when (a) the stop found the thread inside a system
+ * call the kernel restarts (x86_64: rax is -ERESTARTSYS, -ERESTARTNOINTR,
+ * -ERESTARTNOHAND or -ERESTART_RESTARTBLOCK), (b) /proc/.../syscall now
+ * shows it blocked in that call (or restart_syscall) with the same six
+ * arguments, sp and pc, (c) the stack bytes the unwinder read are the same
+ * (read again with process_vm_readv), and (d) schedstat did not move
+ * while (b) and (c) were read.  From then on, equal schedstat means the
+ * thread has not run, so its registers and stack are those of the copy.
+ * Ticks skipped because the sampler fell behind are filled, with their
+ * scheduled times, for threads whose baseline is older than the skipped
+ * tick and still holds: they did not run in between either.
+ * Not checked: callee-saved registers other than sp (a thread that left
+ * the call and came back to the same pc and sp with the same stack bytes
+ * but another rbx would pass (b)-(d); the unwinder reads them only where
+ * CFI says so, which needs a different path to the same pc and sp).  The
+ * state label of a reused sample is read when the baseline is taken (a
+ * thread woken since but not yet run keeps it).  Reuse
+ * is off where schedstat is missing, with on_cpu, with no_reuse, and on
+ * architectures other than x86_64.  verify_reuse stops the thread anyway
+ * and counts reused stacks that differ from the real one (tests).
+ *
+ * sfc_open raises the soft RLIMIT_NOFILE to the hard limit (one open
+ * schedstat file per thread); when descriptors run out, files are opened
+ * per read instead.
+ *
  * Never PTRACE_ATTACH, SIGSTOP or PTRACE_O_EXITKILL: if sfcapture dies
  * (even by SIGKILL) the kernel releases every seized thread.  A thread
  * that was group-stopped (Ctrl-Z) stays stopped.  A thread that does not
@@ -65,6 +103,9 @@ struct sfc_options {
 	int64_t stop_timeout_ns; /* wait for one thread's stop (default 20ms) */
 	bool no_demangle;
 	bool source_lines;      /* add file:line (slower symbolization) */
+	bool no_reuse;          /* stop every thread at every tick */
+	bool verify_reuse;      /* stop reusable threads too and compare the
+				 * stacks (st.reuse_verified, reuse_mismatch) */
 };
 
 /* Fill `o` with the defaults (100 Hz, DWARF, 32 KiB, 512 frames). */
@@ -82,7 +123,11 @@ struct sfc_stats {
 	int64_t elapsed_ns;
 	uint64_t ticks;            /* ticks run */
 	uint64_t ticks_late;       /* ticks skipped because we fell behind */
-	uint64_t samples;          /* thread samples taken */
+	uint64_t samples;          /* thread samples taken (reused included) */
+	uint64_t reused;           /* of which counted again without a stop */
+	uint64_t reuse_verified;   /* verify_reuse: reusable samples stopped
+				    * anyway whose stack equals the reused */
+	uint64_t reuse_mismatch;   /* ... whose stack differs (a bug) */
 	uint64_t missed;           /* thread samples that could not be taken
 				    * in time (late ticks x threads, threads
 				    * that did not stop, EPERM) */
@@ -121,6 +166,7 @@ void sfc_stop_time(const struct sfc_session *s, int64_t *median,
 /* Symbolize the unique addresses and add every sample to `p`: sample type
  * ("samples", "count"), threads (pid, tid, name), label "state"
  * (running, sleeping, disk-wait, stopped, traced, zombie, idle, other),
+ * label "reused" = "1" on samples counted again without a stop,
  * time in ns since meta.start_time, metadata (period, start, duration,
  * capture.* props).  Call sf_profile_set_aggregate first if wanted. */
 int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx,

@@ -18,6 +18,9 @@ typedef struct user_regs_struct sfc_regs;
 #define SFC_SP(r) ((uint64_t)(r).rsp)
 #define SFC_FP(r) ((uint64_t)(r).rbp)
 #define SFC_DWARF_SP 7
+/* the System V ABI lets a function use 128 bytes below sp without moving
+ * it: a CFA rule may read a register saved there (after "pop %rbp") */
+#define SFC_REDZONE 128
 #elif defined(__aarch64__)
 #include <asm/ptrace.h>
 typedef struct user_pt_regs sfc_regs;
@@ -25,6 +28,7 @@ typedef struct user_pt_regs sfc_regs;
 #define SFC_SP(r) ((uint64_t)(r).sp)
 #define SFC_FP(r) ((uint64_t)(r).regs[29])
 #define SFC_DWARF_SP 31
+#define SFC_REDZONE 0
 #else
 #error "sfcapture supports x86_64 and aarch64"
 #endif
@@ -39,14 +43,37 @@ struct sfc_thr {
 	int ps;
 	int64_t t_int;          /* when PTRACE_INTERRUPT was sent */
 	sfc_regs regs;
-	uint64_t stack_base;    /* address of the first byte copied (the sp) */
+	uint64_t stack_base;    /* address of the first byte copied (sp
+				 * minus the red zone) */
 	size_t stack_len;       /* bytes copied into the tick's stack buffer */
 	bool have;              /* registers and stack copied */
+	bool verify;            /* stopped although reusable (verify_reuse):
+				 * its stack must equal the reused one */
 };
 
+/* A thread of the capture, across ticks.  After every real stop it keeps
+ * the unwinder's inputs (registers, and the bytes of the copy that the
+ * unwinder read) so that a later tick can prove that the thread still
+ * holds them without stopping it (see reuse_check in capture.c). */
 struct sfc_cthread {
 	pid_t tid;
 	char name[64];
+	int fd;                 /* open task/TID/schedstat, -1 */
+	uint64_t run, slices;   /* schedstat at the baseline */
+	int64_t base_time;      /* when the baseline was taken */
+	bool base;              /* run/slices name a moment when the thread
+				 * provably held `regs` and `copy` */
+	bool cand;              /* the last stop found it inside a system
+				 * call the kernel restarts */
+	bool have;              /* regs, copy, node and state are set */
+	bool truncated;         /* node starts with [truncated] */
+	char state;
+	uint32_t node;          /* stack of the last real stop */
+	uint32_t seen;          /* last tick that listed it */
+	sfc_regs regs;
+	uint64_t copy_base;
+	size_t copy_len, copy_cap;
+	unsigned char *copy;
 };
 
 struct sfc_addr {
@@ -65,6 +92,7 @@ struct sfc_sample {
 	uint32_t thread;
 	uint32_t stack;
 	char state;
+	bool reused;            /* counted again without stopping the thread */
 };
 
 #define SFC_HIST 100000         /* 1 µs buckets up to 100 ms, then one */
@@ -82,7 +110,9 @@ struct sfc_session {
 
 	struct sfc_thr *cur;    /* this tick's threads */
 	size_t ncur, capcur;
-	unsigned char *stacks;  /* capcur * stack_bytes */
+	unsigned char *stacks;  /* capcur * slot */
+	size_t slot;            /* stack_bytes + SFC_REDZONE */
+	unsigned char *cmp;     /* slot bytes: reuse_check reads here */
 
 	pid_t *pending;         /* seized, stop not consumed yet */
 	size_t npending, cappending;
@@ -93,6 +123,10 @@ struct sfc_session {
 	uint64_t *frames;
 	size_t nframes;
 	uint64_t last_sp;
+	uint64_t unw_hi;        /* end of the highest word the unwinder read */
+	uint64_t clone_pc[8];   /* pcs without CFI seen lately ... */
+	bool clone_yes[8];      /* ... and whether they are in clone */
+	unsigned clone_next;
 	bool unw_bad;
 
 	struct sfc_cthread *threads;
@@ -124,6 +158,15 @@ struct sfc_session {
 	int64_t last_refresh;
 	char command[256];
 	bool fatal_checked;
+	uint32_t *reu;          /* this tick's reusable threads: id << 1 |
+				 * (baseline older than this tick) */
+	size_t nreu, capreu;
+	uint64_t nlate;         /* ticks skipped since the last scan */
+	int64_t late_first;     /* time of the first of them */
+	int64_t period;
+	bool reuse;             /* schedstat reuse on (x86_64, file present,
+				 * not no_reuse, not on_cpu) */
+	uint32_t tickno;
 };
 
 int64_t sfc__mono(void);

@@ -55,6 +55,8 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 	    s->unw->stack_len - (addr - sp) < sizeof(Dwarf_Word))
 		return false;
 	memcpy(result, s->unw_stack + (addr - sp), sizeof(Dwarf_Word));
+	if (addr + sizeof(Dwarf_Word) > s->unw_hi)
+		s->unw_hi = addr + sizeof(Dwarf_Word);
 	return true;
 }
 
@@ -183,8 +185,8 @@ static int frame_cb(Dwfl_Frame *f, void *arg)
 	return DWARF_CB_OK;
 }
 
-static bool read_word(const struct sfc_thr *t, const unsigned char *stack,
-		      uint64_t addr, uint64_t *out)
+static bool read_word(struct sfc_session *s, const struct sfc_thr *t,
+		      const unsigned char *stack, uint64_t addr, uint64_t *out)
 {
 	uint64_t sp = t->stack_base;
 
@@ -192,6 +194,8 @@ static bool read_word(const struct sfc_thr *t, const unsigned char *stack,
 	    t->stack_len - (addr - sp) < 8)
 		return false;
 	memcpy(out, stack + (addr - sp), 8);
+	if (addr + 8 > s->unw_hi)
+		s->unw_hi = addr + 8;
 	return true;
 }
 
@@ -212,8 +216,8 @@ static bool unwind_fp(struct sfc_session *s, const struct sfc_thr *t,
 	while (s->nframes < s->o.max_frames) {
 		if (!fp)
 			return true;    /* the outermost frame */
-		if ((fp & 7) || !read_word(t, stack, fp, &next) ||
-		    !read_word(t, stack, fp + 8, &ret))
+		if ((fp & 7) || !read_word(s, t, stack, fp, &next) ||
+		    !read_word(s, t, stack, fp + 8, &ret))
 			return false;
 		if (!ret)
 			return true;
@@ -235,15 +239,93 @@ static int run_dwfl(struct sfc_session *s, const struct sfc_thr *t,
 	return rc;
 }
 
+#if defined(__x86_64__)
+/* Does CFI (.eh_frame or .debug_frame) cover pc? */
+static bool has_cfi(Dwfl *dwfl, uint64_t pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi;
+	Dwarf_Frame *fr;
+
+	if (!mod)
+		return false;
+	if ((cfi = dwfl_module_eh_cfi(mod, &bias)) &&
+	    !dwarf_cfi_addrframe(cfi, pc - bias, &fr)) {
+		free(fr);
+		return true;
+	}
+	if ((cfi = dwfl_module_dwarf_cfi(mod, &bias)) &&
+	    !dwarf_cfi_addrframe(cfi, pc - bias, &fr)) {
+		free(fr);
+		return true;
+	}
+	return false;
+}
+
+/* Is pc in clone or clone3 (glibc's names, with or without "__" and
+ * "__GI_")?  Asked only for a pc without CFI; the answers for the last
+ * few such pcs are kept (a symbol lookup scans the symbol table). */
+static bool in_clone(struct sfc_session *s, uint64_t pc)
+{
+	for (int i = 0; i < 8; i++)
+		if (s->clone_pc[i] == pc)
+			return s->clone_yes[i];
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, pc);
+	const char *name = mod ? dwfl_module_addrname(mod, pc) : NULL;
+	bool yes = false;
+	if (name) {
+		if (!strncmp(name, "__GI_", 5))
+			name += 5;
+		while (*name == '_')
+			name++;
+		yes = !strcmp(name, "clone") || !strcmp(name, "clone3");
+	}
+	s->clone_pc[s->clone_next % 8] = pc;
+	s->clone_yes[s->clone_next++ % 8] = yes;
+	return yes;
+}
+
+/* The instructions right after the clone/clone3 system call have no CFI
+ * (glibc ends the FDE before the syscall, as the child's is wrong).  In
+ * the child (rax 0) the thread has no caller yet: the pc is its outermost
+ * frame, and whatever lies above sp (the new thread's descriptor, or an
+ * earlier thread's frames on a reused stack) must not be read as frames.
+ * In the parent the return address is at [sp].  orig_rax cannot tell
+ * (a new thread's first stop may show -1): the function is looked up.
+ * Returns 1 when the stack is decided (child), 0 otherwise; sets
+ * *frameless for the parent. */
+static int clone_window(struct sfc_session *s, const struct sfc_thr *t,
+			bool *frameless)
+{
+	*frameless = false;
+	if (has_cfi(s->dwfl, t->regs.rip) || !in_clone(s, t->regs.rip))
+		return 0;
+	if (t->regs.rax == 0) {
+		s->frames[s->nframes++] = t->regs.rip;
+		return 1;
+	}
+	*frameless = true;
+	return 0;
+}
+#endif
+
 bool sfc__unwind(struct sfc_session *s, const struct sfc_thr *t,
 		 const unsigned char *stack)
 {
 	s->nframes = 0;
 	s->unw_bad = false;
 	s->last_sp = 0;
+	s->unw_hi = t->stack_base;
 	if (s->o.unwind == SFC_UNWIND_FP || !s->attached)
 		return unwind_fp(s, t, stack);
-	int rc = run_dwfl(s, t, stack);
+	int rc;
+	bool frameless = false;
+#if defined(__x86_64__)
+	if (clone_window(s, t, &frameless))
+		return true;
+#endif
+	rc = frameless ? -1 : run_dwfl(s, t, stack);
 	if (!s->nframes)
 		s->frames[s->nframes++] = SFC_PC(t->regs);
 #if defined(__x86_64__)
@@ -253,8 +335,8 @@ bool sfc__unwind(struct sfc_session *s, const struct sfc_thr *t,
 	 * at [sp]; if it lands in a known module, unwind on from there. */
 	uint64_t ret;
 	if ((rc != 0 || s->unw_bad) && s->nframes <= 2 &&
-	    !dwfl_addrmodule(s->dwfl, SFC_PC(t->regs)) &&
-	    read_word(t, stack, SFC_SP(t->regs), &ret) &&
+	    (frameless || !dwfl_addrmodule(s->dwfl, SFC_PC(t->regs))) &&
+	    read_word(s, t, stack, SFC_SP(t->regs), &ret) &&
 	    dwfl_addrmodule(s->dwfl, ret)) {
 		struct sfc_thr up = *t;
 		up.regs.rip = ret;

@@ -34,7 +34,9 @@ start_target() {
 	i=0
 	while ! grep -q READY "$out" 2>/dev/null; do
 		i=$((i + 1))
-		[ $i -gt 400 ] && { echo "target did not get ready"; return 1; }
+		# a bound, not a timing: a thousand threads on a loaded
+		# machine may take a while to settle
+		[ $i -gt 4800 ] && { echo "target did not get ready"; return 1; }
 		sleep 0.025
 	done
 	TOUT=$out
@@ -55,8 +57,8 @@ cleanup_targets() {
 target_runs() {
 	for st in /proc/$1/task/*/status; do
 		[ -r "$st" ] || continue
-		s=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "$st")
-		t=$(sed -n 's/^TracerPid:[[:space:]]*//p' "$st")
+		s=$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "$st" 2>/dev/null)
+		t=$(sed -n 's/^TracerPid:[[:space:]]*//p' "$st" 2>/dev/null)
 		# a thread of a churning target may end between the two reads:
 		# its status is gone, not a sign of a tracer left behind
 		[ -n "$s" ] && [ -n "$t" ] || continue

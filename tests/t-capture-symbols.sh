@@ -76,7 +76,7 @@ print(" ".join(sorted({"%s:%s" % (f.get("file", "").split("/")[-1], f.get("line"
 # (without address randomization both images load at the same addresses,
 # so stale modules would name the new program's frames wrongly)
 norand=; setarch "$(uname -m)" -R true 2>/dev/null && norand="setarch $(uname -m) -R"
-timeout 60 $norand "$SFCAPTURE" -q -d 2 --to lines -o exec.lines -- sh -c 'sleep 0.3; exec ./target_nofp -e 1.2' > /dev/null
+timeout 120 $norand "$SFCAPTURE" -q -d 30 --to lines -o exec.lines -- sh -c 'sleep 0.3; exec ./target_nofp -e 1.2' > /dev/null
 rc=$?
 [ $rc -eq 0 ] && pass capture-exec-status || fail capture-exec-status "status $rc"
 expect_chain capture-exec-cpu exec.lines cpu "cpu_thread;cpu_recurse;cpu_recurse;cpu_leaf"

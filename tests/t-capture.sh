@@ -28,15 +28,16 @@ for build in fp nofp; do
 		END { print (t && ok * 100 >= 95 * t) ? "yes" : ok "/" t }' out.$build.lines)
 	[ "$n7" = yes ] && pass capture-$build-cpu-depth || fail capture-$build-cpu-depth "$n7 cpu stacks end cpu_recurse x7;cpu_leaf"
 	# samples taken plus samples counted as missed (ticks that came too
-	# late on a loaded machine, threads that did not stop in time) make
-	# rate x duration x threads; most of them must have been taken
+	# late on a loaded machine and threads that did not stop in time)
+	# make threads x ticks: the schedule fixes the ticks, the load only
+	# moves samples from taken to missed, so nothing here depends on it
 	n=$(wc -l < out.$build.lines)
 	missed=$(sed -n 's/.* samples taken, \([0-9]*\) missed.*/\1/p' out.$build.err)
 	taken=$(sed -n 's/.*: \([0-9]*\) samples taken.*/\1/p' out.$build.err)
-	all=$((n + ${missed:-99999}))
-	if [ "$all" -ge 960 ] && [ "$all" -le 1440 ] && [ "$n" -ge 600 ] && [ "${taken:-0}" -eq "$n" ]; then
+	all=$((${taken:-0} + ${missed:-0}))
+	if [ "${taken:-x}" = "$n" ] && [ "$n" -gt 0 ] && [ "$all" -ge $((6 * 199)) ] && [ "$all" -le $((6 * 201)) ]; then
 		pass capture-$build-count; else
-		fail capture-$build-count "$n samples written ($taken taken) + ${missed:-?} missed, expected 1200 +- 20%"; fi
+		fail capture-$build-count "$n samples written ($taken taken) + ${missed:-?} missed, expected 6 threads x 200 ticks (+-1)"; fi
 	why=$(target_runs $TPID) && pass capture-$build-target-runs || fail capture-$build-target-runs "$why"
 	stop_target
 done
@@ -77,6 +78,12 @@ timeout 60 "$SFCAPTURE" -q -p $TPID -d 0.5 --threads "$cpu_tid,$read_tid" --to l
 others=$(cut -f1 thr.lines | sed 's/:.*//' | sort -u | grep -v -x -e "$cpu_tid" -e "$read_tid" | wc -l)
 both=$(cut -f1 thr.lines | sed 's/:.*//' | sort -u | wc -l)
 [ "$others" -eq 0 ] && [ "$both" -eq 2 ] && pass capture-threads-filter || fail capture-threads-filter "$both threads, $others not asked for"
+
+# --on-cpu on a target no earlier capture touched: a blocked thread that
+# a detach has just woken is runnable (state R) until it blocks again,
+# which on a loaded machine can take a few ticks
+stop_target
+start_target ./target_nofp || fail capture-on-cpu-start "target not ready"
 timeout 60 "$SFCAPTURE" -q -p $TPID -d 0.5 --on-cpu --to lines -o oncpu.lines
 blocked=$(cut -f1 oncpu.lines | grep -c -E ':(read|cond|sleep)$')
 cpu=$(cut -f1 oncpu.lines | grep -c ':cpu$')

@@ -1,0 +1,189 @@
+# sfcapture at server scale and exact unwinding.  Reused samples (a thread
+# that has not run since a proven snapshot, counted again without being
+# stopped) are checked against real stops; 200 and 1,000 threads keep
+# every thread and its chain; the red zone below sp is copied (a target
+# spinning in an epilogue after "pop %rbp" unwinds to its thread's root);
+# threads that live microseconds never show a stale frame.  Only structure
+# is asserted (chains, threads, taken + missed = scheduled), never timing:
+# these tests must hold on a machine as busy as it gets.
+. "$TOP/tests/lib.sh"
+. "$TOP/tests/capture-lib.sh"
+capture_setup capture-scale
+
+# prop FILE KEY: a capture.* property of a native JSON capture
+prop() {
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(dict(d["meta"].get("properties", [])).get(sys.argv[2], ""))' "$1" "$2"
+}
+
+# --- reuse is exact: each reusable sample is also really stopped, and its
+# stack must be the one reuse would have counted
+start_target ./target_nofp -n 20 || fail capture-reuse-start "target not ready"
+timeout 60 "$SFCAPTURE" -q -p $TPID -d 1 --verify-reuse -o verify.json
+rc=$?
+v=$(prop verify.json capture.reuse_verified); m=$(prop verify.json capture.reuse_mismatch)
+if [ $rc -eq 0 ] && [ "${v:-0}" -gt 0 ] && [ "$m" = 0 ]; then pass capture-reuse-exact; else
+	fail capture-reuse-exact "status $rc, $v reusable samples equal to a real stop, $m differ"; fi
+
+# --- reused samples carry label reused=1, have the chains of real stops,
+# and a capture without reuse (the fallback where schedstat is missing)
+# has the same stacks per thread
+timeout 60 "$SFCAPTURE" -q -p $TPID -d 1 -o reuse.json
+timeout 60 "$SFCAPTURE" -q -p $TPID -d 1 --no-reuse -o noreuse.json
+python3 - reuse.json noreuse.json > reuse.check <<'PY'
+import json, sys
+def load(path):
+    d = json.load(open(path))
+    sets = [dict(s) for s in d["label_sets"]]
+    frames = [f["name"] for f in d["frames"]]
+    stacks = d["stacks"]
+    def chain(i):
+        out = []
+        while i:
+            parent, frame = stacks[i - 1][0], stacks[i - 1][1]
+            out.append(frames[frame])
+            i = parent
+        return tuple(reversed(out))
+    by = {}
+    for s in d["samples"]:
+        lab = sets[s[3] - 1] if s[3] else {}
+        name = d["threads"][s[1]]["name"]
+        by.setdefault(name, []).append((chain(s[0]), lab.get("reused") == "1"))
+    return d, by
+r, rb = load(sys.argv[1])
+n, nb = load(sys.argv[2])
+props = lambda d: dict(d["meta"].get("properties", []))
+reused = sum(1 for v in rb.values() for _, x in v if x)
+print("labelled", "ok" if reused > 0 and str(reused) == props(r)["capture.reused"] else "%d labelled, prop %s" % (reused, props(r)["capture.reused"]))
+print("fallback", "ok" if props(n)["capture.reuse"] == "off" and props(n)["capture.reused"] == "0" and not any(x for v in nb.values() for _, x in v) else props(n))
+# blocked threads: the stacks of reused samples are stacks that real stops
+# (of this capture or of the capture without reuse) give
+bad = []
+for th in ("sleep", "read", "cond", "idle", "main"):
+    real = {c for c, x in rb.get(th, []) if not x} | {c for c, _ in nb.get(th, [])}
+    for c, x in rb.get(th, []):
+        if x and c not in real:
+            bad.append("%s: %s" % (th, ";".join(c)))
+print("same-stacks", "ok" if not bad else bad[:3])
+PY
+for k in labelled fallback same-stacks; do
+	v=$(sed -n "s/^$k //p" reuse.check)
+	[ "$v" = ok ] && pass capture-reuse-$k || fail capture-reuse-$k "${v:-no result}"
+done
+timeout 60 "$SFCAPTURE" -q -p $TPID -d 0.5 --no-reuse --to lines -o noreuse.lines
+expect_chain capture-noreuse-idle noreuse.lines idle "idle_thread;idle_blocker"
+expect_chain capture-noreuse-cpu noreuse.lines cpu "cpu_thread;cpu_recurse;cpu_leaf"
+why=$(target_runs $TPID) && pass capture-reuse-target-runs || fail capture-reuse-target-runs "$why"
+stop_target
+
+# --- scale: THREADS threads at HZ for SECS: every thread present, each
+# thread's chain in >= 95% of its samples, and samples taken plus missed
+# make threads x ticks (the count of ticks is fixed by the schedule, not
+# by the load: a late tick is counted, filled or missed)
+# scale NAME HZ SECS TARGET-ARGS...
+scale() {
+	name=$1 hz=$2 secs=$3; shift 3
+	start_target ./target_nofp "$@" || { fail $name-start "target not ready"; return; }
+	nth=$(ls /proc/$TPID/task | wc -l)
+	timeout 120 "$SFCAPTURE" -p $TPID -F $hz -d $secs --to lines -o $name.lines 2> $name.err
+	rc=$?
+	[ $rc -eq 0 ] && pass $name-exit || fail $name-exit "status $rc: $(head -n 2 $name.err)"
+	seen=$(cut -f1 $name.lines | sort -u | wc -l)
+	[ "$seen" -eq "$nth" ] && pass $name-every-thread || fail $name-every-thread "$seen of $nth threads have samples"
+	bad=$(awk -F '\t' '
+	BEGIN { want["idle"] = "idle_thread;idle_blocker"; want["busy"] = "busy_thread;busy_leaf"
+		want["cpu"] = "cpu_thread;cpu_recurse;cpu_leaf"; want["read"] = "read_thread;read_blocker"
+		want["sleep"] = "sleep_thread;sleep_blocker"; want["cond"] = "cond_thread;cond_blocker"
+		want["epoll"] = "epoll_thread;epoll_blocker"; want["main"] = "main;main_wait" }
+	{
+		name = $1; sub(/^[0-9]*:/, "", name)
+		if (!(name in want)) { other[$1]++; next }
+		total[$1]++
+		nc = split(want[name], w, ";"); n = split($3, f, ";"); j = 1
+		for (i = 1; i <= n && j <= nc; i++) if (f[i] == w[j]) j++
+		if (j > nc) ok[$1]++
+	}
+	END {
+		for (t in other) print t
+		for (t in total) if (ok[t] * 100 < 95 * total[t]) print t ":" ok[t] + 0 "/" total[t]
+	}' $name.lines | head -n 5)
+	[ -z "$bad" ] && pass $name-chains || fail $name-chains "threads below 95%: $bad"
+	taken=$(sed -n 's/.*: \([0-9]*\) samples taken.*/\1/p' $name.err)
+	missed=$(sed -n 's/.* samples taken, \([0-9]*\) missed.*/\1/p' $name.err)
+	n=$(wc -l < $name.lines)
+	ticks=$(awk -v h=$hz -v s=$secs 'BEGIN { printf "%d", h * s }')
+	all=$((${taken:-0} + ${missed:-0}))
+	if [ "${taken:-x}" = "$n" ] && [ $all -ge $((nth * (ticks - 1))) ] && [ $all -le $((nth * (ticks + 1))) ]; then
+		pass $name-count; else
+		fail $name-count "$n written, ${taken:-?} taken + ${missed:-?} missed, expected $nth x $ticks ticks (+-1)"; fi
+	why=$(target_runs $TPID) && pass $name-target-runs || fail $name-target-runs "$why"
+	stop_target
+}
+# 200 threads, 10 of them CPU-bound (cpu + 9 busy), the rest blocked
+scale capture-200 100 2 -n 185 -b 9
+# 1,000 threads
+scale capture-1000 10 2 -n 990 -b 4
+
+# --- the red zone: epi_spin spins after "pop %rbp"; its caller's rbp is
+# saved 8 bytes below sp.  Its stacks must reach the same root as the
+# read thread's (whatever libc's names: the frames above read_thread).
+# The target is stopped (SIGSTOP) first: its spinning thread then stays at
+# that instruction and reaches a ptrace stop without waiting for a CPU,
+# however loaded the machine.
+for build in fp nofp; do
+	if [ "$(uname -m)" != x86_64 ]; then skip capture-redzone-$build "x86_64 fixture"; continue; fi
+	start_target ./target_$build -E || { fail capture-redzone-$build "target not ready"; continue; }
+	kill -STOP $TPID
+	timeout 60 "$SFCAPTURE" -q -p $TPID -d 1 --to lines -o epi.$build.lines
+	kill -CONT $TPID
+	stop_target
+	root=$(awk -F '\t' '$1 ~ /:read$/ { sub(/;read_thread;.*/, "", $3); print $3; exit }' epi.$build.lines)
+	set -- $(awk -F '\t' -v want="$root;epi_thread;epi_spin" '$1 ~ /:epi$/ { t++; if ($3 == want) ok++ }
+		END { print ok + 0, t + 0 }' epi.$build.lines)
+	if [ -n "$root" ] && [ "$2" -gt 0 ] && [ $(($1 * 100)) -ge $(($2 * 95)) ]; then pass capture-redzone-$build; else
+		fail capture-redzone-$build "$1 of $2 epi stacks are $root;epi_thread;epi_spin: $(awk -F '\t' '$1 ~ /:epi$/ { print $3; exit }' epi.$build.lines)"; fi
+done
+
+# --- threads that live a few microseconds (many samples land inside
+# clone or thread exit): no frame outside the real chain, no stale stack
+# data read as frames, nothing [truncated]
+start_target ./target_nofp -X -C || fail capture-churn-fast-start "target not ready"
+timeout 60 "$SFCAPTURE" -q -p $TPID -d 2 --to lines -o fast.lines
+rc=$?
+nm target_nofp | awk '$2 ~ /^[tT]$/ { print $3 }' | sort -u > own.syms
+res=$(awk -F '\t' -v pid=$TPID '
+	FILENAME == "own.syms" { own[$1] = 1; next }
+	{
+		tid = $1; sub(/:.*/, "", tid)
+		if ($3 ~ /\[truncated\]|\[unknown\]/) { bad++; if (!ex) ex = $0; next }
+		if (tid == pid) { main++; if ($3 ~ /;main;main_wait;churn_loop(;|$)/) mok++; next }
+		if ($1 ~ /:(sleep|read|cond|epoll)$/) next
+		kids++
+		n = split($3, f, ";")
+		for (i = 1; i <= n; i++)
+			if ((f[i] in own) && f[i] != "churn_fast" && f[i] != "churn_spin") { bad++; if (!ex) ex = $0; next }
+	}
+	END { printf "%d %d %d %d %s\n", bad, kids, main, mok, ex }' own.syms fast.lines)
+set -- $res
+if [ $rc -eq 0 ] && [ "$1" -eq 0 ] && [ "$2" -gt 0 ] && [ "$3" -gt 0 ] && [ $(($4 * 100)) -ge $(($3 * 95)) ]; then
+	pass capture-churn-fast-no-stale; else
+	fail capture-churn-fast-no-stale "status $rc, $1 bad of $2 short-lived thread samples, $4 of $3 main samples in churn_loop: $*"; fi
+why=$(target_runs $TPID) && pass capture-churn-fast-target-runs || fail capture-churn-fast-target-runs "$why"
+stop_target
+
+# --- bad input: a zombie process (one line, non-zero exit): "sleep 0"
+# ends and its parent, now "sleep 20", never reaps it
+sh -c 'sleep 0 & echo $! > zombie.pid; exec sleep 20' > /dev/null 2>&1 &
+zparent=$!
+sleep 0.3
+zp=$(cat zombie.pid 2>/dev/null)
+if [ -n "$zp" ] && grep -q '^State:.*Z' /proc/$zp/status 2>/dev/null; then
+	expect_error capture-zombie 1 "^sfcapture: process $zp has exited \\(zombie\\)$" timeout 20 "$SFCAPTURE" -p $zp -d 1 -o z.json
+	[ -e z.json ] && fail capture-zombie-no-output "z.json written" || pass capture-zombie-no-output
+else
+	skip capture-zombie "could not make a zombie process"
+fi
+kill $zparent 2>/dev/null
+wait $zparent 2>/dev/null || :
