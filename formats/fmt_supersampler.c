@@ -855,26 +855,6 @@ static void put_symbol(struct sf_output *o, uint32_t id, uint32_t unknown,
 	sf_output_putc(o, '\n');
 }
 
-/* Which weight becomes the number of records: a ("samples", "count")
- * type if there is one, else the default type, divided by the period
- * when the period is in the type's unit (cpu nanoseconds / period). */
-static void record_type(const struct sf_profile *p, uint32_t *t,
-			double *div)
-{
-	*div = 1;
-	for (size_t i = 0; i < p->d.ntypes; i++)
-		if (!strcmp(p->d.types[i].type, "samples") &&
-		    !strcmp(p->d.types[i].unit, "count")) {
-			*t = (uint32_t)i;
-			return;
-		}
-	*t = p->d.meta.default_type < p->d.ntypes ? p->d.meta.default_type :
-						    (uint32_t)p->d.ntypes - 1;
-	if (p->d.meta.period > 0 && p->d.meta.period_type.unit &&
-	    !strcmp(p->d.meta.period_type.unit, p->d.types[*t].unit))
-		*div = p->d.meta.period;
-}
-
 /* The 16-bit id of each thread block in bid[]: the thread's own id when
  * it fits and no earlier thread has it, else the lowest free id from
  * FIRST_ID up; a real id replaced so is stated in a warning here and, as
@@ -1035,8 +1015,8 @@ static int sampler_write(const struct sf_profile *p, struct sf_output *out,
 		return sf_error(ctx, SF_ELIMIT, NULL, 0,
 				"too many threads for Sampler: %zu (at most "
 				"%u)", nblocks, 0x10000u);
-	if (p->d.ntypes)
-		record_type(p, &t, &div);
+	/* records per sample: the weight that counts samples */
+	sf_profile_count_type(p, &t, &div);
 	if (!(bid = sf_calloc(nblocks + 1, sizeof(*bid)))) {
 		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
@@ -1085,18 +1065,10 @@ static int sampler_write(const struct sf_profile *p, struct sf_output *out,
 	/* records per sample, then symbols in order of first appearance */
 	for (size_t k = 0; k < nsamp; k++) {
 		size_t i = order[k];
-		double x = p->d.ntypes ? sf_weight(p, i, t) / div : 1;
-		if (!(x >= 0) || x > 4294967295.0) {
-			rc = sf_error(ctx, SF_ELIMIT, NULL, 0,
-				      "sample %zu: weight %g cannot be "
-				      "written as a number of Sampler "
-				      "records", i, x);
+		if ((rc = sf_sample_whole(p, ctx, i, t, div, 4294967295.0,
+					  "a number of Sampler records",
+					  &reps[i], &rounded)))
 			goto out;
-		}
-		double rx = nearbyint(x);
-		if (rx != x)
-			rounded = true;
-		reps[i] = (uint64_t)rx;
 		total += reps[i];
 		if (total > UINT32_MAX) {
 			rc = sf_error(ctx, SF_ELIMIT, NULL, 0,

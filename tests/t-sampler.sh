@@ -242,7 +242,7 @@ cat > tid.json <<'J'
 {"format":"sftools-profile","version":1,"sample_types":[{"type":"samples","unit":"count"}],
  "threads":[{"pid":7,"tid":2122,"name":"main"},{"pid":7,"tid":123456,"name":"w1"},{"pid":7,"tid":8482,"name":"w2"}],
  "frames":[{"name":"a","module":"/lib/x.so"},{"name":"b","file":"b.c","line":3}],
- "stacks":[[0,0],[1,1]],"label_sets":[[],[["state","running"]]],
+ "stacks":[[0,0],[1,1]],"label_sets":[[["state","running"]]],
  "samples":[[1,0,5,1,1],[2,1,null,0,1],[1,2,null,0,2]]}
 J
 $SFCONV tid.json -o tid.trace 2> tid.err
