@@ -608,17 +608,35 @@ static const char *base_name(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
+/* A name on one line: LF and CR (which would end the node line) become
+ * blanks. */
+static void put_text(struct sf_output *o, const char *s)
+{
+	if (!strpbrk(s, "\n\r")) {
+		sf_output_puts(o, s);
+		return;
+	}
+	for (; *s; s++)
+		sf_output_putc(o, *s == '\n' || *s == '\r' ? ' ' : *s);
+}
+
 /* "name  (in module)  [0xaddr]  file:line", as sample prints a frame
  * (without "+ offset": the model has no symbol start) */
 static void put_frame(struct sf_output *o, const struct sf_frame *f)
 {
-	sf_output_puts(o, f->name[0] ? f->name : "???");
-	if (f->module)
-		sf_output_printf(o, "  (in %s)", base_name(f->module));
+	put_text(o, f->name[0] ? f->name : "???");
+	if (f->module) {
+		sf_output_puts(o, "  (in ");
+		put_text(o, base_name(f->module));
+		sf_output_putc(o, ')');
+	}
 	if (f->address != SF_NO_ADDR) {
 		sf_output_printf(o, "  [0x%llx]", (unsigned long long)f->address);
-		if (f->file && f->line)
-			sf_output_printf(o, "  %s:%u", f->file, f->line);
+		if (f->file && f->line) {
+			sf_output_puts(o, "  ");
+			put_text(o, f->file);
+			sf_output_printf(o, ":%u", f->line);
+		}
 	}
 }
 
@@ -636,8 +654,10 @@ static void put_thread(struct wr *w, sf_thread_idx th, const size_t *idx,
 		sf_output_printf(w->out, "Thread_%lld", (long long)td->tid);
 	else
 		sf_output_puts(w->out, "Thread_?");
-	if (td && td->name && td->name[0])
-		sf_output_printf(w->out, "   %s", td->name);
+	if (td && td->name && td->name[0]) {
+		sf_output_puts(w->out, "   ");
+		put_text(w->out, td->name);
+	}
 	for (size_t k = 0; k < n; k++) {
 		size_t i = idx[k];
 		const char *st = sf_profile_label(p, p->d.samples[i].labels,
@@ -824,10 +844,13 @@ static int write_top(struct wr *w)
 	sf_output_puts(w->out, "Sort by top of stack, same collapsed (when >= "
 			       "5):\n");
 	for (size_t i = 0; i < n && top[i].count >= 5; i++) {
-		sf_output_printf(w->out, "        %s", top[i].name[0] ?
-					 top[i].name : "???");
-		if (top[i].module)
-			sf_output_printf(w->out, "  (in %s)", top[i].module);
+		sf_output_puts(w->out, "        ");
+		put_text(w->out, top[i].name[0] ? top[i].name : "???");
+		if (top[i].module) {
+			sf_output_puts(w->out, "  (in ");
+			put_text(w->out, top[i].module);
+			sf_output_putc(w->out, ')');
+		}
 		sf_output_printf(w->out, "        %llu\n",
 				 (unsigned long long)top[i].count);
 	}
@@ -865,8 +888,11 @@ static int write_images(struct wr *w)
 		const char *v = sf_profile_prop(p, key);
 		if (v)
 			sscanf(v, "%23s %23s %129s", lo, hi, id);
-		sf_output_printf(w->out, "%18s - %18s  %s (?) <%s> %s\n", lo,
-				 hi, base_name(mods[i]), id, mods[i]);
+		sf_output_printf(w->out, "%18s - %18s  ", lo, hi);
+		put_text(w->out, base_name(mods[i]));
+		sf_output_printf(w->out, " (?) <%s> ", id);
+		put_text(w->out, mods[i]);
+		sf_output_putc(w->out, '\n');
 	}
 	free(mods);
 	return 0;
@@ -891,15 +917,17 @@ static void write_header(struct wr *w)
 					 (long long)p->d.threads[i].pid);
 				pid = b;
 			}
-	sf_output_printf(w->out, "Analysis of sampling %s (pid %s)",
-			 cmd && cmd[0] ? cmd : "profile", pid ? pid : "?");
+	if (!cmd || !cmd[0] || strpbrk(cmd, "\n\r"))
+		cmd = "profile";
+	sf_output_printf(w->out, "Analysis of sampling %s (pid %s)", cmd,
+			 pid ? pid : "?");
 	if (ms > 0)
 		sf_output_printf(w->out, " every %g millisecond%s", ms,
 				 ms == 1 ? "" : "s");
 	sf_output_puts(w->out, "\n");
 	if (pid)
-		sf_output_printf(w->out, "Process:         %s [%s]\n",
-				 cmd && cmd[0] ? cmd : "?", pid);
+		sf_output_printf(w->out, "Process:         %s [%s]\n", cmd,
+				 pid);
 	if (p->d.meta.start_time != SF_NO_TIME) {
 		time_t sec = (time_t)(p->d.meta.start_time / 1000000000);
 		struct tm tm;

@@ -119,3 +119,13 @@ if [ -n "${FLAMEGRAPH_DIR:-}" ] && [ -f "$AWKS" ]; then
 else
 	skip sample-writer-flamegraph-awk "set FLAMEGRAPH_DIR to a FlameGraph checkout (stackcollapse-sample.awk)"
 fi
+
+# a name with LF cannot end a node line early: LF and CR become blanks
+cat > lf.json <<'J'
+{"format":"sftools-profile","version":1,"sample_types":[{"type":"samples","unit":"count"}],
+ "threads":[{"tid":3,"name":"t\nx"}],"frames":[{"name":"a\nb"},{"name":"c\rd"}],
+ "stacks":[[0,0],[1,1]],"samples":[[2,0,null,0,2]]}
+J
+printf 't x-3;a b;c d 2\n' > lf.want
+$SFCONV -q lf.json --to sample | $SFCONV -q --from sample --thread-prefix > lf.got
+expect_same sample-writer-newline-in-name lf.want lf.got
