@@ -58,6 +58,9 @@ FMT_SRC = $(sort $(wildcard formats/fmt_*.c))
 all: $(PROG_BIN) unit-tests
 
 # The format table: one SF_FORMAT(name) per sf_format_NAME definition.
+# Each format's entry is in formats/fmt_NAME.c; a format split over several
+# files keeps the rest beside it under other names (pprof_write.c,
+# perf_dialects.c, json_scan.c), which this rule does not read.
 $(BUILD)/table.gen.h: $(FMT_SRC) Makefile
 	@mkdir -p $(BUILD)
 	@sed -n 's/^const struct sf_format sf_format_\([a-z0-9_]*\) =.*/SF_FORMAT(\1)/p' \

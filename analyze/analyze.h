@@ -1,7 +1,7 @@
 /*
  * analyze.h - reports over a profile: call tree (top-down and inverted),
  * flat table, call graph (Racket profile/analyzer semantics, see
- * ../shared/spec/callgraph.md and docs/analyze.md), and a diff of two
+ * docs/analyze.md, section "Call graph"), and a diff of two
  * profiles.
  *
  * Pipeline
@@ -10,7 +10,7 @@
  * A *view* is what every report reads: the samples of one profile that
  * pass the filters, with
  *   - frames reduced to *functions*: two frames are one function iff their
- *     names are equal (callgraph.md section 1: identity is the frame name);
+ *     names are equal (docs/analyze.md, call graph 1: identity is the name);
  *   - stacks as a prefix tree of functions (node 0 = empty stack), after
  *     --hide and --collapse-recursion;
  *   - weights as exact integers: a view weight v stands for v * 2^exp,
@@ -22,7 +22,7 @@
  *     appearance in the input.  Folding equal samples keeps every order the
  *     call graph depends on (a repeated sample creates no new edge).
  *
- * Call-graph thread ids (callgraph.md: small integers): SF_AN_TIDS_TID uses
+ * Call-graph thread ids (docs/analyze.md, call graph 2.2): SF_AN_TIDS_TID uses
  * each thread's tid; SF_AN_TIDS_ORDER numbers threads 0, 1, 2 ... in order
  * of their first sample (samples without a thread are one more thread);
  * SF_AN_TIDS_AUTO is TID when every sample has a thread whose tid is known,

@@ -1,6 +1,6 @@
 /*
  * callgraph.c - the call graph of Racket's profile/analyzer, exactly as
- * ../shared/spec/callgraph.md describes it.
+ * docs/analyze.md, section "Call graph", defines it.
  *
  * Speed with exactness: weights are integers (view units).  Per edge, the
  * caller and callee times are kept as one integer sum for divisor 1 plus a
@@ -132,7 +132,7 @@ static inline int occur(struct acc *a, uint32_t e, uint32_t st, sf_an_w w,
 		x->total += w;
 	}
 	/* caller_time is divided by the callee's count, callee_time by the
-	 * caller's count (callgraph.md 3, step 6; 9.1) */
+	 * caller's count (docs/analyze.md, call graph 3 step 6, 9.1) */
 	if (kcaller == 1)
 		x->caller1 += w;
 	else if (bucket_add(a, &x->bcaller, kcaller, w))

@@ -553,7 +553,7 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 			rc = nomem(ctx);
 			goto done;
 		}
-		/* midpoint rule (callgraph.md 2.1), in half nanoseconds */
+		/* midpoint rule (docs/analyze.md, call graph 2.1), half ns */
 		for (size_t r = 0; r < v->nthreads; r++) {
 			size_t a = start[r], n = start[r + 1] - a;
 			for (size_t j = 0; j < n; j++) {

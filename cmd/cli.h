@@ -1,7 +1,7 @@
 /*
  * cli.h - what the three programs share: reading inputs into one profile,
- * the options every program takes (--from, limits, format options),
- * messages and exit codes.  Only cmd/ prints and exits.
+ * messages and exit codes (the options they share are in opt.h).  Only
+ * cmd/ prints and exits.
  *
  * Exit codes (listed in every --help and man page):
  *   0 success, 1 bad input, 2 usage error, 3 I/O error (read, write,
@@ -36,22 +36,12 @@ int cli_close_stdout(const char *outpath);
  * SIGXFSZ so that passing `ulimit -f` is a write error (EFBIG). */
 void cli_signals(void);
 
-/* Options every reading program accepts.  Returns 1 if argv[*i] was one
- * (consuming its argument), 0 if not, -1 on a usage error (printed). */
-struct cli_common {
-	const char *from;
-	const struct sf_format *from_fmt;
-};
-int cli_common_option(struct sf_ctx *ctx, struct cli_common *c, int argc,
-		      char **argv, int *i);
-/* Help text for the common options and every format's options. */
-void cli_common_help(FILE *f, bool read_opts, bool write_opts);
-
 /* Aggregated loads fold only exact sums (sf_profile_set_fold_exact):
  * sfanalyze sets it, its analyses sum exactly. */
 extern bool cli_fold_exact;
-/* Read `inputs` (or stdin when n == 0) into *out; aggregate if asked. */
-int cli_load(struct sf_ctx *ctx, struct cli_common *c, char **inputs,
-	     int n, bool aggregate, struct sf_profile **out);
+/* Read `inputs` (or stdin when n == 0) into *out, as format `from` or
+ * detected when NULL; aggregate if asked. */
+int cli_load(struct sf_ctx *ctx, const struct sf_format *from,
+	     char **inputs, int n, bool aggregate, struct sf_profile **out);
 
 #endif

@@ -1,6 +1,7 @@
 /* sfanalyze - reports from sampled call stacks: call tree, flat table,
  * call graph, diff. */
 #include "cli.h"
+#include "opt.h"
 #include "analyze.h"
 
 #include <regex.h>
@@ -10,72 +11,78 @@
 
 enum report { R_TREE, R_FLAT, R_CALLGRAPH, R_DIFF };
 
-static void usage(FILE *f)
+enum {
+	K_TREE = CLI_KEY, K_FLAT, K_CALLGRAPH, K_DIFF, K_JSON, K_INVERTED,
+	K_MIN_PERCENT, K_DEPTH, K_SORT, K_NO_NORMALIZE, K_THRESHOLD,
+	K_TIMESTAMPS, K_THREAD_IDS, K_THREAD, K_PER_THREAD,
+	K_FOCUS, K_IGNORE, K_HIDE, K_COLLAPSE_RECURSION,
+	/* also the pprof reader's option */
+	K_SAMPLE_TYPE = CLI_FORMAT_KEY
+};
+
+static const struct cli_opt opts[] = {
+	CLI_OPT_HEADING("Reports:"),
+	{ "tree", K_TREE, NULL, "top-down call tree from the bottom of the stack\n"
+	  "(the default)" },
+	{ "flat", K_FLAT, NULL, "one row per function: self, self %, cumulative\n"
+	  "%, total, total % (sb-sprof's flat report)" },
+	{ "callgraph", K_CALLGRAPH, NULL, "call graph with caller/callee times (Racket\n"
+	  "profile/analyzer semantics)" },
+	{ "diff", K_DIFF, NULL, "compare BASE inputs with NEW inputs, separated\n"
+	  "by '--': per-function self and total, change;\n"
+	  "with --tree, the tree of NEW with each node's\n"
+	  "change (--inverted, --min-percent, --depth apply)" },
+	{ "json", K_JSON, NULL, "JSON instead of text" },
+	CLI_OPT_HEADING("Report options:"),
+	{ "inverted", K_INVERTED, NULL, "tree: bottom-up (callers of each leaf function)" },
+	{ "min-percent", K_MIN_PERCENT, "P", "tree: hide nodes below P% of the whole (the text\n"
+	  "says how many and how much)" },
+	{ "depth", K_DEPTH, "N", "tree: show N levels below the root" },
+	{ "sort", K_SORT, "self|total", "flat: sort column (default self)" },
+	{ "no-normalize", K_NO_NORMALIZE, NULL, "diff: compare raw weights, not shares of each\n"
+	  "side's total" },
+	{ "threshold", K_THRESHOLD, "P", "diff: flag functions whose total share grew by\n"
+	  "more than P percentage points" },
+	CLI_OPT_HEADING("Samples and weights:"),
+	{ "sample-type", K_SAMPLE_TYPE, "T", "weigh samples by sample type T (a name like cpu\n"
+	  "or an index; default: the input's default type);\n"
+	  "a pprof input also takes T as its default type" },
+	{ "timestamps", K_TIMESTAMPS, NULL, "weigh each sample by the midpoint rule on its\n"
+	  "timestamps (ns), per thread, instead of its\n"
+	  "weight; a thread with one sample is dropped" },
+	{ "thread-ids", K_THREAD_IDS, "auto|tid|order", "call-graph thread ids: tids, or 0,1,2... in order\n"
+	  "of first sample (auto: tids when all are known,\n"
+	  "distinct and below 1024)" },
+	CLI_OPT_HEADING("Filters (every report):"),
+	{ "thread", K_THREAD, "ID|NAME", "keep samples of this thread (tid, name or\n"
+	  "name-tid; repeatable)" },
+	{ "per-thread", K_PER_THREAD, NULL, "one report per thread (JSON: an object keyed by\n"
+	  "thread)" },
+	{ "focus", K_FOCUS, "REGEX", "keep samples with a frame matching REGEX" },
+	{ "ignore", K_IGNORE, "REGEX", "drop samples with a frame matching REGEX" },
+	{ "hide", K_HIDE, "REGEX", "remove matching frames from stacks" },
+	{ "collapse-recursion", K_COLLAPSE_RECURSION, NULL, "merge runs of one function (A;A;A -> A)" },
+	CLI_OPT_HEADING("Other:"),
+	{ "output", 'o', "FILE", "write FILE instead of standard output" },
+	{ "quiet", 'q', NULL, "no warnings on standard error" },
+	{ "help", 'h', NULL, "this help" },
+	{ "version", 'V', NULL, "the version" },
+	CLI_OPT_END
+};
+
+static void usage(const struct cli_getopt *g)
 {
-	fprintf(f,
+	printf(
 "Usage: sfanalyze [REPORT] [OPTIONS] [INPUT...]\n"
 "       sfanalyze --diff [--tree] [OPTIONS] BASE... -- NEW...\n"
 "Print a report from sampled call stacks.  INPUTs are read like sfconv\n"
 "reads them (any input format, detected or --from, gzip, '-' or nothing\n"
-"for standard input); several inputs merge into one profile.\n"
+"for standard input); several inputs merge into one profile.\n");
+	cli_getopt_help(g, stdout);
+	printf(
 "\n"
-"Reports:\n"
-"      --tree             top-down call tree from the bottom of the stack\n"
-"                         (the default)\n"
-"      --flat             one row per function: self, self %%, cumulative\n"
-"                         %%, total, total %% (sb-sprof's flat report)\n"
-"      --callgraph        call graph with caller/callee times (Racket\n"
-"                         profile/analyzer semantics)\n"
-"      --diff             compare BASE inputs with NEW inputs, separated\n"
-"                         by '--': per-function self and total, change;\n"
-"                         with --tree, the tree of NEW with each node's\n"
-"                         change (--inverted, --min-percent, --depth apply)\n"
-"      --json             JSON instead of text\n"
-"\n"
-"Report options:\n"
-"      --inverted         tree: bottom-up (callers of each leaf function)\n"
-"      --min-percent P    tree: hide nodes below P%% of the whole (the text\n"
-"                         says how many and how much)\n"
-"      --depth N          tree: show N levels below the root\n"
-"      --sort self|total  flat: sort column (default self)\n"
-"      --no-normalize     diff: compare raw weights, not shares of each\n"
-"                         side's total\n"
-"      --threshold P      diff: flag functions whose total share grew by\n"
-"                         more than P percentage points\n"
-"\n"
-"Samples and weights:\n"
-"      --sample-type T    weigh samples by sample type T (a name like cpu\n"
-"                         or an index; default: the input's default type)\n"
-"      --timestamps       weigh each sample by the midpoint rule on its\n"
-"                         timestamps (ns), per thread, instead of its\n"
-"                         weight; a thread with one sample is dropped\n"
-"      --thread-ids auto|tid|order\n"
-"                         call-graph thread ids: tids, or 0,1,2... in order\n"
-"                         of first sample (auto: tids when all are known,\n"
-"                         distinct and below 1024)\n"
-"\n"
-"Filters (every report):\n"
-"      --thread ID|NAME   keep samples of this thread (tid, name or\n"
-"                         name-tid; repeatable)\n"
-"      --per-thread       one report per thread (JSON: an object keyed by\n"
-"                         thread)\n"
-"      --focus REGEX      keep samples with a frame matching REGEX\n"
-"      --ignore REGEX     drop samples with a frame matching REGEX\n"
-"      --hide REGEX       remove matching frames from stacks\n"
-"      --collapse-recursion\n"
-"                         merge runs of one function (A;A;A -> A)\n"
-"  REGEX is a POSIX extended regular expression matched against frame\n"
-"  names (unanchored); --focus, --ignore and --hide are repeatable.\n"
-"\n"
-"Other:\n"
-"  -o, --output FILE      write FILE instead of standard output\n"
-"  -f, --from FORMAT      input format (default: detect)\n"
-"  -q, --quiet            no warnings on standard error\n"
-"  -h, --help             this help\n"
-"  -V, --version          the version\n"
-"\n");
-	cli_common_help(f, true, false);
-	fprintf(f,
+"REGEX is a POSIX extended regular expression matched against frame names\n"
+"(unanchored); --focus, --ignore and --hide are repeatable.\n"
 "\n"
 "Exit status: 0 success, 1 bad input, 2 usage error, 3 I/O error.\n"
 "See sfanalyze(1) and docs/analyze.md.\n");
@@ -83,6 +90,7 @@ static void usage(FILE *f)
 
 struct opts {
 	enum report report;
+	const char *outpath;
 	bool json, per_thread;
 	bool saw_tree, diff_tree;   /* --diff --tree: differential tree */
 	struct sf_an_filter filter;
@@ -90,6 +98,11 @@ struct opts {
 	struct sf_an_flat_opts flat;
 	struct sf_an_diff_opts diff;
 	const char *sample_type;
+};
+
+struct regexes {
+	regex_t *focus, *ignore, *hide;
+	size_t nfocus, nignore, nhide;
 };
 
 static int add_regex(regex_t **list, size_t *n, const char *re)
@@ -208,28 +221,134 @@ static int run(struct sf_output *o, struct sf_profile *p, struct opts *op,
 	return rc;
 }
 
-static int load(struct sf_ctx *ctx, struct cli_common *common, char **in,
+static int load(struct sf_ctx *ctx, const struct sf_format *from, char **in,
 		int n, bool aggregate, struct sf_profile **p)
 {
-	if (cli_load(ctx, common, in, n, aggregate, p)) {
+	if (cli_load(ctx, from, in, n, aggregate, p)) {
 		cli_warnings(ctx);
 		return cli_fail(ctx);
 	}
 	return 0;
 }
 
+static int bad_value(const char *name, const char *val)
+{
+	cli_msg("option '--%s': bad value '%s'", name, val);
+	return EXIT_USAGE;
+}
+
+/* One option of the table (not -h, -V, or an input). */
+static int option(struct opts *op, int c, const char *val, const char **threads,
+		  struct regexes *re)
+{
+	char *end;
+
+	switch (c) {
+	case K_TREE:
+		op->saw_tree = true;
+		if (op->report == R_DIFF)
+			op->diff_tree = true;
+		else
+			op->report = R_TREE;
+		return 0;
+	case K_FLAT:
+		op->report = R_FLAT;
+		return 0;
+	case K_CALLGRAPH:
+		op->report = R_CALLGRAPH;
+		return 0;
+	case K_DIFF:
+		op->report = R_DIFF;
+		op->diff_tree = op->saw_tree;
+		return 0;
+	case K_JSON:
+		op->json = true;
+		return 0;
+	case K_INVERTED:
+		op->tree.inverted = true;
+		return 0;
+	case K_PER_THREAD:
+		op->per_thread = true;
+		return 0;
+	case K_COLLAPSE_RECURSION:
+		op->filter.collapse_recursion = true;
+		return 0;
+	case K_TIMESTAMPS:
+		op->filter.timestamps = true;
+		return 0;
+	case K_NO_NORMALIZE:
+		op->diff.normalize = false;
+		return 0;
+	case 'q':
+		cli_quiet = 1;
+		return 0;
+	case 'o':
+		op->outpath = val;
+		return 0;
+	case K_MIN_PERCENT:
+		op->tree.min_percent = strtod(val, &end);
+		if (*end || end == val || !(op->tree.min_percent >= 0) ||
+		    op->tree.min_percent > 100)
+			return bad_value("min-percent", val);
+		return 0;
+	case K_THRESHOLD:
+		op->diff.threshold = strtod(val, &end);
+		if (*end || end == val || !(op->diff.threshold >= 0))
+			return bad_value("threshold", val);
+		return 0;
+	case K_DEPTH: {
+		unsigned long d = strtoul(val, &end, 10);
+		if (*end || end == val || !d || d > UINT32_MAX || val[0] == '-')
+			return bad_value("depth", val);
+		op->tree.max_depth = (uint32_t)d;
+		return 0;
+	}
+	case K_SORT:
+		if (!strcmp(val, "total"))
+			op->flat.by_total = true;
+		else if (!strcmp(val, "self"))
+			op->flat.by_total = false;
+		else
+			return bad_value("sort", val);
+		return 0;
+	case K_THREAD_IDS:
+		if (!strcmp(val, "auto"))
+			op->filter.tids = SF_AN_TIDS_AUTO;
+		else if (!strcmp(val, "tid"))
+			op->filter.tids = SF_AN_TIDS_TID;
+		else if (!strcmp(val, "order"))
+			op->filter.tids = SF_AN_TIDS_ORDER;
+		else
+			return bad_value("thread-ids", val);
+		return 0;
+	case K_SAMPLE_TYPE:
+		/* the option parser gave it to the pprof reader too */
+		op->sample_type = val;
+		return 0;
+	case K_THREAD:
+		threads[op->filter.nthreads++] = val;
+		return 0;
+	case K_FOCUS:
+		return add_regex(&re->focus, &re->nfocus, val);
+	case K_IGNORE:
+		return add_regex(&re->ignore, &re->nignore, val);
+	case K_HIDE:
+		return add_regex(&re->hide, &re->nhide, val);
+	default:
+		return EXIT_USAGE;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct sf_ctx ctx;
-	struct cli_common common = { 0 };
+	struct cli_getopt g;
 	struct opts op = { 0 };
-	const char *outpath = NULL;
+	const char *outpath, *val;
 	char **inputs = calloc((size_t)argc + 1, sizeof(char *));
 	const char **threads = calloc((size_t)argc + 1, sizeof(char *));
-	regex_t *focus = NULL, *ignore = NULL, *hide = NULL;
-	size_t nfocus = 0, nignore = 0, nhide = 0;
-	int ninputs = 0, nsplit = -1, status = EXIT_OK, r;
-	bool only_inputs = false;
+	struct regexes re = { 0 };
+	int ninputs = 0, nsplit = -1, status = EXIT_OK, c;
 	struct sf_profile *p = NULL, *p2 = NULL;
 	struct sf_output *o = NULL;
 
@@ -237,160 +356,49 @@ int main(int argc, char **argv)
 	cli_fold_exact = true;
 	sf_ctx_init(&ctx);
 	ctx.interrupted = &cli_interrupted;
+	if (cli_getopt_init(&g, opts, CLI_READ, &ctx)) {
+		status = EXIT_USAGE;
+		goto out;
+	}
 	if (!inputs || !threads) {
 		status = EXIT_IO;
 		goto out;
 	}
 	op.diff.normalize = true;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *val = NULL;
-		char *end;
-		if (only_inputs || a[0] != '-' || !strcmp(a, "-")) {
-			inputs[ninputs++] = argv[i];
-			continue;
-		}
-		/* --name=value and --name value */
-#define ARG(name)                                                          \
-	((!strcmp(a, "--" name) && i + 1 < argc && (val = argv[++i])) ||   \
-	 (!strncmp(a, "--" name "=", sizeof(name) + 2) &&              \
-	  (val = a + sizeof(name) + 2)))
-		if (!strcmp(a, "--")) {
-			if (op.report == R_DIFF && nsplit < 0)
+	for (;;) {
+		c = cli_getopt_next(&g, argc, argv, &val);
+		if (c == -1) {
+			/* the first `--` after --diff splits BASE from NEW
+			 * and options go on; any other ends them */
+			if (g.dashdash && op.report == R_DIFF && nsplit < 0) {
 				nsplit = ninputs;
-			else
-				only_inputs = true;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			status = EXIT_OK;
-			goto out;
-		} else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
-			printf("sfanalyze (sftools) %s\n", SF_VERSION);
-			status = EXIT_OK;
-			goto out;
-		} else if (!strcmp(a, "--tree")) {
-			op.saw_tree = true;
-			if (op.report == R_DIFF)
-				op.diff_tree = true;
-			else
-				op.report = R_TREE;
-		} else if (!strcmp(a, "--flat")) {
-			op.report = R_FLAT;
-		} else if (!strcmp(a, "--callgraph")) {
-			op.report = R_CALLGRAPH;
-		} else if (!strcmp(a, "--diff")) {
-			op.report = R_DIFF;
-			op.diff_tree = op.saw_tree;
-		} else if (!strcmp(a, "--json")) {
-			op.json = true;
-		} else if (!strcmp(a, "--inverted")) {
-			op.tree.inverted = true;
-		} else if (!strcmp(a, "--per-thread")) {
-			op.per_thread = true;
-		} else if (!strcmp(a, "--collapse-recursion")) {
-			op.filter.collapse_recursion = true;
-		} else if (!strcmp(a, "--timestamps")) {
-			op.filter.timestamps = true;
-		} else if (!strcmp(a, "--no-normalize")) {
-			op.diff.normalize = false;
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			cli_quiet = 1;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			if (i + 1 >= argc)
-				goto needs_arg;
-			outpath = argv[++i];
-		} else if (!strncmp(a, "--output=", 9)) {
-			outpath = a + 9;
-		} else if (ARG("min-percent")) {
-			op.tree.min_percent = strtod(val, &end);
-			if (*end || end == val || !(op.tree.min_percent >= 0) ||
-			    op.tree.min_percent > 100)
-				goto bad_value;
-		} else if (ARG("threshold")) {
-			op.diff.threshold = strtod(val, &end);
-			if (*end || end == val || !(op.diff.threshold >= 0))
-				goto bad_value;
-		} else if (ARG("depth")) {
-			unsigned long d = strtoul(val, &end, 10);
-			if (*end || end == val || !d || d > UINT32_MAX ||
-			    val[0] == '-')
-				goto bad_value;
-			op.tree.max_depth = (uint32_t)d;
-		} else if (ARG("sort")) {
-			if (!strcmp(val, "total"))
-				op.flat.by_total = true;
-			else if (!strcmp(val, "self"))
-				op.flat.by_total = false;
-			else
-				goto bad_value;
-		} else if (ARG("thread-ids")) {
-			if (!strcmp(val, "auto"))
-				op.filter.tids = SF_AN_TIDS_AUTO;
-			else if (!strcmp(val, "tid"))
-				op.filter.tids = SF_AN_TIDS_TID;
-			else if (!strcmp(val, "order"))
-				op.filter.tids = SF_AN_TIDS_ORDER;
-			else
-				goto bad_value;
-		} else if (ARG("sample-type")) {
-			op.sample_type = val;
-			sf_ctx_set_opt(&ctx, "sample-type", val);
-		} else if (ARG("thread")) {
-			threads[op.filter.nthreads++] = val;
-		} else if (ARG("focus")) {
-			if ((r = add_regex(&focus, &nfocus, val))) {
-				status = r;
-				goto out;
+				continue;
 			}
-		} else if (ARG("ignore")) {
-			if ((r = add_regex(&ignore, &nignore, val))) {
-				status = r;
-				goto out;
-			}
-		} else if (ARG("hide")) {
-			if ((r = add_regex(&hide, &nhide, val))) {
-				status = r;
-				goto out;
-			}
-		} else {
-			r = cli_common_option(&ctx, &common, argc, argv, &i);
-			if (r < 0) {
-				status = EXIT_USAGE;
-				goto out;
-			}
-			if (r == 0) {
-				const char *known[] = {
-					"--min-percent", "--threshold",
-					"--depth", "--sort", "--thread-ids",
-					"--sample-type", "--thread", "--focus",
-					"--ignore", "--hide", NULL };
-				for (size_t k = 0; known[k]; k++)
-					if (!strcmp(a, known[k]))
-						goto needs_arg;
-				cli_msg("unknown option '%s' (see --help)", a);
-				status = EXIT_USAGE;
-				goto out;
-			}
+			break;
 		}
-		continue;
-#undef ARG
-needs_arg:
-		cli_msg("option '%s' needs an argument", a);
-		status = EXIT_USAGE;
-		goto out;
-bad_value:
-		cli_msg("option '%s': bad value '%s'", a, val);
-		status = EXIT_USAGE;
-		goto out;
+		if (c == CLI_ARG) {
+			inputs[ninputs++] = (char *)val;
+		} else if (c == 'h') {
+			usage(&g);
+			goto out;
+		} else if (c == 'V') {
+			printf("sfanalyze (sftools) %s\n", SF_VERSION);
+			goto out;
+		} else if ((status = option(&op, c, val, threads, &re))) {
+			goto out;
+		}
 	}
+	for (int i = g.optind; i < argc; i++)
+		inputs[ninputs++] = argv[i];
+	outpath = op.outpath;
 	op.tree.json = op.flat.json = op.diff.json = op.json;
 	op.filter.threads = threads;
-	op.filter.focus = focus;
-	op.filter.nfocus = nfocus;
-	op.filter.ignore = ignore;
-	op.filter.nignore = nignore;
-	op.filter.hide = hide;
-	op.filter.nhide = nhide;
+	op.filter.focus = re.focus;
+	op.filter.nfocus = re.nfocus;
+	op.filter.ignore = re.ignore;
+	op.filter.nignore = re.nignore;
+	op.filter.hide = re.hide;
+	op.filter.nhide = re.nhide;
 	if (op.report == R_DIFF) {
 		if (nsplit < 1 || nsplit >= ninputs) {
 			cli_msg("--diff needs BASE... -- NEW... (at least one "
@@ -415,12 +423,12 @@ bad_value:
 	bool aggregate = !op.filter.timestamps &&
 			 !(nofold && !strcmp(nofold, "1"));
 	if (op.report == R_DIFF) {
-		if ((status = load(&ctx, &common, inputs, nsplit, aggregate,
+		if ((status = load(&ctx, g.from, inputs, nsplit, aggregate,
 				   &p)) ||
-		    (status = load(&ctx, &common, inputs + nsplit,
+		    (status = load(&ctx, g.from, inputs + nsplit,
 				   ninputs - nsplit, aggregate, &p2)))
 			goto out;
-	} else if ((status = load(&ctx, &common, inputs, ninputs, aggregate,
+	} else if ((status = load(&ctx, g.from, inputs, ninputs, aggregate,
 				  &p))) {
 		goto out;
 	}
@@ -471,17 +479,18 @@ bad_value:
 out:
 	sf_profile_free(p);
 	sf_profile_free(p2);
-	for (size_t k = 0; k < nfocus; k++)
-		regfree(&focus[k]);
-	for (size_t k = 0; k < nignore; k++)
-		regfree(&ignore[k]);
-	for (size_t k = 0; k < nhide; k++)
-		regfree(&hide[k]);
-	free(focus);
-	free(ignore);
-	free(hide);
+	for (size_t k = 0; k < re.nfocus; k++)
+		regfree(&re.focus[k]);
+	for (size_t k = 0; k < re.nignore; k++)
+		regfree(&re.ignore[k]);
+	for (size_t k = 0; k < re.nhide; k++)
+		regfree(&re.hide[k]);
+	free(re.focus);
+	free(re.ignore);
+	free(re.hide);
 	free(threads);
 	sf_ctx_free(&ctx);
+	cli_getopt_free(&g);
 	free(inputs);
 	return status;
 }

@@ -1,8 +1,7 @@
 /*
  * fmt_sbsprof.c - SBCL sb-sprof sample vectors dumped as text
- * ("sbsprof-samples 1"), the format /work/shared/spec/sbsprof-samples.md
- * defines and contrib/sbcl/sb-sprof-export.lisp writes
- * (docs/formats.d/sbsprof.md for users).
+ * ("sbsprof-samples 1"), the format docs/formats.md defines (section
+ * "sbsprof") and contrib/sbcl/sb-sprof-export.lisp writes.
  *
  * Reading: one sample per sample line, frames leaf first (a run of equal
  * consecutive lines, as sb-sprof repeats a trace by its hit count, is one

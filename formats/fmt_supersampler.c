@@ -1,7 +1,7 @@
 /*
- * fmt_supersampler.c - Apple Sampler / Shark traces ("@supersamplerV1.0"), the
- * format /work/shared/spec/sampler.md describes (docs/formats.d/sampler.md
- * for users).
+ * fmt_supersampler.c - Apple Sampler / Shark traces ("@supersamplerV1.0"),
+ * the format docs/formats.md defines (section "sampler": grammar, worked
+ * example).
  *
  * The file mixes text and raw big-endian 32-bit integers, so the reader
  * works by length and never splits on LF: ids, counts and frame ids hold
@@ -403,7 +403,7 @@ static int thread_header(struct rd *r, sf_thread_idx *out)
 				   "'@threadV1.0' TAB");
 		id = id << 4 | (unsigned)v;
 	}
-	/* lowercase hex is accepted quietly (spec rule 6) */
+	/* lowercase hex is accepted quietly (docs/formats.md, sampler) */
 	if (r->seen[id >> 3] & (1u << (id & 7)))
 		sf_warn(r->ctx, "sampler.repeated-thread",
 			"%s: thread %04X has more than one block; merged",

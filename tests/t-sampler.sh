@@ -1,5 +1,5 @@
 # Apple Sampler traces: hand-made files (binary ints from python3) for every
-# rule of /work/shared/spec/sampler.md, expected outputs derived by hand.
+# rule of docs/formats.md (section sampler), expected outputs derived by hand.
 . "$TOP/tests/lib.sh"
 
 if ! have python3; then

@@ -1,5 +1,5 @@
-# sb-sprof sample dumps ("sbsprof-samples 1", /work/shared/spec/
-# sbsprof-samples.md): hand-written dumps, expected outputs derived by hand.
+# sb-sprof sample dumps ("sbsprof-samples 1", docs/formats.md, section
+# sbsprof): hand-written dumps, expected outputs derived by hand.
 . "$TOP/tests/lib.sh"
 
 T=$(printf '\t')

@@ -180,7 +180,7 @@ $SFCONV big.folded --to svg 2>pipe.err | head -c 100 > /dev/null
 if [ ! -s pipe.err ]; then pass svg-closed-pipe-quiet; else
 	fail svg-closed-pipe-quiet "$(head -n 2 pipe.err)"; fi
 
-# palettes as documented in docs/formats.d/svg.md
+# palettes as documented in docs/formats.md, section svg
 palette() { # NAME COLORS AWK-CONDITION-ON-r,g,b
 	$SFCONV small.folded --colors "$2" -o "pal-$2.svg"
 	$CHECK "pal-$2.svg" | cut -f6 | sed 's/rgb(\(.*\))/\1/' |

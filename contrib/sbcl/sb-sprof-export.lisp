@@ -13,8 +13,8 @@
 ;;;; then `sfconv profile.sbsprof -o profile.trace` (Apple Sampler) or
 ;;;; `sfanalyze --tree profile.sbsprof`.
 ;;;;
-;;;; The dump format is /work/shared/spec/sbsprof-samples.md and
-;;;; docs/formats.d/sbsprof.md.  In SBCL 2.x the C runtime keeps the samples
+;;;; The dump format is defined in docs/formats.md, section "sbsprof".
+;;;; In SBCL 2.x the C runtime keeps the samples
 ;;;; (hash-consed traces with hit counts) and sb-sprof converts them into
 ;;;; its Lisp vector only once, when a report is made: a second conversion
 ;;;; would find the runtime's buffers already consumed.  WRITE-SAMPLES

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Call-graph worked examples of callgraph.md (section 10 and 8).
+"""Call-graph worked examples (docs/analyze.md, "Call graph", 8 and 10).
 
-Every expected value below was written by hand from the spec text (the
-tables and orders of Examples A-F and the section 8 numerics example, and
-for the fields the spec does not spell out, by applying its rules by hand;
-the derivations are in the comments).  Usage: cg_examples.py SFANALYZE
+Every expected value below was written by hand from the rules of
+docs/analyze.md, "Call graph" (Examples A-F below, of which A is 10.2 and D
+is 10.3 there, C the diamond of 9.5 and E, F the empty and zero-weight
+cases; the section 8 numerics example; the derivations are in the
+comments).  Usage: cg_examples.py SFANALYZE
 """
 import json
 import subprocess
@@ -98,7 +99,7 @@ def expect(ex, res, order, total_time, sample_number, thread_times, nodes):
                   n["callees"])
 
 
-# Example A: one sample, w = 1000, A;B;B;B;A (the spec's table).
+# Example A: one sample, w = 1000, A;B;B;B;A (the table of 10.2).
 t = F(1000, 3)
 res = run(["0\t1000\tA;B;B;B;A\n"])
 expect("A", res, ["A", "B"], 1000, 1, [(0, 1000)], {
@@ -240,10 +241,10 @@ expect("collapse-on", res, ["A"], 4, 1, [(0, 4)], {
     "A": (4, 4, [0], plain((None, 4)), plain((None, 4))),
 })
 
-# 2.1 midpoint rule (--timestamps), on the spec's timestamp examples:
+# 2.1 midpoint rule (--timestamps), on the timestamp examples of 2.1:
 # thread 0 at 10, 20, 60 -> 10, 25, 40; thread 1 at 10, 20, 60, 80 ->
 # 10, 25, 30, 20; thread 2 at 10, 20 -> 10, 10; thread 3 has one snapshot:
-# dropped (time 0, no nodes) but counted in sample_number (9.5).
+# dropped (time 0, no nodes) but counted in sample_number (2.1, 6).
 def timed_profile(path):
     samples = []
     for tid, times, stack in [(0, [10, 20, 60], 1), (1, [10, 20, 60, 80], 2),

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Call graph on random profiles: the invariants of callgraph.md 3.1, and
-agreement with a small reference written from the spec text alone (exact
-Fractions), on every value and every ordering.
+"""Call graph on random profiles: the invariants of docs/analyze.md, call
+graph 3.1, and agreement with a small reference implementation of its
+rules (exact Fractions), on every value and every ordering.
 
 Profiles are random sample lines (THREAD<TAB>WEIGHT<TAB>stack) with few
 function names (so recursion, mutual recursion and cycles are common),
@@ -25,7 +25,7 @@ failed = 0
 
 
 def reference(samples):
-    """callgraph.md sections 2.2-7; samples: [(tid, Fraction w, [frames])]
+    """docs/analyze.md call graph 2.3-7; samples: [(tid, Fraction w, [frames])]
     in input order, stacks root first."""
     order = sorted(range(len(samples)), key=lambda i: samples[i][0])
     total_time = F(0)
