@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum report { R_TREE, R_FLAT, R_CALLGRAPH, R_DIFF };
+enum report { R_TREE, R_FLAT, R_CALLGRAPH, R_DIFF, R_SAMPLE };
 
 enum {
 	K_TREE = CLI_KEY, K_FLAT, K_CALLGRAPH, K_DIFF, K_JSON, K_INVERTED,
 	K_MIN_PERCENT, K_DEPTH, K_SORT, K_NO_NORMALIZE, K_THRESHOLD,
 	K_TIMESTAMPS, K_THREAD_IDS, K_THREAD, K_PER_THREAD,
-	K_FOCUS, K_IGNORE, K_HIDE, K_COLLAPSE_RECURSION,
+	K_FOCUS, K_IGNORE, K_HIDE, K_COLLAPSE_RECURSION, K_SAMPLE, K_SAMPLE_MIN,
 	/* also the pprof reader's option */
 	K_SAMPLE_TYPE = CLI_FORMAT_KEY
 };
@@ -32,12 +32,17 @@ static const struct cli_opt opts[] = {
 	  "by '--': per-function self and total, change;\n"
 	  "with --tree, the tree of NEW with each node's\n"
 	  "change (--inverted, --min-percent, --depth apply)" },
+	{ "sample", K_SAMPLE, NULL, "the report macOS sample prints: per thread its\n"
+	  "call tree, then top of stack, binary images (the\n"
+	  "sample format of docs/formats.md; no filters)" },
 	{ "json", K_JSON, NULL, "JSON instead of text" },
 	CLI_OPT_HEADING("Report options:"),
 	{ "inverted", K_INVERTED, NULL, "tree: bottom-up (callers of each leaf function)" },
 	{ "min-percent", K_MIN_PERCENT, "P", "tree: hide nodes below P% of the whole (the text\n"
 	  "says how many and how much)" },
 	{ "depth", K_DEPTH, "N", "tree: show N levels below the root" },
+	{ "sample-min", K_SAMPLE_MIN, "N|P%", "sample: hide nodes with fewer than N samples,\n"
+	  "or under P% of their thread's (default 1%)" },
 	{ "sort", K_SORT, "self|total", "flat: sort column (default self)" },
 	{ "no-normalize", K_NO_NORMALIZE, NULL, "diff: compare raw weights, not shares of each\n"
 	  "side's total" },
@@ -98,6 +103,7 @@ struct opts {
 	struct sf_an_flat_opts flat;
 	struct sf_an_diff_opts diff;
 	const char *sample_type;
+	const char *sample_min;
 };
 
 struct regexes {
@@ -257,6 +263,12 @@ static int option(struct opts *op, int c, const char *val, const char **threads,
 	case K_CALLGRAPH:
 		op->report = R_CALLGRAPH;
 		return 0;
+	case K_SAMPLE:
+		op->report = R_SAMPLE;
+		return 0;
+	case K_SAMPLE_MIN:
+		op->sample_min = val;
+		return 0;
 	case K_DIFF:
 		op->report = R_DIFF;
 		op->diff_tree = op->saw_tree;
@@ -399,6 +411,14 @@ int main(int argc, char **argv)
 	op.filter.nignore = re.nignore;
 	op.filter.hide = re.hide;
 	op.filter.nhide = re.nhide;
+	if (op.report == R_SAMPLE &&
+	    (op.json || op.per_thread || op.filter.nthreads || re.nfocus ||
+	     re.nignore || re.nhide || op.filter.timestamps)) {
+		cli_msg("--sample takes no filter, --json, --per-thread or "
+			"--timestamps (it reports every thread)");
+		status = EXIT_USAGE;
+		goto out;
+	}
 	if (op.report == R_DIFF) {
 		if (nsplit < 1 || nsplit >= ninputs) {
 			cli_msg("--diff needs BASE... -- NEW... (at least one "
@@ -461,6 +481,12 @@ int main(int argc, char **argv)
 			sf_output_putc(o, '\n');
 		sf_an_view_free(vb);
 		sf_an_view_free(vn);
+	} else if (op.report == R_SAMPLE) {
+		/* the sample writer's report, pruned as sfcapture's */
+		rc = sf_ctx_set_opt(&ctx, "sample-min",
+				    op.sample_min ? op.sample_min : "1%");
+		if (!rc)
+			rc = sf_format_by_name("sample")->write(p, o, &ctx);
 	} else {
 		rc = run(o, p, &op, &ctx);
 	}

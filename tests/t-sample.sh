@@ -129,3 +129,11 @@ J
 printf 't x-3;a b;c d 2\n' > lf.want
 $SFCONV -q lf.json --to sample | $SFCONV -q --from sample --thread-prefix > lf.got
 expect_same sample-writer-newline-in-name lf.want lf.got
+
+# sfanalyze --sample prints the same report from any saved profile
+# (pruned at 1% by default, as at the end of a capture)
+$SFANALYZE -q --sample --sample-min 0 "$WIN" > a0.txt
+expect_same sfanalyze-sample-golden "$FIX/sample/writer-want.sample.txt" a0.txt
+$SFANALYZE -q --sample --sample-min 5 "$WIN" > a5.txt
+expect_same sfanalyze-sample-min p5.txt a5.txt
+expect_error sfanalyze-sample-no-filters 2 "^sfanalyze: --sample takes no filter" $SFANALYZE --sample --thread 100 "$WIN"
