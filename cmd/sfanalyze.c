@@ -15,7 +15,8 @@ enum {
 	K_MIN_PERCENT, K_DEPTH, K_SORT, K_NO_NORMALIZE, K_THRESHOLD,
 	K_TIMESTAMPS, K_THREAD_IDS, K_THREAD, K_PER_THREAD,
 	K_FOCUS, K_IGNORE, K_HIDE, K_PEEK, K_COLLAPSE_RECURSION,
-	K_RAW, K_TOP, K_DOT, K_NODE_FRACTION, K_EDGE_FRACTION,
+	K_RAW, K_TOP, K_DOT, K_NODE_FRACTION, K_EDGE_FRACTION, K_SAMPLE,
+	K_SAMPLE_MIN,
 	/* also the pprof reader's option */
 	K_SAMPLE_TYPE = CLI_FORMAT_KEY
 };
@@ -32,6 +33,11 @@ static const struct cli_opt opts[] = {
 	  "by '--': per-function self and total, change;\n"
 	  "with --tree, the tree of NEW with each node's\n"
 	  "change (--inverted, --min-percent, --depth apply)" },
+	{ "sample", K_SAMPLE, NULL, "the report macOS sample prints: per thread its\n"
+	  "call tree, then top of stack, binary images (the\n"
+	  "sample format of docs/formats.md; no filters)" },
+	{ "sample-min", K_SAMPLE_MIN, "N|P%", "sample: hide nodes with fewer than N samples,\n"
+	  "or under P% of their thread's (default 1%)" },
 	{ "peek", K_PEEK, "REGEX", "the call graph's node view: callers and callees\n"
 	  "of each function matching REGEX (repeatable)" },
 	{ "json", K_JSON, NULL, "JSON instead of text (exact numbers, with units)" },
@@ -102,7 +108,8 @@ static void usage(const struct cli_getopt *g)
 
 struct opts {
 	struct sf_an_report_opts r;
-	const char *outpath, *sample_type;
+	const char *outpath, *sample_type, *sample_min;
+	bool sample;                /* --sample: the sample writer's report */
 	const char **threads;       /* --thread, argc long */
 	const char **peek_text;     /* --peek as typed, argc long */
 	regex_t *re[4];             /* --focus, --ignore, --hide, --peek */
@@ -128,6 +135,8 @@ static int option(struct opts *op, const struct cli_getopt *g, int c,
 	case K_DIFF: r->kind = SF_AN_DIFF; return 0;
 	case K_JSON: r->json = true; return 0;
 	case K_RAW: r->raw = true; return 0;
+	case K_SAMPLE: op->sample = true; return 0;
+	case K_SAMPLE_MIN: op->sample_min = val; return 0;
 	case K_DOT: r->kind = SF_AN_CALLGRAPH; r->cgr.dot_text = true; return 0;
 	case K_INVERTED: r->tree.inverted = true; return 0;
 	case K_PER_THREAD: r->per_thread = true; return 0;
@@ -245,6 +254,14 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
+	if (op.sample && (r->json || r->per_thread || r->filter.nthreads ||
+			  op.nre[0] || op.nre[1] || op.nre[2] ||
+			  r->filter.timestamps || r->kind == SF_AN_DIFF)) {
+		cli_msg("--sample takes no filter, --json, --per-thread, --diff "
+			"or --timestamps (it reports every thread)");
+		status = EXIT_USAGE;
+		goto out;
+	}
 	if ((r->kind == SF_AN_DIFF || r->cgr.render) && r->per_thread) {
 		cli_msg(r->cgr.render ? "a rendered call graph is one picture: "
 			"--per-thread takes --dot" : "--diff does not take "
@@ -290,7 +307,13 @@ int main(int argc, char **argv)
 		status = cli_fail(&ctx);
 		goto out;
 	}
-	if ((rc = sf_an_report(o, p, p2, r, &ctx))) {
+	if (op.sample)   /* the writer's report, pruned as sfcapture's */
+		rc = sf_ctx_set_opt(&ctx, "sample-min", op.sample_min ?
+				    op.sample_min : "1%") ? sf_error_nomem(&ctx)
+				    : sf_format_by_name("sample")->write(p, o, &ctx);
+	else
+		rc = sf_an_report(o, p, p2, r, &ctx);
+	if (rc) {
 		if (!ctx.err.source[0] && ctx.err.code == SF_EIO)
 			snprintf(ctx.err.source, sizeof(ctx.err.source), "%s",
 				 sf_output_name(o));

@@ -24,7 +24,7 @@ static const struct cli_opt opts[] = {
 	{ "frequency", 'F', "HZ", "samples per second per thread (default 100)" },
 	{ "duration", 'd', "SECS", "stop after SECS seconds (fractions allowed)" },
 	{ "output", 'o', "FILE", "output file; '-' is standard output (default\n"
-	  "sfcapture-PID.trace, Sampler format)" },
+	  "sfcapture-PID.json.gz: native JSON, lossless)" },
 	{ "to", 't', "FORMAT", "output format (default: by the -o extension)" },
 	{ "gzip", 'z', NULL, "compress the output (implied by -o NAME.gz)" },
 	{ "threads", K_THREADS, "TID,...", "sample only these threads" },
@@ -41,7 +41,7 @@ static const struct cli_opt opts[] = {
 	  "has not run since its last (label reused=1)" },
 	{ "verify-reuse", K_VERIFY_REUSE, NULL, "stop such threads anyway and count reused stacks\n"
 	  "that would differ (audit; capture.reuse_* props)" },
-	{ "quiet", 'q', NULL, "no progress, summary or warnings" },
+	{ "quiet", 'q', NULL, "no progress, summary, report or warnings" },
 	{ "help", 'h', NULL, "this help" },
 	{ "version", 'V', NULL, "the version" },
 	CLI_OPT_END
@@ -88,58 +88,28 @@ static void progress(const struct sfc_stats *st, void *arg)
 	*(int *)arg = 1;
 }
 
-struct hot {
-	sf_stack_id stack;
-	double w;
-};
-
-static int hot_cmp(const void *a, const void *b)
+/* The report macOS `sample` prints, made by the `sample` writer: to
+ * standard output, or to standard error when the capture itself went
+ * there.  Nodes under 1% of their thread's samples are hidden. */
+static int report(const struct sf_profile *p, struct sf_ctx *ctx,
+		  bool to_stderr)
 {
-	const struct hot *x = a, *y = b;
+	struct sf_output *o = NULL;
+	FILE *to = to_stderr ? stderr : stdout;
+	size_t n;
+	int rc;
 
-	if (x->w != y->w)
-		return x->w < y->w ? 1 : -1;
-	return x->stack < y->stack ? -1 : x->stack > y->stack;
-}
-
-/* The three stacks with the most samples, leaf first. */
-static void hottest(const struct sf_profile *p)
-{
-	double *by = calloc(p->d.nstacks, sizeof(double)), total = 0;
-	struct hot top[3] = { { 0, 0 }, { 0, 0 }, { 0, 0 } };
-	sf_frame_id *fr;
-
-	if (!by)
-		return;
-	for (size_t i = 0; i < p->d.nsamples; i++) {
-		double w = sf_weight(p, i, p->d.meta.default_type);
-		by[p->d.samples[i].stack] += w;
-		total += w;
+	if ((rc = sf_ctx_set_opt(ctx, "sample-min", "1%")) ||
+	    (rc = sf_output_mem(&o, ctx)) ||
+	    (rc = sf_format_by_name("sample")->write(p, o, ctx))) {
+		sf_output_abort(o);
+		return rc;
 	}
-	for (size_t i = 1; i < p->d.nstacks; i++) {
-		struct hot h = { (sf_stack_id)i, by[i] };
-		if (h.w <= 0 || hot_cmp(&h, &top[2]) > 0)
-			continue;
-		top[2] = h;
-		qsort(top, 3, sizeof(top[0]), hot_cmp);
-	}
-	free(by);
-	if (!top[0].w)
-		return;
-	fprintf(stderr, "%s: hottest stacks:\n", cli_prog);
-	for (int k = 0; k < 3 && top[k].w > 0; k++) {
-		uint32_t d = p->d.stacks[top[k].stack].depth;
-		if (!(fr = calloc(d ? d : 1, sizeof(*fr))))
-			return;
-		sf_profile_stack_frames(p, top[k].stack, fr);
-		fprintf(stderr, "  %6.0f %5.1f%%  ", top[k].w,
-			100 * top[k].w / total);
-		for (uint32_t j = 0; j < d && j < 8; j++)
-			fprintf(stderr, "%s%s", j ? " <- " : "",
-				p->d.frames[fr[d - 1 - j]].name);
-		fprintf(stderr, "%s\n", d > 8 ? " <- ..." : "");
-		free(fr);
-	}
+	const char *text = sf_output_mem_data(o, &n);
+	fputc('\n', to);
+	fwrite(text, 1, n, to);
+	sf_output_abort(o);
+	return fflush(to) ? sf_error(ctx, SF_EIO, "-", 0, "write error") : 0;
 }
 
 int main(int argc, char **argv)
@@ -207,11 +177,12 @@ int main(int argc, char **argv)
 		goto usage_error;
 	}
 
-	/* the default file is a Sampler trace, like macOS sample's; "-o -"
-	 * with no --to writes collapsed text */
+	/* the default file keeps everything (tids, names, states, times,
+	 * modules): gzip'd native JSON; "-o -" with no --to writes collapsed
+	 * text */
 	struct sf_save save;
 	if (sf_save_pick(&save, &ctx, outpath, to,
-			 outpath ? "collapsed" : "sampler", gzip)) {
+			 outpath ? "collapsed" : "json", gzip || !outpath)) {
 		status = cli_fail(&ctx);
 		goto done;
 	}
@@ -260,7 +231,7 @@ int main(int argc, char **argv)
 		cli_interrupted = 0;
 
 	if (!outpath) {
-		snprintf(defpath, sizeof(defpath), "sfcapture-%d.trace",
+		snprintf(defpath, sizeof(defpath), "sfcapture-%d.json.gz",
 			 (int)o.pid);
 		save.path = outpath = defpath;
 	}
@@ -287,7 +258,8 @@ int main(int argc, char **argv)
 		cli_msg("wrote %s (%s)", strcmp(outpath, "-") ? outpath
 						       : "standard output",
 			save.format->name);
-		hottest(p);
+		if ((rc = report(p, &ctx, !strcmp(outpath, "-"))))
+			goto fail;
 	}
 	if (cli_close_stdout(outpath))
 		status = EXIT_IO;

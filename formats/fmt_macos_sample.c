@@ -33,8 +33,14 @@
 #include "rustsym.h"
 #include "text.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* The "Analysis Tool:" header of the files this writer makes; the reader
+ * reads such files exactly (see sample_read) */
+#define SAMPLE_TOOL "sftools sample writer"
 
 static const char *const ignore_symbols[] = {
 	"__psynch_cvwait", "__select", "__semwait_signal", "__ulock_wait",
@@ -54,6 +60,7 @@ struct smp_state {
 	struct sf_ctx *ctx;
 	struct sf_input *in;
 	bool no_modules, keep_self, inferno;
+	bool exact;              /* a file of our writer: see sample_read */
 	/* --inferno: the last count of each stack, by stack id */
 	double *lastw;
 	sf_thread_idx *lastt;
@@ -90,10 +97,13 @@ static int emit(struct smp_state *st, size_t depth, double w)
 		st->ids = ni;
 		st->cap_ids = depth;
 	}
-	for (size_t i = 0; i < depth; i++)
-		st->ids[i] = st->stack[i].frame;
-	sf_stack_id s;
-	if ((rc = sf_profile_stack(st->p, st->ctx, st->ids, depth, false, &s)))
+	/* our own files: the thread line is the thread, not a frame */
+	size_t skip = st->exact ? 1 : 0;
+	for (size_t i = skip; i < depth; i++)
+		st->ids[i - skip] = st->stack[i].frame;
+	sf_stack_id s = SF_STACK_EMPTY;
+	if (depth > skip && (rc = sf_profile_stack(st->p, st->ctx, st->ids,
+						   depth - skip, false, &s)))
 		return rc;
 	if (!st->inferno)
 		return sf_profile_add(st->p, st->ctx, s, st->thread, w);
@@ -139,7 +149,7 @@ static int write_leaf(struct smp_state *st)
 		return 0;
 	const struct smp_node *leaf = &st->stack[st->n - 1];
 	const char *name = st->names.s + leaf->name_off;
-	for (size_t i = 0; i < sizeof(ignore_symbols) /
+	for (size_t i = 0; !st->exact && i < sizeof(ignore_symbols) /
 				 sizeof(ignore_symbols[0]); i++)
 		if (ends_with(name, leaf->name_len, ignore_symbols[i]))
 			return 0;
@@ -152,7 +162,8 @@ static int pop(struct smp_state *st)
 	struct smp_node *top = &st->stack[st->n - 1];
 	int rc = 0;
 
-	if (st->keep_self && top->children > 0 && top->count > top->children)
+	if ((st->keep_self || st->exact) && top->children > 0 &&
+	    top->count > top->children)
 		rc = emit(st, st->n, top->count - top->children);
 	st->names.len = top->name_off;
 	st->n--;
@@ -168,6 +179,27 @@ static int bad(struct smp_state *st, const char *what)
 {
 	return sf_error(st->ctx, SF_EINPUT, sf_input_name(st->in),
 			sf_input_lineno(st->in), "%s", what);
+}
+
+/* The name in our writer's thread line "Thread_TID   NAME  (R% running,
+ * B% blocked)": [*b, *e), empty when the thread has none. */
+static void exact_thread_name(const char *s, const char *end,
+			      const char **b, const char **e)
+{
+	const char *q = s;
+
+	while (q < end && *q != ' ')
+		q++;
+	if (end - q >= 3 && !memcmp(q, "   ", 3))
+		q += 3;
+	*b = q;
+	*e = end;
+	if (end - q > 10 && !memcmp(end - 10, "% blocked)", 10))
+		for (const char *c = end - 10; c > q; c--)
+			if (!memcmp(c - 1, "  (", 3) && c - 1 >= q) {
+				*e = c - 1;
+				break;
+			}
 }
 
 static int on_node(struct smp_state *st, const char *l, size_t n)
@@ -208,6 +240,17 @@ static int on_node(struct smp_state *st, const char *l, size_t n)
 	const char *rest = sp + 1;
 	const char *paren = memchr(rest, '(', (size_t)(end - rest));
 	const char *fe = paren ? paren : end;
+	if (st->exact) {
+		/* names may hold '(' and blanks: "f(int)  (in m)  [0x1]" */
+		const char *in = NULL, *ad = NULL;
+		for (const char *q = rest; q < end; q++) {
+			if (end - q >= 6 && !memcmp(q, "  (in ", 6))
+				in = q;
+			if (end - q >= 5 && !memcmp(q, "  [0x", 5))
+				ad = q;
+		}
+		fe = in ? in : ad ? ad : end;
+	}
 	while (fe > rest && (fe[-1] == ' ' || fe[-1] == '\t'))
 		fe--;
 	const char *mod = NULL;
@@ -228,9 +271,10 @@ static int on_node(struct smp_state *st, const char *l, size_t n)
 	/* the name: module`function */
 	size_t off = st->names.len;
 	st->fix.len = 0;
-	if (!sf_fix_rust_symbol(&st->fix, rest, (size_t)(fe - rest)))
+	if (st->exact ? !sf_sbuf_add(&st->fix, rest, (size_t)(fe - rest)) :
+			!sf_fix_rust_symbol(&st->fix, rest, (size_t)(fe - rest)))
 		return sf_error_nomem(ctx);
-	if ((modn && (!sf_sbuf_add(&st->names, mod, modn) ||
+	if ((modn && !st->exact && (!sf_sbuf_add(&st->names, mod, modn) ||
 		      !sf_sbuf_add(&st->names, "`", 1))) ||
 	    !sf_sbuf_add(&st->names, st->fix.s ? st->fix.s : "", st->fix.len))
 		return sf_error_nomem(ctx);
@@ -309,13 +353,18 @@ static int on_node(struct smp_state *st, const char *l, size_t n)
 				tid = v;
 		}
 		st->tmp.len = 0;
-		const char *ne = end;
-		while (ne > rest && (ne[-1] == ' ' || ne[-1] == '\t'))
+		const char *nb = rest, *ne = end;
+		if (st->exact)
+			exact_thread_name(rest, end, &nb, &ne);
+		while (ne > nb && (ne[-1] == ' ' || ne[-1] == '\t'))
 			ne--;
-		if (!sf_sbuf_add(&st->tmp, rest, (size_t)(ne - rest)))
+		if (!sf_sbuf_add(&st->tmp, nb, (size_t)(ne - nb)))
 			return sf_error_nomem(ctx);
-		if ((rc = sf_profile_thread(st->p, ctx, st->pid, tid,
-					    st->tmp.s, &st->thread)))
+		st->thread = SF_NO_THREAD;
+		if ((!st->exact || tid != SF_NO_ID || ne > nb) &&
+		    (rc = sf_profile_thread(st->p, ctx, st->pid, tid,
+					    ne > nb ? st->tmp.s : NULL,
+					    &st->thread)))
 			return rc;
 	}
 	if (st->n == st->cap) {
@@ -402,6 +451,10 @@ static int sample_read(struct sf_profile *p, struct sf_input *in,
 						 (size_t)(line + e - 1 - lb - 1),
 						 &v))
 					st.pid = v;
+			} else if (e == 17 + strlen(SAMPLE_TOOL) &&
+				   !memcmp(line, "Analysis Tool:   " SAMPLE_TOOL,
+					   e)) {
+				st.exact = true;
 			} else if (e > 12 && !memcmp(line, "Analysis of ", 12)) {
 				/* "... every 1 millisecond" */
 				const char *ev = NULL;
@@ -484,6 +537,551 @@ static int sample_probe(const unsigned char *d, size_t n)
 	return 0;
 }
 
+/* ----- writing ----- */
+
+/* A call-graph node of one thread: a stack of the model's prefix tree with
+ * the thread's samples at or under it. */
+struct wnode {
+	sf_stack_id stack, parent;
+	uint64_t count;
+	const char *name;         /* for ties: the frame name */
+};
+
+/* Top-of-stack: own samples per function, "same collapsed" (offsets and
+ * addresses apart) */
+struct wtop {
+	const char *name, *module;
+	uint64_t count;
+};
+
+struct wr {
+	const struct sf_profile *p;
+	struct sf_output *out;
+	struct sf_ctx *ctx;
+	uint32_t *mark;           /* per stack: 1 + thread block last seen */
+	uint64_t *incl;           /* per stack: samples at or under it */
+	uint32_t *kid0, *nkids;   /* per stack: its children in `nodes` */
+	struct wnode *nodes;
+	size_t nnodes;
+	uint64_t *selfw;          /* per frame: samples with it on top */
+	uint64_t min_abs;         /* prune: fewer samples than this */
+	double min_pct;           /* prune: under this share of the thread */
+	uint64_t hidden_nodes, hidden_samples;
+	bool exact;               /* counts are exact sums of the weights */
+};
+
+static int wnode_cmp(const void *a, const void *b)
+{
+	const struct wnode *x = a, *y = b;
+	int c;
+
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if ((c = strcmp(x->name, y->name)))
+		return c;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+static int wtop_cmp(const void *a, const void *b)
+{
+	const struct wtop *x = a, *y = b;
+	int c;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if ((c = strcmp(x->name, y->name)))
+		return c;
+	return strcmp(x->module ? x->module : "", y->module ? y->module : "");
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+/* A name on one line: LF and CR (which would end the node line) become
+ * blanks. */
+static void put_text(struct sf_output *o, const char *s)
+{
+	if (!strpbrk(s, "\n\r")) {
+		sf_output_puts(o, s);
+		return;
+	}
+	for (; *s; s++)
+		sf_output_putc(o, *s == '\n' || *s == '\r' ? ' ' : *s);
+}
+
+/* "name  (in module)  [0xaddr]  file:line", as sample prints a frame
+ * (without "+ offset": the model has no symbol start) */
+static void put_frame(struct sf_output *o, const struct sf_frame *f)
+{
+	put_text(o, f->name[0] ? f->name : "???");
+	if (f->module) {
+		sf_output_puts(o, "  (in ");
+		put_text(o, base_name(f->module));
+		sf_output_putc(o, ')');
+	}
+	if (f->address != SF_NO_ADDR) {
+		sf_output_printf(o, "  [0x%llx]", (unsigned long long)f->address);
+		if (f->file && f->line) {
+			sf_output_puts(o, "  ");
+			put_text(o, f->file);
+			sf_output_printf(o, ":%u", f->line);
+		}
+	}
+}
+
+/* The thread line's own text: "Thread_TID   name  (R% running, B%
+ * blocked)"; the share only when the samples carry the `state` label. */
+static void put_thread(struct wr *w, sf_thread_idx th, const size_t *idx,
+		       size_t n, uint32_t t, double div)
+{
+	const struct sf_profile *p = w->p;
+	const struct sf_thread *td = th == SF_NO_THREAD ? NULL :
+							  &p->d.threads[th];
+	double run = 0, other = 0;
+
+	if (td && td->tid != SF_NO_ID)
+		sf_output_printf(w->out, "Thread_%lld", (long long)td->tid);
+	else
+		sf_output_puts(w->out, "Thread_?");
+	if (td && td->name && td->name[0]) {
+		sf_output_puts(w->out, "   ");
+		put_text(w->out, td->name);
+	}
+	for (size_t k = 0; k < n; k++) {
+		size_t i = idx[k];
+		const char *st = sf_profile_label(p, p->d.samples[i].labels,
+						  "state");
+		double x = sf_weight(p, i, t) / div;
+		if (st && !strcmp(st, "running"))
+			run += x;
+		else if (st)
+			other += x;
+	}
+	if (run + other > 0)
+		sf_output_printf(w->out, "  (%.0f%% running, %.0f%% blocked)",
+				 100 * run / (run + other),
+				 100 * other / (run + other));
+}
+
+/* Is node `c` (count) shown under a thread of `total` samples? */
+static bool shown(const struct wr *w, uint64_t c, uint64_t total)
+{
+	return c >= w->min_abs && !(100.0 * (double)c < w->min_pct *
+					       (double)total);
+}
+
+/* One thread's call graph: nodes touched by its samples, children sorted
+ * by count, printed depth first with sample's tree marks: the column of
+ * an ancestor that has a later sibling holds a mark, '+', '!', ':', '|'
+ * by how many branching nodes lie above it. */
+static int write_thread(struct wr *w, const size_t *idx, size_t n,
+			uint32_t block, bool later_thread, bool many_threads,
+			uint32_t t, double div, sf_thread_idx th)
+{
+	const struct sf_profile *p = w->p;
+	uint64_t total = 0;
+	int rc = 0;
+
+	w->nnodes = 0;
+	for (size_t k = 0; k < n; k++) {
+		size_t i = idx[k];
+		uint64_t c = p->d.ntypes ? (uint64_t)nearbyint(
+					    sf_weight(p, i, t) / div) : 1;
+		sf_stack_id s = p->d.samples[i].stack;
+		total += c;
+		if (s)
+			w->selfw[p->d.stacks[s].frame] += c;
+		for (; s; s = p->d.stacks[s].parent) {
+			if (w->mark[s] != block + 1) {
+				w->mark[s] = block + 1;
+				w->incl[s] = 0;
+				w->nkids[s] = 0;
+				w->nodes[w->nnodes++] = (struct wnode){
+					s, p->d.stacks[s].parent, 0,
+					p->d.frames[p->d.stacks[s].frame].name
+				};
+			}
+			w->incl[s] += c;
+		}
+	}
+	for (size_t k = 0; k < w->nnodes; k++)
+		w->nodes[k].count = w->incl[w->nodes[k].stack];
+	qsort(w->nodes, w->nnodes, sizeof(*w->nodes), wnode_cmp);
+	/* children of a node are one run of `nodes`; the roots' parent is
+	 * the empty stack 0, kept in slot 0 of kid0/nkids for this thread */
+	w->nkids[0] = 0;
+	for (size_t k = w->nnodes; k-- > 0;) {
+		sf_stack_id par = w->nodes[k].parent;
+		w->kid0[par] = (uint32_t)k;
+		if (shown(w, w->nodes[k].count, total))
+			w->nkids[par]++;
+		else if (!par || shown(w, w->incl[par], total)) {
+			/* the top of a hidden subtree */
+			w->hidden_nodes++;
+			w->hidden_samples += w->nodes[k].count;
+		}
+	}
+
+	sf_output_printf(w->out, "    %llu ", (unsigned long long)total);
+	put_thread(w, th, idx, n, t, div);
+	sf_output_putc(w->out, '\n');
+
+	/* depth-first; per depth: the node, the next child, its mark */
+	size_t cap = 64, d = 0;
+	uint32_t *cur = sf_calloc(cap, sizeof(*cur));
+	sf_stack_id *at = sf_calloc(cap, sizeof(*at));
+	char *mark = sf_calloc(cap, 1);
+	unsigned *branches = sf_calloc(cap, sizeof(*branches));
+	if (!cur || !at || !mark || !branches) {
+		rc = sf_error(w->ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	at[0] = 0;
+	cur[0] = 0;
+	/* branches[d]: branching nodes from the list of threads down to
+	 * at[d]; the mark of a child with later siblings is chosen by it */
+	mark[0] = later_thread ? '+' : ' ';
+	branches[0] = many_threads + (w->nkids[0] > 1);
+	for (uint64_t lines = 1;; lines++) {
+		sf_stack_id s = at[d];
+		if (cur[d] >= w->nkids[s]) {
+			if (!d)
+				break;
+			d--;
+			continue;
+		}
+		const struct wnode *c = &w->nodes[w->kid0[s] + cur[d]];
+		cur[d]++;
+		if (d + 1 >= cap) {
+			size_t nc = cap * 2;
+			uint32_t *a1 = sf_reallocarray(cur, nc, sizeof(*a1));
+			if (a1)
+				cur = a1;
+			sf_stack_id *a2 = sf_reallocarray(at, nc, sizeof(*a2));
+			if (a2)
+				at = a2;
+			char *a3 = sf_reallocarray(mark, nc, 1);
+			if (a3)
+				mark = a3;
+			unsigned *a4 = sf_reallocarray(branches, nc,
+						       sizeof(*a4));
+			if (a4)
+				branches = a4;
+			if (!a1 || !a2 || !a3 || !a4) {
+				rc = sf_error(w->ctx, SF_ENOMEM, NULL, 0,
+					      "out of memory");
+				goto out;
+			}
+			cap = nc;
+		}
+		sf_output_puts(w->out, "    ");
+		for (size_t j = 0; j <= d; j++) {
+			sf_output_putc(w->out, mark[j]);
+			sf_output_putc(w->out, ' ');
+		}
+		sf_output_printf(w->out, "%llu ", (unsigned long long)c->count);
+		put_frame(w->out, &p->d.frames[p->d.stacks[c->stack].frame]);
+		sf_output_putc(w->out, '\n');
+		/* the mark of c's column, for the lines under c */
+		unsigned b = branches[d];
+		d++;
+		at[d] = c->stack;
+		cur[d] = 0;
+		branches[d] = b + (w->nkids[c->stack] > 1);
+		mark[d] = cur[d - 1] < w->nkids[s] ? "+!:|"[(b - 1) % 4] : ' ';
+		if ((lines & 0xffff) == 0 && sf_interrupted(w->ctx)) {
+			rc = sf_error(w->ctx, SF_EINTR, NULL, 0, "interrupted");
+			goto out;
+		}
+	}
+out:
+	free(cur);
+	free(at);
+	free(mark);
+	free(branches);
+	return rc;
+}
+
+/* "Sort by top of stack": own samples per function and module, collapsed
+ * over addresses, at least 5 as sample shows them. */
+static int write_top(struct wr *w)
+{
+	const struct sf_profile *p = w->p;
+	struct wtop *top = sf_calloc(p->d.nframes ? p->d.nframes : 1,
+				     sizeof(*top));
+	size_t n = 0;
+
+	if (!top)
+		return sf_error(w->ctx, SF_ENOMEM, NULL, 0, "out of memory");
+	for (size_t f = 0; f < p->d.nframes; f++)
+		if (w->selfw[f])
+			top[n++] = (struct wtop){ p->d.frames[f].name,
+				p->d.frames[f].module ?
+				base_name(p->d.frames[f].module) : NULL,
+				w->selfw[f] };
+	/* equal (name, module) pairs next to each other, then summed */
+	qsort(top, n, sizeof(*top), wtop_cmp);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n && top[i].count; j++)
+			if (top[j].count && !strcmp(top[i].name, top[j].name) &&
+			    !strcmp(top[i].module ? top[i].module : "",
+				    top[j].module ? top[j].module : "")) {
+				top[i].count += top[j].count;
+				top[j].count = 0;
+			}
+	qsort(top, n, sizeof(*top), wtop_cmp);
+	sf_output_puts(w->out, "Sort by top of stack, same collapsed (when >= "
+			       "5):\n");
+	for (size_t i = 0; i < n && top[i].count >= 5; i++) {
+		sf_output_puts(w->out, "        ");
+		put_text(w->out, top[i].name[0] ? top[i].name : "???");
+		if (top[i].module) {
+			sf_output_puts(w->out, "  (in ");
+			put_text(w->out, top[i].module);
+			sf_output_putc(w->out, ')');
+		}
+		sf_output_printf(w->out, "        %llu\n",
+				 (unsigned long long)top[i].count);
+	}
+	free(top);
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "Binary Images": every module a frame names, by path.  The load range
+ * and build id come from the property "image:PATH" = "0xSTART 0xEND
+ * BUILD-ID" when the profile has one (sfcapture), else "???". */
+static int write_images(struct wr *w)
+{
+	const struct sf_profile *p = w->p;
+	const char **mods = sf_calloc(p->d.nframes ? p->d.nframes : 1,
+				      sizeof(*mods));
+	size_t n = 0;
+
+	if (!mods)
+		return sf_error(w->ctx, SF_ENOMEM, NULL, 0, "out of memory");
+	for (size_t f = 0; f < p->d.nframes; f++)
+		if (p->d.frames[f].module)
+			mods[n++] = p->d.frames[f].module;
+	qsort(mods, n, sizeof(*mods), cmp_str);
+	sf_output_puts(w->out, "Binary Images:\n");
+	for (size_t i = 0; i < n; i++) {
+		if (i && !strcmp(mods[i], mods[i - 1]))
+			continue;
+		char key[4096], lo[24] = "???", hi[24] = "???", id[130] = "?";
+		snprintf(key, sizeof(key), "image:%s", mods[i]);
+		const char *v = sf_profile_prop(p, key);
+		if (v)
+			sscanf(v, "%23s %23s %129s", lo, hi, id);
+		sf_output_printf(w->out, "%18s - %18s  ", lo, hi);
+		put_text(w->out, base_name(mods[i]));
+		sf_output_printf(w->out, " (?) <%s> ", id);
+		put_text(w->out, mods[i]);
+		sf_output_putc(w->out, '\n');
+	}
+	free(mods);
+	return 0;
+}
+
+/* The header sample prints before the call graph, from what the profile
+ * knows: the command and pid of a capture, the interval, the time. */
+static void write_header(struct wr *w)
+{
+	const struct sf_profile *p = w->p;
+	const char *cmd = sf_profile_prop(p, "capture.command");
+	const char *pid = sf_profile_prop(p, "capture.pid");
+	char b[24];
+	double ms = p->d.meta.period_type.unit &&
+		    !strcmp(p->d.meta.period_type.unit, "nanoseconds") ?
+		    p->d.meta.period / 1e6 : 0;
+
+	if (!pid)
+		for (size_t i = 0; i < p->d.nthreads && !pid; i++)
+			if (p->d.threads[i].pid != SF_NO_ID) {
+				snprintf(b, sizeof(b), "%lld",
+					 (long long)p->d.threads[i].pid);
+				pid = b;
+			}
+	if (!cmd || !cmd[0] || strpbrk(cmd, "\n\r"))
+		cmd = "profile";
+	sf_output_printf(w->out, "Analysis of sampling %s (pid %s)", cmd,
+			 pid ? pid : "?");
+	if (ms > 0)
+		sf_output_printf(w->out, " every %g millisecond%s", ms,
+				 ms == 1 ? "" : "s");
+	sf_output_puts(w->out, "\n");
+	if (pid)
+		sf_output_printf(w->out, "Process:         %s [%s]\n", cmd,
+				 pid);
+	if (p->d.meta.start_time != SF_NO_TIME) {
+		time_t sec = (time_t)(p->d.meta.start_time / 1000000000);
+		struct tm tm;
+		char when[40];
+		gmtime_r(&sec, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+		sf_output_printf(w->out, "Date/Time:       %s.%03d +0000\n", when,
+				 (int)(p->d.meta.start_time / 1000000 % 1000));
+	}
+	if (p->d.meta.duration != SF_NO_TIME && p->d.meta.duration > 0)
+		sf_output_printf(w->out, "Duration:        %.2fs\n",
+				 (double)p->d.meta.duration / 1e9);
+	sf_output_puts(w->out, "Report Version:  7\n"
+			       "Analysis Tool:   " SAMPLE_TOOL "\n");
+}
+
+static int sample_write(const struct sf_profile *p, struct sf_output *out,
+			struct sf_ctx *ctx)
+{
+	struct wr w = { .p = p, .out = out, .ctx = ctx };
+	size_t ns = p->d.nsamples, nthr = p->d.nthreads;
+	size_t nblocks = nthr + 1, *order = NULL, *first = NULL,
+	       *blocks = NULL;
+	uint64_t *btotal = NULL;
+	uint32_t t;
+	double div;
+	bool rounded = false;
+	int rc = 0;
+	const char *min = sf_ctx_opt(ctx, "sample-min");
+
+	if (min) {
+		char *end;
+		double v = strtod(min, &end);
+		if (end == min || !(v >= 0) || (*end && strcmp(end, "%")))
+			return sf_error(ctx, SF_EUSAGE, NULL, 0,
+					"--sample-min needs a count or a "
+					"percentage ('5', '2%%')");
+		if (*end)
+			w.min_pct = v;
+		else
+			w.min_abs = (uint64_t)v;
+	}
+	sf_profile_count_type(p, &t, &div);
+	w.mark = sf_calloc(p->d.nstacks, sizeof(*w.mark));
+	w.incl = sf_calloc(p->d.nstacks, sizeof(*w.incl));
+	w.kid0 = sf_calloc(p->d.nstacks, sizeof(*w.kid0));
+	w.nkids = sf_calloc(p->d.nstacks, sizeof(*w.nkids));
+	w.nodes = sf_calloc(p->d.nstacks, sizeof(*w.nodes));
+	w.selfw = sf_calloc(p->d.nframes ? p->d.nframes : 1,
+			    sizeof(*w.selfw));
+	order = sf_calloc(ns ? ns : 1, sizeof(*order));
+	first = sf_calloc(nblocks + 1, sizeof(*first));
+	blocks = sf_calloc(nblocks, sizeof(*blocks));
+	btotal = sf_calloc(nblocks, sizeof(*btotal));
+	if (!w.mark || !w.incl || !w.kid0 || !w.nkids || !w.nodes ||
+	    !w.selfw || !order || !first || !blocks || !btotal) {
+		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	/* samples by thread block (samples without a thread last), in
+	 * profile order within a block */
+	for (size_t i = 0; i < ns; i++) {
+		sf_thread_idx th = p->d.samples[i].thread;
+		size_t b = th == SF_NO_THREAD ? nthr : th;
+		uint64_t c;
+		if ((rc = sf_sample_whole(p, ctx, i, t, div, 1e15,
+					  "a sample count", &c, &rounded)))
+			goto out;
+		first[b + 1]++;
+		btotal[b] += c;
+	}
+	for (size_t b = 0; b < nblocks; b++)
+		first[b + 1] += first[b];
+	{
+		size_t *at = sf_calloc(nblocks, sizeof(*at));
+		if (!at) {
+			rc = sf_error(ctx, SF_ENOMEM, NULL, 0,
+				      "out of memory");
+			goto out;
+		}
+		memcpy(at, first, nblocks * sizeof(*at));
+		for (size_t i = 0; i < ns; i++) {
+			sf_thread_idx th = p->d.samples[i].thread;
+			order[at[th == SF_NO_THREAD ? nthr : th]++] = i;
+		}
+		free(at);
+	}
+	if (rounded)
+		sf_warn(ctx, "sample.weight-rounded",
+			"weights that are not whole numbers of samples were "
+			"rounded to whole sample counts");
+	/* threads with samples, most samples first */
+	size_t nb = 0;
+	for (size_t b = 0; b < nblocks; b++)
+		if (first[b + 1] > first[b])
+			blocks[nb++] = b;
+	for (size_t i = 1; i < nb; i++)
+		for (size_t j = i; j > 0 && btotal[blocks[j]] >
+						   btotal[blocks[j - 1]]; j--) {
+			size_t x = blocks[j];
+			blocks[j] = blocks[j - 1];
+			blocks[j - 1] = x;
+		}
+
+	/* the call graph goes to memory first: the header says what the
+	 * pruning hid, known only once the graph is made */
+	struct sf_output *graph = NULL;
+	if ((rc = sf_output_mem(&graph, ctx)))
+		goto out;
+	w.out = graph;
+	for (size_t k = 0; k < nb && !rc; k++) {
+		size_t b = blocks[k];
+		rc = write_thread(&w, order + first[b], first[b + 1] - first[b],
+				  (uint32_t)k, k + 1 < nb, nb > 1, t, div,
+				  b == nthr ? SF_NO_THREAD : (sf_thread_idx)b);
+	}
+	w.out = out;
+	if (!rc) {
+		size_t glen;
+		const char *g = sf_output_mem_data(graph, &glen);
+		write_header(&w);
+		if (w.hidden_nodes)
+			sf_output_printf(out, "Pruned:          %llu call graph "
+					 "node%s hidden (%llu samples, counted "
+					 "in their callers), those under ",
+					 (unsigned long long)w.hidden_nodes,
+					 w.hidden_nodes > 1 ? "s" : "",
+					 (unsigned long long)w.hidden_samples);
+		if (w.hidden_nodes && w.min_pct > 0)
+			sf_output_printf(out, "%g%% of their thread's samples\n",
+					 w.min_pct);
+		else if (w.hidden_nodes)
+			sf_output_printf(out, "%llu samples\n",
+					 (unsigned long long)w.min_abs);
+		sf_output_puts(out, "----\n\nCall graph:\n");
+		sf_output_write(out, g, glen);
+		sf_output_puts(out, "\nTotal number in stack (recursive counted "
+				    "multiple, when >=5):\n\n");
+		rc = write_top(&w);
+	}
+	sf_output_abort(graph);
+	if (!rc) {
+		sf_output_puts(out, "\n");
+		rc = write_images(&w);
+	}
+out:
+	free(w.mark);
+	free(w.incl);
+	free(w.kid0);
+	free(w.nkids);
+	free(w.nodes);
+	free(w.selfw);
+	free(order);
+	free(first);
+	free(blocks);
+	free(btotal);
+	return rc;
+}
+
 static const struct sf_option sample_ropts[] = {
 	{ "no-modules", NULL, "sample: frame names without the module "
 	  "(inferno-collapse-sample --no-modules)" },
@@ -495,10 +1093,24 @@ static const struct sf_option sample_ropts[] = {
 	{ NULL, NULL, NULL }
 };
 
+static const struct sf_option sample_wopts[] = {
+	{ "sample-min", "N|P%", "sample: hide call graph nodes with fewer than "
+	  "N samples, or under P% of their thread's (a header line says what "
+	  "was hidden)" },
+	{ NULL, NULL, NULL }
+};
+
+static const char *const sample_ext[] = { ".sample.txt", NULL };
+
 const struct sf_format sf_format_sample = {
 	.name = "sample",
 	.description = "macOS sample call graph text",
+	.extensions = sample_ext,
 	.probe = sample_probe,
 	.read = sample_read,
+	.write = sample_write,
+	/* threads (tid, name), counts, modules, addresses, files, lines */
+	.caps = SF_CAP_THREADS | SF_CAP_WEIGHTS | SF_CAP_LOCATIONS,
 	.read_options = sample_ropts,
+	.write_options = sample_wopts,
 };

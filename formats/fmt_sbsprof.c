@@ -669,16 +669,9 @@ found:
 	if (!(reps = sf_calloc(nsamp ? nsamp : 1, sizeof(*reps))))
 		return sf_error_nomem(ctx);
 	for (size_t i = 0; i < nsamp; i++) {
-		double x = p->d.ntypes ? sf_weight(p, i, t) / div : 1;
-		if (!(x >= 0) || x > 4294967295.0) {
-			rc = sf_error(ctx, SF_ELIMIT, NULL, 0,
-				      "sample %zu: weight %g cannot be "
-				      "written as sample lines", i, x);
+		if ((rc = sf_sample_whole(p, ctx, i, t, div, 4294967295.0,
+					  "sample lines", &reps[i], &rounded)))
 			goto out;
-		}
-		double rx = nearbyint(x);
-		rounded |= rx != x;
-		reps[i] = (uint64_t)rx;
 		total += reps[i];
 		unique += reps[i] != 0;
 		if (p->d.samples[i].thread == SF_NO_THREAD && reps[i])

@@ -28,7 +28,9 @@
 #include "format.h"
 #include "hash.h"
 #include "records.h"
+#include "text.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,7 @@
 #define MAGIC "@supersamplerV1.0\n"
 #define SYMTAB "@symboltableV1.1\n"
 #define THREAD_WORD "@threadV1.0"
+#define TID_WORD "tid="              /* a mapped thread's library field */
 #define FIRST_ID 0x2122u        /* the original writer's first id */
 #define CHUNK 1024              /* frame ids read at a time */
 
@@ -411,7 +414,14 @@ static int thread_header(struct rd *r, sf_thread_idx *out)
 			"Thread_%04X", r->name, id, id);
 		snprintf(name, sizeof(name), "Thread_%04X", id);
 	}
-	return sf_profile_thread(r->p, r->ctx, SF_NO_ID, (int64_t)id,
+	/* our writer keeps a thread id that does not fit the 16-bit field
+	 * in the thread symbol's library: "tid=123456" */
+	int64_t tid = (int64_t)id, v;
+	if (s && !strncmp(s->lib, TID_WORD, strlen(TID_WORD)) &&
+	    sf_parse_i64(s->lib + strlen(TID_WORD),
+			 strlen(s->lib + strlen(TID_WORD)), &v) && v >= 0)
+		tid = v;
+	return sf_profile_thread(r->p, r->ctx, SF_NO_ID, tid,
 				 s ? s->name : name, out);
 }
 
@@ -838,17 +848,153 @@ static void put_symbol(struct sf_output *o, uint32_t id, uint32_t unknown,
 	sf_output_putc(o, '\n');
 }
 
+/* The 16-bit id of each thread block in bid[]: the thread's own id when
+ * it fits and no earlier thread has it, else the lowest free id from
+ * FIRST_ID up; a real id replaced so is stated in a warning here and, as
+ * "tid=N", in the thread symbol's library field (the reader restores it).
+ * Returns the first frame symbol id: above every thread id, so thread and
+ * frame symbols never share an id. */
+static uint32_t block_ids(const struct sf_profile *p, struct sf_ctx *ctx,
+			  size_t nblocks, uint32_t *bid)
+{
+	static const uint32_t none = UINT32_MAX;
+	unsigned char used[0x10000 / 8];
+	uint32_t next = FIRST_ID, top = 0;
+	char list[360];
+	size_t n = 0, nmapped = 0, unlisted = 0;
+
+	memset(used, 0, sizeof(used));
+	for (size_t b = 0; b < nblocks; b++) {
+		int64_t tid = b < p->d.nthreads ? p->d.threads[b].tid : SF_NO_ID;
+		bid[b] = none;
+		if (tid >= 0 && tid <= 0xffff &&
+		    !(used[tid >> 3] & (1u << (tid & 7)))) {
+			bid[b] = (uint32_t)tid;
+			used[tid >> 3] |= (unsigned char)(1u << (tid & 7));
+		}
+	}
+	list[0] = 0;
+	for (size_t b = 0; b < nblocks; b++) {
+		if (bid[b] == none) {
+			while (used[next >> 3] & (1u << (next & 7)))
+				next = (next + 1) & 0xffff;
+			bid[b] = next;
+			used[next >> 3] |= (unsigned char)(1u << (next & 7));
+			int64_t tid = b < p->d.nthreads ? p->d.threads[b].tid :
+							  SF_NO_ID;
+			if (tid != SF_NO_ID) {
+				char one[48];
+				int k = snprintf(one, sizeof(one),
+						 "%s%" PRId64 " as %04X",
+						 nmapped ? ", " : "", tid,
+						 (unsigned)next);
+				if (!unlisted && n + (size_t)k + 24 < sizeof(list)) {
+					memcpy(list + n, one, (size_t)k + 1);
+					n += (size_t)k;
+				} else {
+					unlisted++;
+				}
+				nmapped++;
+			}
+		}
+		if (bid[b] > top)
+			top = bid[b];
+	}
+	if (unlisted)
+		snprintf(list + n, sizeof(list) - n, ", and %zu more",
+			 unlisted);
+	if (nmapped)
+		sf_warn(ctx, "sampler.tid-mapped",
+			"%zu thread id%s did not fit Sampler's 16-bit thread "
+			"field and %s replaced (the thread's symbol says "
+			"tid=ID): %s", nmapped, nmapped > 1 ? "s" : "",
+			nmapped > 1 ? "were" : "was", list);
+	return top + 1 > FIRST_ID + nblocks ? top + 1
+					    : FIRST_ID + (uint32_t)nblocks;
+}
+
+/* Say in one line what of `p` a Sampler trace cannot hold. */
+static void say_dropped(const struct sf_profile *p, struct sf_ctx *ctx,
+			uint32_t counted)
+{
+	char what[400], keys[200];
+	size_t n = 0, nk = 0;
+	bool pid = false, file = false, addr = false, inl = false,
+	     kind = false, col = false;
+
+	keys[0] = 0;
+	for (size_t i = 0; i < p->d.nthreads; i++)
+		pid |= p->d.threads[i].pid != SF_NO_ID;
+	for (size_t i = 0; i < p->d.nframes; i++) {
+		const struct sf_frame *f = &p->d.frames[i];
+		file |= f->file != NULL || f->line;
+		col |= f->column != 0;
+		addr |= f->address != SF_NO_ADDR;
+		inl |= (f->flags & SF_FRAME_INLINE) != 0;
+		kind |= f->kind != NULL;
+	}
+	/* label keys in use, but sampler.words (written as record words) */
+	for (size_t i = 1; i < p->d.nlabel_sets; i++) {
+		const struct sf_label_set *ls = &p->d.label_sets[i];
+		for (uint32_t j = 0; j < ls->n; j++) {
+			const char *k = ls->labels[j].key;
+			size_t kl = strlen(k);
+			bool seen = false;
+			if (!strcmp(k, "sampler.words"))
+				continue;
+			for (const char *q = keys; (q = strstr(q, k)); q++)
+				if ((q == keys || q[-1] == ' ') &&
+				    (q[kl] == ',' || q[kl] == 0))
+					seen = true;
+			if (!seen && nk + kl + 3 < sizeof(keys))
+				nk += (size_t)snprintf(keys + nk,
+						       sizeof(keys) - nk,
+						       "%s%s", nk ? ", " : "",
+						       k);
+		}
+	}
+	struct {
+		bool on;
+		const char *word;
+	} items[] = {
+		{ p->d.has_time, "timestamps" },
+		{ pid, "process ids" },
+		{ file, "source files and lines" },
+		{ col, "columns" },
+		{ addr, "addresses" },
+		{ inl, "inline marks" },
+		{ kind, "frame kinds" },
+		{ p->d.ntypes > 1, "sample types other than the one counted" },
+		{ nk > 0, "sample labels" },
+	};
+	for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++)
+		if (items[i].on && n < sizeof(what))
+			n += (size_t)snprintf(what + n, sizeof(what) - n,
+					      "%s%s", n ? ", " : "",
+					      items[i].word);
+	if (nk && n < sizeof(what))
+		n += (size_t)snprintf(what + n, sizeof(what) - n, " (%s)",
+				      keys);
+	if (p->d.ntypes > 1 && n < sizeof(what))
+		snprintf(what + n, sizeof(what) - n, "; records count '%s'",
+			 p->d.types[counted].type);
+	if (n)
+		sf_warn(ctx, "sampler.dropped", "Sampler output drops %s",
+			what);
+}
+
 static int sampler_write(const struct sf_profile *p, struct sf_output *out,
 			 struct sf_ctx *ctx)
 {
 	struct wr w = { .p = p, .ctx = ctx };
 	size_t nthr = p->d.nthreads, nsamp = p->d.nsamples;
 	size_t *order = NULL, *first = NULL;
+	uint32_t *bid = NULL;
 	uint64_t *reps = NULL;
 	unsigned char *rbuf = NULL;
 	int rc = 0;
 	struct sf_records plan;
-	bool rounded = false, dropped_labels = false, bad_words = false;
+	bool rounded = false, bad_words = false;
 	uint64_t total = 0;
 
 	/* threads: the profile's, then one for samples without a thread */
@@ -857,14 +1003,19 @@ static int sampler_write(const struct sf_profile *p, struct sf_output *out,
 		if (p->d.samples[i].thread == SF_NO_THREAD)
 			orphans = true;
 	size_t nblocks = nthr + orphans;
-	if (FIRST_ID + nblocks > 0x10000)
+	if (nblocks > 0x10000)
 		return sf_error(ctx, SF_ELIMIT, NULL, 0,
 				"too many threads for Sampler: %zu (at most "
-				"%u)", nblocks, 0x10000 - FIRST_ID);
+				"%u)", nblocks, 0x10000u);
 	/* refused here, before anything is written, when the weights are
 	 * not sample counts and no --period scales them */
 	if ((rc = sf_records_plan(p, ctx, "Sampler records", &plan)))
 		return rc;
+	if (!(bid = sf_calloc(nblocks + 1, sizeof(*bid)))) {
+		rc = sf_error_nomem(ctx);
+		goto out;
+	}
+	uint32_t fid0 = block_ids(p, ctx, nblocks, bid);
 
 	order = sf_calloc(nsamp ? nsamp : 1, sizeof(*order));
 	first = sf_calloc(nblocks + 1, sizeof(*first));
@@ -919,6 +1070,7 @@ static int sampler_write(const struct sf_profile *p, struct sf_output *out,
 		if (rx != x)
 			rounded = true;
 		reps[i] = (uint64_t)rx;
+			goto out;
 		total += reps[i];
 		if (total > UINT32_MAX) {
 			rc = sf_error(ctx, SF_ELIMIT, NULL, 0,
@@ -943,21 +1095,26 @@ static int sampler_write(const struct sf_profile *p, struct sf_output *out,
 
 	sf_output_puts(out, MAGIC SYMTAB);
 	for (size_t b = 0; b < nblocks; b++) {
-		char tn[16];
+		char tn[16], lib[32];
 		const char *name = b < nthr ? p->d.threads[b].name : NULL;
 		bool fail = false;
-		snprintf(tn, sizeof(tn), "Thread_%04X",
-			 (unsigned)(FIRST_ID + b));
+		snprintf(tn, sizeof(tn), "Thread_%04X", (unsigned)bid[b]);
 		char *own = sanitise(name, &w.sanitised, &fail);
 		if (fail) {
 			rc = sf_error_nomem(ctx);
 			goto out;
 		}
 		const char *n = own ? own : name ? name : tn;
-		put_symbol(out, FIRST_ID + (uint32_t)b, 0, n, n);
+		if (b < nthr && p->d.threads[b].tid != SF_NO_ID &&
+		    p->d.threads[b].tid != (int64_t)bid[b]) {
+			snprintf(lib, sizeof(lib), TID_WORD "%" PRId64,
+				 p->d.threads[b].tid);
+			put_symbol(out, bid[b], 0, n, lib);
+		} else {
+			put_symbol(out, bid[b], 0, n, n);
+		}
 		free(own);
 	}
-	uint32_t fid0 = FIRST_ID + (uint32_t)nblocks;
 	for (size_t s = 0; s < w.nsyms; s++)
 		put_symbol(out, fid0 + (uint32_t)s, w.syms[s].aux,
 			   w.syms[s].name, w.syms[s].lib);
@@ -968,8 +1125,7 @@ static int sampler_write(const struct sf_profile *p, struct sf_output *out,
 	sf_output_puts(out, "@end\n");
 
 	for (size_t b = 0; b < nblocks; b++) {
-		sf_output_printf(out, THREAD_WORD "\t%04X\n",
-				 (unsigned)(FIRST_ID + b));
+		sf_output_printf(out, THREAD_WORD "\t%04X\n", (unsigned)bid[b]);
 		for (size_t k = first[b]; k < first[b + 1]; k++) {
 			size_t i = order[k];
 			const struct sf_sample *sm = &p->d.samples[i];
@@ -994,8 +1150,6 @@ static int sampler_write(const struct sf_profile *p, struct sf_output *out,
 				} else if (v) {
 					bad_words = true;
 				}
-				if (p->d.label_sets[sm->labels].n > (v ? 1 : 0))
-					dropped_labels = true;
 			}
 			/* the record's bytes once, then as often as the
 			 * weight says */
@@ -1020,10 +1174,7 @@ static int sampler_write(const struct sf_profile *p, struct sf_output *out,
 		sf_warn(ctx, "sampler.bad-words-label",
 			"a sampler.words label is not three numbers; "
 			"'1 0 1' written instead");
-	if (dropped_labels)
-		sf_warn(ctx, "sampler.labels-dropped",
-			"Sampler keeps no sample labels but sampler.words; "
-			"the others were dropped");
+	say_dropped(p, ctx, plan.type);
 out:
 	for (size_t s = 0; s < w.nsyms; s++) {
 		free(w.syms[s].own_name);
@@ -1034,6 +1185,7 @@ out:
 	free(w.sym_of_frame);
 	free(order);
 	free(first);
+	free(bid);
 	free(reps);
 	free(rbuf);
 	return rc;
@@ -1053,9 +1205,11 @@ const struct sf_format sf_format_sampler = {
 	.probe = sampler_probe,
 	.read = sampler_read,
 	.write = sampler_write,
-	/* weights: whole numbers as repeated records; labels: sampler.words */
+	/* weights: whole numbers as repeated records; labels: sampler.words;
+	 * modules are kept, and say_dropped() names the files, addresses
+	 * and labels the writer drops */
 	.caps = SF_CAP_THREADS | SF_CAP_ORDER | SF_CAP_LABELS |
-		SF_CAP_WEIGHTS,
+		SF_CAP_WEIGHTS | SF_CAP_LOCATIONS,
 	.binary = true,
 	.needs_order = true,
 	.priority = 5,

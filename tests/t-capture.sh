@@ -106,8 +106,8 @@ stop_target
 # by itself: the capture ends with the samples so far
 timeout 60 "$SFCAPTURE" -d 20 -- ./target_nofp -e 1 > launch.out 2> launch.err
 rc=$?
-f=$(ls sfcapture-*.trace 2>/dev/null | head -n 1)
-if [ $rc -eq 0 ] && [ -n "$f" ] && [ "$(head -n 1 "$f")" = "@supersamplerV1.0" ] &&
+f=$(ls sfcapture-*.json.gz 2>/dev/null | head -n 1)
+if [ $rc -eq 0 ] && [ -n "$f" ] && $SFCONV -q "$f" --to json | grep -q '"sftools-profile"' &&
 	grep -q 'exited' launch.err && grep -q 'READY' launch.out; then
 	pass capture-launch-exit; else fail capture-launch-exit "status $rc, file '$f': $(tail -n 3 launch.err)"; fi
 timeout 60 "$SFCAPTURE" -q -d 1 --to lines -o launch.lines -- ./target_nofp > /dev/null

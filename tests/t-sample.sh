@@ -37,3 +37,103 @@ sed 's/^    +   6 main/    +       6 main/; s/^    +   7 main/    +       7 main
 expect_error sample-skipped-level 1 '^sfconv: skip.txt:8: call graph line skips' $SFCONV --from sample skip.txt
 printf 'Analysis of sampling x (pid 1) every 1 millisecond\n' > nograph.txt
 expect_error sample-no-call-graph 1 "^sfconv: nograph.txt: no 'Call graph:'" $SFCONV nograph.txt
+
+# --- writer.  writer-want.sample.txt is computed by hand from
+# writer-in.json with the layout of macOS sample's report: per thread (most
+# samples first) "COUNT Thread_TID   name  (R% running, B% blocked)", the
+# share from the `state` label (main: 8 of 12 running = 67%), children by
+# count, tree marks as sample draws them (a column holds a mark under an
+# ancestor that has later siblings: '+' for the thread list, then '!' ...
+# by the number of branching nodes above); own samples per function >= 5
+# (poll 3 + 9, spin 6 + 5); images by path, the range and build id from
+# the image:PATH property.
+WIN=$FIX/sample/writer-in.json
+$SFCONV -q "$WIN" --to sample > w.txt
+expect_same sample-writer-golden "$FIX/sample/writer-want.sample.txt" w.txt
+$SFCONV -q "$WIN" -o w2.sample.txt && expect_same sample-writer-extension w.txt w2.sample.txt
+
+# pruning: --sample-min 5 hides main's poll (3 < 5), so work has no later
+# sibling and spin's line has no mark; 40% of each thread hides worker's
+# spin (5 < 5.6) and main's poll (3 < 4.8)
+$SFCONV -q "$WIN" --to sample --sample-min 5 > p5.txt
+if grep -qx 'Pruned:          1 call graph node hidden (3 samples, counted in their callers), those under 5 samples' p5.txt &&
+   grep -qx '            6 spin  (in srv)  \[0x500\]' p5.txt && ! grep -q '3 poll' p5.txt; then
+	pass sample-writer-prune-count; else fail sample-writer-prune-count "$(sed -n '1,20p' p5.txt)"; fi
+$SFCONV -q "$WIN" --to sample --sample-min 40% > p40.txt
+grep -qx "Pruned:          2 call graph nodes hidden (8 samples, counted in their callers), those under 40% of their thread's samples" p40.txt &&
+	pass sample-writer-prune-percent || fail sample-writer-prune-percent "$(sed -n '1,8p' p40.txt)"
+expect_error sample-writer-prune-bad 2 "sample-min needs a count or a percentage" $SFCONV -q "$WIN" --to sample --sample-min x
+
+# round trips: our reader reads a file of this writer exactly (the thread
+# line is the thread, inner nodes keep their own samples, no waiting
+# leaf is dropped), so per thread the stacks are those of the input; on
+# the golden input and on random profiles whose names hold blanks and
+# parentheses
+python3 - <<'PY'
+import json, random
+r = random.Random(14)
+names = ['main', 'read', 'poll', '__GI___poll', 'operator()(int, char)',
+         '[unknown] (libc.so.6+0x1f)', 'std::vector<int>::push_back(int&&)',
+         'thread', 'f(x) const', 'a:b', 'x%y']
+mods = [None, '/usr/lib/libc.so.6', '/srv/bin/srv', 'libfoo.dylib']
+for n, (nthreads, nstacks) in enumerate([(3, 40), (12, 300)]):
+    frames = []
+    for i in range(30):
+        f = {'name': r.choice(names) + ('' if i < len(names) else str(i))}
+        m = r.choice(mods)
+        if m: f['module'] = m
+        if r.random() < 0.7: f['address'] = hex(r.randrange(1, 1 << 40))
+        frames.append(f)
+    stacks = []
+    for k in range(nstacks):
+        parent = 0 if k < 5 or r.random() < 0.1 else r.randrange(1, k + 1)
+        stacks.append([parent, r.randrange(len(frames))])
+    threads = [{'pid': 9, 'tid': 1000 + t, 'name': 'w %d' % t} for t in range(nthreads)]
+    samples = [[r.randrange(1, nstacks + 1), r.randrange(nthreads), None,
+                r.choice([1, 2]), r.randrange(1, 20)] for _ in range(nstacks * 2)]
+    json.dump({'format': 'sftools-profile', 'version': 1,
+               'sample_types': [{'type': 'samples', 'unit': 'count'}],
+               'threads': threads, 'frames': frames, 'stacks': stacks,
+               'label_sets': [[['state', 'running']], [['state', 'sleeping']]],
+               'samples': samples}, open('rand%d.json' % n, 'w'))
+PY
+for f in "$WIN" rand0.json rand1.json; do
+	b=$(basename "$f" .json)
+	$SFCONV -q --thread-prefix "$f" | LC_ALL=C sort > "$b.want"
+	$SFCONV -q "$f" --to sample | $SFCONV -q --from sample --thread-prefix | LC_ALL=C sort > "$b.got"
+	expect_same "sample-writer-roundtrip-$b" "$b.want" "$b.got"
+done
+
+# FlameGraph's stackcollapse-sample.awk reads the written file to the same
+# stacks.  FlameGraph is not packaged in Debian or npm: the test runs the
+# script from $FLAMEGRAPH_DIR when it is there.  MODULES=0 gives names
+# without modules; the thread line becomes "Thread_TID.NAME" (the script
+# joins the first two words); lines of count 0 are inner nodes without
+# own samples.
+AWKS=${FLAMEGRAPH_DIR:-}/stackcollapse-sample.awk
+if [ -n "${FLAMEGRAPH_DIR:-}" ] && [ -f "$AWKS" ]; then
+	$SFCONV -q --thread-prefix "$WIN" | LC_ALL=C sort > fg.want
+	awk -f "$AWKS" MODULES=0 w.txt |
+		awk '$NF != 0' | sed 's/^Thread_\([0-9]*\)\.\([^;]*\);/\2-\1;/' | LC_ALL=C sort > fg.got
+	expect_same sample-writer-flamegraph-awk fg.want fg.got
+else
+	skip sample-writer-flamegraph-awk "set FLAMEGRAPH_DIR to a FlameGraph checkout (stackcollapse-sample.awk)"
+fi
+
+# a name with LF cannot end a node line early: LF and CR become blanks
+cat > lf.json <<'J'
+{"format":"sftools-profile","version":1,"sample_types":[{"type":"samples","unit":"count"}],
+ "threads":[{"tid":3,"name":"t\nx"}],"frames":[{"name":"a\nb"},{"name":"c\rd"}],
+ "stacks":[[0,0],[1,1]],"samples":[[2,0,null,0,2]]}
+J
+printf 't x-3;a b;c d 2\n' > lf.want
+$SFCONV -q lf.json --to sample | $SFCONV -q --from sample --thread-prefix > lf.got
+expect_same sample-writer-newline-in-name lf.want lf.got
+
+# sfanalyze --sample prints the same report from any saved profile
+# (pruned at 1% by default, as at the end of a capture)
+$SFANALYZE -q --sample --sample-min 0 "$WIN" > a0.txt
+expect_same sfanalyze-sample-golden "$FIX/sample/writer-want.sample.txt" a0.txt
+$SFANALYZE -q --sample --sample-min 5 "$WIN" > a5.txt
+expect_same sfanalyze-sample-min p5.txt a5.txt
+expect_error sfanalyze-sample-no-filters 2 "^sfanalyze: --sample takes no filter" $SFANALYZE --sample --thread 100 "$WIN"

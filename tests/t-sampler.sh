@@ -223,7 +223,7 @@ cat > tab.json <<'J'
 J
 $SFCONV tab.json -o tab.trace 2> tab.err
 $SFCONV --thread-prefix tab.trace > tab.out 2>/dev/null
-printf 'w x-8482;a b/c 1\n' > tab.want
+printf 'w x-5;a b/c 1\n' > tab.want   # tid 5 fits the 16-bit field: kept
 expect_same sampler-names-sanitised tab.want tab.out
 grep -q "warning: names with TAB or LF" tab.err && pass sampler-names-sanitised-warning ||
 	fail sampler-names-sanitised-warning "no warning: $(cat tab.err)"
@@ -258,3 +258,37 @@ want=3
 got=$($SFCONV perf.trace --to collapsed 2>/dev/null | awk '{s += $NF} END {print s}')
 [ -n "$want" ] && [ "$want" = "$got" ] && pass sampler-perf-one-record-per-sample ||
 	fail sampler-perf-one-record-per-sample "$got records for $want samples"
+# thread ids: kept when they fit the 16-bit field (2122 = 0x084A, 8482 =
+# 0x2122), mapped to the lowest free id from 0x2122 up when not (123456 ->
+# 0x2123, as 0x2122 is taken), the mapping stated on stderr and kept in the
+# thread symbol's library field, so the reader restores the real id
+cat > tid.json <<'J'
+{"format":"sftools-profile","version":1,"sample_types":[{"type":"samples","unit":"count"}],
+ "threads":[{"pid":7,"tid":2122,"name":"main"},{"pid":7,"tid":123456,"name":"w1"},{"pid":7,"tid":8482,"name":"w2"}],
+ "frames":[{"name":"a","module":"/lib/x.so"},{"name":"b","file":"b.c","line":3}],
+ "stacks":[[0,0],[1,1]],"label_sets":[[["state","running"]]],
+ "samples":[[1,0,5,1,1],[2,1,null,0,1],[1,2,null,0,2]]}
+J
+$SFCONV tid.json -o tid.trace 2> tid.err
+python3 - <<'PY' && pass sampler-tid-fields || fail sampler-tid-fields "thread blocks or symbols not as computed"
+import struct
+d = open('tid.trace', 'rb').read()
+def sym(i, name, lib):
+    return b'\t' + struct.pack('>I', i) + b'\t' + struct.pack('>I', 0) + b'\t' + name + b'\t' + lib + b'\t' + lib + b'\n'
+assert sym(0x084A, b'main', b'main') in d
+assert sym(0x2123, b'w1', b'tid=123456') in d
+assert sym(0x2122, b'w2', b'w2') in d
+for t in (b'084A', b'2123', b'2122'):
+    assert b'@threadV1.0\t' + t + b'\n' in d, t
+# frame symbols from max(0x2122 + 3 blocks, highest thread id + 1)
+assert sym(0x2125, b'a', b'/lib/x.so') in d
+PY
+printf 'main-2122;a 1\nw1-123456;a;b 1\nw2-8482;a 2\n' > tid.want
+$SFCONV --thread-prefix tid.trace > tid.out 2>/dev/null
+expect_same sampler-tid-read-back tid.want tid.out
+grep -q "warning: 1 thread id did not fit Sampler's 16-bit thread field and was replaced (the thread's symbol says tid=ID): 123456 as 2123$" tid.err &&
+	pass sampler-tid-mapping-stated || fail sampler-tid-mapping-stated "$(cat tid.err)"
+grep -q "warning: Sampler output drops timestamps, process ids, source files and lines, sample labels (state)$" tid.err &&
+	pass sampler-says-what-it-drops || fail sampler-says-what-it-drops "$(cat tid.err)"
+$SFCONV tid.trace -o tid2.trace 2>/dev/null
+expect_same sampler-tid-roundtrip-bytes tid.trace tid2.trace

@@ -1,0 +1,79 @@
+# sfcapture's output side: the lossless default file (native JSON,
+# gzip'd), Sampler output that says what it drops, and the `sample`
+# report at the end of a capture.  Structure only, never counts: the
+# expected threads and names come from /proc of the live target
+# (tests/fixtures/capture/target.c: main, cpu, sleep, read, cond, epoll).
+. "$TOP/tests/lib.sh"
+. "$TOP/tests/capture-lib.sh"
+capture_setup capture-output
+if ! have python3; then skip capture-output "python3 is needed"; exit 0; fi
+
+start_target ./target_nofp || { fail capture-output-start "target not ready"; exit 0; }
+# what /proc says: "tid name" per thread (the target's threads live
+# until it is killed)
+for t in /proc/$TPID/task/*; do echo "${t##*/} $(cat "$t/comm")"; done | sort > proc.threads
+
+# no -o: sfcapture-PID.json.gz, and the report on standard output
+mkdir -p def && (cd def && timeout 60 "$SFCAPTURE" -p $TPID -d 0.3 > report.txt 2> err.txt)
+rc=$?
+f=def/sfcapture-$TPID.json.gz
+if [ $rc -eq 0 ] && [ -f "$f" ] && [ "$(od -An -tx1 -N2 "$f" | tr -d ' ')" = 1f8b ]; then
+	pass capture-default-name; else fail capture-default-name "status $rc, $(ls def): $(cat def/err.txt)"; fi
+$SFCONV -q "$f" --to json > def.json
+python3 - def.json proc.threads $TPID <<'PY' && pass capture-default-lossless || fail capture-default-lossless "see above"
+import json, sys
+m = json.load(open(sys.argv[1]))
+pid = int(sys.argv[3])
+proc = {int(l.split(' ', 1)[0]): l.split(' ', 1)[1].rstrip('\n') for l in open(sys.argv[2])}
+got = {t['tid']: t.get('name') for t in m['threads']}
+assert got == proc, ('threads', got, proc)
+assert all(t.get('pid') == pid for t in m['threads']), m['threads']
+sets = m.get('label_sets', [])
+states = {dict(s).get('state') for s in sets}
+assert states and None not in states, ('state labels', sets)
+assert 'running' in states and 'sleeping' in states, states
+assert m['samples'], 'no samples'
+for s in m['samples']:
+    assert s[2] is not None, ('sample without time', s)
+    assert s[3] > 0, ('sample without state', s)
+mods = {f.get('module') for f in m['frames']}
+assert any(x and x.endswith('/target_nofp') for x in mods), mods
+assert any(x and '/libc' in x for x in mods), mods
+assert m['meta'].get('start_time') and m['meta'].get('duration'), m['meta']
+assert dict(m['meta']['properties']).get('capture.pid') == str(pid)
+PY
+
+# the report: macOS sample's layout, one tree per thread named by its
+# tid and name, with the running/blocked share; read by the sample reader
+if grep -q '^Call graph:$' def/report.txt && grep -q "^    [0-9]* Thread_[0-9]*   cpu  ([0-9]*% running, [0-9]*% blocked)$" def/report.txt &&
+   grep -q '^Sort by top of stack, same collapsed (when >= 5):$' def/report.txt &&
+   grep -q '^Binary Images:$' def/report.txt && grep -q ' target_nofp (?) <?> /.*/target_nofp$' def/report.txt; then
+	pass capture-report-layout; else fail capture-report-layout "$(head -n 20 def/report.txt)"; fi
+n=$(grep -c '^    [0-9]* Thread_' def/report.txt)
+[ "$n" -eq "$(wc -l < proc.threads)" ] && pass capture-report-every-thread || fail capture-report-every-thread "$n thread trees"
+$SFCONV -q --from sample --thread-prefix def/report.txt > report.folded
+grep -q '^cpu-[0-9]*;.*cpu_thread;cpu_recurse;.*;cpu_leaf [0-9]*$' report.folded &&
+	grep -q '^read-[0-9]*;.*read_thread;read_blocker' report.folded &&
+	pass capture-report-reads-back || fail capture-report-reads-back "$(head -n 5 report.folded)"
+# -o -: the capture on standard output, so the report on standard error
+timeout 60 "$SFCAPTURE" -p $TPID -d 0.2 --to collapsed -o - > out.folded 2> out.err
+grep -q '^Call graph:$' out.err && ! grep -q 'Call graph' out.folded && grep -q 'cpu_leaf' out.folded &&
+	pass capture-report-stderr-with-stdout-output || fail capture-report-stderr-with-stdout-output "$(head -n 3 out.err)"
+# -q: no report
+timeout 60 "$SFCAPTURE" -q -p $TPID -d 0.1 -o q.json > q.out 2>&1
+[ ! -s q.out ] && pass capture-quiet-no-report || fail capture-quiet-no-report "$(head -n 3 q.out)"
+
+# Sampler output: says what it drops; thread ids that fit 16 bits are
+# kept, larger ones mapped and restored from the trace (t-sampler.sh):
+# either way the real ids read back
+timeout 60 "$SFCAPTURE" -p $TPID -d 0.2 -o x.trace > /dev/null 2> trace.err
+grep -q "warning: Sampler output drops timestamps, process ids, addresses, sample labels (state)$" trace.err &&
+	pass capture-sampler-says-dropped || fail capture-sampler-says-dropped "$(cat trace.err)"
+$SFCONV -q x.trace --to json | python3 -c "
+import json, sys
+m = json.load(sys.stdin)
+want = {int(l.split(' ', 1)[0]): l.split(' ', 1)[1].rstrip('\n') for l in open('proc.threads')}
+got = {t['tid']: t.get('name') for t in m['threads']}
+assert got == want, (got, want)
+" && pass capture-sampler-real-tids || fail capture-sampler-real-tids "thread ids or names differ from /proc"
+stop_target
