@@ -1070,7 +1070,6 @@ static int sampler_write(const struct sf_profile *p, struct sf_output *out,
 		if (rx != x)
 			rounded = true;
 		reps[i] = (uint64_t)rx;
-			goto out;
 		total += reps[i];
 		if (total > UINT32_MAX) {
 			rc = sf_error(ctx, SF_ELIMIT, NULL, 0,
