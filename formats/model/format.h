@@ -72,6 +72,13 @@ struct sf_format {
 	int priority;             /* detection tie-break: higher first */
 	const struct sf_option *read_options;  /* {NULL}-terminated or NULL */
 	const struct sf_option *write_options;
+	/* For a reader whose records are independent (a text format where
+	 * a line or a blank-line-separated block is one sample): the offset
+	 * of the first record that starts at or after `pos` in data[0..size)
+	 * (size if none).  With it, sf_read may cut a large file there and
+	 * read the parts on several threads (see sf_read_parallel).  NULL:
+	 * always read as one stream. */
+	size_t (*split)(const char *data, size_t size, size_t pos);
 };
 
 /* The table, sorted by name; terminated by NULL. */
@@ -88,6 +95,34 @@ int sf_format_detect(const struct sf_format **out, struct sf_input *in,
 /* Read one input into `p`, with `fmt` or detection when NULL. */
 int sf_read(struct sf_profile *p, const struct sf_format *fmt,
 	    struct sf_input *in, struct sf_ctx *ctx);
+
+/*
+ * Reading on several threads.  When `fmt` has a split function, the input
+ * is a regular uncompressed file (sf_input_map) of at least
+ * SF_SPLIT_MIN bytes and more than one job is allowed, the file is cut
+ * into one part per job at record starts, each part is read by fmt->read
+ * into its own profile on its own thread, and the parts are merged into
+ * `p` in input order (sf_profile_merge), so the model is the one reading
+ * the whole file gives.  Part 0 is read straight into `p`.  The result
+ * must be the same as the serial read's, so the driver falls back to
+ * reading the rest serially, from where part 1 starts, when it cannot
+ * promise that: a later part warned (its messages could hold line
+ * numbers), or some weight or sum is not an exact integer (folding in
+ * another order could round differently).  An error in a part is
+ * reported as the serial read would: the first part's in input order,
+ * with its line number made absolute.
+ *
+ * Jobs: ctx->jobs if non-zero, else the environment variable SF_JOBS,
+ * else the CPUs this process may run on (sched_getaffinity).  The
+ * variable SF_SPLIT_MIN overrides the minimum size (tests use 0 to cut
+ * tiny inputs).  Returns 1 when it did not read at all (not a candidate:
+ * the caller reads serially), else 0 or a negative code.
+ */
+#define SF_SPLIT_MIN ((size_t)8 << 20)
+int sf_read_parallel(struct sf_profile *p, const struct sf_format *fmt,
+		     struct sf_input *in, struct sf_ctx *ctx);
+/* The number of jobs sf_read_parallel would use. */
+unsigned sf_jobs(const struct sf_ctx *ctx);
 
 /* Helpers for probes. */
 /* Skip a UTF-8 BOM and leading whitespace; returns the offset. */
