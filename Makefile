@@ -58,6 +58,9 @@ FMT_SRC = $(sort $(wildcard formats/fmt_*.c))
 all: $(PROG_BIN) unit-tests
 
 # The format table: one SF_FORMAT(name) per sf_format_NAME definition.
+# Each format's entry is in formats/fmt_NAME.c; a format split over several
+# files keeps the rest beside it under other names (pprof_write.c,
+# perf_dialects.c, json_scan.c), which this rule does not read.
 $(BUILD)/table.gen.h: $(FMT_SRC) Makefile
 	@mkdir -p $(BUILD)
 	@sed -n 's/^const struct sf_format sf_format_\([a-z0-9_]*\) =.*/SF_FORMAT(\1)/p' \
@@ -166,7 +169,8 @@ bench: all
 # and the capture engine.  They include each other by bare name, so they
 # install side by side under include/sftools/.
 PUBLIC_H = formats/model/sf.h formats/model/profile.h formats/model/io.h \
-	   formats/model/format.h formats/model/diff.h analyze/analyze.h \
+	   formats/model/format.h formats/model/diff.h formats/model/load.h \
+	   formats/model/save.h analyze/analyze.h \
 	   sampler-core/capture.h
 
 install: all

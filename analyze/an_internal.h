@@ -10,6 +10,15 @@
 int sf_an__func_totals(const struct sf_an_view *v, sf_an_w *self,
 		       sf_an_w *total, sf_an_w *noframes, struct sf_ctx *ctx);
 
+/* sf_an_cg_build, with `slow` forcing the bucket sums for the caller and
+ * callee times (the fallback of the 128-bit sums over a common
+ * denominator); for the tests, which check that both give the same
+ * bytes.  sf_an__cg_slow: whether g's times came from the bucket sums. */
+struct sf_an_cg;
+int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
+		    bool slow, struct sf_ctx *ctx);
+bool sf_an__cg_slow(const struct sf_an_cg *g);
+
 /* Text output shared by the tree, diff-tree and call-graph reports. */
 /* A name on one text line: control characters become spaces. */
 void sf_an__put_name(struct sf_output *o, const char *s);

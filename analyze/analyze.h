@@ -199,6 +199,51 @@ int sf_an_diff_tree(struct sf_output *o, const struct sf_an_view *base,
 		    const struct sf_an_diff_opts *dopt,
 		    const struct sf_an_tree_opts *topt, struct sf_ctx *ctx);
 
+/* ----- reports: one call for what sfanalyze prints ----- */
+
+enum sf_an_kind {
+	SF_AN_TREE, SF_AN_FLAT, SF_AN_CALLGRAPH, SF_AN_DIFF
+};
+
+struct sf_an_report_opts {
+	enum sf_an_kind kind;
+	bool json;            /* JSON, for the call graph and the wrappers
+			       * below; tree, flat and diff take their own
+			       * `json` */
+	bool per_thread;      /* one report per thread, each under a
+			       * "== thread LABEL (id N) ==" line, or a JSON
+			       * object keyed by thread label (a repeated
+			       * label gets " (2)", " (3)" ...); not DIFF */
+	bool diff_tree;       /* DIFF: the differential tree
+			       * (sf_an_diff_tree), else the function table */
+	struct sf_an_filter filter;  /* .type: the sample type of `p` */
+	uint32_t new_type;    /* DIFF: the sample type of the NEW profile */
+	struct sf_an_tree_opts tree;
+	struct sf_an_flat_opts flat;
+	struct sf_an_diff_opts diff;
+};
+
+/* Set the report option `name` (its long option without dashes:
+ * "min-percent", "threshold", "depth", "sort", "thread-ids") from its
+ * text.  SF_EUSAGE "option '--NAME': bad value 'VALUE'" when the value is
+ * out of range or `name` is no such option. */
+int sf_an_report_set(struct sf_an_report_opts *r, const char *name,
+		     const char *value, struct sf_ctx *ctx);
+
+/* The sample type of `p` named `want`: a type name, else a decimal
+ * index; NULL: the profile's default type.  SF_EUSAGE when `p` has no
+ * such type. */
+int sf_an_sample_type(uint32_t *out, const struct sf_profile *p,
+		      const char *want, struct sf_ctx *ctx);
+
+/* Write report `r` of `p` to `o` (for DIFF, of BASE `p` against NEW
+ * `cur`; `cur` is unused otherwise).  A JSON report ends with a newline.
+ * Returns 0 or the first analysis error; output errors are the output's
+ * (sf_output_commit reports them). */
+int sf_an_report(struct sf_output *o, const struct sf_profile *p,
+		 const struct sf_profile *cur,
+		 const struct sf_an_report_opts *r, struct sf_ctx *ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,13 +2,19 @@
  * callgraph.c - the call graph of Racket's profile/analyzer, exactly as
  * docs/analyze.md, section "Call graph", defines it.
  *
- * Speed with exactness: weights are integers (view units).  Per edge, the
- * caller and callee times are kept as one integer sum for divisor 1 plus a
- * short list of integer sums per divisor k > 1 (recursion counts are few
- * and small); they become GMP rationals once, after the last sample.  Hot
- * loop per sample: one walk of the stack, counts with a stamp per node, and
- * the edge of each stack step cached on the view node, so no hashing.
- */
+ * Speed with exactness: weights are integers (view units).  One walk per
+ * view sample (samples folded by stack and thread), in processing order:
+ * it creates the edges a stack names for the first time, in occurrence
+ * order (an N x N table of edge ids when there are few functions, else a
+ * hash map), marks thread ids per function and adds the sums.  The caller
+ * and callee times, w / count per occurrence, are kept exactly as 128-bit
+ * integers over one common denominator, the lcm of the counts met so far
+ * (raised, and the sums scaled up, when a new count does not divide it);
+ * should a sum or the denominator overflow, they are recomputed with a
+ * list of integer sums per divisor instead (exact for any value).  Either
+ * way they become GMP rationals once, after the last sample, for the
+ * ordering of docs/analyze.md, call graph 5 and 7 (a few operations per edge).
+  */
 #include "analyze.h"
 #include "an_internal.h"
 #include "an_map.h"
@@ -30,8 +36,11 @@ struct bucket {
 struct edge {
 	uint32_t from, to;       /* cg nodes; STAR = the * node */
 	uint32_t stamp;
-	uint32_t bcaller, bcallee;  /* bucket lists (0 = none) */
-	sf_an_w total, caller1, callee1;
+	uint32_t bcaller, bcallee;  /* slow sums: bucket lists (0 = none) */
+	sf_an_w total;
+	/* caller and callee time: over the common denominator, or (slow
+	 * sums) the part with divisor 1 */
+	sf_an_w caller, callee;
 };
 
 struct node {
@@ -59,6 +68,7 @@ struct sf_an_cg {
 	uint32_t *out_start, *out_edges, *in_start, *in_edges;
 	uint32_t *order;          /* output node order (real nodes) */
 	uint32_t *index;          /* node -> 1-based position in order */
+	bool slow;                /* the times came from the bucket sums */
 };
 
 static int nomem(struct sf_ctx *ctx)
@@ -66,11 +76,21 @@ static int nomem(struct sf_ctx *ctx)
 	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
 }
 
+/* Functions up to this many (with *) get a direct table of edge ids. */
+#define CG_DIRECT 1024
+
 struct acc {
 	struct sf_an_cg *g;
 	struct bucket *b;
 	size_t nb, capb, cape;
 	struct sf_an_map pairs;   /* from << 32 | to -> edge */
+	uint32_t *etab;           /* from * nnodes + to -> edge + 1, or NULL */
+	bool slow;                /* bucket sums */
+	bool overflow;            /* a fast sum overflowed: redo them slow */
+	sf_an_w den;              /* fast: sums are in units of 1 / den */
+	sf_an_w w, wden;          /* fast: the sample's weight, w * den */
+	sf_an_w *per;             /* per[k] = den / k, 0 if k does not divide */
+	uint32_t maxk;
 };
 
 static int bucket_add(struct acc *a, uint32_t *head, uint32_t k, sf_an_w w)
@@ -81,8 +101,8 @@ static int bucket_add(struct acc *a, uint32_t *head, uint32_t k, sf_an_w w)
 			return 0;
 		}
 	}
-	if (a->nb == a->capb) {
-		size_t nc = a->capb * 2;
+	if (a->nb >= a->capb) {
+		size_t nc = a->capb ? a->capb * 2 : 1024;
 		struct bucket *nbk = sf_reallocarray(a->b, nc, sizeof(*nbk));
 		if (!nbk)
 			return -1;
@@ -94,16 +114,10 @@ static int bucket_add(struct acc *a, uint32_t *head, uint32_t k, sf_an_w w)
 	return 0;
 }
 
-static int edge_get(struct acc *a, uint32_t from, uint32_t to, uint32_t *out)
+static int edge_new(struct acc *a, uint32_t from, uint32_t to, uint32_t *out)
 {
-	uint64_t key = (uint64_t)from << 32 | to;
-	uint32_t *slot = sf_an_map_get(&a->pairs, key);
 	struct sf_an_cg *g = a->g;
 
-	if (slot) {
-		*out = *slot;
-		return 0;
-	}
 	if (g->nedges == a->cape) {
 		size_t nc = a->cape ? a->cape * 2 : 1024;
 		struct edge *ne = sf_reallocarray(g->edges, nc, sizeof(*ne));
@@ -112,37 +126,123 @@ static int edge_get(struct acc *a, uint32_t from, uint32_t to, uint32_t *out)
 		g->edges = ne;
 		a->cape = nc;
 	}
+	if (g->nedges >= UINT32_MAX - 1)
+		return -1;
 	memset(&g->edges[g->nedges], 0, sizeof(struct edge));
 	g->edges[g->nedges].from = from;
 	g->edges[g->nedges].to = to;
-	if (!sf_an_map_put(&a->pairs, key, (uint32_t)g->nedges))
-		return -1;
 	*out = (uint32_t)g->nedges++;
 	return 0;
 }
 
+/* The edge from -> to, created if this is its first occurrence. */
+static inline int edge_get(struct acc *a, uint32_t from, uint32_t to,
+			   uint32_t *out)
+{
+	if (a->etab) {
+		uint32_t *slot = &a->etab[(size_t)from * a->g->nnodes + to];
+		if (*slot) {
+			*out = *slot - 1;
+			return 0;
+		}
+		if (edge_new(a, from, to, out))
+			return -1;
+		*slot = *out + 1;
+		return 0;
+	}
+	uint64_t key = (uint64_t)from << 32 | to;
+	uint32_t *slot = sf_an_map_get(&a->pairs, key);
+	if (slot) {
+		*out = *slot;
+		return 0;
+	}
+	if (edge_new(a, from, to, out) ||
+	    !sf_an_map_put(&a->pairs, key, *out))
+		return -1;
+	return 0;
+}
+
+static sf_an_w gcd_w(sf_an_w x, sf_an_w y)
+{
+	while (y) {
+		sf_an_w t = x % y;
+		x = y;
+		y = t;
+	}
+	return x;
+}
+
+/* Fast sums: make k divide the common denominator (scaling the sums made
+ * so far).  False when the denominator or a sum would overflow. */
+static bool den_admit(struct acc *a, uint32_t k)
+{
+	struct sf_an_cg *g = a->g;
+	sf_an_w f = (sf_an_w)k / gcd_w(a->den, k), nden;
+
+	/* keep the denominator well inside 128 bits, so that the sums have
+	 * room for the weights */
+	if (__builtin_mul_overflow(a->den, f, &nden) ||
+	    nden > ((sf_an_w)1 << 96))
+		return false;
+	for (size_t e = 0; e < g->nedges; e++) {
+		struct edge *x = &g->edges[e];
+		if (__builtin_mul_overflow(x->caller, f, &x->caller) ||
+		    __builtin_mul_overflow(x->callee, f, &x->callee))
+			return false;
+	}
+	a->den = nden;
+	if (__builtin_mul_overflow(a->w, nden, &a->wden))
+		return false;
+	for (uint32_t j = 1; j <= a->maxk; j++)
+		a->per[j] = nden % j ? 0 : nden / j;
+	return true;
+}
+
+/* sum += w / k */
+__attribute__((always_inline))
+static inline int time_add(struct acc *a, sf_an_w *sum, uint32_t *head,
+			   uint32_t k, sf_an_w w)
+{
+	if (a->slow) {
+		if (k == 1) {
+			*sum += w;
+			return 0;
+		}
+		return bucket_add(a, head, k, w);
+	}
+	sf_an_w t;
+	if (a->overflow)
+		return 0;
+	if (k == 1) {
+		/* no recursion: w * den, made once per sample */
+		if (__builtin_add_overflow(*sum, a->wden, sum))
+			a->overflow = true;
+		return 0;
+	}
+	if ((!a->per[k] && !den_admit(a, k)) ||
+	    __builtin_mul_overflow(w, a->per[k], &t) ||
+	    __builtin_add_overflow(*sum, t, sum))
+		a->overflow = true;
+	return 0;
+}
+
 /* One occurrence of edge e in the sample with stamp `st`. */
+__attribute__((always_inline))
 static inline int occur(struct acc *a, uint32_t e, uint32_t st, sf_an_w w,
-			uint32_t kcaller, uint32_t kcallee)
+			uint32_t kcaller, uint32_t kcallee, bool totals)
 {
 	struct edge *x = &a->g->edges[e];
 
-	if (x->stamp != st) {
+	if (totals && x->stamp != st) {
 		x->stamp = st;
 		x->total += w;
 	}
 	/* caller_time is divided by the callee's count, callee_time by the
 	 * caller's count (docs/analyze.md, call graph 3 step 6, 9.1) */
-	if (kcaller == 1)
-		x->caller1 += w;
-	else if (bucket_add(a, &x->bcaller, kcaller, w))
+	if (time_add(a, &x->caller, &x->bcaller, kcaller, w))
 		return -1;
 	x = &a->g->edges[e];
-	if (kcallee == 1)
-		x->callee1 += w;
-	else if (bucket_add(a, &x->bcallee, kcallee, w))
-		return -1;
-	return 0;
+	return time_add(a, &x->callee, &x->bcallee, kcallee, w);
 }
 
 static void mpz_set_w(mpz_t z, sf_an_w v)
@@ -167,6 +267,13 @@ static void rational(mpq_t q, sf_an_w one, const struct bucket *b,
 		mpq_canonicalize(tmp);
 		mpq_add(q, q, tmp);
 	}
+}
+
+static void rational_fast(mpq_t q, sf_an_w sum, sf_an_w den)
+{
+	mpz_set_w(mpq_numref(q), sum);
+	mpz_set_w(mpq_denref(q), den);
+	mpq_canonicalize(q);
 }
 
 void sf_an_cg_free(struct sf_an_cg *g)
@@ -453,16 +560,91 @@ done:
 	return rc;
 }
 
-int sf_an_cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
-		   struct sf_ctx *ctx)
+/* The walk of docs/analyze.md, call graph 3, over the view samples in processing order.
+ * With `all`, everything; without, only the caller and callee times (the
+ * slow sums after the fast ones overflowed). */
+static int walk_samples(struct acc *a, const struct sf_an_view *v,
+			uint32_t *cgp, uint32_t *distinct, bool all,
+			struct sf_ctx *ctx)
+{
+	struct sf_an_cg *g = a->g;
+	uint32_t e;
+
+	for (size_t si = 0; si < v->nsamples; si++) {
+		const struct sf_an_sample *s = &v->samples[si];
+		int64_t T = v->threads[s->thread].id;
+		uint32_t d, nd = 0, n = s->node;
+		uint32_t st = (uint32_t)si + 1;
+		sf_an_w w = s->w;
+
+		if ((si & 0xffff) == 0 && sf_interrupted(ctx))
+			return sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
+		if (all)
+			g->thread_time[T] += w;
+		if (!n)
+			continue;
+		a->w = w;
+		if (!a->slow && !a->overflow &&
+		    __builtin_mul_overflow(w, a->den, &a->wden))
+			a->overflow = true;
+		d = v->nodes[n].depth;
+		for (uint32_t m = n, i = d; m; m = v->nodes[m].parent)
+			cgp[--i] = v->nodes[m].func + 1;
+		for (uint32_t i = 0; i < d; i++) {
+			struct node *x = &g->nodes[cgp[i]];
+			if (x->stamp != st) {
+				x->stamp = st;
+				x->cnt = 1;
+				distinct[nd++] = cgp[i];
+			} else {
+				x->cnt++;
+			}
+		}
+		uint32_t root = cgp[0], leaf = cgp[d - 1];
+		if (all) {
+			for (uint32_t i = 0; i < nd; i++) {
+				struct node *x = &g->nodes[distinct[i]];
+				x->total += w;
+				if (x->lastthr == T)
+					continue;
+				/* thread ids, in processing order */
+				if (x->ntids == x->captids) {
+					uint32_t nc = x->captids ?
+						      x->captids * 2 : 2;
+					int64_t *nt = sf_reallocarray(
+						x->tids, nc, sizeof(*nt));
+					if (!nt)
+						return nomem(ctx);
+					x->tids = nt;
+					x->captids = nc;
+				}
+				x->tids[x->ntids++] = T;
+				x->lastthr = T;
+			}
+			g->nodes[leaf].self += w;
+		}
+		/* edge occurrences in the order of docs/analyze.md, call graph 3 step 6,
+		 * which is also their creation order */
+		if (edge_get(a, STAR, root, &e) ||
+		    occur(a, e, st, w, g->nodes[root].cnt, 1, all) ||
+		    edge_get(a, leaf, STAR, &e) ||
+		    occur(a, e, st, w, 1, g->nodes[leaf].cnt, all))
+			return nomem(ctx);
+		for (uint32_t i = d - 1; i >= 1; i--)
+			if (edge_get(a, cgp[i - 1], cgp[i], &e) ||
+			    occur(a, e, st, w, g->nodes[cgp[i]].cnt,
+				  g->nodes[cgp[i - 1]].cnt, all))
+				return nomem(ctx);
+	}
+	return 0;
+}
+
+int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
+		    bool slow, struct sf_ctx *ctx)
 {
 	struct sf_an_cg *g = calloc(1, sizeof(*g));
-	struct acc a = { .g = g };
-	uint32_t *nedge = NULL, *star_in = NULL, *star_out = NULL;
-	uint32_t *path = NULL, *cgp = NULL, *distinct = NULL;
-	sf_an_w *agg = NULL;      /* per view node: weight of its samples */
-	int64_t *vlast = NULL;    /* per view node: last thread marked */
-	uint8_t *seen = NULL;     /* per view node: its edges exist */
+	struct acc a = { .g = g, .slow = slow, .den = 1 };
+	uint32_t *cgp = NULL, *distinct = NULL;
 	size_t N = v->nfuncs + 1;
 	int rc = 0;
 
@@ -476,135 +658,36 @@ int sf_an_cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	g->nraw = v->nraw;
 	g->max_id = v->max_id;
 	g->total_time = v->total;
-	a.capb = 1024;
 	a.nb = 1;   /* bucket 0 means "none" */
-	a.b = malloc(a.capb * sizeof(*a.b));
+	a.maxk = v->maxdepth;
 	g->nodes = calloc(N, sizeof(*g->nodes));
 	g->thread_time = calloc((size_t)(v->max_id + 1) + 1,
 				sizeof(*g->thread_time));
-	nedge = malloc(v->nnodes * sizeof(*nedge));
-	star_in = malloc(N * sizeof(*star_in));
-	star_out = malloc(N * sizeof(*star_out));
-	path = malloc(((size_t)v->maxdepth + 1) * sizeof(*path));
 	cgp = malloc(((size_t)v->maxdepth + 1) * sizeof(*cgp));
 	distinct = malloc(((size_t)v->maxdepth + 1) * sizeof(*distinct));
+	a.per = calloc((size_t)v->maxdepth + 2, sizeof(*a.per));
 	g->order = malloc(N * sizeof(*g->order));
 	g->index = calloc(N, sizeof(*g->index));
-	if (!a.b || !g->nodes || !g->thread_time || !nedge || !star_in ||
-	    !star_out || !path || !cgp || !distinct || !g->order ||
-	    !g->index)
+	if (N <= CG_DIRECT)
+		a.etab = calloc(N * N, sizeof(*a.etab));
+	if (!g->nodes || !g->thread_time || !cgp || !distinct || !a.per ||
+	    !g->order || !g->index || (N <= CG_DIRECT && !a.etab))
 		goto enomem;
-	for (size_t i = 0; i < v->nnodes; i++)
-		nedge[i] = UNSET;
-	for (size_t n = 0; n < N; n++) {
-		star_in[n] = star_out[n] = UNSET;
+	a.per[1] = 1;
+	for (size_t n = 0; n < N; n++)
 		g->nodes[n].lastthr = INT64_MIN;
-	}
 
-	/* 3, in two passes.  Only the creation order of edges and the thread
-	 * ids depend on the processing order, and only the first occurrence
-	 * of a stack can create anything; every sum is order-free.  Pass 1
-	 * goes through the samples in processing order, creates the edges of
-	 * each stack the first time it is seen (in the occurrence order of
-	 * step 6) and records thread ids; pass 2 adds each distinct stack's
-	 * summed weight once. */
-	agg = calloc(v->nnodes, sizeof(*agg));
-	vlast = malloc(v->nnodes * sizeof(*vlast));
-	seen = calloc(v->nnodes, 1);
-	if (!agg || !vlast || !seen)
-		goto enomem;
-	for (size_t i = 0; i < v->nnodes; i++)
-		vlast[i] = INT64_MIN;
-	for (size_t si = 0; si < v->nsamples; si++) {
-		const struct sf_an_sample *s = &v->samples[si];
-		int64_t T = v->threads[s->thread].id;
-		uint32_t d, n = s->node, e;
-
-		if ((si & 0xffff) == 0 && sf_interrupted(ctx)) {
-			rc = sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
+	/* 3 */
+	if ((rc = walk_samples(&a, v, cgp, distinct, true, ctx)))
+		goto fail;
+	if (a.overflow) {
+		for (size_t e = 0; e < g->nedges; e++)
+			g->edges[e].caller = g->edges[e].callee = 0;
+		a.slow = true;
+		if ((rc = walk_samples(&a, v, cgp, distinct, false, ctx)))
 			goto fail;
-		}
-		g->thread_time[T] += s->w;
-		if (!n)
-			continue;
-		agg[n] += s->w;
-		/* thread ids: a node marked for T has its whole path marked */
-		for (uint32_t m = n; m && vlast[m] != T; m = v->nodes[m].parent) {
-			struct node *x = &g->nodes[v->nodes[m].func + 1];
-			vlast[m] = T;
-			if (x->lastthr == T)
-				continue;
-			if (x->ntids == x->captids) {
-				uint32_t nc = x->captids ? x->captids * 2 : 2;
-				int64_t *nt = sf_reallocarray(x->tids, nc,
-							      sizeof(*nt));
-				if (!nt)
-					goto enomem;
-				x->tids = nt;
-				x->captids = nc;
-			}
-			x->tids[x->ntids++] = T;
-			x->lastthr = T;
-		}
-		if (seen[n] & 1)
-			continue;
-		seen[n] |= 1;
-		d = v->nodes[n].depth;
-		for (uint32_t m = n, i = d; m; m = v->nodes[m].parent) {
-			path[--i] = m;
-			cgp[i] = v->nodes[m].func + 1;
-		}
-		uint32_t root = cgp[0], leaf = cgp[d - 1];
-		if (star_in[root] == UNSET &&
-		    edge_get(&a, STAR, root, &star_in[root]))
-			goto enomem;
-		if (star_out[leaf] == UNSET &&
-		    edge_get(&a, leaf, STAR, &star_out[leaf]))
-			goto enomem;
-		for (uint32_t i = d - 1; i >= 1; i--) {
-			if (nedge[path[i]] != UNSET)
-				continue;
-			if (edge_get(&a, cgp[i - 1], cgp[i], &e))
-				goto enomem;
-			nedge[path[i]] = e;
-		}
 	}
-	uint32_t st = 0;
-	for (uint32_t n = 1; n < v->nnodes; n++) {
-		sf_an_w w = agg[n];
-		uint32_t d, nd = 0;
-
-		if (!(seen[n] & 1) || !w)
-			continue;
-		st++;
-		d = v->nodes[n].depth;
-		for (uint32_t m = n, i = d; m; m = v->nodes[m].parent) {
-			path[--i] = m;
-			cgp[i] = v->nodes[m].func + 1;
-		}
-		for (uint32_t i = 0; i < d; i++) {
-			struct node *x = &g->nodes[cgp[i]];
-			if (x->stamp != st) {
-				x->stamp = st;
-				x->cnt = 1;
-				distinct[nd++] = cgp[i];
-			} else {
-				x->cnt++;
-			}
-		}
-		for (uint32_t i = 0; i < nd; i++)
-			g->nodes[distinct[i]].total += w;
-		uint32_t root = cgp[0], leaf = cgp[d - 1];
-		g->nodes[leaf].self += w;
-		if (occur(&a, star_in[root], st, w, g->nodes[root].cnt, 1) ||
-		    occur(&a, star_out[leaf], st, w, 1, g->nodes[leaf].cnt))
-			goto enomem;
-		for (uint32_t i = d - 1; i >= 1; i--)
-			if (occur(&a, nedge[path[i]], st, w,
-				  g->nodes[cgp[i]].cnt,
-				  g->nodes[cgp[i - 1]].cnt))
-				goto enomem;
-	}
+	g->slow = a.slow;
 	g->nodes[STAR].total = g->total_time;
 
 	/* exact edge times */
@@ -623,8 +706,15 @@ int sf_an_cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 			const struct edge *x = &g->edges[e];
 			mpq_init(g->caller[e]);
 			mpq_init(g->callee[e]);
-			rational(g->caller[e], x->caller1, a.b, x->bcaller, tmp);
-			rational(g->callee[e], x->callee1, a.b, x->bcallee, tmp);
+			if (a.slow) {
+				rational(g->caller[e], x->caller, a.b,
+					 x->bcaller, tmp);
+				rational(g->callee[e], x->callee, a.b,
+					 x->bcallee, tmp);
+			} else {
+				rational_fast(g->caller[e], x->caller, a.den);
+				rational_fast(g->callee[e], x->callee, a.den);
+			}
 		}
 		mpq_clear(tmp);
 	}
@@ -681,18 +771,24 @@ fail:
 done:
 	free(a.b);
 	sf_an_map_free(&a.pairs);
-	free(nedge);
-	free(star_in);
-	free(star_out);
-	free(path);
+	free(a.etab);
+	free(a.per);
 	free(cgp);
 	free(distinct);
-	free(agg);
-	free(vlast);
-	free(seen);
 	if (!rc)
 		*out = g;
 	return rc;
+}
+
+int sf_an_cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
+		   struct sf_ctx *ctx)
+{
+	return sf_an__cg_build(out, v, false, ctx);
+}
+
+bool sf_an__cg_slow(const struct sf_an_cg *g)
+{
+	return g->slow;
 }
 
 /* ----- output ----- */

@@ -219,8 +219,6 @@ struct builder {
 	uint8_t *stflags;      /* per profile stack: FR_DONE|FR_FOCUS|FR_IGNORE */
 	uint32_t *vnode;       /* per profile stack */
 	uint32_t *frfunc;      /* per profile frame: its function, or UNSET */
-	uint32_t *foldslot;    /* per profile stack: its folded sample in */
-	uint32_t *foldrank;    /* thread rank foldrank[s], or UNSET */
 	uint32_t *walk;        /* scratch, maxdepth + 1 */
 	struct sf_an_map funcs;  /* name pointer -> func */
 	struct sf_an_map nodes;  /* parent << 32 | func -> node */
@@ -343,7 +341,7 @@ static int view_node(struct builder *b, sf_stack_id s, uint32_t *out,
 	while (n--) {
 		s = b->walk[n];
 		sf_frame_id fr = b->p->d.stacks[s].frame;
-		if (!(frame_flags(b, fr) & FR_HIDE)) {
+		if (!b->f->nhide || !(frame_flags(b, fr) & FR_HIDE)) {
 			uint32_t func = b->frfunc[fr];
 			if (func == UNSET &&
 			    (rc = func_of(b, b->p->d.frames[fr].name,
@@ -602,10 +600,6 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 	b.walk = malloc(((size_t)pmax + 1) * sizeof(*b.walk));
 	b.frfunc = malloc((p->d.nframes ? p->d.nframes : 1) *
 			  sizeof(*b.frfunc));
-	b.foldslot = malloc((p->d.nstacks ? p->d.nstacks : 1) *
-			    sizeof(*b.foldslot));
-	b.foldrank = malloc((p->d.nstacks ? p->d.nstacks : 1) *
-			    sizeof(*b.foldrank));
 	/* a view node per profile stack at most: room for all at once
 	 * rather than doubling (a peak of old and new arrays) */
 	b.cap_nodes = p->d.nstacks + 1;
@@ -631,12 +625,12 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 		goto done;
 	}
 	if (!b.frflags || !b.stflags || !b.vnode || !b.walk || !v->nodes ||
-	    !b.frfunc || !b.foldslot || !b.foldrank) {
+	    !b.frfunc) {
 		rc = nomem(ctx);
 		goto done;
 	}
 	for (size_t s = 0; s < p->d.nstacks; s++)
-		b.vnode[s] = b.foldrank[s] = UNSET;
+		b.vnode[s] = UNSET;
 	for (size_t i = 0; i < p->d.nframes; i++)
 		b.frfunc[i] = UNSET;
 	v->nodes[0] = (struct sf_an_node){ 0, UNSET, 0 };
@@ -667,22 +661,18 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 				    v->exp);
 		uint32_t node;
 		v->total += w;
-		if (b.foldrank[s->stack] == rank[k]) {
-			/* this stack was seen in this thread already */
-			v->samples[b.foldslot[s->stack]].w += w;
-			continue;
-		}
+		/* no per-stack cache of the folded sample: sfanalyze folds
+		 * at load time, so a stack seldom comes back in one thread,
+		 * and two arrays as long as the stack tree cost more page
+		 * faults than the probes of `fold` they would save */
 		if ((rc = view_node(&b, s->stack, &node, ctx)))
 			goto done;
 		uint64_t key = (uint64_t)rank[k] << 32 | node;
 		uint32_t *slot = sf_an_map_get(&fold, key);
-		b.foldrank[s->stack] = (uint32_t)rank[k];
 		if (slot) {
-			b.foldslot[s->stack] = *slot;
 			v->samples[*slot].w += w;
 			continue;
 		}
-		b.foldslot[s->stack] = (uint32_t)v->nsamples;
 		if (v->nsamples == cap_samples) {
 			size_t nc = cap_samples ? cap_samples * 2 : 1024;
 			struct sf_an_sample *nsm = sf_reallocarray(
@@ -716,8 +706,6 @@ done:
 	free(b.vnode);
 	free(b.walk);
 	free(b.frfunc);
-	free(b.foldslot);
-	free(b.foldrank);
 	sf_an_map_free(&b.funcs);
 	sf_an_map_free(&b.nodes);
 	sf_an_map_free(&fold);

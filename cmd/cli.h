@@ -1,7 +1,7 @@
 /*
- * cli.h - what the three programs share: reading inputs into one profile,
- * the options every program takes (--from, limits, format options),
- * messages and exit codes.  Only cmd/ prints and exits.
+ * cli.h - what the three programs share: messages, exit codes and signals
+ * (the options they share are in opt.h; loading and saving are the
+ * library's, load.h and save.h).  Only cmd/ prints and exits.
  *
  * Exit codes (listed in every --help and man page):
  *   0 success, 1 bad input, 2 usage error, 3 I/O error (read, write,
@@ -11,6 +11,7 @@
 #define SF_CLI_H
 
 #include "format.h"
+#include "save.h"
 
 #include <stdbool.h>
 
@@ -35,23 +36,13 @@ int cli_close_stdout(const char *outpath);
  * program; SIGPIPE is ignored so a closed pipe shows up as EPIPE, and
  * SIGXFSZ so that passing `ulimit -f` is a write error (EFBIG). */
 void cli_signals(void);
+/* SIGINT/SIGTERM/SIGHUP call `handler` (a wait in progress returns EINTR)
+ * and SIGPIPE is ignored: for a program that finishes its work when told
+ * to stop (sfcapture writes what it sampled). */
+void cli_signals_call(void (*handler)(int));
 
-/* Options every reading program accepts.  Returns 1 if argv[*i] was one
- * (consuming its argument), 0 if not, -1 on a usage error (printed). */
-struct cli_common {
-	const char *from;
-	const struct sf_format *from_fmt;
-};
-int cli_common_option(struct sf_ctx *ctx, struct cli_common *c, int argc,
-		      char **argv, int *i);
-/* Help text for the common options and every format's options. */
-void cli_common_help(FILE *f, bool read_opts, bool write_opts);
-
-/* Aggregated loads fold only exact sums (sf_profile_set_fold_exact):
- * sfanalyze sets it, its analyses sum exactly. */
-extern bool cli_fold_exact;
-/* Read `inputs` (or stdin when n == 0) into *out; aggregate if asked. */
-int cli_load(struct sf_ctx *ctx, struct cli_common *c, char **inputs,
-	     int n, bool aggregate, struct sf_profile **out);
+/* When `s` writes binary or compressed data to standard output and that
+ * is a terminal, say so and return EXIT_USAGE; else EXIT_OK. */
+int cli_refuse_terminal(const struct sf_save *s);
 
 #endif

@@ -89,6 +89,33 @@ static int add_long(struct cli_getopt *g, size_t *n, const char *name,
 	return 0;
 }
 
+/* The program's own option that is also the format option `name`. */
+static const struct cli_opt *program_takes(const struct cli_opt *opts,
+					   const char *name)
+{
+	for (const struct cli_opt *o = opts; o->name || o->help; o++)
+		if (o->name && o->key >= CLI_FORMAT_KEY && !strcmp(o->name, name))
+			return o;
+	return NULL;
+}
+
+/* Does some format declare option `name` in `sets`? */
+static bool format_declares(const char *name, unsigned sets)
+{
+	const struct sf_format *const *t = sf_formats();
+
+	for (size_t i = 0; t[i]; i++) {
+		const struct sf_option *lists[2] = {
+			sets & CLI_READ ? t[i]->read_options : NULL,
+			sets & CLI_WRITE ? t[i]->write_options : NULL };
+		for (int l = 0; l < 2; l++)
+			for (const struct sf_option *o = lists[l]; o && o->name; o++)
+				if (!strcmp(o->name, name))
+					return true;
+	}
+	return false;
+}
+
 int cli_getopt_init(struct cli_getopt *g, const struct cli_opt *opts,
 		    unsigned sets, struct sf_ctx *ctx)
 {
@@ -152,13 +179,21 @@ int cli_getopt_init(struct cli_getopt *g, const struct cli_opt *opts,
 				bool seen = false;
 				for (size_t j = 0; j < g->nformat && !seen; j++)
 					seen = !strcmp(g->format[j]->name, o->name);
-				if (seen)
+				if (seen || program_takes(opts, o->name))
 					continue;
 				if (add_long(g, &n, o->name, o->arg,
 					     K_FORMAT + (int)g->nformat))
 					return -1;
 				g->format[g->nformat++] = o;
 			}
+		}
+	}
+	for (size_t i = 0; i < nprog; i++) {
+		if (opts[i].name && opts[i].key >= CLI_FORMAT_KEY &&
+		    !format_declares(opts[i].name, sets)) {
+			cli_msg("internal error: option '--%s' is no format's "
+				"option", opts[i].name);
+			return -1;
 		}
 	}
 	return 0;
@@ -184,12 +219,16 @@ int cli_getopt_next(struct cli_getopt *g, int argc, char **argv,
 	uint64_t size;
 
 	for (;;) {
+		int before = optind;
 		int c = getopt_long(argc, argv, g->shortopts, g->longopts,
 				    NULL);
 		*arg = optarg;
 		g->optind = optind;
 		switch (c) {
 		case -1:
+			/* "--" as the argument of an option is no end */
+			g->dashdash = before < argc && optind == before + 1 &&
+				      !strcmp(argv[before], "--");
 			return -1;
 		case '?':
 			/* a known key here is a flag given a value */
@@ -198,15 +237,26 @@ int cli_getopt_next(struct cli_getopt *g, int argc, char **argv,
 				cli_msg("option '%s' takes no argument",
 					dashed(g, optopt, name, sizeof(name)));
 			else if (optopt)
-				cli_msg("unknown option '-%c'", optopt);
+				cli_msg("unknown option '-%c' (see --help)",
+					optopt);
 			else
-				cli_msg("unknown option '%s'",
+				cli_msg("unknown option '%s' (see --help)",
 					argv[optind - 1]);
 			return '?';
 		case ':':
-			cli_msg("option '%s' needs an argument",
-				dashed(g, optopt, name, sizeof(name)));
+			/* name the option as it was typed: -o or --output */
+			if (optopt > 0 && optopt < CLI_KEY &&
+			    strncmp(argv[optind - 1], "--", 2))
+				snprintf(name, sizeof(name), "-%c", optopt);
+			else
+				dashed(g, optopt, name, sizeof(name));
+			cli_msg("option '%s' needs an argument", name);
 			return '?';
+		case 'f':
+			/* -f is --from where the program reads */
+			if (!(g->sets & CLI_READ))
+				return c;
+			/* fall through */
 		case K_FROM:
 			if (!(g->from = sf_format_by_name(optarg)) ||
 			    !g->from->read) {
@@ -216,19 +266,6 @@ int cli_getopt_next(struct cli_getopt *g, int argc, char **argv,
 				return '?';
 			}
 			continue;
-		case 'f':
-			if (g->sets & CLI_READ) {
-				/* -f is --from where the program reads */
-				if (!(g->from = sf_format_by_name(optarg)) ||
-				    !g->from->read) {
-					cli_msg("unknown input format '%s' "
-						"(--list-formats shows the "
-						"formats)", optarg);
-					return '?';
-				}
-				continue;
-			}
-			return c;
 		default:
 			break;
 		}
@@ -242,6 +279,14 @@ int cli_getopt_next(struct cli_getopt *g, int argc, char **argv,
 			*(uint64_t *)((char *)&g->ctx->limits +
 				      limits[c - K_LIMIT].off) = size;
 			continue;
+		}
+		for (const struct cli_opt *o = g->opts; o->name || o->help; o++) {
+			if (o->name && c >= CLI_FORMAT_KEY && o->key == c &&
+			    sf_ctx_set_opt(g->ctx, o->name,
+					   o->arg ? optarg : "1")) {
+				cli_msg("out of memory");
+				return '?';
+			}
 		}
 		if (c >= K_FORMAT && c < K_FORMAT + (int)g->nformat) {
 			const struct sf_option *o = g->format[c - K_FORMAT];
@@ -300,6 +345,31 @@ static void help_line(FILE *f, int key, const char *name, const char *arg,
 	fputc('\n', f);
 }
 
+/* The help of every format that declares option `name`, one per line. */
+static void joined_help(const struct cli_getopt *g, const char *name,
+			char *buf, size_t size)
+{
+	const struct sf_format *const *t = sf_formats();
+	size_t len = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; t[i]; i++) {
+		const struct sf_option *lists[2] = {
+			g->sets & CLI_READ ? t[i]->read_options : NULL,
+			g->sets & CLI_WRITE ? t[i]->write_options : NULL };
+		for (int l = 0; l < 2; l++) {
+			for (const struct sf_option *o = lists[l]; o && o->name; o++) {
+				if (strcmp(o->name, name) || len >= size)
+					continue;
+				int w = snprintf(buf + len, size - len, "%s%s",
+						 len ? "\n" : "", o->help);
+				if (w > 0)
+					len += (size_t)w;
+			}
+		}
+	}
+}
+
 void cli_getopt_help(const struct cli_getopt *g, FILE *f)
 {
 	for (const struct cli_opt *o = g->opts; o->name || o->help; o++) {
@@ -335,10 +405,21 @@ void cli_getopt_help(const struct cli_getopt *g, FILE *f)
 	}
 	if (g->nformat) {
 		fprintf(f, "\nFormat options:\n");
-		for (size_t i = 0; i < g->nformat; i++)
+		for (size_t i = 0; i < g->nformat; i++) {
+			char help[1024];
+			joined_help(g, g->format[i]->name, help, sizeof(help));
 			help_line(f, 0, g->format[i]->name, g->format[i]->arg,
-				  g->format[i]->help, NULL);
+				  help, NULL);
+		}
 	}
+}
+
+const char *cli_getopt_name(const struct cli_getopt *g, int key)
+{
+	for (const struct cli_opt *o = g->opts; o->name || o->help; o++)
+		if (o->name && o->key == key)
+			return o->name;
+	return NULL;
 }
 
 void cli_getopt_free(struct cli_getopt *g)

@@ -20,6 +20,14 @@
  * options are stored in the context, --from in g->from) and never returned
  * to the program.
  *
+ * A program option may not take the name of a format option in its sets
+ * (the format would never see its value) unless its key is from
+ * CLI_FORMAT_KEY up: then it is that option, declared once, with the program's help (sfanalyze
+ * --sample-type weighs the analyses by a type and also tells the pprof
+ * reader which type is the default).  A format option that several formats
+ * declare (`--inferno` for perf and sample) is one option whose help joins
+ * theirs.
+ *
  * Positional arguments come back in order (key CLI_ARG), so a program can
  * tell where each stood relative to its options; `--` ends the options and
  * the rest are argv[g->optind ...].
@@ -46,6 +54,10 @@ struct cli_opt {
 };
 
 #define CLI_KEY 256                 /* first key free for a program */
+#define CLI_FORMAT_KEY 0x8000       /* keys from here: the program's option
+				     * is also the format option of the
+				     * same name; its value is stored in
+				     * the context for the formats too */
 #define CLI_OPT_HEADING(text) { NULL, 0, NULL, text }
 #define CLI_OPT_END { NULL, 0, NULL, NULL }
 
@@ -57,6 +69,10 @@ struct cli_getopt {
 	const struct sf_format *from; /* --from, or NULL */
 	int optind;                   /* after -1: the first argument
 				       * after `--` */
+	bool dashdash;                /* after -1: the options ended at a
+				       * `--` (not at the end of argv);
+				       * calling again parses on from
+				       * argv[optind] */
 	/* private */
 	const struct cli_opt *opts;
 	unsigned sets;
@@ -69,16 +85,21 @@ struct cli_getopt {
 
 /* Build the parser for `opts` plus the shared options in `sets`.  Returns
  * 0, or -1 after printing a message when the tables name an option twice
- * (a program's own option shadowing a format's) or memory runs out; the
- * program then exits with EXIT_USAGE. */
+ * (a program's own option shadowing a format's, or a key from
+ * CLI_FORMAT_KEY on an option no format declares) or memory runs out;
+ * the program then exits with EXIT_USAGE. */
 int cli_getopt_init(struct cli_getopt *g, const struct cli_opt *opts,
 		    unsigned sets, struct sf_ctx *ctx);
 /* The next option of the program's own table: returns its key and sets
  * *arg to its argument (NULL for a flag); CLI_ARG with *arg a positional
  * argument; -1 at the end; '?' after printing a usage error ("sfconv:
- * unrecognized option '--x'", a bad limit, an unknown --from format). */
+ * unknown option '--x' (see --help)", a bad limit, an unknown --from
+ * format). */
 int cli_getopt_next(struct cli_getopt *g, int argc, char **argv,
 		    const char **arg);
+/* The long name of the program's option `key` (its first entry), or
+ * NULL: for a program that hands option values on by name. */
+const char *cli_getopt_name(const struct cli_getopt *g, int key);
 /* The option part of --help: the program's table, then the shared
  * options of its sets, each option once. */
 void cli_getopt_help(const struct cli_getopt *g, FILE *f);

@@ -1,20 +1,15 @@
-/* sfcapture - sample every thread of a live process (wall-clock: running
- * and blocked threads alike) and write the stacks in any format sfconv
- * writes.  The engine is sampler-core/capture.h; this file parses the
- * command line, starts a command when asked, shows progress and writes. */
+/* sfcapture - sample every thread of a live process, running and blocked
+ * alike, and write the stacks in any format sfconv writes.  The engine is
+ * sampler-core/capture.h; this is its command line, progress and report. */
 #include "cli.h"
 #include "opt.h"
 #include "capture.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 static volatile int stop_flag;
@@ -89,87 +84,6 @@ static void progress(const struct sfc_stats *st, void *arg)
 	*(int *)arg = 1;
 }
 
-static int parse_tids(const char *s, pid_t **out, size_t *n)
-{
-	size_t cap = 1;
-
-	for (const char *q = s; *q; q++)
-		cap += *q == ',';
-	if (!(*out = calloc(cap, sizeof(pid_t))))
-		return -1;
-	*n = 0;
-	while (*s) {
-		char *end;
-		long v = strtol(s, &end, 10);
-		if (end == s || v <= 0 || (*end && *end != ','))
-			return -1;
-		(*out)[(*n)++] = (pid_t)v;
-		s = *end ? end + 1 : end;
-	}
-	return *n ? 0 : -1;
-}
-
-/* Start CMD; returns its pid, or -1 after a message.  The exec is
- * confirmed through a close-on-exec pipe, so a missing command is an error
- * here rather than an empty capture. */
-static pid_t launch(char **argv)
-{
-	int pfd[2], err = 0;
-	pid_t pid;
-
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		cli_msg("cannot create a pipe: %s", strerror(errno));
-		return -1;
-	}
-	fflush(NULL);
-	if ((pid = fork()) < 0) {
-		cli_msg("cannot fork: %s", strerror(errno));
-		return -1;
-	}
-	if (pid == 0) {
-		sigset_t none;
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGPIPE, SIG_DFL);
-		close(pfd[0]);
-		execvp(argv[0], argv);
-		err = errno;
-		if (write(pfd[1], &err, sizeof(err)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(pfd[1]);
-	ssize_t n;
-	while ((n = read(pfd[0], &err, sizeof(err))) < 0 && errno == EINTR)
-		;
-	close(pfd[0]);
-	if (n == (ssize_t)sizeof(err)) {
-		cli_msg("cannot run '%s': %s", argv[0], strerror(err));
-		waitpid(pid, NULL, 0);
-		return -1;
-	}
-	return pid;
-}
-
-/* Stop a command we started that outlived the capture. */
-static void end_child(pid_t pid, const struct sfc_stats *st)
-{
-	int status;
-
-	if (st->child_status_valid)
-		return;
-	kill(pid, SIGTERM);
-	for (int i = 0; i < 200; i++) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
-		if (w == pid || (w < 0 && errno != EINTR))
-			return;
-		struct timespec ts = { 0, 10000000 };
-		nanosleep(&ts, NULL);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-}
-
 struct hot {
 	sf_stack_id stack;
 	double w;
@@ -224,19 +138,6 @@ static void hottest(const struct sf_profile *p)
 	}
 }
 
-static int positive(const char *a, const char *v, double *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = v ? strtod(v, &end) : 0;
-	if (!v || errno || end == v || *end || !(*out > 0) || *out > 1e9) {
-		cli_msg("option '%s' needs a positive number", a);
-		return -1;
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct sf_ctx ctx;
@@ -244,13 +145,10 @@ int main(int argc, char **argv)
 	struct sfc_options o;
 	const char *outpath = NULL, *to = NULL, *val;
 	char **cmd = NULL, defpath[64];
-	pid_t *tids = NULL;
 	bool gzip = false, launched = false;
-	double v;
 	int status = EXIT_OK, rc, c;
 	struct sfc_session *s = NULL;
 	struct sf_profile *p = NULL;
-	struct sf_output *out = NULL;
 
 	cli_prog = "sfcapture";
 	sf_ctx_init(&ctx);
@@ -260,101 +158,35 @@ int main(int argc, char **argv)
 		goto done;
 	}
 	while ((c = cli_getopt_next(&g, argc, argv, &val)) != -1) {
-		const char *a = argv[g.optind - 1];
 		switch (c) {
 		case CLI_ARG:
 			cli_msg("unexpected argument '%s' (a command to run "
 				"goes after '--')", val);
 			goto usage_error;
-		case 'h':
-			usage(&g);
-			goto done;
+		case 'h': usage(&g); goto done;
 		case 'V':
 			printf("sfcapture (sftools) %s\n", SF_VERSION);
 			goto done;
-		case 'p':
-			if (positive(a, val, &v) || v != (pid_t)v)
-				goto usage_error;
-			o.pid = (pid_t)v;
-			break;
-		case 'F':
-			if (positive(a, val, &v))
-				goto usage_error;
-			o.hz = v;
-			break;
-		case 'd':
-			if (positive(a, val, &v))
-				goto usage_error;
-			o.duration_ns = (int64_t)(v * 1e9);
-			break;
-		case 'o':
-			outpath = val;
-			break;
-		case 't':
-			to = val;
-			break;
-		case 'z':
-			gzip = true;
-			break;
-		case 'q':
-			cli_quiet = 1;
-			break;
-		case K_THREADS:
-			if (parse_tids(val, &tids, &o.ntids)) {
-				cli_msg("option '--threads' needs thread ids "
-					"separated by commas");
-				goto usage_error;
+		case 'o': outpath = val; break;
+		case 't': to = val; break;
+		case 'z': gzip = true; break;
+		case 'q': cli_quiet = 1; break;
+		case 'p': case 'F': case 'd': case K_THREADS: case K_ON_CPU:
+		case K_ALL_STOP: case K_UNWIND: case K_STACK_BYTES:
+		case K_STACK_FRAMES: case K_LINES: case K_NO_DEMANGLE:
+			if (sfc_options_set(&o, &ctx, cli_getopt_name(&g, c),
+					    val)) {
+				status = cli_fail(&ctx);
+				goto done;
 			}
-			o.tids = tids;
-			break;
-		case K_STACK_BYTES: {
-			char *end;
-			unsigned long long n = strtoull(val, &end, 10);
-			if (*end == 'k' || *end == 'K')
-				n <<= 10, end++;
-			if (*end || n < 4096 || n > 256 * 1024) {
-				cli_msg("option '--stack-bytes' needs a size "
-					"from 4K to 256K");
-				goto usage_error;
-			}
-			o.stack_bytes = (size_t)n;
-			break;
-		}
-		case K_STACK_FRAMES:
-			if (positive("--stack-frames", val, &v) || v > 65536)
-				goto usage_error;
-			o.max_frames = (unsigned)v;
-			break;
-		case K_UNWIND:
-			if (!strcmp(val, "fp"))
-				o.unwind = SFC_UNWIND_FP;
-			else if (!strcmp(val, "dwarf"))
-				o.unwind = SFC_UNWIND_DWARF;
-			else {
-				cli_msg("option '--unwind' needs 'dwarf' or "
-					"'fp'");
-				goto usage_error;
-			}
-			break;
-		case K_ON_CPU:
-			o.on_cpu = true;
-			break;
-		case K_ALL_STOP:
-			o.all_stop = true;
-			break;
-		case K_LINES:
-			o.source_lines = true;
-			break;
-		case K_NO_DEMANGLE:
-			o.no_demangle = true;
 			break;
 		default:
 			goto usage_error;
 		}
 	}
-	if (g.optind < argc && !strcmp(argv[g.optind - 1], "--"))
+	if (g.dashdash && g.optind < argc)
 		cmd = argv + g.optind;
-	else if (g.optind > 1 && !strcmp(argv[g.optind - 1], "--")) {
+	else if (g.dashdash) {
 		cli_msg("'--' needs a command to run");
 		goto usage_error;
 	}
@@ -365,52 +197,23 @@ int main(int argc, char **argv)
 		goto usage_error;
 	}
 
-	const struct sf_format *fmt = NULL;
-	if (to) {
-		fmt = sf_format_by_name(to);
-		if (!fmt || !fmt->write) {
-			cli_msg("unknown output format '%s' "
-				"(sfconv --list-formats shows the formats)", to);
-			goto usage_error;
-		}
-	} else if (outpath && strcmp(outpath, "-")) {
-		if (!(fmt = sf_format_by_path(outpath, true))) {
-			cli_msg("cannot tell the output format from '%s'; "
-				"use --to", outpath);
-			goto usage_error;
-		}
-	} else if (!outpath) {
-		/* the default output is a Sampler trace, like macOS sample */
-		fmt = sf_format_by_name("sampler");
-	} else {
-		fmt = sf_format_by_name("collapsed");
+	/* the default file is a Sampler trace, like macOS sample's; "-o -"
+	 * with no --to writes collapsed text */
+	struct sf_save save;
+	if (sf_save_pick(&save, &ctx, outpath, to,
+			 outpath ? "collapsed" : "sampler", gzip)) {
+		status = cli_fail(&ctx);
+		goto done;
 	}
-	if (outpath) {
-		size_t l = strlen(outpath);
-		if (l > 3 && !strcmp(outpath + l - 3, ".gz"))
-			gzip = true;
-	}
-	if ((fmt->binary || gzip) && outpath && !strcmp(outpath, "-") &&
-	    isatty(1)) {
-		cli_msg("refusing to write %s output to a terminal; use -o "
-			"or a pipe", gzip ? "compressed" : fmt->name);
-		goto usage_error;
-	}
+	if (outpath && (status = cli_refuse_terminal(&save)))
+		goto done;
 
-	/* SIGINT/SIGTERM/SIGHUP end the capture (no SA_RESTART, so waits
-	 * wake up); the output is still written */
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	/* a signal ends the capture; the output is still written */
+	cli_signals_call(on_stop);
 
 	if (cmd) {
-		if ((o.pid = launch(cmd)) < 0) {
-			status = EXIT_INPUT;
+		if (sfc_launch(&o.pid, &ctx, cmd)) {
+			status = cli_fail(&ctx);
 			goto done;
 		}
 		o.is_child = true;
@@ -435,7 +238,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "\r\033[K");
 	const struct sfc_stats *st = sfc_stats(s);
 	if (launched)
-		end_child(o.pid, st);
+		sfc_end_child(o.pid, st->child_status_valid);
 	if (rc) {
 		cli_warnings(&ctx);
 		status = cli_fail(&ctx);
@@ -449,24 +252,15 @@ int main(int argc, char **argv)
 	if (!outpath) {
 		snprintf(defpath, sizeof(defpath), "sfcapture-%d.trace",
 			 (int)o.pid);
-		outpath = defpath;
+		save.path = outpath = defpath;
 	}
 	if ((rc = sf_profile_new(&p, &ctx)))
 		goto fail;
-	sf_profile_set_aggregate(p, !fmt->needs_order);
+	sf_profile_set_aggregate(p, !save.format->needs_order);
 	if ((rc = sfc_emit(s, &ctx, p)))
 		goto fail;
 	p->d.meta.source_format = sf_profile_str(p, &ctx, "sfcapture");
-	if ((rc = sf_output_open(&out, &ctx, outpath, gzip)))
-		goto fail;
-	if ((rc = fmt->write(p, out, &ctx))) {
-		if (!ctx.err.source[0])
-			snprintf(ctx.err.source, sizeof(ctx.err.source), "%s",
-				 sf_output_name(out));
-		sf_output_abort(out);
-		goto fail;
-	}
-	if ((rc = sf_output_commit(out, &ctx)))
+	if ((rc = sf_save(&save, p, &ctx)))
 		goto fail;
 	cli_warnings(&ctx);
 	if (!cli_quiet) {
@@ -482,7 +276,7 @@ int main(int argc, char **argv)
 			"%.0f us", (double)med / 1e3, (double)p99 / 1e3);
 		cli_msg("wrote %s (%s)", strcmp(outpath, "-") ? outpath
 						       : "standard output",
-			fmt->name);
+			save.format->name);
 		hottest(p);
 	}
 	if (cli_close_stdout(outpath))
@@ -496,11 +290,11 @@ fail:
 	status = cli_fail(&ctx);
 done:
 	if (launched && !s)
-		end_child(o.pid, &(struct sfc_stats){ 0 });
+		sfc_end_child(o.pid, false);
 	sfc_close(s);
 	sf_profile_free(p);
 	sf_ctx_free(&ctx);
 	cli_getopt_free(&g);
-	free(tids);
+	free((void *)o.tids);
 	return status;
 }

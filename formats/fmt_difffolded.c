@@ -283,6 +283,6 @@ const struct sf_format sf_format_difffolded = {
 	.probe = difffolded_probe,
 	.read = difffolded_read,
 	.write = difffolded_write,
-	.caps = SF_CAP_WEIGHTS | SF_CAP_TYPES,
+	.caps = SF_CAP_WEIGHTS | SF_CAP_TYPES | SF_CAP_DIFF,
 	.priority = 1,
 };

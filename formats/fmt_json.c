@@ -3,27 +3,20 @@
  * ("format": "sftools-profile", "version": 1).  docs/profile.schema.json is
  * the schema; docs/formats.md explains each member.
  *
- * Writing streams: the top-level object is written by hand, and each array
- * element (frame, stack, sample, ...) is one json-c object serialised and
- * freed at once, so memory does not grow with the output.  Reading
- * streams with yajl's event parser (see "reading" below): depth capped by
- * --max-nesting, every index validated before it touches the model.
- *
- * Determinism: members in a fixed order, elements in model order, numbers
- * in their shortest exact form; reading a file this writer made and
- * writing it again gives the same bytes.
+ * This file holds the format entry, the probe and the reader; the writer
+ * is json_write.c, the reader's input bounds json_scan.c (json.h).
+ * Reading streams with yajl's event parser (see "reading" below): depth
+ * capped by --max-nesting, every index validated before it touches the
+ * model.
  */
-#include "text.h"
+#include "json.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yajl/yajl_parse.h>
-
-#define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
 static int json_probe(const unsigned char *d, size_t n)
 {
@@ -34,207 +27,6 @@ static int json_probe(const unsigned char *d, size_t n)
 	/* the marker may come after other members in foreign files */
 	if (memmem(d + i, n - i, "\"sftools-profile\"", 17))
 		return 90;
-	return 0;
-}
-
-/* ----- writing ----- */
-
-static struct json_object *jnum(double v)
-{
-	char b[40];
-
-	if (v == floor(v) && fabs(v) < 9.007199254740992e15)
-		return json_object_new_int64((int64_t)v);
-	sf_format_num(b, sizeof(b), v);
-	return json_object_new_double_s(v, b);
-}
-
-static struct json_object *jstr(const char *s)
-{
-	return s ? json_object_new_string(s) : NULL;
-}
-
-/* Serialise and free `o`, writing it after `sep`. */
-static void emit(struct sf_output *out, const char *sep,
-		 struct json_object *o)
-{
-	size_t len;
-	const char *s;
-
-	sf_output_puts(out, sep);
-	s = json_object_to_json_string_length(o, JSON_FLAGS, &len);
-	sf_output_write(out, s, len);
-	json_object_put(o);
-}
-
-static struct json_object *frame_obj(const struct sf_frame *f)
-{
-	struct json_object *o = json_object_new_object();
-	char b[32];
-
-	json_object_object_add(o, "name", jstr(f->name));
-	if (f->module)
-		json_object_object_add(o, "module", jstr(f->module));
-	if (f->file)
-		json_object_object_add(o, "file", jstr(f->file));
-	if (f->line)
-		json_object_object_add(o, "line",
-				       json_object_new_int64(f->line));
-	if (f->column)
-		json_object_object_add(o, "column",
-				       json_object_new_int64(f->column));
-	if (f->address != SF_NO_ADDR) {
-		snprintf(b, sizeof(b), "0x%" PRIx64, f->address);
-		json_object_object_add(o, "address", jstr(b));
-	}
-	if (f->flags & SF_FRAME_INLINE)
-		json_object_object_add(o, "inline",
-				       json_object_new_boolean(1));
-	if (f->kind)
-		json_object_object_add(o, "kind", jstr(f->kind));
-	if (f->flags & SF_FRAME_HAS_AUX)
-		json_object_object_add(o, "aux",
-				       json_object_new_int64(f->aux));
-	return o;
-}
-
-static struct json_object *type_obj(const struct sf_sample_type *t)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "type", jstr(t->type));
-	json_object_object_add(o, "unit", jstr(t->unit));
-	return o;
-}
-
-static struct json_object *meta_obj(const struct sf_profile *p)
-{
-	const struct sf_meta *m = &p->d.meta;
-	struct json_object *o = json_object_new_object();
-
-	if (m->source_format)
-		json_object_object_add(o, "source_format",
-				       jstr(m->source_format));
-	if (m->period_type.type)
-		json_object_object_add(o, "period_type",
-				       type_obj(&m->period_type));
-	if (m->period)
-		json_object_object_add(o, "period", jnum(m->period));
-	if (m->start_time != SF_NO_TIME)
-		json_object_object_add(o, "start_time",
-				       json_object_new_int64(m->start_time));
-	if (m->duration != SF_NO_TIME)
-		json_object_object_add(o, "duration",
-				       json_object_new_int64(m->duration));
-	json_object_object_add(o, "default_sample_type",
-			       json_object_new_int64(m->default_type));
-	if (m->nprops) {
-		struct json_object *a = json_object_new_array();
-		for (size_t i = 0; i < m->nprops; i++) {
-			struct json_object *kv = json_object_new_array();
-			json_object_array_add(kv, jstr(m->props[i].key));
-			json_object_array_add(kv, jstr(m->props[i].value));
-			json_object_array_add(a, kv);
-		}
-		json_object_object_add(o, "properties", a);
-	}
-	return o;
-}
-
-static int json_write(const struct sf_profile *p, struct sf_output *out,
-		      struct sf_ctx *ctx)
-{
-	const char *sep;
-
-	sf_output_puts(out, "{\"format\":\"sftools-profile\",\"version\":1,"
-			    "\n\"meta\":");
-	emit(out, "", meta_obj(p));
-
-	sf_output_puts(out, ",\n\"sample_types\":[");
-	for (size_t i = 0; i < p->d.ntypes; i++)
-		emit(out, i ? "," : "", type_obj(&p->d.types[i]));
-	if (!p->d.ntypes) {
-		/* a profile with no samples may have no type yet (an empty
-		 * perf script); the document always names one */
-		struct sf_sample_type dflt = { "samples", "count" };
-		emit(out, "", type_obj(&dflt));
-	}
-
-	sf_output_puts(out, "],\n\"threads\":[");
-	for (size_t i = 0; i < p->d.nthreads; i++) {
-		const struct sf_thread *t = &p->d.threads[i];
-		struct json_object *o = json_object_new_object();
-		if (t->pid != SF_NO_ID)
-			json_object_object_add(o, "pid",
-					       json_object_new_int64(t->pid));
-		if (t->tid != SF_NO_ID)
-			json_object_object_add(o, "tid",
-					       json_object_new_int64(t->tid));
-		if (t->name)
-			json_object_object_add(o, "name", jstr(t->name));
-		if (t->input)
-			json_object_object_add(o, "input",
-					       json_object_new_int64(t->input));
-		emit(out, i ? ",\n" : "\n", o);
-	}
-
-	sf_output_puts(out, "],\n\"frames\":[");
-	for (size_t i = 0; i < p->d.nframes; i++)
-		emit(out, i ? ",\n" : "\n", frame_obj(&p->d.frames[i]));
-
-	/* stacks[k] describes node k+1: [parent, frame] */
-	sf_output_puts(out, "],\n\"stacks\":[");
-	for (size_t i = 1; i < p->d.nstacks; i++) {
-		sf_output_puts(out, i > 1 ? ",\n[" : "\n[");
-		sf_output_u64(out, p->d.stacks[i].parent);
-		sf_output_putc(out, ',');
-		sf_output_u64(out, p->d.stacks[i].frame);
-		sf_output_putc(out, ']');
-	}
-
-	sf_output_puts(out, "],\n\"label_sets\":[");
-	for (size_t i = 1; i < p->d.nlabel_sets; i++) {
-		const struct sf_label_set *s = &p->d.label_sets[i];
-		struct json_object *a = json_object_new_array();
-		for (uint32_t j = 0; j < s->n; j++) {
-			struct json_object *kv = json_object_new_array();
-			json_object_array_add(kv, jstr(s->labels[j].key));
-			json_object_array_add(kv, jstr(s->labels[j].value));
-			json_object_array_add(a, kv);
-		}
-		emit(out, i > 1 ? ",\n" : "\n", a);
-	}
-
-	/* samples: [stack, thread|null, time|null, labels, w1, ..., wn] */
-	sf_output_puts(out, "],\n\"samples\":[");
-	sep = "\n";
-	for (size_t i = 0; i < p->d.nsamples; i++) {
-		const struct sf_sample *s = &p->d.samples[i];
-		if ((i & 0xffff) == 0 && sf_interrupted(ctx))
-			return sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
-		sf_output_puts(out, sep);
-		sep = ",\n";
-		sf_output_putc(out, '[');
-		sf_output_u64(out, s->stack);
-		sf_output_putc(out, ',');
-		if (s->thread == SF_NO_THREAD)
-			sf_output_puts(out, "null");
-		else
-			sf_output_u64(out, s->thread);
-		sf_output_putc(out, ',');
-		if (s->time == SF_NO_TIME)
-			sf_output_puts(out, "null");
-		else
-			sf_output_i64(out, s->time);
-		sf_output_putc(out, ',');
-		sf_output_u64(out, s->labels);
-		for (size_t t = 0; t < p->d.ntypes; t++) {
-			sf_output_putc(out, ',');
-			sf_output_num(out, sf_weight(p, i, (uint32_t)t));
-		}
-		sf_output_putc(out, ']');
-	}
-	sf_output_puts(out, "]}\n");
 	return 0;
 }
 
@@ -400,38 +192,13 @@ static int u32v_push(struct rd *r, struct u32v *a, uint32_t x)
 	return 1;
 }
 
-/* Newlines in b[0..n), eight bytes at a time: each byte of `acc` counts
- * the newlines seen in its lane (at most 255 rounds before it is summed). */
-static uint64_t count_nl(const unsigned char *b, size_t n)
-{
-	const uint64_t ones = 0x0101010101010101ull, lf = ones * '\n';
-	const uint64_t low7 = ones * 0x7f;
-	uint64_t c = 0;
-	size_t i = 0;
-
-	while (i + 8 <= n) {
-		uint64_t acc = 0;
-		for (int k = 0; k < 255 && i + 8 <= n; k++, i += 8) {
-			uint64_t w;
-			memcpy(&w, b + i, 8);
-			w ^= lf;
-			/* high bit of a byte set iff the byte is not 0 */
-			uint64_t t = ((w & low7) + low7) | w;
-			acc += (~t >> 7) & ones;
-		}
-		c += (acc * ones) >> 56;
-	}
-	for (; i < n; i++)
-		c += b[i] == '\n';
-	return c;
-}
-
 /* Line of the byte yajl is at. */
 static uint64_t line_now(struct rd *r)
 {
 	if (!r->chunk)
 		return r->line0;
-	return r->line0 + count_nl(r->chunk, yajl_get_bytes_consumed(r->h));
+	return r->line0 + sf_json__count_nl(r->chunk,
+					    yajl_get_bytes_consumed(r->h));
 }
 
 /* Record an input error at the current place; returns 0 so a callback
@@ -1417,98 +1184,6 @@ static int finish(struct rd *r)
 	return 0;
 }
 
-/*
- * Before yajl sees a piece, bound what yajl would have to buffer: a token
- * cut by the end of a piece is copied and grown until it ends, so no
- * string may be longer than --max-name (a frame name, a label, a path:
- * all are names), nor a number or literal; and the document is no longer
- * than --max-decompressed.
- */
-struct jscan {
-	bool in_str, esc;
-	uint64_t slen;     /* raw bytes of the current string so far */
-	uint64_t run;      /* bytes of the number or literal at the end */
-	uint64_t total;    /* bytes of the document so far */
-};
-
-static bool token_byte(unsigned char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-	       (c >= 'A' && c <= 'Z') || c == '-' || c == '+' || c == '.';
-}
-
-static int json_scan(struct jscan *j, const unsigned char *b, size_t n,
-		     struct sf_input *in, struct sf_ctx *ctx, uint64_t line)
-{
-	uint64_t max = ctx->limits.max_name;
-	size_t i = 0, lead = 0;
-
-	j->total += n;
-	if (j->total > ctx->limits.max_decompressed)
-		return sf_error(ctx, SF_ELIMIT, sf_input_name(in), line,
-				"JSON document larger than %llu bytes "
-				"(--max-decompressed)",
-				(unsigned long long)
-				ctx->limits.max_decompressed);
-	if (!j->in_str) {
-		while (lead < n && token_byte(b[lead]))
-			lead++;
-		if (j->run + lead > max)
-			return sf_error(ctx, SF_ELIMIT, sf_input_name(in),
-					line, "JSON number or literal longer "
-					"than %llu bytes (--max-name)",
-					(unsigned long long)max);
-		if (lead == n) {
-			j->run += n;
-			return 0;
-		}
-	}
-	while (i < n) {
-		if (!j->in_str) {
-			const unsigned char *q = memchr(b + i, '"', n - i);
-			if (!q)
-				break;
-			i = (size_t)(q - b) + 1;
-			j->in_str = true;
-			j->esc = false;
-			j->slen = 0;
-			continue;
-		}
-		size_t start = i;
-		for (; i < n; i++) {
-			if (j->esc)
-				j->esc = false;
-			else if (b[i] == '\\')
-				j->esc = true;
-			else if (b[i] == '"')
-				break;
-		}
-		if (j->slen + (i - start) > max) {
-			size_t at = start + (size_t)(max - j->slen);
-			return sf_error(ctx, SF_ELIMIT, sf_input_name(in),
-					line + count_nl(b, at),
-					"JSON string longer than %llu bytes "
-					"(--max-name)",
-					(unsigned long long)max);
-		}
-		j->slen += i - start;
-		if (i < n) {
-			j->in_str = false;
-			i++;
-		}
-	}
-	j->run = 0;
-	if (!j->in_str)
-		for (size_t k = n; k > 0 && token_byte(b[k - 1]); k--)
-			j->run++;
-	if (j->run > max)
-		return sf_error(ctx, SF_ELIMIT, sf_input_name(in),
-				line + count_nl(b, n), "JSON number or literal "
-				"longer than %llu bytes (--max-name)",
-				(unsigned long long)max);
-	return 0;
-}
-
 static void rd_free(struct rd *r)
 {
 	free(r->tmap.v);
@@ -1553,7 +1228,8 @@ static int json_read(struct sf_profile *p, struct sf_input *in,
 		}
 		if (n == 0)
 			break;
-		if ((rc = json_scan(&scan, buf, (size_t)n, in, ctx, r.line0)))
+		if ((rc = sf_json__scan(&scan, buf, (size_t)n, in, ctx,
+					r.line0)))
 			goto out;
 		r.chunk = buf;
 		st = yajl_parse(r.h, buf, (size_t)n);
@@ -1568,7 +1244,7 @@ static int json_read(struct sf_profile *p, struct sf_input *in,
 			goto out;
 		}
 		r.cap_from = 0;
-		r.line0 += count_nl(buf, (size_t)n);
+		r.line0 += sf_json__count_nl(buf, (size_t)n);
 		r.last_nl = buf[n - 1] == '\n';
 	}
 	r.chunk = NULL;
@@ -1593,7 +1269,7 @@ const struct sf_format sf_format_json = {
 	.extensions = json_ext,
 	.probe = json_probe,
 	.read = json_read,
-	.write = json_write,
+	.write = sf_json__write,
 	.caps = SF_CAP_THREADS | SF_CAP_TIME | SF_CAP_WEIGHTS | SF_CAP_TYPES |
 		SF_CAP_INLINE | SF_CAP_LOCATIONS | SF_CAP_LABELS |
 		SF_CAP_ORDER,

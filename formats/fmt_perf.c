@@ -18,8 +18,7 @@
  * (its frames are parsed once), and a whole stack seen before is one hash
  * of its frame ids in the stack cache.  No allocation per sample.
  */
-#include "rustsym.h"
-#include "text.h"
+#include "perf.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -118,540 +117,9 @@ struct perf_state {
 	const char *k_kernel, *k_jit, *k_process;
 };
 
-static bool is_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool is_hex(char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-static bool is_word(char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       c == '_';
-}
-
 static int oom(struct sf_ctx *ctx)
 {
 	return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-}
-
-static bool mem_has(const char *s, size_t n, const char *needle)
-{
-	size_t m = strlen(needle);
-
-	if (m > n)
-		return false;
-	for (size_t i = 0; i + m <= n; i++)
-		if (s[i] == needle[0] && !memcmp(s + i, needle, m))
-			return true;
-	return false;
-}
-
-static bool ends_with(const char *s, size_t n, const char *suf)
-{
-	size_t m = strlen(suf);
-
-	return n >= m && !memcmp(s + n - m, suf, m);
-}
-
-/* ----- the event line ----- */
-
-struct event_line {
-	const char *comm;
-	size_t comm_len;
-	const char *pid, *tid;   /* pid NULL when only a tid was printed */
-	size_t pid_len, tid_len;
-	size_t end;              /* after the pid/tid and the blanks */
-};
-
-/*
- * stackcollapse-perf.pl's event regex /^(\S.+?)\s+(\d+)\/{0,}(\d+)? \s+ (in perl): the
- * shortest comm (at least two characters, not starting with a blank) that
- * is followed by blanks, a number, optionally slashes and a second number,
- * and a blank.
- */
-static bool parse_event_perl(const char *l, size_t n, struct event_line *e)
-{
-	if (n < 2 || is_space(l[0]))
-		return false;
-	for (size_t i = 2; i < n; i++) {
-		if (!is_space(l[i]))
-			continue;
-		size_t j = i;
-		while (j < n && is_space(l[j]))
-			j++;
-		size_t d1 = j;
-		while (j < n && is_digit(l[j]))
-			j++;
-		if (j == d1)
-			continue;
-		size_t d1e = j;
-		while (j < n && l[j] == '/')
-			j++;
-		size_t d2 = j;
-		while (j < n && is_digit(l[j]))
-			j++;
-		size_t d2e = j;
-		if (j >= n || !is_space(l[j]))
-			continue;
-		e->comm = l;
-		e->comm_len = i;
-		if (d2e > d2 && !(d2e - d2 == 1 && l[d2] == '0')) {
-			e->pid = l + d1;
-			e->pid_len = d1e - d1;
-			e->tid = l + d2;
-			e->tid_len = d2e - d2;
-		} else {
-			/* perl's `if (not $tid)`: a tid of "0" counts as none */
-			e->pid = NULL;
-			e->pid_len = 0;
-			e->tid = l + d1;
-			e->tid_len = d1e - d1;
-		}
-		while (j < n && is_space(l[j]))
-			j++;
-		e->end = j;
-		return true;
-	}
-	return false;
-}
-
-/*
- * inferno's event_line_parts: the first all-digit word (optionally
- * "pid/tid") followed by a space; the comm is what comes before it,
- * trimmed.  Accepts indented event lines.
- */
-static bool parse_event_inferno(const char *l, size_t n, struct event_line *e)
-{
-	size_t word = 0, slash = 0;
-	bool all_digits = false, last_space = false, has_slash = false;
-
-	for (size_t i = 0; i < n; i++) {
-		char c = l[i];
-		if (c == ' ') {
-			if (all_digits && !last_space && word > 0) {
-				size_t cs = 0, ce = word - 1;
-				while (cs < ce && l[cs] == ' ')
-					cs++;
-				while (ce > cs && l[ce - 1] == ' ')
-					ce--;
-				e->comm = l + cs;
-				e->comm_len = ce - cs;
-				if (has_slash) {
-					e->pid = l + word;
-					e->pid_len = slash - word;
-					e->tid = l + slash + 1;
-					e->tid_len = i - slash - 1;
-				} else {
-					e->pid = NULL;
-					e->tid = l + word;
-					e->tid_len = i - word;
-				}
-				e->end = i + 1;
-				return true;
-			}
-			word = i + 1;
-			all_digits = true;
-			has_slash = false;
-		} else if (c == '/') {
-			if (all_digits) {
-				has_slash = true;
-				slash = i;
-			}
-		} else if (!is_digit(c)) {
-			all_digits = false;
-			has_slash = false;
-		}
-		last_space = c == ' ';
-	}
-	return false;
-}
-
-/*
- * The event name and period, perl's /:\s*(\d+)*\s+(\S+):\s*$/: the last
- * word ends with ':' (the event is that word without it), and before it
- * come blanks, optionally a number (the period), optionally blanks, and a
- * ':' (the end of the timestamp).
- */
-static bool parse_event_type(const char *l, size_t n, const char **ev,
-			     size_t *ev_len, double *period)
-{
-	size_t e = n;
-
-	while (e && is_space(l[e - 1]))
-		e--;
-	if (!e || l[e - 1] != ':')
-		return false;
-	size_t te = e - 1, ts = te;
-	while (ts && !is_space(l[ts - 1]))
-		ts--;
-	if (ts == te || !ts)
-		return false;
-	size_t k = ts;
-	while (k && is_space(l[k - 1]))
-		k--;
-	size_t de = k;
-	while (k && is_digit(l[k - 1]))
-		k--;
-	size_t ds = k;
-	while (k && is_space(l[k - 1]))
-		k--;
-	/* (digits not preceded by blanks and ':' cannot be the period, and
-	 * then the blanks before the event would have to follow a ':'
-	 * directly, which a digit is not) */
-	if (!k || l[k - 1] != ':')
-		return false;
-	*ev = l + ts;
-	*ev_len = te - ts;
-	*period = 0;
-	if (de > ds) {
-		double v;
-		if (sf_parse_weight(l + ds, de - ds, &v))
-			*period = v;
-	}
-	return true;
-}
-
-/* inferno: the event is the last word of the text between the first and
- * second ':' after the pid/tid; a third part is a one-frame stack. */
-static bool parse_event_type_inferno(const char *l, size_t n, size_t from,
-				     const char **ev, size_t *ev_len,
-				     double *period, const char **rest,
-				     size_t *rest_len)
-{
-	const char *s = l + from, *end = l + n;
-	const char *c1 = memchr(s, ':', (size_t)(end - s));
-
-	*rest = NULL;
-	*rest_len = 0;
-	if (!c1)
-		return false;
-	const char *a = c1 + 1;
-	const char *c2 = memchr(a, ':', (size_t)(end - a));
-	const char *ae = c2 ? c2 : end;
-	const char *w = ae;
-	while (w > a && w[-1] != ' ')
-		w--;
-	*ev = w;
-	*ev_len = (size_t)(ae - w);
-	/* the period: the word before the event, if numeric */
-	*period = 0;
-	const char *pe = w;
-	while (pe > a && pe[-1] == ' ')
-		pe--;
-	const char *ps = pe;
-	while (ps > a && is_digit(ps[-1]))
-		ps--;
-	double v;
-	if (pe > ps && sf_parse_weight(ps, (size_t)(pe - ps), &v))
-		*period = v;
-	if (c2) {
-		const char *pst = c2 + 1;
-		const char *q = pst;
-		while (q < end && *q != ':' && *q != ' ')
-			q++;
-		pst = q < end ? q + 1 : pst;
-		while (pst < end && is_space(*pst))
-			pst++;
-		const char *pend = end;
-		while (pend > pst && is_space(pend[-1]))
-			pend--;
-		if (pend > pst) {
-			*rest = pst;
-			*rest_len = (size_t)(pend - pst);
-		}
-	}
-	return true;
-}
-
-/* The timestamp: the first "digits.digits:" word after the pid/tid, in
- * nanoseconds. */
-static int64_t parse_time(const char *l, size_t n, size_t from)
-{
-	size_t i = from;
-
-	while (i < n) {
-		while (i < n && is_space(l[i]))
-			i++;
-		size_t s = i;
-		while (i < n && !is_space(l[i]))
-			i++;
-		size_t e = i;
-		if (e > s && l[e - 1] == ':') {
-			size_t k = s;
-			int64_t sec = 0, ns = 0;
-			int fd = 0;
-			while (k < e - 1 && is_digit(l[k]) && sec < INT64_MAX / 100)
-				sec = sec * 10 + (l[k++] - '0');
-			if (k == s || k >= e - 1 || l[k] != '.')
-				return SF_NO_TIME;
-			k++;
-			while (k < e - 1 && is_digit(l[k])) {
-				if (fd < 9) {
-					ns = ns * 10 + (l[k] - '0');
-					fd++;
-				}
-				k++;
-			}
-			if (k != e - 1 || sec > INT64_MAX / 1000000000 - 1)
-				return SF_NO_TIME;
-			while (fd++ < 9)
-				ns *= 10;
-			return sec * 1000000000 + ns;
-		}
-		if (e > s && l[s] != '[')
-			return SF_NO_TIME;  /* only "[cpu]" may come first */
-	}
-	return SF_NO_TIME;
-}
-
-/* ----- frame lines ----- */
-
-struct stack_line {
-	const char *pc, *func, *mod;
-	size_t pc_len, func_len, mod_len;
-};
-
-/* From `q`, a run of non-blanks holding a ')': the dso is up to the last
- * ')' of the run. */
-static bool dso_close(const char *l, size_t n, size_t q, size_t *len)
-{
-	size_t last = 0;
-	bool found = false;
-
-	for (size_t i = q; i < n && !is_space(l[i]); i++)
-		if (l[i] == ')') {
-			last = i;
-			found = true;
-		}
-	if (found)
-		*len = last - q;
-	return found;
-}
-
-/*
- * perl's /^\s*(\w+)\s*(.+) \((\S*)\)/: a word (the ip), then the symbol,
- * then the last " (dso)" whose dso has no blanks.
- */
-static bool parse_stack_line(const char *l, size_t n, struct stack_line *s)
-{
-	size_t i = 0;
-
-	while (i < n && is_space(l[i]))
-		i++;
-	size_t pcs = i;
-	while (i < n && is_word(l[i]))
-		i++;
-	if (i == pcs)
-		return false;
-	s->pc = l + pcs;
-	s->pc_len = i - pcs;
-	size_t ws = i;
-	while (i < n && is_space(l[i]))
-		i++;
-	size_t fs = i;
-	/* the rightmost " (" after the symbol start whose following
-	 * non-blank run holds a ')' */
-	for (size_t p = n; p >= fs + 2 && p >= 2; p--) {
-		size_t sp = p - 2;
-		if (sp < fs + 1 || l[sp] != ' ' || l[sp + 1] != '(')
-			continue;
-		if (dso_close(l, n, sp + 2, &s->mod_len)) {
-			s->func = l + fs;
-			s->func_len = sp - fs;
-			s->mod = l + sp + 2;
-			return true;
-		}
-	}
-	/* none: (.+) takes one blank back from \s*, as perl backtracks
-	 * ("ip  (dso)" gives the symbol " ") */
-	if (fs >= ws + 2 && fs < n && l[fs] == '(' && l[fs - 1] == ' ' &&
-	    dso_close(l, n, fs + 1, &s->mod_len)) {
-		s->func = l + fs - 2;
-		s->func_len = 1;
-		s->mod = l + fs + 1;
-		return true;
-	}
-	return false;
-}
-
-/* inferno's stack_line_parts: ip, then the symbol, then the last word,
- * which must be "(dso)". */
-static bool parse_stack_line_inferno(const char *l, size_t n,
-				     struct stack_line *s)
-{
-	size_t i = 0;
-
-	while (i < n && is_space(l[i]))
-		i++;
-	size_t pcs = i;
-	while (i < n && l[i] != ' ')
-		i++;
-	if (i >= n)
-		return false;
-	size_t pce = i;
-	while (pce > pcs && is_space(l[pce - 1]))
-		pce--;
-	s->pc = l + pcs;
-	s->pc_len = pce - pcs;
-	size_t rs = i + 1;
-	size_t sp = n;
-	while (sp > rs && l[sp - 1] != ' ')
-		sp--;
-	if (sp <= rs)
-		return false;   /* no blank between the symbol and "(dso)" */
-	const char *m = l + sp;
-	size_t ml = n - sp;
-	if (ml < 2 || m[0] != '(' || m[ml - 1] != ')')
-		return false;
-	s->mod = m + 1;
-	s->mod_len = ml - 2;
-	size_t fs = rs, fe = sp - 1;
-	while (fs < fe && is_space(l[fs]))
-		fs++;
-	while (fe > fs && is_space(l[fe - 1]))
-		fe--;
-	if (fe == fs) {
-		s->func = " ";
-		s->func_len = 1;
-	} else {
-		s->func = l + fs;
-		s->func_len = fe - fs;
-	}
-	return true;
-}
-
-static bool perl_is_kernel(const char *m, size_t n)
-{
-	return ((n && m[0] == '[') || ends_with(m, n, "vmlinux")) &&
-	       !mem_has(m, n, "unknown");
-}
-
-static bool inferno_is_kernel(const char *m, size_t n)
-{
-	if (n == 9 && !memcmp(m, "[unknown]", 9))
-		return false;
-	if ((n && m[0] == '[') || ends_with(m, n, ".ko"))
-		return true;
-	/* "vmlinux" followed only by [A-Za-z0-9._-] */
-	for (size_t i = n; i >= 7; i--) {
-		if (memcmp(m + i - 7, "vmlinux", 7))
-			continue;
-		for (size_t k = i; k < n; k++)
-			if (!(is_word(m[k]) || m[k] == '-' || m[k] == '.'))
-				return false;
-		return true;
-	}
-	return false;
-}
-
-static bool is_perf_map(const char *m, size_t n)
-{
-	/* m:/tmp/perf-\d+\.map: */
-	for (size_t i = 0; i + 10 <= n; i++) {
-		if (memcmp(m + i, "/tmp/perf-", 10))
-			continue;
-		size_t k = i + 10, d = k;
-		while (k < n && is_digit(m[k]))
-			k++;
-		if (k > d && n - k >= 4 && !memcmp(m + k, ".map", 4))
-			return true;
-	}
-	return false;
-}
-
-static bool inferno_is_jit(const char *m, size_t n)
-{
-	return (n >= 10 && !memcmp(m, "/tmp/perf-", 10) &&
-		ends_with(m, n, ".map")) ||
-	       (mem_has(m, n, "/jitted-") && ends_with(m, n, ".so"));
-}
-
-/* perl's tidy_generic on b->s[from..]: ';' -> ':', drop the argument list
- * (unless a Go method ".(...)." or "(anonymous namespace)"), drop quotes. */
-static void tidy_perl(struct sf_sbuf *b, size_t from)
-{
-	char *s = b->s + from;
-	size_t n = b->len - from;
-
-	for (size_t i = 0; i < n; i++)
-		if (s[i] == ';')
-			s[i] = ':';
-	bool go = false;
-	for (size_t i = 0; i + 1 < n && !go; i++) {
-		if (s[i] == '.' && s[i + 1] == '(') {
-			for (size_t k = i + 2; k + 1 < n; k++)
-				if (s[k] == ')' && s[k + 1] == '.') {
-					go = true;
-					break;
-				}
-			break;   /* the first ".(" decides: .* is greedy */
-		}
-	}
-	if (!go) {
-		for (size_t i = 0; i < n; i++) {
-			if (s[i] != '(')
-				continue;
-			if (n - i >= 21 &&
-			    !memcmp(s + i, "(anonymous namespace)", 21))
-				continue;
-			n = i;
-			break;
-		}
-	}
-	size_t o = 0;
-	for (size_t i = 0; i < n; i++)
-		if (s[i] != '"' && s[i] != '\'')
-			s[o++] = s[i];
-	b->len = from + o;
-	b->s[b->len] = 0;
-}
-
-/* inferno's tidy_generic: ';' -> ':', drop the first top-level argument
- * list (brackets <>{}[] nest), keeping Go ".(" and anonymous namespaces. */
-static void tidy_inferno(struct sf_sbuf *b, size_t from)
-{
-	char *s = b->s + from;
-	size_t n = b->len - from;
-	long depth = 0;
-	size_t last_dot = (size_t)-1, cut = n;
-
-	for (size_t i = 0; i < n; i++)
-		if (s[i] == ';')
-			s[i] = ':';
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (c == '<' || c == '{' || c == '[') {
-			depth++;
-		} else if (c == '>' || c == '}' || c == ']' || c == ')') {
-			depth--;
-		} else if (c == '(') {
-			if (depth == 0) {
-				bool go = last_dot == i;
-				bool anon = n - i >= 21 &&
-					    !memcmp(s + i,
-						    "(anonymous namespace)", 21);
-				if (!go && !anon) {
-					cut = i;
-					break;
-				}
-			}
-			depth++;
-		} else if (c == '.') {
-			last_dot = i + 1;
-		}
-	}
-	b->len = from + cut;
-	b->s[b->len] = 0;
 }
 
 /* Make the frames of one stack line into st->lc.fids (appended, leaf
@@ -719,10 +187,10 @@ static int frames_of_line(struct perf_state *st, const struct stack_line *sl,
 	if (!st->o.inferno)
 		while (nparts > 1 && !plen[nparts - 1])
 			nparts--;
-	bool kernel = st->o.inferno ? inferno_is_kernel(mod, mn) :
-				      perl_is_kernel(mod, mn);
-	bool jit = st->o.inferno ? inferno_is_jit(mod, mn) :
-				   is_perf_map(mod, mn);
+	bool kernel = st->o.inferno ? sf_perf__inferno_is_kernel(mod, mn) :
+				      sf_perf__perl_is_kernel(mod, mn);
+	bool jit = st->o.inferno ? sf_perf__inferno_is_jit(mod, mn) :
+				   sf_perf__is_perf_map(mod, mn);
 	uint64_t addr = SF_NO_ADDR;
 	if (sl->pc_len && sl->pc_len <= 16) {
 		uint64_t v = 0;
@@ -774,9 +242,9 @@ static int frames_of_line(struct perf_state *st, const struct stack_line *sl,
 			sf_sbuf_add(b, f, fl);
 		}
 		if (st->o.inferno)
-			tidy_inferno(b, 0);
+			sf_perf__tidy_inferno(b, 0);
 		else
-			tidy_perl(b, 0);
+			sf_perf__tidy_perl(b, 0);
 		if (st->java && memchr(b->s, '/', b->len) && b->len &&
 		    b->s[0] == 'L') {
 			memmove(b->s, b->s + 1, b->len - 1);
@@ -927,8 +395,9 @@ static int on_stack_line(struct perf_state *st, const char *l, size_t n)
 			return sf_error(ctx, SF_EINPUT, sf_input_name(st->in),
 					st->cur_line,
 					"NUL byte: not perf script text");
-		bool ok = st->o.inferno ? parse_stack_line_inferno(l, n, &sl) :
-					  parse_stack_line(l, n, &sl);
+		bool ok = st->o.inferno ?
+			  sf_perf__parse_stack_line_inferno(l, n, &sl) :
+			  sf_perf__parse_stack_line(l, n, &sl);
 		if (!ok) {
 			st->warned = true;
 			sf_warn(ctx, "perf.unrecognized-line",
@@ -1367,18 +836,20 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 	st->nframes = 0;
 	rec_clear(st);
 	if (st->o.inferno) {
-		typed = parse_event_type_inferno(l, n, e->end, &ev, &evn,
-						 &period, &rest, &restn);
+		typed = sf_perf__parse_event_type_inferno(l, n, e->end, &ev,
+							  &evn, &period, &rest,
+							  &restn);
 	} else {
-		typed = parse_event_type(l, n, &ev, &evn, &period);
+		typed = sf_perf__parse_event_type(l, n, &ev, &evn, &period);
 		/* a one-frame stack printed on the event line ("cycles:u:
 		 * ffffffff9b201293 sym (dso)"): perl sees no event there;
 		 * take it as inferno does when the rest is a frame */
-		if (!typed && parse_event_type_inferno(l, n, e->end, &ev, &evn,
-						       &period, &rest,
-						       &restn) && rest) {
+		if (!typed &&
+		    sf_perf__parse_event_type_inferno(l, n, e->end, &ev, &evn,
+						      &period, &rest,
+						      &restn) && rest) {
 			struct stack_line sl;
-			bool hex = parse_stack_line(rest, restn, &sl);
+			bool hex = sf_perf__parse_stack_line(rest, restn, &sl);
 			for (size_t i = 0; hex && i < sl.pc_len; i++)
 				hex = is_hex(sl.pc[i]);
 			if (hex)
@@ -1410,7 +881,7 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 	st->period = period > 0 ? period : 1;
 	st->pid = id_of(e->pid, e->pid_len);
 	st->tid = id_of(e->tid, e->tid_len);
-	st->time = parse_time(l, n, e->end);
+	st->time = sf_perf__parse_time(l, n, e->end);
 	st->comm.len = 0;
 	st->pname.len = 0;
 	if (!sf_sbuf_add(&st->comm, e->comm, e->comm_len) ||
@@ -1506,16 +977,17 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 		bool is_event;
 		if (st.o.inferno)
 			is_event = !st.in_event &&
-				   parse_event_inferno(line, e, &ev);
+				   sf_perf__parse_event_inferno(line, e, &ev);
 		else if (!is_space(line[0]))
-			is_event = parse_event_perl(line, e, &ev);
+			is_event = sf_perf__parse_event_perl(line, e, &ev);
 		else if (!st.in_event) {
 			/* an indented event line (perl reads it as a frame of
 			 * no event; we read it as the event it is) */
 			size_t k = 0;
 			while (k < e && is_space(line[k]))
 				k++;
-			is_event = parse_event_perl(line + k, e - k, &ev);
+			is_event = sf_perf__parse_event_perl(line + k, e - k,
+							     &ev);
 			if ((is_event || !st.in_event || st.skip) && memchr(line, 0, e)) {
 			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
 				      sf_input_lineno(in),
@@ -1636,13 +1108,14 @@ static int perf_probe(const unsigned char *d, size_t n)
 					h++;
 				framelike = h > 0 && h < len && l[h] == ' ';
 			}
-			if (framelike && parse_stack_line(l, len, &sl) &&
+			if (framelike &&
+			    sf_perf__parse_stack_line(l, len, &sl) &&
 			    sl.mod_len + 2 <= len)
 				return 60;
 			return 0;
 		}
-		if (!(parse_event_perl(l, len, &ev) ||
-		      parse_event_inferno(l, len, &ev)))
+		if (!(sf_perf__parse_event_perl(l, len, &ev) ||
+		      sf_perf__parse_event_inferno(l, len, &ev)))
 			return 0;
 		/* the header must end with "event:" (or carry a frame) */
 		if (!memchr(l + ev.end, ':', len - ev.end) &&

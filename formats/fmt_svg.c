@@ -978,6 +978,6 @@ const struct sf_format sf_format_svg = {
 	.description = "interactive flame graph (differential for --diff)",
 	.extensions = svg_ext,
 	.write = svg_write,
-	.caps = SF_CAP_WEIGHTS,
+	.caps = SF_CAP_WEIGHTS | SF_CAP_DIFF,
 	.write_options = svg_wopts,
 };

@@ -69,6 +69,14 @@ struct sfc_options {
 
 /* Fill `o` with the defaults (100 Hz, DWARF, 32 KiB, 512 frames). */
 void sfc_options_init(struct sfc_options *o);
+/* Set the option sfcapture spells --NAME from its text (NULL for a flag):
+ * "pid", "frequency", "duration" (seconds), "threads" (ids separated by
+ * commas), "on-cpu", "all-stop", "unwind" (dwarf|fp), "stack-bytes"
+ * (4K..256K), "stack-frames", "lines", "no-demangle".  SF_EUSAGE with
+ * "option '--NAME' needs ..." for a bad value.  The list "threads" makes
+ * is malloc'ed and the caller's: free((void *)o->tids). */
+int sfc_options_set(struct sfc_options *o, struct sf_ctx *ctx,
+		    const char *name, const char *value);
 
 struct sfc_stats {
 	int64_t elapsed_ns;
@@ -120,6 +128,17 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx,
 
 /* Detach anything still seized (bounded wait) and free. Safe with NULL. */
 void sfc_close(struct sfc_session *s);
+
+/* Start argv[0] (searched in PATH) as a child with argv, for sfc_open
+ * with is_child; *out gets its pid.  The exec is confirmed through a
+ * close-on-exec pipe, so a missing command is an error here (SF_EINPUT,
+ * "cannot run 'CMD': ...") rather than an empty capture.  The child
+ * starts with no signal blocked and SIGPIPE at its default. */
+int sfc_launch(pid_t *out, struct sf_ctx *ctx, char *const *argv);
+/* End a child that outlived the capture: SIGTERM, up to 2 s to exit,
+ * then SIGKILL; reaps it.  Nothing to do when `reaped` (its exit status
+ * was collected already: sfc_stats()->child_status_valid). */
+void sfc_end_child(pid_t pid, bool reaped);
 
 /* ----- /proc parsing (exposed for unit tests) ----- */
 

@@ -15,6 +15,24 @@ else
 	skip cg-examples "python3 is missing"
 fi
 
+# Against Racket's own analyzer (profile-lib, in the racket package):
+# every value and order of --callgraph --json on seeded random profiles
+# with heavy recursion (bench/gen_stacks.c: few functions, deep stacks)
+# and one of the benchmark's shape, smaller (200 functions, depth 60).
+if have racket && have python3 && have cc &&
+   racket -l racket/base -l profile/analyzer -e '' >/dev/null 2>&1; then
+	if cc -O2 -o gen_stacks "$TOP/bench/gen_stacks.c"; then
+		python3 "$TOP/tests/analyze/cg_racket.py" "$SFANALYZE" \
+			"$TOP/bench/callgraph-racket.rkt" ./gen_stacks \
+			1 400 8 30 0  2 600 9 60 100  3 2000 200 60 0 ||
+			fail cg-racket "exited with status $?"
+	else
+		fail cg-racket "cannot compile bench/gen_stacks.c"
+	fi
+else
+	skip cg-racket "racket (with profile-lib), python3 or cc is missing"
+fi
+
 # A small profile; expected text written by hand: totals main 6, f 4
 # (--depth 1 cuts main's two children f and h)
 # (self 1), g 3, h 2, and 4 of empty stacks; children by total.

@@ -96,3 +96,54 @@ expect_same sfconv-fifo-output "$FIX/collapsed/handmade.expected" fifo.out
 # no two formats claim the same extension (-o x.trace must mean one thing)
 dups=$($SFCONV --list-formats | awk '{ n = split($3, e, ","); for (i = 1; i <= n; i++) if (e[i] != "-") print e[i] }' | sort | uniq -d)
 [ -z "$dups" ] && pass extensions-unique || fail extensions-unique "claimed twice: $dups"
+
+# One table of options per program (cmd/opt.h): --help is generated from
+# it, so every long option is listed once, each one listed is accepted by
+# the parser, -h is --help, and an unknown option is one line and status 2.
+for prog in sfconv sfanalyze sfcapture; do
+	"$SF_BIN/$prog" --help > opts.help
+	# the option column: "  -o, --output FILE", "      --tree", and the
+	# aliases shown as "(also --reverse)"
+	sed -n -e 's/^  \(-[A-Za-z0-9], \|    \)--\([a-z][a-z0-9-]*\).*/\2/p' \
+		-e 's/^ *(also \(.*\))$/\1/p' opts.help |
+		tr ',' '\n' | sed 's/^ *--//' > opts.names
+	dups=$(sort opts.names | uniq -d | tr '\n' ' ')
+	n=$(wc -l < opts.names)
+	if [ "$n" -lt 5 ]; then
+		fail "$prog-help-options-once" "only $n options found in --help"
+	elif [ -n "$dups" ]; then
+		fail "$prog-help-options-once" "listed more than once: $dups"
+	else
+		pass "$prog-help-options-once"
+	fi
+	# each option, with as many arguments as its help names, then -V
+	# (which ends the program before it does anything): the parser must
+	# know it and take its arguments
+	bad=
+	while read -r name; do
+		line=$(grep -E -- "^  (-., |    )--$name( |\$)" opts.help | head -n 1)
+		arg=${line#*--$name}
+		arg=$(echo "$arg" | sed 's/  .*//; s/^ //')
+		set --
+		case $arg in
+		'') ;;
+		'['*) ;;
+		*) for w in $arg; do set -- "$@" 1; done ;;
+		esac
+		"$SF_BIN/$prog" "--$name" "$@" -V < /dev/null > opt.out 2> opt.err
+		st=$?
+		if [ $st -ge 128 ] || grep -Eq "unknown option|takes no argument|needs an argument|needs two files" opt.err; then
+			bad="$bad --$name($st: $(head -c 80 opt.err))"
+		fi
+	done < opts.names
+	[ -z "$bad" ] && pass "$prog-table-options-accepted" ||
+		fail "$prog-table-options-accepted" "$bad"
+	"$SF_BIN/$prog" -h > opts.h 2> opts.h.err
+	if [ $? -eq 0 ] && [ ! -s opts.h.err ] && cmp -s opts.h opts.help; then
+		pass "$prog-short-h"
+	else
+		fail "$prog-short-h" "-h differs from --help or fails"
+	fi
+	expect_error "$prog-unknown-option" 2 "^$prog: unknown option '--no-such-option'" \
+		"$SF_BIN/$prog" --no-such-option
+done

@@ -48,6 +48,8 @@ enum sf_caps {
 	SF_CAP_LOCATIONS = 1u << 5, /* module, file, line, address */
 	SF_CAP_LABELS = 1u << 6,
 	SF_CAP_ORDER = 1u << 7,     /* keeps samples in order (timeline) */
+	SF_CAP_DIFF = 1u << 8,      /* draws a comparison's base and new
+				     * sample types (sf_diff_types) */
 };
 
 struct sf_format {

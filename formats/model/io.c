@@ -734,7 +734,16 @@ int sf_output_open(struct sf_output **out, struct sf_ctx *ctx,
 		}
 		snprintf(o->tmp_path, n, "%.*s.%s.XXXXXX", (int)dirlen, path,
 			 base);
+		/* Signals stay blocked from the file's creation until the
+		 * handler can find it: a SIGINT in between (a test sees the
+		 * file appear and sends one at once) would leave it behind. */
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &old);
 		o->fd = mkostemp(o->tmp_path, O_CLOEXEC);
+		if (o->fd >= 0)
+			g_tmp_path = o->tmp_path;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		if (o->fd < 0) {
 			rc = sf_error(ctx, SF_EIO, path, 0, "cannot create: %s",
 				      strerror(errno));
@@ -747,7 +756,6 @@ int sf_output_open(struct sf_output **out, struct sf_ctx *ctx,
 		mode_t um = umask(0);
 		umask(um);
 		fchmod(o->fd, 0666 & ~um);
-		g_tmp_path = o->tmp_path;
 	}
 	if (gzip) {
 		o->gz = true;

@@ -15,14 +15,27 @@ struct arena_block {
 	char data[];
 };
 
+/* a stack's child list (see the stacks section) */
+struct stack_kin {
+	uint32_t first;   /* first child, 0 = none, or KIN_HASHED */
+	uint32_t next;    /* next sibling, 0 = none */
+	uint32_t frame;   /* = the stack's frame: a sibling walk reads one
+			   * array, not two */
+};
+
 struct sf_profile_internal {
 	struct arena_block *arena;
 	struct sf_idx strings;
 	const char **strs;       /* interned strings by id */
 	uint32_t *strlens;
+	uint32_t *named;         /* per string: 1 + the frame with only that
+				  * name (sf_profile_frame_named without a
+				  * module), 0 = none yet */
 	size_t nstrs;
 	struct sf_idx frames;
-	struct sf_idx stacks;
+	struct sf_idx stacks;    /* children of wide stacks (see KIN_LIST) */
+	struct stack_kin *kin;   /* per stack: its child list */
+	size_t cap_kin;
 	struct sf_idx threads;
 	struct sf_idx label_sets;
 	struct sf_idx agg;       /* (stack, thread, labels) -> sample */
@@ -32,7 +45,8 @@ struct sf_profile_internal {
 	size_t cap_agg_stack;
 	bool nofold;             /* exact folding: a negative weight was seen */
 	bool multi;              /* exact folding kept two samples of a key */
-	bool stacks_trimmed;     /* `stacks` index freed by sf_profile_trim */
+	bool stacks_trimmed;     /* `stacks` index and `kin` freed by
+				  * sf_profile_trim */
 	/* for sf_profile_sums_exact: a weight that is not a non-negative
 	 * integer below 2^53 was added, and the sum of all added weights */
 	bool weights_inexact;
@@ -137,12 +151,15 @@ int sf_profile_new(struct sf_profile **out, struct sf_ctx *ctx)
 	/* node 0: the empty stack; label set 0: no labels */
 	if (grow((void **)&p->d.stacks, &p->in->cap_stacks, 0,
 		 sizeof(*p->d.stacks)) ||
+	    grow((void **)&p->in->kin, &p->in->cap_kin, 0,
+		 sizeof(*p->in->kin)) ||
 	    grow((void **)&p->d.label_sets, &p->in->cap_labels, 0,
 		 sizeof(*p->d.label_sets))) {
 		sf_profile_free(p);
 		return oom(ctx);
 	}
 	memset(&p->d.stacks[0], 0, sizeof(p->d.stacks[0]));
+	memset(&p->in->kin[0], 0, sizeof(p->in->kin[0]));
 	p->d.nstacks = 1;
 	memset(&p->d.label_sets[0], 0, sizeof(p->d.label_sets[0]));
 	p->d.nlabel_sets = 1;
@@ -166,6 +183,7 @@ void sf_profile_free(struct sf_profile *p)
 		sf_idx_free(&p->in->strings);
 		sf_idx_free(&p->in->frames);
 		sf_idx_free(&p->in->stacks);
+		free(p->in->kin);
 		sf_idx_free(&p->in->threads);
 		sf_idx_free(&p->in->label_sets);
 		sf_idx_free(&p->in->agg);
@@ -174,6 +192,7 @@ void sf_profile_free(struct sf_profile *p)
 		free(p->in->last_nodes);
 		free(p->in->strs);
 		free(p->in->strlens);
+		free(p->in->named);
 		free(p->in);
 	}
 	free(p->d.frames);
@@ -219,8 +238,9 @@ static bool str_eq(const void *c, uint32_t id, const void *k)
 	       !memcmp(in->strs[id], key->s, key->len);
 }
 
-const char *sf_profile_strn(struct sf_profile *p, struct sf_ctx *ctx,
-			    const char *s, size_t len)
+/* Intern s[0..len): the copy, and its string id in *idp. */
+static const char *str_intern(struct sf_profile *p, struct sf_ctx *ctx,
+			      const char *s, size_t len, uint32_t *idp)
 {
 	struct sf_profile_internal *in = p->in;
 	struct strkey key = { s, len };
@@ -231,33 +251,50 @@ const char *sf_profile_strn(struct sf_profile *p, struct sf_ctx *ctx,
 		sf_error(ctx, SF_ELIMIT, NULL, 0, "name longer than 4 GiB");
 		return NULL;
 	}
-	if (sf_idx_find(&in->strings, h, str_eq, in, &key, &id))
+	if (sf_idx_find(&in->strings, h, str_eq, in, &key, &id)) {
+		*idp = id;
 		return in->strs[id];
+	}
 	char *copy = arena_alloc(in, len + 1);
 	if (!copy || grow((void **)&in->strs, &in->cap_strs, in->nstrs,
 			  sizeof(*in->strs))) {
 		oom(ctx);
 		return NULL;
 	}
-	/* strlens shares cap_strs: grow it to the same capacity */
+	/* strlens and named share cap_strs: grow them to the same
+	 * capacity */
 	uint32_t *nl = sf_reallocarray(in->strlens, in->cap_strs,
 				       sizeof(*nl));
-	if (!nl) {
+	if (nl)
+		in->strlens = nl;
+	uint32_t *nf = sf_reallocarray(in->named, in->cap_strs, sizeof(*nf));
+	if (nf)
+		in->named = nf;
+	if (!nl || !nf) {
 		oom(ctx);
 		return NULL;
 	}
-	in->strlens = nl;
 	memcpy(copy, s, len);
 	copy[len] = 0;
 	id = (uint32_t)in->nstrs;
 	in->strs[id] = copy;
 	in->strlens[id] = (uint32_t)len;
+	in->named[id] = 0;
 	if (!sf_idx_insert(&in->strings, h, id)) {
 		oom(ctx);
 		return NULL;
 	}
 	in->nstrs++;
+	*idp = id;
 	return copy;
+}
+
+const char *sf_profile_strn(struct sf_profile *p, struct sf_ctx *ctx,
+			    const char *s, size_t len)
+{
+	uint32_t id;
+
+	return str_intern(p, ctx, s, len, &id);
 }
 
 const char *sf_profile_str(struct sf_profile *p, struct sf_ctx *ctx,
@@ -368,14 +405,44 @@ int sf_profile_frame_named(struct sf_profile *p, struct sf_ctx *ctx,
 				"frame name of %zu bytes exceeds the limit of "
 				"%llu (--max-name)", len,
 				(unsigned long long)ctx->limits.max_name);
-	sf_frame_init(&f);
-	if (!(f.name = sf_profile_strn(p, ctx, name, len)))
+	const char *s;
+	uint32_t sid;
+	int rc;
+
+	if (!(s = str_intern(p, ctx, name, len, &sid)))
 		return ctx->err.code;
+	/* text readers name every frame of every line: the name's string
+	 * id gives the frame without hashing the name again and the frame
+	 * fields (most of loading a collapsed or sample-lines file) */
+	if (!module && p->in->named[sid]) {
+		*out = p->in->named[sid] - 1;
+		return 0;
+	}
+	sf_frame_init(&f);
+	f.name = s;
 	f.module = module;
-	return sf_profile_frame(p, ctx, &f, out);
+	if ((rc = sf_profile_frame(p, ctx, &f, out)))
+		return rc;
+	if (!module)
+		p->in->named[sid] = *out + 1;
+	return 0;
 }
 
 /* ----- stacks ----- */
+
+/* The stack tree's index: (parent, frame) -> child.  A stack's children
+ * are a list (first child, next sibling) while they are at most KIN_LIST;
+ * the children of a wider stack go to the hash index instead (first =
+ * KIN_HASHED).  Why not the hash for all: a fresh branch (a stack seen
+ * for the first time past some prefix) is all new nodes, each the child
+ * of the node made just before, which has no children yet; with lists
+ * that costs appends to arrays in creation order, where a hash index
+ * costs a probe at a random place of a table as large as the tree, a
+ * cache miss per frame (a quarter of `sfanalyze --callgraph` on 20,000
+ * random stacks, issue #18).  Stack ids, and so every output, do not
+ * depend on the index. */
+#define KIN_LIST 4
+#define KIN_HASHED UINT32_MAX
 
 struct stackkey {
 	sf_stack_id parent;
@@ -390,26 +457,86 @@ static bool stack_eq(const void *c, uint32_t id, const void *k)
 	return n->parent == key->parent && n->frame == key->frame;
 }
 
+/* Enter stack `id` (already in p->d.stacks, room in `kin`) as a child of
+ * its parent, which has `nkids` children in its list.  False on ENOMEM. */
+static bool kin_link(struct sf_profile *p, uint32_t id, uint32_t nkids)
+{
+	struct sf_profile_internal *in = p->in;
+	const struct sf_stack_node *st = p->d.stacks;
+	uint32_t parent = st[id].parent;
+	struct stack_kin *pk = &in->kin[parent];
+
+	in->kin[id] = (struct stack_kin){ 0, 0, st[id].frame };
+	if (pk->first != KIN_HASHED && nkids < KIN_LIST) {
+		in->kin[id].next = pk->first;
+		pk->first = id;
+		return true;
+	}
+	if (pk->first != KIN_HASHED) {
+		/* the list is full: its children move to the hash index */
+		for (uint32_t c = pk->first; c; c = in->kin[c].next)
+			if (!sf_idx_insert(&in->stacks,
+					   sf_hash_u64(parent, st[c].frame), c))
+				return false;
+		pk->first = KIN_HASHED;
+	}
+	return sf_idx_insert(&in->stacks, sf_hash_u64(parent, st[id].frame),
+			     id);
+}
+
+/* After sf_profile_trim: the index again, as the pushes made it. */
+static bool kin_rebuild(struct sf_profile *p)
+{
+	struct sf_profile_internal *in = p->in;
+	size_t cap = 0;
+
+	if (grow((void **)&in->kin, &cap, p->d.nstacks, sizeof(*in->kin)))
+		return false;
+	in->cap_kin = cap;
+	in->kin[0] = (struct stack_kin){ 0, 0, 0 };
+	for (size_t i = 1; i < p->d.nstacks; i++) {
+		uint32_t n = 0, first = in->kin[p->d.stacks[i].parent].first;
+		if (first != KIN_HASHED)
+			for (uint32_t c = first; c && n < KIN_LIST;
+			     c = in->kin[c].next)
+				n++;
+		if (!kin_link(p, (uint32_t)i, n))
+			return false;
+	}
+	return true;
+}
+
 int sf_profile_stack_push(struct sf_profile *p, struct sf_ctx *ctx,
 			  sf_stack_id parent, sf_frame_id frame,
 			  sf_stack_id *out)
 {
-	struct stackkey key = { parent, frame };
-	uint64_t h = sf_hash_u64(parent, frame);
-	uint32_t id;
+	struct sf_profile_internal *in = p->in;
+	uint32_t id, nkids = 0;
 
-	if (p->in->stacks_trimmed) {
-		for (size_t i = 1; i < p->d.nstacks; i++)
-			if (!sf_idx_insert(&p->in->stacks,
-					   sf_hash_u64(p->d.stacks[i].parent,
-						       p->d.stacks[i].frame),
-					   (uint32_t)i))
-				return oom(ctx);
-		p->in->stacks_trimmed = false;
+	if (in->stacks_trimmed) {
+		if (!kin_rebuild(p))
+			return oom(ctx);
+		in->stacks_trimmed = false;
 	}
-	if (sf_idx_find(&p->in->stacks, h, stack_eq, p, &key, &id)) {
-		*out = id;
-		return 0;
+	/* the newest stack has no children yet (a child's id is larger) */
+	if (parent + 1 != p->d.nstacks) {
+		uint32_t c = in->kin[parent].first;
+		if (c == KIN_HASHED) {
+			struct stackkey key = { parent, frame };
+			if (sf_idx_find(&in->stacks,
+					sf_hash_u64(parent, frame), stack_eq,
+					p, &key, &id)) {
+				*out = id;
+				return 0;
+			}
+		} else {
+			for (; c; c = in->kin[c].next, nkids++) {
+				if (in->kin[c].frame == frame) {
+					*out = c;
+					return 0;
+				}
+			}
+		}
 	}
 	uint32_t depth = p->d.stacks[parent].depth + 1;
 	if (depth > ctx->limits.max_depth)
@@ -419,14 +546,16 @@ int sf_profile_stack_push(struct sf_profile *p, struct sf_ctx *ctx,
 				(unsigned long long)ctx->limits.max_depth);
 	if (p->d.nstacks >= UINT32_MAX - 1)
 		return sf_error(ctx, SF_ELIMIT, NULL, 0, "too many stacks");
-	if (grow((void **)&p->d.stacks, &p->in->cap_stacks, p->d.nstacks,
-		 sizeof(*p->d.stacks)))
+	if (grow((void **)&p->d.stacks, &in->cap_stacks, p->d.nstacks,
+		 sizeof(*p->d.stacks)) ||
+	    grow((void **)&in->kin, &in->cap_kin, p->d.nstacks,
+		 sizeof(*in->kin)))
 		return oom(ctx);
 	id = (uint32_t)p->d.nstacks;
 	p->d.stacks[id].parent = parent;
 	p->d.stacks[id].frame = frame;
 	p->d.stacks[id].depth = depth;
-	if (!sf_idx_insert(&p->in->stacks, h, id))
+	if (!kin_link(p, id, nkids))
 		return oom(ctx);
 	p->d.nstacks++;
 	*out = id;
@@ -492,6 +621,9 @@ void sf_profile_trim(struct sf_profile *p)
 	struct sf_profile_internal *in = p->in;
 
 	sf_idx_free(&in->stacks);
+	free(in->kin);
+	in->kin = NULL;
+	in->cap_kin = 0;
 	in->stacks_trimmed = true;
 	if (in->cap_stacks > p->d.nstacks) {
 		struct sf_stack_node *n = sf_reallocarray(

@@ -9,8 +9,10 @@
  * each corpus file and crash reproducer to the same
  * LLVMFuzzerTestOneInput, so `make check` replays them without libFuzzer.
  *
- * Each input is read from memory, into an aggregating profile when its
- * length is odd (as sfconv does for outputs that need no sample order).
+ * Each input is read from memory through the programs' load stage
+ * (sf_load_inputs: detection, the reader, error naming), into an
+ * aggregating profile when its length is odd (as sfconv does for outputs
+ * that need no sample order).
  * A read must succeed or fail with an error record (code and message
  * set); a success is then written with the format's own writer and with
  * the lossless JSON writer, and the JSON is read back and written again:
@@ -18,6 +20,7 @@
  * abort()s, which libFuzzer reports as a crash.
  */
 #include "format.h"
+#include "load.h"
 #include "profile.h"
 
 #include <stdio.h>
@@ -115,7 +118,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct sf_format *fmt = NULL;
 	struct sf_ctx ctx;
-	struct sf_profile *p;
+	struct sf_profile *p = NULL;
 	struct sf_input *in;
 	int rc;
 
@@ -124,17 +127,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (strcmp(fuzz_format, "detect") &&
 	    !(fmt = sf_format_by_name(fuzz_format)))
 		die("unknown format", NULL);
-	if (sf_profile_new(&p, &ctx))
-		die("cannot make a profile", &ctx);
-	/* sfconv folds samples when the output needs no order: cover that
-	 * path too, on every other input length */
-	sf_profile_set_aggregate(p, size & 1);
+	/* the programs' load stage; sfconv folds samples when the output
+	 * needs no order: cover that path too, on every other input length */
+	struct sf_load_options lo = { .aggregate = size & 1 };
 	rc = sf_input_mem(&in, &ctx, data, size, "fuzz");
 	if (!rc) {
+		/* detect here (as sf_load would) to know the writer below */
 		if (!fmt)
 			rc = sf_format_detect(&fmt, in, &ctx, "fuzz");
+		lo.from = fmt;
 		if (!rc)
-			rc = sf_read(p, fmt, in, &ctx);
+			rc = sf_load_inputs(&p, &ctx, &in, 1, &lo);
 		sf_input_close(in);
 	}
 	if (rc) {

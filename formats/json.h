@@ -1,0 +1,42 @@
+/*
+ * json.h - internal to the native JSON format: fmt_json.c holds the format
+ * entry, the probe and the yajl reader; json_write.c the json-c writer;
+ * json_scan.c the reader's pre-scan of each piece of input.
+ */
+#ifndef SF_JSON_H
+#define SF_JSON_H
+
+#include "text.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The format's `write` entry (contract: format.h, struct sf_format). */
+int sf_json__write(const struct sf_profile *p, struct sf_output *out,
+		   struct sf_ctx *ctx);
+
+/* Newlines in b[0..n). */
+uint64_t sf_json__count_nl(const unsigned char *b, size_t n);
+
+/*
+ * Before yajl sees a piece, bound what yajl would have to buffer: a token
+ * cut by the end of a piece is copied and grown until it ends, so no
+ * string may be longer than --max-name (a frame name, a label, a path:
+ * all are names), nor a number or literal; and the document is no longer
+ * than --max-decompressed.
+ */
+struct jscan {
+	bool in_str, esc;
+	uint64_t slen;     /* raw bytes of the current string so far */
+	uint64_t run;      /* bytes of the number or literal at the end */
+	uint64_t total;    /* bytes of the document so far */
+};
+
+/* Check the next n bytes of the document, b[0..n), which start on line
+ * `line` of `in`: SF_ELIMIT (with the line where the bound is crossed)
+ * when the document passes --max-decompressed, or a string, number or
+ * literal passes --max-name.  Zero-initialise `j` before the first piece. */
+int sf_json__scan(struct jscan *j, const unsigned char *b, size_t n,
+		  struct sf_input *in, struct sf_ctx *ctx, uint64_t line);
+
+#endif

@@ -1,0 +1,84 @@
+/* load.c - the load stage (load.h): open, detect, read, merge. */
+#include "load.h"
+
+#include <stdio.h>
+
+static const struct sf_load_options no_options;
+
+static int new_profile(struct sf_profile **out, struct sf_ctx *ctx,
+		       const struct sf_load_options *opt)
+{
+	int rc;
+
+	if ((rc = sf_profile_new(out, ctx)))
+		return rc;
+	sf_profile_set_aggregate(*out, opt->aggregate);
+	sf_profile_set_fold_exact(*out, opt->fold_exact);
+	return 0;
+}
+
+/* Read input number `index` into p. */
+static int load_one(struct sf_profile *p, struct sf_ctx *ctx,
+		    struct sf_input *in, uint32_t index,
+		    const struct sf_load_options *opt)
+{
+	int rc;
+
+	sf_profile_begin_input(p, index);
+	rc = sf_read(p, opt->from, in, ctx);  /* detects when from is NULL */
+	if (rc && !ctx->err.source[0])
+		snprintf(ctx->err.source, sizeof(ctx->err.source), "%s",
+			 sf_input_name(in));
+	return rc;
+}
+
+int sf_load(struct sf_profile **out, struct sf_ctx *ctx,
+	    char *const *paths, size_t n, const struct sf_load_options *opt)
+{
+	static char *const stdin_only[] = { "-" };
+	struct sf_profile *p;
+	int rc = 0;
+
+	if (!opt)
+		opt = &no_options;
+	if (n == 0) {
+		paths = stdin_only;
+		n = 1;
+	}
+	if ((rc = new_profile(&p, ctx, opt)))
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct sf_input *in;
+		if ((rc = sf_input_open(&in, ctx, paths[i])))
+			break;
+		rc = load_one(p, ctx, in, (uint32_t)i, opt);
+		sf_input_close(in);
+	}
+	if (rc) {
+		sf_profile_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+int sf_load_inputs(struct sf_profile **out, struct sf_ctx *ctx,
+		   struct sf_input *const *inputs, size_t n,
+		   const struct sf_load_options *opt)
+{
+	struct sf_profile *p;
+	int rc = 0;
+
+	if (!opt)
+		opt = &no_options;
+	if ((rc = new_profile(&p, ctx, opt)))
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = load_one(p, ctx, inputs[i], (uint32_t)i, opt);
+	if (rc) {
+		sf_profile_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}

@@ -1,0 +1,128 @@
+/*
+ * perf.h - internal to the `perf script` reader.  fmt_perf.c holds the
+ * format entry, the reader's state, its caches and the model building;
+ * perf_dialects.c the line parsers of the two dialects it follows:
+ * FlameGraph's stackcollapse-perf.pl ("perl") and inferno-collapse-perf
+ * ("inferno", with --inferno), which split event and frame lines
+ * differently.  All parsers take a line without its newline and only look
+ * at it: no allocation, no errors.
+ */
+#ifndef SF_PERF_H
+#define SF_PERF_H
+
+#include "rustsym.h"
+#include "text.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Character classes of the C locale, as perl's regexes see them. */
+static inline bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static inline bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline bool is_hex(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+static inline bool mem_has(const char *s, size_t n, const char *needle)
+{
+	size_t m = strlen(needle);
+
+	if (m > n)
+		return false;
+	for (size_t i = 0; i + m <= n; i++)
+		if (s[i] == needle[0] && !memcmp(s + i, needle, m))
+			return true;
+	return false;
+}
+
+/* ----- the event line: "comm pid/tid [cpu] time: period event:" ----- */
+
+struct event_line {
+	const char *comm;
+	size_t comm_len;
+	const char *pid, *tid;   /* pid NULL when only a tid was printed */
+	size_t pid_len, tid_len;
+	size_t end;              /* after the pid/tid and the blanks */
+};
+/* ----- frame lines: "ip symbol+off (dso)" ----- */
+
+struct stack_line {
+	const char *pc, *func, *mod;
+	size_t pc_len, func_len, mod_len;
+};
+
+/*
+ * stackcollapse-perf.pl's event regex /^(\S.+?)\s+(\d+)\/{0,}(\d+)? \s+ (in perl): the
+ * shortest comm (at least two characters, not starting with a blank) that
+ * is followed by blanks, a number, optionally slashes and a second number,
+ * and a blank.
+ */
+bool sf_perf__parse_event_perl(const char *l, size_t n, struct event_line *e);
+
+/*
+ * inferno's event_line_parts: the first all-digit word (optionally
+ * "pid/tid") followed by a space; the comm is what comes before it,
+ * trimmed.  Accepts indented event lines.
+ */
+bool sf_perf__parse_event_inferno(const char *l, size_t n,
+				  struct event_line *e);
+
+/*
+ * The event name and period, perl's /:\s*(\d+)*\s+(\S+):\s*$/: the last
+ * word ends with ':' (the event is that word without it), and before it
+ * come blanks, optionally a number (the period), optionally blanks, and a
+ * ':' (the end of the timestamp).
+ */
+bool sf_perf__parse_event_type(const char *l, size_t n, const char **ev,
+			       size_t *ev_len, double *period);
+
+/* inferno: the event is the last word of the text between the first and
+ * second ':' after the pid/tid; a third part is a one-frame stack. */
+bool sf_perf__parse_event_type_inferno(const char *l, size_t n, size_t from,
+				       const char **ev, size_t *ev_len,
+				       double *period, const char **rest,
+				       size_t *rest_len);
+
+/* The timestamp: the first "digits.digits:" word after the pid/tid, in
+ * nanoseconds. */
+int64_t sf_perf__parse_time(const char *l, size_t n, size_t from);
+
+/*
+ * perl's /^\s*(\w+)\s*(.+) \((\S*)\)/: a word (the ip), then the symbol,
+ * then the last " (dso)" whose dso has no blanks.
+ */
+bool sf_perf__parse_stack_line(const char *l, size_t n, struct stack_line *s);
+
+/* inferno's stack_line_parts: ip, then the symbol, then the last word,
+ * which must be "(dso)". */
+bool sf_perf__parse_stack_line_inferno(const char *l, size_t n,
+				       struct stack_line *s);
+
+bool sf_perf__perl_is_kernel(const char *m, size_t n);
+
+bool sf_perf__inferno_is_kernel(const char *m, size_t n);
+
+bool sf_perf__is_perf_map(const char *m, size_t n);
+
+bool sf_perf__inferno_is_jit(const char *m, size_t n);
+
+/* perl's tidy_generic on b->s[from..]: ';' -> ':', drop the argument list
+ * (unless a Go method ".(...)." or "(anonymous namespace)"), drop quotes. */
+void sf_perf__tidy_perl(struct sf_sbuf *b, size_t from);
+
+/* inferno's tidy_generic: ';' -> ':', drop the first top-level argument
+ * list (brackets <>{}[] nest), keeping Go ".(" and anonymous namespaces. */
+void sf_perf__tidy_inferno(struct sf_sbuf *b, size_t from);
+
+#endif

@@ -1,0 +1,560 @@
+/*
+ * pprof_write.c - the pprof writer (the format entry is in fmt_pprof.c):
+ * always gzip (as pprof itself writes); locations deduplicated by their
+ * frame sequence (a non-inline frame with the inline frames called from it
+ * is one location), functions by (name, file), mappings by module; ids and
+ * strings numbered in first-use order, so the bytes depend on the model
+ * only.
+ */
+#include "pprof.h"
+#include "hash.h"
+#include "protobuf.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+/* The string table, by content. */
+struct wstrs {
+	struct sf_idx idx;
+	const char **s;     /* not owned unless in `own` */
+	size_t *len;
+	size_t n, cap;
+	char **own;
+	size_t nown, cown;
+};
+
+struct wstrkey { const char *s; size_t len; };
+
+static bool wstr_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct wstrs *t = ctx;
+	const struct wstrkey *k = key;
+
+	return t->len[id] == k->len && !memcmp(t->s[id], k->s, k->len);
+}
+
+/* Index of string s[0..len); `copy` when s does not outlive the writer.
+ * Returns UINT64_MAX on ENOMEM. */
+static uint64_t wstr(struct wstrs *t, const char *s, size_t len, bool copy)
+{
+	struct wstrkey k = { s, len };
+	uint64_t h = sf_hash(s, len);
+	uint32_t id;
+
+	if (sf_idx_find(&t->idx, h, wstr_eq, t, &k, &id))
+		return id;
+	if (t->n == t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 256;
+		const char **ns = sf_reallocarray(t->s, nc, sizeof(*ns));
+		if (!ns)
+			return UINT64_MAX;
+		t->s = ns;
+		size_t *nl = sf_reallocarray(t->len, nc, sizeof(*nl));
+		if (!nl)
+			return UINT64_MAX;
+		t->len = nl;
+		t->cap = nc;
+	}
+	if (copy) {
+		char *c = sf_strndup(s, len);
+		if (!c)
+			return UINT64_MAX;
+		if (t->nown == t->cown) {
+			size_t nc = t->cown ? t->cown * 2 : 64;
+			char **no = sf_reallocarray(t->own, nc, sizeof(*no));
+			if (!no) {
+				free(c);
+				return UINT64_MAX;
+			}
+			t->own = no;
+			t->cown = nc;
+		}
+		t->own[t->nown++] = c;
+		s = c;
+	}
+	id = (uint32_t)t->n;
+	t->s[id] = s;
+	t->len[id] = len;
+	if (!sf_idx_insert(&t->idx, h, id))
+		return UINT64_MAX;
+	t->n++;
+	return id;
+}
+
+static void wstrs_free(struct wstrs *t)
+{
+	sf_idx_free(&t->idx);
+	free(t->s);
+	free(t->len);
+	for (size_t i = 0; i < t->nown; i++)
+		free(t->own[i]);
+	free(t->own);
+}
+
+/* Pairs of uint32 keyed in a hash table: (a, b) -> id. */
+struct pairtab {
+	struct sf_idx idx;
+	uint32_t *a, *b;
+	size_t n, cap;
+};
+
+static bool pair_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct pairtab *t = ctx;
+	const uint32_t *k = key;
+
+	return t->a[id] == k[0] && t->b[id] == k[1];
+}
+
+/* Id of (a, b), added when new (*added set).  Returns -1 on ENOMEM. */
+static int64_t pair_get(struct pairtab *t, uint32_t a, uint32_t b,
+			bool *added)
+{
+	uint32_t k[2] = { a, b }, id;
+	uint64_t h = sf_hash_u64(a, b);
+
+	*added = false;
+	if (sf_idx_find(&t->idx, h, pair_eq, t, k, &id))
+		return id;
+	if (t->n == t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 256;
+		uint32_t *na = sf_reallocarray(t->a, nc, sizeof(*na));
+		if (!na)
+			return -1;
+		t->a = na;
+		uint32_t *nb = sf_reallocarray(t->b, nc, sizeof(*nb));
+		if (!nb)
+			return -1;
+		t->b = nb;
+		t->cap = nc;
+	}
+	id = (uint32_t)t->n;
+	t->a[id] = a;
+	t->b[id] = b;
+	if (!sf_idx_insert(&t->idx, h, id))
+		return -1;
+	t->n++;
+	*added = true;
+	return id;
+}
+
+static void pairtab_free(struct pairtab *t)
+{
+	sf_idx_free(&t->idx);
+	free(t->a);
+	free(t->b);
+}
+
+struct wr {
+	const struct sf_profile *p;
+	struct sf_ctx *ctx;
+	struct wstrs strs;
+	struct pairtab trie;      /* (parent trie node + 1, frame) */
+	struct pairtab funcs;     /* (name string, file string) */
+	struct pairtab maps;      /* (module string, 0) */
+	uint32_t *tnode;          /* per stack node: trie node */
+	uint32_t *gstart;         /* per stack node: outermost of its group */
+	uint32_t *locid;          /* per trie node: location id, 0 = none */
+	bool *needed;             /* per stack node: ends a location used */
+	struct sf_pb_buf locs, fns, mappings, tmp, tmp2;
+};
+
+static int w_oom(struct wr *w)
+{
+	return sf_error(w->ctx, SF_ENOMEM, NULL, 0, "out of memory");
+}
+
+#define WSTR(w, s, copy) wstr(&(w)->strs, (s), strlen(s), (copy))
+
+static uint64_t module_mapping(struct wr *w, const char *module, int *rc)
+{
+	bool added;
+	uint64_t s;
+	int64_t id;
+
+	if (!module)
+		return 0;
+	if ((s = WSTR(w, module, false)) == UINT64_MAX ||
+	    (id = pair_get(&w->maps, (uint32_t)s, 0, &added)) < 0) {
+		*rc = w_oom(w);
+		return 0;
+	}
+	if (added) {
+		sf_pb_put_uint(&w->tmp2, 1, (uint64_t)id + 1);
+		sf_pb_put_uint(&w->tmp2, 5, s);
+		sf_pb_put_uint(&w->tmp2, 7, 1);   /* has_functions */
+		sf_pb_put_msg(&w->mappings, 3, &w->tmp2);
+	}
+	return (uint64_t)id + 1;
+}
+
+static uint64_t frame_function(struct wr *w, const struct sf_frame *f,
+			       int *rc)
+{
+	bool added;
+	uint64_t n, fl = 0;
+	int64_t id;
+
+	if ((n = WSTR(w, f->name, false)) == UINT64_MAX ||
+	    (f->file && (fl = WSTR(w, f->file, false)) == UINT64_MAX) ||
+	    (id = pair_get(&w->funcs, (uint32_t)n, (uint32_t)fl,
+			   &added)) < 0) {
+		*rc = w_oom(w);
+		return 0;
+	}
+	if (added) {
+		sf_pb_put_uint(&w->tmp2, 1, (uint64_t)id + 1);
+		sf_pb_put_uint(&w->tmp2, 2, n);
+		sf_pb_put_uint(&w->tmp2, 3, n);
+		sf_pb_put_uint(&w->tmp2, 4, fl);
+		sf_pb_put_msg(&w->fns, 5, &w->tmp2);
+	}
+	return (uint64_t)id + 1;
+}
+
+/* Emit the Location for the group of frames gstart..node. */
+static int emit_location(struct wr *w, sf_stack_id node, uint32_t id)
+{
+	const struct sf_profile *p = w->p;
+	const struct sf_frame *outer =
+		&p->d.frames[p->d.stacks[w->gstart[node]].frame];
+	int rc = 0;
+	uint64_t mapping = module_mapping(w, outer->module, &rc);
+
+	if (rc)
+		return rc;
+	sf_pb_put_uint(&w->tmp, 1, id);
+	sf_pb_put_uint(&w->tmp, 2, mapping);
+	if (outer->address != SF_NO_ADDR)
+		sf_pb_put_uint(&w->tmp, 3, outer->address);
+	/* an unsymbolized location read from pprof ("0xADDR") stays one */
+	char hex[32];
+	snprintf(hex, sizeof(hex), "0x%" PRIx64, outer->address);
+	bool bare = w->gstart[node] == node && outer->address != SF_NO_ADDR &&
+		    !outer->file && !outer->line && !strcmp(outer->name, hex);
+	/* lines: innermost (this node) first */
+	for (sf_stack_id n = node; !bare; n = p->d.stacks[n].parent) {
+		const struct sf_frame *f = &p->d.frames[p->d.stacks[n].frame];
+		uint64_t fn = frame_function(w, f, &rc);
+		struct sf_pb_buf line = { 0 };
+		if (rc)
+			return rc;
+		sf_pb_put_uint(&line, 1, fn);
+		sf_pb_put_uint(&line, 2, f->line);
+		sf_pb_put_uint(&line, 3, f->column);
+		sf_pb_put_msg(&w->tmp, 4, &line);
+		free(line.d);
+		if (n == w->gstart[node])
+			break;
+	}
+	sf_pb_put_msg(&w->locs, 4, &w->tmp);
+	return w->locs.oom ? w_oom(w) : 0;
+}
+
+/* Number the locations: one per (group of frames) that some sample's
+ * stack walks through. */
+static int build_locations(struct wr *w)
+{
+	const struct sf_profile *p = w->p;
+	size_t ns = p->d.nstacks;
+	uint32_t next = 1;
+	bool added;
+	int rc;
+
+	if (!(w->tnode = sf_calloc(ns, sizeof(*w->tnode))) ||
+	    !(w->gstart = sf_calloc(ns, sizeof(*w->gstart))) ||
+	    !(w->needed = sf_calloc(ns, sizeof(*w->needed))))
+		return w_oom(w);
+	for (size_t i = 1; i < ns; i++) {
+		const struct sf_stack_node *s = &p->d.stacks[i];
+		bool inl = (p->d.frames[s->frame].flags & SF_FRAME_INLINE) &&
+			   s->parent != SF_STACK_EMPTY;
+		int64_t t = pair_get(&w->trie,
+				     inl ? w->tnode[s->parent] + 1 : 0,
+				     s->frame, &added);
+		if (t < 0)
+			return w_oom(w);
+		w->tnode[i] = (uint32_t)t;
+		w->gstart[i] = inl ? w->gstart[s->parent] : (uint32_t)i;
+	}
+	for (size_t i = 0; i < p->d.nsamples; i++)
+		w->needed[p->d.samples[i].stack] = true;
+	/* parents have smaller ids than children */
+	for (size_t i = ns; i-- > 1;)
+		if (w->needed[i])
+			w->needed[p->d.stacks[w->gstart[i]].parent] = true;
+	if (w->trie.n &&
+	    !(w->locid = sf_calloc(w->trie.n, sizeof(*w->locid))))
+		return w_oom(w);
+	for (size_t i = 1; i < ns; i++) {
+		if (!w->needed[i] || w->locid[w->tnode[i]])
+			continue;
+		w->locid[w->tnode[i]] = next;
+		if ((rc = emit_location(w, (sf_stack_id)i, next)))
+			return rc;
+		next++;
+	}
+	return 0;
+}
+
+/* Is "NUM" or "NUM UNIT" a numeric label value? */
+static bool numeric_value(const char *v, int64_t *num, const char **unit)
+{
+	char *end;
+
+	if (!*v || (*v != '-' && (*v < '0' || *v > '9')))
+		return false;
+	long long x = strtoll(v, &end, 10);
+	if (*end && *end != ' ')
+		return false;
+	*num = x;
+	*unit = *end ? end + 1 : NULL;
+	return true;
+}
+
+static void label_num(struct wr *w, struct sf_pb_buf *b, uint64_t key,
+		      int64_t num, uint64_t unit)
+{
+	sf_pb_put_uint(&w->tmp2, 1, key);
+	sf_pb_put_uint(&w->tmp2, 3, (uint64_t)num);
+	sf_pb_put_uint(&w->tmp2, 4, unit);
+	sf_pb_put_msg(b, 3, &w->tmp2);
+}
+
+/* The Label messages of a sample, with its thread. */
+static int sample_labels(struct wr *w, struct sf_pb_buf *b, sf_labels_id lid,
+			 sf_thread_idx th)
+{
+	const struct sf_profile *p = w->p;
+	const struct sf_label_set *ls = &p->d.label_sets[lid];
+	uint64_t k, v, u;
+
+	for (uint32_t i = 0; i < ls->n; i++) {
+		const struct sf_label *l = &ls->labels[i];
+		int64_t num;
+		const char *unit;
+		if (l->key[0] == '#' && l->key[1] &&
+		    numeric_value(l->value, &num, &unit)) {
+			if ((k = WSTR(w, l->key + 1, false)) == UINT64_MAX ||
+			    (u = unit ? WSTR(w, unit, false) : 0) ==
+				    UINT64_MAX)
+				return w_oom(w);
+			label_num(w, b, k, num, u);
+			continue;
+		}
+		if ((k = WSTR(w, l->key, false)) == UINT64_MAX ||
+		    (v = WSTR(w, l->value, false)) == UINT64_MAX)
+			return w_oom(w);
+		if (!v) {
+			/* pprof drops a label whose string is "" */
+			continue;
+		}
+		sf_pb_put_uint(&w->tmp2, 1, k);
+		sf_pb_put_uint(&w->tmp2, 2, v);
+		sf_pb_put_msg(b, 3, &w->tmp2);
+	}
+	if (th != SF_NO_THREAD) {
+		const struct sf_thread *t = &p->d.threads[th];
+		if (t->name && t->name[0]) {
+			if ((k = WSTR(w, "thread", false)) == UINT64_MAX ||
+			    (v = WSTR(w, t->name, false)) == UINT64_MAX)
+				return w_oom(w);
+			sf_pb_put_uint(&w->tmp2, 1, k);
+			sf_pb_put_uint(&w->tmp2, 2, v);
+			sf_pb_put_msg(b, 3, &w->tmp2);
+		}
+		if (t->tid != SF_NO_ID) {
+			if ((k = WSTR(w, "tid", false)) == UINT64_MAX)
+				return w_oom(w);
+			label_num(w, b, k, t->tid, 0);
+		}
+		if (t->pid != SF_NO_ID) {
+			if ((k = WSTR(w, "pid", false)) == UINT64_MAX)
+				return w_oom(w);
+			label_num(w, b, k, t->pid, 0);
+		}
+	}
+	return b->oom ? w_oom(w) : 0;
+}
+
+static void wr_free(struct wr *w)
+{
+	wstrs_free(&w->strs);
+	pairtab_free(&w->trie);
+	pairtab_free(&w->funcs);
+	pairtab_free(&w->maps);
+	free(w->tnode);
+	free(w->gstart);
+	free(w->locid);
+	free(w->needed);
+	free(w->locs.d);
+	free(w->fns.d);
+	free(w->mappings.d);
+	free(w->tmp.d);
+	free(w->tmp2.d);
+}
+
+int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
+		    struct sf_ctx *ctx)
+{
+	struct wr w = { 0 };
+	struct sf_pb_buf b = { 0 }, s = { 0 };
+	const struct sf_meta *m = &p->d.meta;
+	uint64_t def = 0;
+	int rc;
+
+	w.p = p;
+	w.ctx = ctx;
+	if ((rc = sf_output_set_gzip(out, ctx)))
+		return rc;
+	if (wstr(&w.strs, "", 0, false) == UINT64_MAX) {
+		rc = w_oom(&w);
+		goto out;
+	}
+	/* sample types */
+	for (size_t i = 0; i < p->d.ntypes; i++) {
+		uint64_t t = WSTR(&w, p->d.types[i].type, false);
+		uint64_t u = WSTR(&w, p->d.types[i].unit, false);
+		if (t == UINT64_MAX || u == UINT64_MAX) {
+			rc = w_oom(&w);
+			goto out;
+		}
+		if (i == m->default_type)
+			def = t;
+		sf_pb_put_uint(&s, 1, t);
+		sf_pb_put_uint(&s, 2, u);
+		sf_pb_put_msg(&b, 1, &s);
+	}
+	if ((rc = build_locations(&w)))
+		goto out;
+	/* all strings of labels and threads are numbered before the
+	 * samples are written, so samples stream */
+	for (size_t i = 1; i < p->d.nlabel_sets; i++) {
+		struct sf_pb_buf scratch = { 0 };
+		rc = sample_labels(&w, &scratch, (sf_labels_id)i,
+				   SF_NO_THREAD);
+		free(scratch.d);
+		if (rc)
+			goto out;
+	}
+	for (size_t i = 0; i < p->d.nthreads; i++) {
+		struct sf_pb_buf scratch = { 0 };
+		rc = sample_labels(&w, &scratch, 0, (sf_thread_idx)i);
+		free(scratch.d);
+		if (rc)
+			goto out;
+	}
+	sf_pb_flush(out, &b);
+
+	/* samples */
+	bool fraction = false;
+	for (size_t i = 0; i < p->d.nsamples; i++) {
+		const struct sf_sample *sm = &p->d.samples[i];
+		if ((i & 0xffff) == 0 && sf_interrupted(ctx)) {
+			rc = sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
+			goto out;
+		}
+		struct sf_pb_buf ids = { 0 };
+		for (sf_stack_id n = sm->stack; n != SF_STACK_EMPTY;
+		     n = p->d.stacks[w.gstart[n]].parent)
+			sf_pb_put_varint(&ids, w.locid[w.tnode[n]]);
+		if (ids.n)
+			sf_pb_put_bytes(&s, 1, ids.d, ids.n);
+		ids.n = 0;
+		for (size_t t = 0; t < p->d.ntypes; t++) {
+			double v = sf_weight(p, i, (uint32_t)t);
+			double r = nearbyint(v);
+			if (r != v)
+				fraction = true;
+			if (!(r >= -9.2e18 && r <= 9.2e18))
+				r = 0;
+			sf_pb_put_varint(&ids, (uint64_t)(int64_t)r);
+		}
+		if (ids.n)
+			sf_pb_put_bytes(&s, 2, ids.d, ids.n);
+		s.oom |= ids.oom;
+		free(ids.d);
+		if ((rc = sample_labels(&w, &s, sm->labels, sm->thread)))
+			goto out;
+		sf_pb_put_msg(&b, 2, &s);
+		if (b.oom) {
+			rc = w_oom(&w);
+			goto out;
+		}
+		if (b.n >= (1u << 16))
+			sf_pb_flush(out, &b);
+	}
+	if (fraction)
+		sf_warn(ctx, "pprof.fraction", "pprof values are integers: "
+			"fractional weights were rounded");
+	sf_pb_flush(out, &b);
+	sf_pb_flush(out, &w.mappings);
+	sf_pb_flush(out, &w.locs);
+	sf_pb_flush(out, &w.fns);
+
+	/* the rest, then the string table last (it must hold every string
+	 * used above and below) */
+	uint64_t drop = 0, keep = 0, pt = 0, pu = 0;
+	const char *v;
+	if ((v = sf_profile_prop(p, "pprof.drop_frames")))
+		drop = WSTR(&w, v, false);
+	if ((v = sf_profile_prop(p, "pprof.keep_frames")))
+		keep = WSTR(&w, v, false);
+	if (m->period_type.type) {
+		pt = WSTR(&w, m->period_type.type, false);
+		pu = WSTR(&w, m->period_type.unit, false);
+	}
+	sf_pb_put_uint(&b, 7, drop);
+	sf_pb_put_uint(&b, 8, keep);
+	if (m->start_time != SF_NO_TIME)
+		sf_pb_put_uint(&b, 9, (uint64_t)m->start_time);
+	if (m->duration != SF_NO_TIME)
+		sf_pb_put_uint(&b, 10, (uint64_t)m->duration);
+	if (m->period_type.type) {
+		sf_pb_put_uint(&s, 1, pt);
+		sf_pb_put_uint(&s, 2, pu);
+		sf_pb_put_msg(&b, 11, &s);
+	}
+	if (m->period > 0 && m->period < 9.2e18)
+		sf_pb_put_uint(&b, 12, (uint64_t)llround(m->period));
+	for (size_t i = 0;; i++) {
+		char key[40];
+		snprintf(key, sizeof(key), "pprof.comment.%zu", i);
+		if (!(v = sf_profile_prop(p, key)))
+			break;
+		uint64_t c = WSTR(&w, v, false);
+		if (c == UINT64_MAX) {
+			rc = w_oom(&w);
+			goto out;
+		}
+		sf_pb_put_tag(&b, 13, SF_PB_VARINT);
+		sf_pb_put_varint(&b, c);
+	}
+	if (p->d.ntypes > 1)
+		sf_pb_put_uint(&b, 14, def);
+	if (drop == UINT64_MAX || keep == UINT64_MAX || pt == UINT64_MAX ||
+	    pu == UINT64_MAX || b.oom) {
+		rc = w_oom(&w);
+		goto out;
+	}
+	for (size_t i = 0; i < w.strs.n; i++) {
+		struct sf_pb_buf one = { 0 };
+		sf_pb_put_bytes(&one, 6, w.strs.s[i], w.strs.len[i]);
+		sf_pb_flush(out, &one);
+		if (one.oom)
+			rc = w_oom(&w);
+		free(one.d);
+		if (rc)
+			goto out;
+	}
+	sf_pb_flush(out, &b);
+out:
+	free(b.d);
+	free(s.d);
+	wr_free(&w);
+	return rc;
+}

@@ -1,0 +1,100 @@
+/* t_stacktree.c - the stack tree's index (profile.c: child lists, and the
+ * hash index for wide stacks) against a brute-force reference: a push
+ * returns the existing stack with that (parent, frame) if there is one,
+ * else a new id, the next in order.  Random pushes over few frames (deep
+ * chains) and many frames (stacks far wider than the child lists), the
+ * same frame names given as names and as frames with a module, and
+ * sf_profile_trim in the middle (the index is rebuilt). */
+#include "unit.h"
+#include "profile.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+static uint64_t rs = 42;
+
+static uint32_t rnd(uint32_t n)
+{
+	rs = rs * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(rs >> 33) % n;
+}
+
+/* the reference: scan every stack */
+static sf_stack_id find(const struct sf_profile *p, sf_stack_id parent,
+			sf_frame_id f)
+{
+	for (size_t i = 1; i < p->d.nstacks; i++)
+		if (p->d.stacks[i].parent == parent &&
+		    p->d.stacks[i].frame == f)
+			return (sf_stack_id)i;
+	return 0;
+}
+
+static int run(struct sf_ctx *ctx, uint32_t nframes, uint32_t pushes,
+	       const char *name)
+{
+	struct sf_profile *p;
+	sf_frame_id *fr = malloc(nframes * sizeof(*fr));
+	int bad = 0;
+
+	if (!fr || sf_profile_new(&p, ctx)) {
+		free(fr);
+		return 1;
+	}
+	for (uint32_t i = 0; i < nframes; i++) {
+		char buf[32];
+		int n = snprintf(buf, sizeof(buf), "fn%u", i / 2);
+		/* odd frames: the same name in a module, another frame */
+		if (sf_profile_frame_named(p, ctx, buf, (size_t)n,
+					   i % 2 ? "mod" : NULL, &fr[i]))
+			bad = 1;
+	}
+	sf_stack_id s = SF_STACK_EMPTY;
+	for (uint32_t k = 0; k < pushes && !bad; k++) {
+		if (k == pushes / 2)
+			sf_profile_trim(p);
+		if (rnd(8) == 0)
+			s = SF_STACK_EMPTY;
+		else if (rnd(4) == 0 && s)
+			s = (sf_stack_id)(1 + rnd((uint32_t)p->d.nstacks - 1));
+		sf_frame_id f = fr[rnd(nframes)];
+		sf_stack_id want = find(p, s, f), got;
+		size_t before = p->d.nstacks;
+		if (sf_profile_stack_push(p, ctx, s, f, &got)) {
+			bad = 1;
+			break;
+		}
+		if (want ? got != want : got != before ||
+			   p->d.nstacks != before + 1 ||
+			   p->d.stacks[got].parent != s ||
+			   p->d.stacks[got].frame != f ||
+			   p->d.stacks[got].depth != p->d.stacks[s].depth + 1)
+			bad = 1;
+		s = got;
+	}
+	/* the frame of a name is the same frame every time */
+	for (uint32_t i = 0; i < nframes && !bad; i++) {
+		char buf[32];
+		sf_frame_id f;
+		int n = snprintf(buf, sizeof(buf), "fn%u", i / 2);
+		if (sf_profile_frame_named(p, ctx, buf, (size_t)n,
+					   i % 2 ? "mod" : NULL, &f) ||
+		    f != fr[i] || (i % 2 && f == fr[i - 1]))
+			bad = 1;
+	}
+	CHECK(name, !bad);
+	sf_profile_free(p);
+	free(fr);
+	return bad;
+}
+
+int main(void)
+{
+	struct sf_ctx ctx;
+
+	sf_ctx_init(&ctx);
+	run(&ctx, 3, 20000, "stacktree-deep-chains");
+	run(&ctx, 40, 20000, "stacktree-wide-stacks");
+	run(&ctx, 400, 6000, "stacktree-very-wide-root");
+	return unit_failed;
+}
