@@ -105,20 +105,20 @@ int sf_read(struct sf_profile *p, const struct sf_format *fmt,
  * into one part per job at record starts, each part is read by fmt->read
  * into its own profile on its own thread, and the parts are merged into
  * `p` in input order (sf_profile_merge), so the model is the one reading
- * the whole file gives.  Part 0 is read straight into `p`.  The result
- * must be the same as the serial read's, so the driver falls back to
- * reading the rest serially, from where part 1 starts, when it cannot
- * promise that: a later part warned (its messages could hold line
- * numbers), or some weight or sum is not an exact integer (folding in
- * another order could round differently).  An error in a part is
- * reported as the serial read would: the first part's in input order,
- * with its line number made absolute.
+ * the whole file gives.  `p` is not touched until every part is read,
+ * and the driver reads the whole input serially instead (returning 1)
+ * when it cannot promise the serial read's result: a part failed or
+ * warned (the reader may have judged a line by state an earlier part
+ * sets, and messages hold line numbers), parts set a property
+ * differently (perf's first event type), or some weight or sum is not an
+ * exact integer (folding in another order could round differently).  So
+ * an error is the serial read's, with its absolute line.
  *
  * Jobs: ctx->jobs if non-zero, else the environment variable SF_JOBS,
  * else the CPUs this process may run on (sched_getaffinity).  The
  * variable SF_SPLIT_MIN overrides the minimum size (tests use 0 to cut
- * tiny inputs).  Returns 1 when it did not read at all (not a candidate:
- * the caller reads serially), else 0 or a negative code.
+ * tiny inputs).  Returns 1 when it did not read the input into `p` (the
+ * caller reads it serially), else 0 or a negative code.
  */
 #define SF_SPLIT_MIN ((size_t)8 << 20)
 int sf_read_parallel(struct sf_profile *p, const struct sf_format *fmt,

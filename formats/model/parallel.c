@@ -180,6 +180,20 @@ static int part_init(struct part *w, const struct sf_profile *p,
 	return 0;
 }
 
+/* A part that set a property differently (perf's "perf.event": the
+ * first event of the part was not the file's first event type) read with
+ * other state than the serial read would have had. */
+static bool props_differ(const struct sf_profile *p,
+			 const struct sf_profile *part)
+{
+	for (size_t i = 0; i < part->d.meta.nprops; i++) {
+		const char *v = sf_profile_prop(p, part->d.meta.props[i].key);
+		if (v && strcmp(v, part->d.meta.props[i].value))
+			return true;
+	}
+	return false;
+}
+
 int sf_read_parallel(struct sf_profile *p, const struct sf_format *fmt,
 		     struct sf_input *in, struct sf_ctx *ctx)
 {
@@ -218,52 +232,42 @@ int sf_read_parallel(struct sf_profile *p, const struct sf_format *fmt,
 		w[k].offset = cut[k];
 		w[k].size = cut[k + 1] - cut[k];
 	}
-	for (size_t k = 1; k < np; k++) {
+	for (size_t k = 0; k < np; k++) {
 		if ((w[k].rc = part_init(&w[k], p, ctx)))
 			continue;
-		w[k].started = !pthread_create(&w[k].thread, NULL,
-					       part_thread, &w[k]);
+		w[k].started = k && !pthread_create(&w[k].thread, NULL,
+						    part_thread, &w[k]);
 	}
-	/* part 0 straight into p, on this thread */
-	rc = read_part(&w[0], p, ctx, 0);
+	if (!w[0].rc)   /* part 0 on this thread */
+		part_thread(&w[0]);
 	for (size_t k = 1; k < np; k++) {
 		if (w[k].started)
 			pthread_join(w[k].thread, NULL);
 		else if (!w[k].rc)   /* no thread: read it here */
-			w[k].rc = read_part(&w[k], w[k].p, &w[k].ctx, 0);
+			part_thread(&w[k]);
 	}
-	if (rc)
-		goto out;
 	double total, t;
-	bool exact = sf_profile_sums_exact(p, &total);
-	for (size_t k = 1; k < np && exact; k++) {
-		exact = sf_profile_sums_exact(w[k].p, &t);
+	bool ok = sf_profile_sums_exact(p, &total);
+	for (size_t k = 0; k < np && ok; k++) {
+		ok = !w[k].rc && !w[k].ctx.nwarnings &&
+		     sf_profile_sums_exact(w[k].p, &t);
 		total += t;
+		for (size_t j = 0; j < k && ok; j++)
+			ok = !props_differ(w[j].p, w[k].p);
 	}
-	exact = exact && total <= 0x1p53;
-	uint64_t line = w[0].lines;
-	for (size_t k = 1; k < np; k++) {
-		if (!exact || w[k].ctx.nwarnings) {
-			/* the rest as one stream, as the serial read */
-			struct part rest = w[k];
-			rest.size = size - cut[k];
-			rc = read_part(&rest, p, ctx, line);
-			break;
-		}
-		if (w[k].rc) {
-			ctx->err = w[k].ctx.err;
-			if (ctx->err.line)
-				ctx->err.line += line;
-			rc = w[k].rc;
-			break;
-		}
-		if ((rc = sf_profile_merge(p, w[k].p, ctx)))
-			break;
-		line += w[k].lines;
+	if (!ok || total > 0x1p53) {
+		/* the whole input as one stream, untouched so far: it
+		 * makes the error or warning, with the reader's state at
+		 * that point and the absolute line */
+		rc = 1;
+		goto out;
+	}
+	for (size_t k = 0; k < np && !rc; k++) {
+		rc = sf_profile_merge(p, w[k].p, ctx);
 		part_free(&w[k]);
 	}
 out:
-	for (size_t k = 1; k < np; k++)
+	for (size_t k = 0; k < np; k++)
 		part_free(&w[k]);
 	free(w);
 	return rc;
