@@ -341,7 +341,10 @@ const char *sf_an_render_format(const char *path);
 /* ----- reports: one call for what sfanalyze prints ----- */
 
 enum sf_an_kind {
-	SF_AN_TREE, SF_AN_FLAT, SF_AN_CALLGRAPH, SF_AN_DIFF
+	SF_AN_TREE, SF_AN_FLAT, SF_AN_CALLGRAPH, SF_AN_DIFF,
+	SF_AN_SAMPLE   /* the report macOS `sample` prints: the `sample`
+			* writer's output over the whole profile (its
+			* "sample-min" context option prunes, default 1%) */
 };
 
 struct sf_an_report_opts {
@@ -365,11 +368,16 @@ struct sf_an_report_opts {
 
 /* Set the report option `name` (its long option without dashes:
  * "min-percent", "threshold", "depth", "sort", "thread-ids", "top",
- * "node-fraction", "edge-fraction") from its
+ * "node-fraction", "edge-fraction", "sample-min") from its
  * text.  SF_EUSAGE "option '--NAME': bad value 'VALUE'" when the value is
  * out of range or `name` is no such option. */
 int sf_an_report_set(struct sf_an_report_opts *r, const char *name,
 		     const char *value, struct sf_ctx *ctx);
+
+/* SF_EUSAGE with a one-line message when the options of `r` do not go
+ * together (--per-thread with --diff or a rendered call graph; filters,
+ * --json or --diff with the sample report). */
+int sf_an_report_check(const struct sf_an_report_opts *r, struct sf_ctx *ctx);
 
 /* The sample type of `p` named `want`: a type name, else a decimal
  * index; NULL: the profile's default type.  SF_EUSAGE when `p` has no

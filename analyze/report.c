@@ -1,6 +1,7 @@
 /* report.c - one report of a profile, whole or per thread, or the
  * comparison of two: the dispatch sfanalyze's options choose. */
 #include "analyze.h"
+#include "format.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,11 @@ int sf_an_report_set(struct sf_an_report_opts *r, const char *name,
 			r->flat.by_total = w == 1;
 	} else if (!strcmp(name, "thread-ids")) {
 		ok = !one_of(value, tids, &r->filter.tids);
+	} else if (!strcmp(name, "sample-min")) {
+		/* the sample writer checks the value when it runs */
+		if (sf_ctx_set_opt(ctx, "sample-min", value))
+			return sf_error_nomem(ctx);
+		return 0;
 	} else if (!strcmp(name, "top")) {
 		unsigned long long t = strtoull(value, &end, 10);
 		ok = t && value[0] != '-';
@@ -59,6 +65,24 @@ int sf_an_report_set(struct sf_an_report_opts *r, const char *name,
 	if (!ok)
 		return sf_error(ctx, SF_EUSAGE, NULL, 0,
 				"option '--%s': bad value '%s'", name, value);
+	return 0;
+}
+
+int sf_an_report_check(const struct sf_an_report_opts *r, struct sf_ctx *ctx)
+{
+	const struct sf_an_filter *f = &r->filter;
+
+	if (r->kind == SF_AN_SAMPLE &&
+	    (r->json || r->per_thread || f->nthreads || f->nfocus ||
+	     f->nignore || f->nhide || f->timestamps))
+		return sf_error(ctx, SF_EUSAGE, NULL, 0, "--sample takes no "
+				"filter, --json, --per-thread, --diff or "
+				"--timestamps (it reports every thread)");
+	if (r->per_thread && (r->kind == SF_AN_DIFF || r->cgr.render))
+		return sf_error(ctx, SF_EUSAGE, NULL, 0, r->cgr.render ?
+				"a rendered call graph is one picture: "
+				"--per-thread takes --dot" :
+				"--diff does not take --per-thread");
 	return 0;
 }
 
@@ -187,6 +211,13 @@ int sf_an_report(struct sf_output *o, const struct sf_profile *p,
 	rr.tree.raw = rr.flat.raw = rr.diff.raw = rr.cgr.raw = ro->raw;
 	if (r->kind == SF_AN_DIFF)
 		return diff(o, p, cur, r, ctx);
+	if (r->kind == SF_AN_SAMPLE) {
+		/* pruned as sfcapture's report unless --sample-min says */
+		if (!sf_ctx_opt(ctx, "sample-min") &&
+		    sf_ctx_set_opt(ctx, "sample-min", "1%"))
+			return sf_error_nomem(ctx);
+		return sf_format_by_name("sample")->write(p, o, ctx);
+	}
 	if (r->per_thread)
 		return per_thread(o, p, r, ctx);
 	if ((rc = sf_an_view_build(&v, p, &r->filter, NULL, ctx)))

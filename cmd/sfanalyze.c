@@ -108,8 +108,7 @@ static void usage(const struct cli_getopt *g)
 
 struct opts {
 	struct sf_an_report_opts r;
-	const char *outpath, *sample_type, *sample_min;
-	bool sample;                /* --sample: the sample writer's report */
+	const char *outpath, *sample_type;
 	const char **threads;       /* --thread, argc long */
 	const char **peek_text;     /* --peek as typed, argc long */
 	regex_t *re[4];             /* --focus, --ignore, --hide, --peek */
@@ -135,8 +134,7 @@ static int option(struct opts *op, const struct cli_getopt *g, int c,
 	case K_DIFF: r->kind = SF_AN_DIFF; return 0;
 	case K_JSON: r->json = true; return 0;
 	case K_RAW: r->raw = true; return 0;
-	case K_SAMPLE: op->sample = true; return 0;
-	case K_SAMPLE_MIN: op->sample_min = val; return 0;
+	case K_SAMPLE: r->kind = SF_AN_SAMPLE; return 0;
 	case K_DOT: r->kind = SF_AN_CALLGRAPH; r->cgr.dot_text = true; return 0;
 	case K_INVERTED: r->tree.inverted = true; return 0;
 	case K_PER_THREAD: r->per_thread = true; return 0;
@@ -150,7 +148,7 @@ static int option(struct opts *op, const struct cli_getopt *g, int c,
 	case K_THREAD: op->threads[r->filter.nthreads++] = val; return 0;
 	case K_MIN_PERCENT: case K_THRESHOLD: case K_DEPTH: case K_SORT:
 	case K_THREAD_IDS: case K_TOP: case K_NODE_FRACTION:
-	case K_EDGE_FRACTION:
+	case K_EDGE_FRACTION: case K_SAMPLE_MIN:
 		if (sf_an_report_set(r, cli_getopt_name(g, c), val, ctx))
 			return cli_fail(ctx);
 		return 0;
@@ -217,11 +215,9 @@ int main(int argc, char **argv)
 	char **inputs = calloc((size_t)argc + 1, sizeof(char *));
 	int ninputs = 0, nsplit = -1, status = EXIT_OK, rc;
 	struct sf_profile *p = NULL, *p2 = NULL;
-
 	struct sf_output *o = NULL;
 
 	cli_keep_heap();
-
 	cli_prog = "sfanalyze";
 	sf_ctx_init(&ctx);
 	ctx.interrupted = &cli_interrupted;
@@ -248,37 +244,21 @@ int main(int argc, char **argv)
 	r->filter.focus = op.re[0], r->filter.nfocus = op.nre[0];
 	r->filter.ignore = op.re[1], r->filter.nignore = op.nre[1];
 	r->filter.hide = op.re[2], r->filter.nhide = op.nre[2];
-	if (r->kind == SF_AN_DIFF && (nsplit < 1 || nsplit >= ninputs)) {
-		cli_msg("--diff needs BASE... -- NEW... (at least one input on "
-			"each side)");
-		status = EXIT_USAGE;
-		goto out;
-	}
-	if (op.sample && (r->json || r->per_thread || r->filter.nthreads ||
-			  op.nre[0] || op.nre[1] || op.nre[2] ||
-			  r->filter.timestamps || r->kind == SF_AN_DIFF)) {
-		cli_msg("--sample takes no filter, --json, --per-thread, --diff "
-			"or --timestamps (it reports every thread)");
-		status = EXIT_USAGE;
-		goto out;
-	}
-	if ((r->kind == SF_AN_DIFF || r->cgr.render) && r->per_thread) {
-		cli_msg(r->cgr.render ? "a rendered call graph is one picture: "
-			"--per-thread takes --dot" : "--diff does not take "
-			"--per-thread");
-		status = EXIT_USAGE;
+	if ((r->kind == SF_AN_DIFF && (nsplit < 1 || nsplit >= ninputs) &&
+	     sf_error(&ctx, SF_EUSAGE, NULL, 0, "--diff needs BASE... -- "
+		      "NEW... (at least one input on each side)")) ||
+	    sf_an_report_check(r, &ctx)) {
+		status = cli_fail(&ctx);
 		goto out;
 	}
 
 	cli_signals();
-	/* Fold equal (stack, thread, labels) at load time, exactly (see
-	 * profile.h): every report reads the folded view anyway and takes the
-	 * raw sample count from the fold counts, so memory follows unique
-	 * stacks, not samples.  --timestamps needs each sample's time.
+	/* Folded at load time, exactly (docs/analyze.md): memory follows
+	 * unique stacks.  --timestamps needs each sample's time;
 	 * SF_ANALYZE_NO_FOLD=1 loads unfolded (the tests compare both). */
 	const char *nofold = getenv("SF_ANALYZE_NO_FOLD");
 	struct sf_load_options lo = {
-		.from = g.from, .fold_exact = true,
+		.from = g.from, .fold_exact = true, .select = &op.sel.sel,
 		.aggregate = !r->filter.timestamps &&
 			     !(nofold && !strcmp(nofold, "1")),
 	};
@@ -288,10 +268,6 @@ int main(int argc, char **argv)
 	if (!rc && r->kind == SF_AN_DIFF)
 		rc = sf_load(&p2, &ctx, inputs + nsplit,
 			     (size_t)(ninputs - nsplit), &lo);
-	if (!rc)
-		rc = sf_profile_select(p, &op.sel.sel, &ctx);
-	if (!rc && p2)
-		rc = sf_profile_select(p2, &op.sel.sel, &ctx);
 	if (rc) {
 		cli_warnings(&ctx);
 		status = cli_fail(&ctx);
@@ -307,13 +283,7 @@ int main(int argc, char **argv)
 		status = cli_fail(&ctx);
 		goto out;
 	}
-	if (op.sample)   /* the writer's report, pruned as sfcapture's */
-		rc = sf_ctx_set_opt(&ctx, "sample-min", op.sample_min ?
-				    op.sample_min : "1%") ? sf_error_nomem(&ctx)
-				    : sf_format_by_name("sample")->write(p, o, &ctx);
-	else
-		rc = sf_an_report(o, p, p2, r, &ctx);
-	if (rc) {
+	if ((rc = sf_an_report(o, p, p2, r, &ctx))) {
 		if (!ctx.err.source[0] && ctx.err.code == SF_EIO)
 			snprintf(ctx.err.source, sizeof(ctx.err.source), "%s",
 				 sf_output_name(o));

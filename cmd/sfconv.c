@@ -196,14 +196,14 @@ int main(int argc, char **argv)
 		goto out;
 
 	cli_signals();
-	struct sf_load_options lo = { .from = g.from, .aggregate = true };
+	struct sf_load_options lo = { .from = g.from, .aggregate = true,
+				      .select = &sel.sel };
 	if (diff) {
 		struct sf_profile *pb = NULL, *pn = NULL;
 		rc = sf_load(&pb, &ctx, bases, (size_t)nbases, &lo);
 		if (!rc)
 			rc = sf_load(&pn, &ctx, inputs, (size_t)ninputs, &lo);
-		if (!rc && !(rc = sf_profile_select(pb, &sel.sel, &ctx)) &&
-		    !(rc = sf_profile_select(pn, &sel.sel, &ctx)))
+		if (!rc)
 			rc = sf_diff_build(&p, &ctx, pb, pn, &dopt);
 		sf_profile_free(pb);
 		sf_profile_free(pn);
@@ -212,8 +212,6 @@ int main(int argc, char **argv)
 		lo.aggregate = !save.format->needs_order &&
 			       !sf_ctx_flag(&ctx, "flamechart");
 		rc = sf_load(&p, &ctx, inputs, (size_t)ninputs, &lo);
-		if (!rc)
-			rc = sf_profile_select(p, &sel.sel, &ctx);
 	}
 	if (rc) {
 		cli_warnings(&ctx);

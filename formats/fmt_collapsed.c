@@ -735,4 +735,5 @@ const struct sf_format sf_format_collapsed = {
 	.caps = SF_CAP_WEIGHTS,
 	.priority = 1,
 	.write_options = collapsed_wopts,
+	.split = sf_text_split_lines,
 };

@@ -611,4 +611,5 @@ const struct sf_format sf_format_lines = {
 	.caps = SF_CAP_THREADS | SF_CAP_WEIGHTS | SF_CAP_ORDER,
 	.needs_order = true,
 	.priority = 2,
+	.split = sf_text_split_lines,
 };

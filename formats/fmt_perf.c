@@ -1071,6 +1071,27 @@ out:
 	return rc < 0 ? rc : 0;
 }
 
+/* Records end at a blank line: a part may start after one (LF LF or
+ * LF CR LF). */
+static size_t perf_split(const char *d, size_t n, size_t pos)
+{
+	size_t i = pos ? pos - 1 : 0;
+
+	if (!pos)
+		return 0;
+	while (i < n) {
+		const char *lf = memchr(d + i, '\n', n - i);
+		if (!lf)
+			break;
+		i = (size_t)(lf - d) + 1;
+		if (i < n && d[i] == '\n')
+			return i + 1;
+		if (i + 1 < n && d[i] == '\r' && d[i + 1] == '\n')
+			return i + 2;
+	}
+	return n;
+}
+
 /* An event line followed by a frame line, within the first lines. */
 static int perf_probe(const unsigned char *d, size_t n)
 {
@@ -1158,4 +1179,5 @@ const struct sf_format sf_format_perf = {
 	.probe = perf_probe,
 	.read = perf_read,
 	.read_options = perf_ropts,
+	.split = perf_split,
 };

@@ -148,5 +148,7 @@ int sf_read(struct sf_profile *p, const struct sf_format *fmt,
 				"format '%s' cannot be read", fmt->name);
 	if (!p->d.meta.source_format)
 		p->d.meta.source_format = sf_profile_str(p, ctx, fmt->name);
+	if (fmt->split && (rc = sf_read_parallel(p, fmt, in, ctx)) != 1)
+		return rc;
 	return fmt->read(p, in, ctx);
 }

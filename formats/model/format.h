@@ -87,6 +87,13 @@ struct sf_format {
 	int priority;             /* detection tie-break: higher first */
 	const struct sf_option *read_options;  /* {NULL}-terminated or NULL */
 	const struct sf_option *write_options;
+	/* For a reader whose records are independent (a text format where
+	 * a line or a blank-line-separated block is one sample): the offset
+	 * of the first record that starts at or after `pos` in data[0..size)
+	 * (size if none).  With it, sf_read may cut a large file there and
+	 * read the parts on several threads (see sf_read_parallel).  NULL:
+	 * always read as one stream. */
+	size_t (*split)(const char *data, size_t size, size_t pos);
 };
 
 /* The table, sorted by name; terminated by NULL. */
@@ -103,6 +110,34 @@ int sf_format_detect(const struct sf_format **out, struct sf_input *in,
 /* Read one input into `p`, with `fmt` or detection when NULL. */
 int sf_read(struct sf_profile *p, const struct sf_format *fmt,
 	    struct sf_input *in, struct sf_ctx *ctx);
+
+/*
+ * Reading on several threads.  When `fmt` has a split function, the input
+ * is a regular uncompressed file (sf_input_map) of at least
+ * SF_SPLIT_MIN bytes and more than one job is allowed, the file is cut
+ * into one part per job at record starts, each part is read by fmt->read
+ * into its own profile on its own thread, and the parts are merged into
+ * `p` in input order (sf_profile_merge), so the model is the one reading
+ * the whole file gives.  `p` is not touched until every part is read,
+ * and the driver reads the whole input serially instead (returning 1)
+ * when it cannot promise the serial read's result: a part failed or
+ * warned (the reader may have judged a line by state an earlier part
+ * sets, and messages hold line numbers), parts set a property
+ * differently (perf's first event type), or some weight or sum is not an
+ * exact integer (folding in another order could round differently).  So
+ * an error is the serial read's, with its absolute line.
+ *
+ * Jobs: ctx->jobs if non-zero, else the environment variable SF_JOBS,
+ * else the CPUs this process may run on (sched_getaffinity).  The
+ * variable SF_SPLIT_MIN overrides the minimum size (tests use 0 to cut
+ * tiny inputs).  Returns 1 when it did not read the input into `p` (the
+ * caller reads it serially), else 0 or a negative code.
+ */
+#define SF_SPLIT_MIN ((size_t)8 << 20)
+int sf_read_parallel(struct sf_profile *p, const struct sf_format *fmt,
+		     struct sf_input *in, struct sf_ctx *ctx);
+/* The number of jobs sf_read_parallel would use. */
+unsigned sf_jobs(const struct sf_ctx *ctx);
 
 /* Helpers for probes. */
 /* Skip a UTF-8 BOM and leading whitespace; returns the offset. */

@@ -34,6 +34,9 @@ struct sf_input {
 	uint64_t base;              /* stream offset of buf[0] */
 	uint64_t lineno;
 	size_t scanned;             /* bytes after pos known to hold no LF */
+	bool range;                 /* sf_input_range: bytes [rpos, rend)
+				     * of fd, read with pread */
+	uint64_t rpos, rend;
 };
 
 static int io_error(struct sf_ctx *ctx, const char *name, const char *what)
@@ -47,6 +50,28 @@ static long raw_read(struct sf_input *in, struct sf_ctx *ctx, void *dst,
 {
 	if (in->raw_eof)
 		return 0;
+	if (in->range) {
+		uint64_t left = in->rend - in->rpos;
+		if (n > left)
+			n = (size_t)left;
+		for (;;) {
+			ssize_t r = n ? pread(in->fd, dst, n, (off_t)in->rpos) :
+					0;
+			if (r > 0) {
+				in->rpos += (uint64_t)r;
+				return (long)r;
+			}
+			if (r == 0) {
+				in->raw_eof = true;
+				return 0;
+			}
+			if (errno != EINTR)
+				return io_error(ctx, in->name, "read error");
+			if (sf_interrupted(ctx))
+				return sf_error(ctx, SF_EINTR, in->name, 0,
+						"interrupted");
+		}
+	}
 	if (in->mem) {
 		size_t k = in->memsize - in->mempos;
 		if (k > n)
@@ -409,6 +434,64 @@ too_long:
 uint64_t sf_input_lineno(const struct sf_input *in)
 {
 	return in->lineno;
+}
+
+void sf_input_set_lineno(struct sf_input *in, uint64_t n)
+{
+	in->lineno = n;
+}
+
+bool sf_input_file_size(struct sf_input *in, uint64_t *size)
+{
+	struct stat st;
+
+	/* nothing consumed: the bytes read so far are the file's first */
+	if (in->mem || in->range || in->gz || in->fd < 0 || in->base ||
+	    in->pos || in->lineno || fstat(in->fd, &st) ||
+	    !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    lseek(in->fd, 0, SEEK_CUR) != (off_t)in->end)
+		return false;
+	*size = (uint64_t)st.st_size;
+	return true;
+}
+
+long sf_input_pread(struct sf_input *in, struct sf_ctx *ctx, void *buf,
+		    size_t n, uint64_t offset)
+{
+	for (;;) {
+		ssize_t r = pread(in->fd, buf, n, (off_t)offset);
+		if (r >= 0)
+			return (long)r;
+		if (errno != EINTR)
+			return io_error(ctx, in->name, "read error");
+		if (sf_interrupted(ctx))
+			return sf_error(ctx, SF_EINTR, in->name, 0,
+					"interrupted");
+	}
+}
+
+int sf_input_range(struct sf_input **out, struct sf_ctx *ctx,
+		   const struct sf_input *whole, uint64_t offset,
+		   uint64_t size)
+{
+	struct sf_input *in = calloc(1, sizeof(*in));
+	int rc;
+
+	if (!in || !(in->name = strdup(whole->name))) {
+		free(in);
+		return sf_error(ctx, SF_ENOMEM, whole->name, 0,
+				"out of memory");
+	}
+	in->fd = whole->fd;
+	in->range = true;
+	in->rpos = offset;
+	in->rend = offset + size;
+	if ((rc = input_init(in, ctx))) {
+		sf_input_close(in);
+		return rc;
+	}
+	*out = in;
+	return 0;
 }
 
 const char *sf_input_buffered(const struct sf_input *in, size_t *len)

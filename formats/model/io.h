@@ -62,6 +62,27 @@ int sf_input_line(struct sf_input *in, struct sf_ctx *ctx, char **line,
 /* Number of the line returned last (1-based). */
 uint64_t sf_input_lineno(const struct sf_input *in);
 
+/* Count `n` lines before the input's first byte: for an input that is a
+ * part of a larger one, so line numbers in messages are the whole's.
+ * Call it before the first line is read. */
+void sf_input_set_lineno(struct sf_input *in, uint64_t n);
+
+/* For reading a file in parts (sf_read_parallel).  sf_input_file_size:
+ * true, with the file's size, when `in` is a regular uncompressed file of
+ * which nothing has been consumed (a peek is fine); false for standard
+ * input from a pipe, gzip data, an empty file, a memory input.  Then
+ * sf_input_pread reads bytes at any offset without moving the stream, and
+ * sf_input_range opens bytes [offset, offset + size) of it as an input of
+ * its own (same name; `whole` must outlive it), read with pread, so parts
+ * can be read on several threads at once.  A range input still sniffs the
+ * gzip magic at its start: do not start one at bytes 1f 8b. */
+bool sf_input_file_size(struct sf_input *in, uint64_t *size);
+long sf_input_pread(struct sf_input *in, struct sf_ctx *ctx, void *buf,
+		    size_t n, uint64_t offset);
+int sf_input_range(struct sf_input **out, struct sf_ctx *ctx,
+		   const struct sf_input *whole, uint64_t offset,
+		   uint64_t size);
+
 /* The unread bytes already in the buffer (no read is done; possibly none),
  * for a reader that recognises a run of lines it has seen before and skips
  * them whole.  The pointer stays valid until the next call on in. */

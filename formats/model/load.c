@@ -1,5 +1,6 @@
 /* load.c - the load stage (load.h): open, detect, read, merge. */
 #include "load.h"
+#include "filter.h"
 
 #include <stdio.h>
 
@@ -54,6 +55,8 @@ int sf_load(struct sf_profile **out, struct sf_ctx *ctx,
 		rc = load_one(p, ctx, in, (uint32_t)i, opt);
 		sf_input_close(in);
 	}
+	if (!rc && opt->select)
+		rc = sf_profile_select(p, opt->select, ctx);
 	if (rc) {
 		sf_profile_free(p);
 		return rc;
@@ -75,6 +78,8 @@ int sf_load_inputs(struct sf_profile **out, struct sf_ctx *ctx,
 		return rc;
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = load_one(p, ctx, inputs[i], (uint32_t)i, opt);
+	if (!rc && opt->select)
+		rc = sf_profile_select(p, opt->select, ctx);
 	if (rc) {
 		sf_profile_free(p);
 		return rc;

@@ -31,6 +31,8 @@
 extern "C" {
 #endif
 
+struct sf_select;
+
 struct sf_load_options {
 	const struct sf_format *from; /* every input's format; NULL: detect
 				       * each input's */
@@ -39,6 +41,9 @@ struct sf_load_options {
 			   * the analysis needs no sample order */
 	bool fold_exact;  /* with aggregate: fold only exact weight sums
 			   * (sf_profile_set_fold_exact) */
+	const struct sf_select *select; /* NULL, or the samples to keep
+					 * and frames to relabel once all
+					 * inputs are read (filter.h) */
 };
 
 /* Read the files paths[0..n) into a new profile *out, which the caller

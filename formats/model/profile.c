@@ -47,6 +47,10 @@ struct sf_profile_internal {
 	bool multi;              /* exact folding kept two samples of a key */
 	bool stacks_trimmed;     /* `stacks` index and `kin` freed by
 				  * sf_profile_trim */
+	/* for sf_profile_sums_exact: a weight that is not a non-negative
+	 * integer below 2^53 was added, and the sum of all added weights */
+	bool weights_inexact;
+	double weights_total;
 	size_t cap_frames, cap_stacks, cap_threads, cap_samples, cap_labels;
 	size_t cap_strs;
 	/* the last stack sf_profile_stack made, root first: its frames and
@@ -959,14 +963,15 @@ static bool fold_into(struct sf_profile *p, uint32_t id,
 	}
 	for (size_t i = 0; i < nt; i++)
 		w[i] += weights[i];
-	p->d.counts[id]++;
 	return true;
 }
 
+/* Add a sample standing for `count` added samples (1, or a folded
+ * sample of another profile being merged). */
 static int add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 		      sf_stack_id stack, sf_thread_idx thread,
 		      sf_labels_id labels, int64_t time,
-		      const double *weights, uint32_t *hint)
+		      const double *weights, uint32_t *hint, uint64_t count)
 {
 	size_t nt = p->d.ntypes;
 	uint64_t h = 0;
@@ -975,10 +980,15 @@ static int add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 	if (!nt)
 		return sf_error(ctx, SF_EINPUT, NULL, 0,
 				"internal: sample added before a sample type");
-	for (size_t i = 0; i < nt; i++)
-		if (!isfinite(weights[i]))
+	for (size_t i = 0; i < nt; i++) {
+		double x = weights[i];
+		if (!isfinite(x))
 			return sf_error(ctx, SF_EINPUT, NULL, 0,
 					"sample weight is not a finite number");
+		if (x < 0 || x > 0x1p53 || x != (double)(uint64_t)x)
+			p->in->weights_inexact = true;
+		p->in->weights_total += x;
+	}
 	if (time != SF_NO_TIME)
 		p->d.has_time = true;
 	bool agg = p->d.aggregated, replace = false;
@@ -994,7 +1004,8 @@ static int add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 		const struct sf_sample *hs = &p->d.samples[*hint];
 		if (hs->stack == stack && hs->thread == thread &&
 		    hs->labels == labels && fold_into(p, *hint, weights)) {
-			p->d.nadded++;
+			p->d.counts[*hint] += count;
+			p->d.nadded += count;
 			return 0;
 		}
 	}
@@ -1003,7 +1014,8 @@ static int add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 		if (stack < p->in->cap_agg_stack && p->in->agg_stack[stack]) {
 			id = p->in->agg_stack[stack] - 1;
 			if (!p->in->nofold && fold_into(p, id, weights)) {
-				p->d.nadded++;
+				p->d.counts[id] += count;
+				p->d.nadded += count;
 				if (hint)
 					*hint = id;
 				return 0;
@@ -1029,7 +1041,8 @@ static int add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 		h = sf_hash(&key, sizeof(key));
 		if (sf_idx_find(&p->in->agg, h, agg_eq, p, &key, &id)) {
 			if (!p->in->nofold && fold_into(p, id, weights)) {
-				p->d.nadded++;
+				p->d.counts[id] += count;
+				p->d.nadded += count;
 				if (hint)
 					*hint = id;
 				return 0;
@@ -1071,7 +1084,7 @@ static int add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 	p->d.samples[id].time = time;
 	memcpy(p->d.weights + (size_t)id * nt, weights, nt * sizeof(double));
 	if (agg)
-		p->d.counts[id] = 1;
+		p->d.counts[id] = count;
 	if (replace)
 		p->in->multi = true;
 	if (hint && agg)
@@ -1086,7 +1099,7 @@ static int add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 		return sf_error_nomem(ctx);
 	}
 	p->d.nsamples++;
-	p->d.nadded++;
+	p->d.nadded += count;
 	return 0;
 }
 
@@ -1095,7 +1108,8 @@ int sf_profile_add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 			  sf_labels_id labels, int64_t time,
 			  const double *weights)
 {
-	return add_sample(p, ctx, stack, thread, labels, time, weights, NULL);
+	return add_sample(p, ctx, stack, thread, labels, time, weights, NULL,
+			  1);
 }
 
 int sf_profile_add_sample_hint(struct sf_profile *p, struct sf_ctx *ctx,
@@ -1103,7 +1117,7 @@ int sf_profile_add_sample_hint(struct sf_profile *p, struct sf_ctx *ctx,
 			       sf_labels_id labels, int64_t time,
 			       const double *weights, uint32_t *hint)
 {
-	return add_sample(p, ctx, stack, thread, labels, time, weights, hint);
+	return add_sample(p, ctx, stack, thread, labels, time, weights, hint, 1);
 }
 
 int sf_profile_add(struct sf_profile *p, struct sf_ctx *ctx,
@@ -1155,4 +1169,126 @@ const char *sf_profile_prop(const struct sf_profile *p, const char *key)
 		if (!strcmp(p->d.meta.props[i].key, key))
 			return p->d.meta.props[i].value;
 	return NULL;
+}
+
+/* ----- merging ----- */
+
+bool sf_profile_sums_exact(const struct sf_profile *p, double *total)
+{
+	*total = p->in->weights_total;
+	return !p->in->weights_inexact;
+}
+
+static int merge_str(struct sf_profile *dst, struct sf_ctx *ctx,
+		     const char *s, const char **out)
+{
+	*out = NULL;
+	if (s && !(*out = sf_profile_str(dst, ctx, s)))
+		return ctx->err.code;
+	return 0;
+}
+
+static int merge_meta(struct sf_profile *dst, const struct sf_profile *src,
+		      struct sf_ctx *ctx)
+{
+	const struct sf_meta *m = &src->d.meta;
+	struct sf_meta *d = &dst->d.meta;
+	int rc;
+
+	for (size_t i = 0; i < m->nprops; i++)
+		if ((rc = sf_profile_set_prop(dst, ctx, m->props[i].key,
+					      m->props[i].value)))
+			return rc;
+	if (!d->period_type.type && m->period_type.type &&
+	    ((rc = merge_str(dst, ctx, m->period_type.type,
+			     &d->period_type.type)) ||
+	     (rc = merge_str(dst, ctx, m->period_type.unit,
+			     &d->period_type.unit))))
+		return rc;
+	if (!d->period)
+		d->period = m->period;
+	if (d->start_time == SF_NO_TIME)
+		d->start_time = m->start_time;
+	if (d->duration == SF_NO_TIME)
+		d->duration = m->duration;
+	return 0;
+}
+
+int sf_profile_merge(struct sf_profile *dst, const struct sf_profile *src,
+		     struct sf_ctx *ctx)
+{
+	const struct sf_profile_data *s = &src->d;
+	uint32_t *tmap = NULL, *fmap = NULL, *smap = NULL, *thmap = NULL;
+	uint32_t *lmap = NULL;
+	double *w = NULL;
+	bool had_types = dst->d.ntypes > 0;
+	int rc = 0;
+
+	if (!(tmap = sf_calloc(s->ntypes + 1, sizeof(*tmap))) ||
+	    !(fmap = sf_calloc(s->nframes + 1, sizeof(*fmap))) ||
+	    !(smap = sf_calloc(s->nstacks, sizeof(*smap))) ||
+	    !(thmap = sf_calloc(s->nthreads + 1, sizeof(*thmap))) ||
+	    !(lmap = sf_calloc(s->nlabel_sets, sizeof(*lmap)))) {
+		rc = sf_error_nomem(ctx);
+		goto out;
+	}
+	/* each table in src's order: what src made first comes first, so
+	 * merging the parts of one input in order gives the ids reading it
+	 * whole gives */
+	for (size_t i = 0; i < s->ntypes; i++)
+		if ((rc = sf_profile_sample_type(dst, ctx, s->types[i].type,
+						 s->types[i].unit, &tmap[i])))
+			goto out;
+	if (!had_types && s->ntypes)
+		dst->d.meta.default_type = tmap[s->meta.default_type <
+						s->ntypes ?
+						s->meta.default_type : 0];
+	for (size_t i = 0; i < s->nframes; i++)
+		if ((rc = sf_profile_frame(dst, ctx, &s->frames[i], &fmap[i])))
+			goto out;
+	for (size_t i = 1; i < s->nstacks; i++)
+		if ((rc = sf_profile_stack_push(dst, ctx,
+						smap[s->stacks[i].parent],
+						fmap[s->stacks[i].frame],
+						&smap[i])))
+			goto out;
+	for (size_t i = 0; i < s->nthreads; i++)
+		if ((rc = sf_profile_thread(dst, ctx, s->threads[i].pid,
+					    s->threads[i].tid,
+					    s->threads[i].name, &thmap[i])))
+			goto out;
+	for (size_t i = 1; i < s->nlabel_sets; i++)
+		if ((rc = sf_profile_labels(dst, ctx, s->label_sets[i].labels,
+					    s->label_sets[i].n, &lmap[i])))
+			goto out;
+	if ((rc = merge_meta(dst, src, ctx)))
+		goto out;
+	if (s->nsamples && !(w = sf_calloc(dst->d.ntypes, sizeof(*w)))) {
+		rc = sf_error_nomem(ctx);
+		goto out;
+	}
+	for (size_t i = 0; i < s->nsamples; i++) {
+		const struct sf_sample *x = &s->samples[i];
+		size_t nt = dst->d.ntypes;
+		memset(w, 0, nt * sizeof(*w));
+		for (size_t t = 0; t < s->ntypes; t++)
+			w[tmap[t]] = sf_weight(src, i, (uint32_t)t);
+		if ((rc = add_sample(dst, ctx, smap[x->stack],
+				     x->thread == SF_NO_THREAD ?
+					     SF_NO_THREAD : thmap[x->thread],
+				     lmap[x->labels], x->time, w, NULL,
+				     sf_sample_count(src, i))))
+			goto out;
+	}
+	/* the folded sums added above count into dst's total already */
+	dst->in->weights_inexact |= src->in->weights_inexact;
+	dst->d.has_time |= s->has_time;
+out:
+	free(tmap);
+	free(fmap);
+	free(smap);
+	free(thmap);
+	free(lmap);
+	free(w);
+	return rc;
 }

@@ -306,6 +306,24 @@ int sf_sample_whole(const struct sf_profile *p, struct sf_ctx *ctx,
 		    size_t i, uint32_t t, double div, double max,
 		    const char *what, uint64_t *out, bool *rounded);
 
+/* Append `src` to `dst`: src's sample types, frames, stacks, threads and
+ * label sets are interned into dst in src's order, then src's samples are
+ * added in order (a folded sample keeps its fold count), and src's props
+ * are set.  So reading an input in parts, each into its own profile, and
+ * merging the parts in input order gives the same tables and samples as
+ * reading it whole into dst, provided folding gives the same sums in
+ * either order (see sf_profile_sums_exact).  Threads take dst's current
+ * input index, as src's were made under the same one. */
+int sf_profile_merge(struct sf_profile *dst, const struct sf_profile *src,
+		     struct sf_ctx *ctx);
+
+/* True when every weight added to `p` so far was a non-negative integer
+ * no larger than 2^53; *total is the sum of the weights added.  While
+ * both hold for all parts and the total stays below 2^53, every partial
+ * sum is an exact double, so folding in any order (and exact folding)
+ * gives the same weights: the parallel reader's condition. */
+bool sf_profile_sums_exact(const struct sf_profile *p, double *total);
+
 /* Thread display name: "name-tid", "name", "tid" or "" into buf. */
 void sf_thread_label(const struct sf_thread *t, char *buf, size_t size);
 

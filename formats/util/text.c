@@ -217,3 +217,11 @@ int sf_text_line_check(struct sf_ctx *ctx, const char *name, uint64_t lineno,
 				"(binary data?)");
 	return 0;
 }
+
+size_t sf_text_split_lines(const char *data, size_t size, size_t pos)
+{
+	if (!pos || pos > size)
+		return pos ? size : 0;
+	const char *lf = memchr(data + pos - 1, '\n', size - (pos - 1));
+	return lf ? (size_t)(lf - data) + 1 : size;
+}

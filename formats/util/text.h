@@ -38,6 +38,10 @@ void sf_stack_cache_free(struct sf_stack_cache *c);
 int sf_text_line_check(struct sf_ctx *ctx, const char *name, uint64_t lineno,
 		       bool *first, char **line, size_t *len);
 
+/* The split function (struct sf_format) of a format whose every line is
+ * one record: the offset just after the first LF at or after pos - 1. */
+size_t sf_text_split_lines(const char *data, size_t size, size_t pos);
+
 /* The stack for `text` (frames separated by ';', root first), made with
  * sf_profile_frame_named for each frame.  An empty text is the empty
  * stack.  Frames are split on every ';' (names in this syntax cannot hold

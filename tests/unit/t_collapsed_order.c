@@ -30,29 +30,19 @@ static const char *const fixed_names[] = {
 };
 #define NFIXED (sizeof(fixed_names) / sizeof(fixed_names[0]))
 
-static uint64_t rng = 88172645463325252ull;
-
-static uint32_t rnd(uint32_t n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng % n);
-}
-
 /* A name from the fixed list, or 1-4 random characters from an alphabet
  * rich in bytes around ';' (0x3b) and ' ' (0x20). */
 static void random_name(char *buf)
 {
 	static const char alpha[] = "a-;: \t!<\x01\x7f\xc3\xa9~\xff";
 
-	if (rnd(2)) {
-		strcpy(buf, fixed_names[rnd(NFIXED)]);
+	if (unit_rnd(2)) {
+		strcpy(buf, fixed_names[unit_rnd(NFIXED)]);
 		return;
 	}
-	size_t n = 1 + rnd(4);
+	size_t n = 1 + unit_rnd(4);
 	for (size_t i = 0; i < n; i++)
-		buf[i] = alpha[rnd(sizeof(alpha) - 1)];
+		buf[i] = alpha[unit_rnd(sizeof(alpha) - 1)];
 	buf[n] = 0;
 }
 
@@ -206,8 +196,8 @@ static bool one_case(unsigned seed, bool *made)
 	static const char *const modules[] = { NULL, "m1", "m2" };
 	sf_frame_id frames[24];
 	sf_thread_idx threads[6];
-	size_t nframes = 2 + rnd(22), nthreads = 1 + rnd(6);
-	size_t nsamples = rnd(60);
+	size_t nframes = 2 + unit_rnd(22), nthreads = 1 + unit_rnd(6);
+	size_t nsamples = unit_rnd(60);
 	long long w[64];
 	bool ok = true;
 
@@ -221,15 +211,15 @@ static bool one_case(unsigned seed, bool *made)
 		random_name(name);
 		sf_frame_init(&f);
 		f.name = name;
-		f.module = modules[rnd(3)];
-		f.line = rnd(3);
+		f.module = modules[unit_rnd(3)];
+		f.line = unit_rnd(3);
 		if (sf_profile_frame(p, &ctx, &f, &frames[i]))
 			goto out;
 	}
 	for (size_t i = 0; i < nthreads; i++) {
 		char name[600];
 		const char *nm = name;
-		uint32_t k = rnd(6);
+		uint32_t k = unit_rnd(6);
 		if (k == 0)
 			nm = NULL;
 		else if (k == 1) {
@@ -238,13 +228,13 @@ static bool one_case(unsigned seed, bool *made)
 			name[520] = 0;
 		} else
 			random_name(name);
-		int64_t tid = rnd(3) ? (int64_t)rnd(4) : SF_NO_ID;
+		int64_t tid = unit_rnd(3) ? (int64_t)unit_rnd(4) : SF_NO_ID;
 		if (sf_profile_thread(p, &ctx, 1, tid, nm, &threads[i]))
 			goto out;
 	}
 	/* one or two sample types: the default one is written */
 	uint32_t t0, t1;
-	bool two = rnd(2);
+	bool two = unit_rnd(2);
 	if (sf_profile_sample_type(p, &ctx, "samples", "count", &t0) ||
 	    (two && sf_profile_sample_type(p, &ctx, "cpu", "nanoseconds",
 					   &t1)))
@@ -252,13 +242,13 @@ static bool one_case(unsigned seed, bool *made)
 	p->d.meta.default_type = two ? 1 : 0;
 	for (size_t i = 0; i < nsamples; i++) {
 		sf_frame_id st[6];
-		size_t depth = rnd(6);
+		size_t depth = unit_rnd(6);
 		sf_stack_id s;
 		for (size_t k = 0; k < depth; k++)
-			st[k] = frames[rnd((uint32_t)nframes)];
-		sf_thread_idx th = rnd(4) ? threads[rnd((uint32_t)nthreads)] :
+			st[k] = frames[unit_rnd((uint32_t)nframes)];
+		sf_thread_idx th = unit_rnd(4) ? threads[unit_rnd((uint32_t)nthreads)] :
 					    SF_NO_THREAD;
-		double ws[2] = { rnd(10), rnd(10) };
+		double ws[2] = { unit_rnd(10), unit_rnd(10) };
 		w[i] = (long long)ws[two ? 1 : 0];
 		if (sf_profile_stack(p, &ctx, st, depth, false, &s) ||
 		    sf_profile_add_sample(p, &ctx, s, th, 0, SF_NO_TIME, ws))
@@ -289,7 +279,7 @@ int main(void)
 	unsigned seed;
 
 	for (seed = 1; seed <= 3000 && ok && made; seed++) {
-		rng = 88172645463325252ull ^ ((uint64_t)seed * 0x9e3779b97f4a7c15ull);
+		unit_rng = 88172645463325252ull ^ ((uint64_t)seed * 0x9e3779b97f4a7c15ull);
 		ok = one_case(seed, &made);
 	}
 	CHECK("collapsed-order-profiles-built", made);

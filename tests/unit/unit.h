@@ -6,6 +6,7 @@
 #ifndef SF_UNIT_H
 #define SF_UNIT_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,5 +34,17 @@ static int unit_failed;
 			unit_failed = 1;                                   \
 		}                                                          \
 	} while (0)
+
+/* A fixed pseudo-random sequence (xorshift64) for property checks: the
+ * same cases on every run. */
+static uint64_t unit_rng = 88172645463325252ull;
+
+static inline uint32_t unit_rnd(uint32_t n)
+{
+	unit_rng ^= unit_rng << 13;
+	unit_rng ^= unit_rng >> 7;
+	unit_rng ^= unit_rng << 17;
+	return (uint32_t)(unit_rng % n);
+}
 
 #endif

@@ -1,0 +1,59 @@
+# Reading a file on several threads (SF_JOBS, sf_read_parallel) gives the
+# bytes reading it on one gives: every fixture (and every peer fixture of
+# the formats that split), cut into 2, 3 and 7 parts, converted to
+# collapsed, sample lines and JSON and analysed; an error in a later part
+# names the absolute line; standard input and gzip still read.
+. "$TOP/tests/lib.sh"
+
+files=$(find "$FIX" -type f \( -name '*.folded' -o -name '*.tsv' \
+	-o -name '*.perf' -o -name '*.txt' \) | sort)
+if have_peers; then
+	files="$files $(find "$PEERS" -type f \( -name '*.folded' \
+		-o -name '*.collapsed' -o -name '*perf*.txt' -o -name '*.perf' \
+		\) 2>/dev/null | sort)"
+fi
+n=0; bad=
+for f in $files; do
+	[ -s "$f" ] || continue
+	for to in collapsed lines json; do
+		SF_JOBS=1 $SFCONV -q --to $to "$f" > one.out 2> one.err
+		s1=$?
+		for j in 2 3 7; do
+			SF_SPLIT_MIN=0 SF_JOBS=$j $SFCONV -q --to $to "$f" \
+				> par.out 2> par.err
+			s2=$?
+			n=$((n + 1))
+			if [ $s1 -ne $s2 ] || ! cmp -s one.out par.out ||
+			   ! cmp -s one.err par.err; then
+				bad="$bad $(basename "$f"):$to:j$j"
+			fi
+		done
+	done
+	SF_JOBS=1 $SFANALYZE --callgraph "$f" > one.out 2>&1
+	SF_SPLIT_MIN=0 SF_JOBS=3 $SFANALYZE --callgraph "$f" > par.out 2>&1
+	cmp -s one.out par.out || bad="$bad $(basename "$f"):callgraph"
+done
+if [ -z "$bad" ] && [ $n -gt 0 ]; then pass "parallel-fixtures ($n conversions)"
+else fail parallel-fixtures "differs:$bad"; fi
+
+# an input that folds: many repeats of few stacks, cut mid-file
+awk 'BEGIN { for (i = 0; i < 3000; i++) printf "main;f%d;g %d\n", i % 7, i % 5 + 1 }' > rep.folded
+SF_JOBS=1 $SFCONV --to collapsed rep.folded > one.out
+SF_SPLIT_MIN=0 SF_JOBS=4 $SFCONV --to collapsed rep.folded > par.out
+# hand-computed: f0 takes i = 0, 7, 14, ...: weights (i % 5 + 1)
+awk 'BEGIN { for (i = 0; i < 3000; i++) w[i % 7] += i % 5 + 1;
+	for (k = 0; k < 7; k++) printf "main;f%d;g %d\n", k, w[k] }' > want.out
+expect_same parallel-folds-like-serial want.out par.out
+expect_same parallel-folds-one-vs-four one.out par.out
+
+# an error in the last part: the absolute line
+awk 'BEGIN { for (i = 1; i < 2000; i++) print "a;b 1"; print "broken" }' > err.folded
+expect_error parallel-error-line 1 '^sfconv: err.folded:2000: expected' \
+	env SF_SPLIT_MIN=0 SF_JOBS=4 $SFCONV --to collapsed err.folded
+
+# standard input and gzip read as one stream, same bytes
+gzip -c rep.folded > rep.folded.gz
+SF_SPLIT_MIN=0 SF_JOBS=4 $SFCONV --to collapsed rep.folded.gz > gz.out
+expect_same parallel-gzip-input one.out gz.out
+cat rep.folded | SF_SPLIT_MIN=0 SF_JOBS=4 $SFCONV --from collapsed --to collapsed > stdin.out
+expect_same parallel-stdin-input one.out stdin.out
