@@ -75,7 +75,9 @@ static const struct cli_opt opts[] = {
 	  "name-tid; repeatable)" },
 	{ "per-thread", K_PER_THREAD, NULL, "one report per thread (JSON: an object keyed by\n"
 	  "thread)" },
-	{ "focus", K_FOCUS, "REGEX", "keep samples with a frame matching REGEX" },
+	{ "focus", K_FOCUS, "REGEX", "keep samples with a frame matching REGEX (POSIX\n"
+	  "extended, unanchored; this and the next two\n"
+	  "are repeatable)" },
 	{ "ignore", K_IGNORE, "REGEX", "drop samples with a frame matching REGEX" },
 	{ "hide", K_HIDE, "REGEX", "remove matching frames from stacks" },
 	{ "collapse-recursion", K_COLLAPSE_RECURSION, NULL, "merge runs of one function (A;A;A -> A)" },
@@ -99,9 +101,6 @@ static void usage(const struct cli_getopt *g)
 	cli_getopt_help(g, stdout);
 	printf(
 "\n"
-"REGEX is a POSIX extended regular expression matched against frame names\n"
-"(unanchored); --focus, --ignore, --hide and --peek are repeatable.\n"
-"\n"
 "Exit status: 0 success, 1 bad input, 2 usage error, 3 I/O error.\n"
 "See sfanalyze(1) and docs/analyze.md.\n");
 }
@@ -123,10 +122,8 @@ static int option(struct opts *op, const struct cli_getopt *g, int c,
 	struct sf_an_report_opts *r = &op->r;
 
 	switch (c) {
-	case K_TREE:
-		/* --diff --tree and --tree --diff: the differential tree */
-		if (r->kind != SF_AN_DIFF)
-			r->kind = SF_AN_TREE;
+	case K_TREE:   /* with --diff, before or after: the diff tree */
+		r->kind = r->kind == SF_AN_DIFF ? SF_AN_DIFF : SF_AN_TREE;
 		r->diff_tree = true;
 		return 0;
 	case K_FLAT: r->kind = SF_AN_FLAT; return 0;
@@ -186,11 +183,9 @@ static int parse(struct opts *op, struct cli_getopt *g, int argc, char **argv,
 		}
 		if (c == CLI_ARG) {
 			inputs[(*ninputs)++] = (char *)val;
-		} else if (c == 'h') {
-			usage(g);
-			return -1;
-		} else if (c == 'V') {
-			printf("sfanalyze (sftools) %s\n", SF_VERSION);
+		} else if (c == 'h' || c == 'V') {
+			c == 'h' ? usage(g) : (void)printf("sfanalyze (sftools) "
+							   "%s\n", SF_VERSION);
 			return -1;
 		} else if ((status = option(op, g, c, val, ctx))) {
 			return status;
@@ -204,7 +199,7 @@ static int parse(struct opts *op, struct cli_getopt *g, int argc, char **argv,
 int main(int argc, char **argv)
 {
 	struct sf_ctx ctx;
-	struct cli_getopt g;
+	struct cli_getopt g = { 0 };
 	struct opts op = {
 		.r.diff.normalize = true,
 		.r.tree.min_percent = -1,   /* the library's default */
@@ -223,14 +218,9 @@ int main(int argc, char **argv)
 	ctx.interrupted = &cli_interrupted;
 	op.threads = calloc((size_t)argc + 1, sizeof(char *));
 	op.peek_text = calloc((size_t)argc + 1, sizeof(char *));
-	if (cli_getopt_init(&g, opts, CLI_READ, &ctx)) {
-		status = EXIT_USAGE;
+	if ((status = !inputs || !op.threads || !op.peek_text ? EXIT_IO :
+		      cli_getopt_init(&g, opts, CLI_READ, &ctx) ? EXIT_USAGE : 0))
 		goto out;
-	}
-	if (!inputs || !op.threads || !op.peek_text) {
-		status = EXIT_IO;
-		goto out;
-	}
 	if ((status = parse(&op, &g, argc, argv, inputs, &ninputs, &nsplit,
 			    &ctx))) {
 		status = status < 0 ? EXIT_OK : status;
@@ -275,8 +265,7 @@ int main(int argc, char **argv)
 	}
 	/* loading is over: the analyses only read */
 	sf_profile_trim(p);
-	if (p2)
-		sf_profile_trim(p2);
+	sf_profile_trim(p2);
 	if (sf_an_sample_type(&r->filter.type, p, op.sample_type, &ctx) ||
 	    (p2 && sf_an_sample_type(&r->new_type, p2, op.sample_type, &ctx)) ||
 	    sf_output_open(&o, &ctx, op.outpath, false)) {

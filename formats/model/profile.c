@@ -596,6 +596,8 @@ int sf_profile_stack(struct sf_profile *p, struct sf_ctx *ctx,
 
 void sf_profile_trim(struct sf_profile *p)
 {
+	if (!p)
+		return;
 	struct sf_profile_internal *in = p->in;
 
 	sf_idx_free(&in->stacks);

@@ -217,7 +217,7 @@ int sf_profile_stack_push(struct sf_profile *p, struct sf_ctx *ctx,
 /* Give back memory that only adding stacks needs (the index of the
  * stack tree, rebuilt by the next sf_profile_stack_push, and spare room):
  * for a caller that has finished loading and only reads the profile. */
-void sf_profile_trim(struct sf_profile *p);
+void sf_profile_trim(struct sf_profile *p);   /* NULL: nothing */
 /* Fill `buf` (room for stacks[id].depth ids) with the frames, root first;
  * returns the depth. */
 size_t sf_profile_stack_frames(const struct sf_profile *p, sf_stack_id id,
