@@ -16,6 +16,8 @@ passes=${SF_PASSES:-"plain:${SF_BIN:-$top/bin}:${SF_UNIT:-$top/build/tests}"}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 export SHARED=${SHARED:-$top/../shared}
+# the sanitizer pass: third-party caches that are never freed (see the file)
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$top/tests/lsan.supp:print_suppressions=0"
 export TOP=$top
 
 selected() {
