@@ -95,7 +95,7 @@ expect_error svg-minwidth-bad 2 "--minwidth expects" $SFCONV pct.folded --minwid
 # today's spelling still works, as an alias
 $SFCONV pct.folded --min-width 100 -o mw.svg
 $CHECK mw.svg | grep -q '^tiny' && fail svg-min-width-alias "tiny drawn" || pass svg-min-width-alias
-$SFCONV --help | grep -A1 -e '--minwidth' | grep -q '(also --min-width)' &&
+$SFCONV --help | grep -A3 -e '--minwidth' | grep -q '(also --min-width)' &&
 	pass svg-min-width-alias-help || fail svg-min-width-alias-help "not listed as an alias"
 
 # --bgcolors: flamegraph.pl's gradients, or one flat colour

@@ -14,7 +14,8 @@ CHECK="node $TOP/tests/web/check-chrome.js"
 
 # ----- writers: structure (needs node only) -----
 printf 'main;a;b 3\nmain;a 1\nmain;c 2\nother 5\n' > w.folded
-$SFCONV w.folded -o w.cpuprofile 2>/dev/null
+# collapsed weights are not sample counts: --period 1 counts each unit
+$SFCONV w.folded --period 1 -o w.cpuprofile 2>/dev/null
 r=$($CHECK cpuprofile w.cpuprofile) && pass cpuprofile-writer-structure || fail cpuprofile-writer-structure "$r"
 $SFCONV w.folded -o w.trace.json 2>/dev/null
 r=$($CHECK trace w.trace.json) && pass trace-writer-structure || fail trace-writer-structure "$r"
