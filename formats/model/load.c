@@ -33,6 +33,20 @@ static int load_one(struct sf_profile *p, struct sf_ctx *ctx,
 	return rc;
 }
 
+/* After the last input: apply the selection, hand over or free. */
+static int finish(struct sf_profile **out, struct sf_profile *p, int rc,
+		  struct sf_ctx *ctx, const struct sf_load_options *opt)
+{
+	if (!rc && opt->select)
+		rc = sf_profile_select(p, opt->select, ctx);
+	if (rc) {
+		sf_profile_free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
 int sf_load(struct sf_profile **out, struct sf_ctx *ctx,
 	    char *const *paths, size_t n, const struct sf_load_options *opt)
 {
@@ -55,14 +69,7 @@ int sf_load(struct sf_profile **out, struct sf_ctx *ctx,
 		rc = load_one(p, ctx, in, (uint32_t)i, opt);
 		sf_input_close(in);
 	}
-	if (!rc && opt->select)
-		rc = sf_profile_select(p, opt->select, ctx);
-	if (rc) {
-		sf_profile_free(p);
-		return rc;
-	}
-	*out = p;
-	return 0;
+	return finish(out, p, rc, ctx, opt);
 }
 
 int sf_load_inputs(struct sf_profile **out, struct sf_ctx *ctx,
@@ -78,12 +85,5 @@ int sf_load_inputs(struct sf_profile **out, struct sf_ctx *ctx,
 		return rc;
 	for (size_t i = 0; i < n && !rc; i++)
 		rc = load_one(p, ctx, inputs[i], (uint32_t)i, opt);
-	if (!rc && opt->select)
-		rc = sf_profile_select(p, opt->select, ctx);
-	if (rc) {
-		sf_profile_free(p);
-		return rc;
-	}
-	*out = p;
-	return 0;
+	return finish(out, p, rc, ctx, opt);
 }
