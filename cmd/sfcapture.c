@@ -252,10 +252,11 @@ int main(int argc, char **argv)
 		if (st->target_exited)
 			cli_msg("the target exited after %.2f s",
 				(double)st->elapsed_ns / 1e9);
-		cli_msg("%" PRIu64 " samples taken (%" PRIu64 " of them "
-			"reused from threads that had not run), %" PRIu64
-			" missed, from %u threads in %.2f s", st->samples,
-			st->reused, st->missed, st->threads_seen,
+		cli_msg("%" PRIu64 " samples taken (%" PRIu64 " reused from "
+			"threads that had not run, %" PRIu64 " from stops "
+			"that came late), %" PRIu64 " missed, from %u threads "
+			"in %.2f s", st->samples, st->reused, st->late,
+			st->missed, st->threads_seen,
 			(double)st->elapsed_ns / 1e9);
 		cli_msg("target stopped per sample: median %.0f us, p99 "
 			"%.0f us", (double)med / 1e3, (double)p99 / 1e3);

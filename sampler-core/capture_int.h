@@ -51,6 +51,13 @@ struct sfc_thr {
 				 * its stack must equal the reused one */
 };
 
+/* A stop that came after its tick's deadline: the registers and stack
+ * read when it came (grab), recorded at the next tick. */
+struct sfc_late {
+	struct sfc_thr t;
+	unsigned char *stack;   /* s->slot bytes */
+};
+
 /* A thread of the capture, across ticks.  After every real stop it keeps
  * the unwinder's inputs (registers, and the bytes of the copy that the
  * unwinder read) so that a later tick can prove that the thread still
@@ -114,8 +121,11 @@ struct sfc_session {
 	size_t slot;            /* stack_bytes + SFC_REDZONE */
 	unsigned char *cmp;     /* slot bytes: reuse_check reads here */
 
-	pid_t *pending;         /* seized, stop not consumed yet */
+	struct sfc_thr *pending; /* seized, stop not consumed yet (past its
+				 * tick's deadline) */
 	size_t npending, cappending;
+	struct sfc_late *late;  /* late stops read, to be recorded */
+	size_t nlateq, caplateq;
 
 	/* unwinding one snapshot */
 	const struct sfc_thr *unw;

@@ -170,8 +170,12 @@ static int frame_cb(Dwfl_Frame *f, void *arg)
 	uint64_t at = act || !pc ? pc : pc - 1;
 	if (dwfl_frame_reg(f, SFC_DWARF_SP, &sp) == 0) {
 		/* the stack pointer grows toward the callers; anything else
-		 * is a corrupt stack that could make us loop */
-		if (s->nframes && sp <= s->last_sp) {
+		 * is a corrupt stack that could make us loop.  The one
+		 * exception: the innermost frame's caller may have the same
+		 * sp when the return address is in a register (__vfork
+		 * after its "pop %rdi": CFA = rsp, ra = rdi) */
+		if (s->nframes && (sp < s->last_sp ||
+				   (sp == s->last_sp && s->nframes > 1))) {
 			s->unw_bad = true;
 			return DWARF_CB_ABORT;
 		}

@@ -107,6 +107,18 @@ if [ $rc -eq 0 ] && [ -z "$low" ] && grep -q 'did not stop within' dstate.err &&
 	fail capture-dstate-no-stall "status $rc, threads with few samples: ${low:-none}: $(head -n 2 dstate.err)"; fi
 sleep 2.2   # the vfork child exits: the D thread runs again
 why=$(target_runs $TPID) && pass capture-dstate-target-runs || fail capture-dstate-target-runs "$why"
+# a stop that comes after its deadline is used, not only released: the
+# vfork child exits every 2 s, so within 4.5 s the D thread leaves its
+# wait at least once while its stop is pending, and that stop becomes a
+# sample (its caller is in rdi there, CFA = sp: unwound to the end)
+timeout 60 "$SFCAPTURE" -p $TPID -d 4.5 --to lines -o late.lines 2> late.err
+rc=$?
+late=$(sed -n 's/.*, \([0-9]*\) from stops that came late.*/\1/p' late.err)
+vf=$(awk -F '\t' '$1 ~ /:vfork$/' late.lines | wc -l)
+vbad=$(awk -F '\t' '$1 ~ /:vfork$/ && $3 !~ /^__clone3;start_thread;vfork_thread;vfork_blocker;/' late.lines | sort | uniq -c | head -n 2)
+if [ $rc -eq 0 ] && [ "${late:-0}" -gt 0 ] && [ "$vf" -gt 0 ] && [ -z "$vbad" ]; then pass capture-late-stop-used; else
+	fail capture-late-stop-used "status $rc, ${late:-?} late, $vf vfork samples: $vbad $(grep 'samples taken' late.err)"; fi
+why=$(target_runs $TPID) && pass capture-late-target-runs || fail capture-late-target-runs "$why"
 stop_target
 
 # a target stopped with SIGSTOP (Ctrl-Z) is sampled and stays stopped
