@@ -183,7 +183,17 @@ struct rd {
 	bool fast;                  /* a section is being read by it */
 	size_t fast_n;              /* elements it has read in the section */
 	uint64_t fast_line;         /* line of the element being read */
+
+	/* aggregated: the sample each (stack node, thread) of the file last
+	 * folded into, a hint that saves the model's hash probe
+	 * (sf_profile_add_sample_hint); NULL when too large */
+	uint32_t *hint;
+	size_t hstride;             /* threads in the file + 1 (null) */
 };
+
+/* At most this many hints (16 MiB): O(stack nodes x threads), not
+ * O(samples). */
+#define HINT_MAX ((size_t)1 << 22)
 
 static int u32v_push(struct rd *r, struct u32v *a, uint32_t x)
 {
@@ -381,6 +391,16 @@ static int section_begin(struct rd *r)
 			r->rc = sf_error_nomem(r->ctx);
 			return 0;
 		}
+		free(r->hint);
+		r->hint = NULL;
+		r->hstride = r->thmap.n + 1;
+		if (p->d.aggregated && r->smap.n <= HINT_MAX / r->hstride &&
+		    (r->hint = sf_reallocarray(NULL, r->smap.n * r->hstride,
+					       sizeof(*r->hint))))
+			/* a hint is never trusted, so a failed allocation
+			 * only costs speed */
+			memset(r->hint, 0xff,
+			       r->smap.n * r->hstride * sizeof(*r->hint));
 		return 1;
 	default:
 		return 1;
@@ -620,13 +640,18 @@ static int sample_end(struct rd *r)
 	memset(r->w, 0, r->nw * sizeof(*r->w));
 	for (size_t t = 0; t < r->ntypes; t++)
 		r->w[r->tmap.v[t]] += r->wf[t];
-	return model(r, sf_profile_add_sample(
-				r->p, r->ctx, r->smap.v[v[0]],
-				(r->nullm & 2) ? SF_NO_THREAD :
-						 r->thmap.v[v[1]],
-				r->lmap.v[v[3]], (r->nullm & 4) ? SF_NO_TIME :
-								  v[2],
-				r->w));
+	sf_thread_idx th = (r->nullm & 2) ? SF_NO_THREAD : r->thmap.v[v[1]];
+	int64_t tm = (r->nullm & 4) ? SF_NO_TIME : v[2];
+	if (r->hint) {
+		size_t h = (size_t)v[0] * r->hstride +
+			   ((r->nullm & 2) ? 0 : (size_t)v[1] + 1);
+		return model(r, sf_profile_add_sample_hint(
+					r->p, r->ctx, r->smap.v[v[0]], th,
+					r->lmap.v[v[3]], tm, r->w,
+					&r->hint[h]));
+	}
+	return model(r, sf_profile_add_sample(r->p, r->ctx, r->smap.v[v[0]],
+					      th, r->lmap.v[v[3]], tm, r->w));
 }
 
 static int elem_end(struct rd *r)
@@ -1202,6 +1227,7 @@ static void rd_free(struct rd *r)
 	free(r->w);
 	free(r->wf);
 	free(r->lab);
+	free(r->hint);
 	for (int k = 0; k < NKEYS; k++)
 		free(r->def[k].text);
 }
