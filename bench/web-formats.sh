@@ -3,6 +3,7 @@
 # inputs (never part of `make check`).  Usage: sh bench/web-formats.sh
 # [SCALE]  (SCALE 1: a 56 MB speedscope evented file with 1.5 million
 # events and a 298 MB trace with 2.4 million X events).  Needs GNU time.
+# Each line gives the peak RSS over the input size (goal: at most 2x).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 SFCONV=${SFCONV:-$top/bin/sfconv}
@@ -49,8 +50,14 @@ with open(d + '/x.trace.json', 'w') as f:
         t += 60
     f.write(']')
 P
+# the goal (issue 18): peak RSS at most twice the input
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 for f in evented.speedscope.json x.trace.json; do
 	size=$(wc -c < "$dir/$f")
-	/usr/bin/time -f "$f ($size bytes): %e s, %M KB peak" \
+	/usr/bin/time -f "%e %M" -o "$dir/t" \
 		"$SFCONV" -q "$dir/$f" -o "$dir/out.folded"
+	read t kb < "$dir/t"
+	awk -v f="$f" -v s="$size" -v t="$t" -v kb="$kb" 'BEGIN {
+		printf "%s (%d bytes): %s s, %d KB peak, %.2fx the input\n",
+		       f, s, t, kb, kb * 1024 / s }'
 done

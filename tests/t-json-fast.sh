@@ -1,0 +1,105 @@
+# The native JSON reader's layout fast path (fmt_json.c, "the fast path")
+# and its yajl fallback give the same model: every output of every
+# generated profile and fixture is compared byte for byte between the
+# default reader and SF_JSON_SLOW=1 (yajl only).  SF_JSON_STRICT=1 (the
+# fast path may not be left) proves that the writer's own documents take
+# the fast path from end to end and that the perturbed ones below really
+# were read by the fallback.
+. "$TOP/tests/lib.sh"
+GEN="python3 $TOP/tests/gen_json.py"
+
+# both NAME FILE ARGS...: the default and the yajl-only reader agree on
+# stdout, stderr and exit status of `sfconv FILE ARGS...`
+both() {
+	name=$1; f=$2; shift 2
+	$SFCONV -q "$f" "$@" > fast.out 2> fast.err; fs=$?
+	SF_JSON_SLOW=1 $SFCONV -q "$f" "$@" > slow.out 2> slow.err; ss=$?
+	if [ $fs -ne $ss ]; then
+		fail "$name" "exit status $fs, yajl only $ss"; head -n 2 fast.err slow.err
+	elif ! cmp -s slow.out fast.out || ! cmp -s slow.err fast.err; then
+		fail "$name" "output differs from the yajl-only reader"
+		diff slow.out fast.out | head -n 5; diff slow.err fast.err | head -n 3
+	else
+		pass "$name"
+	fi
+}
+
+# strict NAME FILE: the writer's document W reads by the fast path alone
+# and writes back to itself
+strict() {
+	if SF_JSON_STRICT=1 $SFCONV -q "$2" --to json > strict.out 2> strict.err
+	then expect_same "$1" "$2" strict.out
+	else fail "$1" "$(head -n 1 strict.err)"; fi
+}
+
+# ---- generated profiles: escapes, non-ASCII, labels, times, threads,
+# several sample types, fractional, exponent and negative weights
+for seed in $(seq 1 20); do
+	$GEN profile $seed > g.json || { fail json-fast-gen-$seed "generator failed"; continue; }
+	both json-fast-gen-$seed-json g.json --to json
+	both json-fast-gen-$seed-lines g.json --to lines
+	both json-fast-gen-$seed-collapsed g.json --to collapsed --period 1
+	SF_JSON_SLOW=1 $SFCONV -q g.json --to json > w.json
+	strict json-fast-gen-$seed-strict w.json
+done
+
+# ---- every fixture, through the writer and back by both paths
+n=0
+for src in $(find "$FIX" -type f ! -name '*.expected' ! -name '*want*' ! -name '*.c' ! -name '*.cc' | LC_ALL=C sort); do
+	SF_JSON_SLOW=1 $SFCONV -q "$src" --to json > fx.json 2>/dev/null || continue
+	n=$((n + 1))
+	b=$(basename "$src")
+	strict json-fast-fixture-$b-strict fx.json
+	both json-fast-fixture-$b-collapsed fx.json --to collapsed
+	both json-fast-fixture-$b-lines fx.json --to lines
+done
+[ $n -ge 5 ] && pass json-fast-fixtures-read || fail json-fast-fixtures-read "only $n fixtures converted"
+# native documents in other layouts (members shuffled, sections deferred)
+for f in "$TOP"/tests/fuzz/corpus/json/*.json; do
+	both json-fast-corpus-$(basename "$f") "$f" --to json
+done
+
+# ---- perturbed documents: not the writer's layout, so the fast path must
+# give up (strict fails) and the fallback still reads the same model
+$GEN profile 7 300 > g7.json && SF_JSON_SLOW=1 $SFCONV -q g7.json --to json > w7.json
+for k in space crlf number order escape stackspace; do
+	$GEN perturb w7.json $k > p.json
+	if SF_JSON_STRICT=1 $SFCONV -q p.json --to json > /dev/null 2>&1; then
+		fail json-fast-perturb-$k-falls-back "the fast path read it all"
+	else
+		pass json-fast-perturb-$k-falls-back
+	fi
+	$SFCONV -q p.json --to json > p.out 2> p.err
+	expect_same json-fast-perturb-$k-same-model w7.json p.out
+	both json-fast-perturb-$k-both p.json --to lines
+done
+
+# ---- piece boundaries: the reader takes 256 KiB at a time, so padding the
+# first frame's name moves the cut through the "samples" mark (offsets
+# 1-11) and through every byte of the sample lines after it; a pipe cuts
+# elsewhere again.  All of it stays on the fast path.
+$GEN profile 11 12000 > big.json && SF_JSON_SLOW=1 $SFCONV -q big.json --to json > wbig.json
+for off in $(seq 0 30); do
+	$GEN pad wbig.json $off > pad.json
+	strict json-fast-cut-$off pad.json
+done
+SF_JSON_SLOW=1 $SFCONV -q wbig.json --to collapsed > big.want
+cat wbig.json | SF_JSON_STRICT=1 $SFCONV -q - --from json --to collapsed > big.got 2>&1
+expect_same json-fast-pipe big.want big.got
+
+# ---- bad input in a fast section: one line, the same as yajl's, at the
+# line of the bad element (its line number found here with grep)
+bad() { # NAME SED-EXPR WANT-REGEX
+	sed "$2" w7.json > bad.json
+	expect_error json-fast-bad-$1 1 "$3" $SFCONV -q bad.json --to json
+	both json-fast-bad-$1-same bad.json --to json
+}
+line=$(grep -n '^"samples":\[' w7.json | cut -d: -f1)
+l3=$((line + 3))
+bad stack-range "${l3}s/^\[[0-9]*,/[99999,/" "bad.json:$l3: samples\[2\]: stack, thread, time or labels out of range"
+bad weights "${l3}s/\]/,5]/" "bad.json:$l3: samples\[2\]: expected \[stack"
+bad garbage "${l3}s/,/,@/" "bad.json:$l3: invalid JSON"
+bad trailing-comma "\$s/\]\]}/],]}/" "invalid JSON"
+head -c 3000 wbig.json > cut.json
+expect_error json-fast-bad-truncated 1 "cut.json:[0-9]+: truncated JSON" $SFCONV -q cut.json --to json
+both json-fast-bad-truncated-same cut.json --to json
