@@ -9,7 +9,7 @@
  * the weight of the samples whose whole stack is the path to it.
  */
 #include "analyze.h"
-#include "an_map.h"
+#include "hash.h"
 #include "an_internal.h"
 
 #include <stdio.h>
@@ -30,16 +30,19 @@ struct tree {
 
 static int tree_push(struct tree *t, uint32_t parent, uint32_t func)
 {
-	if (t->nn == t->cap) {
-		size_t nc = t->cap ? t->cap * 2 : 1024;
-		struct tnode *x = sf_reallocarray(t->n, nc, sizeof(*x));
-		if (!x)
-			return -1;
-		t->n = x;
-		t->cap = nc;
-	}
+	if (sf_grow(&t->n, &t->cap, t->nn + 1, sizeof(*t->n)))
+		return -1;
 	t->n[t->nn++] = (struct tnode){ parent, func, 0, 0 };
 	return 0;
+}
+
+/* key: { parent, func } */
+static bool tnode_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct tree *t = ctx;
+	const uint32_t *k = key;
+
+	return t->n[id].parent == k[0] && t->n[id].func == k[1];
 }
 
 static int cmp_child(const void *a, const void *b, void *tree)
@@ -78,7 +81,7 @@ static int tree_build(struct tree *t, const struct sf_an_view *v,
 		for (size_t i = 0; i < t->nn; i++)
 			t->n[i].total = t->n[i].self;
 	} else {
-		struct sf_an_map m = { 0 };
+		struct sf_idx m = { 0 };   /* (parent, func) -> node */
 		if (tree_push(t, 0, UINT32_MAX))
 			return sf_error_nomem(ctx);
 		for (size_t i = 0; i < v->nsamples; i++) {
@@ -87,23 +90,20 @@ static int tree_build(struct tree *t, const struct sf_an_view *v,
 			for (uint32_t n = v->samples[i].node; n;
 			     n = v->nodes[n].parent) {
 				uint32_t f = v->nodes[n].func;
-				uint64_t key = (uint64_t)cur << 32 | f;
-				uint32_t *slot = sf_an_map_get(&m, key);
-				if (slot) {
-					cur = *slot;
-				} else {
-					if (tree_push(t, cur, f) ||
-					    !sf_an_map_put(&m, key,
-							   (uint32_t)t->nn - 1)) {
-						sf_an_map_free(&m);
-						return sf_error_nomem(ctx);
-					}
-					cur = (uint32_t)t->nn - 1;
+				uint32_t key[2] = { cur, f };
+				uint64_t h = sf_hash_u64(cur, f);
+				if (sf_idx_find(&m, h, tnode_eq, t, key, &cur))
+					continue;
+				if (tree_push(t, cur, f) ||
+				    !sf_idx_insert(&m, h, (uint32_t)t->nn - 1)) {
+					sf_idx_free(&m);
+					return sf_error_nomem(ctx);
 				}
+				cur = (uint32_t)t->nn - 1;
 			}
 			t->n[cur].self += w;
 		}
-		sf_an_map_free(&m);
+		sf_idx_free(&m);
 		for (size_t i = 0; i < t->nn; i++)
 			t->n[i].total = t->n[i].self;
 	}
