@@ -804,42 +804,6 @@ int sf_profile_default_type(struct sf_profile *p, struct sf_ctx *ctx,
 	return 0;
 }
 
-void sf_profile_count_type(const struct sf_profile *p, uint32_t *t,
-			   double *div)
-{
-	*div = 1;
-	*t = 0;
-	for (size_t i = 0; i < p->d.ntypes; i++)
-		if (!strcmp(p->d.types[i].type, "samples") &&
-		    !strcmp(p->d.types[i].unit, "count")) {
-			*t = (uint32_t)i;
-			return;
-		}
-	if (!p->d.ntypes)
-		return;
-	*t = p->d.meta.default_type < p->d.ntypes ? p->d.meta.default_type :
-						    (uint32_t)p->d.ntypes - 1;
-	if (p->d.meta.period > 0 && p->d.meta.period_type.unit &&
-	    !strcmp(p->d.meta.period_type.unit, p->d.types[*t].unit))
-		*div = p->d.meta.period;
-}
-
-int sf_sample_whole(const struct sf_profile *p, struct sf_ctx *ctx,
-		    size_t i, uint32_t t, double div, double max,
-		    const char *what, uint64_t *out, bool *rounded)
-{
-	double x = p->d.ntypes ? sf_weight(p, i, t) / div : 1;
-
-	if (!(x >= 0) || x > max)
-		return sf_error(ctx, SF_ELIMIT, NULL, 0,
-				"sample %zu: weight %g cannot be written as "
-				"%s", i, x, what);
-	double rx = nearbyint(x);
-	*rounded |= rx != x;
-	*out = (uint64_t)rx;
-	return 0;
-}
-
 /* ----- labels ----- */
 
 static int label_cmp(const void *a, const void *b)
