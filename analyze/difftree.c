@@ -472,7 +472,12 @@ int sf_an_diff_tree(struct sf_output *o, const struct sf_an_view *base,
 				sf_an_put_w(o, pb, bexp);
 				sf_output_puts(o, ",\"new_total\":");
 				sf_an_put_w(o, pn, nexp);
-				sf_output_puts(o, "}}");
+				sf_output_putc(o, '}');
+				if (!f->node) {
+					sf_output_putc(o, ',');
+					sf_an__put_json_diff_kind(o, base, cur);
+				}
+				sf_output_putc(o, '}');
 			} else {
 				sf_an_fmt_w(b1, sizeof(b1), pb, bexp,
 					    base->unit, dopt->raw);
@@ -486,7 +491,13 @@ int sf_an_diff_tree(struct sf_output *o, const struct sf_an_view *base,
 						 npruned, topt->min_percent);
 			}
 		} else if (topt->json) {
-			sf_output_puts(o, "]}");
+			sf_output_putc(o, ']');
+			if (!f->node) {
+				/* the root, last, as in sf_an_tree */
+				sf_output_putc(o, ',');
+				sf_an__put_json_diff_kind(o, base, cur);
+			}
+			sf_output_putc(o, '}');
 		}
 		if (--sp == 0)
 			break;

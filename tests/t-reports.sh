@@ -69,6 +69,20 @@ grep -q '"unit":"nanoseconds","samples":3,"total":675225100,' flat.json &&
 	grep -q '{"name":"inner","self":425224100,"total":425224100}' flat.json &&
 	pass units-json-exact || fail units-json-exact "$(head -c 300 flat.json)"
 
+# --diff JSON names the unit of each side (issue #15): NEW is cpu.perf
+# (cpu-clock, nanoseconds, 3 samples, total 675225100); BASE two lines of
+# counted samples (samples, count, 2 input samples, total 2 + 1 = 3)
+printf '0\t2\tapp;main;work\n0\t1\tapp;main\n' > cnt.samples.tsv
+kind='"type":"cpu-clock","unit":"nanoseconds","samples":3,"base_type":"samples","base_unit":"count","base_samples":2'
+$SFANALYZE --diff --json cnt.samples.tsv -- cpu.perf > dj.json
+grep -q "^{$kind,\"base_total\":3,\"new_total\":675225100,\"functions\":\\[" dj.json &&
+	grep -q '^{"name":"inner","base_self":0,"new_self":425224100,' dj.json &&
+	pass units-diff-json || fail units-diff-json "$(head -c 300 dj.json)"
+# the differential tree: the same members on the root, after its children
+$SFANALYZE --diff --tree --json cnt.samples.tsv -- cpu.perf > dtj.json
+grep -q "^{\"name\":null,\"base_total\":3,\"new_total\":675225100,.*\]\]*,$kind}\$" dtj.json &&
+	pass units-diff-tree-json || fail units-diff-tree-json "$(tail -c 300 dtj.json)"
+
 # the call graph: units in text, thread times only where there is time
 $SFANALYZE --callgraph cpu.perf > cg.out
 grep -q '^  Total time: 675.23ms$' cg.out &&
