@@ -233,7 +233,35 @@ struct frame {
 	size_t pruned;         /* nodes in children below min-percent */
 	sf_an_w pruned_w;
 	bool entered;
+	uint32_t depth;        /* of node in the tree (a chain line counts
+				* all its frames) */
 };
+
+/* The chain that starts at node n (not the root): while a node's largest
+ * child has the node's whole total (so the node has no self and every
+ * other child weighs 0) and every other child is hidden, the chain goes
+ * on into that child, down to depth `max_depth` (0: no limit).  Returns
+ * the last node and sets *len to the chain's nodes, *hidden to the nodes
+ * in the zero-weight siblings it passed. */
+static uint32_t chain_end(const struct tree *t, uint32_t n, uint32_t depth,
+			  uint32_t max_depth, bool zero_hidden, uint32_t *len,
+			  size_t *hidden, const size_t *size)
+{
+	*len = 1;
+	*hidden = 0;
+	for (;;) {
+		uint32_t c0 = t->cstart[n], c1 = t->cstart[n + 1];
+		if (c0 == c1 || t->n[t->child[c0]].total != t->n[n].total ||
+		    (c1 - c0 > 1 && !zero_hidden) ||
+		    (max_depth && depth >= max_depth))
+			return n;
+		for (uint32_t i = c0 + 1; i < c1; i++)
+			*hidden += size[t->child[i]];
+		n = t->child[c0];
+		depth++;
+		++*len;
+	}
+}
 
 int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 	       const struct sf_an_tree_opts *opt, struct sf_ctx *ctx)
@@ -302,13 +330,32 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 				 "%", ws, "Self");
 	}
 	size_t sp = 0;
-	st[sp++] = (struct frame){ 0, t.cstart[0], t.cstart[1], 0, 0, false };
+	st[sp++] = (struct frame){ 0, t.cstart[0], t.cstart[1], 0, 0, false,
+				   0 };
 	for (;;) {
 		struct frame *f = &st[sp - 1];
 		const struct tnode *x = &t.n[f->node];
 		if (!f->entered) {
 			f->entered = true;
-			/* entering the node */
+			/* entering the node, or a chain of nodes as one */
+			uint32_t first = f->node, clen = 1;
+			if (!opt->json && !opt->no_collapse && f->node) {
+				size_t zh;
+				uint32_t e = chain_end(&t, f->node, f->depth,
+						       opt->max_depth,
+						       pct(0, whole) < minp,
+						       &clen, &zh, size);
+				if (clen >= SF_AN_TREE_CHAIN) {
+					f->node = e;
+					f->next = t.cstart[e];
+					f->end = t.cstart[e + 1];
+					f->depth += clen - 1;
+					hidden_nodes += zh;
+					x = &t.n[e];
+				} else {
+					clen = 1;
+				}
+			}
 			double tot = sf_an_double(x->total, v->exp);
 			if (opt->json) {
 				if (f->node) {
@@ -339,6 +386,14 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 							  "\u2514\u2500 " :
 							  "\u251c\u2500 ");
 				}
+				if (clen > 1) {
+					sf_an__put_name(o, v->names[
+						t.n[first].func]);
+					sf_output_printf(o, " \u2192 \u2026 "
+							 "(%u frames) "
+							 "\u2192 ",
+							 clen - 2);
+				}
 				if (f->node)
 					sf_an__put_name(o, v->names[x->func]);
 				else
@@ -356,7 +411,7 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 					break;
 				}
 			}
-			if (opt->max_depth && sp - 1 >= opt->max_depth) {
+			if (opt->max_depth && f->depth >= opt->max_depth) {
 				if (f->end > f->next)
 					depth_cut_nodes += f->end - f->next;
 				keep = f->next;
@@ -384,7 +439,7 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 			}
 			st[sp++] = (struct frame){ c, t.cstart[c],
 						   t.cstart[c + 1], 0, 0,
-						   false };
+						   false, f->depth + 1 };
 			continue;
 		}
 		/* leaving the node */
