@@ -36,5 +36,11 @@ void sf_an__put_prefix(struct sf_output *o, const char *pre,
 /* JSON members "type", "unit", "samples" of view v (no braces, no
  * leading comma): what a report's numbers are. */
 void sf_an__put_json_kind(struct sf_output *o, const struct sf_an_view *v);
+/* The same for a comparison: "type", "unit", "samples" of the NEW view
+ * `cur` (the side a raw delta is in), then "base_type", "base_unit",
+ * "base_samples" of `base`. */
+void sf_an__put_json_diff_kind(struct sf_output *o,
+			       const struct sf_an_view *base,
+			       const struct sf_an_view *cur);
 
 #endif

@@ -175,14 +175,24 @@ void sf_an_fmt_w(char *buf, size_t size, sf_an_w v, int exp,
  * marks a parent whose children were hidden with "pruned": {"nodes": N,
  * "total": W} (N counts the hidden subtrees' nodes, W their roots' total)
  * and gives the root, after its children, "type", "unit" and "samples"
- * (the input samples kept). */
+ * (the input samples kept).
+ *
+ * Text also joins chains (unless no_collapse): a run of at least
+ * SF_AN_TREE_CHAIN nodes below the root, each but the last with one shown
+ * child that has its whole total (Java-style stacks: dozens of frames
+ * that only call the next), is one line "FIRST → … (N frames) → LAST"
+ * with the chain's total and LAST's self, N the nodes in between; LAST's
+ * children follow as its children, and --depth still counts every frame.
+ * Shorter runs stay one line per node.  JSON is never joined. */
 #define SF_AN_TREE_MIN_PERCENT 0.5
+#define SF_AN_TREE_CHAIN 4
 struct sf_an_tree_opts {
 	bool inverted;        /* bottom-up: roots are leaf functions */
 	double min_percent;   /* prune nodes below this % of the whole */
 	uint32_t max_depth;   /* 0 = unlimited */
 	bool json;
 	bool raw;             /* text: exact numbers, header as before units */
+	bool no_collapse;     /* text: one line per node, no chain lines */
 };
 int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 	       const struct sf_an_tree_opts *opt, struct sf_ctx *ctx);

@@ -17,7 +17,7 @@
   */
 #include "analyze.h"
 #include "an_internal.h"
-#include "an_map.h"
+#include "hash.h"
 
 #include <gmp.h>
 #include <math.h>
@@ -78,7 +78,7 @@ struct acc {
 	struct sf_an_cg *g;
 	struct bucket *b;
 	size_t nb, capb, cape;
-	struct sf_an_map pairs;   /* from << 32 | to -> edge */
+	struct sf_idx pairs;      /* (from, to) -> edge */
 	uint32_t *etab;           /* from * nnodes + to -> edge + 1, or NULL */
 	bool slow;                /* bucket sums */
 	bool overflow;            /* a fast sum overflowed: redo them slow */
@@ -96,14 +96,8 @@ static int bucket_add(struct acc *a, uint32_t *head, uint32_t k, sf_an_w w)
 			return 0;
 		}
 	}
-	if (a->nb >= a->capb) {
-		size_t nc = a->capb ? a->capb * 2 : 1024;
-		struct bucket *nbk = sf_reallocarray(a->b, nc, sizeof(*nbk));
-		if (!nbk)
-			return -1;
-		a->b = nbk;
-		a->capb = nc;
-	}
+	if (sf_grow(&a->b, &a->capb, a->nb + 1, sizeof(*a->b)))
+		return -1;
 	a->b[a->nb] = (struct bucket){ k, *head, w };
 	*head = (uint32_t)a->nb++;
 	return 0;
@@ -113,14 +107,8 @@ static int edge_new(struct acc *a, uint32_t from, uint32_t to, uint32_t *out)
 {
 	struct sf_an_cg *g = a->g;
 
-	if (g->nedges == a->cape) {
-		size_t nc = a->cape ? a->cape * 2 : 1024;
-		struct edge *ne = sf_reallocarray(g->edges, nc, sizeof(*ne));
-		if (!ne)
-			return -1;
-		g->edges = ne;
-		a->cape = nc;
-	}
+	if (sf_grow(&g->edges, &a->cape, g->nedges + 1, sizeof(*g->edges)))
+		return -1;
 	if (g->nedges >= UINT32_MAX - 1)
 		return -1;
 	memset(&g->edges[g->nedges], 0, sizeof(struct edge));
@@ -128,6 +116,15 @@ static int edge_new(struct acc *a, uint32_t from, uint32_t to, uint32_t *out)
 	g->edges[g->nedges].to = to;
 	*out = (uint32_t)g->nedges++;
 	return 0;
+}
+
+/* key: { from, to } */
+static bool edge_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct sf_an_cg *g = ctx;
+	const uint32_t *k = key;
+
+	return g->edges[id].from == k[0] && g->edges[id].to == k[1];
 }
 
 /* The edge from -> to, created if this is its first occurrence. */
@@ -145,14 +142,11 @@ static inline int edge_get(struct acc *a, uint32_t from, uint32_t to,
 		*slot = *out + 1;
 		return 0;
 	}
-	uint64_t key = (uint64_t)from << 32 | to;
-	uint32_t *slot = sf_an_map_get(&a->pairs, key);
-	if (slot) {
-		*out = *slot;
+	uint32_t key[2] = { from, to };
+	uint64_t h = sf_hash_u64(from, to);
+	if (sf_idx_find(&a->pairs, h, edge_eq, a->g, key, out))
 		return 0;
-	}
-	if (edge_new(a, from, to, out) ||
-	    !sf_an_map_put(&a->pairs, key, *out))
+	if (edge_new(a, from, to, out) || !sf_idx_insert(&a->pairs, h, *out))
 		return -1;
 	return 0;
 }
@@ -765,7 +759,7 @@ fail:
 	g = NULL;
 done:
 	free(a.b);
-	sf_an_map_free(&a.pairs);
+	sf_idx_free(&a.pairs);
 	free(a.etab);
 	free(a.per);
 	free(cgp);

@@ -12,7 +12,7 @@
  */
 #include "analyze.h"
 #include "an_internal.h"
-#include "an_map.h"
+#include "hash.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -31,31 +31,33 @@ struct mnode {
 struct mtree {
 	struct mnode *n;
 	size_t nn, cap;
-	struct sf_an_map map;    /* (parent << 32 | func) -> node */
+	struct sf_idx map;       /* (parent, func) -> node */
 	const char **names;      /* merged function names, sorted */
 	size_t nnames;
 	uint32_t *cstart, *child;
 	uint32_t *nvis;          /* per node: visible children (a prefix) */
 };
 
+/* key: { parent, func } */
+static bool mnode_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct mtree *t = ctx;
+	const uint32_t *k = key;
+
+	return t->n[id].parent == k[0] && t->n[id].func == k[1];
+}
+
 /* The child of `parent` for function `f`, created when absent;
  * UINT32_MAX on ENOMEM. */
 static uint32_t mt_child(struct mtree *t, uint32_t parent, uint32_t f)
 {
-	uint64_t key = (uint64_t)parent << 32 | f;
-	uint32_t *slot = sf_an_map_get(&t->map, key);
+	uint32_t key[2] = { parent, f }, id;
+	uint64_t h = sf_hash_u64(parent, f);
 
-	if (slot)
-		return *slot;
-	if (t->nn == t->cap) {
-		size_t nc = t->cap ? t->cap * 2 : 1024;
-		struct mnode *x = sf_reallocarray(t->n, nc, sizeof(*x));
-		if (!x)
-			return UINT32_MAX;
-		t->n = x;
-		t->cap = nc;
-	}
-	if (!sf_an_map_put(&t->map, key, (uint32_t)t->nn))
+	if (sf_idx_find(&t->map, h, mnode_eq, t, key, &id))
+		return id;
+	if (sf_grow(&t->n, &t->cap, t->nn + 1, sizeof(*t->n)) ||
+	    !sf_idx_insert(&t->map, h, (uint32_t)t->nn))
 		return UINT32_MAX;
 	t->n[t->nn] = (struct mnode){ .parent = parent, .func = f };
 	return (uint32_t)t->nn++;
@@ -192,7 +194,7 @@ static double pct(double part, double whole)
 static void mt_free(struct mtree *t)
 {
 	free(t->n);
-	sf_an_map_free(&t->map);
+	sf_idx_free(&t->map);
 	free(t->names);
 	free(t->cstart);
 	free(t->child);
@@ -470,7 +472,12 @@ int sf_an_diff_tree(struct sf_output *o, const struct sf_an_view *base,
 				sf_an_put_w(o, pb, bexp);
 				sf_output_puts(o, ",\"new_total\":");
 				sf_an_put_w(o, pn, nexp);
-				sf_output_puts(o, "}}");
+				sf_output_putc(o, '}');
+				if (!f->node) {
+					sf_output_putc(o, ',');
+					sf_an__put_json_diff_kind(o, base, cur);
+				}
+				sf_output_putc(o, '}');
 			} else {
 				sf_an_fmt_w(b1, sizeof(b1), pb, bexp,
 					    base->unit, dopt->raw);
@@ -484,7 +491,13 @@ int sf_an_diff_tree(struct sf_output *o, const struct sf_an_view *base,
 						 npruned, topt->min_percent);
 			}
 		} else if (topt->json) {
-			sf_output_puts(o, "]}");
+			sf_output_putc(o, ']');
+			if (!f->node) {
+				/* the root, last, as in sf_an_tree */
+				sf_output_putc(o, ',');
+				sf_an__put_json_diff_kind(o, base, cur);
+			}
+			sf_output_putc(o, '}');
 		}
 		if (--sp == 0)
 			break;

@@ -120,9 +120,15 @@ int sf_an_diff(struct sf_output *o, const struct sf_an_view *base,
 	qsort(rows, nr, sizeof(*rows), cmp_delta);
 	bool thr = opt->threshold > 0;
 	size_t nreg = 0;
-	if (opt->json)
-		sf_output_putc(o, '[');
-	else {
+	if (opt->json) {
+		sf_output_putc(o, '{');
+		sf_an__put_json_diff_kind(o, base, cur);
+		sf_output_puts(o, ",\"base_total\":");
+		sf_an_put_w(o, base->total, base->exp);
+		sf_output_puts(o, ",\"new_total\":");
+		sf_an_put_w(o, cur->total, cur->exp);
+		sf_output_puts(o, ",\"functions\":[");
+	} else {
 		char b1[64], b2[64];
 		sf_an_fmt_unit(b1, sizeof(b1), BT, base->unit, opt->raw);
 		sf_an_fmt_unit(b2, sizeof(b2), NT, cur->unit, opt->raw);
@@ -200,7 +206,7 @@ int sf_an_diff(struct sf_output *o, const struct sf_an_view *base,
 		sf_output_puts(o, reg ? "  <- REGRESSION\n" : "\n");
 	}
 	if (opt->json)
-		sf_output_putc(o, ']');
+		sf_output_puts(o, "]}");
 	else if (thr)
 		sf_output_printf(o, "%zu regression%s above %g%s\n", nreg,
 				 nreg == 1 ? "" : "s", opt->threshold,

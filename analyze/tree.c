@@ -9,7 +9,7 @@
  * the weight of the samples whose whole stack is the path to it.
  */
 #include "analyze.h"
-#include "an_map.h"
+#include "hash.h"
 #include "an_internal.h"
 
 #include <stdio.h>
@@ -30,16 +30,19 @@ struct tree {
 
 static int tree_push(struct tree *t, uint32_t parent, uint32_t func)
 {
-	if (t->nn == t->cap) {
-		size_t nc = t->cap ? t->cap * 2 : 1024;
-		struct tnode *x = sf_reallocarray(t->n, nc, sizeof(*x));
-		if (!x)
-			return -1;
-		t->n = x;
-		t->cap = nc;
-	}
+	if (sf_grow(&t->n, &t->cap, t->nn + 1, sizeof(*t->n)))
+		return -1;
 	t->n[t->nn++] = (struct tnode){ parent, func, 0, 0 };
 	return 0;
+}
+
+/* key: { parent, func } */
+static bool tnode_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct tree *t = ctx;
+	const uint32_t *k = key;
+
+	return t->n[id].parent == k[0] && t->n[id].func == k[1];
 }
 
 static int cmp_child(const void *a, const void *b, void *tree)
@@ -78,7 +81,7 @@ static int tree_build(struct tree *t, const struct sf_an_view *v,
 		for (size_t i = 0; i < t->nn; i++)
 			t->n[i].total = t->n[i].self;
 	} else {
-		struct sf_an_map m = { 0 };
+		struct sf_idx m = { 0 };   /* (parent, func) -> node */
 		if (tree_push(t, 0, UINT32_MAX))
 			return sf_error_nomem(ctx);
 		for (size_t i = 0; i < v->nsamples; i++) {
@@ -87,23 +90,20 @@ static int tree_build(struct tree *t, const struct sf_an_view *v,
 			for (uint32_t n = v->samples[i].node; n;
 			     n = v->nodes[n].parent) {
 				uint32_t f = v->nodes[n].func;
-				uint64_t key = (uint64_t)cur << 32 | f;
-				uint32_t *slot = sf_an_map_get(&m, key);
-				if (slot) {
-					cur = *slot;
-				} else {
-					if (tree_push(t, cur, f) ||
-					    !sf_an_map_put(&m, key,
-							   (uint32_t)t->nn - 1)) {
-						sf_an_map_free(&m);
-						return sf_error_nomem(ctx);
-					}
-					cur = (uint32_t)t->nn - 1;
+				uint32_t key[2] = { cur, f };
+				uint64_t h = sf_hash_u64(cur, f);
+				if (sf_idx_find(&m, h, tnode_eq, t, key, &cur))
+					continue;
+				if (tree_push(t, cur, f) ||
+				    !sf_idx_insert(&m, h, (uint32_t)t->nn - 1)) {
+					sf_idx_free(&m);
+					return sf_error_nomem(ctx);
 				}
+				cur = (uint32_t)t->nn - 1;
 			}
 			t->n[cur].self += w;
 		}
-		sf_an_map_free(&m);
+		sf_idx_free(&m);
 		for (size_t i = 0; i < t->nn; i++)
 			t->n[i].total = t->n[i].self;
 	}
@@ -233,7 +233,35 @@ struct frame {
 	size_t pruned;         /* nodes in children below min-percent */
 	sf_an_w pruned_w;
 	bool entered;
+	uint32_t depth;        /* of node in the tree (a chain line counts
+				* all its frames) */
 };
+
+/* The chain that starts at node n (not the root): while a node's largest
+ * child has the node's whole total (so the node has no self and every
+ * other child weighs 0) and every other child is hidden, the chain goes
+ * on into that child, down to depth `max_depth` (0: no limit).  Returns
+ * the last node and sets *len to the chain's nodes, *hidden to the nodes
+ * in the zero-weight siblings it passed. */
+static uint32_t chain_end(const struct tree *t, uint32_t n, uint32_t depth,
+			  uint32_t max_depth, bool zero_hidden, uint32_t *len,
+			  size_t *hidden, const size_t *size)
+{
+	*len = 1;
+	*hidden = 0;
+	for (;;) {
+		uint32_t c0 = t->cstart[n], c1 = t->cstart[n + 1];
+		if (c0 == c1 || t->n[t->child[c0]].total != t->n[n].total ||
+		    (c1 - c0 > 1 && !zero_hidden) ||
+		    (max_depth && depth >= max_depth))
+			return n;
+		for (uint32_t i = c0 + 1; i < c1; i++)
+			*hidden += size[t->child[i]];
+		n = t->child[c0];
+		depth++;
+		++*len;
+	}
+}
 
 int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 	       const struct sf_an_tree_opts *opt, struct sf_ctx *ctx)
@@ -302,13 +330,32 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 				 "%", ws, "Self");
 	}
 	size_t sp = 0;
-	st[sp++] = (struct frame){ 0, t.cstart[0], t.cstart[1], 0, 0, false };
+	st[sp++] = (struct frame){ 0, t.cstart[0], t.cstart[1], 0, 0, false,
+				   0 };
 	for (;;) {
 		struct frame *f = &st[sp - 1];
 		const struct tnode *x = &t.n[f->node];
 		if (!f->entered) {
 			f->entered = true;
-			/* entering the node */
+			/* entering the node, or a chain of nodes as one */
+			uint32_t first = f->node, clen = 1;
+			if (!opt->json && !opt->no_collapse && f->node) {
+				size_t zh;
+				uint32_t e = chain_end(&t, f->node, f->depth,
+						       opt->max_depth,
+						       pct(0, whole) < minp,
+						       &clen, &zh, size);
+				if (clen >= SF_AN_TREE_CHAIN) {
+					f->node = e;
+					f->next = t.cstart[e];
+					f->end = t.cstart[e + 1];
+					f->depth += clen - 1;
+					hidden_nodes += zh;
+					x = &t.n[e];
+				} else {
+					clen = 1;
+				}
+			}
 			double tot = sf_an_double(x->total, v->exp);
 			if (opt->json) {
 				if (f->node) {
@@ -339,6 +386,14 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 							  "\u2514\u2500 " :
 							  "\u251c\u2500 ");
 				}
+				if (clen > 1) {
+					sf_an__put_name(o, v->names[
+						t.n[first].func]);
+					sf_output_printf(o, " \u2192 \u2026 "
+							 "(%u frames) "
+							 "\u2192 ",
+							 clen - 2);
+				}
 				if (f->node)
 					sf_an__put_name(o, v->names[x->func]);
 				else
@@ -356,7 +411,7 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 					break;
 				}
 			}
-			if (opt->max_depth && sp - 1 >= opt->max_depth) {
+			if (opt->max_depth && f->depth >= opt->max_depth) {
 				if (f->end > f->next)
 					depth_cut_nodes += f->end - f->next;
 				keep = f->next;
@@ -384,7 +439,7 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 			}
 			st[sp++] = (struct frame){ c, t.cstart[c],
 						   t.cstart[c + 1], 0, 0,
-						   false };
+						   false, f->depth + 1 };
 			continue;
 		}
 		/* leaving the node */

@@ -122,12 +122,28 @@ void sf_an_fmt_w(char *buf, size_t size, sf_an_w v, int exp,
 	sf_an_fmt_unit(buf, size, sf_an_double(v, exp), unit, raw);
 }
 
+/* "PREFIXtype", "PREFIXunit", "PREFIXsamples" of v */
+static void put_kind(struct sf_output *o, const char *prefix,
+		     const struct sf_an_view *v)
+{
+	sf_output_printf(o, "\"%stype\":", prefix);
+	sf_an_put_json_str(o, v->type);
+	sf_output_printf(o, ",\"%sunit\":", prefix);
+	sf_an_put_json_str(o, v->unit);
+	sf_output_printf(o, ",\"%ssamples\":", prefix);
+	sf_output_u64(o, v->nraw);
+}
+
 void sf_an__put_json_kind(struct sf_output *o, const struct sf_an_view *v)
 {
-	sf_output_puts(o, "\"type\":");
-	sf_an_put_json_str(o, v->type);
-	sf_output_puts(o, ",\"unit\":");
-	sf_an_put_json_str(o, v->unit);
-	sf_output_puts(o, ",\"samples\":");
-	sf_output_u64(o, v->nraw);
+	put_kind(o, "", v);
+}
+
+void sf_an__put_json_diff_kind(struct sf_output *o,
+			       const struct sf_an_view *base,
+			       const struct sf_an_view *cur)
+{
+	put_kind(o, "", cur);
+	sf_output_putc(o, ',');
+	put_kind(o, "base_", base);
 }

@@ -1,7 +1,7 @@
 /* view.c - from a profile to the filtered, exact view every report reads
  * (see analyze.h for the rules). */
 #include "analyze.h"
-#include "an_map.h"
+#include "hash.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -30,6 +30,52 @@ static void key_label(const struct sf_profile *p, size_t k, char *buf,
 		snprintf(buf, n, "(thread %zu)", k);
 }
 
+/* The tables of this file: each holds ids into an array the builder owns,
+ * and these say when an id's entry equals a key. */
+struct tid_seen {
+	const struct sf_profile *p;
+	const size_t *order;    /* id -> thread key */
+};
+
+static bool tid_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct tid_seen *c = ctx;
+
+	return c->p->d.threads[c->order[id]].tid == *(const int64_t *)key;
+}
+
+static bool frame_name_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct sf_profile *p = ctx;
+
+	return p->d.frames[id].name == *(const char *const *)key;
+}
+
+static bool func_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct sf_an_view *v = ctx;
+
+	return v->names[id] == *(const char *const *)key;
+}
+
+/* key: { parent, func } */
+static bool node_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct sf_an_view *v = ctx;
+	const uint32_t *k = key;
+
+	return v->nodes[id].parent == k[0] && v->nodes[id].func == k[1];
+}
+
+/* key: { thread rank, node } */
+static bool fold_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct sf_an_view *v = ctx;
+	const uint32_t *k = key;
+
+	return v->samples[id].node == k[1] && v->samples[id].thread == k[0];
+}
+
 /* ids[k]: call-graph id of thread key k, -1 if it has no sample. */
 static int thread_ids(int64_t **out, const struct sf_profile *p, int mode,
 		      struct sf_ctx *ctx)
@@ -37,7 +83,8 @@ static int thread_ids(int64_t **out, const struct sf_profile *p, int mode,
 	size_t nk = p->d.nthreads + 1, nseen = 0;
 	int64_t *id = malloc(nk * sizeof(*id));
 	size_t *order = malloc(nk * sizeof(*order));
-	struct sf_an_map seen = { 0 };
+	struct sf_idx seen = { 0 };
+	struct tid_seen sc = { p, order };
 	bool tid_ok = true;
 	int64_t maxtid = -1;
 	int rc = 0;
@@ -58,11 +105,14 @@ static int thread_ids(int64_t **out, const struct sf_profile *p, int mode,
 	for (size_t j = 0; j < nseen && tid_ok; j++) {
 		size_t k = order[j];
 		int64_t t = k == p->d.nthreads ? -1 : p->d.threads[k].tid;
-		if (t < 0 || t == SF_NO_ID || sf_an_map_get(&seen, (uint64_t)t)) {
+		uint64_t h = sf_hash(&t, sizeof(t));
+		uint32_t dup;
+		if (t < 0 || t == SF_NO_ID ||
+		    sf_idx_find(&seen, h, tid_eq, &sc, &t, &dup)) {
 			tid_ok = false;
 			break;
 		}
-		if (!sf_an_map_put(&seen, (uint64_t)t, 0)) {
+		if (!sf_idx_insert(&seen, h, (uint32_t)j)) {
 			rc = sf_error_nomem(ctx);
 			goto done;
 		}
@@ -88,7 +138,7 @@ static int thread_ids(int64_t **out, const struct sf_profile *p, int mode,
 		id[k] = use_tid ? p->d.threads[k].tid : (int64_t)j;
 	}
 done:
-	sf_an_map_free(&seen);
+	sf_idx_free(&seen);
 	free(order);
 	if (rc) {
 		free(id);
@@ -215,8 +265,8 @@ struct builder {
 	uint32_t *vnode;       /* per profile stack */
 	uint32_t *frfunc;      /* per profile frame: its function, or UNSET */
 	uint32_t *walk;        /* scratch, maxdepth + 1 */
-	struct sf_an_map funcs;  /* name pointer -> func */
-	struct sf_an_map nodes;  /* parent << 32 | func -> node */
+	struct sf_idx funcs;     /* name pointer -> func */
+	struct sf_idx nodes;     /* (parent, func) -> node */
 	size_t cap_names, cap_nodes;
 	/* no two profile stacks can reach one view node (no --hide, no
 	 * --collapse-recursion, no two frames with one name): every
@@ -264,24 +314,16 @@ static uint8_t stack_flags(struct builder *b, sf_stack_id s)
 static int func_of(struct builder *b, const char *name, uint32_t *out,
 		   struct sf_ctx *ctx)
 {
-	uint32_t *slot = sf_an_map_get(&b->funcs, (uint64_t)(uintptr_t)name);
+	uint64_t h = sf_hash(&name, sizeof(name));
 	struct sf_an_view *v = b->v;
 
-	if (slot) {
-		*out = *slot;
+	if (sf_idx_find(&b->funcs, h, func_eq, v, &name, out))
 		return 0;
-	}
-	if (v->nfuncs == b->cap_names) {
-		size_t nc = b->cap_names ? b->cap_names * 2 : 256;
-		const char **nn = sf_reallocarray(v->names, nc, sizeof(*nn));
-		if (!nn)
-			return sf_error_nomem(ctx);
-		v->names = nn;
-		b->cap_names = nc;
-	}
+	if (sf_grow(&v->names, &b->cap_names, v->nfuncs + 1,
+		    sizeof(*v->names)))
+		return sf_error_nomem(ctx);
 	v->names[v->nfuncs] = name;
-	if (!sf_an_map_put(&b->funcs, (uint64_t)(uintptr_t)name,
-			   (uint32_t)v->nfuncs))
+	if (!sf_idx_insert(&b->funcs, h, (uint32_t)v->nfuncs))
 		return sf_error_nomem(ctx);
 	*out = (uint32_t)v->nfuncs++;
 	return 0;
@@ -290,23 +332,15 @@ static int func_of(struct builder *b, const char *name, uint32_t *out,
 static int child_of(struct builder *b, uint32_t parent, uint32_t func,
 		    uint32_t *out, struct sf_ctx *ctx)
 {
-	uint64_t key = (uint64_t)parent << 32 | func;
-	uint32_t *slot = b->direct ? NULL : sf_an_map_get(&b->nodes, key);
+	uint32_t key[2] = { parent, func };
+	uint64_t h = b->direct ? 0 : sf_hash_u64(parent, func);
 	struct sf_an_view *v = b->v;
 
-	if (slot) {
-		*out = *slot;
+	if (!b->direct && sf_idx_find(&b->nodes, h, node_eq, v, key, out))
 		return 0;
-	}
-	if (v->nnodes == b->cap_nodes) {
-		size_t nc = b->cap_nodes * 2;
-		struct sf_an_node *nn = sf_reallocarray(v->nodes, nc,
-							sizeof(*nn));
-		if (!nn)
-			return sf_error_nomem(ctx);
-		v->nodes = nn;
-		b->cap_nodes = nc;
-	}
+	if (sf_grow(&v->nodes, &b->cap_nodes, v->nnodes + 1,
+		    sizeof(*v->nodes)))
+		return sf_error_nomem(ctx);
 	if (v->nnodes >= UINT32_MAX - 1)
 		return sf_error(ctx, SF_ELIMIT, NULL, 0, "too many stacks");
 	struct sf_an_node *n = &v->nodes[v->nnodes];
@@ -315,7 +349,7 @@ static int child_of(struct builder *b, uint32_t parent, uint32_t func,
 	n->depth = v->nodes[parent].depth + 1;
 	if (n->depth > v->maxdepth)
 		v->maxdepth = n->depth;
-	if (!b->direct && !sf_an_map_put(&b->nodes, key, (uint32_t)v->nnodes))
+	if (!b->direct && !sf_idx_insert(&b->nodes, h, (uint32_t)v->nnodes))
 		return sf_error_nomem(ctx);
 	*out = (uint32_t)v->nnodes++;
 	return 0;
@@ -450,7 +484,7 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 	size_t *rank = NULL, *start = NULL, *ord = NULL;
 	sf_an_w *dur = NULL;
 	bool *dropped = NULL;
-	struct sf_an_map fold = { 0 };
+	struct sf_idx fold = { 0 };     /* (thread rank, node) -> sample */
 	size_t cap_samples = 0;
 	uint32_t pmax = 0;
 	uint64_t occ = 0;
@@ -602,20 +636,22 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 	b.direct = !f->nhide && !f->collapse_recursion;
 	{
 		/* frames with one name make one function */
-		struct sf_an_map names = { 0 };
+		struct sf_idx names = { 0 };
 		for (size_t i = 0; i < p->d.nframes && b.direct; i++) {
-			uint64_t k = (uint64_t)(uintptr_t)p->d.frames[i].name;
-			if (sf_an_map_get(&names, k))
+			const char *k = p->d.frames[i].name;
+			uint64_t h = sf_hash(&k, sizeof(k));
+			uint32_t dup;
+			if (sf_idx_find(&names, h, frame_name_eq, p, &k, &dup))
 				b.direct = false;
-			else if (!sf_an_map_put(&names, k, 0)) {
-				sf_an_map_free(&names);
+			else if (!sf_idx_insert(&names, h, (uint32_t)i)) {
+				sf_idx_free(&names);
 				rc = sf_error_nomem(ctx);
 				goto done;
 			}
 		}
-		sf_an_map_free(&names);
+		sf_idx_free(&names);
 	}
-	if (!b.direct && !sf_an_map_reserve(&b.nodes, p->d.nstacks)) {
+	if (!b.direct && !sf_idx_reserve(&b.nodes, p->d.nstacks)) {
 		rc = sf_error_nomem(ctx);
 		goto done;
 	}
@@ -662,26 +698,20 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 		 * faults than the probes of `fold` they would save */
 		if ((rc = view_node(&b, s->stack, &node, ctx)))
 			goto done;
-		uint64_t key = (uint64_t)rank[k] << 32 | node;
-		uint32_t *slot = sf_an_map_get(&fold, key);
-		if (slot) {
-			v->samples[*slot].w += w;
+		uint32_t key[2] = { (uint32_t)rank[k], node }, at;
+		uint64_t h = sf_hash_u64(key[0], node);
+		if (sf_idx_find(&fold, h, fold_eq, v, key, &at)) {
+			v->samples[at].w += w;
 			continue;
 		}
-		if (v->nsamples == cap_samples) {
-			size_t nc = cap_samples ? cap_samples * 2 : 1024;
-			struct sf_an_sample *nsm = sf_reallocarray(
-				v->samples, nc, sizeof(*nsm));
-			if (!nsm) {
-				rc = sf_error_nomem(ctx);
-				goto done;
-			}
-			v->samples = nsm;
-			cap_samples = nc;
+		if (sf_grow(&v->samples, &cap_samples, v->nsamples + 1,
+			    sizeof(*v->samples))) {
+			rc = sf_error_nomem(ctx);
+			goto done;
 		}
 		v->samples[v->nsamples] = (struct sf_an_sample){
 			node, (uint32_t)rank[k], w };
-		if (!sf_an_map_put(&fold, key, (uint32_t)v->nsamples)) {
+		if (!sf_idx_insert(&fold, h, (uint32_t)v->nsamples)) {
 			rc = sf_error_nomem(ctx);
 			goto done;
 		}
@@ -701,9 +731,9 @@ done:
 	free(b.vnode);
 	free(b.walk);
 	free(b.frfunc);
-	sf_an_map_free(&b.funcs);
-	sf_an_map_free(&b.nodes);
-	sf_an_map_free(&fold);
+	sf_idx_free(&b.funcs);
+	sf_idx_free(&b.nodes);
+	sf_idx_free(&fold);
 	if (rc) {
 		sf_an_view_free(v);
 		return rc;

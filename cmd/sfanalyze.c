@@ -16,7 +16,7 @@ enum {
 	K_TIMESTAMPS, K_THREAD_IDS, K_THREAD, K_PER_THREAD,
 	K_FOCUS, K_IGNORE, K_HIDE, K_PEEK, K_COLLAPSE_RECURSION,
 	K_RAW, K_TOP, K_DOT, K_NODE_FRACTION, K_EDGE_FRACTION, K_SAMPLE,
-	K_SAMPLE_MIN,
+	K_SAMPLE_MIN, K_NO_COLLAPSE,
 	/* also the pprof reader's option */
 	K_SAMPLE_TYPE = CLI_FORMAT_KEY
 };
@@ -48,6 +48,8 @@ static const struct cli_opt opts[] = {
 	{ "min-percent", K_MIN_PERCENT, "P", "tree: hide nodes below P% of the whole (the text\n"
 	  "says how many and how much; text default 0.5)" },
 	{ "depth", K_DEPTH, "N", "tree: show N levels below the root" },
+	{ "no-collapse", K_NO_COLLAPSE, NULL, "text tree: one line per frame, no chain lines\n"
+	  "'A → … (N frames) → B' for 4+ single-child frames" },
 	{ "sort", K_SORT, "self|total", "flat: sort column (default self)" },
 	{ "top", K_TOP, "N", "flat: the first N rows" },
 	{ "dot", K_DOT, NULL, "call graph: Graphviz dot (-o FILE.svg, .png or\n"
@@ -134,6 +136,7 @@ static int option(struct opts *op, const struct cli_getopt *g, int c,
 	case K_SAMPLE: r->kind = SF_AN_SAMPLE; return 0;
 	case K_DOT: r->kind = SF_AN_CALLGRAPH; r->cgr.dot_text = true; return 0;
 	case K_INVERTED: r->tree.inverted = true; return 0;
+	case K_NO_COLLAPSE: r->tree.no_collapse = true; return 0;
 	case K_PER_THREAD: r->per_thread = true; return 0;
 	case K_COLLAPSE_RECURSION: r->filter.collapse_recursion = true; return 0;
 	case K_TIMESTAMPS: r->filter.timestamps = true; return 0;

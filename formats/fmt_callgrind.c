@@ -38,16 +38,18 @@ struct cg {
 	uint32_t *frame_fn;       /* per frame: function id */
 	/* (function, line) -> self cost */
 	struct sf_idx sidx;
-	uint32_t *self_fn, *self_line;
+	struct cg_self { uint32_t fn, line; } *self;
 	double *self_w;           /* nt per entry */
-	size_t nself, cself;
+	size_t nself, cself, cself_w;
 	/* (caller fn, callee fn) -> edge */
 	struct sf_idx eidx;
-	uint32_t *e_from, *e_to, *e_line, *e_tline;
+	struct cg_edge {
+		uint32_t from, to, line, tline;
+		uint64_t calls;
+		size_t stamp;     /* last stack that counted this edge */
+	} *e;
 	double *e_w;              /* nt per entry */
-	uint64_t *e_calls;
-	size_t *e_stamp;          /* last stack that counted this edge */
-	size_t nedges, cedges;
+	size_t nedges, cedges, cedges_w;
 	bool fraction;
 };
 
@@ -65,7 +67,7 @@ static bool self_eq(const void *ctx, uint32_t id, const void *key)
 	const struct cg *c = ctx;
 	const uint32_t *k = key;
 
-	return c->self_fn[id] == k[0] && c->self_line[id] == k[1];
+	return c->self[id].fn == k[0] && c->self[id].line == k[1];
 }
 
 static bool edge_eq(const void *ctx, uint32_t id, const void *key)
@@ -73,23 +75,7 @@ static bool edge_eq(const void *ctx, uint32_t id, const void *key)
 	const struct cg *c = ctx;
 	const uint32_t *k = key;
 
-	return c->e_from[id] == k[0] && c->e_to[id] == k[1];
-}
-
-/* Grow several parallel arrays, which share *cap, to hold one more
- * element. */
-static bool grow(void **arrs[], const size_t sizes[], size_t narr,
-		 size_t n, size_t *cap)
-{
-	size_t c = *cap;
-
-	for (size_t i = 0; i < narr; i++) {
-		c = *cap;
-		if (sf_grow(arrs[i], &c, n + 1, sizes[i]))
-			return false;
-	}
-	*cap = c;
-	return true;
+	return c->e[id].from == k[0] && c->e[id].to == k[1];
 }
 
 static int function_of(struct cg *c, const struct sf_frame *f, uint32_t *out)
@@ -102,14 +88,8 @@ static int function_of(struct cg *c, const struct sf_frame *f, uint32_t *out)
 		*out = id;
 		return 0;
 	}
-	if (c->nfns == c->cfns) {
-		size_t nc = c->cfns ? c->cfns * 2 : 256;
-		struct fnkey *nf = sf_reallocarray(c->fns, nc, sizeof(*nf));
-		if (!nf)
-			return sf_error_nomem(c->ctx);
-		c->fns = nf;
-		c->cfns = nc;
-	}
+	if (sf_grow(&c->fns, &c->cfns, c->nfns + 1, sizeof(*c->fns)))
+		return sf_error_nomem(c->ctx);
 	id = (uint32_t)c->nfns;
 	c->fns[id] = k;
 	if (!sf_idx_insert(&c->fidx, h, id))
@@ -126,15 +106,13 @@ static int add_self(struct cg *c, uint32_t fn, uint32_t line,
 	uint64_t h = sf_hash(k, sizeof(k));
 
 	if (!sf_idx_find(&c->sidx, h, self_eq, c, k, &id)) {
-		void **arrs[] = { (void **)&c->self_fn, (void **)&c->self_line,
-				  (void **)&c->self_w };
-		size_t sizes[] = { sizeof(uint32_t), sizeof(uint32_t),
-				   c->nt * sizeof(double) };
-		if (!grow(arrs, sizes, 3, c->nself, &c->cself))
+		if (sf_grow(&c->self, &c->cself, c->nself + 1,
+			    sizeof(*c->self)) ||
+		    sf_grow(&c->self_w, &c->cself_w, (c->nself + 1) * c->nt,
+			    sizeof(*c->self_w)))
 			return sf_error_nomem(c->ctx);
 		id = (uint32_t)c->nself;
-		c->self_fn[id] = fn;
-		c->self_line[id] = line;
+		c->self[id] = (struct cg_self){ fn, line };
 		memset(c->self_w + id * c->nt, 0, c->nt * sizeof(double));
 		if (!sf_idx_insert(&c->sidx, h, id))
 			return sf_error_nomem(c->ctx);
@@ -153,32 +131,21 @@ static int add_edge(struct cg *c, uint32_t from, uint32_t to, uint32_t line,
 	uint64_t h = sf_hash(k, sizeof(k));
 
 	if (!sf_idx_find(&c->eidx, h, edge_eq, c, k, &id)) {
-		void **arrs[] = { (void **)&c->e_from, (void **)&c->e_to,
-				  (void **)&c->e_line, (void **)&c->e_tline,
-				  (void **)&c->e_w, (void **)&c->e_calls,
-				  (void **)&c->e_stamp };
-		size_t sizes[] = { sizeof(uint32_t), sizeof(uint32_t),
-				   sizeof(uint32_t), sizeof(uint32_t),
-				   c->nt * sizeof(double), sizeof(uint64_t),
-				   sizeof(size_t) };
-		if (!grow(arrs, sizes, 7, c->nedges, &c->cedges))
+		if (sf_grow(&c->e, &c->cedges, c->nedges + 1, sizeof(*c->e)) ||
+		    sf_grow(&c->e_w, &c->cedges_w, (c->nedges + 1) * c->nt,
+			    sizeof(*c->e_w)))
 			return sf_error_nomem(c->ctx);
 		id = (uint32_t)c->nedges;
-		c->e_from[id] = from;
-		c->e_to[id] = to;
-		c->e_line[id] = line;
-		c->e_tline[id] = tline;
-		c->e_calls[id] = 0;
-		c->e_stamp[id] = 0;
+		c->e[id] = (struct cg_edge){ from, to, line, tline, 0, 0 };
 		memset(c->e_w + id * c->nt, 0, c->nt * sizeof(double));
 		if (!sf_idx_insert(&c->eidx, h, id))
 			return sf_error_nomem(c->ctx);
 		c->nedges++;
 	}
-	if (c->e_stamp[id] == stamp)
+	if (c->e[id].stamp == stamp)
 		return 0;   /* this stack already counted the pair */
-	c->e_stamp[id] = stamp;
-	c->e_calls[id] += count;
+	c->e[id].stamp = stamp;
+	c->e[id].calls += count;
 	for (size_t t = 0; t < c->nt; t++)
 		c->e_w[id * c->nt + t] += w[t];
 	return 0;
@@ -256,14 +223,8 @@ static int str_id(struct strids *t, const char *s, uint32_t *out)
 		*out = id;
 		return 0;
 	}
-	if (t->n == t->cap) {
-		size_t nc = t->cap ? t->cap * 2 : 64;
-		const char **ns = sf_reallocarray(t->s, nc, sizeof(*ns));
-		if (!ns)
-			return SF_ENOMEM;
-		t->s = ns;
-		t->cap = nc;
-	}
+	if (sf_grow(&t->s, &t->cap, t->n + 1, sizeof(*t->s)))
+		return SF_ENOMEM;
 	id = (uint32_t)t->n;
 	t->s[id] = s;
 	if (!sf_idx_insert(&t->idx, h, id))
@@ -432,7 +393,7 @@ static int callgrind_write(const struct sf_profile *p, struct sf_output *o,
 	}
 	/* bucket self entries and edges by function (counting sort) */
 	for (size_t i = 0; i < c.nself; i++)
-		first_self[c.self_fn[i] + 1]++;
+		first_self[c.self[i].fn + 1]++;
 	for (size_t f = 0; f < c.nfns; f++)
 		first_self[f + 1] += first_self[f];
 	uint32_t *self_order = order, *edge_order = order + c.nself;
@@ -444,14 +405,14 @@ static int callgrind_write(const struct sf_profile *p, struct sf_output *o,
 		}
 		memcpy(pos, first_self, (c.nfns + 1) * sizeof(*pos));
 		for (size_t i = 0; i < c.nself; i++)
-			self_order[pos[c.self_fn[i]]++] = (uint32_t)i;
+			self_order[pos[c.self[i].fn]++] = (uint32_t)i;
 		for (size_t i = 0; i < c.nedges; i++)
-			first_edge[c.e_from[i] + 1]++;
+			first_edge[c.e[i].from + 1]++;
 		for (size_t f = 0; f < c.nfns; f++)
 			first_edge[f + 1] += first_edge[f];
 		memcpy(pos, first_edge, (c.nfns + 1) * sizeof(*pos));
 		for (size_t i = 0; i < c.nedges; i++)
-			edge_order[pos[c.e_from[i]]++] = (uint32_t)i;
+			edge_order[pos[c.e[i].from]++] = (uint32_t)i;
 		free(pos);
 	}
 	for (size_t f = 0; f < c.nfns; f++) {
@@ -472,19 +433,19 @@ static int callgrind_write(const struct sf_profile *p, struct sf_output *o,
 			goto out;
 		}
 		for (uint32_t i = s0; i < s1; i++)
-			keys[i - s0] = (uint64_t)c.self_line[self_order[i]]
+			keys[i - s0] = (uint64_t)c.self[self_order[i]].line
 					       << 32 |
 				       self_order[i];
 		qsort(keys, s1 - s0, sizeof(*keys), ucmp64);
 		for (uint32_t i = 0; i < s1 - s0; i++) {
 			uint32_t id = (uint32_t)keys[i];
-			sf_output_u64(o, c.self_line[id]);
+			sf_output_u64(o, c.self[id].line);
 			put_costs(&c, o, c.self_w + id * c.nt);
 			sf_output_putc(o, '\n');
 		}
 		free(keys);
 		for (uint32_t i = e0; i < e1; i++) {
-			uint32_t id = edge_order[i], to = c.e_to[id];
+			uint32_t id = edge_order[i], to = c.e[id].to;
 			if (any_obj)
 				put_compressed(o, "cob", fn_obj[to],
 					       objs.s[fn_obj[to]], objs.seen);
@@ -492,11 +453,11 @@ static int callgrind_write(const struct sf_profile *p, struct sf_output *o,
 				       files.s[fn_file[to]], files.seen);
 			put_compressed(o, "cfn", to, c.fns[to].name, fn_seen);
 			sf_output_puts(o, "calls=");
-			sf_output_u64(o, c.e_calls[id]);
+			sf_output_u64(o, c.e[id].calls);
 			sf_output_putc(o, ' ');
-			sf_output_u64(o, c.e_tline[id]);
+			sf_output_u64(o, c.e[id].tline);
 			sf_output_putc(o, '\n');
-			sf_output_u64(o, c.e_line[id]);
+			sf_output_u64(o, c.e[id].line);
 			put_costs(&c, o, c.e_w + id * c.nt);
 			sf_output_putc(o, '\n');
 		}
@@ -523,16 +484,10 @@ out:
 	sf_idx_free(&c.eidx);
 	free(c.fns);
 	free(c.frame_fn);
-	free(c.self_fn);
-	free(c.self_line);
+	free(c.self);
 	free(c.self_w);
-	free(c.e_from);
-	free(c.e_to);
-	free(c.e_line);
-	free(c.e_tline);
+	free(c.e);
 	free(c.e_w);
-	free(c.e_calls);
-	free(c.e_stamp);
 	return rc;
 }
 

@@ -30,6 +30,7 @@
  * the "Process:" header line).  One sample type ("samples", "count"); the
  * sampling interval of the first line is kept as the period.
  */
+#include "records.h"
 #include "rustsym.h"
 #include "text.h"
 
@@ -638,7 +639,7 @@ static void put_frame(struct sf_output *o, const struct sf_frame *f)
 /* The thread line's own text: "Thread_TID   name  (R% running, B%
  * blocked)"; the share only when the samples carry the `state` label. */
 static void put_thread(struct wr *w, sf_thread_idx th, const size_t *idx,
-		       size_t n, uint32_t t, double div)
+		       size_t n, const struct sf_records *r)
 {
 	const struct sf_profile *p = w->p;
 	const struct sf_thread *td = th == SF_NO_THREAD ? NULL :
@@ -657,7 +658,7 @@ static void put_thread(struct wr *w, sf_thread_idx th, const size_t *idx,
 		size_t i = idx[k];
 		const char *st = sf_profile_label(p, p->d.samples[i].labels,
 						  "state");
-		double x = sf_weight(p, i, t) / div;
+		double x = sf_records_of(p, r, i);
 		if (st && !strcmp(st, "running"))
 			run += x;
 		else if (st)
@@ -682,7 +683,7 @@ static bool shown(const struct wr *w, uint64_t c, uint64_t total)
  * by how many branching nodes lie above it. */
 static int write_thread(struct wr *w, const size_t *idx, size_t n,
 			uint32_t block, bool later_thread, bool many_threads,
-			uint32_t t, double div, sf_thread_idx th)
+			const struct sf_records *r, sf_thread_idx th)
 {
 	const struct sf_profile *p = w->p;
 	uint64_t total = 0;
@@ -691,8 +692,7 @@ static int write_thread(struct wr *w, const size_t *idx, size_t n,
 	w->nnodes = 0;
 	for (size_t k = 0; k < n; k++) {
 		size_t i = idx[k];
-		uint64_t c = p->d.ntypes ? (uint64_t)nearbyint(
-					    sf_weight(p, i, t) / div) : 1;
+		uint64_t c = (uint64_t)nearbyint(sf_records_of(p, r, i));
 		sf_stack_id s = p->d.samples[i].stack;
 		total += c;
 		if (s)
@@ -729,7 +729,7 @@ static int write_thread(struct wr *w, const size_t *idx, size_t n,
 	}
 
 	sf_output_printf(w->out, "    %llu ", (unsigned long long)total);
-	put_thread(w, th, idx, n, t, div);
+	put_thread(w, th, idx, n, r);
 	sf_output_putc(w->out, '\n');
 
 	/* depth-first; per depth: the node, the next child, its mark */
@@ -947,8 +947,8 @@ static int sample_write(const struct sf_profile *p, struct sf_output *out,
 	size_t nblocks = nthr + 1, *order = NULL, *first = NULL,
 	       *blocks = NULL;
 	uint64_t *btotal = NULL;
-	uint32_t t;
-	double div;
+	static const char *const counted[] = { "samples", NULL };
+	struct sf_records rec;
 	bool rounded = false;
 	int rc = 0;
 	const char *min = sf_ctx_opt(ctx, "sample-min");
@@ -965,7 +965,7 @@ static int sample_write(const struct sf_profile *p, struct sf_output *out,
 		else
 			w.min_abs = (uint64_t)v;
 	}
-	sf_profile_count_type(p, &t, &div);
+	sf_records_count(p, counted, &rec);
 	w.mark = sf_calloc(p->d.nstacks, sizeof(*w.mark));
 	w.incl = sf_calloc(p->d.nstacks, sizeof(*w.incl));
 	w.kid0 = sf_calloc(p->d.nstacks, sizeof(*w.kid0));
@@ -988,7 +988,7 @@ static int sample_write(const struct sf_profile *p, struct sf_output *out,
 		sf_thread_idx th = p->d.samples[i].thread;
 		size_t b = th == SF_NO_THREAD ? nthr : th;
 		uint64_t c;
-		if ((rc = sf_sample_whole(p, ctx, i, t, div, 1e15,
+		if ((rc = sf_records_whole(p, ctx, &rec, i, 1e15,
 					  "a sample count", &c, &rounded)))
 			goto out;
 		first[b + 1]++;
@@ -1036,7 +1036,7 @@ static int sample_write(const struct sf_profile *p, struct sf_output *out,
 	for (size_t k = 0; k < nb && !rc; k++) {
 		size_t b = blocks[k];
 		rc = write_thread(&w, order + first[b], first[b + 1] - first[b],
-				  (uint32_t)k, k + 1 < nb, nb > 1, t, div,
+				  (uint32_t)k, k + 1 < nb, nb > 1, &rec,
 				  b == nthr ? SF_NO_THREAD : (sf_thread_idx)b);
 	}
 	w.out = out;

@@ -20,6 +20,7 @@
  * repeated as whole lines), grouped by thread; frames of other formats
  * without a kind are written as L frames.
  */
+#include "records.h"
 #include "text.h"
 
 #include <math.h>
@@ -642,35 +643,22 @@ static int sbsprof_write(const struct sf_profile *p, struct sf_output *out,
 			 struct sf_ctx *ctx)
 {
 	size_t nthr = p->d.nthreads, nsamp = p->d.nsamples;
+	static const char *const counted[] = { "samples", "alloc", NULL };
 	uint64_t *reps = NULL, total = 0, unique = 0;
-	uint32_t t = 0;
-	double div = 1;
+	struct sf_records rec;
 	bool rounded = false, orphans = false;
 	int rc = 0;
 	const char *mode = NULL;
 
 	/* which weight counts lines: a count type, else the default type in
 	 * periods */
-	for (size_t i = 0; i < p->d.ntypes; i++)
-		if (!strcmp(p->d.types[i].unit, "count") &&
-		    (!strcmp(p->d.types[i].type, "samples") ||
-		     !strcmp(p->d.types[i].type, "alloc"))) {
-			t = (uint32_t)i;
-			goto found;
-		}
-	if (p->d.ntypes) {
-		t = p->d.meta.default_type < p->d.ntypes ?
-			    p->d.meta.default_type : (uint32_t)p->d.ntypes - 1;
-		if (p->d.meta.period > 0 && p->d.meta.period_type.unit &&
-		    !strcmp(p->d.meta.period_type.unit, p->d.types[t].unit))
-			div = p->d.meta.period;
-	}
-found:
+	sf_records_count(p, counted, &rec);
 	if (!(reps = sf_calloc(nsamp ? nsamp : 1, sizeof(*reps))))
 		return sf_error_nomem(ctx);
 	for (size_t i = 0; i < nsamp; i++) {
-		if ((rc = sf_sample_whole(p, ctx, i, t, div, 4294967295.0,
-					  "sample lines", &reps[i], &rounded)))
+		if ((rc = sf_records_whole(p, ctx, &rec, i, 4294967295.0,
+					   "sample lines", &reps[i],
+					   &rounded)))
 			goto out;
 		total += reps[i];
 		unique += reps[i] != 0;
@@ -682,7 +670,7 @@ found:
 			"weights that are not whole numbers of samples were "
 			"rounded to whole sample lines");
 
-	if (p->d.ntypes && !strcmp(p->d.types[t].type, "alloc"))
+	if (p->d.ntypes && !strcmp(p->d.types[rec.type].type, "alloc"))
 		mode = "alloc";
 	else if (p->d.meta.period_type.type &&
 		 !strcmp(p->d.meta.period_type.type, "cpu"))

@@ -1058,18 +1058,10 @@ static int sampler_write(const struct sf_profile *p, struct sf_output *out,
 	/* records per sample, then symbols in order of first appearance */
 	for (size_t k = 0; k < nsamp; k++) {
 		size_t i = order[k];
-		double x = sf_records_of(p, &plan, i);
-		if (!(x >= 0) || x > 4294967295.0) {
-			rc = sf_error(ctx, SF_ELIMIT, NULL, 0,
-				      "sample %zu: weight %g cannot be "
-				      "written as a number of Sampler "
-				      "records", i, x);
+		if ((rc = sf_records_whole(p, ctx, &plan, i, 4294967295.0,
+					   "a number of Sampler records",
+					   &reps[i], &rounded)))
 			goto out;
-		}
-		double rx = nearbyint(x);
-		if (rx != x)
-			rounded = true;
-		reps[i] = (uint64_t)rx;
 		total += reps[i];
 		if (total > UINT32_MAX) {
 			rc = sf_error(ctx, SF_ELIMIT, NULL, 0,

@@ -137,7 +137,7 @@ if have python3; then
 	$SFANALYZE --diff --json --from lines base2.tsv -- new.tsv > d1.out
 	python3 - d1.out <<'P' && pass diff-normalised || fail diff-normalised "$(cat d1.out)"
 import json, sys
-rows = json.load(open(sys.argv[1]))
+rows = json.load(open(sys.argv[1]))["functions"]
 want = [("f", 2, 2, 2, 2, -0.25), ("h", None, 2, None, 2, 0.25),
         ("g", 2, 4, 2, 4, 0), ("main", 0, 0, 4, 8, 0)]
 got = [(r["name"], r["base_self"], r["new_self"], r["base_total"],
@@ -148,14 +148,14 @@ P
 	$SFANALYZE --diff --json --no-normalize --from lines base2.tsv -- new.tsv > d2.out
 	python3 - d2.out <<'P' && pass diff-raw || fail diff-raw "$(cat d2.out)"
 import json, sys
-rows = json.load(open(sys.argv[1]))
+rows = json.load(open(sys.argv[1]))["functions"]
 got = [(r["name"], r["delta"]) for r in rows]
 sys.exit(got != [("main", 4), ("g", 2), ("h", 2), ("f", 0)])
 P
 	$SFANALYZE --diff --json --from lines base.tsv base.tsv -- base.tsv > d3.out
 	python3 - d3.out <<'P' && pass diff-identical-zero || fail diff-identical-zero "$(cat d3.out)"
 import json, sys
-rows = json.load(open(sys.argv[1]))
+rows = json.load(open(sys.argv[1]))["functions"]
 # BASE is base.tsv twice (merged: weights doubled): normalised all zero
 sys.exit(not rows or any(r["delta"] != 0 for r in rows) or
          {r["name"] for r in rows} != {"main", "f", "g", "old"} or
@@ -165,7 +165,7 @@ P
 	$SFANALYZE --diff --json --from lines base.tsv -- base2.tsv > d4.out
 	python3 - d4.out <<'P' && pass diff-removed || fail diff-removed "$(cat d4.out)"
 import json, sys
-rows = {r["name"]: r for r in json.load(open(sys.argv[1]))}
+rows = {r["name"]: r for r in json.load(open(sys.argv[1]))["functions"]}
 o = rows.get("old")
 sys.exit(o is None or o["new_total"] != 0 or o["base_total"] != 1 or
          abs(o["delta"] + 0.2) > 1e-15 or
@@ -177,7 +177,7 @@ P
 	$SFANALYZE --diff --json --no-normalize --from lines base.tsv -- dbl.tsv > d6.out
 	python3 - d5.out d6.out <<'P' && pass diff-doubled || fail diff-doubled "$(cat d5.out d6.out)"
 import json, sys
-a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+a = json.load(open(sys.argv[1]))["functions"]; b = json.load(open(sys.argv[2]))["functions"]
 sys.exit(any(r["delta"] != 0 for r in a) or
          any(r["delta"] != r["base_total"] for r in b))
 P

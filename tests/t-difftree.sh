@@ -54,14 +54,17 @@ fi
 # check.py FILE EXPECTED: the JSON tree flattened in pre-order to
 # (depth, name, base_total, new_total, base_self, new_self, delta, only)
 # must equal EXPECTED (a Python literal), deltas to 1e-12; every node
-# must have exactly the documented keys.
+# must have exactly the documented keys (the root also names the units).
 cat > check.py <<'P'
 import json, sys, ast
 KEYS = {"name", "base_total", "new_total", "base_self", "new_self",
         "delta", "only", "children"}
+ROOT = {"type", "unit", "samples", "base_type", "base_unit",
+        "base_samples"}
 def flat(n, d, out):
-    extra = set(n) - KEYS - {"pruned"}
-    if extra or not KEYS <= set(n):
+    keys = KEYS | ROOT if d == 0 else KEYS
+    extra = set(n) - keys - {"pruned"}
+    if extra or not keys <= set(n):
         sys.exit("bad keys %s" % sorted(n))
     out.append((d, n["name"], n["base_total"], n["new_total"],
                 n["base_self"], n["new_self"], n["delta"], n["only"]))
@@ -205,7 +208,7 @@ jcheck difftree-thread2-raw "[
 $SFANALYZE --diff --json --thread 1 --from lines tb.tsv -- tn.tsv > tt.json 2>&1
 python3 - tt.json <<'P' && pass diff-table-thread || fail diff-table-thread "$(cat tt.json)"
 import json, sys
-rows = json.load(open(sys.argv[1]))
+rows = json.load(open(sys.argv[1]))["functions"]
 got = [(r["name"], r["base_total"], r["new_total"], r["delta"]) for r in rows]
 sys.exit(got != [("a", 3, 2, -0.5), ("c", 0, 2, 0.5), ("main", 3, 4, 0)])
 P

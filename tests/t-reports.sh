@@ -69,12 +69,93 @@ grep -q '"unit":"nanoseconds","samples":3,"total":675225100,' flat.json &&
 	grep -q '{"name":"inner","self":425224100,"total":425224100}' flat.json &&
 	pass units-json-exact || fail units-json-exact "$(head -c 300 flat.json)"
 
+# --diff JSON names the unit of each side (issue #15): NEW is cpu.perf
+# (cpu-clock, nanoseconds, 3 samples, total 675225100); BASE two lines of
+# counted samples (samples, count, 2 input samples, total 2 + 1 = 3)
+printf '0\t2\tapp;main;work\n0\t1\tapp;main\n' > cnt.samples.tsv
+kind='"type":"cpu-clock","unit":"nanoseconds","samples":3,"base_type":"samples","base_unit":"count","base_samples":2'
+$SFANALYZE --diff --json cnt.samples.tsv -- cpu.perf > dj.json
+grep -q "^{$kind,\"base_total\":3,\"new_total\":675225100,\"functions\":\\[" dj.json &&
+	grep -q '^{"name":"inner","base_self":0,"new_self":425224100,' dj.json &&
+	pass units-diff-json || fail units-diff-json "$(head -c 300 dj.json)"
+# the differential tree: the same members on the root, after its children
+$SFANALYZE --diff --tree --json cnt.samples.tsv -- cpu.perf > dtj.json
+grep -q "^{\"name\":null,\"base_total\":3,\"new_total\":675225100,.*\]\]*,$kind}\$" dtj.json &&
+	pass units-diff-tree-json || fail units-diff-tree-json "$(tail -c 300 dtj.json)"
+
 # the call graph: units in text, thread times only where there is time
 $SFANALYZE --callgraph cpu.perf > cg.out
 grep -q '^  Total time: 675.23ms$' cg.out &&
 	grep -q '^  Thread times: 101: 675.23ms$' cg.out &&
 	grep -q '^ \[3\]        675.22ms (100.0%)        250ms ( 37.0%)  work$' cg.out &&
 	pass units-callgraph || fail units-callgraph "$(sed -n 1,5p cg.out)"
+
+# Chains (issue #15: a deep tree readable on one screen).  Java-style
+# input, worked by hand: main;a1..a5 only call the next (total 10, self 0),
+# a5 calls x (6, self 6) and y (4, self 3); y;z1;z2;z3;z4 weighs 1 (self
+# on z4).  main..a5 is a chain of 6 nodes: one line, 4 frames between;
+# z1..z4 a chain of 4: 2 between.  Runs under 4 nodes (none here) stay.
+printf '0\t6\tmain;a1;a2;a3;a4;a5;x\n0\t3\tmain;a1;a2;a3;a4;a5;y\n0\t1\tmain;a1;a2;a3;a4;a5;y;z1;z2;z3;z4\n' > deep.samples.tsv
+cat > chain.want <<'W'
+Call tree (samples, count): total 10 in 3 samples
+Total      % Self  Name
+   10 100.0%    0  (all samples)
+   10 100.0%    0  └─ main → … (4 frames) → a5
+    6  60.0%    6     ├─ x
+    4  40.0%    3     └─ y
+    1  10.0%    1        └─ z1 → … (2 frames) → z4
+W
+$SFANALYZE deep.samples.tsv > chain.out 2>&1
+expect_same tree-chains chain.want chain.out
+# --no-collapse --min-percent 0: the full exact tree, a line per node
+cat > full.want <<'W'
+Call tree (samples, count): total 10 in 3 samples
+Total      % Self  Name
+   10 100.0%    0  (all samples)
+   10 100.0%    0  └─ main
+   10 100.0%    0     └─ a1
+   10 100.0%    0        └─ a2
+   10 100.0%    0           └─ a3
+   10 100.0%    0              └─ a4
+   10 100.0%    0                 └─ a5
+    6  60.0%    6                    ├─ x
+    4  40.0%    3                    └─ y
+    1  10.0%    0                       └─ z1
+    1  10.0%    0                          └─ z2
+    1  10.0%    0                             └─ z3
+    1  10.0%    1                                └─ z4
+W
+$SFANALYZE --no-collapse --min-percent 0 deep.samples.tsv > full.out 2>&1
+expect_same tree-no-collapse full.want full.out
+# --depth counts frames, not lines: the chain stops at depth 5 (a4), whose
+# one child (a5) is the cut branch
+cat > chaind.want <<'W'
+Call tree (samples, count): total 10 in 3 samples
+Total      % Self  Name
+   10 100.0%    0  (all samples)
+   10 100.0%    0  └─ main → … (3 frames) → a4
+(1 deeper branches not shown: --depth 5)
+W
+$SFANALYZE --depth 5 deep.samples.tsv > chaind.out 2>&1
+expect_same tree-chain-depth chaind.want chaind.out
+# inverted: each leaf's callers are one chain down to main, which has
+# the self (the samples whose whole stack is the path)
+cat > chaini.want <<'W'
+Inverted call tree (samples, count): total 10 in 3 samples
+Total      % Self  Name
+   10 100.0%    0  (all samples)
+    6  60.0%    6  ├─ x → … (5 frames) → main
+    3  30.0%    3  ├─ y → … (5 frames) → main
+    1  10.0%    1  └─ z4 → … (9 frames) → main
+W
+$SFANALYZE --inverted deep.samples.tsv > chaini.out 2>&1
+expect_same tree-chain-inverted chaini.want chaini.out
+# JSON is never joined: the same bytes with or without --no-collapse
+$SFANALYZE --json deep.samples.tsv > chain.json
+$SFANALYZE --json --no-collapse deep.samples.tsv > nochain.json
+expect_same tree-chain-json-full nochain.json chain.json
+grep -q '"name":"a3","total":10,"self":0,' chain.json &&
+	pass tree-chain-json-nodes || fail tree-chain-json-nodes "$(head -c 300 chain.json)"
 
 # --peek: the node view is the call graph's own block for the node
 $SFANALYZE --peek '^work$' cpu.perf > peek.out 2> peek.err

@@ -63,28 +63,24 @@ bool sf_diff_types(const struct sf_profile *p, uint32_t *base,
 	return hb && hn;
 }
 
+/* Per result stack: its weight in base and new, and whether a sample of
+ * either has it. */
 struct acc {
-	double *w[2];        /* per result stack: base, new */
-	bool *used;
+	struct acc_stack {
+		double w[2];
+		bool used;
+	} *s;
 	size_t cap;
 };
 
+/* Room for the stacks [0, n); the new ones start at zero. */
 static int acc_grow(struct acc *a, size_t n, struct sf_ctx *ctx)
 {
-	size_t cap = a->cap;
+	size_t old = a->cap;
 
-	/* three arrays share a->cap; what is new is zeroed */
-	for (int k = 0; k < 2; k++) {
-		cap = a->cap;
-		if (sf_grow(&a->w[k], &cap, n, sizeof(*a->w[k])))
-			return sf_error_nomem(ctx);
-		memset(a->w[k] + a->cap, 0, (cap - a->cap) * sizeof(double));
-	}
-	cap = a->cap;
-	if (sf_grow(&a->used, &cap, n, sizeof(*a->used)))
+	if (sf_grow(&a->s, &a->cap, n, sizeof(*a->s)))
 		return sf_error_nomem(ctx);
-	memset(a->used + a->cap, 0, (cap - a->cap) * sizeof(bool));
-	a->cap = cap;
+	memset(a->s + old, 0, (a->cap - old) * sizeof(*a->s));
 	return 0;
 }
 
@@ -144,8 +140,8 @@ static int add_input(struct sf_profile *r, struct sf_ctx *ctx,
 	for (size_t i = 0; i < in->d.nsamples; i++) {
 		sf_stack_id s = smap[in->d.samples[i].stack];
 		double w = in->d.ntypes ? sf_weight(in, i, t) : 1;
-		a->w[k][s] += w;
-		a->used[s] = true;
+		a->s[s].w[k] += w;
+		a->s[s].used = true;
 		*total += w;
 	}
 out:
@@ -194,31 +190,27 @@ int sf_diff_build(struct sf_profile **out, struct sf_ctx *ctx,
 	if (opt->normalize && tb != tn && tb > 0) {
 		/* difffolded.pl: int($count * $total2 / $total1) */
 		for (size_t s = 0; s < r->d.nstacks && s < a.cap; s++)
-			a.w[0][s] = trunc(a.w[0][s] * tn / tb);
+			a.s[s].w[0] = trunc(a.s[s].w[0] * tn / tb);
 		if ((rc = sf_profile_set_prop(r, ctx, "diff.normalized",
 					      "1")))
 			goto fail;
 	}
 	for (size_t s = 0; s < r->d.nstacks && s < a.cap; s++) {
-		if (!a.used[s])
+		if (!a.s[s].used)
 			continue;
 		double w[2];
-		w[ib] = a.w[0][s];
-		w[in_] = a.w[1][s];
+		w[ib] = a.s[s].w[0];
+		w[in_] = a.s[s].w[1];
 		if ((rc = sf_profile_add_sample(r, ctx, (sf_stack_id)s,
 						SF_NO_THREAD, 0, SF_NO_TIME,
 						w)))
 			goto fail;
 	}
-	free(a.w[0]);
-	free(a.w[1]);
-	free(a.used);
+	free(a.s);
 	*out = r;
 	return 0;
 fail:
-	free(a.w[0]);
-	free(a.w[1]);
-	free(a.used);
+	free(a.s);
 	sf_profile_free(r);
 	return rc;
 }

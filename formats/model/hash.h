@@ -3,7 +3,8 @@
  *
  * The table stores ids (indexes into some array the caller owns) with their
  * 64-bit hashes; equality is decided by the caller, so one table type serves
- * strings, frames, stacks, threads and samples.  Usage:
+ * strings, frames, stacks, threads and samples, and the analyses' functions,
+ * tree nodes and call-graph edges.  Usage:
  *
  *     uint64_t h = sf_hash(...);
  *     for (sf_idx_iter it = sf_idx_first(&t, h); ...)
@@ -79,6 +80,9 @@ static inline bool sf_idx_find(const struct sf_idx *t, uint64_t h,
 
 /* Insert without checking for an equal entry.  Returns false on ENOMEM. */
 bool sf_idx_insert(struct sf_idx *t, uint64_t h, uint32_t id);
+/* Make room for n entries in all, so that no doubling (which holds the old
+ * and the new slots at once) happens below that.  False on ENOMEM. */
+bool sf_idx_reserve(struct sf_idx *t, size_t n);
 void sf_idx_free(struct sf_idx *t);
 
 #endif

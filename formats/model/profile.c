@@ -61,29 +61,47 @@ struct sf_profile_internal {
 	size_t last_n, cap_last;
 };
 
+/* Rehash into ncap slots (a power of two, above twice the entries). */
+static bool idx_resize(struct sf_idx *t, size_t ncap)
+{
+	if (ncap > ((size_t)1 << 32))
+		return false;   /* tags hold 32 bits of position */
+	uint64_t *ns = calloc(ncap, sizeof(*ns));
+
+	if (!ns)
+		return false;
+	for (size_t i = 0; i < t->cap; i++) {
+		uint64_t v = t->slots[i];
+		if (!v)
+			continue;
+		size_t j = (v >> 32) & (ncap - 1);
+		while (ns[j])
+			j = (j + 1) & (ncap - 1);
+		ns[j] = v;
+	}
+	free(t->slots);
+	t->slots = ns;
+	t->cap = ncap;
+	return true;
+}
+
+bool sf_idx_reserve(struct sf_idx *t, size_t n)
+{
+	size_t ncap = t->cap ? t->cap : 64;
+
+	while (n * 2 > ncap) {
+		if (ncap > ((size_t)1 << 32))
+			return false;
+		ncap *= 2;
+	}
+	return ncap == t->cap || idx_resize(t, ncap);
+}
+
 bool sf_idx_insert(struct sf_idx *t, uint64_t h, uint32_t id)
 {
-	if ((t->n + 1) * 2 > t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 64;
-		if (ncap > ((size_t)1 << 32))
-			return false;   /* tags hold 32 bits of position */
-		uint64_t *ns = calloc(ncap, sizeof(*ns));
-
-		if (!ns)
-			return false;
-		for (size_t i = 0; i < t->cap; i++) {
-			uint64_t v = t->slots[i];
-			if (!v)
-				continue;
-			size_t j = (v >> 32) & (ncap - 1);
-			while (ns[j])
-				j = (j + 1) & (ncap - 1);
-			ns[j] = v;
-		}
-		free(t->slots);
-		t->slots = ns;
-		t->cap = ncap;
-	}
+	if ((t->n + 1) * 2 > t->cap &&
+	    !idx_resize(t, t->cap ? t->cap * 2 : 64))
+		return false;
 	size_t mask = t->cap - 1;
 	uint64_t tag = sf_idx_tag(h);
 	size_t i = tag & mask;
@@ -783,42 +801,6 @@ int sf_profile_default_type(struct sf_profile *p, struct sf_ctx *ctx,
 	}
 	*out = p->d.meta.default_type < p->d.ntypes ? p->d.meta.default_type :
 						      (uint32_t)p->d.ntypes - 1;
-	return 0;
-}
-
-void sf_profile_count_type(const struct sf_profile *p, uint32_t *t,
-			   double *div)
-{
-	*div = 1;
-	*t = 0;
-	for (size_t i = 0; i < p->d.ntypes; i++)
-		if (!strcmp(p->d.types[i].type, "samples") &&
-		    !strcmp(p->d.types[i].unit, "count")) {
-			*t = (uint32_t)i;
-			return;
-		}
-	if (!p->d.ntypes)
-		return;
-	*t = p->d.meta.default_type < p->d.ntypes ? p->d.meta.default_type :
-						    (uint32_t)p->d.ntypes - 1;
-	if (p->d.meta.period > 0 && p->d.meta.period_type.unit &&
-	    !strcmp(p->d.meta.period_type.unit, p->d.types[*t].unit))
-		*div = p->d.meta.period;
-}
-
-int sf_sample_whole(const struct sf_profile *p, struct sf_ctx *ctx,
-		    size_t i, uint32_t t, double div, double max,
-		    const char *what, uint64_t *out, bool *rounded)
-{
-	double x = p->d.ntypes ? sf_weight(p, i, t) / div : 1;
-
-	if (!(x >= 0) || x > max)
-		return sf_error(ctx, SF_ELIMIT, NULL, 0,
-				"sample %zu: weight %g cannot be written as "
-				"%s", i, x, what);
-	double rx = nearbyint(x);
-	*rounded |= rx != x;
-	*out = (uint64_t)rx;
 	return 0;
 }
 

@@ -289,23 +289,6 @@ static inline uint64_t sf_sample_count(const struct sf_profile *p, size_t i)
 int sf_profile_default_type(struct sf_profile *p, struct sf_ctx *ctx,
 			    uint32_t *out);
 
-/* Which weight counts samples, for writers whose format holds sample
- * counts (Sampler records, `sample` call graphs): a ("samples", "count")
- * type if the profile has one, else the default type; *div is the period
- * when the period is in that type's unit (pprof CPU nanoseconds / period
- * = samples), else 1.  A profile without types gives type 0, div 1. */
-void sf_profile_count_type(const struct sf_profile *p, uint32_t *t,
-			   double *div);
-
-/* Sample i's weight in type t divided by `div` as a whole number of
- * samples (records, lines): rounded to the nearest, *rounded set when it
- * was not whole.  SF_ELIMIT, naming the sample and `what` ("Sampler
- * records"), when it is negative, NaN or above `max`.  A profile without
- * types counts 1. */
-int sf_sample_whole(const struct sf_profile *p, struct sf_ctx *ctx,
-		    size_t i, uint32_t t, double div, double max,
-		    const char *what, uint64_t *out, bool *rounded);
-
 /* Append `src` to `dst`: src's sample types, frames, stacks, threads and
  * label sets are interned into dst in src's order, then src's samples are
  * added in order (a folded sample keeps its fold count), and src's props
