@@ -249,6 +249,7 @@ int main(int argc, char **argv)
 	const char *nofold = getenv("SF_ANALYZE_NO_FOLD");
 	struct sf_load_options lo = {
 		.from = g.from, .fold_exact = true, .select = &op.sel.sel,
+		.drop_zero = true,   /* no report prints all-zero samples */
 		.aggregate = !r->filter.timestamps &&
 			     !(nofold && !strcmp(nofold, "1")),
 	};
