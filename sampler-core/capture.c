@@ -208,10 +208,15 @@ static struct sfc_thr *find_cur(struct sfc_session *s, pid_t tid)
 	return NULL;
 }
 
-static bool pending_take(struct sfc_session *s, pid_t tid)
+/* Remove tid from the pending stops; its entry is copied to *out when
+ * out is not NULL.  False when it was not pending. */
+static bool pending_take(struct sfc_session *s, pid_t tid,
+			 struct sfc_thr *out)
 {
 	for (size_t i = 0; i < s->npending; i++) {
-		if (s->pending[i] == tid) {
+		if (s->pending[i].tid == tid) {
+			if (out)
+				*out = s->pending[i];
 			s->pending[i] = s->pending[--s->npending];
 			return true;
 		}
@@ -222,9 +227,49 @@ static bool pending_take(struct sfc_session *s, pid_t tid)
 static bool is_pending(const struct sfc_session *s, pid_t tid)
 {
 	for (size_t i = 0; i < s->npending; i++)
-		if (s->pending[i] == tid)
+		if (s->pending[i].tid == tid)
 			return true;
 	return false;
+}
+
+static void grab(struct sfc_session *s, struct sfc_thr *t,
+		 unsigned char *stack);
+static void release(struct sfc_session *s, struct sfc_thr *t, int64_t t0);
+
+/* Bound on the late stops kept between two ticks (each holds a stack
+ * copy); past it a late stop is only released, as before. */
+#define SFC_LATE_MAX 256
+
+/* A stop that arrived after its deadline: the thread is stopped anyway,
+ * so read it now and release it (its tick counted it missed; the next
+ * tick records it, see record_late).  On a loaded machine this is what
+ * gives a thread its first complete copy, from which later ticks can
+ * reuse its stack. */
+static void take_late(struct sfc_session *s, pid_t w)
+{
+	struct sfc_thr t;
+	unsigned char *stack = NULL;
+
+	if (!pending_take(s, w, &t))
+		return;
+	if (s->nlateq < SFC_LATE_MAX && !s->st.target_exited &&
+	    !sf_grow(&s->late, &s->caplateq, s->nlateq + 1,
+		     sizeof(*s->late)) &&
+	    (stack = malloc(s->slot))) {
+		t.ps = PS_STOPPED;
+		t.have = false;
+		grab(s, &t, stack);
+		release(s, &t, t.t_int);
+		if (t.have) {
+			s->late[s->nlateq].t = t;
+			s->late[s->nlateq++].stack = stack;
+			return;
+		}
+		free(stack);
+		return;
+	}
+	free(stack);
+	ptrace(PTRACE_DETACH, w, 0, 0);
 }
 
 static void handle_event(struct sfc_session *s, pid_t w, int st)
@@ -234,7 +279,7 @@ static void handle_event(struct sfc_session *s, pid_t w, int st)
 	if (WIFEXITED(st) || WIFSIGNALED(st)) {
 		if (t)
 			t->ps = PS_GONE;
-		pending_take(s, w);
+		pending_take(s, w, NULL);
 		if (w == s->pid && s->o.is_child) {
 			s->st.child_status = st;
 			s->st.child_status_valid = true;
@@ -252,9 +297,8 @@ static void handle_event(struct sfc_session *s, pid_t w, int st)
 			t->ps = PS_STOPPED;
 			return;
 		}
-		/* a stop that arrived after its deadline: release it */
-		pending_take(s, w);
-		ptrace(PTRACE_DETACH, w, 0, 0);
+		/* a stop that arrived after its deadline */
+		take_late(s, w);
 		return;
 	}
 	/* signal-delivery-stop: hand the signal back at once and keep
@@ -405,12 +449,12 @@ static int seize(struct sfc_session *s, struct sf_ctx *ctx,
 	return 0;
 }
 
-static int pending_add(struct sfc_session *s, pid_t tid)
+static int pending_add(struct sfc_session *s, const struct sfc_thr *t)
 {
 	if (sf_grow(&s->pending, &s->cappending, s->npending + 1,
-		    sizeof(pid_t)))
+		    sizeof(*s->pending)))
 		return -1;
-	s->pending[s->npending++] = tid;
+	s->pending[s->npending++] = *t;
 	return 0;
 }
 
@@ -424,7 +468,7 @@ static int wait_stopped(struct sfc_session *s, struct sf_ctx *ctx,
 	if (t->ps == PS_SEIZED) {
 		/* D state (NFS, a slow disk) or a dying process: do not stall
 		 * the tick; the dispatcher detaches it when the stop comes */
-		if (pending_add(s, t->tid))
+		if (pending_add(s, t))
 			return sf_error_nomem(ctx);
 		t->ps = PS_FAILED;
 		sf_warn(ctx, "capture.timeout",
@@ -550,11 +594,43 @@ static int keep_copy(struct sfc_session *s, struct sfc_cthread *c,
 	return 0;
 }
 
+/* Did the unwinding just done pass through code no module covers, while
+ * the memory map may be newer than our modules?  Just after a start or an
+ * exec the dynamic linker is still mapping the libraries: a thread in
+ * read() inside a libc we have not reported yet has no CFI, and its
+ * callers would be lost ("[unknown] (0x0)").  Then report the modules
+ * again, at most once per tick, and without the 100 ms wait of tick()
+ * while the map is settling; a pc that stays unknown after a refresh (JIT
+ * code) ends the settling.  True when the stack should be unwound again. */
+static bool refresh_for(struct sfc_session *s)
+{
+	size_t i;
+
+	if (!s->dwfl || s->refresh_tick == s->tickno)
+		return false;
+	for (i = 0; i < s->nframes; i++)
+		if (!dwfl_addrmodule(s->dwfl, s->frames[i]))
+			break;
+	if (i == s->nframes)
+		return false;
+	if (!s->settling && sfc__mono() - s->last_refresh <= 100000000)
+		return false;
+	uint64_t pc = s->frames[i];
+	sfc__dwfl_refresh(s);
+	s->refresh_tick = s->tickno;
+	s->last_refresh = sfc__mono();
+	s->settling = dwfl_addrmodule(s->dwfl, pc) != NULL;
+	return s->settling;
+}
+
 static int record(struct sfc_session *s, struct sf_ctx *ctx,
 		  struct sfc_thr *t, const unsigned char *stack)
 {
 	struct sfc_cthread *c = &s->threads[t->tidx];
 	bool complete = sfc__unwind(s, t, stack);
+
+	if (refresh_for(s))
+		complete = sfc__unwind(s, t, stack);
 	uint32_t node = 0, a;
 
 	if (!complete) {
@@ -591,6 +667,27 @@ static int record(struct sfc_session *s, struct sf_ctx *ctx,
 		c->have = true;
 	}
 	return add_sample(s, ctx, t->tidx, node, t->state, t->t_int, false);
+}
+
+/* Record the late stops read since the last tick (take_late): each was
+ * counted missed by its tick and becomes a sample at that tick's time. */
+static int record_late(struct sfc_session *s, struct sf_ctx *ctx)
+{
+	int rc = 0;
+	size_t i;
+
+	for (i = 0; i < s->nlateq && !rc; i++) {
+		struct sfc_late *l = &s->late[i];
+		l->t.verify = false;
+		if (!(rc = record(s, ctx, &l->t, l->stack))) {
+			s->st.missed--;
+			s->st.late++;
+		}
+	}
+	for (i = 0; i < s->nlateq; i++)
+		free(s->late[i].stack);
+	s->nlateq = 0;
+	return rc;
 }
 
 static bool wanted(const struct sfc_session *s, pid_t tid)
@@ -912,6 +1009,10 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 	int rc;
 
 	drain(s);
+	/* before an exec check: a late stack belongs to the image it was
+	 * read from */
+	if ((rc = record_late(s, ctx)))
+		return rc;
 	if (s->st.target_exited)
 		return 0;
 	if (exec_changed(s)) {
@@ -919,6 +1020,7 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 			return rc;
 		s->module_miss = false;
 		s->last_refresh = sfc__mono();
+		s->settling = true;
 		forget_stacks(s);
 	}
 	if (s->module_miss && sfc__mono() - s->last_refresh > 100000000) {
@@ -1074,6 +1176,8 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 	}
 	s->naddrs = 1;
 	s->nnodes = 1;
+	s->settling = true;
+	s->refresh_tick = UINT32_MAX;
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)o->pid);
 	ssize_t n = read_small(path, s->command, sizeof(s->command));
 	for (ssize_t i = 0; i + 1 < n; i++)
@@ -1181,6 +1285,8 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 	int64_t deadline = sfc__mono() + 100000000;
 	while (s->npending && dispatch_one(s, deadline) > 0)
 		;
+	if (!rc)
+		rc = record_late(s, ctx);
 	if (s->st.target_exited && s->o.is_child && !s->st.child_status_valid) {
 		/* the child exited between ticks: collect its status */
 		int st;
@@ -1368,6 +1474,9 @@ void sfc_close(struct sfc_session *s)
 	free(s->reu);
 	free(s->stacks);
 	free(s->pending);
+	for (size_t i = 0; i < s->nlateq; i++)
+		free(s->late[i].stack);
+	free(s->late);
 	free(s->hist);
 	free(s->recent);
 	free(s->frames);

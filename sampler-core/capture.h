@@ -131,6 +131,11 @@ struct sfc_stats {
 	uint64_t missed;           /* thread samples that could not be taken
 				    * in time (late ticks x threads, threads
 				    * that did not stop, EPERM) */
+	uint64_t late;             /* of the samples taken, from a stop that
+				    * came after its deadline (the thread was
+				    * counted missed, then read when it
+				    * stopped; its sample keeps the time of
+				    * the tick that asked for it) */
 	uint64_t truncated;        /* stacks whose unwinding stopped early */
 	uint32_t threads_now;      /* threads in the last tick */
 	uint32_t threads_seen;

@@ -51,6 +51,13 @@ struct sfc_thr {
 				 * its stack must equal the reused one */
 };
 
+/* A stop that came after its tick's deadline: the registers and stack
+ * read when it came (grab), recorded at the next tick. */
+struct sfc_late {
+	struct sfc_thr t;
+	unsigned char *stack;   /* s->slot bytes */
+};
+
 /* A thread of the capture, across ticks.  After every real stop it keeps
  * the unwinder's inputs (registers, and the bytes of the copy that the
  * unwinder read) so that a later tick can prove that the thread still
@@ -114,8 +121,11 @@ struct sfc_session {
 	size_t slot;            /* stack_bytes + SFC_REDZONE */
 	unsigned char *cmp;     /* slot bytes: reuse_check reads here */
 
-	pid_t *pending;         /* seized, stop not consumed yet */
+	struct sfc_thr *pending; /* seized, stop not consumed yet (past its
+				 * tick's deadline) */
 	size_t npending, cappending;
+	struct sfc_late *late;  /* late stops read, to be recorded */
+	size_t nlateq, caplateq;
 
 	/* unwinding one snapshot */
 	const struct sfc_thr *unw;
@@ -156,6 +166,10 @@ struct sfc_session {
 				 * valid for symbolization at the end */
 	size_t nold;
 	int64_t last_refresh;
+	uint32_t refresh_tick;  /* tick of the last in-tick module refresh */
+	bool settling;          /* the memory map is still filling in (just
+				 * started, exec'd, or the last refresh found
+				 * a missing module): refresh without waiting */
 	char command[256];
 	bool fatal_checked;
 	uint32_t *reu;          /* this tick's reusable threads: id << 1 |

@@ -170,8 +170,12 @@ static int frame_cb(Dwfl_Frame *f, void *arg)
 	uint64_t at = act || !pc ? pc : pc - 1;
 	if (dwfl_frame_reg(f, SFC_DWARF_SP, &sp) == 0) {
 		/* the stack pointer grows toward the callers; anything else
-		 * is a corrupt stack that could make us loop */
-		if (s->nframes && sp <= s->last_sp) {
+		 * is a corrupt stack that could make us loop.  The one
+		 * exception: the innermost frame's caller may have the same
+		 * sp when the return address is in a register (__vfork
+		 * after its "pop %rdi": CFA = rsp, ra = rdi) */
+		if (s->nframes && (sp < s->last_sp ||
+				   (sp == s->last_sp && s->nframes > 1))) {
 			s->unw_bad = true;
 			return DWARF_CB_ABORT;
 		}
@@ -434,6 +438,35 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
+/* The property "image:PATH" = "0xSTART 0xEND BUILD-ID" for each module a
+ * frame names, once (the first image that mapped PATH wins after an
+ * exec): what macOS sample lists under "Binary Images", and what a
+ * symbol server needs to find the exact file again.  The build id is "?"
+ * when the file has none. */
+static int note_image(struct sf_profile *p, struct sf_ctx *ctx,
+		      Dwfl_Module *mod, const char *path, Dwarf_Addr start,
+		      Dwarf_Addr end)
+{
+	char key[4200], val[64 + 2 * 64 + 1];
+	const unsigned char *bits = NULL;
+	GElf_Addr vaddr;
+	int n;
+
+	if ((size_t)snprintf(key, sizeof(key), "image:%s", path) >=
+	    sizeof(key) || sf_profile_prop(p, key))
+		return 0;
+	int len = snprintf(val, sizeof(val), "0x%" PRIx64 " 0x%" PRIx64 " ",
+			   (uint64_t)start, (uint64_t)end);
+	n = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (n <= 0 || n > 64)
+		val[len++] = '?';
+	for (int i = 0; n > 0 && n <= 64 && i < n; i++)
+		len += snprintf(val + len, sizeof(val) - (size_t)len, "%02x",
+				bits[i]);
+	val[len] = 0;
+	return sf_profile_set_prop(p, ctx, key, val);
+}
+
 int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 		   struct sf_profile *p, sf_frame_id *out)
 {
@@ -486,6 +519,9 @@ int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 						    NULL, NULL);
 			f.module = mname;
 			f.address = rel;
+			if (mname && (rc = note_image(p, ctx, mod, mname,
+						      start, end)))
+				break;
 			if (name && (at = strchr(name, '@')) && at > name &&
 			    (size_t)(at - name) < sizeof(plain)) {
 				/* "pthread_cond_wait@@GLIBC_2.3.2": drop the
