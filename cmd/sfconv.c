@@ -196,7 +196,11 @@ int main(int argc, char **argv)
 		goto out;
 
 	cli_signals();
+	/* a writer that folds samples is given no all-zero sample (it
+	 * would only print as a 0 line); one that writes each sample keeps
+	 * them (format.h, needs_order) */
 	struct sf_load_options lo = { .from = g.from, .aggregate = true,
+				      .drop_zero = !save.format->needs_order,
 				      .select = &sel.sel };
 	if (diff) {
 		struct sf_profile *pb = NULL, *pn = NULL;

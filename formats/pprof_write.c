@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 
 /* The string table, by content. */
@@ -187,6 +188,99 @@ static uint64_t module_mapping(struct wr *w, const char *module, int *rc)
 	return (uint64_t)id + 1;
 }
 
+/* Could `f`'s module be the program itself, not a shared object, the
+ * dynamic loader or the kernel?  Pseudo-modules ("[kernel.kallsyms]",
+ * "[vdso]", "[unknown]") and JIT or kernel frames cannot. */
+static bool program_module(const struct sf_frame *f)
+{
+	const char *m = f->module, *base;
+	size_t n;
+
+	if (!m || !m[0] || m[0] == '[' ||
+	    (f->kind && (!strcmp(f->kind, "kernel") ||
+			 !strcmp(f->kind, "jit"))))
+		return false;
+	base = strrchr(m, '/');
+	base = base ? base + 1 : m;
+	n = strlen(base);
+	/* "libc.so.6", "ld-linux-x86-64.so.2", "x.so", "x.ko", "x.dylib" */
+	if (strstr(base, ".so.") || (n >= 3 && !strcmp(base + n - 3, ".so")) ||
+	    (n >= 3 && !strcmp(base + n - 3, ".ko")) ||
+	    (n >= 6 && !strcmp(base + n - 6, ".dylib")) ||
+	    (n >= 4 && !strcasecmp(base + n - 4, ".dll")))
+		return false;
+	return true;
+}
+
+/*
+ * The main binary, which pprof takes to be mapping[0] (its "File:"): of
+ * each sample, the module of the outermost frame whose module is a
+ * program (program_module); the one that is so for the most samples,
+ * the first seen on a tie.  NULL when no sample has such a frame.
+ */
+static const char *main_module(const struct sf_profile *p, struct sf_ctx *ctx,
+			       int *rc)
+{
+	size_t ns = p->d.nstacks;
+	/* per stack node: its outermost program frame + 1, 0 for none
+	 * (parents come before their children) */
+	uint32_t *outer = sf_calloc(ns ? ns : 1, sizeof(*outer));
+	/* distinct modules, keyed by their interned pointer */
+	struct pairtab mods = { 0 };
+	uint64_t *cnt = NULL;
+	size_t ccap = 0;
+	const char *best = NULL;
+	uint64_t bestn = 0;   /* ids are in first-seen order: ties keep
+			       * the first */
+
+	if (!outer)
+		goto nomem;
+	for (size_t i = 1; i < ns; i++) {
+		const struct sf_stack_node *s = &p->d.stacks[i];
+		outer[i] = outer[s->parent];
+		if (!outer[i] && program_module(&p->d.frames[s->frame]))
+			outer[i] = s->frame + 1;
+	}
+	for (size_t i = 0; i < p->d.nsamples; i++) {
+		uint32_t f = outer[p->d.samples[i].stack];
+		if (!f)
+			continue;
+		uintptr_t m = (uintptr_t)p->d.frames[f - 1].module;
+		bool added;
+		int64_t id = pair_get(&mods, (uint32_t)m,
+				      (uint32_t)((uint64_t)m >> 32), &added);
+		if (id < 0)
+			goto nomem;
+		if ((size_t)id >= ccap) {
+			size_t nc = ccap ? ccap * 2 : 16;
+			uint64_t *c = sf_reallocarray(cnt, nc, sizeof(*c));
+			if (!c)
+				goto nomem;
+			memset(c + ccap, 0, (nc - ccap) * sizeof(*c));
+			cnt = c;
+			ccap = nc;
+		}
+		cnt[id] += sf_sample_count(p, i);
+	}
+	for (size_t id = 0; id < mods.n; id++) {
+		if (cnt[id] > bestn) {
+			bestn = cnt[id];
+			best = (const char *)(uintptr_t)(mods.a[id] |
+				((uint64_t)mods.b[id] << 32));
+		}
+	}
+	free(outer);
+	free(cnt);
+	pairtab_free(&mods);
+	return best;
+nomem:
+	free(outer);
+	free(cnt);
+	pairtab_free(&mods);
+	*rc = sf_error_nomem(ctx);
+	return NULL;
+}
+
 static uint64_t frame_function(struct wr *w, const struct sf_frame *f,
 			       int *rc)
 {
@@ -204,7 +298,10 @@ static uint64_t frame_function(struct wr *w, const struct sf_frame *f,
 	if (added) {
 		sf_pb_put_uint(&w->tmp2, 1, (uint64_t)id + 1);
 		sf_pb_put_uint(&w->tmp2, 2, n);
-		sf_pb_put_uint(&w->tmp2, 3, n);
+		/* no system_name: the model has no mangled name, and pprof
+		 * takes a system_name equal to the name for a name still to
+		 * demangle, which cuts a C++ name's template arguments
+		 * ("ns::Box<long>::fill" -> "ns::Box::fill") */
 		sf_pb_put_uint(&w->tmp2, 4, fl);
 		sf_pb_put_msg(&w->fns, 5, &w->tmp2);
 	}
@@ -376,6 +473,41 @@ static int sample_labels(struct wr *w, struct sf_pb_buf *b, sf_labels_id lid,
 	return b->oom ? sf_error_nomem(w->ctx) : 0;
 }
 
+/*
+ * PeriodType and Period: the model's when it has them.  Else the period
+ * type is the default sample type, and the period 1 for a unit "count"
+ * (what pprof gives its own converted count profiles: contention,
+ * threadcreate), else the mean weight of one sample of that type
+ * (perf's cpu-clock: the nanoseconds between samples), 0 when there is
+ * none.  *type gets NULLs when the profile has no type at all.
+ */
+static double period_of(const struct sf_profile *p,
+			struct sf_sample_type *type)
+{
+	const struct sf_meta *m = &p->d.meta;
+	uint32_t t = m->default_type;
+	double sum = 0;
+	uint64_t n = 0;
+
+	*type = m->period_type;
+	if (m->period_type.type)
+		return m->period;
+	if (t >= p->d.ntypes) {
+		type->type = type->unit = NULL;
+		return 0;
+	}
+	*type = p->d.types[t];
+	if (m->period > 0)
+		return m->period;
+	if (type->unit && !strcmp(type->unit, "count"))
+		return 1;
+	for (size_t i = 0; i < p->d.nsamples; i++) {
+		sum += sf_weight(p, i, t);
+		n += sf_sample_count(p, i);
+	}
+	return n && sum > 0 ? sum / (double)n : 0;
+}
+
 static void wr_free(struct wr *w)
 {
 	wstrs_free(&w->strs);
@@ -424,6 +556,10 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 		sf_pb_put_uint(&s, 2, u);
 		sf_pb_put_msg(&b, 1, &s);
 	}
+	/* the main binary's mapping first: pprof takes mapping[0] for it */
+	const char *mainmod = main_module(p, ctx, &rc);
+	if (rc || (mainmod && (module_mapping(&w, mainmod, &rc), rc)))
+		goto out;
 	if ((rc = build_locations(&w)))
 		goto out;
 	/* all strings of labels and threads are numbered before the
@@ -494,14 +630,16 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 	/* the rest, then the string table last (it must hold every string
 	 * used above and below) */
 	uint64_t drop = 0, keep = 0, pt = 0, pu = 0;
+	struct sf_sample_type ptype;
+	double period = period_of(p, &ptype);
 	const char *v;
 	if ((v = sf_profile_prop(p, "pprof.drop_frames")))
 		drop = WSTR(&w, v, false);
 	if ((v = sf_profile_prop(p, "pprof.keep_frames")))
 		keep = WSTR(&w, v, false);
-	if (m->period_type.type) {
-		pt = WSTR(&w, m->period_type.type, false);
-		pu = WSTR(&w, m->period_type.unit, false);
+	if (ptype.type) {
+		pt = WSTR(&w, ptype.type, false);
+		pu = WSTR(&w, ptype.unit, false);
 	}
 	sf_pb_put_uint(&b, 7, drop);
 	sf_pb_put_uint(&b, 8, keep);
@@ -509,13 +647,13 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 		sf_pb_put_uint(&b, 9, (uint64_t)m->start_time);
 	if (m->duration != SF_NO_TIME)
 		sf_pb_put_uint(&b, 10, (uint64_t)m->duration);
-	if (m->period_type.type) {
+	if (ptype.type) {
 		sf_pb_put_uint(&s, 1, pt);
 		sf_pb_put_uint(&s, 2, pu);
 		sf_pb_put_msg(&b, 11, &s);
 	}
-	if (m->period > 0 && m->period < 9.2e18)
-		sf_pb_put_uint(&b, 12, (uint64_t)llround(m->period));
+	if (period > 0 && period < 9.2e18)
+		sf_pb_put_uint(&b, 12, (uint64_t)llround(period));
 	for (size_t i = 0;; i++) {
 		char key[40];
 		snprintf(key, sizeof(key), "pprof.comment.%zu", i);

@@ -11,7 +11,7 @@ kind=${1:-build}
 build="pkg-config zlib1g-dev libjson-c-dev libyajl-dev libxml2-dev libxxhash-dev libgmp-dev libdw-dev libelf-dev libgraphviz-dev"
 # test tools: required ones first, optional ones after the '|'
 test_req="python3 gzip"
-test_opt="${SF_TEST_PACKAGES-python3-jsonschema libxml2-utils graphviz sbcl racket golang-go golang-github-google-pprof-dev chromium nodejs npm linux-perf elfutils valgrind libdevel-nytprof-perl}"
+test_opt="${SF_TEST_PACKAGES-python3-jsonschema libxml2-utils graphviz sbcl racket golang-go golang-github-google-pprof-dev chromium nodejs npm linux-perf g++ elfutils valgrind libdevel-nytprof-perl}"
 fuzz="clang libclang-rt-14-dev"
 
 # A package whose program is already on PATH from elsewhere (Node.js and

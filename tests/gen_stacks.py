@@ -6,7 +6,8 @@ gen_stacks.py lines SEED N       -> sample lines in canonical form
 gen_stacks.py deep DEPTH         -> one collapsed line with DEPTH frames
 gen_stacks.py expect-collapsed FILE
     -> what a collapsed writer must print for FILE: equal stacks summed,
-       sorted bytewise, computed here independently of sftools.
+       all-zero ones left out, sorted bytewise, computed here
+       independently of sftools.
 """
 import random
 import sys
@@ -53,13 +54,17 @@ def main():
         d = int(sys.argv[2])
         out.write(";".join("f%d" % (i % 97) for i in range(d)) + " 3\n")
     elif cmd == "expect-collapsed":
-        sums = {}
+        # a stack whose samples are all zero is left out (docs/formats.md,
+        # "All-zero samples"); the weights here are never negative
+        sums, nonzero = {}, set()
         with open(sys.argv[2], "rb") as f:
             for line in f:
                 line = line.rstrip(b"\n")
                 s, _, w = line.rpartition(b" ")
                 sums[s] = sums.get(s, 0) + float(w)
-        for s in sorted(sums):
+                if float(w) != 0:
+                    nonzero.add(s)
+        for s in sorted(nonzero):
             out.buffer.write(s + b" " + fmt_num(sums[s]).encode() + b"\n")
     else:
         sys.exit("unknown command")

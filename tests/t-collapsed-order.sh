@@ -23,7 +23,9 @@ for seed in 1 2 3 4 5; do
 		}
 	}' > in$seed.folded
 	$SFCONV --from collapsed in$seed.folded > out$seed 2>err$seed
-	# expected: sum the counts per stack text, then order the texts with
+	# expected: sum the counts per stack text (counts are never negative:
+	# a sum of 0 is a stack of zero samples only, which is left out, see
+	# docs/formats.md "All-zero samples"), then order the texts with
 	# sort(1) through a hex image of each (hex digits keep byte order, and
 	# the key holds no blanks, so names with spaces cannot confuse sort)
 	awk '
@@ -35,6 +37,8 @@ for seed in 1 2 3 4 5; do
 		}
 		END {
 			for (t in w) {
+				if (w[t] == 0)
+					continue
 				h = "x"   # not empty, so that -k1,1 sees a field
 				for (i = 1; i <= length(t); i++) h = h hex[substr(t, i, 1)]
 				printf "%s\t%s %d\n", h, t, w[t]

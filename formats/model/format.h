@@ -83,7 +83,12 @@ struct sf_format {
 	unsigned caps;            /* enum sf_caps of the writer */
 	bool binary;              /* output is binary: refuse a terminal */
 	bool needs_order;         /* writer needs samples in order (so the
-				   * reader must not aggregate) */
+				   * reader must not aggregate).  A writer
+				   * without it folds samples into stacks
+				   * with weights: it is given no sample
+				   * whose weights are all zero
+				   * (sf_load_options.drop_zero); one with it
+				   * writes each sample, zero ones too */
 	int priority;             /* detection tie-break: higher first */
 	const struct sf_option *read_options;  /* {NULL}-terminated or NULL */
 	const struct sf_option *write_options;

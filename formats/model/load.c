@@ -15,6 +15,7 @@ static int new_profile(struct sf_profile **out, struct sf_ctx *ctx,
 		return rc;
 	sf_profile_set_aggregate(*out, opt->aggregate);
 	sf_profile_set_fold_exact(*out, opt->fold_exact);
+	sf_profile_set_drop_zero(*out, opt->drop_zero);
 	return 0;
 }
 

@@ -41,6 +41,9 @@ struct sf_load_options {
 			   * the analysis needs no sample order */
 	bool fold_exact;  /* with aggregate: fold only exact weight sums
 			   * (sf_profile_set_fold_exact) */
+	bool drop_zero;   /* leave out samples whose weights are all zero
+			   * (sf_profile_set_drop_zero): for a writer that
+			   * folds samples (!needs_order) and for reports */
 	const struct sf_select *select; /* NULL, or the samples to keep
 					 * and frames to relabel once all
 					 * inputs are read (filter.h) */

@@ -170,6 +170,7 @@ static int part_init(struct part *w, const struct sf_profile *p,
 		return rc;
 	sf_profile_set_aggregate(w->p, p->d.aggregated);
 	sf_profile_set_fold_exact(w->p, p->d.fold_exact);
+	sf_profile_set_drop_zero(w->p, p->d.drop_zero);
 	sf_profile_begin_input(w->p, p->d.input);
 	for (size_t i = 0; i < p->d.ntypes; i++)
 		if ((rc = sf_profile_sample_type(w->p, &w->ctx,

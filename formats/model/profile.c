@@ -213,6 +213,11 @@ void sf_profile_set_fold_exact(struct sf_profile *p, bool on)
 	p->d.fold_exact = on;
 }
 
+void sf_profile_set_drop_zero(struct sf_profile *p, bool on)
+{
+	p->d.drop_zero = on;
+}
+
 void sf_profile_begin_input(struct sf_profile *p, uint32_t index)
 {
 	p->d.input = index;
@@ -972,6 +977,13 @@ static int add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 		if (x < 0 || x > 0x1p53 || x != (double)(uint64_t)x)
 			p->in->weights_inexact = true;
 		p->in->weights_total += x;
+	}
+	if (p->d.drop_zero) {
+		size_t i = 0;
+		while (i < nt && weights[i] == 0)
+			i++;
+		if (i == nt)
+			return 0;
 	}
 	if (time != SF_NO_TIME)
 		p->d.has_time = true;

@@ -163,6 +163,7 @@ struct sf_profile_data {
 					  * aggregated) */
 	uint64_t nadded;                 /* samples added in all */
 	bool fold_exact;
+	bool drop_zero;                  /* sf_profile_set_drop_zero */
 };
 
 /* The profile; `d` is everything a writer or analysis reads. */
@@ -181,6 +182,15 @@ void sf_profile_set_aggregate(struct sf_profile *p, bool on);
 /* In aggregated mode, fold only when the weight sums are exact (see the
  * top of this file); must be called before the first sample is added. */
 void sf_profile_set_fold_exact(struct sf_profile *p, bool on);
+
+/* Leave out, from now on, every sample added whose weights are all zero
+ * (it is not stored, folded or counted in nadded; its stack and frames
+ * are still interned).  For outputs that fold samples into stacks with
+ * weights, and for reports, where such a sample would only print as a
+ * 0 line or row; pprof leaves them out the same way (docs/formats.md,
+ * "All-zero samples").  Must be called before the first sample is
+ * added. */
+void sf_profile_set_drop_zero(struct sf_profile *p, bool on);
 
 /* Mark the start of input number `index` (0, 1, ...): threads of
  * different inputs are kept apart even when their ids are equal. */
