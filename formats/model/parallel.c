@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_JOBS 64
-
 unsigned sf_jobs(const struct sf_ctx *ctx)
 {
 	const char *e = getenv("SF_JOBS");
@@ -18,7 +16,7 @@ unsigned sf_jobs(const struct sf_ctx *ctx)
 		char *end;
 		unsigned long v = strtoul(e, &end, 10);
 		if (!*end && v)
-			n = v > MAX_JOBS ? MAX_JOBS : (unsigned)v;
+			n = v > SF_MAX_JOBS ? SF_MAX_JOBS : (unsigned)v;
 	}
 	if (!n) {
 		cpu_set_t set;
@@ -27,7 +25,7 @@ unsigned sf_jobs(const struct sf_ctx *ctx)
 	}
 	if (n < 1)
 		n = 1;
-	return n > MAX_JOBS ? MAX_JOBS : n;
+	return n > SF_MAX_JOBS ? SF_MAX_JOBS : n;
 }
 
 /* One part of the input and what reading it gave. */
@@ -198,7 +196,7 @@ int sf_read_parallel(struct sf_profile *p, const struct sf_format *fmt,
 		     struct sf_input *in, struct sf_ctx *ctx)
 {
 	const char *e = getenv("SF_SPLIT_MIN");
-	uint64_t size, cut[MAX_JOBS + 1], min = SF_SPLIT_MIN;
+	uint64_t size, cut[SF_MAX_JOBS + 1], min = SF_SPLIT_MIN;
 	unsigned char head[2];
 	unsigned jobs = sf_jobs(ctx);
 	struct part *w;
