@@ -17,15 +17,21 @@ bool sf_parse_i64(const char *s, size_t n, int64_t *out);
 
 /*
  * A cache from the text of a whole `a;b;c` stack to its stack id: a stack
- * seen before costs one hash and one memcmp, however deep it is.  Memory:
- * the text of each unique stack once.
+ * seen before costs one hash and a walk of its frames comparing their
+ * names with the text, not a parse and a probe per frame.  Memory: a hash
+ * slot and an id per unique stack; the text is not kept (the stack's own
+ * frames spell it), so a million distinct stacks do not cost their text
+ * twice.  When stacks rarely repeat (fewer hits than cached stacks by
+ * the time it holds 64K) the cache turns itself off and is freed: it
+ * would only cost memory.  Only for the profile sf_stack_from_text fills
+ * with it.
  */
 struct sf_stack_cache {
 	struct sf_idx idx;
-	char **texts;
-	uint32_t *lens;
 	sf_stack_id *ids;
 	size_t n, cap;
+	size_t hits;
+	bool off;
 };
 
 void sf_stack_cache_free(struct sf_stack_cache *c);
