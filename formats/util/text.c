@@ -55,6 +55,10 @@ bool sf_parse_i64(const char *s, size_t n, int64_t *out)
 
 void sf_stack_cache_free(struct sf_stack_cache *c)
 {
+	for (size_t i = 0; i < c->n; i++)
+		free(c->texts[i]);
+	free(c->texts);
+	free(c->lens);
 	free(c->ids);
 	sf_idx_free(&c->idx);
 	memset(c, 0, sizeof(*c));
@@ -63,41 +67,22 @@ void sf_stack_cache_free(struct sf_stack_cache *c)
 struct textkey {
 	const char *s;
 	size_t len;
-	const struct sf_profile_data *d;
 };
 
-/* Does the cached stack spell the text?  Its frames, leaf first, must be
- * the text's ';'-separated names from the end on: the stack was made
- * from such a text by sf_profile_frame_named, so equal names mean an
- * equal text.  (A name holding a NUL compares short and misses; the text
- * is then parsed, which gives the same stack.) */
 static bool text_eq(const void *c, uint32_t id, const void *k)
 {
 	const struct sf_stack_cache *cache = c;
 	const struct textkey *key = k;
-	const struct sf_profile_data *d = key->d;
-	const char *end = key->s + key->len;
 
-	for (sf_stack_id s = cache->ids[id]; s; s = d->stacks[s].parent) {
-		const char *name = d->frames[d->stacks[s].frame].name;
-		size_t n = strlen(name);
-		if ((size_t)(end - key->s) < n || memcmp(end - n, name, n))
-			return false;
-		end -= n;
-		if (d->stacks[s].parent) {
-			if (end == key->s || end[-1] != ';')
-				return false;
-			end--;
-		}
-	}
-	return end == key->s;
+	return cache->lens[id] == key->len &&
+	       !memcmp(cache->texts[id], key->s, key->len);
 }
 
 int sf_stack_from_text(struct sf_profile *p, struct sf_ctx *ctx,
 		       struct sf_stack_cache *cache, const char *text,
 		       size_t len, sf_stack_id *out)
 {
-	struct textkey key = { text, len, &p->d };
+	struct textkey key = { text, len };
 	uint64_t h = 0;
 	uint32_t id;
 	int rc;
@@ -133,15 +118,39 @@ int sf_stack_from_text(struct sf_profile *p, struct sf_ctx *ctx,
 		sf_stack_cache_free(cache);
 		cache->off = true;
 	}
-	if (cache && !cache->off && cache->n < UINT32_MAX) {
-		if (sf_grow(&cache->ids, &cache->cap, cache->n + 1,
-			    sizeof(*cache->ids)))
-			return sf_error_nomem(ctx);
-		id = (uint32_t)cache->n;
-		cache->ids[id] = s;
-		if (!sf_idx_insert(&cache->idx, h, id))
-			return sf_error_nomem(ctx);
-		cache->n++;
+	if (cache && !cache->off) {
+		if (cache->n == cache->cap) {
+			size_t ncap = cache->cap ? cache->cap * 2 : 256;
+			char **t = sf_reallocarray(cache->texts, ncap,
+						   sizeof(*t));
+			if (t)
+				cache->texts = t;
+			uint32_t *l = sf_reallocarray(cache->lens, ncap,
+						      sizeof(*l));
+			if (l)
+				cache->lens = l;
+			sf_stack_id *ids = sf_reallocarray(cache->ids, ncap,
+							   sizeof(*ids));
+			if (ids)
+				cache->ids = ids;
+			if (!t || !l || !ids)
+				return sf_error_nomem(ctx);
+			cache->cap = ncap;
+		}
+		if (len <= UINT32_MAX) {
+			char *copy = sf_strndup(text, len);
+			if (!copy)
+				return sf_error_nomem(ctx);
+			id = (uint32_t)cache->n;
+			cache->texts[id] = copy;
+			cache->lens[id] = (uint32_t)len;
+			cache->ids[id] = s;
+			if (!sf_idx_insert(&cache->idx, h, id)) {
+				free(copy);
+				return sf_error_nomem(ctx);
+			}
+			cache->n++;
+		}
 	}
 	*out = s;
 	return 0;

@@ -17,17 +17,18 @@ bool sf_parse_i64(const char *s, size_t n, int64_t *out);
 
 /*
  * A cache from the text of a whole `a;b;c` stack to its stack id: a stack
- * seen before costs one hash and a walk of its frames comparing their
- * names with the text, not a parse and a probe per frame.  Memory: a hash
- * slot and an id per unique stack; the text is not kept (the stack's own
- * frames spell it), so a million distinct stacks do not cost their text
- * twice.  When stacks rarely repeat (fewer hits than cached stacks by
- * the time it holds 64K) the cache turns itself off and is freed: it
- * would only cost memory.  Only for the profile sf_stack_from_text fills
- * with it.
+ * seen before costs one hash and one memcmp, however deep it is.  Memory:
+ * the text of each unique stack once.  When stacks rarely repeat (fewer
+ * hits than cached stacks each time it has doubled past 64K) the cache
+ * turns itself off and is freed: a million distinct stacks would
+ * otherwise hold their text twice for nothing.  (Checking a hit against
+ * the stack's own frames instead of a copy of the text halves the speed
+ * of the common case, many repeats of few stacks.)
  */
 struct sf_stack_cache {
 	struct sf_idx idx;
+	char **texts;
+	uint32_t *lens;
 	sf_stack_id *ids;
 	size_t n, cap;
 	size_t hits;
