@@ -90,7 +90,7 @@ else
 		esac
 		perf record -q -o cap.data -e sched:sched_switch -e sched:sched_wakeup -a -- \
 			"$cap" -p $p -F 100 -d $secs -o cap.json 2> cap.err > /dev/null
-		set -- $(sed -n 's/.*: \([0-9]*\) samples taken, \([0-9]*\) missed.*/\1 \2/p' cap.err)
+		set -- $(sed -n 's/.*: \([0-9]*\) samples taken.*, \([0-9]*\) missed.*/\1 \2/p' cap.err)
 		taken=${1:-0} missed=${2:-0}
 		reused=$(grep -o '"capture.reused", *"[0-9]*"' cap.json | grep -o '[0-9]*"$' | tr -d '"')
 		ticks=$(awk -v s=$secs 'BEGIN { printf "%d", s * 100 }')

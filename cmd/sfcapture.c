@@ -54,9 +54,11 @@ static void usage(const struct cli_getopt *g)
 "       sfcapture [OPTIONS] -- CMD [ARGS...]\n"
 "Sample the call stacks of every thread of a running process (or of CMD,\n"
 "started here) at a fixed rate, running and blocked threads alike, until\n"
-"Ctrl-C, the end of -d, or the exit of the target.  The target is stopped\n"
-"one thread at a time for a few microseconds per sample and never left\n"
-"stopped or traced.\n"
+"Ctrl-C, the end of -d, or the exit of the target.  Each thread that ran\n"
+"since its last sample is stopped for a few microseconds while its\n"
+"registers and stack are copied; one that has not run is counted again\n"
+"from its last stack without stopping it (label reused=1, see --no-reuse).\n"
+"The target is never left stopped or traced.\n"
 "\n");
 	cli_getopt_help(g, stdout);
 	printf(
@@ -250,9 +252,11 @@ int main(int argc, char **argv)
 		if (st->target_exited)
 			cli_msg("the target exited after %.2f s",
 				(double)st->elapsed_ns / 1e9);
-		cli_msg("%" PRIu64 " samples taken, %" PRIu64 " missed, "
-			"from %u threads in %.2f s", st->samples, st->missed,
-			st->threads_seen, (double)st->elapsed_ns / 1e9);
+		cli_msg("%" PRIu64 " samples taken (%" PRIu64 " of them "
+			"reused from threads that had not run), %" PRIu64
+			" missed, from %u threads in %.2f s", st->samples,
+			st->reused, st->missed, st->threads_seen,
+			(double)st->elapsed_ns / 1e9);
 		cli_msg("target stopped per sample: median %.0f us, p99 "
 			"%.0f us", (double)med / 1e3, (double)p99 / 1e3);
 		cli_msg("wrote %s (%s)", strcmp(outpath, "-") ? outpath

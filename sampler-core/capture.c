@@ -550,11 +550,43 @@ static int keep_copy(struct sfc_session *s, struct sfc_cthread *c,
 	return 0;
 }
 
+/* Did the unwinding just done pass through code no module covers, while
+ * the memory map may be newer than our modules?  Just after a start or an
+ * exec the dynamic linker is still mapping the libraries: a thread in
+ * read() inside a libc we have not reported yet has no CFI, and its
+ * callers would be lost ("[unknown] (0x0)").  Then report the modules
+ * again, at most once per tick, and without the 100 ms wait of tick()
+ * while the map is settling; a pc that stays unknown after a refresh (JIT
+ * code) ends the settling.  True when the stack should be unwound again. */
+static bool refresh_for(struct sfc_session *s)
+{
+	size_t i;
+
+	if (!s->dwfl || s->refresh_tick == s->tickno)
+		return false;
+	for (i = 0; i < s->nframes; i++)
+		if (!dwfl_addrmodule(s->dwfl, s->frames[i]))
+			break;
+	if (i == s->nframes)
+		return false;
+	if (!s->settling && sfc__mono() - s->last_refresh <= 100000000)
+		return false;
+	uint64_t pc = s->frames[i];
+	sfc__dwfl_refresh(s);
+	s->refresh_tick = s->tickno;
+	s->last_refresh = sfc__mono();
+	s->settling = dwfl_addrmodule(s->dwfl, pc) != NULL;
+	return s->settling;
+}
+
 static int record(struct sfc_session *s, struct sf_ctx *ctx,
 		  struct sfc_thr *t, const unsigned char *stack)
 {
 	struct sfc_cthread *c = &s->threads[t->tidx];
 	bool complete = sfc__unwind(s, t, stack);
+
+	if (refresh_for(s))
+		complete = sfc__unwind(s, t, stack);
 	uint32_t node = 0, a;
 
 	if (!complete) {
@@ -919,6 +951,7 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 			return rc;
 		s->module_miss = false;
 		s->last_refresh = sfc__mono();
+		s->settling = true;
 		forget_stacks(s);
 	}
 	if (s->module_miss && sfc__mono() - s->last_refresh > 100000000) {
@@ -1074,6 +1107,8 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 	}
 	s->naddrs = 1;
 	s->nnodes = 1;
+	s->settling = true;
+	s->refresh_tick = UINT32_MAX;
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)o->pid);
 	ssize_t n = read_small(path, s->command, sizeof(s->command));
 	for (ssize_t i = 0; i + 1 < n; i++)

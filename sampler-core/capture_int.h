@@ -156,6 +156,10 @@ struct sfc_session {
 				 * valid for symbolization at the end */
 	size_t nold;
 	int64_t last_refresh;
+	uint32_t refresh_tick;  /* tick of the last in-tick module refresh */
+	bool settling;          /* the memory map is still filling in (just
+				 * started, exec'd, or the last refresh found
+				 * a missing module): refresh without waiting */
 	char command[256];
 	bool fatal_checked;
 	uint32_t *reu;          /* this tick's reusable threads: id << 1 |

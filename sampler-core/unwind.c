@@ -434,6 +434,35 @@ static const char *base_name(const char *path)
 	return b ? b + 1 : path;
 }
 
+/* The property "image:PATH" = "0xSTART 0xEND BUILD-ID" for each module a
+ * frame names, once (the first image that mapped PATH wins after an
+ * exec): what macOS sample lists under "Binary Images", and what a
+ * symbol server needs to find the exact file again.  The build id is "?"
+ * when the file has none. */
+static int note_image(struct sf_profile *p, struct sf_ctx *ctx,
+		      Dwfl_Module *mod, const char *path, Dwarf_Addr start,
+		      Dwarf_Addr end)
+{
+	char key[4200], val[64 + 2 * 64 + 1];
+	const unsigned char *bits = NULL;
+	GElf_Addr vaddr;
+	int n;
+
+	if ((size_t)snprintf(key, sizeof(key), "image:%s", path) >=
+	    sizeof(key) || sf_profile_prop(p, key))
+		return 0;
+	int len = snprintf(val, sizeof(val), "0x%" PRIx64 " 0x%" PRIx64 " ",
+			   (uint64_t)start, (uint64_t)end);
+	n = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (n <= 0 || n > 64)
+		val[len++] = '?';
+	for (int i = 0; n > 0 && n <= 64 && i < n; i++)
+		len += snprintf(val + len, sizeof(val) - (size_t)len, "%02x",
+				bits[i]);
+	val[len] = 0;
+	return sf_profile_set_prop(p, ctx, key, val);
+}
+
 int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 		   struct sf_profile *p, sf_frame_id *out)
 {
@@ -486,6 +515,9 @@ int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 						    NULL, NULL);
 			f.module = mname;
 			f.address = rel;
+			if (mname && (rc = note_image(p, ctx, mod, mname,
+						      start, end)))
+				break;
 			if (name && (at = strchr(name, '@')) && at > name &&
 			    (size_t)(at - name) < sizeof(plain)) {
 				/* "pthread_cond_wait@@GLIBC_2.3.2": drop the

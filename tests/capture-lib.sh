@@ -97,21 +97,3 @@ expect_chain() {
 	fi
 }
 
-# expect_chain_known NAME FILE THREAD CHAIN: like expect_chain over the
-# samples whose stack was unwound to its end, and at most 10% of THREAD's
-# samples marked [truncated].  NEEDSWORK: a real stop of a thread blocked
-# in read() ends in "[truncated];[unknown] (0x0);read" in 1-8% of samples
-# (the engine before the reuse work had none); until that is found, the
-# exec test bounds it here instead of failing on a busy machine, where
-# fewer stops are replaced by reuse.
-expect_chain_known() {
-	grep -v "	\[truncated\]" "$2" > "$2.known"
-	set -- "$1" "$2" "$3" "$4" $(chain_share "$2" "$3" "__never__") \
-		$(awk -F '\t' -v th="$3" '{n=$1; sub(/^[0-9]*:/,"",n)}
-			n==th {t++; if ($3 ~ /^\[truncated\]/) c++}
-			END {print t ? int(100 * c / t) : 0}' "$2")
-	expect_chain "$1" "$2.known" "$3" "$4"
-	if [ "$7" -le 10 ]; then pass "$1-truncated-bounded"
-	else fail "$1-truncated-bounded" "$7% of thread $3's samples [truncated]"; fi
-}
-

@@ -12,6 +12,11 @@ start_target ./target_nofp || { fail capture-output-start "target not ready"; ex
 # what /proc says: "tid name" per thread (the target's threads live
 # until it is killed)
 for t in /proc/$TPID/task/*; do echo "${t##*/} $(cat "$t/comm")"; done | sort > proc.threads
+# where target_nofp is mapped (lowest start, highest end), as the kernel
+# says, and its build id as readelf says
+exe=$(readlink /proc/$TPID/exe)
+maprange=$(awk -v f="$exe" '$6 == f { split($1, r, "-"); if (!lo) lo = r[1]; hi = r[2] } END { print "0x" lo " 0x" hi }' /proc/$TPID/maps)
+buildid=$(readelf -n "$exe" 2>/dev/null | sed -n 's/^ *Build ID: *//p')
 
 # no -o: sfcapture-PID.json.gz, and the report on standard output
 mkdir -p def && (cd def && timeout 60 "$SFCAPTURE" -p $TPID -d 0.3 > report.txt 2> err.txt)
@@ -47,8 +52,12 @@ PY
 # tid and name, with the running/blocked share; read by the sample reader
 if grep -q '^Call graph:$' def/report.txt && grep -q "^    [0-9]* Thread_[0-9]*   cpu  ([0-9]*% running, [0-9]*% blocked)$" def/report.txt &&
    grep -q '^Sort by top of stack, same collapsed (when >= 5):$' def/report.txt &&
-   grep -q '^Binary Images:$' def/report.txt && grep -q ' target_nofp (?) <?> /.*/target_nofp$' def/report.txt; then
+   grep -q '^Binary Images:$' def/report.txt && grep -q ' target_nofp (?) <[0-9a-f?]*> /.*/target_nofp$' def/report.txt; then
 	pass capture-report-layout; else fail capture-report-layout "$(head -n 20 def/report.txt)"; fi
+# Binary Images: the load range the kernel shows and readelf's build id
+img=$(grep ' target_nofp (?) <' def/report.txt | awk '{print $1, $3, $6}')
+if [ -n "$buildid" ] && [ "$img" = "$maprange <$buildid>" ]; then
+	pass capture-report-images; else fail capture-report-images "'$img', expected '$maprange <$buildid>'"; fi
 n=$(grep -c '^    [0-9]* Thread_' def/report.txt)
 [ "$n" -eq "$(wc -l < proc.threads)" ] && pass capture-report-every-thread || fail capture-report-every-thread "$n thread trees"
 $SFCONV -q --from sample --thread-prefix def/report.txt > report.folded

@@ -51,14 +51,20 @@ if [ $rc -eq 0 ] && [ "$n" -gt 0 ] && grep -q 'target exited' exit.err; then pas
 	fail capture-target-exits "status $rc, $n samples: $(head -n 2 exit.err)"; fi
 stop_target
 
-# threads created and joined during the capture are sampled
+# threads created and joined during the capture are sampled: each sample
+# of a churn thread is exact (its child side of clone3 before start_thread
+# runs, or a chain from __clone3;start_thread, nothing unknown or
+# truncated); most show churn_thread;churn_work (it sleeps 20 ms of its
+# life; on a loaded machine a new thread may wait long at its first
+# instruction, so not 95%)
 start_target ./target_nofp -x -C || fail capture-churn-start "target not ready"
 timeout 60 "$SFCAPTURE" -q -p $TPID -d 3 --to lines -o churn.lines
 rc=$?
 set -- $(chain_share churn.lines churn "churn_thread;churn_work")
 ntid=$(awk -F '\t' '$1 ~ /:churn$/ { sub(/:.*/, "", $1); print $1 }' churn.lines | sort -u | wc -l)
-if [ $rc -eq 0 ] && [ "$2" -gt 0 ] && [ "$1" -ge 95 ] && [ "$ntid" -ge 3 ]; then pass capture-thread-churn; else
-	fail capture-thread-churn "status $rc, $2 churn samples ($1% correct) from $ntid threads"; fi
+inexact=$(awk -F '\t' '$1 ~ /:churn$/ && ($3 ~ /\[(truncated|unknown)/ || ($3 != "__clone3" && $3 !~ /^__clone3;start_thread(;|$)/))' churn.lines | sort | uniq -c | sort -rn | head -n 2)
+if [ $rc -eq 0 ] && [ "$2" -gt 0 ] && [ "$1" -ge 50 ] && [ -z "$inexact" ] && [ "$ntid" -ge 3 ]; then pass capture-thread-churn; else
+	fail capture-thread-churn "status $rc, $2 churn samples ($1% in churn_work) from $ntid threads; inexact: $inexact"; fi
 # main spends its time in pthread_join or pthread_create; inside the
 # parent's side of clone3 the unwinder may stop (glibc's CFI there), so
 # 80% rather than 95%

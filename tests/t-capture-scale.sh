@@ -111,7 +111,7 @@ scale() {
 	}' $name.lines | head -n 5)
 	[ -z "$bad" ] && pass $name-chains || fail $name-chains "threads below 95%: $bad"
 	taken=$(sed -n 's/.*: \([0-9]*\) samples taken.*/\1/p' $name.err)
-	missed=$(sed -n 's/.* samples taken, \([0-9]*\) missed.*/\1/p' $name.err)
+	missed=$(sed -n 's/.*, \([0-9]*\) missed.*/\1/p' $name.err)
 	n=$(wc -l < $name.lines)
 	ticks=$(awk -v h=$hz -v s=$secs 'BEGIN { printf "%d", h * s }')
 	all=$((${taken:-0} + ${missed:-0}))

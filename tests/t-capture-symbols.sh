@@ -80,4 +80,14 @@ timeout 120 $norand "$SFCAPTURE" -q -d 30 --to lines -o exec.lines -- sh -c 'sle
 rc=$?
 [ $rc -eq 0 ] && pass capture-exec-status || fail capture-exec-status "status $rc"
 expect_chain capture-exec-cpu exec.lines cpu "cpu_thread;cpu_recurse;cpu_recurse;cpu_leaf"
-expect_chain_known capture-exec-read exec.lines read "read_thread;read_blocker"
+expect_chain capture-exec-read exec.lines read "read_thread;read_blocker"
+
+# Every sample a real stop (--no-reuse), just after the exec: the dynamic
+# linker is still mapping libc when the first threads are sampled, and a
+# pc in a library not reported yet must make the engine read the memory
+# map again before unwinding, not end the stack in "[unknown] (0x0)".
+timeout 120 $norand "$SFCAPTURE" -q --no-reuse -d 30 --to lines -o exec-nr.lines -- sh -c 'sleep 0.3; exec ./target_nofp -e 1.2' > /dev/null
+bad=$(awk -F '\t' '{n=$1; sub(/^[0-9]*:/,"",n)} n=="read" && $3 ~ /\[(truncated|unknown)/' exec-nr.lines | sort | uniq -c | sort -rn | head -n 3)
+n=$(awk -F '\t' '{n=$1; sub(/^[0-9]*:/,"",n)} n=="read"' exec-nr.lines | wc -l)
+[ "$n" -gt 0 ] && [ -z "$bad" ] && pass capture-exec-read-real-stops ||
+	fail capture-exec-read-real-stops "$n samples of thread read; not fully unwound: $bad"

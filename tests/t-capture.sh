@@ -32,7 +32,7 @@ for build in fp nofp; do
 	# make threads x ticks: the schedule fixes the ticks, the load only
 	# moves samples from taken to missed, so nothing here depends on it
 	n=$(wc -l < out.$build.lines)
-	missed=$(sed -n 's/.* samples taken, \([0-9]*\) missed.*/\1/p' out.$build.err)
+	missed=$(sed -n 's/.*, \([0-9]*\) missed.*/\1/p' out.$build.err)
 	taken=$(sed -n 's/.*: \([0-9]*\) samples taken.*/\1/p' out.$build.err)
 	all=$((${taken:-0} + ${missed:-0}))
 	if [ "${taken:-x}" = "$n" ] && [ "$n" -gt 0 ] && [ "$all" -ge $((6 * 199)) ] && [ "$all" -le $((6 * 201)) ]; then
