@@ -260,12 +260,12 @@ int sf_read_parallel(struct sf_profile *p, const struct sf_format *fmt,
 		rc = 1;
 		goto out;
 	}
-	/* the first part becomes p when p is still empty: one copy of it
-	 * less in memory while the others merge */
 	/* the parts merged into p are only read: their stack indexes go
 	 * before p grows */
 	for (size_t k = 1; k < np; k++)
 		sf_profile_trim(w[k].p);
+	/* the first part becomes p when p is still empty: one copy of it
+	 * less in memory while the others merge */
 	rc = sf_profile_merge_into_empty(p, w[0].p, ctx);
 	if (rc != 1)
 		w[0].p = NULL;
