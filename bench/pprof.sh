@@ -1,6 +1,7 @@
 #!/bin/sh
 # bench/pprof.sh: read a 1,000,000-sample pprof profile and write collapsed
-# stacks; report wall time and peak RSS (/usr/bin/time -v).
+# stacks, and the reverse; report wall time and peak RSS (/usr/bin/time -v;
+# the goal of issue #18 is 150 MB at most in both directions).
 #
 # The input is made deterministically: awk writes 1,000,000 distinct
 # 20-frame stacks (14 shared frames, then one frame per decimal digit of
@@ -44,6 +45,12 @@ report() { # label
 
 /usr/bin/time -v "$bin/sfconv" -q "$in" -o "$pb" 2>.time
 report "collapsed -> pprof (write)"
+# issue #18: at most 150 MB for 1M distinct samples, on every core (the
+# parts of a parallel read are held until merged) and on one
+/usr/bin/time -v "$bin/sfconv" -q -j 1 "$in" -o "$pb.j1" 2>.time
+report "collapsed -> pprof (-j 1)"
+cmp -s "$pb" "$pb.j1" || { echo "bench: -j 1 output differs" >&2; exit 1; }
+rm -f "$pb.j1"
 echo "pprof file: $(stat -c %s "$pb") bytes gzip'd, $(gzip -dc "$pb" | wc -c) bytes of protobuf"
 
 /usr/bin/time -v "$bin/sfconv" -q "$pb" -o pprof-$n.out.folded 2>.time

@@ -33,6 +33,11 @@ static const struct cli_opt from_opt = {
 	"from", 'f', "FORMAT",
 	"read the inputs as FORMAT (default: by content, then extension)"
 };
+static const struct cli_opt jobs_opt = {
+	"jobs", 'j', "N",
+	"read a large file on N threads (default: $SF_JOBS,\n"
+	"else the CPUs available; the output is the same)"
+};
 
 /* "4096", "64K", "2G": a positive size. */
 static int parse_size(const char *s, uint64_t *out)
@@ -53,6 +58,20 @@ static int parse_size(const char *s, uint64_t *out)
 	if (*end || !v)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+/* "1" .. SF_MAX_JOBS. */
+static int parse_jobs(const char *s, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || !v || v > SF_MAX_JOBS)
+		return -1;
+	*out = (unsigned)v;
 	return 0;
 }
 
@@ -132,9 +151,9 @@ int cli_getopt_init(struct cli_getopt *g, const struct cli_opt *opts,
 		for (const struct sf_option *o = t[i]->write_options; o && o->name; o++)
 			nfmt++;
 	}
-	g->longopts = calloc(nprog + 1 + NLIMITS + nfmt + 1,
+	g->longopts = calloc(nprog + 2 + NLIMITS + nfmt + 1,
 			     sizeof(*g->longopts));
-	g->shortopts = calloc(3 * nprog + 8, 1);
+	g->shortopts = calloc(3 * nprog + 10, 1);
 	g->format = calloc(nfmt + 1, sizeof(*g->format));
 	if (!g->longopts || !g->shortopts || !g->format) {
 		cli_msg("out of memory");
@@ -162,6 +181,10 @@ int cli_getopt_init(struct cli_getopt *g, const struct cli_opt *opts,
 		if (add_long(g, &n, from_opt.name, from_opt.arg, K_FROM))
 			return -1;
 		g->shortopts[s++] = 'f';
+		g->shortopts[s++] = ':';
+		if (add_long(g, &n, jobs_opt.name, jobs_opt.arg, 'j'))
+			return -1;
+		g->shortopts[s++] = 'j';
 		g->shortopts[s++] = ':';
 		for (size_t k = 0; k < NLIMITS; k++)
 			if (add_long(g, &n, limits[k].name, "SIZE",
@@ -263,6 +286,15 @@ int cli_getopt_next(struct cli_getopt *g, int argc, char **argv,
 				cli_msg("unknown input format '%s' "
 					"(--list-formats shows the formats)",
 					optarg);
+				return '?';
+			}
+			continue;
+		case 'j':
+			if (!(g->sets & CLI_READ))
+				return c;
+			if (parse_jobs(optarg, &g->ctx->jobs)) {
+				cli_msg("option '--jobs' needs a number of "
+					"threads from 1 to %u", SF_MAX_JOBS);
 				return '?';
 			}
 			continue;
@@ -401,6 +433,8 @@ void cli_getopt_help(const struct cli_getopt *g, FILE *f)
 		fprintf(f, "\nInput:\n");
 		help_line(f, from_opt.key, from_opt.name, from_opt.arg,
 			  from_opt.help, NULL);
+		help_line(f, jobs_opt.key, jobs_opt.name, jobs_opt.arg,
+			  jobs_opt.help, NULL);
 		fprintf(f, "\nInput limits (a bigger input is refused with a "
 			"message):\n");
 		for (size_t k = 0; k < NLIMITS; k++)

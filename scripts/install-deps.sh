@@ -4,6 +4,7 @@
 #   install-deps.sh test    what the test suite uses (optional tools whose
 #                           absence makes a test skip are tried, not required)
 #   install-deps.sh fuzz    clang with libFuzzer
+#   install-deps.sh bench   what bench/*.sh run besides the programs
 # Uses apt-get (through sudo when not root).  Never downloads anything
 # else.
 set -u
@@ -13,6 +14,9 @@ build="pkg-config zlib1g-dev libjson-c-dev libyajl-dev libxml2-dev libxxhash-dev
 test_req="python3 gzip"
 test_opt="${SF_TEST_PACKAGES-python3-jsonschema libxml2-utils graphviz sbcl racket golang-go golang-github-google-pprof-dev chromium nodejs npm linux-perf g++ elfutils valgrind libdevel-nytprof-perl}"
 fuzz="clang libclang-rt-14-dev"
+# GNU time for peak RSS; perl runs FlameGraph's stackcollapse-perf.pl, which
+# no Debian package ships: git fetches it at bench time (bench/perf-collapse.sh)
+bench="time perl git gzip"
 
 # A package whose program is already on PATH from elsewhere (Node.js and
 # npm are often installed outside Debian) is not asked for: apt-get would
@@ -66,7 +70,9 @@ test)
 	done ;;
 fuzz)
 	install $fuzz || exit 1 ;;
+bench)
+	install $build $bench || exit 1 ;;
 *)
-	echo "usage: install-deps.sh build|test|fuzz" >&2; exit 2 ;;
+	echo "usage: install-deps.sh build|test|fuzz|bench" >&2; exit 2 ;;
 esac
 exit 0

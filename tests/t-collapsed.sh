@@ -62,3 +62,19 @@ printf '<unknown>;foo 3\nmain;<init>;<clinit> 2\n' | gzip -c > lt.gz
 $SFCONV --to collapsed < lt.gz > lt.out 2> lt.err
 printf '<unknown>;foo 3\nmain;<init>;<clinit> 2\n' > lt.want
 expect_same collapsed-detect-angle-bracket lt.want lt.out
+
+# the stack cache: a repeated stack is found by its frames, not a copy of
+# its text; stacks that are prefixes, extensions or joins of others stay
+# apart; past 64K distinct stacks with no repeats the cache turns itself
+# off and stacks still fold (hand-computed sums)
+printf 'a;b 1\na;b;c 2\na 4\na;b 8\nab 16\na;bc 32\na;b;c 64\na;;b 128\n' |
+	$SFCONV --from collapsed > cache.out
+# (the output is sorted by stack, bytewise)
+printf 'a 4\na;;b 128\na;b 9\na;b;c 66\na;bc 32\nab 16\n' > cache.want
+expect_same collapsed-cache-spelling cache.want cache.out
+awk 'BEGIN { for (r = 0; r < 2; r++) for (i = 0; i < 70000; i++)
+	printf "m;f%d;g%d %d\n", i % 100, i, r + 1 }' > many.folded
+awk 'BEGIN { for (i = 0; i < 70000; i++) printf "m;f%d;g%d 3\n", i % 100, i }' |
+	LC_ALL=C sort > many.want
+$SFCONV -j 1 many.folded > many.out
+expect_same collapsed-cache-off-still-folds many.want many.out

@@ -57,3 +57,38 @@ SF_SPLIT_MIN=0 SF_JOBS=4 $SFCONV --to collapsed rep.folded.gz > gz.out
 expect_same parallel-gzip-input one.out gz.out
 cat rep.folded | SF_SPLIT_MIN=0 SF_JOBS=4 $SFCONV --from collapsed --to collapsed > stdin.out
 expect_same parallel-stdin-input one.out stdin.out
+
+# -j N / --jobs N: the option gives what SF_JOBS gives, and overrides it
+bad=; n=0
+for f in $files; do
+	[ -s "$f" ] || continue
+	SF_SPLIT_MIN=0 SF_JOBS=2 $SFCONV -q -j 1 "$f" > one.out 2>&1
+	SF_SPLIT_MIN=0 SF_JOBS=1 $SFCONV -q -j 2 "$f" > par.out 2>&1
+	cmp -s one.out par.out || bad="$bad $(basename "$f")"
+	SF_SPLIT_MIN=0 $SFANALYZE --jobs 1 --flat "$f" > one.out 2>&1
+	SF_SPLIT_MIN=0 $SFANALYZE --jobs=2 --flat "$f" > par.out 2>&1
+	cmp -s one.out par.out || bad="$bad $(basename "$f"):flat"
+	n=$((n + 1))
+done
+if [ -z "$bad" ] && [ $n -gt 0 ]; then pass "parallel-jobs-option ($n files)"
+else fail parallel-jobs-option "-j 1 and -j 2 differ:$bad"; fi
+expect_error parallel-jobs-zero 2 "^sfconv: option '--jobs' needs a number" \
+	$SFCONV -j 0 rep.folded
+expect_error parallel-jobs-too-many 2 "^sfanalyze: option '--jobs' needs a number" \
+	$SFANALYZE --jobs 65 --flat rep.folded
+# the threads are really started or not: count the clone calls (-j 4:
+# the main thread reads the first part, three more threads the others)
+if have strace && strace -f -qq -e trace=none true 2>/dev/null; then
+	threads() {
+		SF_SPLIT_MIN=0 strace -f -qq -e trace=clone,clone3 -o st.out \
+			"$@" > /dev/null 2>&1
+		grep -c clone st.out
+	}
+	t1=$(SF_JOBS=4 threads $SFCONV -j 1 rep.folded)
+	t4=$(SF_JOBS=1 threads $SFCONV -j 4 rep.folded)
+	# three more (a sanitizer's own threads are in both counts)
+	if [ $((t4 - t1)) -eq 3 ]; then pass parallel-jobs-threads
+	else fail parallel-jobs-threads "clone calls: -j 1 $t1, -j 4 $t4 (want 3 more)"; fi
+else
+	skip parallel-jobs-threads "strace cannot trace here"
+fi

@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_JOBS 64
-
 unsigned sf_jobs(const struct sf_ctx *ctx)
 {
 	const char *e = getenv("SF_JOBS");
@@ -18,7 +16,7 @@ unsigned sf_jobs(const struct sf_ctx *ctx)
 		char *end;
 		unsigned long v = strtoul(e, &end, 10);
 		if (!*end && v)
-			n = v > MAX_JOBS ? MAX_JOBS : (unsigned)v;
+			n = v > SF_MAX_JOBS ? SF_MAX_JOBS : (unsigned)v;
 	}
 	if (!n) {
 		cpu_set_t set;
@@ -27,7 +25,7 @@ unsigned sf_jobs(const struct sf_ctx *ctx)
 	}
 	if (n < 1)
 		n = 1;
-	return n > MAX_JOBS ? MAX_JOBS : n;
+	return n > SF_MAX_JOBS ? SF_MAX_JOBS : n;
 }
 
 /* One part of the input and what reading it gave. */
@@ -199,7 +197,7 @@ int sf_read_parallel(struct sf_profile *p, const struct sf_format *fmt,
 		     struct sf_input *in, struct sf_ctx *ctx)
 {
 	const char *e = getenv("SF_SPLIT_MIN");
-	uint64_t size, cut[MAX_JOBS + 1], min = SF_SPLIT_MIN;
+	uint64_t size, cut[SF_MAX_JOBS + 1], min = SF_SPLIT_MIN;
 	unsigned char head[2];
 	unsigned jobs = sf_jobs(ctx);
 	struct part *w;
@@ -263,8 +261,18 @@ int sf_read_parallel(struct sf_profile *p, const struct sf_format *fmt,
 		rc = 1;
 		goto out;
 	}
-	for (size_t k = 0; k < np && !rc; k++) {
-		rc = sf_profile_merge(p, w[k].p, ctx);
+	/* the parts merged into p are only read: their stack indexes go
+	 * before p grows */
+	for (size_t k = 1; k < np; k++)
+		sf_profile_trim(w[k].p);
+	/* the first part becomes p when p is still empty: one copy of it
+	 * less in memory while the others merge */
+	rc = sf_profile_merge_into_empty(p, w[0].p, ctx);
+	if (rc != 1)
+		w[0].p = NULL;
+	for (size_t k = 0; k < np && rc >= 0; k++) {
+		if (w[k].p)
+			rc = sf_profile_merge(p, w[k].p, ctx);
 		part_free(&w[k]);
 	}
 out:

@@ -1210,6 +1210,53 @@ static int merge_meta(struct sf_profile *dst, const struct sf_profile *src,
 	return 0;
 }
 
+/* Room in dst's stack and sample arrays for all of src's, exactly: the
+ * arrays doubled one by one would reach twice what a merge of a large
+ * part needs (the parallel read merges parts of half a file). */
+static int merge_reserve(struct sf_profile *dst, const struct sf_profile *src)
+{
+	struct sf_profile_internal *in = dst->in;
+	size_t ns = dst->d.nstacks + src->d.nstacks;
+	size_t nn = dst->d.nsamples + src->d.nsamples, nt = dst->d.ntypes;
+
+	if (in->cap_stacks < ns) {
+		struct sf_stack_node *a = sf_reallocarray(dst->d.stacks, ns,
+							  sizeof(*a));
+		if (!a)
+			return -1;
+		dst->d.stacks = a;
+		in->cap_stacks = ns;
+	}
+	if (in->kin && in->cap_kin < ns) {
+		struct stack_kin *k = sf_reallocarray(in->kin, ns, sizeof(*k));
+		if (!k)
+			return -1;
+		in->kin = k;
+		in->cap_kin = ns;
+	}
+	if (nt && src->d.nsamples && in->cap_samples < nn) {
+		struct sf_sample *a = sf_reallocarray(dst->d.samples, nn,
+						      sizeof(*a));
+		if (!a)
+			return -1;
+		dst->d.samples = a;
+		double *w = sf_reallocarray(dst->d.weights, nn,
+					    nt * sizeof(double));
+		if (!w)
+			return -1;
+		dst->d.weights = w;
+		if (dst->d.aggregated) {
+			uint64_t *c = sf_reallocarray(dst->d.counts, nn,
+						      sizeof(*c));
+			if (!c)
+				return -1;
+			dst->d.counts = c;
+		}
+		in->cap_samples = nn;
+	}
+	return 0;
+}
+
 int sf_profile_merge(struct sf_profile *dst, const struct sf_profile *src,
 		     struct sf_ctx *ctx)
 {
@@ -1239,6 +1286,10 @@ int sf_profile_merge(struct sf_profile *dst, const struct sf_profile *src,
 		dst->d.meta.default_type = tmap[s->meta.default_type <
 						s->ntypes ?
 						s->meta.default_type : 0];
+	if (merge_reserve(dst, src)) {
+		rc = sf_error_nomem(ctx);
+		goto out;
+	}
 	for (size_t i = 0; i < s->nframes; i++)
 		if ((rc = sf_profile_frame(dst, ctx, &s->frames[i], &fmap[i])))
 			goto out;
@@ -1287,4 +1338,33 @@ out:
 	free(lmap);
 	free(w);
 	return rc;
+}
+
+int sf_profile_merge_into_empty(struct sf_profile *dst,
+				struct sf_profile *src, struct sf_ctx *ctx)
+{
+	const struct sf_profile_data *d = &dst->d;
+	const struct sf_meta *m = &d->meta;
+
+	if (d->nframes || d->nstacks != 1 || d->nthreads || d->nsamples ||
+	    d->nlabel_sets != 1 || d->has_time || m->nprops ||
+	    m->period_type.type || m->period || m->start_time != SF_NO_TIME ||
+	    m->duration != SF_NO_TIME || d->ntypes > src->d.ntypes ||
+	    (d->ntypes && m->default_type != src->d.meta.default_type) ||
+	    d->aggregated != src->d.aggregated ||
+	    d->fold_exact != src->d.fold_exact || d->input != src->d.input)
+		return 1;
+	for (size_t i = 0; i < d->ntypes; i++)
+		if (strcmp(d->types[i].type, src->d.types[i].type) ||
+		    strcmp(d->types[i].unit, src->d.types[i].unit))
+			return 1;
+	/* merging into dst would intern src's tables in src's order, so
+	 * every id would be src's: swap, and keep dst's source format */
+	struct sf_profile old = *dst;
+	const char *fmt = m->source_format;
+	*dst = *src;
+	*src = old;
+	dst->d.meta.source_format = fmt ? sf_profile_str(dst, ctx, fmt) : NULL;
+	sf_profile_free(src);   /* frees the shell: src came from the heap */
+	return fmt && !dst->d.meta.source_format ? ctx->err.code : 0;
 }

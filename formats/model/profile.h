@@ -309,6 +309,14 @@ int sf_profile_default_type(struct sf_profile *p, struct sf_ctx *ctx,
  * input index, as src's were made under the same one. */
 int sf_profile_merge(struct sf_profile *dst, const struct sf_profile *src,
 		     struct sf_ctx *ctx);
+/* sf_profile_merge for a `dst` that holds nothing yet (no frames, stacks,
+ * threads, samples, label sets, props or period; at most its source
+ * format name and sample types src begins with), taking src's tables
+ * instead of copying them: the same result without a second copy of the
+ * model in memory.  src is freed either way.  Returns 1 (src untouched
+ * and not freed) when dst is not that empty, else 0 or a negative code. */
+int sf_profile_merge_into_empty(struct sf_profile *dst,
+				struct sf_profile *src, struct sf_ctx *ctx);
 
 /* True when every weight added to `p` so far was a non-negative integer
  * no larger than 2^53; *total is the sum of the weights added.  While

@@ -91,9 +91,10 @@ int sf_stack_from_text(struct sf_profile *p, struct sf_ctx *ctx,
 		*out = SF_STACK_EMPTY;
 		return 0;
 	}
-	if (cache) {
+	if (cache && !cache->off) {
 		h = sf_hash(text, len);
 		if (sf_idx_find(&cache->idx, h, text_eq, cache, &key, &id)) {
+			cache->hits++;
 			*out = cache->ids[id];
 			return 0;
 		}
@@ -112,7 +113,12 @@ int sf_stack_from_text(struct sf_profile *p, struct sf_ctx *ctx,
 			break;
 		q = semi + 1;
 	}
-	if (cache) {
+	if (cache && !cache->off && cache->n == cache->cap &&
+	    cache->n >= 65536 && cache->hits < cache->n) {
+		sf_stack_cache_free(cache);
+		cache->off = true;
+	}
+	if (cache && !cache->off) {
 		if (cache->n == cache->cap) {
 			size_t ncap = cache->cap ? cache->cap * 2 : 256;
 			char **t = sf_reallocarray(cache->texts, ncap,

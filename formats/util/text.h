@@ -18,7 +18,12 @@ bool sf_parse_i64(const char *s, size_t n, int64_t *out);
 /*
  * A cache from the text of a whole `a;b;c` stack to its stack id: a stack
  * seen before costs one hash and one memcmp, however deep it is.  Memory:
- * the text of each unique stack once.
+ * the text of each unique stack once.  When stacks rarely repeat (fewer
+ * hits than cached stacks each time it has doubled past 64K) the cache
+ * turns itself off and is freed: a million distinct stacks would
+ * otherwise hold their text twice for nothing.  (Checking a hit against
+ * the stack's own frames instead of a copy of the text halves the speed
+ * of the common case, many repeats of few stacks.)
  */
 struct sf_stack_cache {
 	struct sf_idx idx;
@@ -26,6 +31,8 @@ struct sf_stack_cache {
 	uint32_t *lens;
 	sf_stack_id *ids;
 	size_t n, cap;
+	size_t hits;
+	bool off;
 };
 
 void sf_stack_cache_free(struct sf_stack_cache *c);
