@@ -389,6 +389,13 @@ int sf_an_report_set(struct sf_an_report_opts *r, const char *name,
  * --json or --diff with the sample report). */
 int sf_an_report_check(const struct sf_an_report_opts *r, struct sf_ctx *ctx);
 
+/* Should the load leave out samples whose values are all zero
+ * (sf_load_options.drop_zero)?  Every report but two: the call graph
+ * (and --peek, its node view) follows Racket, where a sample of weight 0
+ * still makes its nodes and is counted (docs/analyze.md, call graph 5.5
+ * and 6); with --timestamps a sample weighs its time, not its values. */
+bool sf_an_report_drops_zero(const struct sf_an_report_opts *r);
+
 /* The sample type of `p` named `want`: a type name, else a decimal
  * index; NULL: the profile's default type.  SF_EUSAGE when `p` has no
  * such type. */

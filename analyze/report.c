@@ -230,3 +230,8 @@ int sf_an_report(struct sf_output *o, const struct sf_profile *p,
 	sf_an_view_free(v);
 	return rc;
 }
+
+bool sf_an_report_drops_zero(const struct sf_an_report_opts *r)
+{
+	return !r->filter.timestamps && r->kind != SF_AN_CALLGRAPH;
+}

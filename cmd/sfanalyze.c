@@ -246,19 +246,12 @@ int main(int argc, char **argv)
 	}
 
 	cli_signals();
-	/* Folded at load time, exactly (docs/analyze.md): memory follows
-	 * unique stacks.  --timestamps needs each sample's time;
-	 * SF_ANALYZE_NO_FOLD=1 loads unfolded (the tests compare both). */
+	/* Folded at load time, exactly (docs/analyze.md); --timestamps
+	 * needs each sample's time; SF_ANALYZE_NO_FOLD=1 loads unfolded. */
 	const char *nofold = getenv("SF_ANALYZE_NO_FOLD");
 	struct sf_load_options lo = {
 		.from = g.from, .fold_exact = true, .select = &op.sel.sel,
-		/* no report prints all-zero samples, but the call graph
-		 * (and --peek, its node view) follows Racket, where a
-		 * sample of weight 0 still makes its nodes and is counted
-		 * (docs/analyze.md, call graph 5.5 and 6); with
-		 * --timestamps a sample weighs its time, not its values */
-		.drop_zero = !r->filter.timestamps &&
-			     r->kind != SF_AN_CALLGRAPH,
+		.drop_zero = sf_an_report_drops_zero(r),
 		.aggregate = !r->filter.timestamps &&
 			     !(nofold && !strcmp(nofold, "1")),
 	};

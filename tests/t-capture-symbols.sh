@@ -74,9 +74,12 @@ print(" ".join(sorted({"%s:%s" % (f.get("file", "").split("/")[-1], f.get("line"
 # a target that execs another program: modules are reloaded and the new
 # program's stacks are right
 # (without address randomization both images load at the same addresses,
-# so stale modules would name the new program's frames wrongly)
+# so stale modules would name the new program's frames wrongly).  The
+# capture ends the program (-d, then SIGTERM): a program that ended on
+# its own after a second got no samples at all on a loaded machine, where
+# reloading the modules after the exec takes about that long.
 norand=; setarch "$(uname -m)" -R true 2>/dev/null && norand="setarch $(uname -m) -R"
-timeout 120 $norand "$SFCAPTURE" -q -d 30 --to lines -o exec.lines -- sh -c 'sleep 0.3; exec ./target_nofp -e 1.2' > /dev/null
+timeout 120 $norand "$SFCAPTURE" -q -d 4 --to lines -o exec.lines -- sh -c 'sleep 0.3; exec ./target_nofp -e 60' > /dev/null
 rc=$?
 [ $rc -eq 0 ] && pass capture-exec-status || fail capture-exec-status "status $rc"
 expect_chain capture-exec-cpu exec.lines cpu "cpu_thread;cpu_recurse;cpu_recurse;cpu_leaf"
@@ -86,7 +89,7 @@ expect_chain capture-exec-read exec.lines read "read_thread;read_blocker"
 # linker is still mapping libc when the first threads are sampled, and a
 # pc in a library not reported yet must make the engine read the memory
 # map again before unwinding, not end the stack in "[unknown] (0x0)".
-timeout 120 $norand "$SFCAPTURE" -q --no-reuse -d 30 --to lines -o exec-nr.lines -- sh -c 'sleep 0.3; exec ./target_nofp -e 1.2' > /dev/null
+timeout 120 $norand "$SFCAPTURE" -q --no-reuse -d 4 --to lines -o exec-nr.lines -- sh -c 'sleep 0.3; exec ./target_nofp -e 60' > /dev/null
 bad=$(awk -F '\t' '{n=$1; sub(/^[0-9]*:/,"",n)} n=="read" && $3 ~ /\[(truncated|unknown)/' exec-nr.lines | sort | uniq -c | sort -rn | head -n 3)
 n=$(awk -F '\t' '{n=$1; sub(/^[0-9]*:/,"",n)} n=="read"' exec-nr.lines | wc -l)
 [ "$n" -gt 0 ] && [ -z "$bad" ] && pass capture-exec-read-real-stops ||
