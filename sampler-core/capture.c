@@ -983,6 +983,37 @@ static bool exec_changed(struct sfc_session *s)
 
 /* After an exec: a new Dwfl for the new image; the old one is kept, its
  * modules still name the addresses sampled before. */
+/* How long a memory map may stay unreadable after an exec before the
+ * target counts as gone (a set-uid program we may not trace). */
+#define SFC_EXEC_GRACE_NS 2000000000
+
+/* Open the modules of the current image.  Just after an exec (and for a
+ * command we just started, whose close-on-exec pipe closes before the
+ * kernel has mapped the new program) /proc/PID/maps can be half built and
+ * libdwfl fails on it: then the modules stay closed (s->dwfl NULL) and
+ * the next call tries again, for SFC_EXEC_GRACE_NS.  False while closed. */
+static bool open_modules(struct sfc_session *s, struct sf_ctx *ctx)
+{
+	if (s->dwfl)
+		return true;
+	if (!s->open_since)
+		s->open_since = sfc__mono();
+	if (!sfc__dwfl_open(s, ctx)) {
+		s->open_since = 0;
+		return true;
+	}
+	sf_error_clear(ctx);
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	s->dwfl = NULL;
+	s->attached = false;
+	if (sfc__mono() - s->open_since > SFC_EXEC_GRACE_NS)
+		s->st.target_exited = true;
+	return false;
+}
+
+/* After an exec: a new Dwfl for the new image; the old one is kept, its
+ * modules still name the addresses sampled before. */
 static int reload(struct sfc_session *s, struct sf_ctx *ctx)
 {
 	void *q = sf_reallocarray(s->old, s->nold + 1, sizeof(Dwfl *));
@@ -995,12 +1026,8 @@ static int reload(struct sfc_session *s, struct sf_ctx *ctx)
 	s->dwfl = NULL;
 	s->attached = false;
 	s->gen++;
-	if (sfc__dwfl_open(s, ctx)) {
-		/* the new image cannot be read (gone, or a set-uid program
-		 * we may not trace): the capture ends here */
-		sf_error_clear(ctx);
-		s->st.target_exited = true;
-	}
+	s->open_since = 0;
+	open_modules(s, ctx);
 	return 0;
 }
 
@@ -1022,6 +1049,11 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 		s->last_refresh = sfc__mono();
 		s->settling = true;
 		forget_stacks(s);
+	}
+	if (!open_modules(s, ctx)) {
+		/* still inside the exec: nothing to unwind against yet */
+		s->st.missed += s->st.threads_now;
+		return 0;
 	}
 	if (s->module_miss && sfc__mono() - s->last_refresh > 100000000) {
 		sfc__dwfl_refresh(s);
@@ -1202,7 +1234,13 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 			setrlimit(RLIMIT_NOFILE, &rl);
 		}
 	}
-	if ((rc = sfc__dwfl_open(s, ctx))) {
+	/* a command just started may still be inside its exec: wait for
+	 * its memory map (see open_modules) before giving up */
+	while (o->is_child && !open_modules(s, ctx) && !s->st.target_exited) {
+		struct timespec ts = { 0, 2000000 };
+		nanosleep(&ts, NULL);
+	}
+	if (!s->dwfl && (rc = sfc__dwfl_open(s, ctx))) {
 		sfc_close(s);
 		return rc;
 	}

@@ -166,6 +166,8 @@ struct sfc_session {
 				 * valid for symbolization at the end */
 	size_t nold;
 	int64_t last_refresh;
+	int64_t open_since;     /* modules not open since (an exec still
+				 * in progress), 0 when open */
 	uint32_t refresh_tick;  /* tick of the last in-tick module refresh */
 	bool settling;          /* the memory map is still filling in (just
 				 * started, exec'd, or the last refresh found
