@@ -16,7 +16,8 @@ static volatile int stop_flag;
 
 enum {
 	K_THREADS = CLI_KEY, K_ON_CPU, K_ALL_STOP, K_UNWIND, K_STACK_BYTES,
-	K_STACK_FRAMES, K_LINES, K_NO_DEMANGLE, K_NO_REUSE, K_VERIFY_REUSE
+	K_STACK_FRAMES, K_LINES, K_NO_DEMANGLE, K_NO_REUSE, K_VERIFY_REUSE,
+	K_NO_BOOST
 };
 
 static const struct cli_opt opts[] = {
@@ -39,6 +40,8 @@ static const struct cli_opt opts[] = {
 	{ "no-demangle", K_NO_DEMANGLE, NULL, "keep C++ names mangled" },
 	{ "no-reuse", K_NO_REUSE, NULL, "stop every thread at every sample, even one that\n"
 	  "has not run since its last (label reused=1)" },
+	{ "no-boost", K_NO_BOOST, NULL, "do not raise the sampling thread to nice -10\n"
+	  "(done when permitted: root or CAP_SYS_NICE)" },
 	{ "verify-reuse", K_VERIFY_REUSE, NULL, "stop such threads anyway and count reused stacks\n"
 	  "that would differ (audit; capture.reuse_* props)" },
 	{ "quiet", 'q', NULL, "no progress, summary, report or warnings" },
@@ -150,6 +153,7 @@ int main(int argc, char **argv)
 		case 'p': case 'F': case 'd': case K_THREADS: case K_ON_CPU:
 		case K_ALL_STOP: case K_UNWIND: case K_STACK_BYTES:
 		case K_STACK_FRAMES: case K_LINES: case K_NO_DEMANGLE:
+		case K_NO_BOOST:
 			if (sfc_options_set(&o, &ctx, cli_getopt_name(&g, c),
 					    val)) {
 				status = cli_fail(&ctx);

@@ -224,17 +224,37 @@ static bool pending_take(struct sfc_session *s, pid_t tid,
 	return false;
 }
 
-static bool is_pending(const struct sfc_session *s, pid_t tid)
+static const struct sfc_thr *pending_find(const struct sfc_session *s,
+					  pid_t tid)
 {
 	for (size_t i = 0; i < s->npending; i++)
 		if (s->pending[i].tid == tid)
-			return true;
-	return false;
+			return &s->pending[i];
+	return NULL;
+}
+
+static bool is_pending(const struct sfc_session *s, pid_t tid)
+{
+	return pending_find(s, tid) != NULL;
+}
+
+/* This tick (or a skipped one, at `at`) found tid still pending: owe it
+ * the sample its stop will give (struct sfc_owed).  It is counted missed
+ * by the caller until record_late pays it. */
+static int owe(struct sfc_session *s, pid_t tid, char state, int64_t at)
+{
+	if (sf_grow(&s->owed, &s->capowed, s->nowed + 1, sizeof(*s->owed)))
+		return -1;
+	s->owed[s->nowed++] = (struct sfc_owed){ tid, state, at };
+	return 0;
 }
 
 static void grab(struct sfc_session *s, struct sfc_thr *t,
 		 unsigned char *stack);
 static void release(struct sfc_session *s, struct sfc_thr *t, int64_t t0);
+
+/* The nice value of the sampling thread during sfc_run (no_boost). */
+#define SFC_BOOST_NICE (-10)
 
 /* Bound on the late stops kept between two ticks (each holds a stack
  * copy); past it a late stop is only released, as before. */
@@ -459,9 +479,9 @@ static int pending_add(struct sfc_session *s, const struct sfc_thr *t)
 }
 
 static int wait_stopped(struct sfc_session *s, struct sf_ctx *ctx,
-			struct sfc_thr *t)
+			struct sfc_thr *t, int64_t wait)
 {
-	int64_t deadline = t->t_int + s->o.stop_timeout_ns;
+	int64_t deadline = t->t_int + wait;
 
 	while (t->ps == PS_SEIZED && dispatch_one(s, deadline) > 0)
 		;
@@ -472,10 +492,11 @@ static int wait_stopped(struct sfc_session *s, struct sf_ctx *ctx,
 			return sf_error_nomem(ctx);
 		t->ps = PS_FAILED;
 		sf_warn(ctx, "capture.timeout",
-			"thread %d did not stop within %" PRId64 " ms "
-			"(uninterruptible sleep?); its sample is counted "
-			"as missed", (int)t->tid,
-			s->o.stop_timeout_ns / 1000000);
+			"thread %d did not stop within %.1f ms (waiting for "
+			"a CPU, or in uninterruptible sleep): its samples "
+			"come from its stop when that comes, and are "
+			"counted missed if it never does", (int)t->tid,
+			(double)wait / 1e6);
 	}
 	return 0;
 }
@@ -554,6 +575,7 @@ static int add_sample(struct sfc_session *s, struct sf_ctx *ctx,
 	x->stack = node;
 	x->state = state;
 	x->reused = reused;
+	x->late = false;
 	s->st.samples++;
 	s->st.reused += reused;
 	return 0;
@@ -678,15 +700,39 @@ static int record_late(struct sfc_session *s, struct sf_ctx *ctx)
 
 	for (i = 0; i < s->nlateq && !rc; i++) {
 		struct sfc_late *l = &s->late[i];
+		uint64_t trunc = s->st.truncated;
 		l->t.verify = false;
-		if (!(rc = record(s, ctx, &l->t, l->stack))) {
+		if ((rc = record(s, ctx, &l->t, l->stack)))
+			break;
+		s->st.missed--;
+		s->st.late++;
+		/* the same stack pays every tick that found it pending */
+		const struct sfc_sample *x = &s->samples[s->nsamples - 1];
+		uint32_t node = x->stack;
+		trunc = s->st.truncated - trunc;
+		for (size_t k = 0; k < s->nowed && !rc; k++) {
+			const struct sfc_owed *w = &s->owed[k];
+			if (w->tid != l->t.tid)
+				continue;
+			if ((rc = add_sample(s, ctx, l->t.tidx, node, w->state,
+					     w->at, false)))
+				break;
+			s->samples[s->nsamples - 1].late = true;
 			s->st.missed--;
 			s->st.late++;
+			s->st.truncated += trunc;
 		}
 	}
 	for (i = 0; i < s->nlateq; i++)
 		free(s->late[i].stack);
 	s->nlateq = 0;
+	/* what is owed to a thread no longer pending stays missed (it
+	 * exited, or its stop came when no copy could be kept) */
+	size_t keep = 0;
+	for (size_t k = 0; k < s->nowed; k++)
+		if (is_pending(s, s->owed[k].tid))
+			s->owed[keep++] = s->owed[k];
+	s->nowed = keep;
 	return rc;
 }
 
@@ -895,8 +941,25 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 		if (s->o.on_cpu && stt.state != 'R')
 			continue;
 		listed++;
-		if (is_pending(s, (pid_t)tid)) {
+		const struct sfc_thr *pt = pending_find(s, (pid_t)tid);
+		if (pt) {
+			/* owed: this tick, and the skipped ones since its
+			 * interrupt (those are counted missed below) */
+			int64_t t_int = pt->t_int;
 			s->st.missed++;
+			for (uint64_t k = 0; k < s->nlate; k++) {
+				int64_t at = s->late_first +
+					     (int64_t)k * s->period;
+				if (at >= t_int &&
+				    owe(s, (pid_t)tid, stt.state, at)) {
+					closedir(d);
+					return sf_error_nomem(ctx);
+				}
+			}
+			if (owe(s, (pid_t)tid, stt.state, sfc__mono())) {
+				closedir(d);
+				return sf_error_nomem(ctx);
+			}
 			continue;
 		}
 		if (sf_grow(&s->cur, &s->capcur, s->ncur + 1,
@@ -1071,7 +1134,8 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 				goto undo;
 		for (size_t i = 0; i < s->ncur; i++)
 			if (s->cur[i].ps == PS_SEIZED &&
-			    (rc = wait_stopped(s, ctx, &s->cur[i])))
+			    (rc = wait_stopped(s, ctx, &s->cur[i],
+					       s->o.stop_timeout_ns)))
 				goto undo;
 		for (size_t i = 0; i < s->ncur; i++)
 			if (s->cur[i].ps == PS_STOPPED)
@@ -1084,12 +1148,19 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 		 * release each as soon as its stop arrives: the waits for the
 		 * threads to reach their stops overlap (on a loaded machine a
 		 * woken thread may wait milliseconds for a CPU), while each
-		 * thread is paused only for its own copy. */
-		int64_t deadline = 0;
+		 * thread is paused only for its own copy.
+		 * A thread not stopped within half a period (it waits for a
+		 * CPU, or sleeps in D) is left pending: it runs no user code
+		 * until its stop, so that stop pays this tick and the next
+		 * ones it is still pending for (owe, record_late), and the
+		 * ticks keep their schedule for the threads that run. */
+		int64_t deadline = 0, wait = s->o.stop_timeout_ns;
+		if (wait > s->period / 2)
+			wait = s->period / 2;
 		for (size_t i = 0; i < s->ncur; i++) {
 			if ((rc = seize(s, ctx, &s->cur[i])))
 				goto undo;
-			deadline = s->cur[i].t_int + s->o.stop_timeout_ns;
+			deadline = s->cur[i].t_int + wait;
 		}
 		size_t first = 0;
 		for (;;) {
@@ -1112,7 +1183,7 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 		 * the rest is left to the dispatcher */
 		for (size_t i = first; i < s->ncur; i++)
 			if (s->cur[i].ps == PS_SEIZED &&
-			    (rc = wait_stopped(s, ctx, &s->cur[i])))
+			    (rc = wait_stopped(s, ctx, &s->cur[i], wait)))
 				goto undo;
 		for (size_t i = first; i < s->ncur; i++) {
 			struct sfc_thr *t = &s->cur[i];
@@ -1138,7 +1209,7 @@ undo:
 	for (size_t i = 0; i < s->ncur; i++) {
 		struct sfc_thr *t = &s->cur[i];
 		if (t->ps == PS_SEIZED)
-			wait_stopped(s, ctx, t);
+			wait_stopped(s, ctx, t, s->o.stop_timeout_ns);
 		if (t->ps == PS_STOPPED)
 			release(s, t, t->t_int);
 	}
@@ -1278,6 +1349,12 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 	if (period < 1000)
 		period = 1000;
 	s->period = period;
+	/* setpriority on a thread id applies to that thread (Linux) */
+	id_t self = (id_t)gettid();
+	errno = 0;
+	int nice0 = getpriority(PRIO_PROCESS, self);
+	bool boosted = !s->o.no_boost && !errno && nice0 > SFC_BOOST_NICE &&
+		       !setpriority(PRIO_PROCESS, self, SFC_BOOST_NICE);
 	clock_gettime(CLOCK_REALTIME, &rt);
 	s->start_real = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
 	s->start_mono = sfc__mono();
@@ -1316,6 +1393,8 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 			;
 	}
 	s->st.elapsed_ns = sfc__mono() - s->start_mono;
+	if (boosted)
+		setpriority(PRIO_PROCESS, self, nice0);
 	/* skipped ticks no scan came to fill */
 	s->st.missed += s->nlate * s->st.threads_now;
 	s->nlate = 0;
@@ -1385,7 +1464,7 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 	sf_frame_id *fid = NULL;
 	sf_stack_id *sid = NULL;
 	sf_thread_idx *tix = NULL;
-	sf_labels_id lab[8][2];
+	sf_labels_id lab[8][3];
 	uint32_t type;
 	char b[64];
 	int rc;
@@ -1451,7 +1530,7 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 					    s->threads[i].name, &tix[i])))
 			goto out;
 	for (int i = 0; i < 8; i++)
-		lab[i][0] = lab[i][1] = UINT32_MAX;
+		lab[i][0] = lab[i][1] = lab[i][2] = UINT32_MAX;
 	/* samples of skipped ticks were added after later ones */
 	qsort(s->samples, s->nsamples, sizeof(*s->samples), sample_cmp);
 	for (size_t i = 0; i < s->nsamples; i++) {
@@ -1461,14 +1540,18 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 		if (x->state == 'X')
 			li = 5;
 		double w = 1;
-		sf_labels_id *l = &lab[li][x->reused];
+		/* reused=1: counted again, the thread had not run;
+		 * reused=late: a tick that found the thread on its way to a
+		 * stop, given that stop's stack (struct sfc_owed) */
+		int how = x->reused ? 1 : x->late ? 2 : 0;
+		sf_labels_id *l = &lab[li][how];
 		if (*l == UINT32_MAX) {
 			struct sf_label ls[2] = {
-				{ "reused", "1" },
+				{ "reused", how == 2 ? "late" : "1" },
 				{ "state", sfc_state_name(states[li]) },
 			};
-			if ((rc = sf_profile_labels(p, ctx, ls + !x->reused,
-						    1 + x->reused, l)))
+			if ((rc = sf_profile_labels(p, ctx, ls + !how,
+						    1 + !!how, l)))
 				goto out;
 		}
 		if ((rc = sf_profile_add_sample(p, ctx, sid[x->stack],
@@ -1515,6 +1598,7 @@ void sfc_close(struct sfc_session *s)
 	for (size_t i = 0; i < s->nlateq; i++)
 		free(s->late[i].stack);
 	free(s->late);
+	free(s->owed);
 	free(s->hist);
 	free(s->recent);
 	free(s->frames);

@@ -57,8 +57,12 @@
  * Never PTRACE_ATTACH, SIGSTOP or PTRACE_O_EXITKILL: if sfcapture dies
  * (even by SIGKILL) the kernel releases every seized thread.  A thread
  * that was group-stopped (Ctrl-Z) stays stopped.  A thread that does not
- * stop before its deadline (D state) is counted as missed; its stop is
- * consumed and detached later by the dispatcher.
+ * stop within half a period (at most stop_timeout_ns: it waits for a
+ * CPU, or is in D state) is left pending and counted missed; when its
+ * stop comes it is read, released, and recorded at its tick's time, and
+ * every later tick that found it still pending gets the same stack
+ * (sample label reused=late): from the interrupt to the stop a tracee
+ * runs no user code.  Ticks thus keep their schedule.
  *
  * Observer effect: each sample interrupts a blocked system call in every
  * sampled thread.  read, futex and nanosleep restart transparently, but
@@ -104,6 +108,7 @@ struct sfc_options {
 	bool no_demangle;
 	bool source_lines;      /* add file:line (slower symbolization) */
 	bool no_reuse;          /* stop every thread at every tick */
+	bool no_boost;          /* keep our nice value (see sfc_run) */
 	bool verify_reuse;      /* stop reusable threads too and compare the
 				 * stacks (st.reuse_verified, reuse_mismatch) */
 };
@@ -113,7 +118,7 @@ void sfc_options_init(struct sfc_options *o);
 /* Set the option sfcapture spells --NAME from its text (NULL for a flag):
  * "pid", "frequency", "duration" (seconds), "threads" (ids separated by
  * commas), "on-cpu", "all-stop", "unwind" (dwarf|fp), "stack-bytes"
- * (4K..256K), "stack-frames", "lines", "no-demangle".  SF_EUSAGE with
+ * (4K..256K), "stack-frames", "lines", "no-demangle", "no-boost".  SF_EUSAGE with
  * "option '--NAME' needs ..." for a bad value.  The list "threads" makes
  * is malloc'ed and the caller's: free((void *)o->tids). */
 int sfc_options_set(struct sfc_options *o, struct sf_ctx *ctx,
@@ -135,7 +140,9 @@ struct sfc_stats {
 				    * came after its deadline (the thread was
 				    * counted missed, then read when it
 				    * stopped; its sample keeps the time of
-				    * the tick that asked for it) */
+				    * the tick that asked for it), and from
+				    * the ticks that found it still pending
+				    * (label reused=late) */
 	uint64_t truncated;        /* stacks whose unwinding stopped early */
 	uint32_t threads_now;      /* threads in the last tick */
 	uint32_t threads_seen;
@@ -155,7 +162,12 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 
 /* Sample until *stop becomes non-zero, the duration ends or the target
  * exits.  `progress` (may be NULL) is called about 5 times a second.
- * Every thread is detached when this returns, whatever the outcome. */
+ * Every thread is detached when this returns, whatever the outcome.
+ * Unless no_boost, the calling thread runs at nice -10 meanwhile where
+ * it may (root or CAP_SYS_NICE; otherwise unchanged), then gets its nice
+ * value back: a target whose threads keep every CPU busy would otherwise
+ * starve the sampler, whose ticks then fall behind and lose the samples
+ * of the threads that ran. */
 int sfc_run(struct sfc_session *s, struct sf_ctx *ctx,
 	    volatile int *stop,
 	    void (*progress)(const struct sfc_stats *st, void *arg),

@@ -58,6 +58,16 @@ struct sfc_late {
 	unsigned char *stack;   /* s->slot bytes */
 };
 
+/* A tick that found a thread still pending: that thread has run no user
+ * code since it was interrupted (a tracee reaches its stop before it
+ * returns to user space), so its stop, when it comes, is an exact sample
+ * of this tick too.  Counted missed until then (record_late). */
+struct sfc_owed {
+	pid_t tid;
+	char state;             /* read from /proc at that tick */
+	int64_t at;             /* the tick's time */
+};
+
 /* A thread of the capture, across ticks.  After every real stop it keeps
  * the unwinder's inputs (registers, and the bytes of the copy that the
  * unwinder read) so that a later tick can prove that the thread still
@@ -100,6 +110,7 @@ struct sfc_sample {
 	uint32_t stack;
 	char state;
 	bool reused;            /* counted again without stopping the thread */
+	bool late;              /* taken from a later stop (struct sfc_owed) */
 };
 
 #define SFC_HIST 100000         /* 1 µs buckets up to 100 ms, then one */
@@ -126,6 +137,8 @@ struct sfc_session {
 	size_t npending, cappending;
 	struct sfc_late *late;  /* late stops read, to be recorded */
 	size_t nlateq, caplateq;
+	struct sfc_owed *owed;  /* ticks that found a thread pending */
+	size_t nowed, capowed;
 
 	/* unwinding one snapshot */
 	const struct sfc_thr *unw;

@@ -98,6 +98,8 @@ int sfc_options_set(struct sfc_options *o, struct sf_ctx *ctx,
 		o->source_lines = true;
 	} else if (!strcmp(name, "no-demangle")) {
 		o->no_demangle = true;
+	} else if (!strcmp(name, "no-boost")) {
+		o->no_boost = true;
 	} else {
 		return sf_error(ctx, SF_EUSAGE, NULL, 0,
 				"unknown capture option '--%s'", name);

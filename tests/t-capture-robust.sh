@@ -102,8 +102,9 @@ for build in fp nofp; do
 done
 
 # a thread in uninterruptible sleep (the parent side of vfork, state D)
-# cannot be stopped: it must not hold up the others, is counted as missed,
-# and is not left traced once its wait ends
+# cannot be stopped: it must not hold up the others, its samples are
+# counted missed (or, for the ticks before a stop that came, taken from
+# that stop), and it is not left traced once its wait ends
 start_target ./target_nofp -v || fail capture-dstate-start "target not ready"
 timeout 30 "$SFCAPTURE" -p $TPID -d 1 --to lines -o dstate.lines 2> dstate.err
 rc=$?
@@ -114,23 +115,73 @@ low=$(for th in main sleep read cond; do
 	[ "$n" -ge 50 ] || echo "$th:$n"
 done)
 if [ $rc -eq 0 ] && [ -z "$low" ] && grep -q 'did not stop within' dstate.err &&
-   ! grep -q ' 0 missed' dstate.err; then pass capture-dstate-no-stall; else
+   { ! grep -q ' 0 missed' dstate.err || grep -Eq '[1-9][0-9]* from stops that came late' dstate.err; }; then pass capture-dstate-no-stall; else
 	fail capture-dstate-no-stall "status $rc, threads with few samples: ${low:-none}: $(head -n 2 dstate.err)"; fi
 sleep 2.2   # the vfork child exits: the D thread runs again
 why=$(target_runs $TPID) && pass capture-dstate-target-runs || fail capture-dstate-target-runs "$why"
 # a stop that comes after its deadline is used, not only released: the
 # vfork child exits every 2 s, so within 4.5 s the D thread leaves its
 # wait at least once while its stop is pending, and that stop becomes a
-# sample (its caller is in rdi there, CFA = sp: unwound to the end)
-timeout 60 "$SFCAPTURE" -p $TPID -d 4.5 --to lines -o late.lines 2> late.err
+# sample (its caller is in rdi there, CFA = sp: unwound to the end).
+# The ticks that found it still pending (about 2 s of them) are paid
+# from that stop too, with the label reused=late: no user code ran in
+# between, so each has the stop's chain.
+timeout 60 "$SFCAPTURE" -p $TPID -d 4.5 -o late.json 2> late.err
 rc=$?
+"$SFCONV" late.json --to lines -o late.lines
 late=$(sed -n 's/.*, \([0-9]*\) from stops that came late.*/\1/p' late.err)
 vf=$(awk -F '\t' '$1 ~ /:vfork$/' late.lines | wc -l)
 vbad=$(awk -F '\t' '$1 ~ /:vfork$/ && $3 !~ /^__clone3;start_thread;vfork_thread;vfork_blocker;/' late.lines | sort | uniq -c | head -n 2)
 if [ $rc -eq 0 ] && [ "${late:-0}" -gt 0 ] && [ "$vf" -gt 0 ] && [ -z "$vbad" ]; then pass capture-late-stop-used; else
 	fail capture-late-stop-used "status $rc, ${late:-?} late, $vf vfork samples: $vbad $(grep 'samples taken' late.err)"; fi
+# paid ticks: labelled, on the vfork thread, with its chain, and fewer
+# than the summary's late count (which counts the late stops too)
+paid=$(python3 - late.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+sets = [dict(s) for s in d["label_sets"]]
+frames = [f["name"] for f in d["frames"]]
+def chain(i):
+    out = []
+    while i:
+        out.append(frames[d["stacks"][i - 1][1]]); i = d["stacks"][i - 1][0]
+    return ";".join(reversed(out))
+n = bad = 0
+for s in d["samples"]:
+    if not s[3] or sets[s[3] - 1].get("reused") != "late":
+        continue
+    n += 1
+    if d["threads"][s[1]]["name"] != "vfork" or not chain(s[0]).startswith("__clone3;start_thread;vfork_thread;vfork_blocker;"):
+        bad += 1
+print(n, bad)
+PY
+)
+set -- $paid
+if [ "${1:-0}" -gt 0 ] && [ "${2:-1}" -eq 0 ] && [ "$1" -lt "${late:-0}" ]; then pass capture-late-ticks-paid; else
+	fail capture-late-ticks-paid "${1:-?} samples labelled reused=late, ${2:-?} not the vfork chain, ${late:-?} late in the summary"; fi
 why=$(target_runs $TPID) && pass capture-late-target-runs || fail capture-late-target-runs "$why"
 stop_target
+
+# the sampling thread runs at nice -10 where it may (root), so that a
+# target keeping every CPU busy does not starve it; --no-boost keeps its
+# nice value.  Read from /proc while it samples (field 19 of stat).
+# nices CAPTURE-ARGS...: the nice values the capture showed, one per line
+nices() {
+	"$SFCAPTURE" -q -p $TPID -d 2 -o /dev/null --to collapsed "$@" &
+	cp=$!
+	while kill -0 $cp 2>/dev/null; do
+		cat /proc/$cp/task/*/stat 2>/dev/null | sed 's/^.*) //' | awk '{ print $17 }'
+		sleep 0.05
+	done | sort -u
+	wait $cp
+}
+if [ "$(id -u)" -ne 0 ]; then skip capture-boost "needs root (CAP_SYS_NICE)"; else
+	start_target ./target_nofp || fail capture-boost-start "target not ready"
+	b=$(nices); nb=$(nices --no-boost)
+	echo "$b" | grep -qx -- -10 && pass capture-boost || fail capture-boost "nice values seen: $(echo $b)"
+	echo "$nb" | grep -qx -- -10 && fail capture-no-boost "nice values seen: $(echo $nb)" || pass capture-no-boost
+	stop_target
+fi
 
 # a target stopped with SIGSTOP (Ctrl-Z) is sampled and stays stopped
 start_target ./target_nofp || fail capture-stopped-start "target not ready"
