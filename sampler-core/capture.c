@@ -1157,12 +1157,26 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 		int64_t deadline = 0, wait = s->o.stop_timeout_ns;
 		if (wait > s->period / 2)
 			wait = s->period / 2;
+		size_t first = 0;
 		for (size_t i = 0; i < s->ncur; i++) {
 			if ((rc = seize(s, ctx, &s->cur[i])))
 				goto undo;
 			deadline = s->cur[i].t_int + wait;
+			/* read the stops that came meanwhile: with hundreds
+			 * of threads to interrupt, the first would otherwise
+			 * stay stopped until the last was interrupted */
+			while (dispatch_one(s, 0) > 0)
+				;
+			for (size_t j = first; j <= i; j++) {
+				struct sfc_thr *t = &s->cur[j];
+				if (t->ps == PS_STOPPED) {
+					grab(s, t, s->stacks + j * sb);
+					release(s, t, t->t_int);
+				}
+				if (t->ps != PS_SEIZED && j == first)
+					first++;
+			}
 		}
-		size_t first = 0;
 		for (;;) {
 			bool waiting = false;
 			for (size_t i = first; i < s->ncur; i++) {
