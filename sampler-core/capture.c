@@ -1,9 +1,11 @@
 /*
- * capture.c - the stopper and the sampling loop (see capture.h for the
- * protocol).  Every ptrace request comes from the thread that called
- * sfc_run; SIGCHLD stays blocked and is only the wake-up of the
- * dispatcher (sigtimedwait with the deadline), which reaps with
- * waitpid(-1, __WALL | WNOHANG) so a zombie leader never makes us hang.
+ * capture.c - the sampling loop (see capture.h for the protocol): each
+ * tick lists the threads, counts again those that have not run (reuse),
+ * has the others stopped and read (stop.c), unwinds the copies with the
+ * target running again (unwind.c), and interns the stacks; sfc_emit
+ * turns them into a profile.  Every ptrace request comes from the thread
+ * that called sfc_run; SIGCHLD stays blocked and is only the wake-up of
+ * the dispatcher (stop.c).
  */
 #include "capture_int.h"
 
@@ -46,7 +48,7 @@ void sfc_options_init(struct sfc_options *o)
 }
 
 /* Read a small /proc file into buf (NUL-terminated); -1 with errno. */
-static ssize_t read_small(const char *path, char *buf, size_t size)
+ssize_t sfc__read_small(const char *path, char *buf, size_t size)
 {
 	int fd;
 	ssize_t n, got = 0;
@@ -198,367 +200,8 @@ static int node_get(struct sfc_session *s, uint32_t parent, uint32_t addr,
 	return 0;
 }
 
-/* ----- the dispatcher ----- */
-
-static struct sfc_thr *find_cur(struct sfc_session *s, pid_t tid)
-{
-	for (size_t i = 0; i < s->ncur; i++)
-		if (s->cur[i].tid == tid)
-			return &s->cur[i];
-	return NULL;
-}
-
-/* Remove tid from the pending stops; its entry is copied to *out when
- * out is not NULL.  False when it was not pending. */
-static bool pending_take(struct sfc_session *s, pid_t tid,
-			 struct sfc_thr *out)
-{
-	for (size_t i = 0; i < s->npending; i++) {
-		if (s->pending[i].tid == tid) {
-			if (out)
-				*out = s->pending[i];
-			s->pending[i] = s->pending[--s->npending];
-			return true;
-		}
-	}
-	return false;
-}
-
-static const struct sfc_thr *pending_find(const struct sfc_session *s,
-					  pid_t tid)
-{
-	for (size_t i = 0; i < s->npending; i++)
-		if (s->pending[i].tid == tid)
-			return &s->pending[i];
-	return NULL;
-}
-
-static bool is_pending(const struct sfc_session *s, pid_t tid)
-{
-	return pending_find(s, tid) != NULL;
-}
-
-/* This tick (or a skipped one, at `at`) found tid still pending: owe it
- * the sample its stop will give (struct sfc_owed).  It is counted missed
- * by the caller until record_late pays it. */
-static int owe(struct sfc_session *s, pid_t tid, char state, int64_t at)
-{
-	if (sf_grow(&s->owed, &s->capowed, s->nowed + 1, sizeof(*s->owed)))
-		return -1;
-	s->owed[s->nowed++] = (struct sfc_owed){ tid, state, at };
-	return 0;
-}
-
-static void grab(struct sfc_session *s, struct sfc_thr *t,
-		 unsigned char *stack);
-static void release(struct sfc_session *s, struct sfc_thr *t, int64_t t0);
-
 /* The nice value of the sampling thread during sfc_run (no_boost). */
 #define SFC_BOOST_NICE (-10)
-
-/* Bound on the late stops kept between two ticks (each holds a stack
- * copy); past it a late stop is only released, as before. */
-#define SFC_LATE_MAX 256
-
-/* A stop that arrived after its deadline: the thread is stopped anyway,
- * so read it now and release it (its tick counted it missed; the next
- * tick records it, see record_late).  On a loaded machine this is what
- * gives a thread its first complete copy, from which later ticks can
- * reuse its stack. */
-static void take_late(struct sfc_session *s, pid_t w)
-{
-	struct sfc_thr t;
-	unsigned char *stack = NULL;
-
-	if (!pending_take(s, w, &t))
-		return;
-	if (s->nlateq < SFC_LATE_MAX && !s->st.target_exited &&
-	    !sf_grow(&s->late, &s->caplateq, s->nlateq + 1,
-		     sizeof(*s->late)) &&
-	    (stack = malloc(s->slot))) {
-		t.ps = PS_STOPPED;
-		t.have = false;
-		grab(s, &t, stack);
-		release(s, &t, t.t_int);
-		if (t.have) {
-			s->late[s->nlateq].t = t;
-			s->late[s->nlateq++].stack = stack;
-			return;
-		}
-		free(stack);
-		return;
-	}
-	free(stack);
-	ptrace(PTRACE_DETACH, w, 0, 0);
-}
-
-static void handle_event(struct sfc_session *s, pid_t w, int st)
-{
-	struct sfc_thr *t = find_cur(s, w);
-
-	if (WIFEXITED(st) || WIFSIGNALED(st)) {
-		if (t)
-			t->ps = PS_GONE;
-		pending_take(s, w, NULL);
-		if (w == s->pid && s->o.is_child) {
-			s->st.child_status = st;
-			s->st.child_status_valid = true;
-			s->st.target_exited = true;
-		}
-		return;
-	}
-	if (!WIFSTOPPED(st))
-		return;
-	int ev = st >> 16, sig = WSTOPSIG(st);
-	if (ev == PTRACE_EVENT_STOP) {
-		/* interrupt stop (SIGTRAP) or group-stop (SIGSTOP...):
-		 * either way the thread is ours to read now */
-		if (t && t->ps == PS_SEIZED) {
-			t->ps = PS_STOPPED;
-			return;
-		}
-		/* a stop that arrived after its deadline */
-		take_late(s, w);
-		return;
-	}
-	/* signal-delivery-stop: hand the signal back at once and keep
-	 * waiting for the interrupt stop (storing it until the detach would
-	 * re-trap on every resume and delay it for the whole capture) */
-	ptrace(PTRACE_CONT, w, 0, (void *)(uintptr_t)(ev ? 0 : sig));
-}
-
-/* Handle one event, waiting until `deadline` at most.  Returns 1 if an
- * event was handled, 0 at the deadline or when nothing can come. */
-static int dispatch_one(struct sfc_session *s, int64_t deadline)
-{
-	sigset_t chld;
-
-	sigemptyset(&chld);
-	sigaddset(&chld, SIGCHLD);
-	for (;;) {
-		int st;
-		pid_t w = waitpid(-1, &st, __WALL | WNOHANG);
-		if (w > 0) {
-			handle_event(s, w, st);
-			return 1;
-		}
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return 0;       /* ECHILD: no tracee, no child */
-		int64_t now = sfc__mono();
-		if (now >= deadline)
-			return 0;
-		int64_t left = deadline - now;
-		struct timespec ts = { left / 1000000000, left % 1000000000 };
-		/* EINTR (our SIGINT handler) or a timeout: look again */
-		sigtimedwait(&chld, NULL, &ts);
-	}
-}
-
-/* Consume every event that is already there. */
-static void drain(struct sfc_session *s)
-{
-	while (dispatch_one(s, 0) > 0)
-		;
-}
-
-/* ----- stopping one thread ----- */
-
-static void thread_gone_or(struct sfc_session *s, struct sfc_thr *t, int ps)
-{
-	char path[64], buf[512];
-	struct sfc_stat stt;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)s->pid,
-		 (int)t->tid);
-	ssize_t n = read_small(path, buf, sizeof(buf));
-	if (n <= 0 || sfc_parse_stat(buf, (size_t)n, &stt) ||
-	    stt.state == 'Z' || stt.state == 'X')
-		t->ps = PS_GONE;
-	else
-		t->ps = ps;
-}
-
-static void explain_eperm(struct sfc_session *s, struct sf_ctx *ctx)
-{
-	char path[64], status[4096], self[4096], scope_s[16];
-	long tracer, uid = -1, scope = -1;
-	bool cap = false;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)s->pid);
-	if (read_small(path, status, sizeof(status)) < 0)
-		status[0] = 0;
-	tracer = sfc_status_field(status, "TracerPid");
-	uid = sfc_status_field(status, "Uid");
-	if (read_small("/proc/sys/kernel/yama/ptrace_scope", scope_s,
-		       sizeof(scope_s)) > 0)
-		scope = strtol(scope_s, NULL, 10);
-	if (read_small("/proc/self/status", self, sizeof(self)) > 0) {
-		const char *c = strstr(self, "CapEff:");
-		if (c)
-			cap = (strtoull(c + 7, NULL, 16) >> 19) & 1;
-	}
-	if (tracer > 0) {
-		char comm[64] = "?";
-		snprintf(path, sizeof(path), "/proc/%ld/comm", tracer);
-		if (read_small(path, comm, sizeof(comm)) > 0)
-			comm[strcspn(comm, "\n")] = 0;
-		sf_error(ctx, SF_EINPUT, NULL, 0,
-			 "cannot trace process %d: it is already traced by "
-			 "process %ld (%s); detach that debugger first",
-			 (int)s->pid, tracer, comm);
-	} else if (scope == 3) {
-		sf_error(ctx, SF_EINPUT, NULL, 0,
-			 "cannot trace process %d: permission denied: "
-			 "kernel.yama.ptrace_scope is 3 (ptrace disabled "
-			 "until reboot)", (int)s->pid);
-	} else if (uid >= 0 && uid != (long)geteuid() && !cap) {
-		sf_error(ctx, SF_EINPUT, NULL, 0,
-			 "cannot trace process %d: permission denied: it "
-			 "belongs to user %ld and you are user %ld; run "
-			 "sfcapture as that user or as root", (int)s->pid,
-			 uid, (long)geteuid());
-	} else if (scope >= 1 && !cap) {
-		sf_error(ctx, SF_EINPUT, NULL, 0,
-			 "cannot trace process %d: permission denied: "
-			 "kernel.yama.ptrace_scope is %ld (only a parent may "
-			 "trace); start the program under sfcapture "
-			 "(sfcapture -- CMD), run as root, or set "
-			 "'sysctl kernel.yama.ptrace_scope=0'", (int)s->pid,
-			 scope);
-	} else if (!cap) {
-		sf_error(ctx, SF_EINPUT, NULL, 0,
-			 "cannot trace process %d: permission denied: "
-			 "missing CAP_SYS_PTRACE (in a container: docker run "
-			 "--cap-add SYS_PTRACE)", (int)s->pid);
-	} else {
-		sf_error(ctx, SF_EINPUT, NULL, 0,
-			 "cannot trace process %d: permission denied "
-			 "(a security module or seccomp forbids ptrace)",
-			 (int)s->pid);
-	}
-}
-
-static int seize(struct sfc_session *s, struct sf_ctx *ctx,
-		 struct sfc_thr *t)
-{
-	if (ptrace(PTRACE_SEIZE, t->tid, 0, 0) < 0) {
-		int e = errno;
-		if (e == ESRCH) {
-			t->ps = PS_GONE;
-			return 0;
-		}
-		/* EPERM also comes from a thread that is exiting */
-		thread_gone_or(s, t, PS_FAILED);
-		if (t->ps == PS_GONE)
-			return 0;
-		if (e == EPERM && !s->fatal_checked) {
-			explain_eperm(s, ctx);
-			return SF_EINPUT;
-		}
-		sf_warn(ctx, "capture.seize",
-			"cannot stop thread %d: %s", (int)t->tid, strerror(e));
-		return 0;
-	}
-	s->fatal_checked = true;
-	t->t_int = sfc__mono();
-	/* ESRCH here: the thread is exiting; its exit event will come */
-	ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
-	t->ps = PS_SEIZED;
-	return 0;
-}
-
-static int pending_add(struct sfc_session *s, const struct sfc_thr *t)
-{
-	if (sf_grow(&s->pending, &s->cappending, s->npending + 1,
-		    sizeof(*s->pending)))
-		return -1;
-	s->pending[s->npending++] = *t;
-	return 0;
-}
-
-static int wait_stopped(struct sfc_session *s, struct sf_ctx *ctx,
-			struct sfc_thr *t, int64_t wait)
-{
-	int64_t deadline = t->t_int + wait;
-
-	while (t->ps == PS_SEIZED && dispatch_one(s, deadline) > 0)
-		;
-	if (t->ps == PS_SEIZED) {
-		/* D state (NFS, a slow disk) or a dying process: do not stall
-		 * the tick; the dispatcher detaches it when the stop comes */
-		if (pending_add(s, t))
-			return sf_error_nomem(ctx);
-		t->ps = PS_FAILED;
-		sf_warn(ctx, "capture.timeout",
-			"thread %d did not stop within %.1f ms (waiting for "
-			"a CPU, or in uninterruptible sleep): its samples "
-			"come from its stop when that comes, and are "
-			"counted missed if it never does", (int)t->tid,
-			(double)wait / 1e6);
-	}
-	return 0;
-}
-
-/* Copy len bytes of the target at addr; returns the bytes copied (a
- * prefix: the copy stops at the first unmapped page). */
-static size_t read_mem(pid_t pid, uint64_t addr, size_t len,
-		       unsigned char *buf)
-{
-	struct iovec local, remote[80];
-	size_t n = 0;
-
-	/* one iovec per page: a partial read never splits an iovec, so the
-	 * end of the stack mapping does not cost the whole copy */
-	uint64_t a = addr, end = addr + len;
-	while (a < end && n < sizeof(remote) / sizeof(remote[0])) {
-		uint64_t next = (a | 4095) + 1;
-		if (next > end)
-			next = end;
-		remote[n].iov_base = (void *)(uintptr_t)a;
-		remote[n].iov_len = (size_t)(next - a);
-		n++;
-		a = next;
-	}
-	local.iov_base = buf;
-	local.iov_len = len;
-	ssize_t got = process_vm_readv(pid, &local, 1, remote, n, 0);
-	return got > 0 ? (size_t)got : 0;
-}
-
-static void grab(struct sfc_session *s, struct sfc_thr *t,
-		 unsigned char *stack)
-{
-	struct iovec io = { &t->regs, sizeof(t->regs) };
-
-	if (ptrace(PTRACE_GETREGSET, t->tid, (void *)(uintptr_t)NT_PRSTATUS,
-		   &io) < 0)
-		return;
-	uint64_t sp = SFC_SP(t->regs);
-	t->stack_base = sp - SFC_REDZONE;
-	t->stack_len = read_mem(s->pid, t->stack_base,
-				s->o.stack_bytes + SFC_REDZONE, stack);
-	if (SFC_REDZONE && t->stack_len <= SFC_REDZONE) {
-		/* sp at the bottom of its mapping: no red zone to copy */
-		t->stack_base = sp;
-		t->stack_len = read_mem(s->pid, sp, s->o.stack_bytes, stack);
-	}
-	t->have = true;
-}
-
-static void release(struct sfc_session *s, struct sfc_thr *t, int64_t t0)
-{
-	/* the kernel keeps a group-stop (Ctrl-Z) across the detach */
-	ptrace(PTRACE_DETACH, t->tid, 0, 0);
-	t->ps = PS_DONE;
-	int64_t d = sfc__mono() - t0;
-	uint64_t us = (uint64_t)(d / 1000);
-	s->hist[us < SFC_HIST ? us : SFC_HIST]++;
-	if (s->nrecent < SFC_RECENT)
-		s->recent[s->nrecent++] = d > UINT32_MAX ? UINT32_MAX
-							: (uint32_t)d;
-}
 
 /* ----- one tick ----- */
 
@@ -730,7 +373,7 @@ static int record_late(struct sfc_session *s, struct sf_ctx *ctx)
 	 * exited, or its stop came when no copy could be kept) */
 	size_t keep = 0;
 	for (size_t k = 0; k < s->nowed; k++)
-		if (is_pending(s, s->owed[k].tid))
+		if (sfc__is_pending(s, s->owed[k].tid))
 			s->owed[keep++] = s->owed[k];
 	s->nowed = keep;
 	return rc;
@@ -793,7 +436,7 @@ static bool reuse_check(struct sfc_session *s, struct sfc_cthread *c,
 	c->base = false;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)s->pid,
 		 (int)c->tid);
-	if (read_small(path, buf, sizeof(buf)) <= 0)
+	if (sfc__read_small(path, buf, sizeof(buf)) <= 0)
 		return false;
 	/* "NR ARG1..ARG6 SP PC" while blocked in a call; "running" or
 	 * "-1 SP PC" otherwise */
@@ -807,7 +450,7 @@ static bool reuse_check(struct sfc_session *s, struct sfc_cthread *c,
 	    v[3] != r->rdx || v[4] != r->r10 || v[5] != r->r8 ||
 	    v[6] != r->r9 || v[7] != r->rsp || v[8] != r->rip)
 		return false;
-	if (read_mem(s->pid, c->copy_base, c->copy_len, s->cmp) !=
+	if (sfc__read_mem(s->pid, c->copy_base, c->copy_len, s->cmp) !=
 		    c->copy_len ||
 	    memcmp(s->cmp, c->copy, c->copy_len))
 		return false;
@@ -816,7 +459,7 @@ static bool reuse_check(struct sfc_session *s, struct sfc_cthread *c,
 	struct sfc_stat stt;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)s->pid,
 		 (int)c->tid);
-	ssize_t n = read_small(path, buf, sizeof(buf));
+	ssize_t n = sfc__read_small(path, buf, sizeof(buf));
 	if (n <= 0 || sfc_parse_stat(buf, (size_t)n, &stt) ||
 	    stt.state == 'Z' || stt.state == 'X')
 		return false;
@@ -910,7 +553,7 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 		if (*end || tid <= 0)
 			continue;
 		if (s->reuse && wanted(s, (pid_t)tid) &&
-		    !is_pending(s, (pid_t)tid) &&
+		    !sfc__is_pending(s, (pid_t)tid) &&
 		    thread_find(s, (pid_t)tid, &id)) {
 			struct sfc_cthread *c = &s->threads[id];
 			bool old;
@@ -930,7 +573,7 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 		}
 		snprintf(path, sizeof(path), "/proc/%d/task/%ld/stat",
 			 (int)s->pid, tid);
-		ssize_t n = read_small(path, buf, sizeof(buf));
+		ssize_t n = sfc__read_small(path, buf, sizeof(buf));
 		if (n <= 0 || sfc_parse_stat(buf, (size_t)n, &stt))
 			continue;
 		if (stt.state == 'Z' || stt.state == 'X')
@@ -941,7 +584,7 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 		if (s->o.on_cpu && stt.state != 'R')
 			continue;
 		listed++;
-		const struct sfc_thr *pt = pending_find(s, (pid_t)tid);
+		const struct sfc_thr *pt = sfc__pending_find(s, (pid_t)tid);
 		if (pt) {
 			/* owed: this tick, and the skipped ones since its
 			 * interrupt (those are counted missed below) */
@@ -951,12 +594,12 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 				int64_t at = s->late_first +
 					     (int64_t)k * s->period;
 				if (at >= t_int &&
-				    owe(s, (pid_t)tid, stt.state, at)) {
+				    sfc__owe(s, (pid_t)tid, stt.state, at)) {
 					closedir(d);
 					return sf_error_nomem(ctx);
 				}
 			}
-			if (owe(s, (pid_t)tid, stt.state, sfc__mono())) {
+			if (sfc__owe(s, (pid_t)tid, stt.state, sfc__mono())) {
 				closedir(d);
 				return sf_error_nomem(ctx);
 			}
@@ -1098,7 +741,7 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 {
 	int rc;
 
-	drain(s);
+	sfc__drain(s);
 	/* before an exec check: a late stack belongs to the image it was
 	 * read from */
 	if ((rc = record_late(s, ctx)))
@@ -1130,19 +773,19 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 	if (s->o.all_stop) {
 		int64_t t0 = sfc__mono();
 		for (size_t i = 0; i < s->ncur; i++)
-			if ((rc = seize(s, ctx, &s->cur[i])))
+			if ((rc = sfc__seize(s, ctx, &s->cur[i])))
 				goto undo;
 		for (size_t i = 0; i < s->ncur; i++)
 			if (s->cur[i].ps == PS_SEIZED &&
-			    (rc = wait_stopped(s, ctx, &s->cur[i],
+			    (rc = sfc__wait_stopped(s, ctx, &s->cur[i],
 					       s->o.stop_timeout_ns)))
 				goto undo;
 		for (size_t i = 0; i < s->ncur; i++)
 			if (s->cur[i].ps == PS_STOPPED)
-				grab(s, &s->cur[i], s->stacks + i * sb);
+				sfc__grab(s, &s->cur[i], s->stacks + i * sb);
 		for (size_t i = 0; i < s->ncur; i++)
 			if (s->cur[i].ps == PS_STOPPED)
-				release(s, &s->cur[i], t0);
+				sfc__release(s, &s->cur[i], t0);
 	} else {
 		/* Interrupt every thread that must be stopped, then copy and
 		 * release each as soon as its stop arrives: the waits for the
@@ -1159,19 +802,19 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 			wait = s->period / 2;
 		size_t first = 0;
 		for (size_t i = 0; i < s->ncur; i++) {
-			if ((rc = seize(s, ctx, &s->cur[i])))
+			if ((rc = sfc__seize(s, ctx, &s->cur[i])))
 				goto undo;
 			deadline = s->cur[i].t_int + wait;
 			/* read the stops that came meanwhile: with hundreds
 			 * of threads to interrupt, the first would otherwise
 			 * stay stopped until the last was interrupted */
-			while (dispatch_one(s, 0) > 0)
+			while (sfc__dispatch_one(s, 0) > 0)
 				;
 			for (size_t j = first; j <= i; j++) {
 				struct sfc_thr *t = &s->cur[j];
 				if (t->ps == PS_STOPPED) {
-					grab(s, t, s->stacks + j * sb);
-					release(s, t, t->t_int);
+					sfc__grab(s, t, s->stacks + j * sb);
+					sfc__release(s, t, t->t_int);
 				}
 				if (t->ps != PS_SEIZED && j == first)
 					first++;
@@ -1182,28 +825,28 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 			for (size_t i = first; i < s->ncur; i++) {
 				struct sfc_thr *t = &s->cur[i];
 				if (t->ps == PS_STOPPED) {
-					grab(s, t, s->stacks + i * sb);
-					release(s, t, t->t_int);
+					sfc__grab(s, t, s->stacks + i * sb);
+					sfc__release(s, t, t->t_int);
 				}
 				if (t->ps == PS_SEIZED)
 					waiting = true;
 				else if (i == first)
 					first++;
 			}
-			if (!waiting || dispatch_one(s, deadline) <= 0)
+			if (!waiting || sfc__dispatch_one(s, deadline) <= 0)
 				break;
 		}
 		/* past the deadline: what stopped meanwhile is still read,
 		 * the rest is left to the dispatcher */
 		for (size_t i = first; i < s->ncur; i++)
 			if (s->cur[i].ps == PS_SEIZED &&
-			    (rc = wait_stopped(s, ctx, &s->cur[i], wait)))
+			    (rc = sfc__wait_stopped(s, ctx, &s->cur[i], wait)))
 				goto undo;
 		for (size_t i = first; i < s->ncur; i++) {
 			struct sfc_thr *t = &s->cur[i];
 			if (t->ps == PS_STOPPED) {
-				grab(s, t, s->stacks + i * sb);
-				release(s, t, t->t_int);
+				sfc__grab(s, t, s->stacks + i * sb);
+				sfc__release(s, t, t->t_int);
 			}
 		}
 	}
@@ -1223,9 +866,9 @@ undo:
 	for (size_t i = 0; i < s->ncur; i++) {
 		struct sfc_thr *t = &s->cur[i];
 		if (t->ps == PS_SEIZED)
-			wait_stopped(s, ctx, t, s->o.stop_timeout_ns);
+			sfc__wait_stopped(s, ctx, t, s->o.stop_timeout_ns);
 		if (t->ps == PS_STOPPED)
-			release(s, t, t->t_int);
+			sfc__release(s, t, t->t_int);
 	}
 	return rc;
 }
@@ -1246,7 +889,7 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 		return sf_error(ctx, SF_EINPUT, NULL, 0,
 				"no such process: %d", (int)o->pid);
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)o->pid);
-	if (read_small(path, buf, sizeof(buf)) > 0) {
+	if (sfc__read_small(path, buf, sizeof(buf)) > 0) {
 		long tracer = sfc_status_field(buf, "TracerPid");
 		char st[8] = "";
 		const char *q = strstr(buf, "State:");
@@ -1260,7 +903,7 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 			struct sfc_session tmp;
 			memset(&tmp, 0, sizeof(tmp));
 			tmp.pid = o->pid;
-			explain_eperm(&tmp, ctx);
+			sfc__explain_eperm(&tmp, ctx);
 			return SF_EINPUT;
 		}
 	}
@@ -1296,7 +939,7 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 	s->settling = true;
 	s->refresh_tick = UINT32_MAX;
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)o->pid);
-	ssize_t n = read_small(path, s->command, sizeof(s->command));
+	ssize_t n = sfc__read_small(path, s->command, sizeof(s->command));
 	for (ssize_t i = 0; i + 1 < n; i++)
 		if (!s->command[i])
 			s->command[i] = ' ';
@@ -1414,7 +1057,7 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 	s->nlate = 0;
 	/* stops that are still due: consume and detach (bounded) */
 	int64_t deadline = sfc__mono() + 100000000;
-	while (s->npending && dispatch_one(s, deadline) > 0)
+	while (s->npending && sfc__dispatch_one(s, deadline) > 0)
 		;
 	if (!rc)
 		rc = record_late(s, ctx);
@@ -1585,7 +1228,7 @@ void sfc_close(struct sfc_session *s)
 	if (!s)
 		return;
 	int64_t deadline = sfc__mono() + 100000000;
-	while (s->npending && dispatch_one(s, deadline) > 0)
+	while (s->npending && sfc__dispatch_one(s, deadline) > 0)
 		;
 	if (s->dwfl)
 		dwfl_end(s->dwfl);

@@ -1,6 +1,7 @@
 /*
  * capture_int.h - internal to sampler-core: the session shared by the
- * stopper (capture.c) and the unwinder/symbolizer (unwind.c).
+ * sampling loop (capture.c), the stopper (stop.c) and the
+ * unwinder/symbolizer (unwind.c).
  */
 #ifndef SF_CAPTURE_INT_H
 #define SF_CAPTURE_INT_H
@@ -199,6 +200,45 @@ struct sfc_session {
 };
 
 int64_t sfc__mono(void);
+/* Read a small /proc file into buf (NUL-terminated); -1 with errno. */
+ssize_t sfc__read_small(const char *path, char *buf, size_t size);
+
+/* stop.c: stopping, reading and releasing threads */
+/* PTRACE_SEIZE and PTRACE_INTERRUPT t (t->t_int, ps = PS_SEIZED); a
+ * thread that is gone is marked so; an error only for the first thread's
+ * EPERM (explained) or out of memory. */
+int sfc__seize(struct sfc_session *s, struct sf_ctx *ctx,
+	       struct sfc_thr *t);
+/* Say why ptrace was refused (Yama, another tracer, the user). */
+void sfc__explain_eperm(struct sfc_session *s, struct sf_ctx *ctx);
+/* Wait until t->t_int + wait for t's stop; past it, t is left pending
+ * (read when its stop comes, see sfc__owe) and a warning is counted. */
+int sfc__wait_stopped(struct sfc_session *s, struct sf_ctx *ctx,
+		      struct sfc_thr *t, int64_t wait);
+/* Handle one ptrace event, waiting until `deadline` at most.  1 if an
+ * event was handled, 0 at the deadline or when nothing can come. */
+int sfc__dispatch_one(struct sfc_session *s, int64_t deadline);
+/* Handle every event that is already there. */
+void sfc__drain(struct sfc_session *s);
+/* Copy a stopped thread's registers and stack into t and `stack`
+ * (t->have when both were read). */
+void sfc__grab(struct sfc_session *s, struct sfc_thr *t,
+	       unsigned char *stack);
+/* PTRACE_DETACH t and record how long it was stopped since t0. */
+void sfc__release(struct sfc_session *s, struct sfc_thr *t, int64_t t0);
+/* Copy len bytes of the target at addr; returns the bytes copied (a
+ * prefix: the copy stops at the first unmapped page). */
+size_t sfc__read_mem(pid_t pid, uint64_t addr, size_t len,
+		     unsigned char *buf);
+/* The pending entry of tid (seized, stop not consumed), or NULL. */
+const struct sfc_thr *sfc__pending_find(const struct sfc_session *s,
+					pid_t tid);
+bool sfc__is_pending(const struct sfc_session *s, pid_t tid);
+/* A tick (at `at`) found tid still pending: owe it the sample its stop
+ * will give (struct sfc_owed); the caller counts it missed until
+ * record_late pays it.  -1 when out of memory. */
+int sfc__owe(struct sfc_session *s, pid_t tid, char state, int64_t at);
+
 /* unwind.c */
 int sfc__dwfl_open(struct sfc_session *s, struct sf_ctx *ctx);
 void sfc__dwfl_refresh(struct sfc_session *s);

@@ -1,0 +1,381 @@
+/*
+ * stop.c - stopping threads: PTRACE_SEIZE and PTRACE_INTERRUPT, the
+ * dispatcher that reaps every ptrace event (waitpid(-1, __WALL |
+ * WNOHANG), woken by SIGCHLD through sigtimedwait), reading a stopped
+ * thread's registers and stack, and releasing it.  Stops that come after
+ * their tick's deadline are kept here (pending, late, owed) for
+ * capture.c to record.
+ */
+#include "capture_int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef PTRACE_EVENT_STOP
+#define PTRACE_EVENT_STOP 128
+#endif
+
+/* ----- the dispatcher ----- */
+
+static struct sfc_thr *find_cur(struct sfc_session *s, pid_t tid)
+{
+	for (size_t i = 0; i < s->ncur; i++)
+		if (s->cur[i].tid == tid)
+			return &s->cur[i];
+	return NULL;
+}
+
+/* Remove tid from the pending stops; its entry is copied to *out when
+ * out is not NULL.  False when it was not pending. */
+static bool pending_take(struct sfc_session *s, pid_t tid,
+			 struct sfc_thr *out)
+{
+	for (size_t i = 0; i < s->npending; i++) {
+		if (s->pending[i].tid == tid) {
+			if (out)
+				*out = s->pending[i];
+			s->pending[i] = s->pending[--s->npending];
+			return true;
+		}
+	}
+	return false;
+}
+
+const struct sfc_thr *sfc__pending_find(const struct sfc_session *s,
+					  pid_t tid)
+{
+	for (size_t i = 0; i < s->npending; i++)
+		if (s->pending[i].tid == tid)
+			return &s->pending[i];
+	return NULL;
+}
+
+bool sfc__is_pending(const struct sfc_session *s, pid_t tid)
+{
+	return sfc__pending_find(s, tid) != NULL;
+}
+
+/* This tick (or a skipped one, at `at`) found tid still pending: owe it
+ * the sample its stop will give (struct sfc_owed).  It is counted missed
+ * by the caller until record_late pays it. */
+int sfc__owe(struct sfc_session *s, pid_t tid, char state, int64_t at)
+{
+	if (sf_grow(&s->owed, &s->capowed, s->nowed + 1, sizeof(*s->owed)))
+		return -1;
+	s->owed[s->nowed++] = (struct sfc_owed){ tid, state, at };
+	return 0;
+}
+
+
+/* Bound on the late stops kept between two ticks (each holds a stack
+ * copy); past it a late stop is only released, as before. */
+#define SFC_LATE_MAX 256
+
+/* A stop that arrived after its deadline: the thread is stopped anyway,
+ * so read it now and release it (its tick counted it missed; the next
+ * tick records it, see record_late).  On a loaded machine this is what
+ * gives a thread its first complete copy, from which later ticks can
+ * reuse its stack. */
+static void take_late(struct sfc_session *s, pid_t w)
+{
+	struct sfc_thr t;
+	unsigned char *stack = NULL;
+
+	if (!pending_take(s, w, &t))
+		return;
+	if (s->nlateq < SFC_LATE_MAX && !s->st.target_exited &&
+	    !sf_grow(&s->late, &s->caplateq, s->nlateq + 1,
+		     sizeof(*s->late)) &&
+	    (stack = malloc(s->slot))) {
+		t.ps = PS_STOPPED;
+		t.have = false;
+		sfc__grab(s, &t, stack);
+		sfc__release(s, &t, t.t_int);
+		if (t.have) {
+			s->late[s->nlateq].t = t;
+			s->late[s->nlateq++].stack = stack;
+			return;
+		}
+		free(stack);
+		return;
+	}
+	free(stack);
+	ptrace(PTRACE_DETACH, w, 0, 0);
+}
+
+static void handle_event(struct sfc_session *s, pid_t w, int st)
+{
+	struct sfc_thr *t = find_cur(s, w);
+
+	if (WIFEXITED(st) || WIFSIGNALED(st)) {
+		if (t)
+			t->ps = PS_GONE;
+		pending_take(s, w, NULL);
+		if (w == s->pid && s->o.is_child) {
+			s->st.child_status = st;
+			s->st.child_status_valid = true;
+			s->st.target_exited = true;
+		}
+		return;
+	}
+	if (!WIFSTOPPED(st))
+		return;
+	int ev = st >> 16, sig = WSTOPSIG(st);
+	if (ev == PTRACE_EVENT_STOP) {
+		/* interrupt stop (SIGTRAP) or group-stop (SIGSTOP...):
+		 * either way the thread is ours to read now */
+		if (t && t->ps == PS_SEIZED) {
+			t->ps = PS_STOPPED;
+			return;
+		}
+		/* a stop that arrived after its deadline */
+		take_late(s, w);
+		return;
+	}
+	/* signal-delivery-stop: hand the signal back at once and keep
+	 * waiting for the interrupt stop (storing it until the detach would
+	 * re-trap on every resume and delay it for the whole capture) */
+	ptrace(PTRACE_CONT, w, 0, (void *)(uintptr_t)(ev ? 0 : sig));
+}
+
+/* Handle one event, waiting until `deadline` at most.  Returns 1 if an
+ * event was handled, 0 at the deadline or when nothing can come. */
+int sfc__dispatch_one(struct sfc_session *s, int64_t deadline)
+{
+	sigset_t chld;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	for (;;) {
+		int st;
+		pid_t w = waitpid(-1, &st, __WALL | WNOHANG);
+		if (w > 0) {
+			handle_event(s, w, st);
+			return 1;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return 0;       /* ECHILD: no tracee, no child */
+		int64_t now = sfc__mono();
+		if (now >= deadline)
+			return 0;
+		int64_t left = deadline - now;
+		struct timespec ts = { left / 1000000000, left % 1000000000 };
+		/* EINTR (our SIGINT handler) or a timeout: look again */
+		sigtimedwait(&chld, NULL, &ts);
+	}
+}
+
+/* Consume every event that is already there. */
+void sfc__drain(struct sfc_session *s)
+{
+	while (sfc__dispatch_one(s, 0) > 0)
+		;
+}
+
+/* ----- stopping one thread ----- */
+
+static void thread_gone_or(struct sfc_session *s, struct sfc_thr *t, int ps)
+{
+	char path[64], buf[512];
+	struct sfc_stat stt;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)s->pid,
+		 (int)t->tid);
+	ssize_t n = sfc__read_small(path, buf, sizeof(buf));
+	if (n <= 0 || sfc_parse_stat(buf, (size_t)n, &stt) ||
+	    stt.state == 'Z' || stt.state == 'X')
+		t->ps = PS_GONE;
+	else
+		t->ps = ps;
+}
+
+void sfc__explain_eperm(struct sfc_session *s, struct sf_ctx *ctx)
+{
+	char path[64], status[4096], self[4096], scope_s[16];
+	long tracer, uid = -1, scope = -1;
+	bool cap = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)s->pid);
+	if (sfc__read_small(path, status, sizeof(status)) < 0)
+		status[0] = 0;
+	tracer = sfc_status_field(status, "TracerPid");
+	uid = sfc_status_field(status, "Uid");
+	if (sfc__read_small("/proc/sys/kernel/yama/ptrace_scope", scope_s,
+		       sizeof(scope_s)) > 0)
+		scope = strtol(scope_s, NULL, 10);
+	if (sfc__read_small("/proc/self/status", self, sizeof(self)) > 0) {
+		const char *c = strstr(self, "CapEff:");
+		if (c)
+			cap = (strtoull(c + 7, NULL, 16) >> 19) & 1;
+	}
+	if (tracer > 0) {
+		char comm[64] = "?";
+		snprintf(path, sizeof(path), "/proc/%ld/comm", tracer);
+		if (sfc__read_small(path, comm, sizeof(comm)) > 0)
+			comm[strcspn(comm, "\n")] = 0;
+		sf_error(ctx, SF_EINPUT, NULL, 0,
+			 "cannot trace process %d: it is already traced by "
+			 "process %ld (%s); detach that debugger first",
+			 (int)s->pid, tracer, comm);
+	} else if (scope == 3) {
+		sf_error(ctx, SF_EINPUT, NULL, 0,
+			 "cannot trace process %d: permission denied: "
+			 "kernel.yama.ptrace_scope is 3 (ptrace disabled "
+			 "until reboot)", (int)s->pid);
+	} else if (uid >= 0 && uid != (long)geteuid() && !cap) {
+		sf_error(ctx, SF_EINPUT, NULL, 0,
+			 "cannot trace process %d: permission denied: it "
+			 "belongs to user %ld and you are user %ld; run "
+			 "sfcapture as that user or as root", (int)s->pid,
+			 uid, (long)geteuid());
+	} else if (scope >= 1 && !cap) {
+		sf_error(ctx, SF_EINPUT, NULL, 0,
+			 "cannot trace process %d: permission denied: "
+			 "kernel.yama.ptrace_scope is %ld (only a parent may "
+			 "trace); start the program under sfcapture "
+			 "(sfcapture -- CMD), run as root, or set "
+			 "'sysctl kernel.yama.ptrace_scope=0'", (int)s->pid,
+			 scope);
+	} else if (!cap) {
+		sf_error(ctx, SF_EINPUT, NULL, 0,
+			 "cannot trace process %d: permission denied: "
+			 "missing CAP_SYS_PTRACE (in a container: docker run "
+			 "--cap-add SYS_PTRACE)", (int)s->pid);
+	} else {
+		sf_error(ctx, SF_EINPUT, NULL, 0,
+			 "cannot trace process %d: permission denied "
+			 "(a security module or seccomp forbids ptrace)",
+			 (int)s->pid);
+	}
+}
+
+int sfc__seize(struct sfc_session *s, struct sf_ctx *ctx,
+		 struct sfc_thr *t)
+{
+	if (ptrace(PTRACE_SEIZE, t->tid, 0, 0) < 0) {
+		int e = errno;
+		if (e == ESRCH) {
+			t->ps = PS_GONE;
+			return 0;
+		}
+		/* EPERM also comes from a thread that is exiting */
+		thread_gone_or(s, t, PS_FAILED);
+		if (t->ps == PS_GONE)
+			return 0;
+		if (e == EPERM && !s->fatal_checked) {
+			sfc__explain_eperm(s, ctx);
+			return SF_EINPUT;
+		}
+		sf_warn(ctx, "capture.seize",
+			"cannot stop thread %d: %s", (int)t->tid, strerror(e));
+		return 0;
+	}
+	s->fatal_checked = true;
+	t->t_int = sfc__mono();
+	/* ESRCH here: the thread is exiting; its exit event will come */
+	ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);
+	t->ps = PS_SEIZED;
+	return 0;
+}
+
+static int pending_add(struct sfc_session *s, const struct sfc_thr *t)
+{
+	if (sf_grow(&s->pending, &s->cappending, s->npending + 1,
+		    sizeof(*s->pending)))
+		return -1;
+	s->pending[s->npending++] = *t;
+	return 0;
+}
+
+int sfc__wait_stopped(struct sfc_session *s, struct sf_ctx *ctx,
+			struct sfc_thr *t, int64_t wait)
+{
+	int64_t deadline = t->t_int + wait;
+
+	while (t->ps == PS_SEIZED && sfc__dispatch_one(s, deadline) > 0)
+		;
+	if (t->ps == PS_SEIZED) {
+		/* D state (NFS, a slow disk) or a dying process: do not stall
+		 * the tick; the dispatcher detaches it when the stop comes */
+		if (pending_add(s, t))
+			return sf_error_nomem(ctx);
+		t->ps = PS_FAILED;
+		sf_warn(ctx, "capture.timeout",
+			"thread %d did not stop within %.1f ms (waiting for "
+			"a CPU, or in uninterruptible sleep): its samples "
+			"come from its stop when that comes, and are "
+			"counted missed if it never does", (int)t->tid,
+			(double)wait / 1e6);
+	}
+	return 0;
+}
+
+/* Copy len bytes of the target at addr; returns the bytes copied (a
+ * prefix: the copy stops at the first unmapped page). */
+size_t sfc__read_mem(pid_t pid, uint64_t addr, size_t len,
+		       unsigned char *buf)
+{
+	struct iovec local, remote[80];
+	size_t n = 0;
+
+	/* one iovec per page: a partial read never splits an iovec, so the
+	 * end of the stack mapping does not cost the whole copy */
+	uint64_t a = addr, end = addr + len;
+	while (a < end && n < sizeof(remote) / sizeof(remote[0])) {
+		uint64_t next = (a | 4095) + 1;
+		if (next > end)
+			next = end;
+		remote[n].iov_base = (void *)(uintptr_t)a;
+		remote[n].iov_len = (size_t)(next - a);
+		n++;
+		a = next;
+	}
+	local.iov_base = buf;
+	local.iov_len = len;
+	ssize_t got = process_vm_readv(pid, &local, 1, remote, n, 0);
+	return got > 0 ? (size_t)got : 0;
+}
+
+void sfc__grab(struct sfc_session *s, struct sfc_thr *t,
+		 unsigned char *stack)
+{
+	struct iovec io = { &t->regs, sizeof(t->regs) };
+
+	if (ptrace(PTRACE_GETREGSET, t->tid, (void *)(uintptr_t)NT_PRSTATUS,
+		   &io) < 0)
+		return;
+	uint64_t sp = SFC_SP(t->regs);
+	t->stack_base = sp - SFC_REDZONE;
+	t->stack_len = sfc__read_mem(s->pid, t->stack_base,
+				s->o.stack_bytes + SFC_REDZONE, stack);
+	if (SFC_REDZONE && t->stack_len <= SFC_REDZONE) {
+		/* sp at the bottom of its mapping: no red zone to copy */
+		t->stack_base = sp;
+		t->stack_len = sfc__read_mem(s->pid, sp, s->o.stack_bytes, stack);
+	}
+	t->have = true;
+}
+
+void sfc__release(struct sfc_session *s, struct sfc_thr *t, int64_t t0)
+{
+	/* the kernel keeps a group-stop (Ctrl-Z) across the detach */
+	ptrace(PTRACE_DETACH, t->tid, 0, 0);
+	t->ps = PS_DONE;
+	int64_t d = sfc__mono() - t0;
+	uint64_t us = (uint64_t)(d / 1000);
+	s->hist[us < SFC_HIST ? us : SFC_HIST]++;
+	if (s->nrecent < SFC_RECENT)
+		s->recent[s->nrecent++] = d > UINT32_MAX ? UINT32_MAX
+							: (uint32_t)d;
+}
