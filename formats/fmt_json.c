@@ -3,20 +3,20 @@
  * ("format": "sftools-profile", "version": 1).  docs/profile.schema.json is
  * the schema; docs/formats.md explains each member.
  *
- * This file holds the format entry, the probe and the reader; the writer
- * is json_write.c, the reader's input bounds json_scan.c (json.h).
- * Reading streams with yajl's event parser (see "reading" below): depth
- * capped by --max-nesting, every index validated before it touches the
- * model.
+ * This file holds the format entry, the probe and the reader's handling
+ * of yajl's events; the read loop and the layout fast path are
+ * json_fast.c (their shared state: json_read.h), the writer json_write.c,
+ * the reader's input bounds json_scan.c (json.h).  Reading streams with
+ * yajl's event parser (see "reading" below): depth capped by
+ * --max-nesting, every index validated before it touches the model.
  */
-#include "json.h"
+#include "json_read.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yajl/yajl_parse.h>
 
 static int json_probe(const unsigned char *d, size_t n)
 {
@@ -31,54 +31,9 @@ static int json_probe(const unsigned char *d, size_t n)
 }
 
 /* ----- reading ----- */
-
-/*
- * Reading streams.  yajl reports events (a key, a number, the start or end
- * of an array ...) as it parses each 256 KiB piece of the input, and each
- * element of each section -- a frame, a stack node, a sample -- goes into
- * the model as soon as its closing bracket arrives.  Besides the model,
- * only the index maps (file index -> model id) for sample types, threads,
- * frames, stack nodes and label sets are held, so in aggregated mode
- * memory does not grow with the number of samples.
- *
- * Members may come in any order.  A section whose references cannot be
- * resolved yet (stacks before frames; samples before sample_types,
- * threads, stacks or label_sets) is kept as raw text while the rest of the
- * document is read, and parsed again at the end: that slower path holds
- * the section's text in memory.
- *
- * Depths: the root object is depth 1, a section (or meta) depth 2, an
- * element of a section depth 3, a [key, value] pair (or a meta.period_type
- * member) depth 4.  A value of the wrong kind anywhere is skipped as a
- * whole subtree and remembered as invalid, so a message names the element
- * as the json-c reader did.
- */
-
-#define JSON_CHUNK (256u << 10)
-
-enum jkey {
-	K_OTHER, K_FORMAT, K_VERSION, K_META, K_TYPES, K_THREADS, K_FRAMES,
-	K_STACKS, K_LABELS, K_SAMPLES, NKEYS
-};
-
-static const char *const key_names[NKEYS] = {
+const char *const sf_json__key_names[NKEYS] = {
 	"", "format", "version", "meta", "sample_types", "threads", "frames",
 	"stacks", "label_sets", "samples",
-};
-
-/* Members of the objects inside sections and meta. */
-enum jmember {
-	M_OTHER,
-	/* frames */
-	M_NAME, M_MODULE, M_FILE, M_KIND, M_LINE, M_COLUMN, M_AUX, M_ADDRESS,
-	M_INLINE,
-	/* threads (also M_NAME) */
-	M_PID, M_TID, M_INPUT,
-	/* sample types and meta.period_type */
-	M_TYPE, M_UNIT,
-	/* meta */
-	M_SOURCE, M_PERIOD_TYPE, M_PERIOD, M_START, M_DURATION, M_DEFAULT,
-	M_PROPS,
 };
 
 static const struct {
@@ -95,105 +50,6 @@ static const struct {
 	{ "duration", M_DURATION }, { "default_sample_type", M_DEFAULT },
 	{ "properties", M_PROPS },
 };
-
-enum vkind { V_NULL, V_FALSE, V_TRUE, V_NUM, V_STR, V_CONTAINER };
-
-struct u32v {
-	uint32_t *v;
-	size_t n, cap;
-};
-
-/* An integer member: last one wins, as in a json-c object. */
-struct ival {
-	bool set, ok;
-	int64_t v;
-};
-
-/* A section kept as text until its references can be resolved. */
-struct deferred {
-	unsigned char *text;
-	size_t len, cap;
-	uint64_t line;             /* line of text[0] */
-};
-
-struct rd {
-	struct sf_profile *p;
-	struct sf_ctx *ctx;
-	const char *name;
-	yajl_handle h;
-	const unsigned char *chunk; /* the piece being parsed; NULL at the end */
-	uint64_t line0;             /* line number of chunk[0] (or the end) */
-	int rc;                     /* the error a callback stopped on */
-	uint64_t depth;             /* open arrays and objects */
-	uint64_t skip;              /* skipping the container opened at this
-				     * depth (0: not skipping) */
-	enum jkey key;              /* top-level member being read */
-	enum jmember sub;           /* member being read below it */
-	bool ended;                 /* the root object is closed */
-	bool last_nl;               /* the input read so far ends in LF */
-	uint64_t end_line;
-	bool first_input;           /* the profile had no samples before */
-	bool replaying;             /* parsing a deferred section */
-	bool seen[NKEYS], done[NKEYS];
-	bool format_ok, version_ok;
-
-	/* file index -> model id */
-	struct u32v tmap, thmap, fmap, smap, lmap;
-	size_t ntypes;              /* sample types in the file */
-
-	struct deferred def[NKEYS];
-	enum jkey capturing;        /* section being kept as text */
-	size_t cap_from;            /* where it starts in chunk */
-
-	/* the element being read */
-	size_t idx;                 /* its index in its section */
-	uint32_t n;                 /* values seen in an array element */
-	uint32_t okm, nullm;        /* bit k: value k is an integer / null */
-	int64_t v[4];
-	bool wbad;                  /* a weight is not a finite number */
-	double *wf;                 /* weights by file type */
-	double *w;                  /* weights by model type */
-	size_t nw;
-	const char *s[4];           /* strings: name, module, file, kind;
-				     * type, unit; thread name */
-	bool name_nul;
-	struct ival iv[3];          /* line, column, aux; pid, tid, input */
-	int addr;                   /* 0 none, 1 valid, -1 invalid */
-	uint64_t addr_v;
-	bool inl;
-
-	/* [key, value] pairs: a label set, meta.properties */
-	struct sf_label *lab;
-	size_t nlab, labcap;
-	uint32_t pn;
-	bool pbad;
-	const char *pk, *pv;
-
-	/* meta */
-	const char *msrc;
-	bool has_dt;
-	int64_t dt;
-
-	/* the layout fast path (see "the fast path" below) */
-	uint64_t lnum;              /* line of the next byte not yet parsed */
-	bool slow;                  /* SF_JSON_SLOW: yajl only */
-	bool strict;                /* SF_JSON_STRICT: leaving it is an
-				     * error (a test hook) */
-	bool took[NKEYS];           /* sections it has read */
-	bool fast;                  /* a section is being read by it */
-	size_t fast_n;              /* elements it has read in the section */
-	uint64_t fast_line;         /* line of the element being read */
-
-	/* aggregated: the sample each (stack node, thread) of the file last
-	 * folded into, a hint that saves the model's hash probe
-	 * (sf_profile_add_sample_hint); NULL when too large */
-	uint32_t *hint;
-	size_t hstride;             /* threads in the file + 1 (null) */
-};
-
-/* At most this many hints (16 MiB): O(stack nodes x threads), not
- * O(samples). */
-#define HINT_MAX ((size_t)1 << 22)
 
 static int u32v_push(struct rd *r, struct u32v *a, uint32_t x)
 {
@@ -223,10 +79,10 @@ static uint64_t line_now(struct rd *r)
 }
 
 /* Record an input error at the current place; returns 0 so a callback
- * can `return fail(...)` to stop yajl.  `path` "" names no member;
+ * can `return sf_json__fail(...)` to stop yajl.  `path` "" names no member;
  * `indexed` adds the index of the element being read. */
-static int fail(struct rd *r, const char *path, bool indexed,
-		const char *what)
+int sf_json__fail(struct rd *r, const char *path, bool indexed,
+		  const char *what)
 {
 	char where[160] = "";
 
@@ -242,7 +98,7 @@ static int fail(struct rd *r, const char *path, bool indexed,
 /* An error of the element being read. */
 static int efail(struct rd *r, const char *what)
 {
-	return fail(r, key_names[r->key], true, what);
+	return sf_json__fail(r, sf_json__key_names[r->key], true, what);
 }
 
 static int model(struct rd *r, int rc)
@@ -340,8 +196,8 @@ static bool deps_done(const struct rd *r, enum jkey k)
 	return true;
 }
 
-static int def_append(struct rd *r, struct deferred *d,
-		      const unsigned char *b, size_t n)
+int sf_json__def_append(struct rd *r, struct deferred *d,
+			const unsigned char *b, size_t n)
 {
 	if (d->cap - d->len < n) {
 		size_t cap = d->cap ? d->cap : 1u << 16;
@@ -410,8 +266,8 @@ static int section_begin(struct rd *r)
 static int section_end(struct rd *r)
 {
 	if (r->key == K_TYPES && !r->ntypes)
-		return fail(r, "sample_types", false,
-			    "at least one sample type is needed");
+		return sf_json__fail(r, "sample_types", false,
+				     "at least one sample type is needed");
 	if (r->key == K_META && r->msrc && r->first_input)
 		r->p->d.meta.source_format = r->msrc;
 	r->done[r->key] = true;
@@ -459,7 +315,7 @@ static int elem_begin(struct rd *r, bool map)
 }
 
 /* Value k of an array element (a stack node or a sample). */
-static void elem_field(struct rd *r, enum vkind k, const char *s, size_t n)
+void sf_json__elem_field(struct rd *r, enum vkind k, const char *s, size_t n)
 {
 	uint32_t i = r->n++;
 
@@ -654,7 +510,7 @@ static int sample_end(struct rd *r)
 					      th, r->lmap.v[v[3]], tm, r->w));
 }
 
-static int elem_end(struct rd *r)
+int sf_json__elem_end(struct rd *r)
 {
 	struct sf_profile *p = r->p;
 	uint32_t id;
@@ -707,7 +563,7 @@ static int pair_fail(struct rd *r)
 {
 	static const char what[] = "expected [\"key\", \"value\"] pairs";
 
-	return r->key == K_META ? fail(r, "meta", false, what) :
+	return r->key == K_META ? sf_json__fail(r, "meta", false, what) :
 				  efail(r, what);
 }
 
@@ -780,33 +636,35 @@ static int meta_value(struct rd *r, enum vkind k, const char *s, size_t n)
 			return 0;
 		return 1;
 	case M_PERIOD_TYPE:
-		return fail(r, "meta", false,
-			    "period_type needs type and unit");
+		return sf_json__fail(r, "meta", false,
+				     "period_type needs type and unit");
 	case M_PERIOD:
 		if (k != V_NUM || !num_double(s, n, &d))
-			return fail(r, "meta", false,
-				    "period: expected a number");
+			return sf_json__fail(r, "meta", false,
+					     "period: expected a number");
 		m->period = d;
 		return 1;
 	case M_START:
 	case M_DURATION:
 		if (k != V_NUM || !num_int(s, n, &x) || x == INT64_MIN)
-			return fail(r, "meta", false,
-				    r->sub == M_START ?
-					    "start_time: expected an integer" :
-					    "duration: expected an integer");
+			return sf_json__fail(r, "meta", false,
+					     r->sub == M_START ?
+					     "start_time: expected an integer" :
+					     "duration: expected an integer");
 		*(r->sub == M_START ? &m->start_time : &m->duration) = x;
 		return 1;
 	case M_DEFAULT:
 		if (k != V_NUM || !num_int(s, n, &x) || x < 0 ||
 		    x > UINT32_MAX)
-			return fail(r, "meta", false,
-				    "default_sample_type: expected an index");
+			return sf_json__fail(r, "meta", false,
+					     "default_sample_type: expected an "
+					     "index");
 		r->has_dt = true;
 		r->dt = x;
 		return 1;
 	case M_PROPS:
-		return fail(r, "meta", false, "properties: expected an array");
+		return sf_json__fail(r, "meta", false,
+				     "properties: expected an array");
 	default:
 		return 1;
 	}
@@ -821,28 +679,30 @@ static int top_value(struct rd *r, enum vkind k, const char *s, size_t n)
 	switch (r->key) {
 	case K_FORMAT:
 		if (k != V_STR || n != 15 || memcmp(s, "sftools-profile", 15))
-			return fail(r, "", false,
-				    "not an sftools profile (\"format\" must "
-				    "be \"sftools-profile\")");
+			return sf_json__fail(r, "", false,
+					     "not an sftools profile "
+					     "(\"format\" must "
+					     "be \"sftools-profile\")");
 		r->format_ok = true;
 		return 1;
 	case K_VERSION:
 		if (k != V_NUM || !num_int(s, n, &x) || x != 1)
-			return fail(r, "version", false,
-				    "unsupported version (this build reads "
-				    "version 1)");
+			return sf_json__fail(r, "version", false,
+					     "unsupported version (this build "
+					     "reads "
+					     "version 1)");
 		r->version_ok = true;
 		return 1;
 	case K_META:
-		return fail(r, "meta", false, "expected an object");
+		return sf_json__fail(r, "meta", false, "expected an object");
 	case K_OTHER:
 		return 1;
 	default:
 		/* a section that is null is absent, as json-c's reader
 		 * treated it */
 		if (k != V_NULL)
-			return fail(r, key_names[r->key], false,
-				    "expected an array");
+			return sf_json__fail(r, sf_json__key_names[r->key],
+					     false, "expected an array");
 		if (r->key == K_LABELS) {
 			r->done[K_LABELS] = true;
 			return u32v_push(r, &r->lmap, 0);
@@ -857,7 +717,7 @@ static int scalar(struct rd *r, enum vkind k, const char *s, size_t n)
 		return 1;
 	switch (r->depth) {
 	case 0:
-		return fail(r, "", false, "expected a JSON object");
+		return sf_json__fail(r, "", false, "expected a JSON object");
 	case 1:
 		return top_value(r, k, s, n);
 	case 2:
@@ -873,7 +733,7 @@ static int scalar(struct rd *r, enum vkind k, const char *s, size_t n)
 		if (r->key == K_LABELS)
 			return efail(r, "expected [\"key\", \"value\"] pairs");
 		if (r->key == K_STACKS || r->key == K_SAMPLES) {
-			elem_field(r, k, s, n);
+			sf_json__elem_field(r, k, s, n);
 			return 1;
 		}
 		return elem_member(r, k, s, n);
@@ -886,14 +746,16 @@ static int scalar(struct rd *r, enum vkind k, const char *s, size_t n)
 static int open_container(struct rd *r, bool map)
 {
 	if (r->depth >= r->ctx->limits.max_nesting)
-		return fail(r, "", false, "invalid JSON: nesting too deep");
+		return sf_json__fail(r, "", false,
+				     "invalid JSON: nesting too deep");
 	r->depth++;
 	if (r->skip)
 		return 1;
 	switch (r->depth) {
 	case 1:
 		if (!map)
-			return fail(r, "", false, "expected a JSON object");
+			return sf_json__fail(r, "", false,
+					     "expected a JSON object");
 		return 1;
 	case 2:
 		switch (r->key) {
@@ -905,14 +767,15 @@ static int open_container(struct rd *r, bool map)
 			return top_value(r, V_CONTAINER, NULL, 0);
 		case K_META:
 			if (!map)
-				return fail(r, "meta", false,
-					    "expected an object");
+				return sf_json__fail(r, "meta", false,
+						     "expected an object");
 			r->sub = M_OTHER;
 			return 1;
 		default:
 			if (map)
-				return fail(r, key_names[r->key], false,
-					    "expected an array");
+				return sf_json__fail(
+					r, sf_json__key_names[r->key], false,
+					"expected an array");
 			return section_begin(r);
 		}
 	case 3:
@@ -944,7 +807,7 @@ static int open_container(struct rd *r, bool map)
 		if (r->key == K_META)
 			return period_type_value(r, V_CONTAINER, NULL, 0);
 		if (r->key == K_STACKS || r->key == K_SAMPLES)
-			elem_field(r, V_CONTAINER, NULL, 0);
+			sf_json__elem_field(r, V_CONTAINER, NULL, 0);
 		else
 			return elem_member(r, V_CONTAINER, NULL, 0);
 		return 1;
@@ -969,9 +832,9 @@ static int close_container(struct rd *r)
 			/* the end of a section kept as text */
 			struct deferred *t = &r->def[r->capturing];
 			r->capturing = K_OTHER;
-			return def_append(r, t, r->chunk + r->cap_from,
-					  yajl_get_bytes_consumed(r->h) -
-						  r->cap_from);
+			return sf_json__def_append(
+				r, t, r->chunk + r->cap_from,
+				yajl_get_bytes_consumed(r->h) - r->cap_from);
 		}
 		return 1;
 	}
@@ -987,11 +850,12 @@ static int close_container(struct rd *r)
 		return section_end(r);
 	case 3:
 		if (r->key != K_META)
-			return elem_end(r);
+			return sf_json__elem_end(r);
 		if (r->sub == M_PERIOD_TYPE) {
 			if (!r->pk || !r->pv)
-				return fail(r, "meta", false,
-					    "period_type needs type and unit");
+				return sf_json__fail(r, "meta", false,
+						     "period_type needs type "
+						     "and unit");
 			r->p->d.meta.period_type.type = r->pk;
 			r->p->d.meta.period_type.unit = r->pv;
 		}
@@ -1026,7 +890,7 @@ static int cb_number(void *u, const char *s, size_t n)
 	/* the bulk of a document: a value of a sample or a stack node */
 	if (r->depth == 3 && !r->skip &&
 	    (r->key == K_SAMPLES || r->key == K_STACKS)) {
-		elem_field(r, V_NUM, s, n);
+		sf_json__elem_field(r, V_NUM, s, n);
 		return 1;
 	}
 	return scalar(r, V_NUM, s, n);
@@ -1061,12 +925,12 @@ static int cb_key(void *u, const unsigned char *s, size_t n)
 	if (r->depth == 1) {
 		r->key = K_OTHER;
 		for (int k = K_FORMAT; k < NKEYS; k++)
-			if (strlen(key_names[k]) == n &&
-			    !memcmp(key_names[k], s, n))
+			if (strlen(sf_json__key_names[k]) == n &&
+			    !memcmp(sf_json__key_names[k], s, n))
 				r->key = (enum jkey)k;
 		if (r->key != K_OTHER && r->seen[r->key])
-			return fail(r, key_names[r->key], false,
-				    "duplicate member");
+			return sf_json__fail(r, sf_json__key_names[r->key],
+					     false, "duplicate member");
 		r->seen[r->key] = true;
 		return 1;
 	}
@@ -1093,7 +957,7 @@ static const yajl_callbacks json_callbacks = {
 	.yajl_end_array = cb_end,
 };
 
-static yajl_handle json_parser(struct rd *r)
+yajl_handle sf_json__parser(struct rd *r)
 {
 	yajl_handle h = yajl_alloc(&json_callbacks, NULL, r);
 
@@ -1108,7 +972,7 @@ static yajl_handle json_parser(struct rd *r)
 }
 
 /* The error of a failed yajl_parse or yajl_complete_parse. */
-static int parse_error(struct rd *r, yajl_status st, bool at_end)
+int sf_json__parse_error(struct rd *r, yajl_status st, bool at_end)
 {
 	unsigned char *e;
 	char msg[200];
@@ -1148,7 +1012,7 @@ static int replay(struct rd *r, enum jkey k)
 	yajl_status st;
 	int rc = 0;
 
-	if (!(r->h = json_parser(r))) {
+	if (!(r->h = sf_json__parser(r))) {
 		r->h = outer;
 		return sf_error_nomem(r->ctx);
 	}
@@ -1165,7 +1029,7 @@ static int replay(struct rd *r, enum jkey k)
 		st = yajl_complete_parse(r->h);
 	}
 	if (st != yajl_status_ok)
-		rc = parse_error(r, st, false);
+		rc = sf_json__parse_error(r, st, false);
 	yajl_free(r->h);
 	r->h = outer;
 	r->chunk = NULL;
@@ -1175,15 +1039,15 @@ static int replay(struct rd *r, enum jkey k)
 	return rc;
 }
 
-static int end_fail(struct rd *r, const char *path, const char *what)
+int sf_json__end_fail(struct rd *r, const char *path, const char *what)
 {
-	fail(r, path, false, what);
+	sf_json__fail(r, path, false, what);
 	return r->rc;
 }
 
 /* After the whole document: what may only be checked or done at its
  * end. */
-static int finish(struct rd *r)
+int sf_json__finish(struct rd *r)
 {
 	struct sf_profile *p = r->p;
 	uint32_t dt;
@@ -1192,11 +1056,13 @@ static int finish(struct rd *r)
 	r->chunk = NULL;
 	r->line0 = r->end_line;
 	if (!r->format_ok)
-		return end_fail(r, "", "not an sftools profile (\"format\" "
-					  "must be \"sftools-profile\")");
+		return sf_json__end_fail(r, "", "not an sftools profile "
+					 "(\"format\" must be "
+					 "\"sftools-profile\")");
 	if (!r->version_ok)
-		return end_fail(r, "version", "unsupported version (this "
-					      "build reads version 1)");
+		return sf_json__end_fail(r,
+					 "version", "unsupported version (this "
+					 "build reads version 1)");
 	for (int k = K_TYPES; k <= K_SAMPLES; k++) {
 		if (r->def[k].len && (rc = replay(r, (enum jkey)k)))
 			return rc;
@@ -1207,17 +1073,18 @@ static int finish(struct rd *r)
 			r->done[k] = true;
 		}
 		if (!r->done[k])
-			return end_fail(r, key_names[k], "missing member");
+			return sf_json__end_fail(r, sf_json__key_names[k],
+						 "missing member");
 	}
 	dt = r->has_dt ? (uint32_t)r->dt : p->d.meta.default_type;
 	if (dt >= r->ntypes)
-		return end_fail(r, "meta.default_sample_type",
-				"index out of range");
+		return sf_json__end_fail(r, "meta.default_sample_type",
+					 "index out of range");
 	p->d.meta.default_type = r->tmap.v[dt];
 	return 0;
 }
 
-static void rd_free(struct rd *r)
+void sf_json__rd_free(struct rd *r)
 {
 	free(r->tmap.v);
 	free(r->thmap.v);
@@ -1232,328 +1099,6 @@ static void rd_free(struct rd *r)
 		free(r->def[k].text);
 }
 
-/* ----- the fast path ----- */
-
-/*
- * The bulk of a document this writer made is two sections of small
- * arrays of numbers, "stacks" and "samples", one element a line:
- *
- *   "samples":[\n[4,0,null,0,1],\n[13,3,null,0,1]]
- *
- * yajl, called back for every number, reads that at a fraction of the
- * speed of the disk, so the reader takes such a section itself when yajl
- * has just opened it at the place the writer puts it (a member of the
- * root, its references already read): it matches the writer's layout
- * exactly, byte by byte, and hands each element to the same elem_field()
- * and elem_end() that the yajl callbacks use, so the model cannot differ.
- * At the first byte that is not the writer's layout -- whitespace, a
- * string, a number longer than 64 bytes, the end of the section -- it
- * gives the rest back to yajl at the last element boundary.  yajl, which
- * saw the '[' and nothing after it, is first fed a muted "[]" if an
- * element was read, so that it expects "," or "]" as it would have;
- * every syntax error and its message therefore still come from yajl.
- * SF_JSON_SLOW=1 in the environment turns the fast path off (the
- * property test compares both); SF_JSON_STRICT=1 makes leaving it, or a
- * stacks or samples section it did not read, an error, so that a test
- * can tell that the writer's own documents take it from end to end.
- */
-
-#define FAST_CARRY (64u << 10) /* a longer element goes to yajl */
-#define FAST_NUM 64            /* so does a longer number */
-
-enum fast_st { FAST_MORE, FAST_STOP, FAST_ERR };
-
-/* The end of the JSON number at p (strict grammar), or NULL when p holds
- * none or it runs into e (it may go on in the next piece). */
-static const unsigned char *num_end(const unsigned char *p,
-				    const unsigned char *e)
-{
-#define DIGIT(c) ((unsigned)((c) - '0') < 10)
-	if (p < e && *p == '-')
-		p++;
-	if (p >= e || !DIGIT(*p))
-		return NULL;
-	if (*p == '0')
-		p++;
-	else
-		while (p < e && DIGIT(*p))
-			p++;
-	if (p < e && *p == '.') {
-		if (++p >= e || !DIGIT(*p))
-			return NULL;
-		while (p < e && DIGIT(*p))
-			p++;
-	}
-	if (p < e && (*p == 'e' || *p == 'E')) {
-		if (++p < e && (*p == '+' || *p == '-'))
-			p++;
-		if (p >= e || !DIGIT(*p))
-			return NULL;
-		while (p < e && DIGIT(*p))
-			p++;
-	}
-	return p < e ? p : NULL;
-#undef DIGIT
-}
-
-/*
- * Read whole elements of the section from b[0..n): *used is the bytes
- * taken, which end at an element boundary.  FAST_MORE: the rest is an
- * element cut by the end of the piece; FAST_STOP: the rest is not the
- * writer's layout (or is the section's end) and goes to yajl; FAST_ERR:
- * an element is invalid (r->rc).
- */
-static enum fast_st fast_section(struct rd *r, const unsigned char *b,
-				 size_t n, size_t *used)
-{
-	const unsigned char *p = b, *e = b + n, *q;
-	size_t maxnum = r->ctx->limits.max_name < FAST_NUM ?
-				(size_t)r->ctx->limits.max_name :
-				FAST_NUM;
-
-	*used = 0;
-	for (;;) {
-		/* the separator the writer puts before the element */
-		if (r->fast_n) {
-			if (p >= e)
-				return FAST_MORE;
-			if (*p++ != ',')
-				return FAST_STOP;
-		}
-		if (e - p < 2)
-			return FAST_MORE;
-		if (p[0] != '\n' || p[1] != '[')
-			return FAST_STOP;
-		p += 2;
-		r->n = r->okm = r->nullm = 0;
-		r->wbad = false;
-		for (;;) {
-			if (p >= e)
-				return FAST_MORE;
-			if (*p == 'n') {
-				if (e - p < 4)
-					return FAST_MORE;
-				if (memcmp(p, "null", 4))
-					return FAST_STOP;
-				elem_field(r, V_NULL, NULL, 0);
-				p += 4;
-			} else {
-				q = num_end(p, e);
-				if (!q)
-					return e - p <= FAST_NUM ?
-						       FAST_MORE : FAST_STOP;
-				if ((size_t)(q - p) > maxnum)
-					return FAST_STOP;
-				elem_field(r, V_NUM, (const char *)p,
-					   (size_t)(q - p));
-				p = q;
-			}
-			if (p >= e)
-				return FAST_MORE;
-			if (*p == ']')
-				break;
-			if (*p++ != ',')
-				return FAST_STOP;
-		}
-		p++;
-		r->fast_line++;
-		if (!elem_end(r))
-			return FAST_ERR;
-		r->fast_n++;
-		*used = (size_t)(p - b);
-	}
-}
-
-/* yajl parses b[0..n), which starts on line r->lnum. */
-static int feed(struct rd *r, const unsigned char *b, size_t n)
-{
-	yajl_status st;
-
-	if (!n)
-		return 0;
-	r->chunk = b;
-	r->line0 = r->lnum;
-	st = yajl_parse(r->h, b, n);
-	if (st != yajl_status_ok)
-		return parse_error(r, st, false);
-	if (r->capturing &&
-	    !def_append(r, &r->def[r->capturing], b + r->cap_from,
-			n - r->cap_from))
-		return r->rc;
-	r->cap_from = 0;
-	r->lnum += sf_json__count_nl(b, n);
-	return 0;
-}
-
-/* Has yajl just opened a section the fast path can take? */
-static bool fast_can(const struct rd *r)
-{
-	return !r->slow && r->depth == 2 && !r->skip && !r->capturing &&
-	       r->ctx->limits.max_nesting > 2 &&
-	       (r->key == K_SAMPLES || r->key == K_STACKS);
-}
-
-/* Give the section back to yajl at the fast path's last boundary, which
- * is b[0] (n bytes left). */
-static int fast_stop(struct rd *r, const unsigned char *b, size_t n)
-{
-	if (r->strict && (!n || b[0] != ']')) {
-		fail(r, key_names[r->key], false,
-		     "SF_JSON_STRICT: not the writer's layout");
-		return r->rc;
-	}
-	r->fast = false;
-	r->lnum = r->fast_line;
-	if (r->fast_n) {
-		/* "[]" in place of the elements read: yajl now expects ","
-		 * or "]"; skipped, so no callback sees it */
-		r->skip = r->depth + 1;
-		r->chunk = NULL;
-		yajl_parse(r->h, (const unsigned char *)"[]", 2);
-	}
-	return 0;
-}
-
-/* After b[0..n): where yajl may open a section for the fast path (just
- * after its '['), or NULL.  Only "\n" "\"samples\":[" as the writer puts
- * it is looked for; a raw LF cannot be inside a JSON string. */
-static const unsigned char *fast_mark(const struct rd *r,
-				      const unsigned char *b, size_t n)
-{
-	static const char sm[] = "\n\"samples\":[", st[] = "\n\"stacks\":[";
-	const unsigned char *p = b, *e = b + n;
-
-	if (r->slow || (r->done[K_SAMPLES] && r->done[K_STACKS]))
-		return NULL;
-	while ((p = memchr(p, '\n', (size_t)(e - p)))) {
-		if ((size_t)(e - p) >= sizeof(sm) - 1 &&
-		    !memcmp(p, sm, sizeof(sm) - 1))
-			return p + sizeof(sm) - 1;
-		if ((size_t)(e - p) >= sizeof(st) - 1 &&
-		    !memcmp(p, st, sizeof(st) - 1))
-			return p + sizeof(st) - 1;
-		p++;
-	}
-	return NULL;
-}
-
-/* Parse buf[0..avail) (the end of the input if `eof`): returns the bytes
- * taken; the rest is kept for the next piece. */
-static int parse_piece(struct rd *r, const unsigned char *buf, size_t avail,
-		       bool eof, size_t *taken)
-{
-	size_t pos = 0, used;
-	int rc;
-
-	while (pos < avail) {
-		if (r->fast) {
-			enum fast_st st = fast_section(r, buf + pos,
-						       avail - pos, &used);
-			pos += used;
-			if (st == FAST_ERR)
-				return r->rc;
-			if (st == FAST_MORE && !eof &&
-			    avail - pos <= FAST_CARRY)
-				break;
-			if ((rc = fast_stop(r, buf + pos, avail - pos)))
-				return rc;
-			continue;
-		}
-		const unsigned char *m = fast_mark(r, buf + pos, avail - pos);
-		if (m) {
-			size_t k = (size_t)(m - (buf + pos));
-			if ((rc = feed(r, buf + pos, k)))
-				return rc;
-			pos += k;
-			if (fast_can(r)) {
-				r->fast = true;
-				r->took[r->key] = true;
-				r->fast_n = 0;
-				r->fast_line = r->lnum;
-			}
-			continue;
-		}
-		/* a mark may be cut by the end of the piece */
-		size_t keep = eof ? 0 : avail - pos < 12 ? avail - pos : 12;
-		if ((rc = feed(r, buf + pos, avail - pos - keep)))
-			return rc;
-		pos = avail - keep;
-		break;
-	}
-	*taken = pos;
-	return 0;
-}
-
-static int json_read(struct sf_profile *p, struct sf_input *in,
-		     struct sf_ctx *ctx)
-{
-	struct jscan scan = { 0 };
-	struct rd r = { 0 };
-	const char *slow = getenv("SF_JSON_SLOW");
-	const char *strict = getenv("SF_JSON_STRICT");
-	unsigned char *buf = sf_malloc(JSON_CHUNK + FAST_CARRY + 16);
-	size_t carry = 0, taken = 0;
-	yajl_status st;
-	int rc = 0;
-
-	r.p = p;
-	r.ctx = ctx;
-	r.name = sf_input_name(in);
-	r.line0 = r.lnum = 1;
-	r.slow = slow && *slow && strcmp(slow, "0");
-	r.strict = strict && *strict && strcmp(strict, "0");
-	r.first_input = !p->d.nsamples;
-	if (!buf || !(r.h = json_parser(&r))) {
-		free(buf);
-		return sf_error_nomem(ctx);
-	}
-	for (;;) {
-		if (sf_interrupted(ctx)) {
-			rc = sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
-			goto out;
-		}
-		long n = sf_input_read_some(in, ctx, buf + carry, JSON_CHUNK);
-		if (n < 0) {
-			rc = (int)n;
-			goto out;
-		}
-		if (n > 0) {
-			if ((rc = sf_json__scan(&scan, buf + carry, (size_t)n,
-						in, ctx,
-						r.lnum + sf_json__count_nl(
-								 buf, carry))))
-				goto out;
-			r.last_nl = buf[carry + (size_t)n - 1] == '\n';
-		}
-		if ((rc = parse_piece(&r, buf, carry + (size_t)n, n == 0,
-				      &taken)))
-			goto out;
-		carry = carry + (size_t)n - taken;
-		memmove(buf, buf + taken, carry);
-		if (n == 0)
-			break;
-	}
-	r.chunk = NULL;
-	r.line0 = r.lnum;
-	st = yajl_complete_parse(r.h);
-	if (st != yajl_status_ok) {
-		rc = parse_error(&r, st, true);
-		goto out;
-	}
-	if (r.strict && ((r.seen[K_STACKS] && !r.took[K_STACKS]) ||
-			 (r.seen[K_SAMPLES] && !r.took[K_SAMPLES]))) {
-		rc = end_fail(&r, "", "SF_JSON_STRICT: a section was not "
-				      "read by the fast path");
-		goto out;
-	}
-	rc = finish(&r);
-out:
-	yajl_free(r.h);
-	rd_free(&r);
-	free(buf);
-	return rc;
-}
-
 static const char *const json_ext[] = { ".json", NULL };
 
 const struct sf_format sf_format_json = {
@@ -1561,7 +1106,7 @@ const struct sf_format sf_format_json = {
 	.description = "sftools native JSON, lossless (docs/profile.schema.json)",
 	.extensions = json_ext,
 	.probe = json_probe,
-	.read = json_read,
+	.read = sf_json__read,
 	.write = sf_json__write,
 	.caps = SF_CAP_THREADS | SF_CAP_TIME | SF_CAP_WEIGHTS | SF_CAP_TYPES |
 		SF_CAP_INLINE | SF_CAP_LOCATIONS | SF_CAP_LABELS |

@@ -1,7 +1,9 @@
 /*
  * json.h - internal to the native JSON format: fmt_json.c holds the format
- * entry, the probe and the yajl reader; json_write.c the json-c writer;
- * json_scan.c the reader's pre-scan of each piece of input.
+ * entry, the probe and the yajl events of the reader; json_fast.c the
+ * reader's loop and its layout fast path (json_read.h, their shared
+ * state); json_write.c the json-c writer; json_scan.c the reader's
+ * pre-scan of each piece of input.
  */
 #ifndef SF_JSON_H
 #define SF_JSON_H

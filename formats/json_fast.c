@@ -1,0 +1,333 @@
+/*
+ * json_fast.c - the native JSON reader's loop: each piece of input goes
+ * to yajl (fmt_json.c handles its events), except the "stacks" and
+ * "samples" sections laid out as our own writer lays them out, which the
+ * fast path below reads itself.
+ */
+#include "json_read.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ----- the fast path ----- */
+
+/*
+ * The bulk of a document this writer made is two sections of small
+ * arrays of numbers, "stacks" and "samples", one element a line:
+ *
+ *   "samples":[\n[4,0,null,0,1],\n[13,3,null,0,1]]
+ *
+ * yajl, called back for every number, reads that at a fraction of the
+ * speed of the disk, so the reader takes such a section itself when yajl
+ * has just opened it at the place the writer puts it (a member of the
+ * root, its references already read): it matches the writer's layout
+ * exactly, byte by byte, and hands each element to the same
+ * sf_json__elem_field() and sf_json__elem_end() that the yajl callbacks
+ * use, so the model cannot differ.
+ * At the first byte that is not the writer's layout -- whitespace, a
+ * string, a number longer than 64 bytes, the end of the section -- it
+ * gives the rest back to yajl at the last element boundary.  yajl, which
+ * saw the '[' and nothing after it, is first fed a muted "[]" if an
+ * element was read, so that it expects "," or "]" as it would have;
+ * every syntax error and its message therefore still come from yajl.
+ * SF_JSON_SLOW=1 in the environment turns the fast path off (the
+ * property test compares both); SF_JSON_STRICT=1 makes leaving it, or a
+ * stacks or samples section it did not read, an error, so that a test
+ * can tell that the writer's own documents take it from end to end.
+ */
+
+#define FAST_CARRY (64u << 10) /* a longer element goes to yajl */
+#define FAST_NUM 64            /* so does a longer number */
+
+enum fast_st { FAST_MORE, FAST_STOP, FAST_ERR };
+
+/* The end of the JSON number at p (strict grammar), or NULL when p holds
+ * none or it runs into e (it may go on in the next piece). */
+static const unsigned char *num_end(const unsigned char *p,
+				    const unsigned char *e)
+{
+#define DIGIT(c) ((unsigned)((c) - '0') < 10)
+	if (p < e && *p == '-')
+		p++;
+	if (p >= e || !DIGIT(*p))
+		return NULL;
+	if (*p == '0')
+		p++;
+	else
+		while (p < e && DIGIT(*p))
+			p++;
+	if (p < e && *p == '.') {
+		if (++p >= e || !DIGIT(*p))
+			return NULL;
+		while (p < e && DIGIT(*p))
+			p++;
+	}
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		if (++p < e && (*p == '+' || *p == '-'))
+			p++;
+		if (p >= e || !DIGIT(*p))
+			return NULL;
+		while (p < e && DIGIT(*p))
+			p++;
+	}
+	return p < e ? p : NULL;
+#undef DIGIT
+}
+
+/*
+ * Read whole elements of the section from b[0..n): *used is the bytes
+ * taken, which end at an element boundary.  FAST_MORE: the rest is an
+ * element cut by the end of the piece; FAST_STOP: the rest is not the
+ * writer's layout (or is the section's end) and goes to yajl; FAST_ERR:
+ * an element is invalid (r->rc).
+ */
+static enum fast_st fast_section(struct rd *r, const unsigned char *b,
+				 size_t n, size_t *used)
+{
+	const unsigned char *p = b, *e = b + n, *q;
+	size_t maxnum = r->ctx->limits.max_name < FAST_NUM ?
+				(size_t)r->ctx->limits.max_name :
+				FAST_NUM;
+
+	*used = 0;
+	for (;;) {
+		/* the separator the writer puts before the element */
+		if (r->fast_n) {
+			if (p >= e)
+				return FAST_MORE;
+			if (*p++ != ',')
+				return FAST_STOP;
+		}
+		if (e - p < 2)
+			return FAST_MORE;
+		if (p[0] != '\n' || p[1] != '[')
+			return FAST_STOP;
+		p += 2;
+		r->n = r->okm = r->nullm = 0;
+		r->wbad = false;
+		for (;;) {
+			if (p >= e)
+				return FAST_MORE;
+			if (*p == 'n') {
+				if (e - p < 4)
+					return FAST_MORE;
+				if (memcmp(p, "null", 4))
+					return FAST_STOP;
+				sf_json__elem_field(r, V_NULL, NULL, 0);
+				p += 4;
+			} else {
+				q = num_end(p, e);
+				if (!q)
+					return e - p <= FAST_NUM ?
+						       FAST_MORE : FAST_STOP;
+				if ((size_t)(q - p) > maxnum)
+					return FAST_STOP;
+				sf_json__elem_field(r, V_NUM, (const char *)p,
+						    (size_t)(q - p));
+				p = q;
+			}
+			if (p >= e)
+				return FAST_MORE;
+			if (*p == ']')
+				break;
+			if (*p++ != ',')
+				return FAST_STOP;
+		}
+		p++;
+		r->fast_line++;
+		if (!sf_json__elem_end(r))
+			return FAST_ERR;
+		r->fast_n++;
+		*used = (size_t)(p - b);
+	}
+}
+
+/* yajl parses b[0..n), which starts on line r->lnum. */
+static int feed(struct rd *r, const unsigned char *b, size_t n)
+{
+	yajl_status st;
+
+	if (!n)
+		return 0;
+	r->chunk = b;
+	r->line0 = r->lnum;
+	st = yajl_parse(r->h, b, n);
+	if (st != yajl_status_ok)
+		return sf_json__parse_error(r, st, false);
+	if (r->capturing &&
+	    !sf_json__def_append(r, &r->def[r->capturing], b + r->cap_from,
+				 n - r->cap_from))
+		return r->rc;
+	r->cap_from = 0;
+	r->lnum += sf_json__count_nl(b, n);
+	return 0;
+}
+
+/* Has yajl just opened a section the fast path can take? */
+static bool fast_can(const struct rd *r)
+{
+	return !r->slow && r->depth == 2 && !r->skip && !r->capturing &&
+	       r->ctx->limits.max_nesting > 2 &&
+	       (r->key == K_SAMPLES || r->key == K_STACKS);
+}
+
+/* Give the section back to yajl at the fast path's last boundary, which
+ * is b[0] (n bytes left). */
+static int fast_stop(struct rd *r, const unsigned char *b, size_t n)
+{
+	if (r->strict && (!n || b[0] != ']')) {
+		sf_json__fail(r, sf_json__key_names[r->key], false,
+			      "SF_JSON_STRICT: not the writer's layout");
+		return r->rc;
+	}
+	r->fast = false;
+	r->lnum = r->fast_line;
+	if (r->fast_n) {
+		/* "[]" in place of the elements read: yajl now expects ","
+		 * or "]"; skipped, so no callback sees it */
+		r->skip = r->depth + 1;
+		r->chunk = NULL;
+		yajl_parse(r->h, (const unsigned char *)"[]", 2);
+	}
+	return 0;
+}
+
+/* After b[0..n): where yajl may open a section for the fast path (just
+ * after its '['), or NULL.  Only "\n" "\"samples\":[" as the writer puts
+ * it is looked for; a raw LF cannot be inside a JSON string. */
+static const unsigned char *fast_mark(const struct rd *r,
+				      const unsigned char *b, size_t n)
+{
+	static const char sm[] = "\n\"samples\":[", st[] = "\n\"stacks\":[";
+	const unsigned char *p = b, *e = b + n;
+
+	if (r->slow || (r->done[K_SAMPLES] && r->done[K_STACKS]))
+		return NULL;
+	while ((p = memchr(p, '\n', (size_t)(e - p)))) {
+		if ((size_t)(e - p) >= sizeof(sm) - 1 &&
+		    !memcmp(p, sm, sizeof(sm) - 1))
+			return p + sizeof(sm) - 1;
+		if ((size_t)(e - p) >= sizeof(st) - 1 &&
+		    !memcmp(p, st, sizeof(st) - 1))
+			return p + sizeof(st) - 1;
+		p++;
+	}
+	return NULL;
+}
+
+/* Parse buf[0..avail) (the end of the input if `eof`): returns the bytes
+ * taken; the rest is kept for the next piece. */
+static int parse_piece(struct rd *r, const unsigned char *buf, size_t avail,
+		       bool eof, size_t *taken)
+{
+	size_t pos = 0, used;
+	int rc;
+
+	while (pos < avail) {
+		if (r->fast) {
+			enum fast_st st = fast_section(r, buf + pos,
+						       avail - pos, &used);
+			pos += used;
+			if (st == FAST_ERR)
+				return r->rc;
+			if (st == FAST_MORE && !eof &&
+			    avail - pos <= FAST_CARRY)
+				break;
+			if ((rc = fast_stop(r, buf + pos, avail - pos)))
+				return rc;
+			continue;
+		}
+		const unsigned char *m = fast_mark(r, buf + pos, avail - pos);
+		if (m) {
+			size_t k = (size_t)(m - (buf + pos));
+			if ((rc = feed(r, buf + pos, k)))
+				return rc;
+			pos += k;
+			if (fast_can(r)) {
+				r->fast = true;
+				r->took[r->key] = true;
+				r->fast_n = 0;
+				r->fast_line = r->lnum;
+			}
+			continue;
+		}
+		/* a mark may be cut by the end of the piece */
+		size_t keep = eof ? 0 : avail - pos < 12 ? avail - pos : 12;
+		if ((rc = feed(r, buf + pos, avail - pos - keep)))
+			return rc;
+		pos = avail - keep;
+		break;
+	}
+	*taken = pos;
+	return 0;
+}
+
+int sf_json__read(struct sf_profile *p, struct sf_input *in,
+		  struct sf_ctx *ctx)
+{
+	struct jscan scan = { 0 };
+	struct rd r = { 0 };
+	const char *slow = getenv("SF_JSON_SLOW");
+	const char *strict = getenv("SF_JSON_STRICT");
+	unsigned char *buf = sf_malloc(JSON_CHUNK + FAST_CARRY + 16);
+	size_t carry = 0, taken = 0;
+	yajl_status st;
+	int rc = 0;
+
+	r.p = p;
+	r.ctx = ctx;
+	r.name = sf_input_name(in);
+	r.line0 = r.lnum = 1;
+	r.slow = slow && *slow && strcmp(slow, "0");
+	r.strict = strict && *strict && strcmp(strict, "0");
+	r.first_input = !p->d.nsamples;
+	if (!buf || !(r.h = sf_json__parser(&r))) {
+		free(buf);
+		return sf_error_nomem(ctx);
+	}
+	for (;;) {
+		if (sf_interrupted(ctx)) {
+			rc = sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
+			goto out;
+		}
+		long n = sf_input_read_some(in, ctx, buf + carry, JSON_CHUNK);
+		if (n < 0) {
+			rc = (int)n;
+			goto out;
+		}
+		if (n > 0) {
+			if ((rc = sf_json__scan(&scan, buf + carry, (size_t)n,
+						in, ctx,
+						r.lnum + sf_json__count_nl(
+								 buf, carry))))
+				goto out;
+			r.last_nl = buf[carry + (size_t)n - 1] == '\n';
+		}
+		if ((rc = parse_piece(&r, buf, carry + (size_t)n, n == 0,
+				      &taken)))
+			goto out;
+		carry = carry + (size_t)n - taken;
+		memmove(buf, buf + taken, carry);
+		if (n == 0)
+			break;
+	}
+	r.chunk = NULL;
+	r.line0 = r.lnum;
+	st = yajl_complete_parse(r.h);
+	if (st != yajl_status_ok) {
+		rc = sf_json__parse_error(&r, st, true);
+		goto out;
+	}
+	if (r.strict && ((r.seen[K_STACKS] && !r.took[K_STACKS]) ||
+			 (r.seen[K_SAMPLES] && !r.took[K_SAMPLES]))) {
+		rc = sf_json__end_fail(&r, "", "SF_JSON_STRICT: a section "
+				       "was not read by the fast path");
+		goto out;
+	}
+	rc = sf_json__finish(&r);
+out:
+	yajl_free(r.h);
+	sf_json__rd_free(&r);
+	free(buf);
+	return rc;
+}

@@ -1,0 +1,189 @@
+/*
+ * json_read.h - internal to the native JSON reader: its state (struct rd),
+ * shared by fmt_json.c (yajl's events and what each member means in the
+ * model) and json_fast.c (the read loop and the layout fast path).
+ */
+#ifndef SF_JSON_READ_H
+#define SF_JSON_READ_H
+
+#include "json.h"
+
+#include <yajl/yajl_parse.h>
+
+/*
+ * Reading streams.  yajl reports events (a key, a number, the start or end
+ * of an array ...) as it parses each 256 KiB piece of the input, and each
+ * element of each section -- a frame, a stack node, a sample -- goes into
+ * the model as soon as its closing bracket arrives.  Besides the model,
+ * only the index maps (file index -> model id) for sample types, threads,
+ * frames, stack nodes and label sets are held, so in aggregated mode
+ * memory does not grow with the number of samples.
+ *
+ * Members may come in any order.  A section whose references cannot be
+ * resolved yet (stacks before frames; samples before sample_types,
+ * threads, stacks or label_sets) is kept as raw text while the rest of the
+ * document is read, and parsed again at the end: that slower path holds
+ * the section's text in memory.
+ *
+ * Depths: the root object is depth 1, a section (or meta) depth 2, an
+ * element of a section depth 3, a [key, value] pair (or a meta.period_type
+ * member) depth 4.  A value of the wrong kind anywhere is skipped as a
+ * whole subtree and remembered as invalid, so a message names the element
+ * as the json-c reader did.
+ */
+
+#define JSON_CHUNK (256u << 10)
+
+enum jkey {
+	K_OTHER, K_FORMAT, K_VERSION, K_META, K_TYPES, K_THREADS, K_FRAMES,
+	K_STACKS, K_LABELS, K_SAMPLES, NKEYS
+};
+
+
+/* Members of the objects inside sections and meta. */
+enum jmember {
+	M_OTHER,
+	/* frames */
+	M_NAME, M_MODULE, M_FILE, M_KIND, M_LINE, M_COLUMN, M_AUX, M_ADDRESS,
+	M_INLINE,
+	/* threads (also M_NAME) */
+	M_PID, M_TID, M_INPUT,
+	/* sample types and meta.period_type */
+	M_TYPE, M_UNIT,
+	/* meta */
+	M_SOURCE, M_PERIOD_TYPE, M_PERIOD, M_START, M_DURATION, M_DEFAULT,
+	M_PROPS,
+};
+
+
+enum vkind { V_NULL, V_FALSE, V_TRUE, V_NUM, V_STR, V_CONTAINER };
+
+struct u32v {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+/* An integer member: last one wins, as in a json-c object. */
+struct ival {
+	bool set, ok;
+	int64_t v;
+};
+
+/* A section kept as text until its references can be resolved. */
+struct deferred {
+	unsigned char *text;
+	size_t len, cap;
+	uint64_t line;             /* line of text[0] */
+};
+
+struct rd {
+	struct sf_profile *p;
+	struct sf_ctx *ctx;
+	const char *name;
+	yajl_handle h;
+	const unsigned char *chunk; /* the piece being parsed; NULL at the
+				     * end */
+	uint64_t line0;             /* line number of chunk[0] (or the end) */
+	int rc;                     /* the error a callback stopped on */
+	uint64_t depth;             /* open arrays and objects */
+	uint64_t skip;              /* skipping the container opened at this
+				     * depth (0: not skipping) */
+	enum jkey key;              /* top-level member being read */
+	enum jmember sub;           /* member being read below it */
+	bool ended;                 /* the root object is closed */
+	bool last_nl;               /* the input read so far ends in LF */
+	uint64_t end_line;
+	bool first_input;           /* the profile had no samples before */
+	bool replaying;             /* parsing a deferred section */
+	bool seen[NKEYS], done[NKEYS];
+	bool format_ok, version_ok;
+
+	/* file index -> model id */
+	struct u32v tmap, thmap, fmap, smap, lmap;
+	size_t ntypes;              /* sample types in the file */
+
+	struct deferred def[NKEYS];
+	enum jkey capturing;        /* section being kept as text */
+	size_t cap_from;            /* where it starts in chunk */
+
+	/* the element being read */
+	size_t idx;                 /* its index in its section */
+	uint32_t n;                 /* values seen in an array element */
+	uint32_t okm, nullm;        /* bit k: value k is an integer / null */
+	int64_t v[4];
+	bool wbad;                  /* a weight is not a finite number */
+	double *wf;                 /* weights by file type */
+	double *w;                  /* weights by model type */
+	size_t nw;
+	const char *s[4];           /* strings: name, module, file, kind;
+				     * type, unit; thread name */
+	bool name_nul;
+	struct ival iv[3];          /* line, column, aux; pid, tid, input */
+	int addr;                   /* 0 none, 1 valid, -1 invalid */
+	uint64_t addr_v;
+	bool inl;
+
+	/* [key, value] pairs: a label set, meta.properties */
+	struct sf_label *lab;
+	size_t nlab, labcap;
+	uint32_t pn;
+	bool pbad;
+	const char *pk, *pv;
+
+	/* meta */
+	const char *msrc;
+	bool has_dt;
+	int64_t dt;
+
+	/* the layout fast path (json_fast.c) */
+	uint64_t lnum;              /* line of the next byte not yet parsed */
+	bool slow;                  /* SF_JSON_SLOW: yajl only */
+	bool strict;                /* SF_JSON_STRICT: leaving it is an
+				     * error (a test hook) */
+	bool took[NKEYS];           /* sections it has read */
+	bool fast;                  /* a section is being read by it */
+	size_t fast_n;              /* elements it has read in the section */
+	uint64_t fast_line;         /* line of the element being read */
+
+	/* aggregated: the sample each (stack node, thread) of the file last
+	 * folded into, a hint that saves the model's hash probe
+	 * (sf_profile_add_sample_hint); NULL when too large */
+	uint32_t *hint;
+	size_t hstride;             /* threads in the file + 1 (null) */
+};
+
+/* At most this many hints (16 MiB): O(stack nodes x threads), not
+ * O(samples). */
+#define HINT_MAX ((size_t)1 << 22)
+
+extern const char *const sf_json__key_names[NKEYS];
+
+/* Append b[0..n) to a section kept as text: 1, or 0 (r->rc set) when
+ * out of memory. */
+int sf_json__def_append(struct rd *r, struct deferred *d,
+			const unsigned char *b, size_t n);
+/* The end of an element of a section: into the model.  0 on error. */
+int sf_json__elem_end(struct rd *r);
+/* Value k of an array element (a stack node or a sample). */
+void sf_json__elem_field(struct rd *r, enum vkind k, const char *s, size_t n);
+/* An error found at the end of the document (its last line). */
+int sf_json__end_fail(struct rd *r, const char *path, const char *what);
+/* Record an input error at the current place; returns 0 so a callback
+ * can `return sf_json__fail(...)` to stop yajl.  `path` "" names no member;
+ * `indexed` adds the index of the element being read. */
+int sf_json__fail(struct rd *r, const char *path, bool indexed,
+		  const char *what);
+/* After the whole document: what may only be checked or done at its
+ * end. */
+int sf_json__finish(struct rd *r);
+/* A yajl handle whose callbacks read into r; NULL when out of memory. */
+yajl_handle sf_json__parser(struct rd *r);
+/* The error of a failed yajl_parse or yajl_complete_parse. */
+int sf_json__parse_error(struct rd *r, yajl_status st, bool at_end);
+/* Free what r holds (not the model). */
+void sf_json__rd_free(struct rd *r);
+/* The format's `read` entry (contract: format.h, struct sf_format). */
+int sf_json__read(struct sf_profile *p, struct sf_input *in,
+		  struct sf_ctx *ctx);
+
+#endif
