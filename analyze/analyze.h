@@ -177,22 +177,34 @@ void sf_an_fmt_w(char *buf, size_t size, sf_an_w v, int exp,
  * and gives the root, after its children, "type", "unit" and "samples"
  * (the input samples kept).
  *
- * Text also joins chains (unless no_collapse): a run of at least
- * SF_AN_TREE_CHAIN nodes below the root, each but the last with one shown
- * child that has its whole total (Java-style stacks: dozens of frames
- * that only call the next), is one line "FIRST → … (N frames) → LAST"
- * with the chain's total and LAST's self, N the nodes in between; LAST's
- * children follow as its children, and --depth still counts every frame.
- * Shorter runs stay one line per node.  JSON is never joined. */
+ * Text can join chains: a run of at least SF_AN_TREE_CHAIN nodes below
+ * the root, each but the last with one shown child that has its whole
+ * total (Java-style stacks: dozens of frames that only call the next),
+ * is one line "FIRST → … (N frames) → LAST" with the chain's total and
+ * LAST's self, N the nodes in between; LAST's children follow as its
+ * children, and --depth still counts every frame.  Shorter runs stay one
+ * line per node.  `chains` says when: SF_AN_CHAINS_AUTO (the default)
+ * joins only when the tree as it would be printed one node per line
+ * (after --min-percent and --depth, root line included) has more than
+ * SF_AN_TREE_SCREEN lines, so a short tree keeps every frame as a
+ * Sampler-style tree does (a small program's main_wait under _start, not
+ * "_start → … (4 frames) → pause"); per thread with --per-thread, since
+ * each thread is its own tree.  JSON is never joined. */
 #define SF_AN_TREE_MIN_PERCENT 0.5
 #define SF_AN_TREE_CHAIN 4
+#define SF_AN_TREE_SCREEN 60
+enum sf_an_chains {
+	SF_AN_CHAINS_AUTO,    /* join only when over SF_AN_TREE_SCREEN lines */
+	SF_AN_CHAINS_ALWAYS,  /* --collapse */
+	SF_AN_CHAINS_NEVER    /* --no-collapse: one line per node */
+};
 struct sf_an_tree_opts {
 	bool inverted;        /* bottom-up: roots are leaf functions */
 	double min_percent;   /* prune nodes below this % of the whole */
 	uint32_t max_depth;   /* 0 = unlimited */
 	bool json;
 	bool raw;             /* text: exact numbers, header as before units */
-	bool no_collapse;     /* text: one line per node, no chain lines */
+	enum sf_an_chains chains;   /* text: when chains are one line */
 };
 int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 	       const struct sf_an_tree_opts *opt, struct sf_ctx *ctx);
@@ -379,7 +391,7 @@ struct sf_an_report_opts {
 /* Set the report option `name` (its long option without dashes:
  * "min-percent", "threshold", "depth", "sort", "thread-ids", "top",
  * "node-fraction", "edge-fraction", "sample-min") from its
- * text.  SF_EUSAGE "option '--NAME': bad value 'VALUE'" when the value is
+ * text; the flags "collapse" and "no-collapse" take no value.  SF_EUSAGE "option '--NAME': bad value 'VALUE'" when the value is
  * out of range or `name` is no such option. */
 int sf_an_report_set(struct sf_an_report_opts *r, const char *name,
 		     const char *value, struct sf_ctx *ctx);

@@ -28,7 +28,12 @@ int sf_an_report_set(struct sf_an_report_opts *r, const char *name,
 	bool ok = false;
 	int w;
 
-	if (!strcmp(name, "min-percent")) {
+	if (!strcmp(name, "collapse") || !strcmp(name, "no-collapse")) {
+		/* a flag: no value */
+		r->tree.chains = name[0] == 'c' ? SF_AN_CHAINS_ALWAYS :
+						  SF_AN_CHAINS_NEVER;
+		return 0;
+	} else if (!strcmp(name, "min-percent")) {
 		r->tree.min_percent = strtod(value, &end);
 		ok = !(r->tree.min_percent > 100) &&
 		     r->tree.min_percent >= 0;

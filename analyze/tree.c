@@ -263,6 +263,36 @@ static uint32_t chain_end(const struct tree *t, uint32_t n, uint32_t depth,
 	}
 }
 
+/* Whether text joins chains: always, never, or (auto) when the tree one
+ * node per line would be over SF_AN_TREE_SCREEN lines.  A node is printed
+ * when its share is at least minp (children are never bigger than their
+ * parent, so its ancestors are printed too) and it is no deeper than
+ * max_depth; parents come before their children in t->n.  Sets *join;
+ * fails only for memory. */
+static int tree_joins(bool *join, const struct tree *t, double whole,
+		      double minp, const struct sf_an_view *v,
+		      const struct sf_an_tree_opts *opt, struct sf_ctx *ctx)
+{
+	*join = opt->chains == SF_AN_CHAINS_ALWAYS;
+	if (opt->json || opt->chains != SF_AN_CHAINS_AUTO)
+		return 0;
+	uint32_t *depth = malloc(t->nn * sizeof(*depth));
+	if (!depth)
+		return sf_error_nomem(ctx);
+	size_t lines = 0;
+	depth[0] = 0;
+	for (size_t i = 0; i < t->nn && lines <= SF_AN_TREE_SCREEN; i++) {
+		if (i)
+			depth[i] = depth[t->n[i].parent] + 1;
+		if ((!opt->max_depth || depth[i] <= opt->max_depth) &&
+		    pct(sf_an_double(t->n[i].total, v->exp), whole) >= minp)
+			lines++;
+	}
+	free(depth);
+	*join = lines > SF_AN_TREE_SCREEN;
+	return 0;
+}
+
 int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 	       const struct sf_an_tree_opts *opt, struct sf_ctx *ctx)
 {
@@ -282,6 +312,9 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 	if ((rc = tree_build(&t, v, opt->inverted, ctx)))
 		goto done;
 	double whole = sf_an_double(t.n[0].total, v->exp);
+	bool join;
+	if ((rc = tree_joins(&join, &t, whole, minp, v, opt, ctx)))
+		goto done;
 	int wt = 5, ws = 4;
 	char buf[64];
 	/* the whole tree is walked iteratively: stacks can be deep */
@@ -339,7 +372,7 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 			f->entered = true;
 			/* entering the node, or a chain of nodes as one */
 			uint32_t first = f->node, clen = 1;
-			if (!opt->json && !opt->no_collapse && f->node) {
+			if (join && f->node) {
 				size_t zh;
 				uint32_t e = chain_end(&t, f->node, f->depth,
 						       opt->max_depth,

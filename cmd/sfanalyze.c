@@ -16,7 +16,7 @@ enum {
 	K_TIMESTAMPS, K_THREAD_IDS, K_THREAD, K_PER_THREAD,
 	K_FOCUS, K_IGNORE, K_HIDE, K_PEEK, K_COLLAPSE_RECURSION,
 	K_RAW, K_TOP, K_DOT, K_NODE_FRACTION, K_EDGE_FRACTION, K_SAMPLE,
-	K_SAMPLE_MIN, K_NO_COLLAPSE,
+	K_SAMPLE_MIN, K_NO_COLLAPSE, K_COLLAPSE,
 	/* also the pprof reader's option */
 	K_SAMPLE_TYPE = CLI_FORMAT_KEY
 };
@@ -48,8 +48,9 @@ static const struct cli_opt opts[] = {
 	{ "min-percent", K_MIN_PERCENT, "P", "tree: hide nodes below P% of the whole (the text\n"
 	  "says how many and how much; text default 0.5)" },
 	{ "depth", K_DEPTH, "N", "tree: show N levels below the root" },
-	{ "no-collapse", K_NO_COLLAPSE, NULL, "text tree: one line per frame, no chain lines\n"
-	  "'A → … (N frames) → B' for 4+ single-child frames" },
+	{ "collapse", K_COLLAPSE, NULL, "text tree: always join 4+ single-child frames\n"
+	  "into 'A → … (N frames) → B' (default: over 60 lines)" },
+	{ "no-collapse", K_NO_COLLAPSE, NULL, "text tree: never join them, a line per frame" },
 	{ "sort", K_SORT, "self|total", "flat: sort column (default self)" },
 	{ "top", K_TOP, "N", "flat: the first N rows" },
 	{ "dot", K_DOT, NULL, "call graph: Graphviz dot (-o FILE.svg, .png or\n"
@@ -136,7 +137,6 @@ static int option(struct opts *op, const struct cli_getopt *g, int c,
 	case K_SAMPLE: r->kind = SF_AN_SAMPLE; return 0;
 	case K_DOT: r->kind = SF_AN_CALLGRAPH; r->cgr.dot_text = true; return 0;
 	case K_INVERTED: r->tree.inverted = true; return 0;
-	case K_NO_COLLAPSE: r->tree.no_collapse = true; return 0;
 	case K_PER_THREAD: r->per_thread = true; return 0;
 	case K_COLLAPSE_RECURSION: r->filter.collapse_recursion = true; return 0;
 	case K_TIMESTAMPS: r->filter.timestamps = true; return 0;
@@ -147,8 +147,8 @@ static int option(struct opts *op, const struct cli_getopt *g, int c,
 	case K_SAMPLE_TYPE: op->sample_type = val; return 0;
 	case K_THREAD: op->threads[r->filter.nthreads++] = val; return 0;
 	case K_MIN_PERCENT: case K_THRESHOLD: case K_DEPTH: case K_SORT:
-	case K_THREAD_IDS: case K_TOP: case K_NODE_FRACTION:
-	case K_EDGE_FRACTION: case K_SAMPLE_MIN:
+	case K_THREAD_IDS: case K_TOP: case K_NODE_FRACTION: case K_COLLAPSE:
+	case K_EDGE_FRACTION: case K_SAMPLE_MIN: case K_NO_COLLAPSE:
 		if (sf_an_report_set(r, cli_getopt_name(g, c), val, ctx))
 			return cli_fail(ctx);
 		return 0;

@@ -95,6 +95,8 @@ grep -q '^  Total time: 675.23ms$' cg.out &&
 # a5 calls x (6, self 6) and y (4, self 3); y;z1;z2;z3;z4 weighs 1 (self
 # on z4).  main..a5 is a chain of 6 nodes: one line, 4 frames between;
 # z1..z4 a chain of 4: 2 between.  Runs under 4 nodes (none here) stay.
+# The tree is 13 node lines, under the screen (60): by default every
+# frame is a line (full.want below); --collapse joins anyway.
 printf '0\t6\tmain;a1;a2;a3;a4;a5;x\n0\t3\tmain;a1;a2;a3;a4;a5;y\n0\t1\tmain;a1;a2;a3;a4;a5;y;z1;z2;z3;z4\n' > deep.samples.tsv
 cat > chain.want <<'W'
 Call tree (samples, count): total 10 in 3 samples
@@ -105,7 +107,7 @@ Total      % Self  Name
     4  40.0%    3     └─ y
     1  10.0%    1        └─ z1 → … (2 frames) → z4
 W
-$SFANALYZE deep.samples.tsv > chain.out 2>&1
+$SFANALYZE --collapse deep.samples.tsv > chain.out 2>&1
 expect_same tree-chains chain.want chain.out
 # --no-collapse --min-percent 0: the full exact tree, a line per node
 cat > full.want <<'W'
@@ -127,6 +129,9 @@ Total      % Self  Name
 W
 $SFANALYZE --no-collapse --min-percent 0 deep.samples.tsv > full.out 2>&1
 expect_same tree-no-collapse full.want full.out
+# the default: no node is under 0.5%, 13 lines fit, so the same tree
+$SFANALYZE deep.samples.tsv > auto.out 2>&1
+expect_same tree-chains-auto-fits full.want auto.out
 # --depth counts frames, not lines: the chain stops at depth 5 (a4), whose
 # one child (a5) is the cut branch
 cat > chaind.want <<'W'
@@ -136,7 +141,7 @@ Total      % Self  Name
    10 100.0%    0  └─ main → … (3 frames) → a4
 (1 deeper branches not shown: --depth 5)
 W
-$SFANALYZE --depth 5 deep.samples.tsv > chaind.out 2>&1
+$SFANALYZE --collapse --depth 5 deep.samples.tsv > chaind.out 2>&1
 expect_same tree-chain-depth chaind.want chaind.out
 # inverted: each leaf's callers are one chain down to main, which has
 # the self (the samples whose whole stack is the path)
@@ -148,7 +153,7 @@ Total      % Self  Name
     3  30.0%    3  ├─ y → … (5 frames) → main
     1  10.0%    1  └─ z4 → … (9 frames) → main
 W
-$SFANALYZE --inverted deep.samples.tsv > chaini.out 2>&1
+$SFANALYZE --collapse --inverted deep.samples.tsv > chaini.out 2>&1
 expect_same tree-chain-inverted chaini.want chaini.out
 # JSON is never joined: the same bytes with or without --no-collapse
 $SFANALYZE --json deep.samples.tsv > chain.json
@@ -156,6 +161,64 @@ $SFANALYZE --json --no-collapse deep.samples.tsv > nochain.json
 expect_same tree-chain-json-full nochain.json chain.json
 grep -q '"name":"a3","total":10,"self":0,' chain.json &&
 	pass tree-chain-json-nodes || fail tree-chain-json-nodes "$(head -c 300 chain.json)"
+
+# The screen budget (60 node lines, root included), on a capture's shape:
+# thread 1 is a small program blocked in pause (5 samples); thread 2 a
+# worker start_thread;worker;run;loop with N one-sample leaves.  Per
+# thread, thread 2 is 1 + 4 + N lines: N = 55 is 60 (fits, every frame a
+# line), N = 56 is 61 (joined: start_thread..loop is a 4-node chain, 2
+# frames between).  Thread 1 (7 lines) always shows main_wait.
+worker() {
+	printf '1\t5\t_start;__libc_start_call_main;__libc_start_main;main;main_wait;pause\n'
+	i=10
+	while [ $i -lt $((10 + $1)) ]; do
+		printf '2\t1\tstart_thread;worker;run;loop;f%d\n' $i
+		i=$((i + 1))
+	done
+}
+worker 55 > w55.samples.tsv
+worker 56 > w56.samples.tsv
+cat > thr1.want <<'W'
+== thread 1 (id 1) ==
+Call tree (samples, count): total 5 in 1 sample
+Total      % Self  Name
+    5 100.0%    0  (all samples)
+    5 100.0%    0  └─ _start
+    5 100.0%    0     └─ __libc_start_call_main
+    5 100.0%    0        └─ __libc_start_main
+    5 100.0%    0           └─ main
+    5 100.0%    0              └─ main_wait
+    5 100.0%    5                 └─ pause
+W
+$SFANALYZE --per-thread w55.samples.tsv > w55t.out 2>&1
+sed -n 1,10p w55t.out > thr1.out
+expect_same tree-auto-capture-thread thr1.want thr1.out
+grep -q '^   55 100.0%    0  └─ start_thread$' w55t.out &&
+	grep -q '^   55 100.0%    0           └─ loop$' w55t.out &&
+	! grep -q 'frames)' w55t.out &&
+	pass tree-auto-60-lines-fit || fail tree-auto-60-lines-fit "$(sed -n 12,20p w55t.out)"
+$SFANALYZE --per-thread w56.samples.tsv > w56t.out 2>&1
+sed -n 1,10p w56t.out > thr1b.out
+grep -q '^   56 100.0%    0  └─ start_thread → … (2 frames) → loop$' w56t.out &&
+	[ "$(grep -c '^    1   1.8%    1     [├└]─ f[0-9]*$' w56t.out)" = 56 ] &&
+	cmp -s thr1.want thr1b.out &&
+	pass tree-auto-61-lines-join || fail tree-auto-61-lines-join "$(sed -n 12,18p w56t.out)"
+# one tree of both threads: 1 + 6 + 4 + 55 = 66 lines, over the screen, so
+# both chains are joined (_start..pause: 6 nodes, 4 between); 60 lines of
+# output: 2 header, the root, 2 chain lines, 55 leaves
+$SFANALYZE w55.samples.tsv > w55.out 2>&1
+grep -q '^   55  91.7%    0  ├─ start_thread → … (2 frames) → loop$' w55.out &&
+	grep -q '^    5   8.3%    5  └─ _start → … (4 frames) → pause$' w55.out &&
+	[ "$(wc -l < w55.out)" = 60 ] &&
+	pass tree-auto-joined-whole || fail tree-auto-joined-whole "$(head -5 w55.out)"
+# pruning counts: with --min-percent 2 the 1.7% leaves are hidden, the
+# tree is 12 lines and nothing is joined; --no-collapse never joins
+$SFANALYZE --min-percent 2 w55.samples.tsv > w55p.out 2>&1
+$SFANALYZE --no-collapse w55.samples.tsv > w55n.out 2>&1
+grep -q '^    5   8.3%    0              └─ main_wait$' w55p.out &&
+	! grep -q 'frames)' w55p.out && ! grep -q 'frames)' w55n.out &&
+	[ "$(wc -l < w55n.out)" = 68 ] &&
+	pass tree-auto-pruned-fits || fail tree-auto-pruned-fits "$(cat w55p.out)"
 
 # --peek: the node view is the call graph's own block for the node
 $SFANALYZE --peek '^work$' cpu.perf > peek.out 2> peek.err
