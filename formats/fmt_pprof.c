@@ -152,6 +152,7 @@ struct rd {
 	size_t nframes;
 	const char **map_names;   /* interned mapping file names */
 	uint32_t *tmap;           /* file sample type -> model type */
+	size_t nsamples;          /* Sample messages pass 1 stepped over */
 	uint64_t *locbuf;
 	size_t clocbuf;
 	sf_frame_id *stackbuf;
@@ -330,6 +331,7 @@ static int pass_tables(struct rd *r)
 		case 2:
 			if ((rc = sf_pb_want(&r->pb, &f, SF_PB_LEN, "Profile")))
 				return rc;
+			r->nsamples++;
 			break;
 		case 3:
 			if ((rc = sf_pb_want(&r->pb, &f, SF_PB_LEN,
@@ -1106,7 +1108,13 @@ static int pprof_read(struct sf_profile *p, struct sf_input *in,
 	r.pb.size = size;
 	if ((rc = pass_tables(&r)) || (rc = check_strings(&r)) ||
 	    (rc = resolve_locations(&r)) ||
-	    (rc = rd_meta(&r, first)) || (rc = pass_samples(&r)))
+	    (rc = rd_meta(&r, first)) ||
+	    /* distinct samples make at least one stack each, often a leaf
+	     * and its caller: sizing the index for twice the samples at
+	     * once spares the last rehash, where the old and the doubled
+	     * index are live together (12 MB of the peak of bench/pprof.sh) */
+	    (rc = sf_profile_reserve_stacks(p, ctx, 2 * r.nsamples)) ||
+	    (rc = pass_samples(&r)))
 		goto out;
 out:
 	rd_free(&r);

@@ -563,6 +563,20 @@ int sf_profile_stack_push(struct sf_profile *p, struct sf_ctx *ctx,
 	return 0;
 }
 
+int sf_profile_reserve_stacks(struct sf_profile *p, struct sf_ctx *ctx,
+			      size_t n)
+{
+	struct sf_idx *t = &p->in->stacks;
+
+	/* an estimate past what the index can hold is not an error: the
+	 * index grows as the stacks come */
+	if (n > ((size_t)1 << 30) || p->in->stacks_trimmed)
+		return 0;
+	if (!sf_idx_reserve(t, t->n + n))
+		return sf_error_nomem(ctx);
+	return 0;
+}
+
 int sf_profile_stack(struct sf_profile *p, struct sf_ctx *ctx,
 		     const sf_frame_id *frames, size_t n, bool leaf_first,
 		     sf_stack_id *out)

@@ -224,6 +224,12 @@ int sf_profile_stack(struct sf_profile *p, struct sf_ctx *ctx,
 int sf_profile_stack_push(struct sf_profile *p, struct sf_ctx *ctx,
 			  sf_stack_id parent, sf_frame_id frame,
 			  sf_stack_id *out);
+/* A reader's estimate that about `n` more stacks are coming (e.g. its
+ * sample count): the index of the stack tree is sized for them at once,
+ * instead of being rehashed at every doubling.  Only speed and memory
+ * depend on it, never ids or output.  -1 (SF_ENOMEM) when out of memory. */
+int sf_profile_reserve_stacks(struct sf_profile *p, struct sf_ctx *ctx,
+			      size_t n);
 /* Give back memory that only adding stacks needs (the index of the
  * stack tree, rebuilt by the next sf_profile_stack_push, and spare room):
  * for a caller that has finished loading and only reads the profile. */

@@ -3,8 +3,9 @@
  * returns the existing stack with that (parent, frame) if there is one,
  * else a new id, the next in order.  Random pushes over few frames (deep
  * chains) and many frames (stacks far wider than the child lists), the
- * same frame names given as names and as frames with a module, and
- * sf_profile_trim in the middle (the index is rebuilt). */
+ * same frame names given as names and as frames with a module,
+ * sf_profile_trim in the middle (the index is rebuilt), and the index
+ * sized up front by sf_profile_reserve_stacks, too large and too small. */
 #include "unit.h"
 #include "profile.h"
 
@@ -31,7 +32,7 @@ static sf_stack_id find(const struct sf_profile *p, sf_stack_id parent,
 }
 
 static int run(struct sf_ctx *ctx, uint32_t nframes, uint32_t pushes,
-	       const char *name)
+	       size_t reserve, const char *name)
 {
 	struct sf_profile *p;
 	sf_frame_id *fr = malloc(nframes * sizeof(*fr));
@@ -41,6 +42,8 @@ static int run(struct sf_ctx *ctx, uint32_t nframes, uint32_t pushes,
 		free(fr);
 		return 1;
 	}
+	if (reserve && sf_profile_reserve_stacks(p, ctx, reserve))
+		bad = 1;
 	for (uint32_t i = 0; i < nframes; i++) {
 		char buf[32];
 		int n = snprintf(buf, sizeof(buf), "fn%u", i / 2);
@@ -93,8 +96,10 @@ int main(void)
 	struct sf_ctx ctx;
 
 	sf_ctx_init(&ctx);
-	run(&ctx, 3, 20000, "stacktree-deep-chains");
-	run(&ctx, 40, 20000, "stacktree-wide-stacks");
-	run(&ctx, 400, 6000, "stacktree-very-wide-root");
+	run(&ctx, 3, 20000, 0, "stacktree-deep-chains");
+	run(&ctx, 40, 20000, 0, "stacktree-wide-stacks");
+	run(&ctx, 400, 6000, 0, "stacktree-very-wide-root");
+	run(&ctx, 40, 20000, 100000, "stacktree-reserved-large");
+	run(&ctx, 400, 6000, 10, "stacktree-reserved-small");
 	return unit_failed;
 }
