@@ -1,0 +1,76 @@
+/*
+ * profile_int.h - internal to the model: the part of a profile that only
+ * profile.c (interning, the stack tree, samples) and merge.c (merging
+ * two profiles) see.
+ */
+#ifndef SF_PROFILE_INT_H
+#define SF_PROFILE_INT_H
+
+#include "profile.h"
+#include "hash.h"
+
+/* Strings live in arena blocks; a string is never moved or freed before
+ * the profile. */
+struct arena_block {
+	struct arena_block *next;
+	size_t used, cap;
+	char data[];
+};
+
+/* a stack's child list (see the stacks section) */
+struct stack_kin {
+	uint32_t first;   /* first child, 0 = none, or KIN_HASHED */
+	uint32_t next;    /* next sibling, 0 = none */
+	uint32_t frame;   /* = the stack's frame: a sibling walk reads one
+			   * array, not two */
+};
+
+struct sf_profile_internal {
+	struct arena_block *arena;
+	struct sf_idx strings;
+	const char **strs;       /* interned strings by id */
+	uint32_t *strlens;
+	uint32_t *named;         /* per string: 1 + the frame with only that
+				  * name (sf_profile_frame_named without a
+				  * module), 0 = none yet */
+	size_t nstrs;
+	struct sf_idx frames;
+	struct sf_idx stacks;    /* children of wide stacks (see KIN_LIST) */
+	struct stack_kin *kin;   /* per stack: its child list */
+	size_t cap_kin;
+	struct sf_idx threads;
+	struct sf_idx label_sets;
+	struct sf_idx agg;       /* (stack, thread, labels) -> sample */
+	uint32_t *agg_stack;     /* stack -> sample + 1, for samples with no
+				  * thread and no labels (collapsed input):
+				  * an array lookup instead of a hash probe */
+	size_t cap_agg_stack;
+	bool nofold;             /* exact folding: a negative weight was seen */
+	bool multi;              /* exact folding kept two samples of a key */
+	bool stacks_trimmed;     /* `stacks` index and `kin` freed by
+				  * sf_profile_trim */
+	/* for sf_profile_sums_exact: a weight that is not a non-negative
+	 * integer below 2^53 was added, and the sum of all added weights */
+	bool weights_inexact;
+	double weights_total;
+	size_t cap_frames, cap_stacks, cap_threads, cap_samples, cap_labels;
+	size_t cap_strs;
+	/* the last stack sf_profile_stack made, root first: its frames and
+	 * the node of each prefix, so a stack sharing a prefix with it
+	 * (consecutive samples usually do) skips the hash probes there */
+	sf_frame_id *last_frames;
+	sf_stack_id *last_nodes;
+	size_t last_n, cap_last;
+};
+
+/* Add a sample standing for `count` added samples (1, or a folded
+ * sample of another profile being merged): folded into an equal one
+ * when aggregating.  `hint`, when not NULL, is the caller's guess of
+ * that sample (sf_profile_add_sample_hint). */
+int sf_profile__add_sample(struct sf_profile *p, struct sf_ctx *ctx,
+			   sf_stack_id stack, sf_thread_idx thread,
+			   sf_labels_id labels, int64_t time,
+			   const double *weights, uint32_t *hint,
+			   uint64_t count);
+
+#endif
