@@ -643,16 +643,18 @@ static int sbsprof_write(const struct sf_profile *p, struct sf_output *out,
 			 struct sf_ctx *ctx)
 {
 	size_t nthr = p->d.nthreads, nsamp = p->d.nsamples;
-	static const char *const counted[] = { "samples", "alloc", NULL };
 	uint64_t *reps = NULL, total = 0, unique = 0;
 	struct sf_records rec;
 	bool rounded = false, orphans = false;
 	int rc = 0;
 	const char *mode = NULL;
 
-	/* which weight counts lines: a count type, else the default type in
-	 * periods */
-	sf_records_count(p, counted, &rec);
+	/* which weight counts lines: the rule of the Sampler and cpuprofile
+	 * writers (records.h), so a weight in nanoseconds is never written
+	 * as that many lines: a sample the input counted is one line, a
+	 * collapsed weight needs --period */
+	if ((rc = sf_records_plan(p, ctx, "sb-sprof sample lines", &rec)))
+		return rc;
 	if (!(reps = sf_calloc(nsamp ? nsamp : 1, sizeof(*reps))))
 		return sf_error_nomem(ctx);
 	for (size_t i = 0; i < nsamp; i++) {
@@ -782,6 +784,11 @@ out:
 
 static const char *const sbsprof_ext[] = { ".sbsprof", NULL };
 
+static const struct sf_option sbsprof_wopts[] = {
+	SF_RECORDS_OPTION,
+	{ NULL, NULL, NULL },
+};
+
 const struct sf_format sf_format_sbsprof = {
 	.name = "sbsprof",
 	.description = "SBCL sb-sprof sample dump (sbsprof-samples 1)",
@@ -791,4 +798,5 @@ const struct sf_format sf_format_sbsprof = {
 	.write = sbsprof_write,
 	.caps = SF_CAP_THREADS | SF_CAP_WEIGHTS,
 	.priority = 5,
+	.write_options = sbsprof_wopts,
 };

@@ -88,6 +88,22 @@ $SFCONV --thread-prefix b.sbsprof > b.out 2>/dev/null
 expect_same sbsprof-sampler-roundtrip a.want b.out
 
 # malformed dumps: file:line, exit 1
+# the writer repeats a sample as lines by the rule of the Sampler writer:
+# a collapsed weight (nanoseconds here) is refused up front, no file left
+# behind; --period N writes one line per N units (2004008 / 1000000 -> 2);
+# perf counted its samples: cxx.perf has 5 cpu-clock events, so 5 lines,
+# where the weights (nanoseconds) used to become millions of lines
+printf 'main;b 2004008\n' > ns.folded
+expect_error sbsprof-uncounted-refused 2 'not sample counts.*--period N' \
+	$SFCONV ns.folded -o ns.sbsprof
+[ -e ns.sbsprof ] && fail sbsprof-uncounted-no-output "ns.sbsprof left behind" ||
+	pass sbsprof-uncounted-no-output
+got=$($SFCONV ns.folded --period 1000000 --to sbsprof 2>/dev/null | grep -c '^0	2	L 0x0 b	L 0x0 main$')
+[ "$got" = 2 ] && pass sbsprof-period-scales || fail sbsprof-period-scales "$got lines of main;b, want 2"
+got=$($SFCONV "$FIX/pprof/cxx.perf" --to sbsprof 2>/dev/null | sed -n 's/^@sample-count	//p')
+[ "$got" = 5 ] && pass sbsprof-perf-one-line-per-sample ||
+	fail sbsprof-perf-one-line-per-sample "@sample-count ${got:-missing}, want 5"
+
 head -n 13 a.sbsprof > trunc.sbsprof
 expect_error sbsprof-truncated 1 "^sfconv: trunc.sbsprof:14: missing '@end'" $SFCONV trunc.sbsprof
 sed 's/^@sample-count.4$/@sample-count	9/' a.sbsprof > count.sbsprof

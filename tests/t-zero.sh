@@ -61,7 +61,10 @@ for in in z.folded z.json z.pb; do
 	# the other folding writers: zero_fn appears nowhere
 	ok=1; why=
 	for to in svg callgrind sample sbsprof; do
-		$SFCONV "$in" --to $to > $n.$to 2>$n.err ||
+		# (collapsed weights are not sample counts: sbsprof, like
+		# Sampler, needs --period to repeat them as lines)
+		per=; [ $to = sbsprof ] && [ $n = folded ] && per="--period 1"
+		$SFCONV "$in" --to $to $per > $n.$to 2>$n.err ||
 			{ ok=0; why="$why sfconv --to $to failed: $(head -n 1 $n.err);"; continue; }
 		grep -q zero_fn $n.$to && { ok=0; why="$why $to names zero_fn;"; }
 	done

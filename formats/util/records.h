@@ -1,9 +1,9 @@
 /*
  * records.h - how many records (samples, lines) a writer whose format
  * holds sample counts writes for each sample of the model: Sampler traces
- * and V8 .cpuprofile (sf_records_plan, strict), macOS `sample` call graphs
- * and sb-sprof dumps (sf_records_count, lenient).  The one home of the
- * rule "which weight counts samples".
+ * V8 .cpuprofile and sb-sprof dumps (sf_records_plan, strict), macOS
+ * `sample` call graphs (sf_records_count, lenient: counts are printed, not
+ * repeated).  The one home of the rule "which weight counts samples".
  *
  * A weight is a number of samples only where the input counted samples:
  * a ("samples", "count") type read from perf, pprof, a capture, a trace.
@@ -19,8 +19,8 @@
 
 /* The option writers that use this declare (help included). */
 #define SF_RECORDS_OPTION                                                 \
-	{ "period", "N", "sampler, cpuprofile: one record per N units of "  \
-	  "weight (when the weights are not sample counts)" }
+	{ "period", "N", "sampler, cpuprofile, sbsprof: one record per N "  \
+	  "units of weight (when the weights are not sample counts)" }
 
 struct sf_records {
 	uint32_t type;     /* the weight counted ... */
