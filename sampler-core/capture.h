@@ -104,7 +104,9 @@ struct sfc_options {
 	enum sfc_unwind unwind;
 	size_t stack_bytes;     /* stack copied per sample (default 32K) */
 	unsigned max_frames;    /* frames kept per stack (default 512) */
-	int64_t stop_timeout_ns; /* wait for one thread's stop (default 20ms) */
+	int64_t stop_timeout_ns; /* longest wait for one thread's stop
+				  * (default 20ms; a tick waits at most
+				  * half a period) */
 	bool no_demangle;
 	bool source_lines;      /* add file:line (slower symbolization) */
 	bool no_reuse;          /* stop every thread at every tick */
