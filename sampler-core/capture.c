@@ -71,6 +71,18 @@ ssize_t sfc__read_small(const char *path, char *buf, size_t size)
 	return got;
 }
 
+bool sfc__task_stat(const struct sfc_session *s, pid_t tid,
+		    struct sfc_stat *out)
+{
+	char path[64], buf[512];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)s->pid,
+		 (int)tid);
+	ssize_t n = sfc__read_small(path, buf, sizeof(buf));
+	return n > 0 && !sfc_parse_stat(buf, (size_t)n, out) &&
+	       out->state != 'Z' && out->state != 'X';
+}
+
 /* ----- interning: threads, addresses, stack nodes ----- */
 
 static bool thread_eq(const void *c, uint32_t id, const void *key)
@@ -457,11 +469,7 @@ static bool reuse_check(struct sfc_session *s, struct sfc_cthread *c,
 	/* the state now: the stop may have found it runnable only because
 	 * the previous sample's detach had just woken it */
 	struct sfc_stat stt;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)s->pid,
-		 (int)c->tid);
-	ssize_t n = sfc__read_small(path, buf, sizeof(buf));
-	if (n <= 0 || sfc_parse_stat(buf, (size_t)n, &stt) ||
-	    stt.state == 'Z' || stt.state == 'X')
+	if (!sfc__task_stat(s, c->tid, &stt))
 		return false;
 	if (sched_read(s, c, &run2, &slices2) || run2 != run ||
 	    slices2 != slices)
@@ -531,7 +539,7 @@ static void forget_gone(struct sfc_session *s)
 
 static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 {
-	char path[64], buf[512];
+	char path[64];
 	struct dirent *de;
 	size_t alive = 0, listed = 0;
 	DIR *d;
@@ -571,12 +579,7 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 				continue;
 			}
 		}
-		snprintf(path, sizeof(path), "/proc/%d/task/%ld/stat",
-			 (int)s->pid, tid);
-		ssize_t n = sfc__read_small(path, buf, sizeof(buf));
-		if (n <= 0 || sfc_parse_stat(buf, (size_t)n, &stt))
-			continue;
-		if (stt.state == 'Z' || stt.state == 'X')
+		if (!sfc__task_stat(s, (pid_t)tid, &stt))
 			continue;
 		alive++;
 		if (!wanted(s, (pid_t)tid))

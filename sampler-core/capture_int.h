@@ -202,6 +202,10 @@ struct sfc_session {
 int64_t sfc__mono(void);
 /* Read a small /proc file into buf (NUL-terminated); -1 with errno. */
 ssize_t sfc__read_small(const char *path, char *buf, size_t size);
+/* Read and parse /proc/PID/task/TID/stat into *out; false when the
+ * thread is gone (no file, unparsable, zombie or dead). */
+bool sfc__task_stat(const struct sfc_session *s, pid_t tid,
+		    struct sfc_stat *out);
 
 /* stop.c: stopping, reading and releasing threads */
 /* PTRACE_SEIZE and PTRACE_INTERRUPT t (t->t_int, ps = PS_SEIZED); a

@@ -187,17 +187,9 @@ void sfc__drain(struct sfc_session *s)
 
 static void thread_gone_or(struct sfc_session *s, struct sfc_thr *t, int ps)
 {
-	char path[64], buf[512];
 	struct sfc_stat stt;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)s->pid,
-		 (int)t->tid);
-	ssize_t n = sfc__read_small(path, buf, sizeof(buf));
-	if (n <= 0 || sfc_parse_stat(buf, (size_t)n, &stt) ||
-	    stt.state == 'Z' || stt.state == 'X')
-		t->ps = PS_GONE;
-	else
-		t->ps = ps;
+	t->ps = sfc__task_stat(s, t->tid, &stt) ? ps : PS_GONE;
 }
 
 void sfc__explain_eperm(struct sfc_session *s, struct sf_ctx *ctx)
