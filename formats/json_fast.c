@@ -75,6 +75,202 @@ static const unsigned char *num_end(const unsigned char *p,
 }
 
 /*
+ * Samples are the bulk, and the generic element loop below costs a call
+ * per value and a cache miss per fold: the model's sample the hint names,
+ * its weights and its count are each a random access.  So a "samples"
+ * section is read FAST_BATCH elements at a time when they are the
+ * writer's plainest kind -- every value `null` or an integer of at most
+ * 18 digits with no sign (so it cannot overflow) -- and the loop over the
+ * batch prefetches ahead of the element it folds: the hint slot of the
+ * element AHEAD_SLOT further on, the sample that slot names AHEAD_SAMPLE
+ * further on (as fmt_lines.c does).  Each element is then folded exactly
+ * as the generic loop would fold it, in the same order, with the same
+ * checks and errors: the values are the ones sf_json__elem_field() would
+ * have stored, and prefetching only moves memory into the cache.  An
+ * element of any other kind (a sign, a fraction, an exponent, a null
+ * weight, a cut) ends the batch, and the generic loop takes it.
+ */
+#define FAST_BATCH 32
+#define FAST_TYPES 4           /* more sample types: the generic loop */
+#define AHEAD_SLOT 8
+#define AHEAD_SAMPLE 4
+
+struct fast_sample {
+	int64_t v[4];
+	double wf[FAST_TYPES];
+	uint32_t n, okm, nullm;
+	uint32_t *slot;            /* its hint slot, or NULL */
+	const unsigned char *end;  /* just after its ']' */
+};
+
+/*
+ * The decimal digits that p[0..8) starts with: how many (8: all of them,
+ * or so many that the caller counts them itself), and with fewer than 8
+ * their value in *out.  Eight bytes at once, without a branch per digit:
+ * the writer's numbers are short and of every length, and a loop ending
+ * at a different digit each time is a mispredicted branch per number.
+ */
+static size_t digits8(const unsigned char *p, uint64_t *out)
+{
+	uint64_t x, t, nd;
+
+	memcpy(&x, p, 8);
+	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
+		x = __builtin_bswap64(x);
+	t = x ^ 0x3030303030303030u;  /* a digit byte is now 0..9 */
+	/* the high bit of each byte that is not 0..9 (a carry out of a
+	 * byte >= 0x8a only reaches bytes after it, which do not count) */
+	nd = ((t + 0x7676767676767676u) | t) & 0x8080808080808080u;
+	if (!nd)
+		return 8;
+	nd = (size_t)__builtin_ctzll(nd) >> 3;
+	if (!nd)
+		return 0;
+	/* the digits, most significant first, right-aligned behind
+	 * leading zeros: "123" is 00000123, summed pairwise */
+	t <<= 8 * (8 - nd);
+	t = (t * 10 + (t >> 8)) & 0x00ff00ff00ff00ffu;
+	t = (t * 100 + (t >> 16)) & 0x0000ffff0000ffffu;
+	t = (t * 10000 + (t >> 32)) & 0xffffffffu;
+	*out = t;
+	return nd;
+}
+
+/* The element after its '[' at p, if it is of the plainest kind: the
+ * byte after its ']', or NULL (nothing stored that the generic loop
+ * would not overwrite). */
+static const unsigned char *plain_sample(const struct rd *r,
+					 const unsigned char *p,
+					 const unsigned char *e, size_t maxnum,
+					 struct fast_sample *s)
+{
+	s->okm = s->nullm = 0;
+	for (uint32_t i = 0;; i++) {
+		if (p >= e)
+			return NULL;
+		if (*p == 'n') {
+			if (e - p < 4 || memcmp(p, "null", 4) ||
+			    (i >= 4 && i - 4 < r->ntypes))
+				return NULL;
+			if (i < 4) {
+				s->v[i] = 0;
+				s->nullm |= 1u << i;
+			}
+			p += 4;
+		} else {
+			const unsigned char *d = p;
+			uint64_t x = 0;
+			size_t nd = e - p >= 8 ? digits8(p, &x) : 8;
+			if (nd < 8) {
+				p += nd;
+			} else {
+				while (p < e && (unsigned)(*p - '0') < 10)
+					x = x * 10 + (unsigned)(*p++ - '0');
+				nd = (size_t)(p - d);
+			}
+			if (!nd || nd > 18 || nd > maxnum ||
+			    (*d == '0' && nd > 1))
+				return NULL;
+			if (i < 4) {
+				s->v[i] = (int64_t)x;
+				s->okm |= 1u << i;
+			} else if (i - 4 < r->ntypes) {
+				s->wf[i - 4] = (double)x;
+			}
+		}
+		if (p >= e)
+			return NULL;
+		if (*p == ']') {
+			s->n = i + 1;
+			return p + 1;
+		}
+		if (*p++ != ',')
+			return NULL;
+	}
+}
+
+/* The hint slot of sample s (as sample_end() in fmt_json.c finds it), or
+ * NULL when it has none or its values are out of range (its fold will
+ * say so). */
+static uint32_t *sample_slot(const struct rd *r, const struct fast_sample *s)
+{
+	if (!r->hint || !(s->okm & 1) || (uint64_t)s->v[0] >= r->smap.n)
+		return NULL;
+	if (s->nullm & 2)
+		return &r->hint[(size_t)s->v[0] * r->hstride];
+	if (!(s->okm & 2) || (uint64_t)s->v[1] >= r->thmap.n)
+		return NULL;
+	return &r->hint[(size_t)s->v[0] * r->hstride + (size_t)s->v[1] + 1];
+}
+
+/* Up to FAST_BATCH plain samples from p, each with the separator the
+ * writer puts before it: how many. */
+static size_t plain_batch(const struct rd *r, const unsigned char *p,
+			  const unsigned char *e, size_t maxnum,
+			  struct fast_sample *b)
+{
+	size_t k;
+
+	for (k = 0; k < FAST_BATCH; k++) {
+		if (r->fast_n + k) {
+			if (p >= e || *p != ',')
+				break;
+			p++;
+		}
+		if (e - p < 2 || p[0] != '\n' || p[1] != '[' ||
+		    !(p = plain_sample(r, p + 2, e, maxnum, &b[k])))
+			break;
+		b[k].end = p;
+		b[k].slot = sample_slot(r, &b[k]);
+	}
+	return k;
+}
+
+static void ahead_sample(const struct sf_profile *p, const uint32_t *slot)
+{
+	uint32_t id;
+
+	if (slot && (id = *slot) < p->d.nsamples) {
+		__builtin_prefetch(&p->d.samples[id]);
+		__builtin_prefetch(&p->d.weights[(size_t)id * p->d.ntypes]);
+		if (p->d.counts)
+			__builtin_prefetch(&p->d.counts[id], 1);
+	}
+}
+
+/* Fold the batch b[0..nb) in order, as the generic loop would: 0, or
+ * FAST_ERR when an element is invalid (r->rc). */
+static int fold_batch(struct rd *r, const unsigned char *base,
+		      struct fast_sample *b, size_t nb, size_t *used)
+{
+	for (size_t i = 0; i < nb && i < AHEAD_SLOT; i++)
+		if (b[i].slot)
+			__builtin_prefetch(b[i].slot);
+	for (size_t i = 0; i < nb && i < AHEAD_SAMPLE; i++)
+		ahead_sample(r->p, b[i].slot);
+	for (size_t i = 0; i < nb; i++) {
+		const struct fast_sample *s = &b[i];
+		if (i + AHEAD_SLOT < nb && b[i + AHEAD_SLOT].slot)
+			__builtin_prefetch(b[i + AHEAD_SLOT].slot);
+		if (i + AHEAD_SAMPLE < nb)
+			ahead_sample(r->p, b[i + AHEAD_SAMPLE].slot);
+		memcpy(r->v, s->v, sizeof(r->v));
+		if (r->ntypes)
+			memcpy(r->wf, s->wf, r->ntypes * sizeof(*r->wf));
+		r->n = s->n;
+		r->okm = s->okm;
+		r->nullm = s->nullm;
+		r->wbad = false;
+		r->fast_line++;
+		if (!sf_json__elem_end(r))
+			return FAST_ERR;
+		r->fast_n++;
+		*used = (size_t)(s->end - base);
+	}
+	return 0;
+}
+
+/*
  * Read whole elements of the section from b[0..n): *used is the bytes
  * taken, which end at an element boundary.  FAST_MORE: the rest is an
  * element cut by the end of the piece; FAST_STOP: the rest is not the
@@ -91,6 +287,16 @@ static enum fast_st fast_section(struct rd *r, const unsigned char *b,
 
 	*used = 0;
 	for (;;) {
+		if (r->key == K_SAMPLES && r->ntypes <= FAST_TYPES) {
+			struct fast_sample batch[FAST_BATCH];
+			size_t nb = plain_batch(r, p, e, maxnum, batch);
+			if (nb) {
+				if (fold_batch(r, b, batch, nb, used))
+					return FAST_ERR;
+				p = batch[nb - 1].end;
+				continue;
+			}
+		}
 		/* the separator the writer puts before the element */
 		if (r->fast_n) {
 			if (p >= e)

@@ -87,6 +87,44 @@ SF_JSON_SLOW=1 $SFCONV -q wbig.json --to collapsed > big.want
 cat wbig.json | SF_JSON_STRICT=1 $SFCONV -q - --from json --to collapsed > big.got 2>&1
 expect_same json-fast-pipe big.want big.got
 
+# ---- the plain-sample batch (json_fast.c): elements whose values are all
+# null or unsigned integers of at most 18 digits are read 32 at a time;
+# any other number ends the batch and the generic loop reads it.  Each
+# case below rewrites every 7th sample line (so batches start and stop
+# around them) to [stack,null,TIME,labels,W1,W2], the other values plain,
+# and both readers must agree, error or not.
+num() { # NAME TIME W1 W2 [ARGS...]
+	name=$1; e="[\\1,null,$2,\\2,$3,$4]"; shift 4
+	sed "$line,\$ {0~7s/^\[\([0-9]*\),null,[0-9]*,\([0-9]*\),[^]]*\]/$e/}" \
+		w7.json > num.json
+	both json-fast-num-$name num.json --to json "$@"
+}
+line=$(grep -n '^"samples":\[' w7.json | cut -d: -f1)
+num plain 5 1 2
+num time-18-digits 999999999999999999 1 1
+num time-19-digits 1000000000000000000 1 1
+num time-20-digits 99999999999999999999 1 1
+num time-negative -5 1 1
+num time-minus-zero -0 1 1
+num time-leading-zero 05 1 1
+num time-null null 1 1
+num weight-fraction 5 1.0 1
+num weight-exponent 5 1 1e0
+num weight-zero 5 0 0
+num weight-null 5 null 1
+num weight-19-digits 5 1 1000000000000000000
+num weight-extra 5 1 1,7
+num max-name 12345 1 1 --max-name 4
+# every element plain, cut by the end of a piece at each place: an
+# aggregated document (integer counts, no times) padded as above
+$GEN profile 11 12000 | SF_JSON_SLOW=1 $SFCONV -q - --from json --to collapsed > plain.folded
+SF_JSON_SLOW=1 $SFCONV -q plain.folded --to json > plain.json
+for off in $(seq 0 20); do
+	$GEN pad plain.json $off > pad.json
+	strict json-fast-plain-cut-$off pad.json
+	both json-fast-plain-cut-$off-both pad.json --to collapsed
+done
+
 # ---- bad input in a fast section: one line, the same as yajl's, at the
 # line of the bad element (its line number found here with grep)
 bad() { # NAME SED-EXPR WANT-REGEX
