@@ -226,17 +226,21 @@ static size_t plain_batch(const struct rd *r, const unsigned char *p,
 	return k;
 }
 
-static void ahead_sample(const struct sf_profile *p, const uint32_t *slot)
-{
-	uint32_t id;
-
-	if (slot && (id = *slot) < p->d.nsamples) {
-		__builtin_prefetch(&p->d.samples[id]);
-		__builtin_prefetch(&p->d.weights[(size_t)id * p->d.ntypes]);
-		if (p->d.counts)
-			__builtin_prefetch(&p->d.counts[id], 1);
-	}
-}
+/* Prefetch the sample that the hint slot names (its fields, weights and
+ * count).  A macro, not a function: GCC finds that a function doing
+ * nothing but prefetch has no effect and drops its calls. */
+#define AHEAD_SAMPLE_AT(p, slot)                                              \
+	do {                                                                  \
+		const uint32_t *s_ = (slot);                                  \
+		uint32_t id_;                                                 \
+		if (s_ && (id_ = *s_) < (p)->d.nsamples) {                    \
+			__builtin_prefetch(&(p)->d.samples[id_]);             \
+			__builtin_prefetch(                                   \
+				&(p)->d.weights[(size_t)id_ * (p)->d.ntypes]); \
+			if ((p)->d.counts)                                    \
+				__builtin_prefetch(&(p)->d.counts[id_], 1);   \
+		}                                                             \
+	} while (0)
 
 /* Fold the batch b[0..nb) in order, as the generic loop would: 0, or
  * FAST_ERR when an element is invalid (r->rc). */
@@ -247,13 +251,13 @@ static int fold_batch(struct rd *r, const unsigned char *base,
 		if (b[i].slot)
 			__builtin_prefetch(b[i].slot);
 	for (size_t i = 0; i < nb && i < AHEAD_SAMPLE; i++)
-		ahead_sample(r->p, b[i].slot);
+		AHEAD_SAMPLE_AT(r->p, b[i].slot);
 	for (size_t i = 0; i < nb; i++) {
 		const struct fast_sample *s = &b[i];
 		if (i + AHEAD_SLOT < nb && b[i + AHEAD_SLOT].slot)
 			__builtin_prefetch(b[i + AHEAD_SLOT].slot);
 		if (i + AHEAD_SAMPLE < nb)
-			ahead_sample(r->p, b[i + AHEAD_SAMPLE].slot);
+			AHEAD_SAMPLE_AT(r->p, b[i + AHEAD_SAMPLE].slot);
 		memcpy(r->v, s->v, sizeof(r->v));
 		if (r->ntypes)
 			memcpy(r->wf, s->wf, r->ntypes * sizeof(*r->wf));
