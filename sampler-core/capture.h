@@ -145,6 +145,10 @@ struct sfc_stats {
 				    * the tick that asked for it), and from
 				    * the ticks that found it still pending
 				    * (label reused=late) */
+	uint64_t catchup;          /* of the samples taken, for ticks skipped
+				    * because we fell behind, from a stop of
+				    * this thread whose window covers the
+				    * tick (label reused=catchup) */
 	uint64_t truncated;        /* stacks whose unwinding stopped early */
 	uint32_t threads_now;      /* threads in the last tick */
 	uint32_t threads_seen;
