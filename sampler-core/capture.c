@@ -521,6 +521,13 @@ static bool reusable(struct sfc_session *s, struct sfc_cthread *c,
 		c->base = false;
 		return false;
 	}
+	/* a new baseline with the values a sweep saw: the thread has been
+	 * on no CPU since that read, so it held the copy since then too */
+	if (!*old && c->ck && c->ck_run == run && c->ck_slices == slices &&
+	    c->ck_time < c->base_time) {
+		c->base_time = c->ck_time;
+		*old = true;
+	}
 	if (s->o.verify_reuse) {
 		*verify = true;
 		return false;
@@ -680,6 +687,7 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 		}
 		struct sfc_cthread *c = &s->threads[t->tidx];
 		c->seen = c->listed = s->tickno;
+		c->ck = false;
 		/* the start of this stop's window (window_start, fill_windows) */
 		if (s->reuse && !sched_read(s, c, &t->ck_run, &t->ck_slices)) {
 			t->ck = true;
@@ -822,6 +830,31 @@ static void window_start(struct sfc_session *s, struct sfc_thr *t)
 		t->win_lo = t->ck_time;
 }
 
+/* The tick overruns: read the schedstat of its threads already released,
+ * keeping for each the earliest moment its current values were seen (a
+ * thread's values only grow, so equal values later mean it was on no CPU
+ * from that moment on).  A thread released a moment ago may not have
+ * restarted its call yet: its values move later and this read proves
+ * nothing; the next sweep may. */
+static void sweep(struct sfc_session *s, size_t n)
+{
+	uint64_t run, slices;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s->cur[i].ps != PS_DONE)
+			continue;
+		struct sfc_cthread *c = &s->threads[s->cur[i].tidx];
+		if (sched_read(s, c, &run, &slices))
+			continue;
+		if (c->ck && run == c->ck_run && slices == c->ck_slices)
+			continue;
+		c->ck = true;
+		c->ck_run = run;
+		c->ck_slices = slices;
+		c->ck_time = sfc__mono();
+	}
+}
+
 static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 {
 	int rc;
@@ -888,6 +921,9 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 		if (wait > s->period / 2)
 			wait = s->period / 2;
 		size_t first = 0;
+		/* a sweep a quarter period before each tick this one overruns
+		 * (only the reads that end before a tick serve it) */
+		int64_t sweep_at = s->sched + s->period - s->period / 4;
 		for (size_t i = 0; i < s->ncur; i++) {
 			if ((rc = sfc__seize(s, ctx, &s->cur[i])))
 				goto undo;
@@ -906,6 +942,10 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 				}
 				if (t->ps != PS_SEIZED && j == first)
 					first++;
+			}
+			if (s->reuse && sfc__mono() >= sweep_at) {
+				sweep(s, i + 1);
+				sweep_at += s->period;
 			}
 		}
 		for (;;) {
@@ -1108,6 +1148,7 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 	int64_t end = s->o.duration_ns > 0 ? s->start_mono + s->o.duration_ns
 					   : INT64_MAX;
 	while (!*stop) {
+		s->sched = next;
 		rc = tick(s, ctx);
 		s->st.ticks++;
 		if (rc || s->st.target_exited)

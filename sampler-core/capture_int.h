@@ -106,6 +106,13 @@ struct sfc_cthread {
 	 * tick skipped in that span gets the stop's stack (scan). */
 	bool win;
 	bool win_trunc;
+	/* schedstat read after that stop's detach, during a tick that
+	 * overran (sweep in capture.c), and the earliest moment these values
+	 * were seen: if a later baseline finds the same values, the thread
+	 * held the stop's stack from ck_time on */
+	bool ck;
+	uint64_t ck_run, ck_slices;
+	int64_t ck_time;
 	char win_state;
 	uint32_t win_node;
 	int64_t win_lo, win_hi;
@@ -219,6 +226,7 @@ struct sfc_session {
 	uint64_t nlate;         /* ticks skipped since the last scan */
 	int64_t late_first;     /* time of the first of them */
 	int64_t period;
+	int64_t sched;          /* when the current tick was due */
 	bool reuse;             /* schedstat reuse on (x86_64, file present,
 				 * not no_reuse, not on_cpu) */
 	uint32_t tickno;
