@@ -622,17 +622,16 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 	}
 
 	/* stacks and folding */
-	b.frflags = calloc(p->d.nframes ? p->d.nframes : 1, 1);
-	b.stflags = calloc(p->d.nstacks ? p->d.nstacks : 1, 1);
-	b.vnode = malloc((p->d.nstacks ? p->d.nstacks : 1) *
-			 sizeof(*b.vnode));
+	b.frflags = sf_calloc(p->d.nframes, 1);
+	b.stflags = sf_calloc(p->d.nstacks, 1);
+	b.vnode = sf_malloc(p->d.nstacks * sizeof(*b.vnode));
 	b.walk = malloc(((size_t)pmax + 1) * sizeof(*b.walk));
 	b.frfunc = malloc((p->d.nframes ? p->d.nframes : 1) *
 			  sizeof(*b.frfunc));
 	/* a view node per profile stack at most: room for all at once
 	 * rather than doubling (a peak of old and new arrays) */
 	b.cap_nodes = p->d.nstacks + 1;
-	v->nodes = malloc(b.cap_nodes * sizeof(*v->nodes));
+	v->nodes = sf_malloc(b.cap_nodes * sizeof(*v->nodes));
 	b.direct = !f->nhide && !f->collapse_recursion;
 	{
 		/* frames with one name make one function */

@@ -188,4 +188,9 @@ void cli_keep_heap(void)
 	 * of the CPU time of --callgraph on 20,000 random stacks */
 	mallopt(M_MMAP_THRESHOLD, 256 << 20);
 	mallopt(M_TRIM_THRESHOLD, 256 << 20);
+	/* the break grows 32 MB at a time, so sf_heap_advise marks most
+	 * of the heap for huge pages before anything writes it */
+	mallopt(M_TOP_PAD, 32 << 20);
+	free(malloc(1));
+	sf_heap_advise();
 }

@@ -263,25 +263,10 @@ static int record(struct lines_cache *lc, struct sf_profile *p,
 		if (lc->text_len + len > LINES_CACHE_MAX || len > UINT32_MAX ||
 		    lc->nst >= UINT32_MAX - 1)
 			return 0;
-		if (lc->text_len + len > lc->text_cap) {
-			size_t ncap = lc->text_cap ? lc->text_cap * 2 : 65536;
-			while (ncap < lc->text_len + len)
-				ncap *= 2;
-			char *nt = realloc(lc->text, ncap);
-			if (!nt)
-				return sf_error_nomem(ctx);
-			lc->text = nt;
-			lc->text_cap = ncap;
-		}
-		if (lc->nst == lc->cap_st) {
-			size_t ncap = lc->cap_st ? lc->cap_st * 2 : 1024;
-			struct stack_text *ns = sf_reallocarray(lc->st, ncap,
-								sizeof(*ns));
-			if (!ns)
-				return sf_error_nomem(ctx);
-			lc->st = ns;
-			lc->cap_st = ncap;
-		}
+		if (sf_grow(&lc->text, &lc->text_cap, lc->text_len + len, 1) ||
+		    sf_grow(&lc->st, &lc->cap_st, lc->nst + 1,
+			    sizeof(*lc->st)))
+			return sf_error_nomem(ctx);
 		sid = (uint32_t)lc->nst;
 		lc->st[sid].off = lc->text_len;
 		lc->st[sid].len = (uint32_t)len;
@@ -296,14 +281,8 @@ static int record(struct lines_cache *lc, struct sf_profile *p,
 	*stack = lc->st[sid].stack;
 	if (lc->nrec >= UINT32_MAX - 1)
 		return 0;
-	if (lc->nrec == lc->cap_rec) {
-		size_t ncap = lc->cap_rec ? lc->cap_rec * 2 : 1024;
-		struct rec *nr = sf_reallocarray(lc->rec, ncap, sizeof(*nr));
-		if (!nr)
-			return sf_error_nomem(ctx);
-		lc->rec = nr;
-		lc->cap_rec = ncap;
-	}
+	if (sf_grow(&lc->rec, &lc->cap_rec, lc->nrec + 1, sizeof(*lc->rec)))
+		return sf_error_nomem(ctx);
 	id = (uint32_t)lc->nrec;
 	lc->rec[id].off = lc->st[sid].off;
 	lc->rec[id].len = lc->st[sid].len;

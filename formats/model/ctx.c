@@ -1,10 +1,14 @@
 /* ctx.c - error records, counted warnings, options, allocation. */
 #include "sf.h"
 
+#include <stdatomic.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 void sf_ctx_init(struct sf_ctx *ctx)
 {
@@ -198,14 +202,61 @@ int sf_ctx_flag(const struct sf_ctx *ctx, const char *name)
 	return v && strcmp(v, "0") != 0;
 }
 
+/* Huge pages for the heap.  A model of a few hundred thousand stacks is
+ * tens of MB, written once; in 4 KiB pages that is thousands of page
+ * faults, and on a virtual machine each costs microseconds: half the time
+ * of `sfanalyze --callgraph` on 20,000 random stacks went to them.  So the
+ * heap is advised to use transparent huge pages (MADV_HUGEPAGE), as
+ * glibc's glibc.malloc.hugetlb=1 tunable does, which a program cannot set
+ * for itself once running.  The break only grows, and each growth is a
+ * new mapping without the advice, so the part above the last advised
+ * address is advised whenever an allocation helper sees the break has
+ * moved: memory is advised before most of it is first written (all of it
+ * when M_TOP_PAD makes the break grow in large steps; see cli.c).  Advice
+ * changes no byte; where the kernel has no huge pages it is ignored. */
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+#define HEAP_ADVISE_MIN ((size_t)64 << 10)
+
+#if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
+extern char end;        /* the end of the program's data: the heap is above */
+#endif
+
+void sf_heap_advise(void)
+{
+#if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
+	static _Atomic uintptr_t advised;
+	uintptr_t top = (uintptr_t)sbrk(0) & ~(HUGE_PAGE - 1);
+	uintptr_t lo = atomic_load_explicit(&advised, memory_order_relaxed);
+	uintptr_t from = lo;
+
+	if (top == lo || top == (uintptr_t)-1 ||
+	    !atomic_compare_exchange_strong(&advised, &lo, top))
+		return;         /* nothing new, or another thread does it */
+	if (!from)
+		from = ((uintptr_t)&end + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	/* below the heap nothing is mapped: madvise skips the gap (and
+	 * says ENOMEM, which does not matter) */
+	if (from < top)
+		(void)madvise((void *)from, top - from, MADV_HUGEPAGE);
+#endif
+}
+
 void *sf_malloc(size_t n)
 {
-	return malloc(n ? n : 1);
+	void *p = malloc(n ? n : 1);
+
+	if (n >= HEAP_ADVISE_MIN)
+		sf_heap_advise();
+	return p;
 }
 
 void *sf_calloc(size_t n, size_t size)
 {
-	return calloc(n ? n : 1, size ? size : 1);
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (p && size && n >= HEAP_ADVISE_MIN / size)
+		sf_heap_advise();
+	return p;
 }
 
 void *sf_reallocarray(void *p, size_t n, size_t size)
@@ -214,7 +265,11 @@ void *sf_reallocarray(void *p, size_t n, size_t size)
 		errno = ENOMEM;
 		return NULL;
 	}
-	return realloc(p, (n && size) ? n * size : 1);
+	void *q = realloc(p, (n && size) ? n * size : 1);
+
+	if (q && size && n >= HEAP_ADVISE_MIN / size)
+		sf_heap_advise();
+	return q;
 }
 
 int sf_grow(void *arr, size_t *cap, size_t need, size_t size)

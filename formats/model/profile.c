@@ -13,7 +13,7 @@ static bool idx_resize(struct sf_idx *t, size_t ncap)
 {
 	if (ncap > ((size_t)1 << 32))
 		return false;   /* tags hold 32 bits of position */
-	uint64_t *ns = calloc(ncap, sizeof(*ns));
+	uint64_t *ns = sf_calloc(ncap, sizeof(*ns));
 
 	if (!ns)
 		return false;

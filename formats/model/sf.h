@@ -151,6 +151,11 @@ void *sf_reallocarray(void *p, size_t n, size_t size);
  * Returns 0, or -1 when out of memory (*arr and *cap are then unchanged;
  * callers report SF_ENOMEM). */
 int sf_grow(void *arr, size_t *cap, size_t need, size_t size);
+/* Advise the heap's new part to use transparent huge pages (ctx.c says
+ * why); the allocation helpers call it after large allocations, and a
+ * program may call it after setting M_TOP_PAD.  Thread-safe; changes no
+ * data; does nothing where the C library or kernel lacks the means. */
+void sf_heap_advise(void);
 char *sf_strndup(const char *s, size_t n);
 
 #ifdef __cplusplus
