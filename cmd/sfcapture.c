@@ -258,8 +258,10 @@ int main(int argc, char **argv)
 				(double)st->elapsed_ns / 1e9);
 		cli_msg("%" PRIu64 " samples taken (%" PRIu64 " reused from "
 			"threads that had not run, %" PRIu64 " from stops "
-			"that came late), %" PRIu64 " missed, from %u threads "
-			"in %.2f s", st->samples, st->reused, st->late,
+			"that came late, %" PRIu64 " for skipped ticks from "
+			"stops that held the thread then), %" PRIu64
+			" missed, from %u threads in %.2f s", st->samples,
+			st->reused, st->late, st->catchup,
 			st->missed, st->threads_seen,
 			(double)st->elapsed_ns / 1e9);
 		cli_msg("target stopped per sample: median %.0f us, p99 "

@@ -231,6 +231,7 @@ static int add_sample(struct sfc_session *s, struct sf_ctx *ctx,
 	x->state = state;
 	x->reused = reused;
 	x->late = false;
+	x->catchup = false;
 	s->st.samples++;
 	s->st.reused += reused;
 	return 0;
@@ -333,6 +334,18 @@ static int record(struct sfc_session *s, struct sf_ctx *ctx,
 	}
 	c->have = false;
 	c->base = false;
+	if (t->win) {
+		if (sf_grow(&s->wins, &s->capwins, s->nwins + 1,
+			    sizeof(*s->wins)))
+			return sf_error_nomem(ctx);
+		s->wins[s->nwins++] = t->tidx;
+		c->win = true;
+		c->win_lo = t->win_lo;
+		c->win_hi = t->t_rel;
+		c->win_node = node;
+		c->win_state = t->state;
+		c->win_trunc = !complete;
+	}
 	/* a frame outside every known module may be a library not reported
 	 * yet (just after an exec or a dlopen): unwind it again next time */
 	if (s->reuse && known) {
@@ -357,6 +370,8 @@ static int record_late(struct sfc_session *s, struct sf_ctx *ctx)
 		struct sfc_late *l = &s->late[i];
 		uint64_t trunc = s->st.truncated;
 		l->t.verify = false;
+		/* its tick's window is paid by sfc__owe and below */
+		l->t.win = false;
 		if ((rc = record(s, ctx, &l->t, l->stack)))
 			break;
 		s->st.missed--;
@@ -506,11 +521,55 @@ static bool reusable(struct sfc_session *s, struct sfc_cthread *c,
 		c->base = false;
 		return false;
 	}
+	/* a new baseline with the values a sweep saw: the thread has been
+	 * on no CPU since that read, so it held the copy since then too */
+	if (!*old && c->ck && c->ck_run == run && c->ck_slices == slices &&
+	    c->ck_time < c->base_time) {
+		c->base_time = c->ck_time;
+		*old = true;
+	}
 	if (s->o.verify_reuse) {
 		*verify = true;
 		return false;
 	}
 	return true;
+}
+
+/* Pay a tick skipped at `at` (the sampler fell behind) from the last
+ * tick's stops, for each thread counted in this tick whose window
+ * [win_lo, win_hi] holds `at`.  Why such a sample is exact, not an
+ * estimate: from PTRACE_INTERRUPT to PTRACE_DETACH a tracee runs none of
+ * its own code (it reaches its stop before it returns to user space,
+ * then stays stopped until the detach; win_hi is read before the
+ * detach), so its user registers and stack are the ones the stop read
+ * throughout; and when schedstat (run time and timeslice count, which
+ * grow whenever the thread is on a CPU, the current run included) read
+ * at the scan (ck_time, taken once the read had ended) is unchanged when
+ * read again after the interrupt was sent, the thread was not on a CPU
+ * at any moment in between, so it already held that state at ck_time
+ * (win_lo).  Nothing is inferred outside the window: a thread that ran
+ * between its detach and `at` (every stop wakes a blocked thread, which
+ * then restarts its call) is not paid here, only through a baseline
+ * (base_time <= at, filled by scan), so the two never pay the same tick.
+ * *filled counts the samples added. */
+static int fill_windows(struct sfc_session *s, struct sf_ctx *ctx,
+			int64_t at, uint64_t *filled)
+{
+	for (size_t i = 0; i < s->nwins; i++) {
+		struct sfc_cthread *c = &s->threads[s->wins[i]];
+		if (c->listed != s->tickno || !c->win || at < c->win_lo ||
+		    at > c->win_hi)
+			continue;
+		int rc = add_sample(s, ctx, s->wins[i], c->win_node,
+				    c->win_state, at, false);
+		if (rc)
+			return rc;
+		s->samples[s->nsamples - 1].catchup = true;
+		s->st.catchup++;
+		s->st.truncated += c->win_trunc;
+		(*filled)++;
+	}
+	return 0;
 }
 
 /* The modules changed: stacks unwound before may read differently now. */
@@ -570,6 +629,7 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 				/* it has not run: alive, and where it was */
 				alive++;
 				listed++;
+				c->listed = s->tickno;
 				if (sf_grow(&s->reu, &s->capreu,
 					  s->nreu + 1, sizeof(*s->reu))) {
 					closedir(d);
@@ -588,6 +648,9 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 			continue;
 		listed++;
 		const struct sfc_thr *pt = sfc__pending_find(s, (pid_t)tid);
+		uint32_t known;
+		if (thread_find(s, (pid_t)tid, &known))
+			s->threads[known].listed = s->tickno;
 		if (pt) {
 			/* owed: this tick, and the skipped ones since its
 			 * interrupt (those are counted missed below) */
@@ -622,7 +685,14 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 			closedir(d);
 			return sf_error_nomem(ctx);
 		}
-		s->threads[t->tidx].seen = s->tickno;
+		struct sfc_cthread *c = &s->threads[t->tidx];
+		c->seen = c->listed = s->tickno;
+		c->ck = false;
+		/* the start of this stop's window (window_start, fill_windows) */
+		if (s->reuse && !sched_read(s, c, &t->ck_run, &t->ck_slices)) {
+			t->ck = true;
+			t->ck_time = sfc__mono();
+		}
 		s->ncur++;
 	}
 	closedir(d);
@@ -631,10 +701,13 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 	s->st.threads_now = (uint32_t)listed;
 	/* Ticks skipped because we fell behind: a thread that has not run
 	 * since before the previous tick held its stack all along, so those
-	 * samples are exact too; the others' are missed.  In time order. */
+	 * samples are exact too, and so are those of a thread whose last stop
+	 * held it at that tick (fill_windows); the others' are missed. */
 	uint64_t filled = 0;
 	for (uint64_t k = 0; k < s->nlate; k++) {
 		int64_t at = s->late_first + (int64_t)k * s->period;
+		if ((rc = fill_windows(s, ctx, at, &filled)))
+			return rc;
 		for (size_t i = 0; i < s->nreu; i++) {
 			struct sfc_cthread *c = &s->threads[s->reu[i] >> 1];
 			/* the baseline must be older than the sample */
@@ -649,6 +722,7 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 	}
 	s->st.missed += s->nlate * listed - filled;
 	s->nlate = 0;
+	s->nwins = 0;
 	int64_t now = sfc__mono();
 	for (size_t i = 0; i < s->nreu; i++) {
 		uint32_t id = s->reu[i] >> 1;
@@ -740,6 +814,47 @@ static int reload(struct sfc_session *s, struct sf_ctx *ctx)
 	return 0;
 }
 
+/* Just after the interrupt: where the stop's window starts (see
+ * fill_windows).  The read comes after PTRACE_INTERRUPT, so a thread
+ * that the interrupt woke and that got a CPU before the read only loses
+ * the early start (conservative); equal values mean it was on no CPU
+ * from the scan's read to the interrupt. */
+static void window_start(struct sfc_session *s, struct sfc_thr *t)
+{
+	uint64_t run, slices;
+
+	t->win_lo = t->t_int;
+	if (t->ps == PS_SEIZED && t->ck &&
+	    !sched_read(s, &s->threads[t->tidx], &run, &slices) &&
+	    run == t->ck_run && slices == t->ck_slices)
+		t->win_lo = t->ck_time;
+}
+
+/* The tick overruns: read the schedstat of its threads already released,
+ * keeping for each the earliest moment its current values were seen (a
+ * thread's values only grow, so equal values later mean it was on no CPU
+ * from that moment on).  A thread released a moment ago may not have
+ * restarted its call yet: its values move later and this read proves
+ * nothing; the next sweep may. */
+static void sweep(struct sfc_session *s, size_t n)
+{
+	uint64_t run, slices;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s->cur[i].ps != PS_DONE)
+			continue;
+		struct sfc_cthread *c = &s->threads[s->cur[i].tidx];
+		if (sched_read(s, c, &run, &slices))
+			continue;
+		if (c->ck && run == c->ck_run && slices == c->ck_slices)
+			continue;
+		c->ck = true;
+		c->ck_run = run;
+		c->ck_slices = slices;
+		c->ck_time = sfc__mono();
+	}
+}
+
 static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 {
 	int rc;
@@ -775,9 +890,11 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 	size_t sb = s->slot;
 	if (s->o.all_stop) {
 		int64_t t0 = sfc__mono();
-		for (size_t i = 0; i < s->ncur; i++)
+		for (size_t i = 0; i < s->ncur; i++) {
 			if ((rc = sfc__seize(s, ctx, &s->cur[i])))
 				goto undo;
+			window_start(s, &s->cur[i]);
+		}
 		for (size_t i = 0; i < s->ncur; i++)
 			if (s->cur[i].ps == PS_SEIZED &&
 			    (rc = sfc__wait_stopped(s, ctx, &s->cur[i],
@@ -804,9 +921,13 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 		if (wait > s->period / 2)
 			wait = s->period / 2;
 		size_t first = 0;
+		/* a sweep a quarter period before each tick this one overruns
+		 * (only the reads that end before a tick serve it) */
+		int64_t sweep_at = s->sched + s->period - s->period / 4;
 		for (size_t i = 0; i < s->ncur; i++) {
 			if ((rc = sfc__seize(s, ctx, &s->cur[i])))
 				goto undo;
+			window_start(s, &s->cur[i]);
 			deadline = s->cur[i].t_int + wait;
 			/* read the stops that came meanwhile: with hundreds
 			 * of threads to interrupt, the first would otherwise
@@ -821,6 +942,10 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 				}
 				if (t->ps != PS_SEIZED && j == first)
 					first++;
+			}
+			if (s->reuse && sfc__mono() >= sweep_at) {
+				sweep(s, i + 1);
+				sweep_at += s->period;
 			}
 		}
 		for (;;) {
@@ -857,6 +982,7 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 	for (size_t i = 0; i < s->ncur; i++) {
 		struct sfc_thr *t = &s->cur[i];
 		if (t->have) {
+			t->win = true;
 			if ((rc = record(s, ctx, t, s->stacks + i * sb)))
 				return rc;
 		} else if (t->ps != PS_GONE) {
@@ -1022,6 +1148,7 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 	int64_t end = s->o.duration_ns > 0 ? s->start_mono + s->o.duration_ns
 					   : INT64_MAX;
 	while (!*stop) {
+		s->sched = next;
 		rc = tick(s, ctx);
 		s->st.ticks++;
 		if (rc || s->st.target_exited)
@@ -1055,8 +1182,13 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 	s->st.elapsed_ns = sfc__mono() - s->start_mono;
 	if (boosted)
 		setpriority(PRIO_PROCESS, self, nice0);
-	/* skipped ticks no scan came to fill */
-	s->st.missed += s->nlate * s->st.threads_now;
+	/* skipped ticks no scan came to fill: only the last tick's stops
+	 * can still pay them */
+	uint64_t filled = 0;
+	for (uint64_t k = 0; k < s->nlate && !rc; k++)
+		rc = fill_windows(s, ctx, s->late_first + (int64_t)k * s->period,
+				  &filled);
+	s->st.missed += s->nlate * s->st.threads_now - filled;
 	s->nlate = 0;
 	/* stops that are still due: consume and detach (bounded) */
 	int64_t deadline = sfc__mono() + 100000000;
@@ -1119,12 +1251,21 @@ static int sample_cmp(const void *a, const void *b)
 	return x->thread < y->thread ? -1 : x->thread > y->thread;
 }
 
+static int count_prop(struct sf_profile *p, struct sf_ctx *ctx,
+		      const char *name, uint64_t n)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%" PRIu64, n);
+	return sf_profile_set_prop(p, ctx, name, b);
+}
+
 int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 {
 	sf_frame_id *fid = NULL;
 	sf_stack_id *sid = NULL;
 	sf_thread_idx *tix = NULL;
-	sf_labels_id lab[8][3];
+	sf_labels_id lab[8][4];
 	uint32_t type;
 	char b[64];
 	int rc;
@@ -1149,24 +1290,19 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 	snprintf(b, sizeof(b), "%g", s->o.hz);
 	if ((rc = sf_profile_set_prop(p, ctx, "capture.hz", b)))
 		return rc;
-	snprintf(b, sizeof(b), "%" PRIu64, s->st.missed);
-	if ((rc = sf_profile_set_prop(p, ctx, "capture.missed", b)))
+	if ((rc = count_prop(p, ctx, "capture.missed", s->st.missed)) ||
+	    (rc = count_prop(p, ctx, "capture.reused", s->st.reused)) ||
+	    (rc = count_prop(p, ctx, "capture.ticks_skipped",
+			     s->st.ticks_late)) ||
+	    (rc = count_prop(p, ctx, "capture.catchup", s->st.catchup)))
 		return rc;
-	snprintf(b, sizeof(b), "%" PRIu64, s->st.reused);
-	if ((rc = sf_profile_set_prop(p, ctx, "capture.reused", b)))
+	if (s->o.verify_reuse &&
+	    ((rc = count_prop(p, ctx, "capture.reuse_verified",
+			      s->st.reuse_verified)) ||
+	     (rc = count_prop(p, ctx, "capture.reuse_mismatch",
+			      s->st.reuse_mismatch))))
 		return rc;
-	if (s->o.verify_reuse) {
-		snprintf(b, sizeof(b), "%" PRIu64, s->st.reuse_verified);
-		if ((rc = sf_profile_set_prop(p, ctx, "capture.reuse_verified",
-					      b)))
-			return rc;
-		snprintf(b, sizeof(b), "%" PRIu64, s->st.reuse_mismatch);
-		if ((rc = sf_profile_set_prop(p, ctx, "capture.reuse_mismatch",
-					      b)))
-			return rc;
-	}
-	if (
-	    (rc = sf_profile_set_prop(p, ctx, "capture.reuse",
+	if ((rc = sf_profile_set_prop(p, ctx, "capture.reuse",
 				      s->reuse ? "schedstat" : "off")))
 		return rc;
 
@@ -1190,7 +1326,7 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 					    s->threads[i].name, &tix[i])))
 			goto out;
 	for (int i = 0; i < 8; i++)
-		lab[i][0] = lab[i][1] = lab[i][2] = UINT32_MAX;
+		lab[i][0] = lab[i][1] = lab[i][2] = lab[i][3] = UINT32_MAX;
 	/* samples of skipped ticks were added after later ones */
 	qsort(s->samples, s->nsamples, sizeof(*s->samples), sample_cmp);
 	for (size_t i = 0; i < s->nsamples; i++) {
@@ -1202,12 +1338,17 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 		double w = 1;
 		/* reused=1: counted again, the thread had not run;
 		 * reused=late: a tick that found the thread on its way to a
-		 * stop, given that stop's stack (struct sfc_owed) */
-		int how = x->reused ? 1 : x->late ? 2 : 0;
+		 * stop, given that stop's stack (struct sfc_owed);
+		 * reused=catchup: a tick skipped while we were behind, given
+		 * the stack of a stop that held the thread then
+		 * (fill_windows) */
+		int how = x->reused ? 1 : x->late ? 2 : x->catchup ? 3 : 0;
+		static const char *const hows[] = { "", "1", "late",
+						    "catchup" };
 		sf_labels_id *l = &lab[li][how];
 		if (*l == UINT32_MAX) {
 			struct sf_label ls[2] = {
-				{ "reused", how == 2 ? "late" : "1" },
+				{ "reused", hows[how] },
 				{ "state", sfc_state_name(states[li]) },
 			};
 			if ((rc = sf_profile_labels(p, ctx, ls + !how,
@@ -1253,6 +1394,7 @@ void sfc_close(struct sfc_session *s)
 	free(s->samples);
 	free(s->cur);
 	free(s->reu);
+	free(s->wins);
 	free(s->stacks);
 	free(s->pending);
 	for (size_t i = 0; i < s->nlateq; i++)

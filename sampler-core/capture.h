@@ -40,6 +40,20 @@
  * Ticks skipped because the sampler fell behind are filled, with their
  * scheduled times, for threads whose baseline is older than the skipped
  * tick and still holds: they did not run in between either.
+ *
+ * Catching up (a tick that overran, above all the first, which must stop
+ * every thread): a stop also pays every skipped tick inside its window,
+ * with label reused=catchup.  The window runs from PTRACE_INTERRUPT to
+ * PTRACE_DETACH, in which the tracee runs none of its own code, and
+ * starts instead at the scan's schedstat read when a read just after the
+ * interrupt finds the same values (the thread was on no CPU in between,
+ * so it already held the stop's state).  And while a tick overruns, the
+ * schedstat of the threads it has released is read a quarter period
+ * before each tick it overruns; a baseline taken later with the same
+ * values dates from that read, so the skipped ticks after it are filled
+ * as above (reused=1).  The two spans never overlap (the read comes after
+ * the detach), so no tick is paid twice, and every other sample of a
+ * skipped tick stays missed.
  * Not checked: callee-saved registers other than sp (a thread that left
  * the call and came back to the same pc and sp with the same stack bytes
  * but another rbx would pass (b)-(d); the unwinder reads them only where
@@ -145,6 +159,10 @@ struct sfc_stats {
 				    * the tick that asked for it), and from
 				    * the ticks that found it still pending
 				    * (label reused=late) */
+	uint64_t catchup;          /* of the samples taken, for ticks skipped
+				    * because we fell behind, from a stop of
+				    * this thread whose window covers the
+				    * tick (label reused=catchup) */
 	uint64_t truncated;        /* stacks whose unwinding stopped early */
 	uint32_t threads_now;      /* threads in the last tick */
 	uint32_t threads_seen;
@@ -185,8 +203,10 @@ void sfc_stop_time(const struct sfc_session *s, int64_t *median,
 /* Symbolize the unique addresses and add every sample to `p`: sample type
  * ("samples", "count"), threads (pid, tid, name), label "state"
  * (running, sleeping, disk-wait, stopped, traced, zombie, idle, other),
- * label "reused" = "1" on samples counted again without a stop,
- * time in ns since meta.start_time, metadata (period, start, duration,
+ * label "reused" = "1" on samples counted again without a stop, "late"
+ * on ticks paid by a stop that came late, "catchup" on skipped ticks
+ * paid by a stop whose window holds them; properties capture.missed,
+ * capture.reused, capture.ticks_skipped, capture.catchup; time in ns since meta.start_time, metadata (period, start, duration,
  * capture.* props).  Call sf_profile_set_aggregate first if wanted. */
 int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx,
 	     struct sf_profile *p);

@@ -50,6 +50,16 @@ struct sfc_thr {
 	bool have;              /* registers and stack copied */
 	bool verify;            /* stopped although reusable (verify_reuse):
 				 * its stack must equal the reused one */
+	/* the stop's catch-up window (see record and scan in capture.c):
+	 * schedstat read at the scan (ck_*, ck_time when the read had
+	 * ended), and whether a read just after the interrupt found it
+	 * unchanged (then the thread had not run since ck_time) */
+	bool ck;
+	uint64_t ck_run, ck_slices;
+	int64_t ck_time;
+	int64_t win_lo;         /* first moment the stop's state is proven */
+	int64_t t_rel;          /* just before PTRACE_DETACH */
+	bool win;               /* a stop of this tick (not a late one) */
 };
 
 /* A stop that came after its tick's deadline: the registers and stack
@@ -88,6 +98,24 @@ struct sfc_cthread {
 	char state;
 	uint32_t node;          /* stack of the last real stop */
 	uint32_t seen;          /* last tick that listed it */
+	uint32_t listed;        /* last tick that counted it as scheduled */
+	/* The last tick's stop, and the span [win_lo, win_hi] in which the
+	 * thread provably held that stop's registers and stack: from the
+	 * interrupt (or from a schedstat read before it, when a read after
+	 * it showed the thread had not run in between) to the detach.  A
+	 * tick skipped in that span gets the stop's stack (scan). */
+	bool win;
+	bool win_trunc;
+	/* schedstat read after that stop's detach, during a tick that
+	 * overran (sweep in capture.c), and the earliest moment these values
+	 * were seen: if a later baseline finds the same values, the thread
+	 * held the stop's stack from ck_time on */
+	bool ck;
+	uint64_t ck_run, ck_slices;
+	int64_t ck_time;
+	char win_state;
+	uint32_t win_node;
+	int64_t win_lo, win_hi;
 	sfc_regs regs;
 	uint64_t copy_base;
 	size_t copy_len, copy_cap;
@@ -112,6 +140,8 @@ struct sfc_sample {
 	char state;
 	bool reused;            /* counted again without stopping the thread */
 	bool late;              /* taken from a later stop (struct sfc_owed) */
+	bool catchup;           /* a skipped tick paid from a stop whose
+				 * window covers it (sfc_cthread.win) */
 };
 
 #define SFC_HIST 100000         /* 1 µs buckets up to 100 ms, then one */
@@ -188,12 +218,15 @@ struct sfc_session {
 				 * a missing module): refresh without waiting */
 	char command[256];
 	bool fatal_checked;
+	uint32_t *wins;         /* threads with a window from the last tick */
+	size_t nwins, capwins;
 	uint32_t *reu;          /* this tick's reusable threads: id << 1 |
 				 * (baseline older than this tick) */
 	size_t nreu, capreu;
 	uint64_t nlate;         /* ticks skipped since the last scan */
 	int64_t late_first;     /* time of the first of them */
 	int64_t period;
+	int64_t sched;          /* when the current tick was due */
 	bool reuse;             /* schedstat reuse on (x86_64, file present,
 				 * not no_reuse, not on_cpu) */
 	uint32_t tickno;

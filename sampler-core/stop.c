@@ -361,6 +361,9 @@ void sfc__grab(struct sfc_session *s, struct sfc_thr *t,
 
 void sfc__release(struct sfc_session *s, struct sfc_thr *t, int64_t t0)
 {
+	/* until here the thread has run none of its own code since the
+	 * interrupt: the end of its catch-up window */
+	t->t_rel = sfc__mono();
 	/* the kernel keeps a group-stop (Ctrl-Z) across the detach */
 	ptrace(PTRACE_DETACH, t->tid, 0, 0);
 	t->ps = PS_DONE;
