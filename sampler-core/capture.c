@@ -619,9 +619,9 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 		bool verify = false;
 		if (*end || tid <= 0)
 			continue;
-		if (s->reuse && wanted(s, (pid_t)tid) &&
-		    !sfc__is_pending(s, (pid_t)tid) &&
-		    thread_find(s, (pid_t)tid, &id)) {
+		bool known = thread_find(s, (pid_t)tid, &id);
+		if (s->reuse && known && wanted(s, (pid_t)tid) &&
+		    !sfc__is_pending(s, (pid_t)tid)) {
 			struct sfc_cthread *c = &s->threads[id];
 			bool old;
 			c->seen = s->tickno;
@@ -648,9 +648,8 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 			continue;
 		listed++;
 		const struct sfc_thr *pt = sfc__pending_find(s, (pid_t)tid);
-		uint32_t known;
-		if (thread_find(s, (pid_t)tid, &known))
-			s->threads[known].listed = s->tickno;
+		if (known)
+			s->threads[id].listed = s->tickno;
 		if (pt) {
 			/* owed: this tick, and the skipped ones since its
 			 * interrupt (those are counted missed below) */

@@ -106,6 +106,9 @@ struct sfc_cthread {
 	 * tick skipped in that span gets the stop's stack (scan). */
 	bool win;
 	bool win_trunc;
+	char win_state;
+	uint32_t win_node;
+	int64_t win_lo, win_hi;
 	/* schedstat read after that stop's detach, during a tick that
 	 * overran (sweep in capture.c), and the earliest moment these values
 	 * were seen: if a later baseline finds the same values, the thread
@@ -113,9 +116,6 @@ struct sfc_cthread {
 	bool ck;
 	uint64_t ck_run, ck_slices;
 	int64_t ck_time;
-	char win_state;
-	uint32_t win_node;
-	int64_t win_lo, win_hi;
 	sfc_regs regs;
 	uint64_t copy_base;
 	size_t copy_len, copy_cap;

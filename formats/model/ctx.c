@@ -241,22 +241,23 @@ void sf_heap_advise(void)
 #endif
 }
 
-void *sf_malloc(size_t n)
+/* After an allocation of n elements of `size` bytes: a large one may
+ * have moved the break.  Returns p. */
+static void *advised(void *p, size_t n, size_t size)
 {
-	void *p = malloc(n ? n : 1);
-
-	if (n >= HEAP_ADVISE_MIN)
+	if (p && size && n >= HEAP_ADVISE_MIN / size)
 		sf_heap_advise();
 	return p;
 }
 
+void *sf_malloc(size_t n)
+{
+	return advised(malloc(n ? n : 1), n, 1);
+}
+
 void *sf_calloc(size_t n, size_t size)
 {
-	void *p = calloc(n ? n : 1, size ? size : 1);
-
-	if (p && size && n >= HEAP_ADVISE_MIN / size)
-		sf_heap_advise();
-	return p;
+	return advised(calloc(n ? n : 1, size ? size : 1), n, size);
 }
 
 void *sf_reallocarray(void *p, size_t n, size_t size)
@@ -265,11 +266,7 @@ void *sf_reallocarray(void *p, size_t n, size_t size)
 		errno = ENOMEM;
 		return NULL;
 	}
-	void *q = realloc(p, (n && size) ? n * size : 1);
-
-	if (q && size && n >= HEAP_ADVISE_MIN / size)
-		sf_heap_advise();
-	return q;
+	return advised(realloc(p, (n && size) ? n * size : 1), n, size);
 }
 
 int sf_grow(void *arr, size_t *cap, size_t need, size_t size)
