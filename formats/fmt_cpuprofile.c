@@ -152,7 +152,8 @@ static int cpuprofile_read(struct sf_profile *p, struct sf_input *in,
 	const char *name = sf_input_name(in);
 	struct bulk bk = { ctx, name, { NULL, NULL, NULL }, { 0, 0, 0 },
 			   { 0, 0, 0 } };
-	struct sf_webjson_divert dv = { false, NULL, bulk_keys, bulk_cb, &bk };
+	struct sf_webjson_divert dv = { false, NULL, bulk_keys, bulk_cb, &bk,
+					NULL };
 	uint32_t tc, tw = 0;
 	double *w = NULL, *ts = NULL;
 	double start = NAN, end = NAN;

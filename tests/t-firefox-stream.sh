@@ -1,0 +1,117 @@
+# The Firefox reader's two ways to a thread's sample columns give the same
+# model: the root "threads" of a processed profile have their
+# samples.stack/time/timeDeltas/weight parsed element by element into
+# compact arrays while the document is read; the same profile wrapped as
+# {"profile": ...} (the old DevTools form) reaches the reader as a json-c
+# tree.  Generated documents with awkward columns go both ways and must
+# give the same bytes; a small one is checked against a hand computation.
+. "$TOP/tests/lib.sh"
+
+# hand: stacks 0 = a, 1 = a;b, 2 = c; samples (stack, time ms, weight):
+# (1, 0, 2), (null, 1, 5), (0, 2, 1), (1, 3, 3), (2, 4, "4"), ("1", 5, null)
+# -> a;b 2+3+1 = 6 ("1" is index 1, a null weight stays 1), a 1, c 4
+cat > hand.json <<'J'
+{"meta":{"interval":1,"startTime":1000,"preprocessedProfileVersion":41},
+"threads":[{"name":"main","pid":"7","tid":8,"stringArray":["a","b","c"],
+"funcTable":{"length":3,"name":[0,1,2],"resource":[-1,-1,-1]},
+"frameTable":{"length":3,"func":[0,1,2]},
+"stackTable":{"length":3,"prefix":[null,0,null],"frame":[0,1,2]},
+"samples":{"length":6,"weightType":"samples",
+ "stack":[1,null,0,1,2,"1"],
+ "time":[0,1,2,3,4,5],
+ "weight":[2,5,1,3,"4",null]}}]}
+J
+printf 'a 1\na;b 6\nc 4\n' > hand.want
+$SFCONV -q hand.json > hand.out 2>hand.err
+expect_same firefox-stream-hand hand.want hand.out
+
+# the same sample times either way: ns since meta.startTime
+$SFCONV -q hand.json --to lines -o hand.lines 2>/dev/null
+{ printf '{"label":"x","duration":1,"profile":'; cat hand.json; printf '}\n'; } > hand-w.json
+$SFCONV -q --from firefox hand-w.json --to lines -o hand-w.lines 2>/dev/null
+expect_same firefox-stream-hand-lines hand.lines hand-w.lines
+
+# generated: each case is one profile written twice (root and wrapped)
+python3 - <<'P'
+import json, random
+random.seed(18)
+def thread(i, ns, shape):
+    nst = 12
+    st = {"length": nst, "prefix": [None] + [random.choice([None, random.randrange(k)]) for k in range(1, nst)],
+          "frame": [random.randrange(6) for _ in range(nst)]}
+    s = {"weightType": shape.get("wt", "samples")}
+    def cell(kind):
+        r = random.random()
+        if kind == "stack":
+            return None if r < .1 else str(random.randrange(nst)) if r < .15 else 1.5 if r < .17 else random.randrange(nst)
+        if kind == "time":
+            return None if r < .05 else round(random.uniform(0, 50), 3)
+        return None if r < .05 else "2x" if r < .08 else random.choice([1, 1, 1, 2.5, 0])
+    s["stack"] = [cell("stack") for _ in range(ns)]
+    if shape.get("deltas"):
+        s["timeDeltas"] = [cell("time") for _ in range(ns)]
+    if shape.get("time", True):
+        s["time"] = [cell("time") for _ in range(ns - shape.get("short", 0))]
+    if shape.get("weight") == "const":
+        s["weight"] = [1] * ns
+    elif shape.get("weight") == "late":
+        s["weight"] = [1] * (ns - 1) + [3]
+    elif shape.get("weight"):
+        s["weight"] = [cell("weight") for _ in range(ns)]
+    if shape.get("first"):
+        s = dict(reversed(list(s.items())))
+    th = {"name": "t%d" % i, "pid": "1", "tid": 10 + i,
+          "funcTable": {"name": list(range(6)), "fileName": [6] * 6, "resource": [-1] * 6},
+          "frameTable": {"func": list(range(6)), "line": [None, 3, None, 4, None, 5]},
+          "stackTable": st, "samples": s}
+    if not shape.get("shared"):
+        th["stringArray"] = ["f%d" % k for k in range(6)] + ["x.js"]
+    return th
+cases = {
+    "empty": [{}],
+    "plain": [{"weight": True}],
+    "const-weights": [{"weight": "const"}],
+    "late-weight": [{"weight": "late"}],
+    "deltas": [{"deltas": True, "weight": True}, {"deltas": True, "time": False}],
+    "short-time": [{"short": 7, "weight": True}],
+    "columns-first": [{"first": True, "weight": True}],
+    "tracing-ms": [{"wt": "tracing-ms", "weight": True}],
+    "shared-strings": [{"weight": True, "shared": True}, {"deltas": True, "shared": True}],
+}
+for name, shapes in cases.items():
+    ths = [thread(i, 0 if name == "empty" else 200, sh) for i, sh in enumerate(shapes)]
+    doc = {"meta": {"interval": 1, "startTime": 5000.25, "preprocessedProfileVersion": 41},
+           "threads": ths}
+    if name == "shared-strings":
+        doc["shared"] = {"stringArray": ["f%d" % k for k in range(6)] + ["x.js"]}
+    with open("g-%s.json" % name, "w") as f:
+        json.dump(doc, f, indent=1 if name == "plain" else None)
+    with open("gw-%s.json" % name, "w") as f:
+        json.dump({"label": "x", "duration": 1, "profile": doc}, f)
+P
+for f in g-*.json; do
+	n=${f#g-}; n=${n%.json}
+	ok=1
+	for to in json collapsed; do
+		$SFCONV -q --from firefox "$f" --to $to -o "a.$to" 2>a.err
+		$SFCONV -q --from firefox "gw-$n.json" --to $to -o "b.$to" 2>b.err
+		if ! cmp -s "a.$to" "b.$to" || [ ! -s "a.$to" -a "$n" != empty ]; then
+			ok=0; fail "firefox-stream-$n" "--to $to differs: $(head -c 200 a.err)"
+			diff a.$to b.$to | head -n 5
+			break
+		fi
+	done
+	[ $ok = 1 ] && pass "firefox-stream-$n"
+done
+
+# (a root thread with strings in "shared" waits for the end of the
+# document, its columns with it; wrapped, the threads keep their order,
+# so both threads of that case use "shared")
+# errors: an out-of-range stack names the thread and the line where the
+# threads array moves past it (the "]" on line 8); bad JSON in a column,
+# the line it is on (7)
+printf '{"meta":{},\n"threads":[{"stringArray":["a"],\n"funcTable":{"name":[0]},\n"frameTable":{"func":[0]},\n"stackTable":{"prefix":[null],"frame":[0]},\n"samples":{"stack":[0,\n3]}}\n]}\n' > oob.json
+expect_error firefox-stream-oob-line 1 '^sfconv: oob.json:8: threads\[0\]: samples.stack: index out of range' $SFCONV oob.json -o never.folded
+printf '{"meta":{},\n"threads":[{"stringArray":["a"],\n"funcTable":{"name":[0]},\n"frameTable":{"func":[0]},\n"stackTable":{"prefix":[null],"frame":[0]},\n"samples":{"stack":[0,\n0x]}}\n]}\n' > badnum.json
+expect_error firefox-stream-bad-json-line 1 '^sfconv: badnum.json:7: invalid JSON' $SFCONV badnum.json -o never.folded
+[ ! -e never.folded ] && pass firefox-stream-no-output || fail firefox-stream-no-output "never.folded was written"
