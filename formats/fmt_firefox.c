@@ -106,21 +106,6 @@ static int col_key(const char *key)
 	return -1;
 }
 
-static int col_grow(void **a, size_t *cap, size_t need, size_t size)
-{
-	if (need <= *cap)
-		return 0;
-	size_t nc = *cap ? *cap * 2 : 1024;
-	if (nc < need)
-		nc = need;
-	void *q = sf_reallocarray(*a, nc, size);
-	if (!q)
-		return -1;
-	*a = q;
-	*cap = nc;
-	return 0;
-}
-
 /* Append cell `v` (NULL for a JSON null) to column k. */
 static int cols_add(struct cols *c, struct sf_ctx *ctx, int k,
 		    struct json_object *v)
@@ -130,7 +115,7 @@ static int cols_add(struct cols *c, struct sf_ctx *ctx, int k,
 	double d = 1;
 
 	if (k == C_STACK) {
-		if (col_grow((void **)&c->stack, &c->cap[k], i + 1,
+		if (sf_grow(&c->stack, &c->cap[k], i + 1,
 			     sizeof(*c->stack)))
 			return sf_error_nomem(ctx);
 		/* larger than any stack table that fits in memory */
@@ -147,15 +132,15 @@ static int cols_add(struct cols *c, struct sf_ctx *ctx, int k,
 		bool was_const = !c->weight;
 		if (was_const)
 			c->cap[k] = 0;
-		if (col_grow((void **)&c->weight, &c->cap[k],
-			     was_const ? i + 1024 : i + 1, sizeof(double)))
+		if (sf_grow(&c->weight, &c->cap[k],
+			     i + 1, sizeof(double)))
 			return sf_error_nomem(ctx);
 		for (size_t j = 0; was_const && j < i; j++)
 			c->weight[j] = c->wconst;
 		c->weight[i] = d;
 	} else {
 		double **a = k == C_TIME ? &c->time : &c->delta;
-		if (col_grow((void **)a, &c->cap[k], i + 1, sizeof(double)))
+		if (sf_grow(a, &c->cap[k], i + 1, sizeof(double)))
 			return sf_error_nomem(ctx);
 		(*a)[i] = sf_webjson__num(v, &d) ? d : NAN;
 	}

@@ -1,3 +1,5 @@
+# Compact bulk arrays of the web readers.
+#
 # The Firefox reader's two ways to a thread's sample columns give the same
 # model: the root "threads" of a processed profile have their
 # samples.stack/time/timeDeltas/weight parsed element by element into
@@ -115,3 +117,20 @@ expect_error firefox-stream-oob-line 1 '^sfconv: oob.json:8: threads\[0\]: sampl
 printf '{"meta":{},\n"threads":[{"stringArray":["a"],\n"funcTable":{"name":[0]},\n"frameTable":{"func":[0]},\n"stackTable":{"prefix":[null],"frame":[0]},\n"samples":{"stack":[0,\n0x]}}\n]}\n' > badnum.json
 expect_error firefox-stream-bad-json-line 1 '^sfconv: badnum.json:7: invalid JSON' $SFCONV badnum.json -o never.folded
 [ ! -e never.folded ] && pass firefox-stream-no-output || fail firefox-stream-no-output "never.folded was written"
+
+# cpuprofile: node ids are kept as int32 until one is not; then all are
+# doubles.  Nodes (root) > a (id 1) > b (id 3000000000); samples a, b, a,
+# b, b -> a 2, a;b 3 whether or not the wide id comes first
+for order in '1,3000000000,1,3000000000,3000000000' '3000000000,1,1,3000000000,3000000000'; do
+	printf '{"nodes":[{"id":9,"callFrame":{"functionName":"(root)"},"children":[1]},\n{"id":1,"callFrame":{"functionName":"a"},"children":[3000000000]},\n{"id":3000000000,"callFrame":{"functionName":"b"}}],\n"startTime":0,"endTime":50,\n"samples":[%s],\n"timeDeltas":[0,10,10,10,10]}\n' "$order" > wide.cpuprofile
+	printf 'a 2\na;b 3\n' > wide.want
+	$SFCONV -q wide.cpuprofile > wide.out 2>wide.err
+	expect_same "cpuprofile-wide-ids-${order%%,*}" wide.want wide.out
+done
+# the times come through: written back, the deltas are the same
+$SFCONV -q wide.cpuprofile -o again.cpuprofile 2>/dev/null
+grep -q '"timeDeltas":\[0,10,10,10,10\]' again.cpuprofile && pass cpuprofile-wide-ids-times ||
+	fail cpuprofile-wide-ids-times "$(tail -c 120 again.cpuprofile)"
+# a non-integral id after int32 ones is still refused, at its index
+printf '{"nodes":[{"id":1,"callFrame":{"functionName":"a"}}],"samples":[1,1,1.5],"timeDeltas":[0,1,1],"startTime":0}\n' > frac.cpuprofile
+expect_error cpuprofile-fractional-id 1 'samples\[2\]: expected a node id' $SFCONV frac.cpuprofile
