@@ -2,8 +2,8 @@
 # Time and peak memory of the web-viewer JSON readers on large generated
 # inputs (never part of `make check`).  Usage: sh bench/web-formats.sh
 # [SCALE [INPUT...]]  (SCALE 1: a 56 MB speedscope evented file with 1.5
-# million events, a 298 MB trace with 2.4 million X events, a 255 MB
-# .cpuprofile with 28 million samples, a 250 MB Firefox processed profile
+# million events, a 298 MB trace with 2.4 million X events, a 253 MB
+# .cpuprofile with 28 million samples, a 297 MB Firefox processed profile
 # with 15.5 million samples in one thread).  INPUT picks which to run:
 # speedscope, trace, cpuprofile, firefox (default: all four).  Needs GNU
 # time.  Each line gives the peak RSS over the input size (goal: at most
