@@ -5,7 +5,8 @@
 # million events, a 298 MB trace with 2.4 million X events, a 253 MB
 # .cpuprofile with 28 million samples, a 297 MB Firefox processed profile
 # with 15.5 million samples in one thread).  INPUT picks which to run:
-# speedscope, trace, cpuprofile, firefox (default: all four).  Needs GNU
+# speedscope, trace, cpuprofile, firefox (default: these four), gecko
+# (the gecko form of the Firefox profile: not streamed yet).  Needs GNU
 # time.  Each line gives the peak RSS over the input size (goal: at most
 # 2x, issue 18).  SFCONV picks the binary; WEB_KEEP=DIR keeps the inputs
 # in DIR.
@@ -152,7 +153,38 @@ def firefox(f):
     f.write(']},"markers":{"length":0,"category":[],"data":[],"endTime":[],'
             '"name":[],"phase":[],"startTime":[]}}],"pages":[],"counters":[]}')
 
-gens = {'speedscope': ('evented.speedscope.json', speedscope),
+# The same kind of thread in the gecko form Firefox writes: tables as
+# {"schema", "data": [rows]}, the samples rows [stack, time, eventDelay].
+def gecko(f):
+    random.seed(5)
+    nfr, nst = 3000, 6000
+    f.write('{"meta":{"interval":1,"startTime":1700000000000.5,"version":24,'
+            '"processType":0,"product":"bench"},"libs":[],"threads":[{"name":"main",'
+            '"processType":"default","pid":"100","tid":101,"stringTable":[')
+    f.write(','.join('"fn%d (/src/m%d.js:%d:%d)"' % (i, i % 40, 1 + i % 500, 1 + i % 70)
+                     for i in range(nfr)))
+    f.write('],"frameTable":{"schema":{"location":0,"relevantForJS":1,"innerWindowID":2,'
+            '"implementation":3,"line":4,"column":5,"category":6,"subcategory":7},"data":[')
+    f.write(','.join('[%d,false,0,null,null,null,0,0]' % i for i in range(nfr)))
+    prefix = [None] + [None if random.random() < 0.02 else random.randrange(max(0, i - 50), i)
+                       for i in range(1, nst)]
+    f.write(']},"stackTable":{"schema":{"prefix":0,"frame":1},"data":[')
+    f.write(','.join('[%s,%d]' % ('null' if p is None else p, random.randrange(nfr))
+                     for p in prefix))
+    f.write(']},"samples":{"schema":{"stack":0,"time":1,"eventDelay":2},"data":[')
+    t = [0.0]
+    def rows(k):
+        out = []
+        for _ in range(k):
+            t[0] += random.randrange(900, 1200) / 1000
+            out.append('[%d,%.3f,0]' % (random.randrange(nst), t[0]))
+        return out
+    bulk(f, int(11000000 * scale), rows)
+    f.write(']},"markers":{"schema":{"name":0,"startTime":1,"endTime":2,"phase":3,'
+            '"category":4,"data":5},"data":[]}}],"processes":[],"pausedRanges":[]}')
+
+gens = {'gecko': ('gecko.firefox.json', gecko),
+        'speedscope': ('evented.speedscope.json', speedscope),
         'trace': ('x.trace.json', trace),
         'cpuprofile': ('bench.cpuprofile', cpuprofile),
         'firefox': ('processed.firefox.json', firefox)}
@@ -169,6 +201,7 @@ for w in $want; do
 	trace) f=x.trace.json ;;
 	cpuprofile) f=bench.cpuprofile ;;
 	firefox) f=processed.firefox.json ;;
+	gecko) f=gecko.firefox.json ;;
 	esac
 	size=$(wc -c < "$dir/$f")
 	/usr/bin/time -f "%e %M" -o "$dir/t" \

@@ -25,6 +25,7 @@
  * categories are not read.
  */
 #include "webjson.h"
+#include "strbuf.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -74,19 +75,27 @@ struct rd {
  * range all the same); a time is NaN when it is not a number; a weight is
  * what sf_webjson__num leaves in a 1.  A weight column that holds one
  * value throughout is not stored: the usual "weight": [1, 1, ...].
+ *
+ * The gecko form's samples.data rows cannot be cut down to the cells
+ * that matter: the schema that says which they are may come after them.
+ * Each row is kept as its JSON text instead (json-c writes numbers back
+ * as they were read, so parsing the text again gives the same values),
+ * about the size it had in the file, and parsed again when the thread is
+ * read.
  */
 #define COL_NONE (-2)
 
-enum { C_STACK, C_TIME, C_DELTA, C_WEIGHT, C_N };
+enum { C_STACK, C_TIME, C_DELTA, C_WEIGHT, C_ROWS, C_N };
 
 static const char *const col_keys[] = { "stack", "time", "timeDeltas",
-					"weight", NULL };
+					"weight", "data", NULL };
 
 struct cols {
 	int32_t *stack;
 	double *time, *delta, *weight;
 	size_t n[C_N], cap[C_N];
 	double wconst;          /* every weight so far, while !weight */
+	struct sf_sbuf rows;    /* n[C_ROWS] rows, each text and a NUL */
 };
 
 static void cols_free(struct cols *c)
@@ -95,6 +104,7 @@ static void cols_free(struct cols *c)
 	free(c->time);
 	free(c->delta);
 	free(c->weight);
+	sf_sbuf_free(&c->rows);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -122,6 +132,11 @@ static int cols_add(struct cols *c, struct sf_ctx *ctx, int k,
 		c->stack[i] = !sf_webjson__int(v, &s) ? COL_NONE :
 			      s < 0 ? -1 : s > INT32_MAX ? INT32_MAX :
 			      (int32_t)s;
+	} else if (k == C_ROWS) {
+		const char *txt = v ? json_object_to_json_string_ext(
+					      v, SF_WEBJSON_FLAGS) : "null";
+		if (!txt || !sf_sbuf_add(&c->rows, txt, strlen(txt) + 1))
+			return sf_error_nomem(ctx);
 	} else if (k == C_WEIGHT) {
 		sf_webjson__num(v, &d);
 		if (!c->weight && (!i || !memcmp(&d, &c->wconst, sizeof(d)))) {
@@ -260,6 +275,14 @@ static void split_location(struct sf_frame *f, const char *loc, char *buf,
 	}
 }
 
+/* Cell i of a gecko table row (NULL when the row is not an array: json-c
+ * would abort). */
+static struct json_object *row_cell(struct json_object *row, size_t i)
+{
+	return json_object_is_type(row, json_type_array) ?
+		       json_object_array_get_idx(row, i) : NULL;
+}
+
 /* Stack table rows -> model stacks; prefixes must point backwards. */
 static int build_stacks(struct rd *r, size_t ti, size_t n,
 			struct json_object *prefix_col,
@@ -278,11 +301,11 @@ static int build_stacks(struct rd *r, size_t ti, size_t n,
 		if (rows) {
 			struct json_object *row =
 				json_object_array_get_idx(rows, i);
-			struct json_object *pv = json_object_array_get_idx(
+			struct json_object *pv = row_cell(
 				row, (size_t)pcol);
 			if (!sf_webjson__int(pv, &pre))
 				pre = -1;
-			sf_webjson__int(json_object_array_get_idx(
+			sf_webjson__int(row_cell(
 						row, (size_t)fcol), &fr);
 		} else {
 			if (!cell_int(prefix_col, i, &pre))
@@ -330,12 +353,28 @@ static int thread_of(struct rd *r, struct json_object *th,
 				 sf_webjson__str(th, "name"), out);
 }
 
-/* NEEDSWORK: the gecko form's samples.data rows are still json-c
- * arrays (about 200 bytes a sample); streaming them needs the schema,
- * which may come after the data, so rows would have to be kept in a
- * compact form of all their cells. */
+/* The columns of a thread that was not diverted, from the tree: k from
+ * `from` to before `to`. */
+static int cols_from_tree(struct cols *c, struct sf_ctx *ctx,
+			  struct json_object *sm, int from, int to)
+{
+	int rc;
+
+	for (int k = from; k < to; k++) {
+		struct json_object *a = sf_webjson__arr(sm, col_keys[k]);
+		size_t n = a ? json_object_array_length(a) : 0;
+		if (c->n[k])
+			continue;   /* diverted */
+		for (size_t i = 0; i < n; i++)
+			if ((rc = cols_add(c, ctx, k,
+					   json_object_array_get_idx(a, i))))
+				return rc;
+	}
+	return 0;
+}
+
 static int gecko_thread(struct rd *r, struct json_object *th, size_t ti,
-			double start)
+			double start, struct cols *cols)
 {
 	struct json_object *strings = sf_webjson__arr(th, "stringTable");
 	struct json_object *ft = sf_webjson__get(th, "frameTable");
@@ -351,6 +390,8 @@ static int gecko_thread(struct rd *r, struct json_object *th, size_t ti,
 	int wc = schema_col(sm, "weight");
 	sf_frame_id *frames = NULL;
 	sf_stack_id *stacks = NULL;
+	struct json_tokener *tok = NULL;
+	struct json_object *srow = NULL;  /* the sample row being read */
 	sf_thread_idx thr;
 	uint32_t type;
 	int rc;
@@ -372,7 +413,7 @@ static int gecko_thread(struct rd *r, struct json_object *th, size_t ti,
 		int64_t x;
 		const char *s;
 		sf_frame_init(&f);
-		if (!sf_webjson__int(json_object_array_get_idx(
+		if (!sf_webjson__int(row_cell(
 					     row, (size_t)loc), &x) ||
 		    !(s = string_at(strings, x))) {
 			rc = bad(r, ti, "frameTable: location is not a "
@@ -380,11 +421,11 @@ static int gecko_thread(struct rd *r, struct json_object *th, size_t ti,
 			goto out;
 		}
 		split_location(&f, s, buf, sizeof(buf));
-		if (line >= 0 && sf_webjson__int(json_object_array_get_idx(
+		if (line >= 0 && sf_webjson__int(row_cell(
 				 row, (size_t)line), &x) && x > 0 &&
 		    x <= UINT32_MAX)
 			f.line = (uint32_t)x;
-		if (col >= 0 && sf_webjson__int(json_object_array_get_idx(
+		if (col >= 0 && sf_webjson__int(row_cell(
 				 row, (size_t)col), &x) && x > 0 &&
 		    x <= UINT32_MAX)
 			f.column = (uint32_t)x;
@@ -395,12 +436,26 @@ static int gecko_thread(struct rd *r, struct json_object *th, size_t ti,
 			       NULL, srows, pc, fc, frames, nf, &stacks)))
 		goto out;
 	size_t nst = json_object_array_length(srows);
-	size_t ns = json_object_array_length(mrows);
+	if ((rc = cols_from_tree(cols, r->ctx, sm, C_ROWS, C_ROWS + 1)))
+		goto out;
+	size_t ns = cols->n[C_ROWS];
+	const char *text = cols->rows.s;
+	int depth = (int)(r->ctx->limits.max_nesting > 1000 ?
+			  1000 : r->ctx->limits.max_nesting);
+	if (ns && !(tok = json_tokener_new_ex(depth))) {
+		rc = sf_error_nomem(r->ctx);
+		goto out;
+	}
 	for (size_t i = 0; i < ns; i++) {
-		struct json_object *row = json_object_array_get_idx(mrows, i);
+		size_t len = strlen(text);
 		int64_t s;
 		double t = 0, wt = 1;
-		if (!sf_webjson__int(json_object_array_get_idx(row,
+		json_object_put(srow);
+		json_tokener_reset(tok);
+		/* with its NUL, so that a bare number ends */
+		srow = json_tokener_parse_ex(tok, text, (int)len + 1);
+		text += len + 1;
+		if (!sf_webjson__int(row_cell(srow,
 							       (size_t)sc),
 				     &s))
 			continue;   /* a sample without a stack */
@@ -409,9 +464,9 @@ static int gecko_thread(struct rd *r, struct json_object *th, size_t ti,
 			goto out;
 		}
 		bool timed = tc >= 0 && sf_webjson__num(
-			json_object_array_get_idx(row, (size_t)tc), &t);
+			row_cell(srow, (size_t)tc), &t);
 		if (wc >= 0)
-			sf_webjson__num(json_object_array_get_idx(row,
+			sf_webjson__num(row_cell(srow,
 								  (size_t)wc),
 					&wt);
 		if ((rc = add(r, stacks[s], thr, type, wt,
@@ -421,28 +476,12 @@ static int gecko_thread(struct rd *r, struct json_object *th, size_t ti,
 			goto out;
 	}
 out:
+	json_object_put(srow);
+	if (tok)
+		json_tokener_free(tok);
 	free(frames);
 	free(stacks);
 	return rc;
-}
-
-/* The columns of a thread that was not diverted, from the tree. */
-static int cols_from_tree(struct cols *c, struct sf_ctx *ctx,
-			  struct json_object *sm)
-{
-	int rc;
-
-	for (int k = 0; k < C_N; k++) {
-		struct json_object *a = sf_webjson__arr(sm, col_keys[k]);
-		size_t n = a ? json_object_array_length(a) : 0;
-		if (c->n[k])
-			continue;   /* diverted */
-		for (size_t i = 0; i < n; i++)
-			if ((rc = cols_add(c, ctx, k,
-					   json_object_array_get_idx(a, i))))
-				return rc;
-	}
-	return 0;
 }
 
 static int processed_thread(struct rd *r, struct json_object *th, size_t ti,
@@ -526,7 +565,7 @@ static int processed_thread(struct rd *r, struct json_object *th, size_t ti,
 			       sf_webjson__arr(stt, "frame"), NULL, 0, 0,
 			       frames, nf, &stacks)))
 		goto out;
-	if ((rc = cols_from_tree(cols, r->ctx, sm)))
+	if ((rc = cols_from_tree(cols, r->ctx, sm, 0, C_ROWS)))
 		goto out;
 	size_t ns = cols->n[C_STACK];
 	double t = 0;
@@ -588,7 +627,7 @@ static int one_thread(struct rd *r, struct json_object *th, size_t i,
 		return rc;
 	}
 	if (sf_webjson__get(sf_webjson__get(th, "stackTable"), "schema"))
-		return gecko_thread(r, th, i, start);
+		return gecko_thread(r, th, i, start, cols);
 	return processed_thread(r, th, i, start, cols);
 }
 

@@ -3,7 +3,8 @@
 # The Firefox reader's two ways to a thread's sample columns give the same
 # model: the root "threads" of a processed profile have their
 # samples.stack/time/timeDeltas/weight parsed element by element into
-# compact arrays while the document is read; the same profile wrapped as
+# compact arrays (the gecko form's samples.data rows into their text)
+# while the document is read; the same profile wrapped as
 # {"profile": ...} (the old DevTools form) reaches the reader as a json-c
 # tree.  Generated documents with awkward columns go both ways and must
 # give the same bytes; a small one is checked against a hand computation.
@@ -80,8 +81,29 @@ cases = {
     "tracing-ms": [{"wt": "tracing-ms", "weight": True}],
     "shared-strings": [{"weight": True, "shared": True}, {"deltas": True, "shared": True}],
 }
+def gecko(i, ns, shape):
+    nst = 12
+    rows = []
+    for _ in range(ns):
+        r = random.random()
+        st = None if r < .1 else str(random.randrange(nst)) if r < .15 else random.randrange(nst)
+        row = [st, round(random.uniform(0, 50), 3), random.choice([1, 2.5, None, "3"])]
+        rows.append(None if r > .98 else 7 if r > .96 else row[:2] if r > .9 else row)
+    schema = {"stack": 0, "time": 1}
+    if shape.get("weight"):
+        schema["weight"] = 2
+    samples = {"data": rows, "schema": schema} if shape.get("first") else {"schema": schema, "data": rows}
+    return {"name": "g%d" % i, "pid": 1, "tid": 20 + i,
+            "stringTable": ["f%d (x.js:%d:%d)" % (k, k + 1, k + 2) for k in range(6)],
+            "frameTable": {"schema": {"location": 0, "line": 1}, "data": [[k, None] for k in range(6)]},
+            "stackTable": {"schema": {"prefix": 0, "frame": 1},
+                           "data": [[None, 0]] + [[random.choice([None, random.randrange(k)]), random.randrange(6)] for k in range(1, nst)]},
+            "samples": samples}
+cases["gecko"] = [{"gecko": True, "weight": True}, {"gecko": True}]
+cases["gecko-data-first"] = [{"gecko": True, "first": True, "weight": True}]
 for name, shapes in cases.items():
-    ths = [thread(i, 0 if name == "empty" else 200, sh) for i, sh in enumerate(shapes)]
+    ths = [(gecko if sh.get("gecko") else thread)(i, 0 if name == "empty" else 200, sh)
+           for i, sh in enumerate(shapes)]
     doc = {"meta": {"interval": 1, "startTime": 5000.25, "preprocessedProfileVersion": 41},
            "threads": ths}
     if name == "shared-strings":
@@ -134,3 +156,12 @@ grep -q '"timeDeltas":\[0,10,10,10,10\]' again.cpuprofile && pass cpuprofile-wid
 # a non-integral id after int32 ones is still refused, at its index
 printf '{"nodes":[{"id":1,"callFrame":{"functionName":"a"}}],"samples":[1,1,1.5],"timeDeltas":[0,1,1],"startTime":0}\n' > frac.cpuprofile
 expect_error cpuprofile-fractional-id 1 'samples\[2\]: expected a node id' $SFCONV frac.cpuprofile
+
+# a gecko row that is not an array is a sample without a stack, and a
+# frame row that is not one a bad frame; neither aborts (json-c asserts)
+printf '{"meta":{"startTime":0},"threads":[{"name":"m","stringTable":["a","b"],"frameTable":{"schema":{"location":0},"data":[[0],[1]]},"stackTable":{"schema":{"prefix":0,"frame":1},"data":[[null,0],[0,1]]},"samples":{"schema":{"stack":0,"time":1},"data":[[0,1],null,5,"x",{"a":1},[1,2]]}}]}' > rows.json
+printf 'a 1\na;b 1\n' > rows.want
+$SFCONV -q rows.json > rows.out 2>&1
+expect_same firefox-gecko-odd-rows rows.want rows.out
+printf '{"meta":{"startTime":0},"threads":[{"name":"m","stringTable":["a"],"frameTable":{"schema":{"location":0},"data":[7]},"stackTable":{"schema":{"prefix":0,"frame":1},"data":[[null,0]]},"samples":{"schema":{"stack":0},"data":[[0]]}}]}' > frow.json
+expect_error firefox-gecko-frame-row 1 'threads\[0\]: frameTable: location is not a string index' $SFCONV frow.json
