@@ -81,6 +81,7 @@ struct parser {
 	/* with dv->inner: the parser each element goes through instead of
 	 * etok, so arrays inside the elements are diverted too */
 	struct parser *sub;
+	bool is_sub;               /* this is one: `top` may be an object */
 	const char *after;         /* error for data after the value */
 };
 
@@ -244,8 +245,9 @@ static const char *divert_key(struct parser *ps)
 		return NULL;
 	if (!dv->keys)
 		return s->n == 1 ? dv->top : NULL;
-	/* top [i] key, or top key when top is an object */
-	size_t lv = s->n == 2 && s->open[1] == '{' ? 1 : 2;
+	/* top [i] key, or (inner diverts only) top key when top is an
+	 * object */
+	size_t lv = ps->is_sub && s->n == 2 && s->open[1] == '{' ? 1 : 2;
 	if (lv == 2 && (s->n != 3 || s->open[1] != '[' || s->open[2] != '{'))
 		return NULL;
 	for (size_t i = 0; dv->keys[i]; i++)
@@ -422,6 +424,7 @@ static int parser_init(struct parser *ps, struct sf_ctx *ctx,
 			return rc;
 		ps->sub->after = "invalid JSON: unexpected data after an "
 				 "array element";
+		ps->sub->is_sub = true;
 	}
 	return 0;
 }
