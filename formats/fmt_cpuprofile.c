@@ -111,13 +111,18 @@ static int read_head(struct sf_cpuprof *t, struct sf_profile *p,
 }
 
 /* The per-sample arrays, parsed element by element into compact arrays
- * (a json-c number costs ~50 bytes, and a long profile has millions). */
+ * (a json-c number costs ~50 bytes, and a long profile has millions).
+ * Node ids are int32 (4 bytes where the file spends about 5) until one is
+ * not, then doubles like the rest. */
 struct bulk {
 	struct sf_ctx *ctx;
 	const char *name;
-	double *v[3];          /* samples, timeDeltas, timestamps */
+	double *v[3];          /* samples (when wide), timeDeltas, timestamps */
 	size_t n[3], cap[3];
+	int32_t *ids;          /* samples while !wide */
+	bool wide;
 };
+
 
 static const char *const bulk_keys[] = { "samples", "timeDeltas",
 					 "timestamps", NULL };
@@ -132,14 +137,29 @@ static int bulk_cb(void *ud, size_t index, const char *key, size_t n,
 	if (!sf_webjson__num(e, &d))
 		return sf_error(b->ctx, SF_EINPUT, b->name, line,
 				"%s[%zu]: expected a number", key, n);
-	if (b->n[k] == b->cap[k]) {
-		size_t nc = b->cap[k] ? b->cap[k] * 2 : 1024;
-		void *q = sf_reallocarray(b->v[k], nc, sizeof(double));
-		if (!q)
+	if (k == 0 && !b->wide) {
+		if (d >= INT32_MIN && d <= INT32_MAX &&
+		    d == (double)(int32_t)d) {
+			if (sf_grow(&b->ids, &b->cap[0],
+				      b->n[0] + 1, sizeof(*b->ids)))
+				return sf_error_nomem(b->ctx);
+			b->ids[b->n[0]++] = (int32_t)d;
+			return 0;
+		}
+		/* the first id that is not an int32: all become doubles */
+		b->cap[0] = 0;
+		if (sf_grow(&b->v[0], &b->cap[0], b->n[0] + 1,
+			      sizeof(double)))
 			return sf_error_nomem(b->ctx);
-		b->v[k] = q;
-		b->cap[k] = nc;
+		for (size_t i = 0; i < b->n[0]; i++)
+			b->v[0][i] = b->ids[i];
+		free(b->ids);
+		b->ids = NULL;
+		b->wide = true;
 	}
+	if (sf_grow(&b->v[k], &b->cap[k], b->n[k] + 1,
+		      sizeof(double)))
+		return sf_error_nomem(b->ctx);
 	b->v[k][b->n[k]++] = d;
 	return 0;
 }
@@ -151,10 +171,11 @@ static int cpuprofile_read(struct sf_profile *p, struct sf_input *in,
 	struct sf_cpuprof t = { 0 };
 	const char *name = sf_input_name(in);
 	struct bulk bk = { ctx, name, { NULL, NULL, NULL }, { 0, 0, 0 },
-			   { 0, 0, 0 } };
-	struct sf_webjson_divert dv = { false, NULL, bulk_keys, bulk_cb, &bk };
+			   { 0, 0, 0 }, NULL, false };
+	struct sf_webjson_divert dv = { false, NULL, bulk_keys, bulk_cb, &bk,
+					NULL };
 	uint32_t tc, tw = 0;
-	double *w = NULL, *ts = NULL;
+	double *w = NULL, *ts = NULL;   /* ts: timeDeltas or timestamps */
 	double start = NAN, end = NAN;
 	int rc;
 
@@ -230,14 +251,12 @@ static int cpuprofile_read(struct sf_profile *p, struct sf_input *in,
 		sf_warn(ctx, "cpuprofile.time", "%s: timeDeltas does not match "
 			"samples; times dropped", name);
 	if (timed) {
-		if (!(ts = sf_calloc(ns ? ns : 1, sizeof(*ts)))) {
-			rc = sf_error_nomem(ctx);
-			goto out;
-		}
 		double cur = isfinite(start) ? start : 0;
 		bool use_deltas = deltas && nd == ns && isfinite(start);
-		for (size_t i = 0; i < ns; i++) {
-			cur = use_deltas ? cur + bk.v[1][i] : bk.v[2][i];
+		/* the times replace the deltas in place: no third array */
+		ts = use_deltas ? bk.v[1] : bk.v[2];
+		for (size_t i = 0; use_deltas && i < ns; i++) {
+			cur += bk.v[1][i];
 			ts[i] = cur;
 		}
 		/* the legacy format's startTime/endTime are seconds */
@@ -251,7 +270,7 @@ static int cpuprofile_read(struct sf_profile *p, struct sf_input *in,
 				(end - start) * 1000);
 	}
 	for (size_t i = 0; i < ns; i++) {
-		double idd = bk.v[0][i];
+		double idd = bk.wide ? bk.v[0][i] : bk.ids[i];
 		sf_stack_id s;
 		if ((i & 0xffff) == 0 && sf_interrupted(ctx)) {
 			rc = sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
@@ -283,8 +302,8 @@ out:
 		sf_error_place(ctx, name, 0);
 	for (int k = 0; k < 3; k++)
 		free(bk.v[k]);
+	free(bk.ids);
 	free(w);
-	free(ts);
 	sf_cpuprof__free(&t);
 	json_object_put(root);
 	return rc;

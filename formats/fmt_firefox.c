@@ -25,6 +25,7 @@
  * categories are not read.
  */
 #include "webjson.h"
+#include "strbuf.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -61,6 +62,106 @@ struct rd {
 	double *w;
 	size_t nw;
 };
+
+/*
+ * A processed thread's sample columns (samples.stack, .time, .timeDeltas,
+ * .weight) in compact form: 12 bytes a sample where json-c needs about
+ * 150.  They are filled while the document is parsed (the thread's
+ * arrays are diverted, struct sf_webjson_divert) or, for a thread that
+ * was not (nested processes, a wrapped profile), from the tree; both go
+ * through cols_add, so both give the same model.  A cell keeps exactly
+ * what the reader uses of it: a stack is COL_NONE when it is not an
+ * integer (the sample is skipped) and any negative index is -1 (out of
+ * range all the same); a time is NaN when it is not a number; a weight is
+ * what sf_webjson__num leaves in a 1.  A weight column that holds one
+ * value throughout is not stored: the usual "weight": [1, 1, ...].
+ *
+ * The gecko form's samples.data rows cannot be cut down to the cells
+ * that matter: the schema that says which they are may come after them.
+ * Each row is kept as its JSON text instead (json-c writes numbers back
+ * as they were read, so parsing the text again gives the same values),
+ * about the size it had in the file, and parsed again when the thread is
+ * read.
+ */
+#define COL_NONE (-2)
+
+enum { C_STACK, C_TIME, C_DELTA, C_WEIGHT, C_ROWS, C_N };
+
+static const char *const col_keys[] = { "stack", "time", "timeDeltas",
+					"weight", "data", NULL };
+
+struct cols {
+	int32_t *stack;
+	double *time, *delta, *weight;
+	size_t n[C_N], cap[C_N];
+	double wconst;          /* every weight so far, while !weight */
+	struct sf_sbuf rows;    /* n[C_ROWS] rows, each text and a NUL */
+};
+
+static void cols_free(struct cols *c)
+{
+	free(c->stack);
+	free(c->time);
+	free(c->delta);
+	free(c->weight);
+	sf_sbuf_free(&c->rows);
+	memset(c, 0, sizeof(*c));
+}
+
+static int col_key(const char *key)
+{
+	for (int k = 0; k < C_N; k++)
+		if (!strcmp(key, col_keys[k]))
+			return k;
+	return -1;
+}
+
+/* Append cell `v` (NULL for a JSON null) to column k. */
+static int cols_add(struct cols *c, struct sf_ctx *ctx, int k,
+		    struct json_object *v)
+{
+	size_t i = c->n[k];
+	int64_t s;
+	double d = 1;
+
+	if (k == C_STACK) {
+		if (sf_grow(&c->stack, &c->cap[k], i + 1,
+			     sizeof(*c->stack)))
+			return sf_error_nomem(ctx);
+		/* larger than any stack table that fits in memory */
+		c->stack[i] = !sf_webjson__int(v, &s) ? COL_NONE :
+			      s < 0 ? -1 : s > INT32_MAX ? INT32_MAX :
+			      (int32_t)s;
+	} else if (k == C_ROWS) {
+		const char *txt = v ? json_object_to_json_string_ext(
+					      v, SF_WEBJSON_FLAGS) : "null";
+		if (!txt || !sf_sbuf_add(&c->rows, txt, strlen(txt) + 1))
+			return sf_error_nomem(ctx);
+	} else if (k == C_WEIGHT) {
+		sf_webjson__num(v, &d);
+		if (!c->weight && (!i || !memcmp(&d, &c->wconst, sizeof(d)))) {
+			c->wconst = d;
+			c->n[k]++;
+			return 0;
+		}
+		bool was_const = !c->weight;
+		if (was_const)
+			c->cap[k] = 0;
+		if (sf_grow(&c->weight, &c->cap[k],
+			     i + 1, sizeof(double)))
+			return sf_error_nomem(ctx);
+		for (size_t j = 0; was_const && j < i; j++)
+			c->weight[j] = c->wconst;
+		c->weight[i] = d;
+	} else {
+		double **a = k == C_TIME ? &c->time : &c->delta;
+		if (sf_grow(a, &c->cap[k], i + 1, sizeof(double)))
+			return sf_error_nomem(ctx);
+		(*a)[i] = sf_webjson__num(v, &d) ? d : NAN;
+	}
+	c->n[k]++;
+	return 0;
+}
 
 static int read_profile(struct rd *r, struct json_object *prof, int depth);
 
@@ -174,6 +275,14 @@ static void split_location(struct sf_frame *f, const char *loc, char *buf,
 	}
 }
 
+/* Cell i of a gecko table row (NULL when the row is not an array: json-c
+ * would abort). */
+static struct json_object *row_cell(struct json_object *row, size_t i)
+{
+	return json_object_is_type(row, json_type_array) ?
+		       json_object_array_get_idx(row, i) : NULL;
+}
+
 /* Stack table rows -> model stacks; prefixes must point backwards. */
 static int build_stacks(struct rd *r, size_t ti, size_t n,
 			struct json_object *prefix_col,
@@ -192,11 +301,11 @@ static int build_stacks(struct rd *r, size_t ti, size_t n,
 		if (rows) {
 			struct json_object *row =
 				json_object_array_get_idx(rows, i);
-			struct json_object *pv = json_object_array_get_idx(
+			struct json_object *pv = row_cell(
 				row, (size_t)pcol);
 			if (!sf_webjson__int(pv, &pre))
 				pre = -1;
-			sf_webjson__int(json_object_array_get_idx(
+			sf_webjson__int(row_cell(
 						row, (size_t)fcol), &fr);
 		} else {
 			if (!cell_int(prefix_col, i, &pre))
@@ -244,8 +353,28 @@ static int thread_of(struct rd *r, struct json_object *th,
 				 sf_webjson__str(th, "name"), out);
 }
 
+/* The columns of a thread that was not diverted, from the tree: k from
+ * `from` to before `to`. */
+static int cols_from_tree(struct cols *c, struct sf_ctx *ctx,
+			  struct json_object *sm, int from, int to)
+{
+	int rc;
+
+	for (int k = from; k < to; k++) {
+		struct json_object *a = sf_webjson__arr(sm, col_keys[k]);
+		size_t n = a ? json_object_array_length(a) : 0;
+		if (c->n[k])
+			continue;   /* diverted */
+		for (size_t i = 0; i < n; i++)
+			if ((rc = cols_add(c, ctx, k,
+					   json_object_array_get_idx(a, i))))
+				return rc;
+	}
+	return 0;
+}
+
 static int gecko_thread(struct rd *r, struct json_object *th, size_t ti,
-			double start)
+			double start, struct cols *cols)
 {
 	struct json_object *strings = sf_webjson__arr(th, "stringTable");
 	struct json_object *ft = sf_webjson__get(th, "frameTable");
@@ -261,6 +390,8 @@ static int gecko_thread(struct rd *r, struct json_object *th, size_t ti,
 	int wc = schema_col(sm, "weight");
 	sf_frame_id *frames = NULL;
 	sf_stack_id *stacks = NULL;
+	struct json_tokener *tok = NULL;
+	struct json_object *srow = NULL;  /* the sample row being read */
 	sf_thread_idx thr;
 	uint32_t type;
 	int rc;
@@ -282,7 +413,7 @@ static int gecko_thread(struct rd *r, struct json_object *th, size_t ti,
 		int64_t x;
 		const char *s;
 		sf_frame_init(&f);
-		if (!sf_webjson__int(json_object_array_get_idx(
+		if (!sf_webjson__int(row_cell(
 					     row, (size_t)loc), &x) ||
 		    !(s = string_at(strings, x))) {
 			rc = bad(r, ti, "frameTable: location is not a "
@@ -290,11 +421,11 @@ static int gecko_thread(struct rd *r, struct json_object *th, size_t ti,
 			goto out;
 		}
 		split_location(&f, s, buf, sizeof(buf));
-		if (line >= 0 && sf_webjson__int(json_object_array_get_idx(
+		if (line >= 0 && sf_webjson__int(row_cell(
 				 row, (size_t)line), &x) && x > 0 &&
 		    x <= UINT32_MAX)
 			f.line = (uint32_t)x;
-		if (col >= 0 && sf_webjson__int(json_object_array_get_idx(
+		if (col >= 0 && sf_webjson__int(row_cell(
 				 row, (size_t)col), &x) && x > 0 &&
 		    x <= UINT32_MAX)
 			f.column = (uint32_t)x;
@@ -305,12 +436,26 @@ static int gecko_thread(struct rd *r, struct json_object *th, size_t ti,
 			       NULL, srows, pc, fc, frames, nf, &stacks)))
 		goto out;
 	size_t nst = json_object_array_length(srows);
-	size_t ns = json_object_array_length(mrows);
+	if ((rc = cols_from_tree(cols, r->ctx, sm, C_ROWS, C_ROWS + 1)))
+		goto out;
+	size_t ns = cols->n[C_ROWS];
+	const char *text = cols->rows.s;
+	int depth = (int)(r->ctx->limits.max_nesting > 1000 ?
+			  1000 : r->ctx->limits.max_nesting);
+	if (ns && !(tok = json_tokener_new_ex(depth))) {
+		rc = sf_error_nomem(r->ctx);
+		goto out;
+	}
 	for (size_t i = 0; i < ns; i++) {
-		struct json_object *row = json_object_array_get_idx(mrows, i);
+		size_t len = strlen(text);
 		int64_t s;
 		double t = 0, wt = 1;
-		if (!sf_webjson__int(json_object_array_get_idx(row,
+		json_object_put(srow);
+		json_tokener_reset(tok);
+		/* with its NUL, so that a bare number ends */
+		srow = json_tokener_parse_ex(tok, text, (int)len + 1);
+		text += len + 1;
+		if (!sf_webjson__int(row_cell(srow,
 							       (size_t)sc),
 				     &s))
 			continue;   /* a sample without a stack */
@@ -319,9 +464,9 @@ static int gecko_thread(struct rd *r, struct json_object *th, size_t ti,
 			goto out;
 		}
 		bool timed = tc >= 0 && sf_webjson__num(
-			json_object_array_get_idx(row, (size_t)tc), &t);
+			row_cell(srow, (size_t)tc), &t);
 		if (wc >= 0)
-			sf_webjson__num(json_object_array_get_idx(row,
+			sf_webjson__num(row_cell(srow,
 								  (size_t)wc),
 					&wt);
 		if ((rc = add(r, stacks[s], thr, type, wt,
@@ -331,13 +476,16 @@ static int gecko_thread(struct rd *r, struct json_object *th, size_t ti,
 			goto out;
 	}
 out:
+	json_object_put(srow);
+	if (tok)
+		json_tokener_free(tok);
 	free(frames);
 	free(stacks);
 	return rc;
 }
 
 static int processed_thread(struct rd *r, struct json_object *th, size_t ti,
-			    double start)
+			    double start, struct cols *cols)
 {
 	struct json_object *strings = sf_webjson__arr(th, "stringArray");
 	struct json_object *ft = sf_webjson__get(th, "frameTable");
@@ -357,9 +505,6 @@ static int processed_thread(struct rd *r, struct json_object *th, size_t ti,
 	struct json_object *u_res = sf_webjson__arr(fu, "resource");
 	struct json_object *r_name = sf_webjson__arr(rt, "name");
 	struct json_object *s_stack = sf_webjson__arr(sm, "stack");
-	struct json_object *s_time = sf_webjson__arr(sm, "time");
-	struct json_object *s_delta = sf_webjson__arr(sm, "timeDeltas");
-	struct json_object *s_weight = sf_webjson__arr(sm, "weight");
 	sf_frame_id *frames = NULL;
 	sf_stack_id *stacks = NULL;
 	sf_thread_idx thr;
@@ -420,27 +565,29 @@ static int processed_thread(struct rd *r, struct json_object *th, size_t ti,
 			       sf_webjson__arr(stt, "frame"), NULL, 0, 0,
 			       frames, nf, &stacks)))
 		goto out;
-	size_t ns = json_object_array_length(s_stack);
+	if ((rc = cols_from_tree(cols, r->ctx, sm, 0, C_ROWS)))
+		goto out;
+	size_t ns = cols->n[C_STACK];
 	double t = 0;
 	for (size_t i = 0; i < ns; i++) {
-		int64_t s;
-		double wt = 1, d;
+		int32_t s = cols->stack[i];
+		double wt = 1;
 		bool timed = false;
-		if (s_delta && cell_num(s_delta, i, &d)) {
-			t += d;
+		if (i < cols->n[C_DELTA] && !isnan(cols->delta[i])) {
+			t += cols->delta[i];
 			timed = true;
-		} else if (s_time && cell_num(s_time, i, &d)) {
-			t = d;
+		} else if (i < cols->n[C_TIME] && !isnan(cols->time[i])) {
+			t = cols->time[i];
 			timed = true;
 		}
-		if (!cell_int(s_stack, i, &s))
+		if (s == COL_NONE)
 			continue;   /* a sample without a stack */
 		if (s < 0 || (uint64_t)s >= nst) {
 			rc = bad(r, ti, "samples.stack: index out of range");
 			goto out;
 		}
-		if (s_weight)
-			cell_num(s_weight, i, &wt);
+		if (i < cols->n[C_WEIGHT])
+			wt = cols->weight ? cols->weight[i] : cols->wconst;
 		if ((rc = add(r, stacks[s], thr, type, wt,
 			      timed ? (int64_t)llround((start + t -
 							r->root_start) * 1e6) :
@@ -456,7 +603,7 @@ out:
 /* One thread: a gecko or processed thread object, or (gecko version <= 5)
  * a child process's whole profile embedded as a JSON string. */
 static int one_thread(struct rd *r, struct json_object *th, size_t i,
-		      double start, int depth)
+		      double start, int depth, struct cols *cols)
 {
 	int rc;
 
@@ -480,8 +627,8 @@ static int one_thread(struct rd *r, struct json_object *th, size_t i,
 		return rc;
 	}
 	if (sf_webjson__get(sf_webjson__get(th, "stackTable"), "schema"))
-		return gecko_thread(r, th, i, start);
-	return processed_thread(r, th, i, start);
+		return gecko_thread(r, th, i, start, cols);
+	return processed_thread(r, th, i, start, cols);
 }
 
 /* One (sub)profile: its threads, then its nested processes. */
@@ -501,10 +648,14 @@ static int read_profile(struct rd *r, struct json_object *prof, int depth)
 				"processes nested too deeply");
 	sf_webjson__num(sf_webjson__get(sf_webjson__get(prof, "meta"),
 					"startTime"), &start);
-	for (size_t i = 0; i < json_object_array_length(threads); i++)
-		if ((rc = one_thread(r, json_object_array_get_idx(threads, i),
-				     i, start, depth)))
+	for (size_t i = 0; i < json_object_array_length(threads); i++) {
+		struct cols c = { 0 };
+		rc = one_thread(r, json_object_array_get_idx(threads, i), i,
+				start, depth, &c);
+		cols_free(&c);
+		if (rc)
 			return rc;
+	}
 	for (size_t i = 0; procs && i < json_object_array_length(procs); i++)
 		if ((rc = read_profile(r, json_object_array_get_idx(procs, i),
 				       depth + 1)))
@@ -522,13 +673,26 @@ static int read_profile(struct rd *r, struct json_object *prof, int depth)
 struct pend {
 	struct json_object *th;
 	size_t i;
+	struct cols cols;
 };
 
 struct cb {
 	struct rd *r;
 	struct pend *pend;
 	size_t n, cap;
+	struct cols cur;        /* the columns of the thread being read */
 };
+
+/* A sample column of the thread being read (struct sf_webjson_divert's
+ * inner divert: threads[i].samples.<col_keys>). */
+static int column_cb(void *ud, size_t index, const char *key, size_t n,
+		     struct json_object *v, uint64_t line)
+{
+	struct cb *c = ud;
+	int k = col_key(key);
+
+	return k < 0 ? 0 : cols_add(&c->cur, c->r->ctx, k, v);
+}
 
 static int thread_cb(void *ud, size_t index, const char *key, size_t n,
 		     struct json_object *th, uint64_t line)
@@ -540,8 +704,9 @@ static int thread_cb(void *ud, size_t index, const char *key, size_t n,
 	    (sf_webjson__arr(th, "stringArray") ||
 	     sf_webjson__arr(th, "stringTable"))) {
 		c->r->root_start = 0;   /* times relative to the root */
-		if ((rc = one_thread(c->r, th, n, 0, 0)))
+		if ((rc = one_thread(c->r, th, n, 0, 0, &c->cur)))
 			sf_error_place(c->r->ctx, NULL, line);
+		cols_free(&c->cur);
 		return rc;
 	}
 	if (c->n == c->cap) {
@@ -553,6 +718,8 @@ static int thread_cb(void *ud, size_t index, const char *key, size_t n,
 		c->cap = nc;
 	}
 	c->pend[c->n].th = json_object_get(th);
+	c->pend[c->n].cols = c->cur;
+	memset(&c->cur, 0, sizeof(c->cur));
 	c->pend[c->n++].i = n;
 	return 0;
 }
@@ -562,8 +729,11 @@ static int firefox_read(struct sf_profile *p, struct sf_input *in,
 {
 	struct json_object *root = NULL, *prof, *meta;
 	struct rd r = { p, ctx, sf_input_name(in), 0, NULL, NULL, 0 };
-	struct cb c = { &r, NULL, 0, 0 };
-	struct sf_webjson_divert dv = { false, "threads", NULL, thread_cb, &c };
+	struct cb c = { &r, NULL, 0, 0, { 0 } };
+	const struct sf_webjson_divert columns = { false, "samples", col_keys,
+						   column_cb, &c, NULL };
+	struct sf_webjson_divert dv = { false, "threads", NULL, thread_cb, &c,
+					&columns };
 	double interval;
 	bool first = !p->d.nsamples;   /* threads arrive while parsing */
 	int rc;
@@ -602,13 +772,16 @@ static int firefox_read(struct sf_profile *p, struct sf_input *in,
 	 * threads array is empty in the tree when it was diverted) */
 	for (size_t i = 0; i < c.n && !rc; i++)
 		rc = one_thread(&r, c.pend[i].th, c.pend[i].i, r.root_start,
-				0);
+				0, &c.pend[i].cols);
 	if (!rc)
 		rc = read_profile(&r, prof, 0);
 out:
-	for (size_t i = 0; i < c.n; i++)
+	for (size_t i = 0; i < c.n; i++) {
 		json_object_put(c.pend[i].th);
+		cols_free(&c.pend[i].cols);
+	}
 	free(c.pend);
+	cols_free(&c.cur);
 	if (rc)
 		sf_error_place(ctx, r.name, 0);
 	free(r.w);

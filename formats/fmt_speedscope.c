@@ -339,7 +339,8 @@ static int speedscope_read(struct sf_profile *p, struct sf_input *in,
 					    NULL };
 	struct json_object *root = NULL, *frames, *profiles;
 	struct rd r = { p, ctx, sf_input_name(in), NULL, 0, NULL, NULL, 0 };
-	struct sf_webjson_divert dv = { false, "profiles", bulk, element, &r };
+	struct sf_webjson_divert dv = { false, "profiles", bulk, element, &r,
+					NULL };
 	int rc;
 
 	if ((rc = sf_webjson__parse_divert(in, ctx, false,

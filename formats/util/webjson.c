@@ -78,7 +78,14 @@ struct parser {
 	bool have_value;           /* the element's value is complete */
 	struct json_object *value;
 	enum json_tokener_error jerr;
+	/* with dv->inner: the parser each element goes through instead of
+	 * etok, so arrays inside the elements are diverted too */
+	struct parser *sub;
+	bool is_sub;               /* this is one: `top` may be an object */
+	const char *after;         /* error for data after the value */
 };
+
+static int feed(struct parser *ps, const char *b, size_t n);
 
 static int feed_main(struct parser *ps, const char *b, size_t n,
 		     uint64_t line0)
@@ -90,9 +97,8 @@ static int feed_main(struct parser *ps, const char *b, size_t n,
 	if (ps->done) {
 		uint64_t l = line0;
 		if (!only_space(b, n, &l))
-			return sf_error(ps->ctx, SF_EINPUT, ps->name, l,
-					"unexpected data after the JSON "
-					"document");
+			return sf_error(ps->ctx, SF_EINPUT, ps->name, l, "%s",
+					ps->after);
 		return 0;
 	}
 	ps->root = json_tokener_parse_ex(ps->tok, b, (int)n);
@@ -108,9 +114,34 @@ static int feed_main(struct parser *ps, const char *b, size_t n,
 				json_tokener_error_desc(ps->jerr));
 	ps->done = true;
 	if (!only_space(b + used, n - used, &line0))
-		return sf_error(ps->ctx, SF_EINPUT, ps->name, line0,
-				"unexpected data after the JSON document");
+		return sf_error(ps->ctx, SF_EINPUT, ps->name, line0, "%s",
+				ps->after);
 	return 0;
+}
+
+/* Ready the element parser for an element that starts on `line`. */
+static void sub_restart(struct parser *ps, uint64_t line)
+{
+	struct parser *sub = ps->sub;
+
+	json_object_put(sub->root);
+	json_object_put(sub->value);
+	json_tokener_reset(sub->tok);
+	json_tokener_reset(sub->etok);
+	sub->root = sub->value = NULL;
+	sub->sc.n = 0;
+	sub->sc.in_str = sub->sc.esc = sub->sc.capture = false;
+	sub->sc.last = 0;
+	sub->line = line;
+	sub->done = sub->div = sub->elem = sub->have_value = false;
+	sub->jerr = json_tokener_continue;
+}
+
+static void elem_start(struct parser *ps)
+{
+	ps->elem = true;
+	if (ps->sub)
+		sub_restart(ps, ps->line);
 }
 
 static int feed_elem(struct parser *ps, const char *b, size_t n)
@@ -120,6 +151,8 @@ static int feed_elem(struct parser *ps, const char *b, size_t n)
 
 	if (!n)
 		return 0;
+	if (ps->sub)
+		return feed(ps->sub, b, n);
 	if (ps->have_value) {
 		/* the element's value is complete: only space may follow */
 		if (!only_space(b, n, &l))
@@ -153,7 +186,17 @@ static int end_elem(struct parser *ps)
 	int rc;
 
 	ps->elem = false;
-	if (ps->have_value) {
+	if (ps->sub) {
+		/* numbers and literals need a delimiter to end */
+		if (!ps->sub->done && (rc = feed(ps->sub, " ", 1)))
+			return rc;
+		if (!ps->sub->done)
+			return sf_error(ps->ctx, SF_EINPUT, ps->name, ps->line,
+					"invalid JSON: incomplete array "
+					"element");
+		o = ps->sub->root;
+		ps->sub->root = NULL;
+	} else if (ps->have_value) {
 		o = ps->value;
 	} else {
 		/* numbers and literals need a delimiter to end */
@@ -202,11 +245,14 @@ static const char *divert_key(struct parser *ps)
 		return NULL;
 	if (!dv->keys)
 		return s->n == 1 ? dv->top : NULL;
-	if (s->n != 3 || s->open[1] != '[' || s->open[2] != '{')
+	/* top [i] key, or (inner diverts only) top key when top is an
+	 * object */
+	size_t lv = ps->is_sub && s->n == 2 && s->open[1] == '{' ? 1 : 2;
+	if (lv == 2 && (s->n != 3 || s->open[1] != '[' || s->open[2] != '{'))
 		return NULL;
 	for (size_t i = 0; dv->keys[i]; i++)
-		if (s->klen[2] == strlen(dv->keys[i]) &&
-		    !memcmp(s->key[2], dv->keys[i], s->klen[2]))
+		if (s->klen[lv] == strlen(dv->keys[i]) &&
+		    !memcmp(s->key[lv], dv->keys[i], s->klen[lv]))
 			return dv->keys[i];
 	return NULL;
 }
@@ -249,7 +295,7 @@ static int feed(struct parser *ps, const char *b, size_t n)
 				s->klen[s->n - 1] = 0;
 			}
 			if (ps->div && s->n == ps->div_level && !ps->elem) {
-				ps->elem = true;
+				elem_start(ps);
 				from = i;
 			}
 			break;
@@ -259,7 +305,7 @@ static int feed(struct parser *ps, const char *b, size_t n)
 			if (c == '[' && !ps->div)
 				dk = divert_key(ps);
 			if (ps->div && s->n == ps->div_level && !ps->elem) {
-				ps->elem = true;
+				elem_start(ps);
 				from = i;
 			}
 			if (!scan_push(s, c))
@@ -321,7 +367,7 @@ static int feed(struct parser *ps, const char *b, size_t n)
 			break;
 		default:
 			if (ps->div && s->n == ps->div_level && !ps->elem) {
-				ps->elem = true;
+				elem_start(ps);
 				from = i;
 			}
 			s->last = c;
@@ -340,6 +386,49 @@ int sf_webjson__parse(struct sf_input *in, struct sf_ctx *ctx,
 					NULL, out);
 }
 
+static void parser_free(struct parser *ps)
+{
+	json_object_put(ps->root);
+	json_object_put(ps->value);
+	if (ps->tok)
+		json_tokener_free(ps->tok);
+	if (ps->etok)
+		json_tokener_free(ps->etok);
+	free(ps->sc.open);
+	if (ps->sub) {
+		parser_free(ps->sub);
+		free(ps->sub);
+	}
+}
+
+static int parser_init(struct parser *ps, struct sf_ctx *ctx,
+		       const char *name, const struct sf_webjson_divert *dv,
+		       int depth)
+{
+	memset(ps, 0, sizeof(*ps));
+	ps->ctx = ctx;
+	ps->name = name;
+	ps->dv = dv;
+	ps->line = 1;
+	ps->jerr = json_tokener_continue;
+	ps->after = "unexpected data after the JSON document";
+	ps->tok = json_tokener_new_ex(depth);
+	ps->etok = dv ? json_tokener_new_ex(depth) : NULL;
+	if (!ps->tok || (dv && !ps->etok))
+		return sf_error_nomem(ctx);
+	if (dv && dv->inner) {
+		int rc;
+		if (!(ps->sub = sf_calloc(1, sizeof(*ps->sub))))
+			return sf_error_nomem(ctx);
+		if ((rc = parser_init(ps->sub, ctx, name, dv->inner, depth)))
+			return rc;
+		ps->sub->after = "invalid JSON: unexpected data after an "
+				 "array element";
+		ps->sub->is_sub = true;
+	}
+	return 0;
+}
+
 int sf_webjson__parse_divert(struct sf_input *in, struct sf_ctx *ctx,
 			     bool close_truncated, const char *warn_kind,
 			     const struct sf_webjson_divert *dv,
@@ -352,19 +441,9 @@ int sf_webjson__parse_divert(struct sf_input *in, struct sf_ctx *ctx,
 	int depth = (int)(ctx->limits.max_nesting > 0x7fffffff ? 0x7fffffff :
 			  ctx->limits.max_nesting);
 
-	memset(&ps, 0, sizeof(ps));
-	ps.ctx = ctx;
-	ps.name = sf_input_name(in);
-	ps.dv = dv;
-	ps.line = 1;
-	ps.jerr = json_tokener_continue;
 	*out = NULL;
-	ps.tok = json_tokener_new_ex(depth);
-	ps.etok = dv ? json_tokener_new_ex(depth) : NULL;
-	if (!ps.tok || (dv && !ps.etok)) {
-		rc = sf_error_nomem(ctx);
+	if ((rc = parser_init(&ps, ctx, sf_input_name(in), dv, depth)))
 		goto out;
-	}
 	for (;;) {
 		long n = sf_input_read_some(in, ctx, buf, sizeof(buf));
 		if (n < 0) {
@@ -450,12 +529,7 @@ int sf_webjson__parse_divert(struct sf_input *in, struct sf_ctx *ctx,
 	*out = ps.root;
 	ps.root = NULL;
 out:
-	json_object_put(ps.root);
-	json_object_put(ps.value);
-	json_tokener_free(ps.tok);
-	if (ps.etok)
-		json_tokener_free(ps.etok);
-	free(ps.sc.open);
+	parser_free(&ps);
 	return rc;
 }
 

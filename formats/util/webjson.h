@@ -49,6 +49,13 @@ int sf_webjson__parse(struct sf_input *in, struct sf_ctx *ctx,
  * keeps the elements delivered so far.  A json-c
  * object costs about a kilobyte, so this is what keeps a 375 MB evented
  * file from needing ten times that.
+ *
+ * With `inner`, each element is itself parsed with `inner` as its divert,
+ * the element as the root: the bulk arrays of one element (a Firefox
+ * thread's sample columns, "samples"."stack") reach inner->element while
+ * the element is read, before `element` gets the rest of it.  For `inner`,
+ * `top` may name an object as well as an array: top . key.  Errors inside
+ * an element carry the line where they are.
  */
 struct sf_webjson_divert {
 	bool root_array;                /* divert a root array's elements */
@@ -63,6 +70,7 @@ struct sf_webjson_divert {
 	int (*element)(void *ud, size_t index, const char *key, size_t n,
 		       struct json_object *elem, uint64_t line);
 	void *ud;
+	const struct sf_webjson_divert *inner;   /* or NULL */
 };
 
 int sf_webjson__parse_divert(struct sf_input *in, struct sf_ctx *ctx,

@@ -1,0 +1,167 @@
+# Compact bulk arrays of the web readers.
+#
+# The Firefox reader's two ways to a thread's sample columns give the same
+# model: the root "threads" of a processed profile have their
+# samples.stack/time/timeDeltas/weight parsed element by element into
+# compact arrays (the gecko form's samples.data rows into their text)
+# while the document is read; the same profile wrapped as
+# {"profile": ...} (the old DevTools form) reaches the reader as a json-c
+# tree.  Generated documents with awkward columns go both ways and must
+# give the same bytes; a small one is checked against a hand computation.
+. "$TOP/tests/lib.sh"
+
+# hand: stacks 0 = a, 1 = a;b, 2 = c; samples (stack, time ms, weight):
+# (1, 0, 2), (null, 1, 5), (0, 2, 1), (1, 3, 3), (2, 4, "4"), ("1", 5, null)
+# -> a;b 2+3+1 = 6 ("1" is index 1, a null weight stays 1), a 1, c 4
+cat > hand.json <<'J'
+{"meta":{"interval":1,"startTime":1000,"preprocessedProfileVersion":41},
+"threads":[{"name":"main","pid":"7","tid":8,"stringArray":["a","b","c"],
+"funcTable":{"length":3,"name":[0,1,2],"resource":[-1,-1,-1]},
+"frameTable":{"length":3,"func":[0,1,2]},
+"stackTable":{"length":3,"prefix":[null,0,null],"frame":[0,1,2]},
+"samples":{"length":6,"weightType":"samples",
+ "stack":[1,null,0,1,2,"1"],
+ "time":[0,1,2,3,4,5],
+ "weight":[2,5,1,3,"4",null]}}]}
+J
+printf 'a 1\na;b 6\nc 4\n' > hand.want
+$SFCONV -q hand.json > hand.out 2>hand.err
+expect_same firefox-stream-hand hand.want hand.out
+
+# the same sample times either way: ns since meta.startTime
+$SFCONV -q hand.json --to lines -o hand.lines 2>/dev/null
+{ printf '{"label":"x","duration":1,"profile":'; cat hand.json; printf '}\n'; } > hand-w.json
+$SFCONV -q --from firefox hand-w.json --to lines -o hand-w.lines 2>/dev/null
+expect_same firefox-stream-hand-lines hand.lines hand-w.lines
+
+# generated: each case is one profile written twice (root and wrapped)
+python3 - <<'P'
+import json, random
+random.seed(18)
+def thread(i, ns, shape):
+    nst = 12
+    st = {"length": nst, "prefix": [None] + [random.choice([None, random.randrange(k)]) for k in range(1, nst)],
+          "frame": [random.randrange(6) for _ in range(nst)]}
+    s = {"weightType": shape.get("wt", "samples")}
+    def cell(kind):
+        r = random.random()
+        if kind == "stack":
+            return None if r < .1 else str(random.randrange(nst)) if r < .15 else 1.5 if r < .17 else random.randrange(nst)
+        if kind == "time":
+            return None if r < .05 else round(random.uniform(0, 50), 3)
+        return None if r < .05 else "2x" if r < .08 else random.choice([1, 1, 1, 2.5, 0])
+    s["stack"] = [cell("stack") for _ in range(ns)]
+    if shape.get("deltas"):
+        s["timeDeltas"] = [cell("time") for _ in range(ns)]
+    if shape.get("time", True):
+        s["time"] = [cell("time") for _ in range(ns - shape.get("short", 0))]
+    if shape.get("weight") == "const":
+        s["weight"] = [1] * ns
+    elif shape.get("weight") == "late":
+        s["weight"] = [1] * (ns - 1) + [3]
+    elif shape.get("weight"):
+        s["weight"] = [cell("weight") for _ in range(ns)]
+    if shape.get("first"):
+        s = dict(reversed(list(s.items())))
+    th = {"name": "t%d" % i, "pid": "1", "tid": 10 + i,
+          "funcTable": {"name": list(range(6)), "fileName": [6] * 6, "resource": [-1] * 6},
+          "frameTable": {"func": list(range(6)), "line": [None, 3, None, 4, None, 5]},
+          "stackTable": st, "samples": s}
+    if not shape.get("shared"):
+        th["stringArray"] = ["f%d" % k for k in range(6)] + ["x.js"]
+    return th
+cases = {
+    "empty": [{}],
+    "plain": [{"weight": True}],
+    "const-weights": [{"weight": "const"}],
+    "late-weight": [{"weight": "late"}],
+    "deltas": [{"deltas": True, "weight": True}, {"deltas": True, "time": False}],
+    "short-time": [{"short": 7, "weight": True}],
+    "columns-first": [{"first": True, "weight": True}],
+    "tracing-ms": [{"wt": "tracing-ms", "weight": True}],
+    "shared-strings": [{"weight": True, "shared": True}, {"deltas": True, "shared": True}],
+}
+def gecko(i, ns, shape):
+    nst = 12
+    rows = []
+    for _ in range(ns):
+        r = random.random()
+        st = None if r < .1 else str(random.randrange(nst)) if r < .15 else random.randrange(nst)
+        row = [st, round(random.uniform(0, 50), 3), random.choice([1, 2.5, None, "3"])]
+        rows.append(None if r > .98 else 7 if r > .96 else row[:2] if r > .9 else row)
+    schema = {"stack": 0, "time": 1}
+    if shape.get("weight"):
+        schema["weight"] = 2
+    samples = {"data": rows, "schema": schema} if shape.get("first") else {"schema": schema, "data": rows}
+    return {"name": "g%d" % i, "pid": 1, "tid": 20 + i,
+            "stringTable": ["f%d (x.js:%d:%d)" % (k, k + 1, k + 2) for k in range(6)],
+            "frameTable": {"schema": {"location": 0, "line": 1}, "data": [[k, None] for k in range(6)]},
+            "stackTable": {"schema": {"prefix": 0, "frame": 1},
+                           "data": [[None, 0]] + [[random.choice([None, random.randrange(k)]), random.randrange(6)] for k in range(1, nst)]},
+            "samples": samples}
+cases["gecko"] = [{"gecko": True, "weight": True}, {"gecko": True}]
+cases["gecko-data-first"] = [{"gecko": True, "first": True, "weight": True}]
+for name, shapes in cases.items():
+    ths = [(gecko if sh.get("gecko") else thread)(i, 0 if name == "empty" else 200, sh)
+           for i, sh in enumerate(shapes)]
+    doc = {"meta": {"interval": 1, "startTime": 5000.25, "preprocessedProfileVersion": 41},
+           "threads": ths}
+    if name == "shared-strings":
+        doc["shared"] = {"stringArray": ["f%d" % k for k in range(6)] + ["x.js"]}
+    with open("g-%s.json" % name, "w") as f:
+        json.dump(doc, f, indent=1 if name == "plain" else None)
+    with open("gw-%s.json" % name, "w") as f:
+        json.dump({"label": "x", "duration": 1, "profile": doc}, f)
+P
+for f in g-*.json; do
+	n=${f#g-}; n=${n%.json}
+	ok=1
+	for to in json collapsed; do
+		$SFCONV -q --from firefox "$f" --to $to -o "a.$to" 2>a.err
+		$SFCONV -q --from firefox "gw-$n.json" --to $to -o "b.$to" 2>b.err
+		if ! cmp -s "a.$to" "b.$to" || [ ! -s "a.$to" -a "$n" != empty ]; then
+			ok=0; fail "firefox-stream-$n" "--to $to differs: $(head -c 200 a.err)"
+			diff a.$to b.$to | head -n 5
+			break
+		fi
+	done
+	[ $ok = 1 ] && pass "firefox-stream-$n"
+done
+
+# (a root thread with strings in "shared" waits for the end of the
+# document, its columns with it; wrapped, the threads keep their order,
+# so both threads of that case use "shared")
+# errors: an out-of-range stack names the thread and the line where the
+# threads array moves past it (the "]" on line 8); bad JSON in a column,
+# the line it is on (7)
+printf '{"meta":{},\n"threads":[{"stringArray":["a"],\n"funcTable":{"name":[0]},\n"frameTable":{"func":[0]},\n"stackTable":{"prefix":[null],"frame":[0]},\n"samples":{"stack":[0,\n3]}}\n]}\n' > oob.json
+expect_error firefox-stream-oob-line 1 '^sfconv: oob.json:8: threads\[0\]: samples.stack: index out of range' $SFCONV oob.json -o never.folded
+printf '{"meta":{},\n"threads":[{"stringArray":["a"],\n"funcTable":{"name":[0]},\n"frameTable":{"func":[0]},\n"stackTable":{"prefix":[null],"frame":[0]},\n"samples":{"stack":[0,\n0x]}}\n]}\n' > badnum.json
+expect_error firefox-stream-bad-json-line 1 '^sfconv: badnum.json:7: invalid JSON' $SFCONV badnum.json -o never.folded
+[ ! -e never.folded ] && pass firefox-stream-no-output || fail firefox-stream-no-output "never.folded was written"
+
+# cpuprofile: node ids are kept as int32 until one is not; then all are
+# doubles.  Nodes (root) > a (id 1) > b (id 3000000000); samples a, b, a,
+# b, b -> a 2, a;b 3 whether or not the wide id comes first
+for order in '1,3000000000,1,3000000000,3000000000' '3000000000,1,1,3000000000,3000000000'; do
+	printf '{"nodes":[{"id":9,"callFrame":{"functionName":"(root)"},"children":[1]},\n{"id":1,"callFrame":{"functionName":"a"},"children":[3000000000]},\n{"id":3000000000,"callFrame":{"functionName":"b"}}],\n"startTime":0,"endTime":50,\n"samples":[%s],\n"timeDeltas":[0,10,10,10,10]}\n' "$order" > wide.cpuprofile
+	printf 'a 2\na;b 3\n' > wide.want
+	$SFCONV -q wide.cpuprofile > wide.out 2>wide.err
+	expect_same "cpuprofile-wide-ids-${order%%,*}" wide.want wide.out
+done
+# the times come through: written back, the deltas are the same
+$SFCONV -q wide.cpuprofile -o again.cpuprofile 2>/dev/null
+grep -q '"timeDeltas":\[0,10,10,10,10\]' again.cpuprofile && pass cpuprofile-wide-ids-times ||
+	fail cpuprofile-wide-ids-times "$(tail -c 120 again.cpuprofile)"
+# a non-integral id after int32 ones is still refused, at its index
+printf '{"nodes":[{"id":1,"callFrame":{"functionName":"a"}}],"samples":[1,1,1.5],"timeDeltas":[0,1,1],"startTime":0}\n' > frac.cpuprofile
+expect_error cpuprofile-fractional-id 1 'samples\[2\]: expected a node id' $SFCONV frac.cpuprofile
+
+# a gecko row that is not an array is a sample without a stack, and a
+# frame row that is not one a bad frame; neither aborts (json-c asserts)
+printf '{"meta":{"startTime":0},"threads":[{"name":"m","stringTable":["a","b"],"frameTable":{"schema":{"location":0},"data":[[0],[1]]},"stackTable":{"schema":{"prefix":0,"frame":1},"data":[[null,0],[0,1]]},"samples":{"schema":{"stack":0,"time":1},"data":[[0,1],null,5,"x",{"a":1},[1,2]]}}]}' > rows.json
+printf 'a 1\na;b 1\n' > rows.want
+$SFCONV -q rows.json > rows.out 2>&1
+expect_same firefox-gecko-odd-rows rows.want rows.out
+printf '{"meta":{"startTime":0},"threads":[{"name":"m","stringTable":["a"],"frameTable":{"schema":{"location":0},"data":[7]},"stackTable":{"schema":{"prefix":0,"frame":1},"data":[[null,0]]},"samples":{"schema":{"stack":0},"data":[[0]]}}]}' > frow.json
+expect_error firefox-gecko-frame-row 1 'threads\[0\]: frameTable: location is not a string index' $SFCONV frow.json
