@@ -176,22 +176,61 @@ stop_target
 # the sampling thread runs at nice -10 where it may (root), so that a
 # target keeping every CPU busy does not starve it; --no-boost keeps its
 # nice value.  Read from /proc while it samples (field 19 of stat).
-# nices CAPTURE-ARGS...: the nice values the capture showed, one per line
-nices() {
-	"$SFCAPTURE" -q -p $TPID -d 2 -o /dev/null --to collapsed "$@" &
+# seen FIELD CMD...: run the capture CMD and print the values of stat
+# field FIELD (counted after the command name) its threads showed, one a
+# line
+seen() {
+	f=$1
+	shift
+	"$@" -q -p $TPID -d 2 -o /dev/null --to collapsed &
 	cp=$!
 	while kill -0 $cp 2>/dev/null; do
-		cat /proc/$cp/task/*/stat 2>/dev/null | sed 's/^.*) //' | awk '{ print $17 }'
+		cat /proc/$cp/task/*/stat 2>/dev/null | sed 's/^.*) //' | awk -v f=$f '{ print $f }'
 		sleep 0.05
 	done | sort -u
 	wait $cp
 }
+nices() { seen 17 "$SFCAPTURE" "$@"; }
 if [ "$(id -u)" -ne 0 ]; then skip capture-boost "needs root (CAP_SYS_NICE)"; else
 	start_target ./target_nofp || fail capture-boost-start "target not ready"
 	b=$(nices); nb=$(nices --no-boost)
 	echo "$b" | grep -qx -- -10 && pass capture-boost || fail capture-boost "nice values seen: $(echo $b)"
 	echo "$nb" | grep -qx -- -10 && fail capture-no-boost "nice values seen: $(echo $nb)" || pass capture-no-boost
 	stop_target
+fi
+
+# while threads are stopped the sampling thread runs SCHED_FIFO (policy
+# 1, field 41 of stat) where it may; --no-boost, and a policy the user
+# chose (chrt --batch), are left alone.  The vfork thread (state D) keeps
+# its stop pending, so the sampler spends most of the capture waiting for
+# it, which is a stop phase: the polls cannot all miss it.
+policies() { seen 39 "$@"; }
+if [ "$(id -u)" -ne 0 ]; then skip capture-fifo "needs root (CAP_SYS_NICE)"; else
+	start_target ./target_nofp -v || fail capture-fifo-start "target not ready"
+	f=$(policies "$SFCAPTURE"); nf=$(policies "$SFCAPTURE" --no-boost)
+	bf=$(policies chrt --batch 0 "$SFCAPTURE")
+	echo "$f" | grep -qx 1 && pass capture-fifo || fail capture-fifo "policies seen: $(echo $f)"
+	echo "$nf" | grep -qx 1 && fail capture-fifo-no-boost "policies seen: $(echo $nf)" || pass capture-fifo-no-boost
+	echo "$bf" | grep -qx 1 && fail capture-fifo-user-policy "policies seen: $(echo $bf)" || pass capture-fifo-user-policy
+	stop_target
+fi
+
+# without the right to SCHED_FIFO (or nice -10) the capture runs as it
+# would have, and says nothing about it (a warning that a thread did not
+# stop in time may come on a loaded machine, and is not about this)
+if [ "$(id -u)" -ne 0 ] || ! command -v setpriv > /dev/null; then
+	skip capture-fifo-refused "needs root and setpriv to run as nobody"
+else
+	# the system's temporary directory: $SF_TMP is private to root
+	pub=$(env -u TMPDIR mktemp -d) && chmod 755 "$pub" && cp ./target_nofp "$pub/"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$SFCAPTURE" \
+		-F 50 -d 0.5 -o /dev/null --to collapsed -- "$pub/target_nofp" -e 1 \
+		> /dev/null 2> refused.err
+	rc=$?
+	rm -rf "$pub"
+	other=$(grep -i -e fifo -e sched -e nice -e priorit -e permission refused.err)
+	if [ $rc -eq 0 ] && grep -q 'samples taken' refused.err && [ -z "$other" ]; then pass capture-fifo-refused; else
+		fail capture-fifo-refused "status $rc: $(head -n 3 refused.err)"; fi
 fi
 
 # a target stopped with SIGSTOP (Ctrl-Z) is sampled and stays stopped
