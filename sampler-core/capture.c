@@ -215,6 +215,9 @@ static int node_get(struct sfc_session *s, uint32_t parent, uint32_t addr,
 
 /* The nice value of the sampling thread during sfc_run (no_boost). */
 #define SFC_BOOST_NICE (-10)
+/* Most threads a tick may stop with its sampling thread SCHED_FIFO. */
+#define SFC_FIFO_MAX 64
+
 /* How long the sampling thread polls for a stop before it sleeps
  * (sfc__dispatch_one; not with no_boost or on one CPU). */
 #define SFC_SPIN_NS 20000
@@ -912,7 +915,11 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 	if ((rc = scan(s, ctx)) || s->st.target_exited)
 		return rc;
 	size_t sb = s->slot;
-	stop_phase(s, true);
+	/* not for a tick that stops many threads (the first one stops them
+	 * all): its stop phase is long, and the threads our interrupts woke
+	 * were queued on our CPU behind it (at 1,000 threads the stops got
+	 * ten times longer) */
+	stop_phase(s, s->ncur && s->ncur <= SFC_FIFO_MAX);
 	/* a running thread reaches its stop within microseconds of the
 	 * interrupt: poll for it rather than sleep and be woken */
 	s->spin_ns = s->spin ? SFC_SPIN_NS : 0;
@@ -1008,21 +1015,16 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 	}
 	stop_phase(s, false);
 	s->spin_ns = 0;
-	for (size_t i = 0; i < s->ncur; i++)
-		if (!s->cur[i].have && s->cur[i].ps != PS_GONE)
-			s->st.missed++;
-	/* the target runs again: unwind the copies.  A late stop that
-	 * comes meanwhile is read between two of them (take_late), not
-	 * after the last: unwinding hundreds of copies takes milliseconds */
+	/* the target runs again: unwind the copies */
 	for (size_t i = 0; i < s->ncur; i++) {
 		struct sfc_thr *t = &s->cur[i];
 		if (t->have) {
 			t->win = true;
 			if ((rc = record(s, ctx, t, s->stacks + i * sb)))
 				return rc;
+		} else if (t->ps != PS_GONE) {
+			s->st.missed++;
 		}
-		if (s->npending)
-			sfc__drain(s);
 	}
 	return 0;
 undo:
@@ -1216,16 +1218,6 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 			s->st.stop_ns_last = recent_median(s);
 			progress(&s->st, arg);
 			last_progress = now;
-		}
-		/* a stop that came after its tick's deadline holds its
-		 * thread until it is read: read it when it comes, not at the
-		 * next tick (SIGCHLD, blocked, does not end the sleep) */
-		if (s->npending) {
-			stop_phase(s, true);
-			while (!*stop && s->npending &&
-			       sfc__dispatch_one(s, next) > 0)
-				;
-			stop_phase(s, false);
 		}
 		struct timespec ts = { next / 1000000000, next % 1000000000 };
 		while (!*stop && clock_nanosleep(CLOCK_MONOTONIC,

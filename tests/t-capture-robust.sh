@@ -176,21 +176,16 @@ stop_target
 # the sampling thread runs at nice -10 where it may (root), so that a
 # target keeping every CPU busy does not starve it; --no-boost keeps its
 # nice value.  Read from /proc while it samples (field 19 of stat).
-# seen FIELD CMD...: run the capture CMD and print the values of stat
-# field FIELD (counted after the command name) its threads showed, one a
-# line
-seen() {
-	f=$1
-	shift
-	"$@" -q -p $TPID -d 2 -o /dev/null --to collapsed &
+# nices CAPTURE-ARGS...: the nice values the capture showed, one per line
+nices() {
+	"$SFCAPTURE" -q -p $TPID -d 2 -o /dev/null --to collapsed "$@" &
 	cp=$!
 	while kill -0 $cp 2>/dev/null; do
-		cat /proc/$cp/task/*/stat 2>/dev/null | sed 's/^.*) //' | awk -v f=$f '{ print $f }'
+		cat /proc/$cp/task/*/stat 2>/dev/null | sed 's/^.*) //' | awk '{ print $17 }'
 		sleep 0.05
 	done | sort -u
 	wait $cp
 }
-nices() { seen 17 "$SFCAPTURE" "$@"; }
 if [ "$(id -u)" -ne 0 ]; then skip capture-boost "needs root (CAP_SYS_NICE)"; else
 	start_target ./target_nofp || fail capture-boost-start "target not ready"
 	b=$(nices); nb=$(nices --no-boost)
@@ -199,19 +194,30 @@ if [ "$(id -u)" -ne 0 ]; then skip capture-boost "needs root (CAP_SYS_NICE)"; el
 	stop_target
 fi
 
-# while threads are stopped the sampling thread runs SCHED_FIFO (policy
-# 1, field 41 of stat) where it may; --no-boost, and a policy the user
-# chose (chrt --batch), are left alone.  The vfork thread (state D) keeps
-# its stop pending, so the sampler spends most of the capture waiting for
-# it, which is a stop phase: the polls cannot all miss it.
-policies() { seen 39 "$@"; }
-if [ "$(id -u)" -ne 0 ]; then skip capture-fifo "needs root (CAP_SYS_NICE)"; else
-	start_target ./target_nofp -v || fail capture-fifo-start "target not ready"
-	f=$(policies "$SFCAPTURE"); nf=$(policies "$SFCAPTURE" --no-boost)
-	bf=$(policies chrt --batch 0 "$SFCAPTURE")
-	echo "$f" | grep -qx 1 && pass capture-fifo || fail capture-fifo "policies seen: $(echo $f)"
-	echo "$nf" | grep -qx 1 && fail capture-fifo-no-boost "policies seen: $(echo $nf)" || pass capture-fifo-no-boost
-	echo "$bf" | grep -qx 1 && fail capture-fifo-user-policy "policies seen: $(echo $bf)" || pass capture-fifo-user-policy
+# while threads are stopped the sampling thread runs SCHED_FIFO where it
+# may; --no-boost, and a policy the user chose (chrt --batch), are left
+# alone.  Seen in its sched_setscheduler calls (the kernel's tracepoint,
+# through perf): policy 0x40000001 is SCHED_FIFO | SCHED_RESET_ON_FORK.
+# fifos CMD...: how many times the capture CMD asked for SCHED_FIFO
+fifos() {
+	perf record -q -o fifo.data -e syscalls:sys_enter_sched_setscheduler -- \
+		"$@" -q -p $TPID -d 0.5 -o /dev/null --to collapsed 2> fifo.err || return 1
+	perf script -i fifo.data 2> /dev/null | grep -c 'policy: 0x40000001'
+}
+if [ "$(id -u)" -ne 0 ] || ! command -v perf > /dev/null; then
+	skip capture-fifo "needs root (CAP_SYS_NICE) and perf"
+else
+	# the cpu thread runs between any two ticks: each tick stops it
+	start_target ./target_nofp || fail capture-fifo-start "target not ready"
+	if ! f=$(fifos "$SFCAPTURE"); then
+		skip capture-fifo "perf cannot trace here: $(head -n 1 fifo.err)"
+	else
+		nf=$(fifos "$SFCAPTURE" --no-boost)
+		bf=$(fifos chrt --batch 0 "$SFCAPTURE")
+		[ "$f" -gt 0 ] && pass capture-fifo || fail capture-fifo "no SCHED_FIFO request"
+		[ "$nf" = 0 ] && pass capture-fifo-no-boost || fail capture-fifo-no-boost "$nf SCHED_FIFO requests"
+		[ "$bf" = 0 ] && pass capture-fifo-user-policy || fail capture-fifo-user-policy "$bf SCHED_FIFO requests"
+	fi
 	stop_target
 fi
 
