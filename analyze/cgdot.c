@@ -16,11 +16,45 @@
 #include "analyze.h"
 #include "an_internal.h"
 
+#include "dynlib.h"
+
 #include <graphviz/gvc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* libgvc is loaded when a picture is first asked for (dynlib.h): it and
+ * what it brings cost a few milliseconds of every start-up otherwise.
+ * The soname is the one the build found (Makefile, GVC_SONAME). */
+#ifndef SF_GVC_SONAME
+#define SF_GVC_SONAME "libgvc.so.6"
+#endif
+
+#define GV_FUNCS(X)                                                         \
+	X(gvContext) X(gvFreeContext) X(gvLayout) X(gvFreeLayout)           \
+	X(gvRenderData) X(gvFreeRenderData)                                 \
+	X(agmemread) X(agclose) X(agseterr) X(agseterrf)
+
+static struct {
+#define PTR(f) __typeof__(f) *f;
+	GV_FUNCS(PTR)
+#undef PTR
+} gv;
+
+static struct sf_dynlib gv_lib =
+	SF_DYNLIB_INIT("Graphviz's libgvc", SF_GVC_SONAME, gv, GV_FUNCS);
+
+#define gvContext (*gv.gvContext)
+#define gvFreeContext (*gv.gvFreeContext)
+#define gvLayout (*gv.gvLayout)
+#define gvFreeLayout (*gv.gvFreeLayout)
+#define gvRenderData (*gv.gvRenderData)
+#define gvFreeRenderData (*gv.gvFreeRenderData)
+#define agmemread (*gv.agmemread)
+#define agclose (*gv.agclose)
+#define agseterr (*gv.agseterr)
+#define agseterrf (*gv.agseterrf)
 
 /* A dot string body: quotes and backslashes escaped, control characters
  * as spaces (names come from any input). */
@@ -198,8 +232,10 @@ int sf_an_dot_render(struct sf_output *o, const char *dot,
 	Agraph_t *gr;
 	char *data = NULL;
 	unsigned int len = 0;
-	int rc = 0;
+	int rc;
 
+	if ((rc = sf_dynlib_load(&gv_lib, ctx)))
+		return rc;
 	gv_msg[0] = 0;
 	agseterr(AGERR);
 	agseterrf(gv_err);

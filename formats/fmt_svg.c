@@ -44,8 +44,7 @@
 #include "svg.h"
 #include "diff.h"
 
-#include <libxml/chvalid.h>
-#include <libxml/xmlwriter.h>
+#include "xmllib.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -650,7 +649,7 @@ static int svg_write(const struct sf_profile *p, struct sf_output *out,
 	struct layout ly;
 	int rc;
 
-	if ((rc = parse_opts(&o, ctx, p)))
+	if ((rc = parse_opts(&o, ctx, p)) || (rc = sf_xml__load(ctx)))
 		return rc;
 	if ((rc = svg_graph_build(&g, p, ctx, &o)) ||
 	    (!g.diff && (rc = svg_colours_new(&col, ctx, &o))))

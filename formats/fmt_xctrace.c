@@ -28,7 +28,7 @@
 #include "rustsym.h"
 #include "text.h"
 
-#include <libxml/xmlreader.h>
+#include "xmllib.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -613,6 +613,8 @@ static int xctrace_read(struct sf_profile *p, struct sf_input *in,
 	int rc = 0, r;
 	bool seen_root = false;
 
+	if ((rc = sf_xml__load(ctx)))
+		return rc;
 	memset(&st, 0, sizeof(st));
 	st.p = p;
 	st.ctx = ctx;

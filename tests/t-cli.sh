@@ -147,3 +147,32 @@ for prog in sfconv sfanalyze sfcapture; do
 	expect_error "$prog-unknown-option" 2 "^$prog: unknown option '--no-such-option'" \
 		"$SF_BIN/$prog" --no-such-option
 done
+
+# libxml2 and libgvc are loaded on first use (formats/model/dynlib.h):
+# a run that writes no SVG, reads no xctrace and draws no graph does not
+# load them; the runs that need them do.  The dynamic linker's own trace
+# (LD_DEBUG=files) says which files a process loaded.
+loaded() { # LIB CMD...: did the process load a file named LIB*?
+	lib=$1; shift
+	LD_DEBUG=files "$@" > /dev/null 2> ld.trace
+	grep -q "file=$lib" ld.trace
+}
+fx=$TOP/tests/fixtures
+for lib in libxml2 libgvc; do
+	if loaded $lib $SFCONV --version; then
+		fail lazy-$lib-version "sfconv --version loaded $lib"
+	elif loaded $lib $SFCONV "$fx/collapsed/handmade.folded" --to pprof; then
+		fail lazy-$lib-convert "a conversion to pprof loaded $lib"
+	elif loaded $lib $SFANALYZE --callgraph "$fx/collapsed/handmade.folded"; then
+		fail lazy-$lib-callgraph "sfanalyze --callgraph (text) loaded $lib"
+	else
+		pass lazy-$lib-not-at-start
+	fi
+done
+loaded libxml2 $SFCONV "$fx/collapsed/handmade.folded" --to svg &&
+	pass lazy-libxml2-svg || fail lazy-libxml2-svg "--to svg did not load libxml2"
+loaded libxml2 $SFCONV "$fx/xctrace/basic.xml" --to collapsed &&
+	pass lazy-libxml2-xctrace || fail lazy-libxml2-xctrace "the xctrace reader did not load libxml2"
+loaded libgvc $SFANALYZE --callgraph -o pic.svg "$fx/collapsed/handmade.folded" &&
+	[ -s pic.svg ] && pass lazy-libgvc-picture ||
+	fail lazy-libgvc-picture "--callgraph -o pic.svg did not load libgvc"
