@@ -227,7 +227,10 @@ done
 
 # --- threads that live a few microseconds (many samples land inside
 # clone or thread exit): no frame outside the real chain, no stale stack
-# data read as frames, nothing [truncated]
+# data read as frames, nothing [truncated].  One [unknown] is the truth:
+# a leaf inside the vDSO below its __vdso_* entry is in a static helper
+# the vDSO has no symbol for (on a VM with a paravirtual clock, the
+# clock read that clock_gettime makes; the main thread loops on it).
 start_target ./target_nofp -X -C || fail capture-churn-fast-start "target not ready"
 timeout 60 "$SFCAPTURE" -q -p $TPID -d 2 --to lines -o fast.lines
 rc=$?
@@ -236,15 +239,18 @@ res=$(awk -F '\t' -v pid=$TPID '
 	FILENAME == "own.syms" { own[$1] = 1; next }
 	{
 		tid = $1; sub(/:.*/, "", tid)
-		if ($3 ~ /\[truncated\]|\[unknown\]/) { bad++; if (!ex) ex = $0; next }
-		if (tid == pid) { main++; if ($3 ~ /;main;main_wait;churn_loop(;|$)/) mok++; next }
+		st = $3
+		if (st ~ /;__vdso_[a-z_]+;\[unknown\] \(\[vdso: [0-9]+\]\+0x[0-9a-f]+\)$/)
+			sub(/;\[unknown\] \(\[vdso: [0-9]+\]\+0x[0-9a-f]+\)$/, "", st)
+		if (st ~ /\[truncated\]|\[unknown\]/) { bad++; if (bad <= 3) ex = ex " | " $0; next }
+		if (tid == pid) { main++; if (st ~ /;main;main_wait;churn_loop(;|$)/) mok++; next }
 		if ($1 ~ /:(sleep|read|cond|epoll)$/) next
 		kids++
-		n = split($3, f, ";")
+		n = split(st, f, ";")
 		for (i = 1; i <= n; i++)
-			if ((f[i] in own) && f[i] != "churn_fast" && f[i] != "churn_spin") { bad++; if (!ex) ex = $0; next }
+			if ((f[i] in own) && f[i] != "churn_fast" && f[i] != "churn_spin") { bad++; if (bad <= 3) ex = ex " | " $0; next }
 	}
-	END { printf "%d %d %d %d %s\n", bad, kids, main, mok, ex }' own.syms fast.lines)
+	END { printf "%d %d %d %d%s\n", bad, kids, main, mok, ex }' own.syms fast.lines)
 set -- $res
 if [ $rc -eq 0 ] && [ "$1" -eq 0 ] && [ "$2" -gt 0 ] && [ "$3" -gt 0 ] && [ $(($4 * 100)) -ge $(($3 * 95)) ]; then
 	pass capture-churn-fast-no-stale; else
