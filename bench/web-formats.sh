@@ -6,7 +6,7 @@
 # .cpuprofile with 28 million samples, a 297 MB Firefox processed profile
 # with 15.5 million samples in one thread).  INPUT picks which to run:
 # speedscope, trace, cpuprofile, firefox (default: these four), gecko
-# (the gecko form of the Firefox profile: not streamed yet).  Needs GNU
+# (the gecko form of the Firefox profile, 230 MB at SCALE 1).  Needs GNU
 # time.  Each line gives the peak RSS over the input size (goal: at most
 # 2x, issue 18).  SFCONV picks the binary; WEB_KEEP=DIR keeps the inputs
 # in DIR.
