@@ -40,8 +40,7 @@ static const struct cli_opt opts[] = {
 	{ "no-demangle", K_NO_DEMANGLE, NULL, "keep C++ names mangled" },
 	{ "no-reuse", K_NO_REUSE, NULL, "stop every thread at every sample, even one that\n"
 	  "has not run since its last (label reused=1)" },
-	{ "no-boost", K_NO_BOOST, NULL, "do not raise the sampling thread to nice -10, nor\n"
-	  "to SCHED_FIFO while threads are stopped, nor poll\n"
+	{ "no-boost", K_NO_BOOST, NULL, "do not raise the sampling thread to nice -10\n"
 	  "(done when permitted: root or CAP_SYS_NICE)" },
 	{ "verify-reuse", K_VERIFY_REUSE, NULL, "stop such threads anyway and count reused stacks\n"
 	  "that would differ (audit; capture.reuse_* props)" },

@@ -14,7 +14,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,12 +214,6 @@ static int node_get(struct sfc_session *s, uint32_t parent, uint32_t addr,
 
 /* The nice value of the sampling thread during sfc_run (no_boost). */
 #define SFC_BOOST_NICE (-10)
-/* Most threads a tick may stop with its sampling thread SCHED_FIFO. */
-#define SFC_FIFO_MAX 64
-
-/* How long the sampling thread polls for a stop before it sleeps
- * (sfc__dispatch_one; not with no_boost or on one CPU). */
-#define SFC_SPIN_NS 20000
 
 /* ----- one tick ----- */
 
@@ -861,27 +854,6 @@ static void sweep(struct sfc_session *s, size_t n)
 	}
 }
 
-/* A stopped thread waits for the sampling thread: from the first
- * interrupt of a tick to its last release, that thread runs SCHED_FIFO
- * priority 1 where permitted, so that it is never queued behind the
- * target's (or anyone's) CPU-bound threads while one of them is stopped.
- * Nice -10 only shortens that queue: a woken sampler still waited up to
- * milliseconds for a CPU, and was preempted in the middle of a stop
- * phase.  The unwinding, which may take long, runs at the normal policy.
- * EPERM (no CAP_SYS_NICE, RLIMIT_RTPRIO 0) turns it off for good. */
-static void stop_phase(struct sfc_session *s, bool on)
-{
-	struct sched_param sp = { .sched_priority = on ? 1 : 0 };
-
-	if (!s->fifo || s->fifo_on == on)
-		return;
-	if (!sched_setscheduler(0, (on ? SCHED_FIFO : SCHED_OTHER) |
-				   SCHED_RESET_ON_FORK, &sp))
-		s->fifo_on = on;
-	else if (on)
-		s->fifo = false;
-}
-
 static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 {
 	int rc;
@@ -915,14 +887,6 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 	if ((rc = scan(s, ctx)) || s->st.target_exited)
 		return rc;
 	size_t sb = s->slot;
-	/* not for a tick that stops many threads (the first one stops them
-	 * all): its stop phase is long, and the threads our interrupts woke
-	 * were queued on our CPU behind it (at 1,000 threads the stops got
-	 * ten times longer) */
-	stop_phase(s, s->ncur && s->ncur <= SFC_FIFO_MAX);
-	/* a running thread reaches its stop within microseconds of the
-	 * interrupt: poll for it rather than sleep and be woken */
-	s->spin_ns = s->spin ? SFC_SPIN_NS : 0;
 	if (s->o.all_stop) {
 		int64_t t0 = sfc__mono();
 		for (size_t i = 0; i < s->ncur; i++) {
@@ -1013,8 +977,6 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 			}
 		}
 	}
-	stop_phase(s, false);
-	s->spin_ns = 0;
 	/* the target runs again: unwind the copies */
 	for (size_t i = 0; i < s->ncur; i++) {
 		struct sfc_thr *t = &s->cur[i];
@@ -1036,8 +998,6 @@ undo:
 		if (t->ps == PS_STOPPED)
 			sfc__release(s, t, t->t_int);
 	}
-	stop_phase(s, false);
-	s->spin_ns = 0;
 	return rc;
 }
 
@@ -1180,13 +1140,6 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 	int nice0 = getpriority(PRIO_PROCESS, self);
 	bool boosted = !s->o.no_boost && !errno && nice0 > SFC_BOOST_NICE &&
 		       !setpriority(PRIO_PROCESS, self, SFC_BOOST_NICE);
-	/* a policy the user chose (chrt) is left alone */
-	s->fifo = !s->o.no_boost && sched_getscheduler(0) == SCHED_OTHER;
-	/* polling on the only CPU we may use would keep the thread it
-	 * waits for off that CPU */
-	cpu_set_t cpus;
-	s->spin = !s->o.no_boost && !sched_getaffinity(0, sizeof(cpus), &cpus) &&
-		  CPU_COUNT(&cpus) > 1;
 	clock_gettime(CLOCK_REALTIME, &rt);
 	s->start_real = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
 	s->start_mono = sfc__mono();
@@ -1226,11 +1179,6 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 			;
 	}
 	s->st.elapsed_ns = sfc__mono() - s->start_mono;
-	if (s->fifo) {
-		/* drop SCHED_RESET_ON_FORK too: the policy as we found it */
-		struct sched_param sp = { .sched_priority = 0 };
-		sched_setscheduler(0, SCHED_OTHER, &sp);
-	}
 	if (boosted)
 		setpriority(PRIO_PROCESS, self, nice0);
 	/* skipped ticks no scan came to fill: only the last tick's stops

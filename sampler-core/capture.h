@@ -187,11 +187,7 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
  * it may (root or CAP_SYS_NICE; otherwise unchanged), then gets its nice
  * value back: a target whose threads keep every CPU busy would otherwise
  * starve the sampler, whose ticks then fall behind and lose the samples
- * of the threads that ran.  While a tick's threads are stopped (64 at
- * most) it runs SCHED_FIFO 1 | SCHED_RESET_ON_FORK, if its policy was
- * SCHED_OTHER and the kernel permits (silently not otherwise), and polls
- * up to 20 us for a stop before it sleeps when it may run on more than
- * one CPU; it is SCHED_OTHER again on return. */
+ * of the threads that ran. */
 int sfc_run(struct sfc_session *s, struct sf_ctx *ctx,
 	    volatile int *stop,
 	    void (*progress)(const struct sfc_stats *st, void *arg),

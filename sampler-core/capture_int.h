@@ -230,13 +230,6 @@ struct sfc_session {
 	bool reuse;             /* schedstat reuse on (x86_64, file present,
 				 * not no_reuse, not on_cpu) */
 	uint32_t tickno;
-	bool fifo;              /* stop phases may run SCHED_FIFO (boost on,
-				 * policy SCHED_OTHER, not refused yet) */
-	bool fifo_on;           /* the sampling thread is SCHED_FIFO now */
-	bool spin;              /* stop phases may poll (boost on, more
-				 * than one CPU to run on) */
-	int64_t spin_ns;        /* sfc__dispatch_one polls this long before
-				 * it sleeps (0: never) */
 };
 
 int64_t sfc__mono(void);
@@ -259,9 +252,8 @@ void sfc__explain_eperm(struct sfc_session *s, struct sf_ctx *ctx);
  * (read when its stop comes, see sfc__owe) and a warning is counted. */
 int sfc__wait_stopped(struct sfc_session *s, struct sf_ctx *ctx,
 		      struct sfc_thr *t, int64_t wait);
-/* Handle one ptrace event, waiting until `deadline` at most (polling for
- * the first s->spin_ns of the wait, then asleep).  1 if an event was
- * handled, 0 at the deadline or when nothing can come. */
+/* Handle one ptrace event, waiting until `deadline` at most.  1 if an
+ * event was handled, 0 at the deadline or when nothing can come. */
 int sfc__dispatch_one(struct sfc_session *s, int64_t deadline);
 /* Handle every event that is already there. */
 void sfc__drain(struct sfc_session *s);

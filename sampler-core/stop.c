@@ -155,7 +155,6 @@ int sfc__dispatch_one(struct sfc_session *s, int64_t deadline)
 
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
-	int64_t spin_end = 0;
 	for (;;) {
 		int st;
 		pid_t w = waitpid(-1, &st, __WALL | WNOHANG);
@@ -170,10 +169,6 @@ int sfc__dispatch_one(struct sfc_session *s, int64_t deadline)
 		int64_t now = sfc__mono();
 		if (now >= deadline)
 			return 0;
-		if (!spin_end)
-			spin_end = now + s->spin_ns;
-		if (now < spin_end)
-			continue;
 		int64_t left = deadline - now;
 		struct timespec ts = { left / 1000000000, left % 1000000000 };
 		/* EINTR (our SIGINT handler) or a timeout: look again */

@@ -194,51 +194,6 @@ if [ "$(id -u)" -ne 0 ]; then skip capture-boost "needs root (CAP_SYS_NICE)"; el
 	stop_target
 fi
 
-# while threads are stopped the sampling thread runs SCHED_FIFO where it
-# may; --no-boost, and a policy the user chose (chrt --batch), are left
-# alone.  Seen in its sched_setscheduler calls (the kernel's tracepoint,
-# through perf): policy 0x40000001 is SCHED_FIFO | SCHED_RESET_ON_FORK.
-# fifos CMD...: how many times the capture CMD asked for SCHED_FIFO
-fifos() {
-	perf record -q -o fifo.data -e syscalls:sys_enter_sched_setscheduler -- \
-		"$@" -q -p $TPID -d 0.5 -o /dev/null --to collapsed 2> fifo.err || return 1
-	perf script -i fifo.data 2> /dev/null | grep -c 'policy: 0x40000001'
-}
-if [ "$(id -u)" -ne 0 ] || ! command -v perf > /dev/null; then
-	skip capture-fifo "needs root (CAP_SYS_NICE) and perf"
-else
-	# the cpu thread runs between any two ticks: each tick stops it
-	start_target ./target_nofp || fail capture-fifo-start "target not ready"
-	if ! f=$(fifos "$SFCAPTURE"); then
-		skip capture-fifo "perf cannot trace here: $(head -n 1 fifo.err)"
-	else
-		nf=$(fifos "$SFCAPTURE" --no-boost)
-		bf=$(fifos chrt --batch 0 "$SFCAPTURE")
-		[ "$f" -gt 0 ] && pass capture-fifo || fail capture-fifo "no SCHED_FIFO request"
-		[ "$nf" = 0 ] && pass capture-fifo-no-boost || fail capture-fifo-no-boost "$nf SCHED_FIFO requests"
-		[ "$bf" = 0 ] && pass capture-fifo-user-policy || fail capture-fifo-user-policy "$bf SCHED_FIFO requests"
-	fi
-	stop_target
-fi
-
-# without the right to SCHED_FIFO (or nice -10) the capture runs as it
-# would have, and says nothing about it (a warning that a thread did not
-# stop in time may come on a loaded machine, and is not about this)
-if [ "$(id -u)" -ne 0 ] || ! command -v setpriv > /dev/null; then
-	skip capture-fifo-refused "needs root and setpriv to run as nobody"
-else
-	# the system's temporary directory: $SF_TMP is private to root
-	pub=$(env -u TMPDIR mktemp -d) && chmod 755 "$pub" && cp ./target_nofp "$pub/"
-	setpriv --reuid=65534 --regid=65534 --clear-groups "$SFCAPTURE" \
-		-F 50 -d 0.5 -o /dev/null --to collapsed -- "$pub/target_nofp" -e 1 \
-		> /dev/null 2> refused.err
-	rc=$?
-	rm -rf "$pub"
-	other=$(grep -i -e fifo -e sched -e nice -e priorit -e permission refused.err)
-	if [ $rc -eq 0 ] && grep -q 'samples taken' refused.err && [ -z "$other" ]; then pass capture-fifo-refused; else
-		fail capture-fifo-refused "status $rc: $(head -n 3 refused.err)"; fi
-fi
-
 # a target stopped with SIGSTOP (Ctrl-Z) is sampled and stays stopped
 start_target ./target_nofp || fail capture-stopped-start "target not ready"
 kill -STOP $TPID
