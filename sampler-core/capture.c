@@ -301,14 +301,64 @@ static bool refresh_for(struct sfc_session *s)
 	return s->settling;
 }
 
+static bool exec_changed(struct sfc_session *s);
+static int on_exec(struct sfc_session *s, struct sf_ctx *ctx);
+
+/* Before unwinding t: make the modules cover its leaf pc, or prove that
+ * no mapped file does.  Modules read before t's stop may lack the
+ * library it runs in (a thread's first instructions in a libc the
+ * dynamic linker mapped after our last read, a dlopen, an exec since the
+ * tick began), and unwinding from a pc in no module guesses (rbp, [sp]):
+ * on a new thread's stack those words are stale.  So the map is read
+ * again, unless it was read after t's stop already, or t's page stayed
+ * in no module after such a read (JIT code: no refresh every tick).
+ * *fresh is false when the modules could not be read (t's leaf is then
+ * all there is to record). */
+static int leaf_check(struct sfc_session *s, struct sf_ctx *ctx,
+		      const struct sfc_thr *t, bool *fresh)
+{
+	uint64_t pc = SFC_PC(t->regs), pg = pc >> 12;
+	int rc;
+
+	*fresh = true;
+	if (s->dwfl && dwfl_addrmodule(s->dwfl, pc))
+		return 0;
+	for (unsigned i = 0; i < s->nanon; i++)
+		if (s->anon_pg[i] == pg)
+			return 0;
+	if (s->map_seq == t->map_seq) {
+		if (exec_changed(s)) {
+			if ((rc = on_exec(s, ctx)))
+				return rc;
+		} else if (s->dwfl) {
+			sfc__dwfl_refresh(s);
+			s->last_refresh = sfc__mono();
+		}
+	}
+	if (!s->dwfl || s->map_seq == t->map_seq) {
+		*fresh = false;
+		return 0;
+	}
+	if (!dwfl_addrmodule(s->dwfl, pc)) {
+		s->anon_pg[s->anon_next++ % SFC_ANON] = pg;
+		if (s->nanon < SFC_ANON)
+			s->nanon++;
+	}
+	return 0;
+}
+
 static int record(struct sfc_session *s, struct sf_ctx *ctx,
 		  struct sfc_thr *t, const unsigned char *stack)
 {
 	struct sfc_cthread *c = &s->threads[t->tidx];
-	bool complete = sfc__unwind(s, t, stack);
+	bool fresh;
+	int rc = leaf_check(s, ctx, t, &fresh);
 
+	if (rc)
+		return rc;
+	bool complete = sfc__unwind(s, t, stack, fresh);
 	if (refresh_for(s))
-		complete = sfc__unwind(s, t, stack);
+		complete = sfc__unwind(s, t, stack, fresh);
 	uint32_t node = 0, a;
 
 	if (!complete) {
@@ -813,6 +863,21 @@ static int reload(struct sfc_session *s, struct sf_ctx *ctx)
 	return 0;
 }
 
+/* The target exec'd (exec_changed said so): the new image's modules, and
+ * no stack of the old one is counted again. */
+static int on_exec(struct sfc_session *s, struct sf_ctx *ctx)
+{
+	int rc;
+
+	if ((rc = reload(s, ctx)))
+		return rc;
+	s->module_miss = false;
+	s->last_refresh = sfc__mono();
+	s->settling = true;
+	forget_stacks(s);
+	return 0;
+}
+
 /* Just after the interrupt: where the stop's window starts (see
  * fill_windows).  The read comes after PTRACE_INTERRUPT, so a thread
  * that the interrupt woke and that got a CPU before the read only loses
@@ -865,14 +930,8 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 		return rc;
 	if (s->st.target_exited)
 		return 0;
-	if (exec_changed(s)) {
-		if ((rc = reload(s, ctx)))
-			return rc;
-		s->module_miss = false;
-		s->last_refresh = sfc__mono();
-		s->settling = true;
-		forget_stacks(s);
-	}
+	if (exec_changed(s) && (rc = on_exec(s, ctx)))
+		return rc;
 	if (!open_modules(s, ctx)) {
 		/* still inside the exec: nothing to unwind against yet */
 		s->st.missed += s->st.threads_now;

@@ -48,6 +48,7 @@ struct sfc_thr {
 				 * minus the red zone) */
 	size_t stack_len;       /* bytes copied into the tick's stack buffer */
 	bool have;              /* registers and stack copied */
+	uint32_t map_seq;       /* s->map_seq when they were copied */
 	bool verify;            /* stopped although reusable (verify_reuse):
 				 * its stack must equal the reused one */
 	/* the stop's catch-up window (see record and scan in capture.c):
@@ -147,6 +148,7 @@ struct sfc_sample {
 #define SFC_HIST 100000         /* 1 µs buckets up to 100 ms, then one */
 #define SFC_RECENT 4096
 #define SFC_ADDR_TRUNCATED 0    /* reserved address id: "[truncated]" */
+#define SFC_ANON 16
 
 struct sfc_session {
 	struct sfc_options o;
@@ -179,8 +181,15 @@ struct sfc_session {
 	uint64_t last_sp;
 	uint64_t unw_hi;        /* end of the highest word the unwinder read */
 	uint64_t clone_pc[8];   /* pcs without CFI seen lately ... */
-	bool clone_yes[8];      /* ... and whether they are in clone */
+	bool clone_yes[8];      /* ... and whether they are in clone
+				 * (forgotten when the modules change) */
 	unsigned clone_next;
+	uint32_t map_seq;       /* +1 at every read of the memory map into
+				 * the modules (open, refresh) */
+	uint64_t anon_pg[SFC_ANON]; /* pages of leaf pcs found in no module
+				 * by a map read after their stop (JIT
+				 * code), this image */
+	unsigned nanon, anon_next;
 	bool unw_bad;
 
 	struct sfc_cthread *threads;
@@ -277,12 +286,21 @@ bool sfc__is_pending(const struct sfc_session *s, pid_t tid);
 int sfc__owe(struct sfc_session *s, pid_t tid, char state, int64_t at);
 
 /* unwind.c */
+/* Open the modules of the current image (s->map_seq +1, the caches of
+ * the previous image forgotten). */
 int sfc__dwfl_open(struct sfc_session *s, struct sf_ctx *ctx);
+/* Read the memory map into the modules again, keeping the known ones
+ * (s->map_seq +1). */
 void sfc__dwfl_refresh(struct sfc_session *s);
 /* Unwind one snapshot into s->frames (leaf first).  Returns true when the
- * stack is complete, false when unwinding stopped early. */
+ * stack is complete, false when unwinding stopped early.  `fresh`: the
+ * modules were read after t's stop, so a leaf pc in none of them is in
+ * no mapped file (JIT code) and may be unwound by guessing (rbp, [sp]).
+ * Otherwise such a leaf may be in a library not reported yet, and the
+ * words a guess would read may be stale (a new thread's stack): only
+ * the leaf is recorded, and false returned. */
 bool sfc__unwind(struct sfc_session *s, const struct sfc_thr *t,
-		 const unsigned char *stack);
+		 const unsigned char *stack, bool fresh);
 int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 		   struct sf_profile *p, sf_frame_id *out);
 

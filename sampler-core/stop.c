@@ -344,6 +344,8 @@ void sfc__grab(struct sfc_session *s, struct sfc_thr *t,
 {
 	struct iovec io = { &t->regs, sizeof(t->regs) };
 
+	/* the thread is stopped: a map read from now on covers its pc */
+	t->map_seq = s->map_seq;
 	if (ptrace(PTRACE_GETREGSET, t->tid, (void *)(uintptr_t)NT_PRSTATUS,
 		   &io) < 0)
 		return;

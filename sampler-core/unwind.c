@@ -107,8 +107,22 @@ static int warm_module(Dwfl_Module *mod, void **userdata, const char *name,
 	return DWARF_CB_OK;
 }
 
+/* The modules are about to change: what was cached per address may
+ * now mean something else (after an exec, the same pc is another
+ * image's code). */
+static void modules_changed(struct sfc_session *s, bool new_image)
+{
+	s->map_seq++;
+	memset(s->clone_pc, 0, sizeof(s->clone_pc));
+	memset(s->clone_yes, 0, sizeof(s->clone_yes));
+	s->clone_next = 0;
+	if (new_image)
+		s->nanon = s->anon_next = 0;
+}
+
 static void report(struct sfc_session *s, bool add)
 {
+	modules_changed(s, false);
 	if (add)
 		dwfl_report_begin_add(s->dwfl);
 	else
@@ -120,6 +134,7 @@ static void report(struct sfc_session *s, bool add)
 
 int sfc__dwfl_open(struct sfc_session *s, struct sf_ctx *ctx)
 {
+	modules_changed(s, true);
 	s->cbs.find_elf = dwfl_linux_proc_find_elf;
 	s->cbs.find_debuginfo = dwfl_standard_find_debuginfo;
 	s->cbs.debuginfo_path = &s->debuginfo_path;
@@ -269,7 +284,9 @@ static bool has_cfi(Dwfl *dwfl, uint64_t pc)
 
 /* Is pc in clone or clone3 (glibc's names, with or without "__" and
  * "__GI_")?  Asked only for a pc without CFI; the answers for the last
- * few such pcs are kept (a symbol lookup scans the symbol table). */
+ * few such pcs in a module are kept (a symbol lookup scans the symbol
+ * table).  A pc in no module is not an answer: it may be in a libc not
+ * reported yet, and a "no" kept would outlive the refresh that adds it. */
 static bool in_clone(struct sfc_session *s, uint64_t pc)
 {
 	for (int i = 0; i < 8; i++)
@@ -285,6 +302,8 @@ static bool in_clone(struct sfc_session *s, uint64_t pc)
 			name++;
 		yes = !strcmp(name, "clone") || !strcmp(name, "clone3");
 	}
+	if (!mod)
+		return false;
 	s->clone_pc[s->clone_next % 8] = pc;
 	s->clone_yes[s->clone_next++ % 8] = yes;
 	return yes;
@@ -315,12 +334,19 @@ static int clone_window(struct sfc_session *s, const struct sfc_thr *t,
 #endif
 
 bool sfc__unwind(struct sfc_session *s, const struct sfc_thr *t,
-		 const unsigned char *stack)
+		 const unsigned char *stack, bool fresh)
 {
 	s->nframes = 0;
 	s->unw_bad = false;
 	s->last_sp = 0;
 	s->unw_hi = t->stack_base;
+	/* a new thread stopped in the clone child inherits the parent's rbp
+	 * (its own thread descriptor): followed as a frame pointer it gives
+	 * the descriptor's dtv, a heap address, as the caller */
+	if (!fresh && (!s->dwfl || !dwfl_addrmodule(s->dwfl, SFC_PC(t->regs)))) {
+		s->frames[s->nframes++] = SFC_PC(t->regs);
+		return false;
+	}
 	if (s->o.unwind == SFC_UNWIND_FP || !s->attached)
 		return unwind_fp(s, t, stack);
 	int rc;
