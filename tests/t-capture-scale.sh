@@ -238,7 +238,7 @@ nm target_nofp | awk '$2 ~ /^[tT]$/ { print $3 }' | sort -u > own.syms
 # churn_scan FILE PID [skipmain]: "BAD KIDS MAIN MAIN-IN-CHURN_LOOP
 # examples" for the churn target's samples in a --to lines FILE
 churn_scan() {
-	awk -F '\t' -v pid=$2 -v skipmain="$3" '
+	awk -F '\t' -v pid=$2 -v skipmain="${3-}" '
 	FILENAME == "own.syms" { own[$1] = 1; next }
 	{
 		tid = $1; sub(/:.*/, "", tid)
@@ -279,7 +279,8 @@ timeout 120 $norand "$SFCAPTURE" -q --no-reuse -d 2 --to lines -o fast-exec.line
 rc=$?
 # the target's id: its main thread's, the one that runs main_wait
 xpid=$(awk -F '\t' '$3 ~ /;main;main_wait;/ { sub(/:.*/, "", $1); print $1; exit }' fast-exec.lines)
-set -- $(churn_scan fast-exec.lines $xpid skipmain)
+res=$(churn_scan fast-exec.lines "$xpid" skipmain)
+set -- ${res:-1 0 0 0 no lines read}
 if [ $rc -eq 0 ] && [ -n "$xpid" ] && [ "$1" -eq 0 ] && [ "$2" -gt 0 ]; then
 	pass capture-exec-churn-no-stale; else
 	fail capture-exec-churn-no-stale "status $rc, $1 bad of $2 thread samples after an exec: $*"; fi
