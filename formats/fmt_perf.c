@@ -412,16 +412,9 @@ static int on_stack_line(struct perf_state *st, const char *l, size_t n)
 			lc->ents = ne;
 			lc->cap_ents = ncap;
 		}
-		if (lc->text_len + key.n > lc->text_cap) {
-			size_t ncap = lc->text_cap ? lc->text_cap * 2 : 65536;
-			while (ncap < lc->text_len + key.n)
-				ncap *= 2;
-			char *nt = realloc(lc->text, ncap);
-			if (!nt)
-				return sf_error_nomem(ctx);
-			lc->text = nt;
-			lc->text_cap = ncap;
-		}
+		if (sf_big_grow(&lc->text, &lc->text_cap,
+				lc->text_len + key.n))
+			return sf_error_nomem(ctx);
 		struct line_ent *e = &lc->ents[lc->nents];
 		e->first = (uint32_t)lc->nfids;
 		if ((rc = frames_of_line(st, &sl, &e->n)))
@@ -547,16 +540,8 @@ static int rec_flush(struct perf_state *st)
 		c->ents = ne;
 		c->cap_ents = ncap;
 	}
-	if (c->text_len + key.n > c->text_cap) {
-		size_t ncap = c->text_cap ? c->text_cap * 2 : 65536;
-		while (ncap < c->text_len + key.n)
-			ncap *= 2;
-		char *nt = realloc(c->text, ncap);
-		if (!nt)
-			return sf_error_nomem(st->ctx);
-		c->text = nt;
-		c->text_cap = ncap;
-	}
+	if (sf_big_grow(&c->text, &c->text_cap, c->text_len + key.n))
+		return sf_error_nomem(st->ctx);
 	if (c->nfids + n > c->cap_fids) {
 		size_t ncap = c->cap_fids ? c->cap_fids * 2 : 16384;
 		while (ncap < c->nfids + n)
@@ -1046,13 +1031,13 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 		rc = end_event(&st);
 out:
 	sf_idx_free(&st.recc.idx);
-	free(st.recc.text);
+	sf_big_free(st.recc.text, st.recc.text_cap);
 	free(st.recc.ents);
 	free(st.recc.fids);
 	free(st.rec);
 	free(st.pend);
 	sf_idx_free(&st.lc.idx);
-	free(st.lc.text);
+	sf_big_free(st.lc.text, st.lc.text_cap);
 	free(st.lc.ents);
 	free(st.lc.fids);
 	sf_idx_free(&st.sc.idx);
