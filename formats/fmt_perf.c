@@ -1010,13 +1010,15 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 				k++;
 			is_event = sf_perf__parse_event_perl(line + k, e - k,
 							     &ev);
-			if ((is_event || !st.in_event || st.skip) && memchr(line, 0, e)) {
-			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
-				      sf_input_lineno(in),
-				      "NUL byte: not perf script text");
-			break;
-		}
-		if (is_event) {
+			/* outside an event any line with a NUL is refused */
+			if (memchr(line, 0, e)) {
+				rc = sf_error(ctx, SF_EINPUT,
+					      sf_input_name(in),
+					      sf_input_lineno(in),
+					      "NUL byte: not perf script text");
+				break;
+			}
+			if (is_event) {
 				line += k;
 				e -= k;
 			}
