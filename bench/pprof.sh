@@ -47,10 +47,10 @@ report() { # label
 report "collapsed -> pprof (write)"
 # issue #18: at most 150 MB for 1M distinct samples, on every core (the
 # parts of a parallel read are held until merged) and on one
-/usr/bin/time -v "$bin/sfconv" -q -j 1 "$in" -o "$pb.j1" 2>.time
+/usr/bin/time -v "$bin/sfconv" -q -j 1 "$in" -o "j1-$pb" 2>.time
 report "collapsed -> pprof (-j 1)"
-cmp -s "$pb" "$pb.j1" || { echo "bench: -j 1 output differs" >&2; exit 1; }
-rm -f "$pb.j1"
+cmp -s "$pb" "j1-$pb" || { echo "bench: -j 1 output differs" >&2; exit 1; }
+rm -f "j1-$pb"
 echo "pprof file: $(stat -c %s "$pb") bytes gzip'd, $(gzip -dc "$pb" | wc -c) bytes of protobuf"
 
 /usr/bin/time -v "$bin/sfconv" -q "$pb" -o pprof-$n.out.folded 2>.time

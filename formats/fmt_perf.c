@@ -46,6 +46,9 @@ struct line_cache {
 		uint32_t first;  /* index into fids */
 		uint32_t n;
 		bool java;
+		/* record cache only: its lines, and the record that
+		 * followed it last time (REC_NONE: none yet) */
+		uint32_t lines, next;
 	} *ents;
 	size_t nents, cap_ents;
 	sf_frame_id *fids;
@@ -58,6 +61,7 @@ struct line_cache {
 #define PERF_REC_CACHE_MAX ((size_t)32 << 20)
 #endif
 #define PERF_REC_MAX ((size_t)1 << 20)
+#define REC_NONE UINT32_MAX
 
 /* Stack cache: the frame ids of a sample (leaf first, root frame last)
  * -> stack id. */
@@ -95,6 +99,8 @@ struct perf_state {
 	} *pend;
 	size_t npend, cap_pend;
 	bool rec_direct;         /* record too long: lines go straight in */
+	uint32_t rec_prev;       /* the record of the last event, or
+				  * REC_NONE when it was not cached */
 	bool warned;             /* a stack line was skipped with a warning */
 	uint64_t cur_line;       /* line number of the stack line at hand */
 	sf_frame_id *frames;     /* current event, leaf first */
@@ -412,16 +418,9 @@ static int on_stack_line(struct perf_state *st, const char *l, size_t n)
 			lc->ents = ne;
 			lc->cap_ents = ncap;
 		}
-		if (lc->text_len + key.n > lc->text_cap) {
-			size_t ncap = lc->text_cap ? lc->text_cap * 2 : 65536;
-			while (ncap < lc->text_len + key.n)
-				ncap *= 2;
-			char *nt = realloc(lc->text, ncap);
-			if (!nt)
-				return sf_error_nomem(ctx);
-			lc->text = nt;
-			lc->text_cap = ncap;
-		}
+		if (sf_big_grow(&lc->text, &lc->text_cap,
+				lc->text_len + key.n))
+			return sf_error_nomem(ctx);
 		struct line_ent *e = &lc->ents[lc->nents];
 		e->first = (uint32_t)lc->nfids;
 		if ((rc = frames_of_line(st, &sl, &e->n)))
@@ -509,6 +508,15 @@ static int defer_stack_line(struct perf_state *st, const char *l, size_t n,
 	return 0;
 }
 
+/* Record `id` is the current event's: remember it as what followed the
+ * previous event's record, the guess rec_skip_seen tries first. */
+static void rec_follows(struct perf_state *st, uint32_t id)
+{
+	if (st->rec_prev != REC_NONE)
+		st->recc.ents[st->rec_prev].next = id;
+	st->rec_prev = id;
+}
+
 /* The event's stack lines are complete: one lookup for all of them. */
 static int rec_flush(struct perf_state *st)
 {
@@ -523,6 +531,7 @@ static int rec_flush(struct perf_state *st)
 	if (sf_idx_find(&c->idx, h, line_eq, c, &key, &id)) {
 		if ((rc = append_cached(st, c, &c->ents[id])))
 			return rc;
+		rec_follows(st, id);
 		rec_clear(st);
 		return 0;
 	}
@@ -535,6 +544,7 @@ static int rec_flush(struct perf_state *st)
 	 * count stays that of the lines */
 	if (st->warned || c->text_len + key.n > PERF_REC_CACHE_MAX ||
 	    n > UINT32_MAX) {
+		st->rec_prev = REC_NONE;
 		rec_clear(st);
 		return 0;
 	}
@@ -547,16 +557,8 @@ static int rec_flush(struct perf_state *st)
 		c->ents = ne;
 		c->cap_ents = ncap;
 	}
-	if (c->text_len + key.n > c->text_cap) {
-		size_t ncap = c->text_cap ? c->text_cap * 2 : 65536;
-		while (ncap < c->text_len + key.n)
-			ncap *= 2;
-		char *nt = realloc(c->text, ncap);
-		if (!nt)
-			return sf_error_nomem(st->ctx);
-		c->text = nt;
-		c->text_cap = ncap;
-	}
+	if (sf_big_grow(&c->text, &c->text_cap, c->text_len + key.n))
+		return sf_error_nomem(st->ctx);
 	if (c->nfids + n > c->cap_fids) {
 		size_t ncap = c->cap_fids ? c->cap_fids * 2 : 16384;
 		while (ncap < c->nfids + n)
@@ -573,6 +575,8 @@ static int rec_flush(struct perf_state *st)
 	e->first = (uint32_t)c->nfids;
 	e->n = (uint32_t)n;
 	e->java = st->java;
+	e->lines = (uint32_t)st->npend;
+	e->next = REC_NONE;
 	memcpy(c->text + c->text_len, key.s, key.n);
 	c->text_len += key.n;
 	if (n)
@@ -581,6 +585,7 @@ static int rec_flush(struct perf_state *st)
 	c->nfids += n;
 	if (!sf_idx_insert(&c->idx, h, (uint32_t)c->nents))
 		return sf_error_nomem(st->ctx);
+	rec_follows(st, (uint32_t)c->nents);
 	c->nents++;
 	rec_clear(st);
 	return 0;
@@ -606,6 +611,26 @@ static int rec_skip_seen(struct perf_state *st)
 	if (!c->nents || !st->in_event || st->skip || st->rec_direct ||
 	    st->o.inferno || st->npend)
 		return 0;
+	/* Input made of repeated runs (a loop profiled over and over)
+	 * repeats its records in order: try the record that followed the
+	 * previous one last time.  Its text up to a blank line, byte for
+	 * byte, is what the scan below would find and look up (a cached
+	 * record has no empty line, no comment, no line ending in CR), so
+	 * one comparison replaces the scan, the hash and the lookup. */
+	uint32_t guess = st->rec_prev != REC_NONE ?
+			 c->ents[st->rec_prev].next : REC_NONE;
+	if (guess != REC_NONE) {
+		const struct line_ent *g = &c->ents[guess];
+		if (g->java == st->java && avail > g->len &&
+		    b[g->len] == '\n' &&
+		    !memcmp(b, c->text + g->off, g->len)) {
+			if ((rc = append_cached(st, c, g)))
+				return rc;
+			rec_follows(st, guess);
+			sf_input_skip(st->in, g->len, g->lines);
+			return 0;
+		}
+	}
 	for (;;) {
 		if (p == end || *p == '\r' || *p == '#')
 			return 0;
@@ -626,6 +651,7 @@ static int rec_skip_seen(struct perf_state *st)
 	const struct line_ent *e = &c->ents[id];
 	if ((rc = append_cached(st, c, e)))
 		return rc;
+	rec_follows(st, id);
 	sf_input_skip(st->in, key.n, lines);
 	return 0;
 }
@@ -918,6 +944,7 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 	bool seen_event = false;
 
 	memset(&st, 0, sizeof(st));
+	st.rec_prev = REC_NONE;
 	st.p = p;
 	st.ctx = ctx;
 	st.in = in;
@@ -983,13 +1010,15 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 				k++;
 			is_event = sf_perf__parse_event_perl(line + k, e - k,
 							     &ev);
-			if ((is_event || !st.in_event || st.skip) && memchr(line, 0, e)) {
-			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
-				      sf_input_lineno(in),
-				      "NUL byte: not perf script text");
-			break;
-		}
-		if (is_event) {
+			/* outside an event any line with a NUL is refused */
+			if (memchr(line, 0, e)) {
+				rc = sf_error(ctx, SF_EINPUT,
+					      sf_input_name(in),
+					      sf_input_lineno(in),
+					      "NUL byte: not perf script text");
+				break;
+			}
+			if (is_event) {
 				line += k;
 				e -= k;
 			}
@@ -1046,13 +1075,13 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 		rc = end_event(&st);
 out:
 	sf_idx_free(&st.recc.idx);
-	free(st.recc.text);
+	sf_big_free(st.recc.text, st.recc.text_cap);
 	free(st.recc.ents);
 	free(st.recc.fids);
 	free(st.rec);
 	free(st.pend);
 	sf_idx_free(&st.lc.idx);
-	free(st.lc.text);
+	sf_big_free(st.lc.text, st.lc.text_cap);
 	free(st.lc.ents);
 	free(st.lc.fids);
 	sf_idx_free(&st.sc.idx);

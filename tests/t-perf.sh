@@ -184,6 +184,36 @@ want 'app;main;Lcom/x/Y:.run 5' \
      'java;main;com/x/Y:.run 2'
 $SFCONV -q --from perf rep.perf > got.txt 2> err.txt || fail perf-record-cache "exit $?"
 expect_same perf-record-cache want.txt got.txt
+# The guess: in input that repeats its records in order, the record that
+# followed the previous one last time is tried first, by comparing its
+# text with the input.  Each variant below follows L, whose successor so
+# far is S, so each is compared with S first and must not pass for it:
+# every line CRLF, one more frame (S is a prefix of it), comm java, a
+# CRLF blank line after it, ended by an event line (perl drops it), and
+# no blank line at the end of the input (dropped too).  An "L S" pair
+# between variants makes S the guess again.  By hand: L 12 times, S 8,
+# the longer stack and the java one once each.
+lf() { printf '\t0 leaf (/bin/app)\n'; st; }
+{
+	ev app 1; lf; echo; ev app 2; st; echo
+	ev app 3; lf; echo; ev app 4; st | sed 's/$/\r/'; printf '\r\n'
+	ev app 5; lf; echo; ev app 6; st; echo
+	ev app 7; lf; echo; ev app 8; st; printf '\t3 start (/bin/app)\n\n'
+	ev app 9; lf; echo; ev app 10; st; echo
+	ev app 11; lf; echo; ev java 12; st; echo
+	ev app 13; lf; echo; ev app 14; st; echo
+	ev app 15; lf; echo; ev app 16; st; printf '\r\n'
+	ev app 17; lf; echo; ev app 18; st; echo
+	ev app 19; lf; echo; ev app 20; st
+	ev app 21; lf; echo; ev app 22; st; echo
+	ev app 23; lf; echo; ev app 24; st
+} > guess.perf
+want 'app;main;Lcom/x/Y:.run 8' \
+     'app;main;Lcom/x/Y:.run;leaf 12' \
+     'app;start;main;Lcom/x/Y:.run 1' \
+     'java;main;com/x/Y:.run 1'
+$SFCONV -q --from perf guess.perf > got.txt 2> err.txt || fail perf-record-guess "exit $?"
+expect_same perf-record-guess want.txt got.txt
 # the lines skipped whole still count: a warning after them names its line
 { cat rep.perf; echo; ev app 12; st; printf '\tnot a frame line\n\n'; } > rep-bad.perf
 n=$(($(wc -l < rep.perf) + 5))

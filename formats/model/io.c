@@ -195,8 +195,7 @@ static int input_init(struct sf_input *in, struct sf_ctx *ctx)
 	long r;
 	size_t n = 0;
 
-	in->cap = IN_BUF;
-	if (!(in->buf = malloc(in->cap)))
+	if (sf_big_resize(&in->buf, &in->cap, IN_BUF))
 		return sf_error(ctx, SF_ENOMEM, in->name, 0, "out of memory");
 	/* sniff the gzip magic from the raw stream */
 	while (n < 2) {
@@ -302,7 +301,7 @@ void sf_input_close(struct sf_input *in)
 	if (in->own_fd)
 		close(in->fd);
 	free(in->zbuf);
-	free(in->buf);
+	sf_big_free(in->buf, in->cap);
 	free(in->name);
 	free(in);
 }
@@ -340,11 +339,8 @@ static int reserve(struct sf_input *in, struct sf_ctx *ctx, size_t want)
 	 * 4x per step) ran out of memory before --max-line could refuse */
 	while (ncap < want + 1)
 		ncap = ncap * 2 < want + 1 ? ncap * 2 : want + 1;
-	unsigned char *n = realloc(in->buf, ncap);
-	if (!n)
+	if (sf_big_resize(&in->buf, &in->cap, ncap))
 		return sf_error(ctx, SF_ENOMEM, in->name, 0, "out of memory");
-	in->buf = n;
-	in->cap = ncap;
 	return 0;
 }
 

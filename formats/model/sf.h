@@ -156,6 +156,17 @@ int sf_grow(void *arr, size_t *cap, size_t need, size_t size);
  * program may call it after setting M_TOP_PAD.  Thread-safe; changes no
  * data; does nothing where the C library or kernel lacks the means. */
 void sf_heap_advise(void);
+/* Byte buffers that grow large and are written once (input buffers,
+ * caches of text).  sf_big_resize makes *buf (of *cap bytes) hold n bytes
+ * (at least: from 1 MiB up the buffer is a mapping of its own in
+ * transparent huge pages where the kernel has them, ctx.c says why, and
+ * its size is rounded up to 2 MiB), keeping what fits.  sf_big_grow makes
+ * it hold at least `need` bytes, doubling from 64 KiB.  Both return 0, or
+ * -1 when out of memory (*buf and *cap unchanged).  Start from NULL and 0;
+ * free with sf_big_free(*buf, *cap), never free(). */
+int sf_big_resize(void *buf, size_t *cap, size_t n);
+int sf_big_grow(void *buf, size_t *cap, size_t need);
+void sf_big_free(void *p, size_t cap);
 char *sf_strndup(const char *s, size_t n);
 
 #ifdef __cplusplus

@@ -6,6 +6,12 @@
  * /proc/self/smaps), whether or not huge pages were free to back it.
  * Skipped where the kernel has no transparent huge pages, or where malloc
  * does not take large blocks from the break (sanitizers replace it).
+ *
+ * Big buffers (sf_big_grow, sf_big_resize) keep their contents through
+ * every growth; from 256 KiB up each is a mapping of its own, 2 MiB
+ * aligned and sized and advised the same way, and is never shrunk.  Under
+ * AddressSanitizer they are plain malloc blocks, and only the contents
+ * are checked.
  */
 #include "sf.h"
 #include "unit.h"
@@ -14,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 /* The VmFlags of the mapping holding addr, and whether it is the heap. */
@@ -80,5 +87,51 @@ int main(void)
 		CHECK("heap-advised", strstr(flags, " hg") != NULL);
 	}
 	free(a);
+
+	/* big buffers: contents kept from 64 KiB through 8 MiB */
+	unsigned char *b = NULL;
+	size_t bcap = 0;
+	bool kept = true, steps_ok = true;
+	for (size_t i = 0; i < 8 * mb; i++) {
+		size_t was = bcap;
+		if (sf_big_grow(&b, &bcap, i + 1))
+			return 1;
+		if (bcap != was && bcap < 2 * was)
+			steps_ok = false;       /* growth at least doubles */
+		b[i] = (unsigned char)(i * 131 + (i >> 12));
+	}
+	for (size_t i = 0; i < 8 * mb; i++)
+		kept = kept && b[i] == (unsigned char)(i * 131 + (i >> 12));
+	CHECK("big-grow-keeps-contents", kept && bcap >= 8 * mb && steps_ok);
+#if defined(__SANITIZE_ADDRESS__)
+	printf("SKIP: big-mapping: AddressSanitizer build, big buffers are "
+	       "malloc blocks\n");
+#else
+	CHECK("big-mapping-aligned", ((uintptr_t)b & (2 * mb - 1)) == 0 &&
+	      bcap % (2 * mb) == 0);
+	heap = false;
+	flags[0] = 0;
+	CHECK("big-mapping-advised",
+	      vma_flags((uintptr_t)b + bcap / 2, flags, sizeof(flags), &heap) &&
+	      !heap && strstr(flags, " hg") != NULL);
+	size_t before = bcap;
+	unsigned char *same_b = b;
+	CHECK("big-never-shrinks", !sf_big_resize(&b, &bcap, 300 << 10) &&
+	      b == same_b && bcap == before);
+	/* exactly at the threshold: a 2 MiB mapping, contents kept */
+	unsigned char *c = NULL;
+	size_t ccap = 0;
+	bool ck = !sf_big_resize(&c, &ccap, 100 << 10);
+	CHECK("big-small-is-exact", ck && ccap == (100 << 10));
+	memset(c, 0x5a, ccap);
+	ck = !sf_big_resize(&c, &ccap, 256 << 10);
+	bool ckept = ck;
+	for (size_t i = 0; ck && i < (100 << 10); i++)
+		ckept = ckept && c[i] == 0x5a;
+	CHECK("big-threshold-maps", ck && ccap == 2 * mb &&
+	      ((uintptr_t)c & (2 * mb - 1)) == 0 && ckept);
+	sf_big_free(c, ccap);
+#endif
+	sf_big_free(b, bcap);
 	return unit_failed;
 }
