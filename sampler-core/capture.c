@@ -323,9 +323,8 @@ static int leaf_check(struct sfc_session *s, struct sf_ctx *ctx,
 	*fresh = true;
 	if (s->dwfl && dwfl_addrmodule(s->dwfl, pc))
 		return 0;
-	for (unsigned i = 0; i < s->nanon; i++)
-		if (s->anon_pg[i] == pg)
-			return 0;
+	if (s->anon_pg[pg % SFC_ANON] == pg + 1)
+		return 0;
 	if (s->map_seq == t->map_seq) {
 		if (exec_changed(s)) {
 			if ((rc = on_exec(s, ctx)))
@@ -339,11 +338,8 @@ static int leaf_check(struct sfc_session *s, struct sf_ctx *ctx,
 		*fresh = false;
 		return 0;
 	}
-	if (!dwfl_addrmodule(s->dwfl, pc)) {
-		s->anon_pg[s->anon_next++ % SFC_ANON] = pg;
-		if (s->nanon < SFC_ANON)
-			s->nanon++;
-	}
+	if (!dwfl_addrmodule(s->dwfl, pc))
+		s->anon_pg[pg % SFC_ANON] = pg + 1;
 	return 0;
 }
 

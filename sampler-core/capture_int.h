@@ -148,7 +148,10 @@ struct sfc_sample {
 #define SFC_HIST 100000         /* 1 µs buckets up to 100 ms, then one */
 #define SFC_RECENT 4096
 #define SFC_ADDR_TRUNCATED 0    /* reserved address id: "[truncated]" */
-#define SFC_ANON 16
+/* Pages of JIT code remembered (direct-mapped by page number): a JIT's
+ * hot code spans hundreds of pages, and a page not remembered costs a
+ * read of the memory map (at most one per tick) */
+#define SFC_ANON 1024
 
 struct sfc_session {
 	struct sfc_options o;
@@ -186,10 +189,9 @@ struct sfc_session {
 	unsigned clone_next;
 	uint32_t map_seq;       /* +1 at every read of the memory map into
 				 * the modules (open, refresh) */
-	uint64_t anon_pg[SFC_ANON]; /* pages of leaf pcs found in no module
-				 * by a map read after their stop (JIT
-				 * code), this image */
-	unsigned nanon, anon_next;
+	uint64_t anon_pg[SFC_ANON]; /* page + 1 of leaf pcs found in no
+				 * module by a map read after their stop
+				 * (JIT code), this image; 0: empty */
 	bool unw_bad;
 
 	struct sfc_cthread *threads;

@@ -117,7 +117,7 @@ static void modules_changed(struct sfc_session *s, bool new_image)
 	memset(s->clone_yes, 0, sizeof(s->clone_yes));
 	s->clone_next = 0;
 	if (new_image)
-		s->nanon = s->anon_next = 0;
+		memset(s->anon_pg, 0, sizeof(s->anon_pg));
 }
 
 static void report(struct sfc_session *s, bool add)
