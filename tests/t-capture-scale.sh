@@ -258,7 +258,13 @@ churn_scan() {
 }
 res=$(churn_scan fast.lines $TPID)
 set -- $res
-if [ $rc -eq 0 ] && [ "$1" -eq 0 ] && [ "$2" -gt 0 ] && [ "$3" -gt 0 ] && [ $(($4 * 100)) -ge $(($3 * 95)) ]; then
+# Whether the sampler meets a thread of a few microseconds alive depends
+# on how fast it is: the plain build samples one in most ticks, the
+# sanitizer build (several times slower) almost never.  With none there
+# is nothing to check: skipped, not passed, and never failed for it.
+if [ $rc -eq 0 ] && [ "$1" -eq 0 ] && [ "$2" -eq 0 ] && [ "$3" -gt 0 ] && [ $(($4 * 100)) -ge $(($3 * 95)) ]; then
+	skip capture-churn-fast-no-stale "no sample of a short-lived thread was taken (the sampler met none alive): nothing to check"
+elif [ $rc -eq 0 ] && [ "$1" -eq 0 ] && [ "$2" -gt 0 ] && [ "$3" -gt 0 ] && [ $(($4 * 100)) -ge $(($3 * 95)) ]; then
 	pass capture-churn-fast-no-stale; else
 	fail capture-churn-fast-no-stale "status $rc, $1 bad of $2 short-lived thread samples, $4 of $3 main samples in churn_loop: $*"; fi
 why=$(target_runs $TPID) && pass capture-churn-fast-target-runs || fail capture-churn-fast-target-runs "$why"
@@ -281,7 +287,9 @@ rc=$?
 xpid=$(awk -F '\t' '$3 ~ /;main;main_wait;/ { sub(/:.*/, "", $1); print $1; exit }' fast-exec.lines)
 res=$(churn_scan fast-exec.lines "$xpid" skipmain)
 set -- ${res:-1 0 0 0 no lines read}
-if [ $rc -eq 0 ] && [ -n "$xpid" ] && [ "$1" -eq 0 ] && [ "$2" -gt 0 ]; then
+if [ $rc -eq 0 ] && [ -n "$xpid" ] && [ "$1" -eq 0 ] && [ "$2" -eq 0 ]; then
+	skip capture-exec-churn-no-stale "no sample of a thread other than main was taken after the exec: nothing to check"
+elif [ $rc -eq 0 ] && [ -n "$xpid" ] && [ "$1" -eq 0 ] && [ "$2" -gt 0 ]; then
 	pass capture-exec-churn-no-stale; else
 	fail capture-exec-churn-no-stale "status $rc, $1 bad of $2 thread samples after an exec: $*"; fi
 stop_target
