@@ -17,7 +17,7 @@ static volatile int stop_flag;
 enum {
 	K_THREADS = CLI_KEY, K_ON_CPU, K_ALL_STOP, K_UNWIND, K_STACK_BYTES,
 	K_STACK_FRAMES, K_LINES, K_NO_DEMANGLE, K_NO_REUSE, K_VERIFY_REUSE,
-	K_NO_BOOST
+	K_NO_BOOST, K_NO_PEEK
 };
 
 static const struct cli_opt opts[] = {
@@ -39,11 +39,13 @@ static const struct cli_opt opts[] = {
 	{ "lines", K_LINES, NULL, "add source file and line to frames (slower)" },
 	{ "no-demangle", K_NO_DEMANGLE, NULL, "keep C++ names mangled" },
 	{ "no-reuse", K_NO_REUSE, NULL, "stop every thread at every sample, even one that\n"
-	  "has not run since its last (label reused=1)" },
+	  "has not run since its last (label reused=1) or\nsleeps (implies --no-peek)" },
+	{ "no-peek", K_NO_PEEK, NULL, "stop a sleeping thread that ran since its last\n"
+	  "sample, rather than read it where it sleeps\n(label stopless=1)" },
 	{ "no-boost", K_NO_BOOST, NULL, "do not raise the sampling thread to nice -10\n"
 	  "(done when permitted: root or CAP_SYS_NICE)" },
-	{ "verify-reuse", K_VERIFY_REUSE, NULL, "stop such threads anyway and count reused stacks\n"
-	  "that would differ (audit; capture.reuse_* props)" },
+	{ "verify-reuse", K_VERIFY_REUSE, NULL, "stop such threads anyway and count reused and\n"
+	  "stopless stacks that would differ (audit;\ncapture.reuse_*, capture.stopless_* props)" },
 	{ "quiet", 'q', NULL, "no progress, summary, report or warnings" },
 	{ "help", 'h', NULL, "this help" },
 	{ "version", 'V', NULL, "the version" },
@@ -57,10 +59,11 @@ static void usage(const struct cli_getopt *g)
 "       sfcapture [OPTIONS] -- CMD [ARGS...]\n"
 "Sample the call stacks of every thread of a running process (or of CMD,\n"
 "started here) at a fixed rate, running and blocked threads alike, until\n"
-"Ctrl-C, the end of -d, or the exit of the target.  Each thread that ran\n"
-"since its last sample is stopped for a few microseconds while its\n"
-"registers and stack are copied; one that has not run is counted again\n"
-"from its last stack without stopping it (label reused=1, see --no-reuse).\n"
+"Ctrl-C, the end of -d, or the exit of the target.  A thread that has not\n"
+"run since its last sample is counted again from its last stack (label\n"
+"reused=1, see --no-reuse); one asleep in a system call is read where it\n"
+"sleeps (label stopless=1, see --no-peek); any other is stopped for a few\n"
+"microseconds while its registers and stack are copied.\n"
 "The target is never left stopped or traced.\n"
 "\n");
 	cli_getopt_help(g, stdout);
@@ -68,10 +71,10 @@ static void usage(const struct cli_getopt *g)
 "\n"
 "Each sample records the thread (id and name), the time, the thread's\n"
 "state read from /proc before stopping it (label \"state\": running,\n"
-"sleeping, disk-wait, ...) and the frames.  Every sample interrupts the\n"
-"blocked system calls of the threads: most restart, but epoll_wait and a\n"
-"few others return EINTR to the program once per sample (see\n"
-"sfcapture(1)).  With -- CMD, a command still running at the end of -d\n"
+"sleeping, disk-wait, ...) and the frames.  A stop interrupts a blocked\n"
+"system call: most restart, but epoll_wait and a few others return EINTR\n"
+"to the program (see sfcapture(1)); threads read where they sleep see\n"
+"nothing.  With -- CMD, a command still running at the end of -d\n"
 "is sent SIGTERM.\n"
 "\n"
 "Exit status: 0 success, 1 the target cannot be sampled (no such process,\n"
@@ -159,6 +162,9 @@ int main(int argc, char **argv)
 				status = cli_fail(&ctx);
 				goto done;
 			}
+			break;
+		case K_NO_PEEK:
+			o.no_peek = true;
 			break;
 		case K_NO_REUSE:
 			o.no_reuse = true;
@@ -257,11 +263,12 @@ int main(int argc, char **argv)
 			cli_msg("the target exited after %.2f s",
 				(double)st->elapsed_ns / 1e9);
 		cli_msg("%" PRIu64 " samples taken (%" PRIu64 " reused from "
-			"threads that had not run, %" PRIu64 " from stops "
-			"that came late, %" PRIu64 " for skipped ticks from "
-			"stops that held the thread then), %" PRIu64
+			"threads that had not run, %" PRIu64 " read from "
+			"sleeping threads without a stop, %" PRIu64 " from "
+			"stops that came late, %" PRIu64 " for skipped ticks "
+			"from stops that held the thread then), %" PRIu64
 			" missed, from %u threads in %.2f s", st->samples,
-			st->reused, st->late, st->catchup,
+			st->reused, st->peeked, st->late, st->catchup,
 			st->missed, st->threads_seen,
 			(double)st->elapsed_ns / 1e9);
 		cli_msg("target stopped per sample: median %.0f us, p99 "

@@ -232,6 +232,7 @@ static int add_sample(struct sfc_session *s, struct sf_ctx *ctx,
 	x->reused = reused;
 	x->late = false;
 	x->catchup = false;
+	x->peek = false;
 	s->st.samples++;
 	s->st.reused += reused;
 	return 0;
@@ -343,11 +344,61 @@ static int leaf_check(struct sfc_session *s, struct sf_ctx *ctx,
 	return 0;
 }
 
+/* Intern s->frames (leaf first) as a stack node, under [truncated] when
+ * incomplete; *known: every frame is in a known module. */
+static int intern(struct sfc_session *s, struct sf_ctx *ctx, bool complete,
+		  uint32_t *out, bool *known)
+{
+	uint32_t node = 0, a;
+
+	if (!complete && node_get(s, node, SFC_ADDR_TRUNCATED, &node))
+		return sf_error_nomem(ctx);
+	*known = true;
+	for (size_t i = s->nframes; i-- > 0;) {
+		if (addr_get(s, s->frames[i], &a) || node_get(s, node, a, &node))
+			return sf_error_nomem(ctx);
+		*known &= s->addrs[a].mod != NULL;
+	}
+	*out = node;
+	return 0;
+}
+
+/* After a stop that followed a read without a stop (verify_reuse): when
+ * schedstat read just after the interrupt still had the read's values
+ * (window_start moved win_lo to the read), the thread did not run in
+ * between, and the two stacks must be one. */
+static void verify_peek(struct sfc_session *s, const struct sfc_thr *t,
+			uint32_t node)
+{
+	const struct sfc_cthread *c = &s->threads[t->tidx];
+
+	if (!t->ck || t->win_lo != t->ck_time)
+		return;
+	if (node == c->node)
+		s->st.peek_verified++;
+	else
+		s->st.peek_mismatch++;
+}
+
+/* After unwinding a copy of c: a complete stack moves c->stack_hi up to
+ * the highest word read; a copy that ended there and proved too short
+ * (the unwinder asked past it) turns short copies off for the thread. */
+static void stack_end(struct sfc_session *s, struct sfc_cthread *c,
+		      bool complete)
+{
+	if (!complete && s->unw_short)
+		c->stack_hi = UINT64_MAX;
+	else if (complete && c->stack_hi != UINT64_MAX &&
+		 s->unw_hi > c->stack_hi)
+		c->stack_hi = s->unw_hi;
+}
+
 static int record(struct sfc_session *s, struct sf_ctx *ctx,
 		  struct sfc_thr *t, const unsigned char *stack)
 {
 	struct sfc_cthread *c = &s->threads[t->tidx];
-	bool fresh;
+	bool fresh, known;
+	uint32_t node;
 	int rc = leaf_check(s, ctx, t, &fresh);
 
 	if (rc)
@@ -355,29 +406,24 @@ static int record(struct sfc_session *s, struct sf_ctx *ctx,
 	bool complete = sfc__unwind(s, t, stack, fresh);
 	if (refresh_for(s))
 		complete = sfc__unwind(s, t, stack, fresh);
-	uint32_t node = 0, a;
-
 	if (!complete) {
 		s->st.truncated++;
 		sf_warn(ctx, "capture.truncated",
 			"a stack could not be unwound to its end (corrupt "
 			"stack, missing unwind info or deeper than "
 			"--stack-bytes); it is marked [truncated]");
-		if (node_get(s, node, SFC_ADDR_TRUNCATED, &node))
-			return sf_error_nomem(ctx);
 	}
-	bool known = true;
-	for (size_t i = s->nframes; i-- > 0;) {
-		if (addr_get(s, s->frames[i], &a) || node_get(s, node, a, &node))
-			return sf_error_nomem(ctx);
-		known &= s->addrs[a].mod != NULL;
-	}
+	stack_end(s, c, complete);
+	if ((rc = intern(s, ctx, complete, &node, &known)))
+		return rc;
 	if (t->verify) {
 		if (node == c->node)
 			s->st.reuse_verified++;
 		else
 			s->st.reuse_mismatch++;
 	}
+	if (t->verify_peek)
+		verify_peek(s, t, node);
 	c->have = false;
 	c->base = false;
 	if (t->win) {
@@ -550,6 +596,97 @@ static bool reuse_check(struct sfc_session *s, struct sfc_cthread *c,
 #endif
 }
 
+/* Read a thread asleep in a system call without stopping it (see
+ * "Reading without a stop" in capture.h): schedstat, then the registers
+ * /proc/.../syscall shows and the stack, then schedstat again; the copy is
+ * unwound at once with only those registers.  *done when the sample was
+ * taken; otherwise the thread is stopped as usual (and, with
+ * verify_reuse, t->verify_peek asks that stop to be compared). */
+static int peek(struct sfc_session *s, struct sf_ctx *ctx, struct sfc_thr *t,
+		bool *done)
+{
+	*done = false;
+#if defined(__x86_64__)
+	struct sfc_cthread *c = &s->threads[t->tidx];
+	char path[80], buf[512];
+	unsigned long long v[9];
+	uint64_t run, slices, run2, slices2;
+	uint32_t node;
+	bool known;
+	int rc;
+
+	if (!s->dwfl || sched_read(s, c, &run, &slices))
+		return 0;
+	int64_t t0 = sfc__mono();
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/syscall", (int)s->pid,
+		 (int)t->tid);
+	/* "NR ARG1..ARG6 SP PC" only while blocked in a call */
+	if (sfc__read_small(path, buf, sizeof(buf)) <= 0 ||
+	    sscanf(buf, "%llu %llx %llx %llx %llx %llx %llx %llx %llx",
+		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
+		   &v[8]) != 9 || !dwfl_addrmodule(s->dwfl, v[8]))
+		return 0;
+	sfc_regs *r = &t->regs;
+	memset(r, 0, sizeof(*r));
+	r->orig_rax = v[0];
+	r->rax = (unsigned long long)-38;  /* -ENOSYS, as inside any call */
+	r->rdi = v[1];
+	r->rsi = v[2];
+	r->rdx = v[3];
+	r->r10 = v[4];
+	r->r8 = v[5];
+	r->r9 = v[6];
+	r->rsp = v[7];
+	r->rip = v[8];
+	t->map_seq = s->map_seq;
+	sfc__copy_stack(s, t, s->cmp);
+	if (sched_read(s, c, &run2, &slices2) || run2 != run ||
+	    slices2 != slices)
+		return 0;
+	t->partial = true;
+	bool complete = sfc__unwind(s, t, s->cmp, true);
+	t->partial = false;
+	if (!complete) {
+		if (s->unw_short)
+			stack_end(s, c, false);
+		return 0;
+	}
+	stack_end(s, c, true);
+	if ((rc = intern(s, ctx, true, &node, &known)))
+		return rc;
+	if (!known)
+		return 0;
+	c->have = c->base = false;
+	if (s->o.verify_reuse) {
+		/* stop it anyway; the stop's window tells whether it ran */
+		c->node = node;
+		t->verify_peek = true;
+		t->ck = true;
+		t->ck_run = run;
+		t->ck_slices = slices;
+		t->ck_time = t0;
+		return 0;
+	}
+	/* the first read is the baseline: no stop woke the thread, so
+	 * equal schedstat later means it still sleeps where it was read */
+	if (keep_copy(s, c, t, s->cmp))
+		return sf_error_nomem(ctx);
+	c->node = node;
+	c->truncated = false;
+	c->state = t->state;
+	c->have = c->base = true;
+	c->run = run;
+	c->slices = slices;
+	c->base_time = t0;
+	if ((rc = add_sample(s, ctx, t->tidx, node, t->state, t0, false)))
+		return rc;
+	s->samples[s->nsamples - 1].peek = true;
+	s->st.peeked++;
+	*done = true;
+#endif
+	return 0;
+}
+
 /* May the thread's last stack be counted again now?  Sets *verify when
  * it may but verify_reuse wants a real stop to compare with, *old when
  * the baseline predates this tick (the thread has not run since the
@@ -621,8 +758,10 @@ static int fill_windows(struct sfc_session *s, struct sf_ctx *ctx,
 /* The modules changed: stacks unwound before may read differently now. */
 static void forget_stacks(struct sfc_session *s)
 {
-	for (size_t i = 0; i < s->nthreads; i++)
+	for (size_t i = 0; i < s->nthreads; i++) {
 		s->threads[i].have = s->threads[i].base = false;
+		s->threads[i].stack_hi = 0;
+	}
 }
 
 /* Threads gone since the last tick: release their file and copy. */
@@ -630,7 +769,11 @@ static void forget_gone(struct sfc_session *s)
 {
 	for (size_t i = 0; i < s->nthreads; i++) {
 		struct sfc_cthread *c = &s->threads[i];
-		if (c->seen == s->tickno || (c->fd < 0 && !c->copy))
+		if (c->seen == s->tickno)
+			continue;
+		/* its id may come back as another thread's */
+		c->stack_hi = 0;
+		if (c->fd < 0 && !c->copy)
 			continue;
 		if (c->fd >= 0)
 			close(c->fd);
@@ -733,8 +876,18 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 		struct sfc_cthread *c = &s->threads[t->tidx];
 		c->seen = c->listed = s->tickno;
 		c->ck = false;
+		if (s->peek && !verify && stt.state == 'S') {
+			bool done;
+			if ((rc = peek(s, ctx, t, &done))) {
+				closedir(d);
+				return rc;
+			}
+			if (done)
+				continue;
+		}
 		/* the start of this stop's window (window_start, fill_windows) */
-		if (s->reuse && !sched_read(s, c, &t->ck_run, &t->ck_slices)) {
+		if (s->reuse && !t->verify_peek &&
+		    !sched_read(s, c, &t->ck_run, &t->ck_slices)) {
 			t->ck = true;
 			t->ck_time = sfc__mono();
 		}
@@ -777,8 +930,7 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 			return rc;
 	}
 	s->nreu = 0;
-	if (s->reuse)
-		forget_gone(s);
+	forget_gone(s);
 	if (s->capcur * s->slot > 0 && s->ncur) {
 		void *q = realloc(s->stacks, s->capcur * s->slot);
 		if (!q)
@@ -1137,6 +1289,7 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 #if defined(__x86_64__)
 	s->reuse = !s->o.no_reuse && !s->o.on_cpu && access(path, R_OK) == 0;
 #endif
+	s->peek = s->reuse && !s->o.no_peek && !s->o.all_stop;
 	if (s->reuse) {
 		/* one schedstat descriptor per thread */
 		struct rlimit rl;
@@ -1319,7 +1472,7 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 	sf_frame_id *fid = NULL;
 	sf_stack_id *sid = NULL;
 	sf_thread_idx *tix = NULL;
-	sf_labels_id lab[8][4];
+	sf_labels_id lab[8][5];
 	uint32_t type;
 	char b[64];
 	int rc;
@@ -1350,11 +1503,17 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 			     s->st.ticks_late)) ||
 	    (rc = count_prop(p, ctx, "capture.catchup", s->st.catchup)))
 		return rc;
+	if ((rc = count_prop(p, ctx, "capture.stopless", s->st.peeked)))
+		return rc;
 	if (s->o.verify_reuse &&
 	    ((rc = count_prop(p, ctx, "capture.reuse_verified",
 			      s->st.reuse_verified)) ||
 	     (rc = count_prop(p, ctx, "capture.reuse_mismatch",
-			      s->st.reuse_mismatch))))
+			      s->st.reuse_mismatch)) ||
+	     (rc = count_prop(p, ctx, "capture.stopless_verified",
+			      s->st.peek_verified)) ||
+	     (rc = count_prop(p, ctx, "capture.stopless_mismatch",
+			      s->st.peek_mismatch))))
 		return rc;
 	if ((rc = sf_profile_set_prop(p, ctx, "capture.reuse",
 				      s->reuse ? "schedstat" : "off")))
@@ -1380,7 +1539,8 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 					    s->threads[i].name, &tix[i])))
 			goto out;
 	for (int i = 0; i < 8; i++)
-		lab[i][0] = lab[i][1] = lab[i][2] = lab[i][3] = UINT32_MAX;
+		for (int j = 0; j < 5; j++)
+			lab[i][j] = UINT32_MAX;
 	/* samples of skipped ticks were added after later ones */
 	qsort(s->samples, s->nsamples, sizeof(*s->samples), sample_cmp);
 	for (size_t i = 0; i < s->nsamples; i++) {
@@ -1395,14 +1555,18 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 		 * stop, given that stop's stack (struct sfc_owed);
 		 * reused=catchup: a tick skipped while we were behind, given
 		 * the stack of a stop that held the thread then
-		 * (fill_windows) */
-		int how = x->reused ? 1 : x->late ? 2 : x->catchup ? 3 : 0;
-		static const char *const hows[] = { "", "1", "late",
-						    "catchup" };
+		 * (fill_windows); stopless=1: read as it slept, without a
+		 * stop (peek) */
+		int how = x->reused ? 1 : x->late ? 2 : x->catchup ? 3 :
+			  x->peek ? 4 : 0;
+		static const char *const hows[][2] = {
+			{ "", "" }, { "reused", "1" }, { "reused", "late" },
+			{ "reused", "catchup" }, { "stopless", "1" },
+		};
 		sf_labels_id *l = &lab[li][how];
 		if (*l == UINT32_MAX) {
 			struct sf_label ls[2] = {
-				{ "reused", hows[how] },
+				{ hows[how][0], hows[how][1] },
 				{ "state", sfc_state_name(states[li]) },
 			};
 			if ((rc = sf_profile_labels(p, ctx, ls + !how,

@@ -13,7 +13,8 @@
  *      real stop is counted again with that stack, without stopping it
  *      ("reused" sample, see below).  The others have their name and
  *      state read from /proc/PID/task/TID/stat BEFORE stopping them (a
- *      stopped thread looks idle);
+ *      stopped thread looks idle).  A thread that is asleep in a system
+ *      call is read where it sleeps, without a stop (below);
  *   2. PTRACE_SEIZE and PTRACE_INTERRUPT every thread that must be
  *      stopped, then, as each stop arrives through one waitpid(-1,
  *      __WALL) dispatcher with a deadline (signals that arrive meanwhile
@@ -40,6 +41,23 @@
  * Ticks skipped because the sampler fell behind are filled, with their
  * scheduled times, for threads whose baseline is older than the skipped
  * tick and still holds: they did not run in between either.
+ *
+ * Reading without a stop (x86_64, with reuse, not with all_stop or
+ * no_peek): a thread in state S that ran since its last sample is read
+ * as it sleeps.  Between two reads of its schedstat that give the same
+ * values it was on no CPU, so its user registers and stack did not change
+ * in between; inside that span /proc/PID/task/TID/syscall gives the
+ * registers the kernel saved when it entered the call (the call number,
+ * the six argument registers, sp and pc) and process_vm_readv copies the
+ * stack below and above sp.  The copy is unwound at once with only those
+ * registers known: libdw fails, rather than guesses, where a CFI rule
+ * needs another (rbp in code built with frame pointers, rbx ...), and a
+ * stack that does not unwind completely through known modules is
+ * dropped and the thread stopped as before.  So a sample read this way
+ * (label stopless=1) is exactly the stack a stop would have found, and
+ * the thread is never interrupted: no EINTR from epoll_wait, no
+ * restarted call.  The schedstat of the first read becomes its baseline
+ * for reuse.
  *
  * Catching up (a tick that overran, above all the first, which must stop
  * every thread): a stop also pays every skipped tick inside its window,
@@ -78,10 +96,11 @@
  * (sample label reused=late): from the interrupt to the stop a tracee
  * runs no user code.  Ticks thus keep their schedule.
  *
- * Observer effect: each sample interrupts a blocked system call in every
- * sampled thread.  read, futex and nanosleep restart transparently, but
- * epoll_wait (and other calls listed in signal(7) as never restarted)
- * return EINTR to the program once per sample.
+ * Observer effect: a stop interrupts a blocked system call.  read, futex
+ * and nanosleep restart transparently, but epoll_wait (and other calls
+ * listed in signal(7) as never restarted) return EINTR to the program.
+ * Blocked threads read without a stop see neither; the others (state D,
+ * a stack that needs more registers, no_peek) see it once per stop.
  *
  * Errors: sfc_open and sfc_run return 0 or a negative sf_code with
  * ctx->err set; target problems (no such process, permission, another
@@ -126,7 +145,13 @@ struct sfc_options {
 	bool no_reuse;          /* stop every thread at every tick */
 	bool no_boost;          /* keep our nice value (see sfc_run) */
 	bool verify_reuse;      /* stop reusable threads too and compare the
-				 * stacks (st.reuse_verified, reuse_mismatch) */
+				 * stacks (st.reuse_verified, reuse_mismatch);
+				 * likewise read blocked threads without a
+				 * stop, then stop them and compare
+				 * (st.peek_verified, peek_mismatch) */
+	bool no_peek;           /* stop a blocked thread that ran since its
+				 * last sample rather than read it as it
+				 * sleeps (see "Reading without a stop") */
 };
 
 /* Fill `o` with the defaults (100 Hz, DWARF, 32 KiB, 512 frames). */
@@ -149,6 +174,13 @@ struct sfc_stats {
 	uint64_t reuse_verified;   /* verify_reuse: reusable samples stopped
 				    * anyway whose stack equals the reused */
 	uint64_t reuse_mismatch;   /* ... whose stack differs (a bug) */
+	uint64_t peeked;           /* of the samples taken, read from a
+				    * blocked thread without stopping it
+				    * (label stopless=1) */
+	uint64_t peek_verified;    /* verify_reuse: such reads whose thread
+				    * was then stopped, had provably not run
+				    * in between, and gave the same stack */
+	uint64_t peek_mismatch;    /* ... and gave another stack (a bug) */
 	uint64_t missed;           /* thread samples that could not be taken
 				    * in time (late ticks x threads, threads
 				    * that did not stop, EPERM) */

@@ -51,6 +51,14 @@ struct sfc_thr {
 	uint32_t map_seq;       /* s->map_seq when they were copied */
 	bool verify;            /* stopped although reusable (verify_reuse):
 				 * its stack must equal the reused one */
+	bool short_copy;        /* the copy ends at the thread's known
+				 * outermost frame (sfc_cthread.stack_hi) */
+	bool partial;           /* registers from /proc/.../syscall (a read
+				 * without a stop): only sp, pc and the
+				 * argument registers are known */
+	bool verify_peek;       /* stopped although read without a stop
+				 * (verify_reuse): its stack must equal that
+				 * read's when it provably did not run */
 	/* the stop's catch-up window (see record and scan in capture.c):
 	 * schedstat read at the scan (ck_*, ck_time when the read had
 	 * ended), and whether a read just after the interrupt found it
@@ -117,6 +125,11 @@ struct sfc_cthread {
 	bool ck;
 	uint64_t ck_run, ck_slices;
 	int64_t ck_time;
+	/* End of the highest word any complete unwinding of this thread has
+	 * read (its outermost frame, which does not move while the thread
+	 * lives); 0: unknown, or a copy ending there once proved too short.
+	 * Stops then copy only up to it (sfc__copy_stack). */
+	uint64_t stack_hi;
 	sfc_regs regs;
 	uint64_t copy_base;
 	size_t copy_len, copy_cap;
@@ -143,8 +156,11 @@ struct sfc_sample {
 	bool late;              /* taken from a later stop (struct sfc_owed) */
 	bool catchup;           /* a skipped tick paid from a stop whose
 				 * window covers it (sfc_cthread.win) */
+	bool peek;              /* read without stopping the thread */
 };
 
+/* Bytes copied past the known end of a thread's outermost frame */
+#define SFC_STACK_SLACK 256
 #define SFC_HIST 100000         /* 1 µs buckets up to 100 ms, then one */
 #define SFC_RECENT 4096
 #define SFC_ADDR_TRUNCATED 0    /* reserved address id: "[truncated]" */
@@ -183,6 +199,7 @@ struct sfc_session {
 	size_t nframes;
 	uint64_t last_sp;
 	uint64_t unw_hi;        /* end of the highest word the unwinder read */
+	bool unw_short;         /* it asked for a word past a short copy */
 	uint64_t clone_pc[8];   /* pcs without CFI seen lately ... */
 	bool clone_yes[8];      /* ... and whether they are in clone
 				 * (forgotten when the modules change) */
@@ -240,6 +257,8 @@ struct sfc_session {
 	int64_t sched;          /* when the current tick was due */
 	bool reuse;             /* schedstat reuse on (x86_64, file present,
 				 * not no_reuse, not on_cpu) */
+	bool peek;              /* read sleeping threads without a stop
+				 * (reuse, not all_stop, not no_peek) */
 	uint32_t tickno;
 };
 
@@ -274,6 +293,12 @@ void sfc__grab(struct sfc_session *s, struct sfc_thr *t,
 	       unsigned char *stack);
 /* PTRACE_DETACH t and record how long it was stopped since t0. */
 void sfc__release(struct sfc_session *s, struct sfc_thr *t, int64_t t0);
+/* Copy the stack of t (its registers read) into `stack`: from the red
+ * zone below sp up to stack_bytes above sp, or only up to the end of the
+ * thread's outermost frame when an earlier unwinding found it (plus
+ * SFC_STACK_SLACK); sets t->stack_base, t->stack_len, t->short_copy. */
+void sfc__copy_stack(struct sfc_session *s, struct sfc_thr *t,
+		     unsigned char *stack);
 /* Copy len bytes of the target at addr; returns the bytes copied (a
  * prefix: the copy stops at the first unmapped page). */
 size_t sfc__read_mem(pid_t pid, uint64_t addr, size_t len,

@@ -349,16 +349,31 @@ void sfc__grab(struct sfc_session *s, struct sfc_thr *t,
 	if (ptrace(PTRACE_GETREGSET, t->tid, (void *)(uintptr_t)NT_PRSTATUS,
 		   &io) < 0)
 		return;
-	uint64_t sp = SFC_SP(t->regs);
+	sfc__copy_stack(s, t, stack);
+	t->have = true;
+}
+
+void sfc__copy_stack(struct sfc_session *s, struct sfc_thr *t,
+		     unsigned char *stack)
+{
+	uint64_t sp = SFC_SP(t->regs), hi = s->threads[t->tidx].stack_hi;
+	size_t len = s->o.stack_bytes;
+
+	/* every copy pays for each byte while the thread waits: a thread's
+	 * frames end where its outermost frame does, which stays put */
+	t->short_copy = false;
+	if (hi > sp && hi - sp + SFC_STACK_SLACK < len) {
+		len = (size_t)(hi - sp) + SFC_STACK_SLACK;
+		t->short_copy = true;
+	}
 	t->stack_base = sp - SFC_REDZONE;
-	t->stack_len = sfc__read_mem(s->pid, t->stack_base,
-				s->o.stack_bytes + SFC_REDZONE, stack);
+	t->stack_len = sfc__read_mem(s->pid, t->stack_base, len + SFC_REDZONE,
+				     stack);
 	if (SFC_REDZONE && t->stack_len <= SFC_REDZONE) {
 		/* sp at the bottom of its mapping: no red zone to copy */
 		t->stack_base = sp;
-		t->stack_len = sfc__read_mem(s->pid, sp, s->o.stack_bytes, stack);
+		t->stack_len = sfc__read_mem(s->pid, sp, len, stack);
 	}
-	t->have = true;
 }
 
 void sfc__release(struct sfc_session *s, struct sfc_thr *t, int64_t t0)

@@ -52,8 +52,10 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 	uint64_t sp = s->unw->stack_base;
 
 	if (addr < sp || addr - sp > s->unw->stack_len ||
-	    s->unw->stack_len - (addr - sp) < sizeof(Dwarf_Word))
+	    s->unw->stack_len - (addr - sp) < sizeof(Dwarf_Word)) {
+		s->unw_short |= addr >= sp && s->unw->short_copy;
 		return false;
+	}
 	memcpy(result, s->unw_stack + (addr - sp), sizeof(Dwarf_Word));
 	if (addr + sizeof(Dwarf_Word) > s->unw_hi)
 		s->unw_hi = addr + sizeof(Dwarf_Word);
@@ -71,6 +73,17 @@ static bool cb_set_initial_registers(Dwfl_Thread *thread, void *arg)
 		r->rsp, r->r8,  r->r9,  r->r10, r->r11, r->r12, r->r13,
 		r->r14, r->r15, r->rip,
 	};
+	if (s->unw->partial) {
+		/* read without a stop: only what /proc/.../syscall shows (rdx;
+		 * rsi rdi; rsp r8 r9 r10; the pc).  The others stay unset, so
+		 * a CFI rule that needs one fails instead of guessing. */
+		if (!dwfl_thread_state_registers(thread, 1, 1, w + 1) ||
+		    !dwfl_thread_state_registers(thread, 4, 2, w + 4) ||
+		    !dwfl_thread_state_registers(thread, 7, 4, w + 7))
+			return false;
+		dwfl_thread_state_register_pc(thread, r->rip);
+		return true;
+	}
 	if (!dwfl_thread_state_registers(thread, 0, 17, w))
 		return false;
 	dwfl_thread_state_register_pc(thread, r->rip);
@@ -210,8 +223,10 @@ static bool read_word(struct sfc_session *s, const struct sfc_thr *t,
 	uint64_t sp = t->stack_base;
 
 	if (addr < sp || addr - sp > t->stack_len ||
-	    t->stack_len - (addr - sp) < 8)
+	    t->stack_len - (addr - sp) < 8) {
+		s->unw_short |= addr >= sp && t->short_copy;
 		return false;
+	}
 	memcpy(out, stack + (addr - sp), 8);
 	if (addr + 8 > s->unw_hi)
 		s->unw_hi = addr + 8;
@@ -333,6 +348,36 @@ static int clone_window(struct sfc_session *s, const struct sfc_thr *t,
 }
 #endif
 
+/* Does the CFI that covers pc (libdwfl's order: .eh_frame, then
+ * .debug_frame) leave the return address undefined (the outermost frame
+ * of a thread: _start, the child side of clone and clone3)? */
+static bool outermost(Dwfl *dwfl, uint64_t pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Dwarf_CFI *cfis[2];
+	Dwarf_Addr bias[2];
+
+	if (!mod)
+		return false;
+	cfis[0] = dwfl_module_eh_cfi(mod, &bias[0]);
+	cfis[1] = dwfl_module_dwarf_cfi(mod, &bias[1]);
+	for (int i = 0; i < 2; i++) {
+		Dwarf_Frame *fr;
+		Dwarf_Op mem[3], *ops;
+		size_t nops;
+		if (!cfis[i] || dwarf_cfi_addrframe(cfis[i], pc - bias[i], &fr))
+			continue;
+		int ra = dwarf_frame_info(fr, NULL, NULL, NULL);
+		/* libdw.h: *nops 0 with *ops == ops_mem is "undefined" */
+		bool undef = ra >= 0 &&
+			     dwarf_frame_register(fr, ra, mem, &ops, &nops) == 0 &&
+			     ops == mem && !nops;
+		free(fr);
+		return undef;
+	}
+	return false;
+}
+
 bool sfc__unwind(struct sfc_session *s, const struct sfc_thr *t,
 		 const unsigned char *stack, bool fresh)
 {
@@ -340,12 +385,27 @@ bool sfc__unwind(struct sfc_session *s, const struct sfc_thr *t,
 	s->unw_bad = false;
 	s->last_sp = 0;
 	s->unw_hi = t->stack_base;
+	s->unw_short = false;
 	/* a new thread stopped in the clone child inherits the parent's rbp
 	 * (its own thread descriptor): followed as a frame pointer it gives
 	 * the descriptor's dtv, a heap address, as the caller */
 	if (!fresh && (!s->dwfl || !dwfl_addrmodule(s->dwfl, SFC_PC(t->regs)))) {
 		s->frames[s->nframes++] = SFC_PC(t->regs);
 		return false;
+	}
+	/* a read without a stop is kept only when CFI unwinds it with the
+	 * registers known, from a pc in a known module, to a frame whose CFI
+	 * says it has no caller: no guess, no frame-pointer walk.  libdwfl
+	 * ends a stack quietly, as if at its outermost frame, when the rule
+	 * for a return address needs a register that is not set, so its
+	 * "done" is not enough. */
+	if (t->partial) {
+		if (s->o.unwind != SFC_UNWIND_DWARF || !s->attached ||
+		    !dwfl_addrmodule(s->dwfl, SFC_PC(t->regs)))
+			return false;
+		return run_dwfl(s, t, stack) == 0 && !s->unw_bad &&
+		       s->nframes && outermost(s->dwfl,
+					       s->frames[s->nframes - 1]);
 	}
 	if (s->o.unwind == SFC_UNWIND_FP || !s->attached)
 		return unwind_fp(s, t, stack);

@@ -213,14 +213,47 @@ sleep 0.1
 why=$(target_runs $TPID) && pass capture-stopped-continues || fail capture-stopped-continues "$why"
 stop_target
 
-# observer effect (documented): each sample makes epoll_wait return EINTR
+# observer effect (documented): each stop makes epoll_wait return EINTR
 # (about once per sample: a sample that finds the thread between two
-# epoll_wait calls interrupts nothing, so at least half, at most all)
+# epoll_wait calls interrupts nothing, so at least half, at most all).
+# --no-peek stops the sleeping thread at every sample (each EINTR makes
+# it run, so no sample can be reused).
+epoll_tid() { grep -l '^epoll$' /proc/$TPID/task/*/comm | sed 's|.*/task/\([0-9]*\)/comm|\1|'; }
 start_target ./target_nofp || fail capture-eintr-start "target not ready"
-timeout 60 "$SFCAPTURE" -q -p $TPID -d 1 --threads "$(grep -l '^epoll$' /proc/$TPID/task/*/comm | sed 's|.*/task/\([0-9]*\)/comm|\1|')" --to lines -o eintr.lines
+timeout 60 "$SFCAPTURE" -q -p $TPID -d 1 --no-peek --threads "$(epoll_tid)" --to lines -o eintr.lines
 n=$(wc -l < eintr.lines)
 kill -USR1 $TPID; wait $TPID 2>/dev/null
 e=$(sed -n 's/^EINTR //p' "$TOUT")
 if [ "$n" -gt 0 ] && [ "${e:-0}" -ge $((n / 2)) ] && [ "${e:-0}" -le $((n + 2)) ]; then pass capture-epoll-eintr-per-sample; else
 	fail capture-epoll-eintr-per-sample "$n samples, ${e:-no} EINTR"; fi
+# ... and by default it is read where it sleeps (stopless=1), then counted
+# again while it has not run (reused=1): never interrupted, no EINTR at
+# all, every sample with its chain.  (A busy machine changes nothing:
+# the thread only runs when a stop wakes it.)
+start_target ./target_nofp || fail capture-noeintr-start "target not ready"
+timeout 60 "$SFCAPTURE" -q -p $TPID -d 1 --threads "$(epoll_tid)" -o noeintr.json
+kill -USR1 $TPID; wait $TPID 2>/dev/null
+e=$(sed -n 's/^EINTR //p' "$TOUT")
+python3 - noeintr.json > noeintr.check <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+sets = [dict(s) for s in d["label_sets"]]
+frames = [f["name"] for f in d["frames"]]
+def chain(i):
+    out = []
+    while i:
+        out.append(frames[d["stacks"][i - 1][1]])
+        i = d["stacks"][i - 1][0]
+    return ";".join(reversed(out))
+hows = [sets[s[3] - 1] if s[3] else {} for s in d["samples"]]
+props = dict(d["meta"]["properties"])
+peeks = sum(1 for h in hows if h.get("stopless") == "1")
+stops = sum(1 for h in hows if not h.get("stopless") and not h.get("reused"))
+good = sum(1 for s in d["samples"] if "epoll_thread;epoll_blocker;epoll_wait" in chain(s[0]))
+print(len(d["samples"]), peeks, stops, good, props.get("capture.stopless"))
+PY
+set -- $(cat noeintr.check)
+if [ "${1:-0}" -gt 0 ] && [ "${2:-0}" -ge 1 ] && [ "${3:-x}" = 0 ] && [ "${4:-0}" = "$1" ] &&
+	[ "${5:-x}" = "$2" ] && [ "${e:-x}" = 0 ]; then pass capture-epoll-stopless-no-eintr; else
+	fail capture-epoll-stopless-no-eintr "${1:-?} samples, ${2:-?} stopless (property ${5:-?}), ${3:-?} stops, ${4:-?} with the chain, ${e:-no} EINTR"; fi
 TPID=

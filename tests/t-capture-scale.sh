@@ -19,13 +19,30 @@ print(dict(d["meta"].get("properties", [])).get(sys.argv[2], ""))' "$1" "$2"
 }
 
 # --- reuse is exact: each reusable sample is also really stopped, and its
-# stack must be the one reuse would have counted
+# stack must be the one reuse would have counted.  So is a read without a
+# stop: each sleeping thread read that way is then stopped too, and when
+# schedstat shows it did not run in between, the two stacks must be one
+# (the first tick reads all 21 sleeping threads; the frame-pointer build
+# needs rbp for most of its chains, which such a read does not have: those
+# threads must be stopped instead, never given a shorter stack)
 start_target ./target_nofp -n 20 || fail capture-reuse-start "target not ready"
 timeout 60 "$SFCAPTURE" -q -p $TPID -d 1 --verify-reuse -o verify.json
 rc=$?
 v=$(prop verify.json capture.reuse_verified); m=$(prop verify.json capture.reuse_mismatch)
 if [ $rc -eq 0 ] && [ "${v:-0}" -gt 0 ] && [ "$m" = 0 ]; then pass capture-reuse-exact; else
 	fail capture-reuse-exact "status $rc, $v reusable samples equal to a real stop, $m differ"; fi
+v=$(prop verify.json capture.stopless_verified); m=$(prop verify.json capture.stopless_mismatch)
+if [ $rc -eq 0 ] && [ "${v:-0}" -gt 0 ] && [ "$m" = 0 ]; then pass capture-stopless-exact; else
+	fail capture-stopless-exact "status $rc, $v stopless reads equal to a real stop, $m differ"; fi
+stop_target
+start_target ./target_fp -n 20 || fail capture-reuse-fp-start "target not ready"
+timeout 60 "$SFCAPTURE" -q -p $TPID -d 1 --verify-reuse -o verify-fp.json
+rc=$?
+m=$(prop verify-fp.json capture.stopless_mismatch); m2=$(prop verify-fp.json capture.reuse_mismatch)
+if [ $rc -eq 0 ] && [ "$m" = 0 ] && [ "$m2" = 0 ]; then pass capture-stopless-exact-fp; else
+	fail capture-stopless-exact-fp "status $rc, $m stopless reads and $m2 reused samples differ from a real stop"; fi
+stop_target
+start_target ./target_nofp -n 20 || fail capture-reuse-start "target not ready"
 
 # --- reused samples carry label reused=1, have the chains of real stops,
 # and a capture without reuse (the fallback where schedstat is missing)
@@ -126,17 +143,18 @@ scale capture-200 100 2 -n 185 -b 9
 # 1,000 threads
 scale capture-1000 10 2 -n 990 -b 4
 
-# --- catch-up: the first tick must stop every thread, and with 1,000
-# threads at 100 Hz it overruns the ticks after it.  Those ticks are paid
-# where it is exact (reused=catchup: a stop that held the thread at the
-# tick's time; reused=1: a thread proven not to have run since its last
-# stop), the rest counted missed.  Checked by structure only: every
+# --- catch-up: the first tick must read every thread (a stop, or a read
+# of a sleeping thread without one), and with 1,000 threads at 100 Hz it
+# overruns the ticks after it.  Those ticks are paid where it is exact
+# (reused=catchup: a stop that held the thread at the tick's time;
+# reused=1: a thread proven not to have run since its last stop or
+# stopless read), the rest counted missed.  Checked by structure only: every
 # catch-up sample is at a scheduled tick time and has the stack of the
 # real stop of its thread just before or just after it; every reused
 # sample has its thread's last real stop's stack; the labels match the
 # counts; and when the first tick ran past the third tick's time (half
 # of the threads' first stops came after it), the second tick, skipped,
-# is not lost whole: it has catch-up samples.  How many depends on the load; that there are some
+# is not lost whole: it has catch-up or reused samples.  How many depends on the load; that there are some
 # does not (hundreds of blocked threads were stopped after that time).
 start_target ./target_nofp -n 990 -b 4 || fail capture-catchup-start "target not ready"
 nth=$(ls /proc/$TPID/task | wc -l)
@@ -168,6 +186,7 @@ for th, xs in by.items():
             last = st
         elif how == "1":
             n1 += 1
+            at_tick1 += t == per
             if st != last:
                 bad1 += 1
         elif how == "catchup":
