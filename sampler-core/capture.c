@@ -656,6 +656,10 @@ static int peek(struct sfc_session *s, struct sf_ctx *ctx, struct sfc_thr *t,
 		return rc;
 	if (!known)
 		return 0;
+	int64_t t1 = sfc__mono();
+	/* the scan's read with the same values moves the proof back to it */
+	int64_t lo = t->ck && t->ck_run == run && t->ck_slices == slices
+		     ? t->ck_time : t0;
 	c->have = c->base = false;
 	if (s->o.verify_reuse) {
 		/* stop it anyway; the stop's window tells whether it ran */
@@ -664,26 +668,57 @@ static int peek(struct sfc_session *s, struct sf_ctx *ctx, struct sfc_thr *t,
 		t->ck = true;
 		t->ck_run = run;
 		t->ck_slices = slices;
-		t->ck_time = t0;
+		t->ck_time = lo;
 		return 0;
 	}
-	/* the first read is the baseline: no stop woke the thread, so
-	 * equal schedstat later means it still sleeps where it was read */
-	if (keep_copy(s, c, t, s->cmp))
+	/* [lo, t1] is this read's window: ticks the sampler skipped inside
+	 * it get its stack (fill_windows).  The reuse baseline starts after
+	 * it, so no skipped tick is paid twice; no stop woke the thread, so
+	 * equal schedstat later means it still sleeps where it was read. */
+	if (sf_grow(&s->wins, &s->capwins, s->nwins + 1, sizeof(*s->wins)) ||
+	    keep_copy(s, c, t, s->cmp))
 		return sf_error_nomem(ctx);
+	s->wins[s->nwins++] = t->tidx;
+	c->win = true;
+	c->win_lo = lo;
+	c->win_hi = t1;
+	c->win_node = node;
+	c->win_state = t->state;
+	c->win_trunc = false;
 	c->node = node;
 	c->truncated = false;
 	c->state = t->state;
 	c->have = c->base = true;
 	c->run = run;
 	c->slices = slices;
-	c->base_time = t0;
+	c->base_time = t1 + 1;
 	if ((rc = add_sample(s, ctx, t->tidx, node, t->state, t0, false)))
 		return rc;
 	s->samples[s->nsamples - 1].peek = true;
 	s->st.peeked++;
 	*done = true;
 #endif
+	return 0;
+}
+
+/* Read this tick's sleeping threads without a stop where that works
+ * (peek); the others stay in s->cur to be stopped. */
+static int peek_all(struct sfc_session *s, struct sf_ctx *ctx)
+{
+	size_t keep = 0;
+
+	for (size_t i = 0; i < s->ncur; i++) {
+		struct sfc_thr *t = &s->cur[i];
+		bool done = false;
+		if (t->state == 'S' && !t->verify) {
+			int rc = peek(s, ctx, t, &done);
+			if (rc)
+				return rc;
+		}
+		if (!done)
+			s->cur[keep++] = *t;
+	}
+	s->ncur = keep;
 	return 0;
 }
 
@@ -876,18 +911,9 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 		struct sfc_cthread *c = &s->threads[t->tidx];
 		c->seen = c->listed = s->tickno;
 		c->ck = false;
-		if (s->peek && !verify && stt.state == 'S') {
-			bool done;
-			if ((rc = peek(s, ctx, t, &done))) {
-				closedir(d);
-				return rc;
-			}
-			if (done)
-				continue;
-		}
-		/* the start of this stop's window (window_start, fill_windows) */
-		if (s->reuse && !t->verify_peek &&
-		    !sched_read(s, c, &t->ck_run, &t->ck_slices)) {
+		/* the start of this stop's window (window_start, fill_windows),
+		 * or of a read without a stop (peek) */
+		if (s->reuse && !sched_read(s, c, &t->ck_run, &t->ck_slices)) {
 			t->ck = true;
 			t->ck_time = sfc__mono();
 		}
@@ -1092,6 +1118,8 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 		forget_stacks(s);
 	}
 	if ((rc = scan(s, ctx)) || s->st.target_exited)
+		return rc;
+	if (s->peek && (rc = peek_all(s, ctx)))
 		return rc;
 	size_t sb = s->slot;
 	if (s->o.all_stop) {

@@ -56,8 +56,11 @@
  * dropped and the thread stopped as before.  So a sample read this way
  * (label stopless=1) is exactly the stack a stop would have found, and
  * the thread is never interrupted: no EINTR from epoll_wait, no
- * restarted call.  The schedstat of the first read becomes its baseline
- * for reuse.
+ * restarted call.  When the scan's schedstat read (at the tick's start)
+ * gave the same values too, the proof reaches back to it: the read's
+ * window [scan read, second read] pays ticks skipped inside it, like a
+ * stop's window below, and the reuse baseline starts just after it.
+ * These reads run after the scan, before the stops of the tick.
  *
  * Catching up (a tick that overran, above all the first, which must stop
  * every thread): a stop also pays every skipped tick inside its window,
