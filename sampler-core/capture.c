@@ -1182,6 +1182,8 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 				sweep_at += s->period;
 			}
 		}
+		s->spinning = s->spin;
+		s->spin_from = 0;
 		for (;;) {
 			bool waiting = false;
 			for (size_t i = first; i < s->ncur; i++) {
@@ -1198,6 +1200,7 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 			if (!waiting || sfc__dispatch_one(s, deadline) <= 0)
 				break;
 		}
+		s->spinning = false;
 		/* past the deadline: what stopped meanwhile is still read,
 		 * the rest is left to the dispatcher */
 		for (size_t i = first; i < s->ncur; i++)
@@ -1318,6 +1321,7 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 	s->reuse = !s->o.no_reuse && !s->o.on_cpu && access(path, R_OK) == 0;
 #endif
 	s->peek = s->reuse && !s->o.no_peek && !s->o.all_stop;
+	s->spin = sysconf(_SC_NPROCESSORS_ONLN) > 1;
 	if (s->reuse) {
 		/* one schedstat descriptor per thread */
 		struct rlimit rl;
@@ -1408,6 +1412,10 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 			progress(&s->st, arg);
 			last_progress = now;
 		}
+		/* a thread left pending stays stopped until its stop is read:
+		 * wait for those stops rather than sleep past them */
+		while (!*stop && s->npending && sfc__dispatch_one(s, next) > 0)
+			;
 		struct timespec ts = { next / 1000000000, next % 1000000000 };
 		while (!*stop && clock_nanosleep(CLOCK_MONOTONIC,
 						 TIMER_ABSTIME, &ts, NULL) ==

@@ -18,9 +18,16 @@
  *   2. PTRACE_SEIZE and PTRACE_INTERRUPT every thread that must be
  *      stopped, then, as each stop arrives through one waitpid(-1,
  *      __WALL) dispatcher with a deadline (signals that arrive meanwhile
- *      are re-injected at once): PTRACE_GETREGSET(NT_PRSTATUS), copy the
- *      top `stack_bytes` of the stack (plus the 128-byte red zone below
- *      sp on x86_64) with process_vm_readv, PTRACE_DETACH.  The waits for
+ *      are re-injected at once; with more than one CPU it polls for up to
+ *      50 us before it sleeps): copy the stack from a little below the
+ *      thread's last sp up to the end of its outermost frame (the stop
+ *      is reported before the thread has left its CPU, and it runs no
+ *      user code from then on), PTRACE_GETREGSET(NT_PRSTATUS), keep the
+ *      copy if it holds sp (plus the 128-byte red zone below it on
+ *      x86_64), else copy the top `stack_bytes` now with
+ *      process_vm_readv, PTRACE_DETACH.  A stop that comes after the
+ *      tick's deadline is read and released as soon as it comes, also
+ *      while the sampler waits for the next tick.  The waits for
  *      the threads to reach their stops overlap; each thread is paused
  *      only for its own copy.  With all_stop every thread is stopped
  *      before the first is read, and all are released together;

@@ -159,6 +159,7 @@ int sfc__dispatch_one(struct sfc_session *s, int64_t deadline)
 		int st;
 		pid_t w = waitpid(-1, &st, __WALL | WNOHANG);
 		if (w > 0) {
+			s->spin_from = 0;
 			handle_event(s, w, st);
 			return 1;
 		}
@@ -169,6 +170,14 @@ int sfc__dispatch_one(struct sfc_session *s, int64_t deadline)
 		int64_t now = sfc__mono();
 		if (now >= deadline)
 			return 0;
+		/* a stop being waited for in a tick: look again at once for a
+		 * while (see SFC_SPIN_NS) before sleeping */
+		if (s->spinning) {
+			if (!s->spin_from)
+				s->spin_from = now;
+			if (now - s->spin_from < SFC_SPIN_NS)
+				continue;
+		}
 		int64_t left = deadline - now;
 		struct timespec ts = { left / 1000000000, left % 1000000000 };
 		/* EINTR (our SIGINT handler) or a timeout: look again */
@@ -339,17 +348,46 @@ size_t sfc__read_mem(pid_t pid, uint64_t addr, size_t len,
 	return got > 0 ? (size_t)got : 0;
 }
 
+/* Bytes below the last sp that an early copy starts at (grab). */
+#define SFC_EARLY_BELOW 1024
+
 void sfc__grab(struct sfc_session *s, struct sfc_thr *t,
-		 unsigned char *stack)
+	       unsigned char *stack)
 {
 	struct iovec io = { &t->regs, sizeof(t->regs) };
+	struct sfc_cthread *c = &s->threads[t->tidx];
+	uint64_t base = 0;
+	size_t early = 0;
 
 	/* the thread is stopped: a map read from now on covers its pc */
 	t->map_seq = s->map_seq;
+	/* Its stop has been reported, so it runs kernel code only until the
+	 * detach: its stack is final already, while PTRACE_GETREGSET still
+	 * waits for it to leave the CPU.  Copy first, from a little below
+	 * its last sp up to its outermost frame: what the stop waits for
+	 * then is the registers and the detach, not the copy. */
+	if (c->stack_hi && c->stack_hi != UINT64_MAX &&
+	    c->last_sp > SFC_REDZONE + SFC_EARLY_BELOW &&
+	    c->last_sp < c->stack_hi) {
+		base = c->last_sp - SFC_REDZONE - SFC_EARLY_BELOW;
+		uint64_t want = c->stack_hi + SFC_STACK_SLACK - base;
+		if (want <= s->slot)
+			early = sfc__read_mem(s->pid, base, (size_t)want, stack);
+	}
 	if (ptrace(PTRACE_GETREGSET, t->tid, (void *)(uintptr_t)NT_PRSTATUS,
 		   &io) < 0)
 		return;
-	sfc__copy_stack(s, t, stack);
+	uint64_t sp = SFC_SP(t->regs);
+	c->last_sp = sp;
+	if (early && sp - SFC_REDZONE >= base && sp < base + early) {
+		size_t off = (size_t)(sp - SFC_REDZONE - base);
+		memmove(stack, stack + off, early - off);
+		t->stack_base = sp - SFC_REDZONE;
+		t->stack_len = early - off;
+		t->short_copy = true;
+	} else {
+		sfc__copy_stack(s, t, stack);
+	}
 	t->have = true;
 }
 
