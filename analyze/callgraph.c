@@ -572,6 +572,14 @@ static int walk_samples(struct acc *a, const struct sf_an_view *v,
 			g->thread_time[T] += w;
 		if (!n)
 			continue;
+		/* the walk below is a chain of dependent loads; a chain new to
+		 * the view was numbered root to leaf, so the next sample's
+		 * chain mostly lies just below its leaf: ask for it now */
+		if (si + 1 < v->nsamples) {
+			const char *q = (const char *)&v->nodes[v->samples[si + 1].node];
+			for (int k = 0; k < 8; k++)
+				__builtin_prefetch(q - 64 * k);
+		}
 		a->w = w;
 		if (!a->slow && !a->overflow &&
 		    __builtin_mul_overflow(w, a->den, &a->wden))

@@ -668,6 +668,16 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 	for (size_t j = 0; j < nkept; j++) {
 		size_t i = ord[j];
 		const struct sf_sample *s = &p->d.samples[i];
+		/* view_node follows parents, a chain of dependent loads; a
+		 * stack new to the profile was numbered root to leaf, so the
+		 * next sample's chain mostly lies just below it: ask for it */
+		if (j + 1 < nkept) {
+			sf_stack_id nx = p->d.samples[ord[j + 1]].stack;
+			const char *q = (const char *)&p->d.stacks[nx];
+			for (int k = 0; k < 8; k++)
+				__builtin_prefetch(q - 64 * k);
+			__builtin_prefetch(&b.vnode[nx]);
+		}
 		if ((j & 0xffff) == 0 && sf_interrupted(ctx)) {
 			rc = sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
 			goto done;
