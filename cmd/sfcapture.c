@@ -17,7 +17,7 @@ static volatile int stop_flag;
 enum {
 	K_THREADS = CLI_KEY, K_ON_CPU, K_ALL_STOP, K_UNWIND, K_STACK_BYTES,
 	K_STACK_FRAMES, K_LINES, K_NO_DEMANGLE, K_NO_REUSE, K_VERIFY_REUSE,
-	K_NO_BOOST, K_NO_PEEK
+	K_NO_BOOST, K_NO_PEEK, K_NO_PERF
 };
 
 static const struct cli_opt opts[] = {
@@ -42,6 +42,8 @@ static const struct cli_opt opts[] = {
 	  "has not run since its last (label reused=1) or\nsleeps (implies --no-peek)" },
 	{ "no-peek", K_NO_PEEK, NULL, "stop a sleeping thread that ran since its last\n"
 	  "sample, rather than read it where it sleeps\n(label stopless=1)" },
+	{ "no-perf", K_NO_PERF, NULL, "stop a running thread rather than sample it with\n"
+	  "a perf event (label stopless=perf)" },
 	{ "no-boost", K_NO_BOOST, NULL, "do not raise the sampling thread to nice -10\n"
 	  "(done when permitted: root or CAP_SYS_NICE)" },
 	{ "verify-reuse", K_VERIFY_REUSE, NULL, "stop such threads anyway and count reused and\n"
@@ -166,6 +168,9 @@ int main(int argc, char **argv)
 		case K_NO_PEEK:
 			o.no_peek = true;
 			break;
+		case K_NO_PERF:
+			o.no_perf = true;
+			break;
 		case K_NO_REUSE:
 			o.no_reuse = true;
 			break;
@@ -264,11 +269,13 @@ int main(int argc, char **argv)
 				(double)st->elapsed_ns / 1e9);
 		cli_msg("%" PRIu64 " samples taken (%" PRIu64 " reused from "
 			"threads that had not run, %" PRIu64 " read from "
-			"sleeping threads without a stop, %" PRIu64 " from "
+			"sleeping threads and %" PRIu64 " from running ones "
+			"without a stop, %" PRIu64 " from "
 			"stops that came late, %" PRIu64 " for skipped ticks "
 			"from stops that held the thread then), %" PRIu64
 			" missed, from %u threads in %.2f s", st->samples,
-			st->reused, st->peeked, st->late, st->catchup,
+			st->reused, st->peeked, st->perf_samples, st->late,
+			st->catchup,
 			st->missed, st->threads_seen,
 			(double)st->elapsed_ns / 1e9);
 		cli_msg("target stopped per sample: median %.0f us, p99 "

@@ -117,6 +117,7 @@ static int thread_get(struct sfc_session *s, pid_t tid, const char *name,
 	memset(&s->threads[id], 0, sizeof(s->threads[id]));
 	s->threads[id].tid = tid;
 	s->threads[id].fd = -1;
+	s->threads[id].pfd = -1;
 	snprintf(s->threads[id].name, sizeof(s->threads[id].name), "%s", name);
 	if (!sf_idx_insert(&s->thread_idx, h, id))
 		return -1;
@@ -233,6 +234,7 @@ static int add_sample(struct sfc_session *s, struct sf_ctx *ctx,
 	x->late = false;
 	x->catchup = false;
 	x->peek = false;
+	x->perf = false;
 	s->st.samples++;
 	s->st.reused += reused;
 	return 0;
@@ -393,6 +395,10 @@ static void stack_end(struct sfc_session *s, struct sfc_cthread *c,
 		c->stack_hi = s->unw_hi;
 }
 
+static int settle(struct sfc_session *s, struct sf_ctx *ctx,
+		  struct sfc_thr *t, const unsigned char *stack, uint32_t node,
+		  bool complete, bool known);
+
 static int record(struct sfc_session *s, struct sf_ctx *ctx,
 		  struct sfc_thr *t, const unsigned char *stack)
 {
@@ -416,6 +422,17 @@ static int record(struct sfc_session *s, struct sf_ctx *ctx,
 	stack_end(s, c, complete);
 	if ((rc = intern(s, ctx, complete, &node, &known)))
 		return rc;
+	return settle(s, ctx, t, stack, node, complete, known);
+}
+
+/* The rest of record, once the stack is a node: the audits, the window,
+ * the copy kept for reuse, the sample. */
+static int settle(struct sfc_session *s, struct sf_ctx *ctx,
+		  struct sfc_thr *t, const unsigned char *stack, uint32_t node,
+		  bool complete, bool known)
+{
+	struct sfc_cthread *c = &s->threads[t->tidx];
+
 	if (t->verify) {
 		if (node == c->node)
 			s->st.reuse_verified++;
@@ -722,6 +739,97 @@ static int peek_all(struct sfc_session *s, struct sf_ctx *ctx)
 	return 0;
 }
 
+/* How long a tick waits for the samples of its armed perf events: a
+ * thread on a CPU gives its sample after 10 us of its own time; one that
+ * waits for a CPU is stopped instead, as before. */
+#define SFC_PERF_WAIT 100000
+/* Ticks a thread whose perf sample did not unwind is stopped without
+ * arming its event first. */
+#define SFC_PERF_BACKOFF 100
+
+/* Sample this tick's running threads without a stop (perf.c): arm each
+ * one's perf event, wait a moment for the samples, unwind them at once.
+ * A thread whose sample did not come, or does not unwind completely to
+ * its outermost frame (perf copies no red zone below sp), stays in s->cur
+ * and is stopped as usual. */
+static int perf_all(struct sfc_session *s, struct sf_ctx *ctx)
+{
+	size_t armed = 0, keep = 0, running = 0;
+	int rc;
+
+	/* a sample needs its thread on a CPU, and the sampler takes one
+	 * while it waits: with as many runnable threads as CPUs or more,
+	 * some would wait for a CPU and give no sample in time, so all are
+	 * stopped as before */
+	for (size_t i = 0; i < s->ncur; i++)
+		running += s->cur[i].state == 'R';
+	if (running >= s->ncpus)
+		return 0;
+	for (size_t i = 0; i < s->ncur; i++) {
+		struct sfc_thr *t = &s->cur[i];
+		struct sfc_cthread *c = &s->threads[t->tidx];
+		t->armed = t->state == 'R' && !t->verify && s->perf &&
+			   s->tickno >= c->perf_after && sfc__perf_arm(s, c);
+		armed += t->armed;
+	}
+	if (!armed)
+		return 0;
+	int64_t deadline = sfc__mono() + SFC_PERF_WAIT;
+	for (size_t left = armed; left;) {
+		for (size_t i = 0; i < s->ncur; i++) {
+			struct sfc_thr *t = &s->cur[i];
+			if (!t->armed || t->have)
+				continue;
+			if (sfc__perf_take(s, &s->threads[t->tidx], t,
+					   s->stacks + i * s->slot)) {
+				t->have = true;
+				left--;
+			}
+		}
+		if (left && sfc__mono() >= deadline)
+			break;
+	}
+	for (size_t i = 0; i < s->ncur; i++) {
+		struct sfc_thr *t = &s->cur[i];
+		struct sfc_cthread *c = &s->threads[t->tidx];
+		unsigned char *stack = s->stacks + i * s->slot;
+		if (t->armed && !t->have) {
+			/* not on a CPU: disarm; a sample that still comes is
+			 * dropped by the next arming */
+			sfc__perf_cancel(c);
+		} else if (t->armed) {
+			uint32_t node;
+			bool known;
+			t->strict = true;
+			bool complete = sfc__unwind(s, t, stack, true);
+			t->strict = false;
+			t->have = false;
+			if (complete) {
+				if ((rc = intern(s, ctx, true, &node, &known)))
+					return rc;
+				if (known) {
+					stack_end(s, c, true);
+					t->win = false;
+					if ((rc = settle(s, ctx, t, stack, node,
+							 true, true)))
+						return rc;
+					s->samples[s->nsamples - 1].perf = true;
+					s->st.perf_samples++;
+					continue;
+				}
+			}
+			/* where it runs, its stack needs what perf does not
+			 * copy (the red zone, an unknown module): stop it
+			 * for a while without arming first */
+			c->perf_after = s->tickno + SFC_PERF_BACKOFF;
+		}
+		t->armed = false;
+		s->cur[keep++] = *t;
+	}
+	s->ncur = keep;
+	return 0;
+}
+
 /* May the thread's last stack be counted again now?  Sets *verify when
  * it may but verify_reuse wants a real stop to compare with, *old when
  * the baseline predates this tick (the thread has not run since the
@@ -808,6 +916,7 @@ static void forget_gone(struct sfc_session *s)
 			continue;
 		/* its id may come back as another thread's */
 		c->stack_hi = 0;
+		sfc__perf_close(c);
 		if (c->fd < 0 && !c->copy)
 			continue;
 		if (c->fd >= 0)
@@ -1121,6 +1230,8 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 		return rc;
 	if (s->peek && (rc = peek_all(s, ctx)))
 		return rc;
+	if (s->perf && !s->o.all_stop && (rc = perf_all(s, ctx)))
+		return rc;
 	size_t sb = s->slot;
 	if (s->o.all_stop) {
 		int64_t t0 = sfc__mono();
@@ -1321,7 +1432,13 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 	s->reuse = !s->o.no_reuse && !s->o.on_cpu && access(path, R_OK) == 0;
 #endif
 	s->peek = s->reuse && !s->o.no_peek && !s->o.all_stop;
-	s->spin = sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	s->ncpus = ncpus > 0 ? (size_t)ncpus : 1;
+	s->spin = s->ncpus > 1;
+#if defined(__x86_64__)
+	s->perf = !s->o.no_perf && !s->o.all_stop &&
+		  s->o.unwind == SFC_UNWIND_DWARF;
+#endif
 	if (s->reuse) {
 		/* one schedstat descriptor per thread */
 		struct rlimit rl;
@@ -1508,7 +1625,7 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 	sf_frame_id *fid = NULL;
 	sf_stack_id *sid = NULL;
 	sf_thread_idx *tix = NULL;
-	sf_labels_id lab[8][5];
+	sf_labels_id lab[8][6];
 	uint32_t type;
 	char b[64];
 	int rc;
@@ -1539,7 +1656,9 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 			     s->st.ticks_late)) ||
 	    (rc = count_prop(p, ctx, "capture.catchup", s->st.catchup)))
 		return rc;
-	if ((rc = count_prop(p, ctx, "capture.stopless", s->st.peeked)))
+	if ((rc = count_prop(p, ctx, "capture.stopless", s->st.peeked)) ||
+	    (rc = count_prop(p, ctx, "capture.stopless_perf",
+			     s->st.perf_samples)))
 		return rc;
 	if (s->o.verify_reuse &&
 	    ((rc = count_prop(p, ctx, "capture.reuse_verified",
@@ -1575,7 +1694,7 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 					    s->threads[i].name, &tix[i])))
 			goto out;
 	for (int i = 0; i < 8; i++)
-		for (int j = 0; j < 5; j++)
+		for (int j = 0; j < 6; j++)
 			lab[i][j] = UINT32_MAX;
 	/* samples of skipped ticks were added after later ones */
 	qsort(s->samples, s->nsamples, sizeof(*s->samples), sample_cmp);
@@ -1594,10 +1713,11 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 		 * (fill_windows); stopless=1: read as it slept, without a
 		 * stop (peek) */
 		int how = x->reused ? 1 : x->late ? 2 : x->catchup ? 3 :
-			  x->peek ? 4 : 0;
+			  x->peek ? 4 : x->perf ? 5 : 0;
 		static const char *const hows[][2] = {
 			{ "", "" }, { "reused", "1" }, { "reused", "late" },
 			{ "reused", "catchup" }, { "stopless", "1" },
+			{ "stopless", "perf" },
 		};
 		sf_labels_id *l = &lab[li][how];
 		if (*l == UINT32_MAX) {
@@ -1637,6 +1757,7 @@ void sfc_close(struct sfc_session *s)
 	for (size_t i = 0; i < s->nthreads; i++) {
 		if (s->threads[i].fd >= 0)
 			close(s->threads[i].fd);
+		sfc__perf_close(&s->threads[i]);
 		free(s->threads[i].copy);
 	}
 	sf_idx_free(&s->thread_idx);

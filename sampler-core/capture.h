@@ -159,6 +159,9 @@ struct sfc_options {
 				 * likewise read blocked threads without a
 				 * stop, then stop them and compare
 				 * (st.peek_verified, peek_mismatch) */
+	bool no_perf;           /* stop a running thread rather than sample
+				 * it with a perf event (see "Running
+				 * threads without a stop") */
 	bool no_peek;           /* stop a blocked thread that ran since its
 				 * last sample rather than read it as it
 				 * sleeps (see "Reading without a stop") */
@@ -187,6 +190,9 @@ struct sfc_stats {
 	uint64_t peeked;           /* of the samples taken, read from a
 				    * blocked thread without stopping it
 				    * (label stopless=1) */
+	uint64_t perf_samples;     /* of the samples taken, from a running
+				    * thread's perf event, without a stop
+				    * (label stopless=perf) */
 	uint64_t peek_verified;    /* verify_reuse: such reads whose thread
 				    * was then stopped, had provably not run
 				    * in between, and gave the same stack */

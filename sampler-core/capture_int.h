@@ -56,6 +56,11 @@ struct sfc_thr {
 	bool partial;           /* registers from /proc/.../syscall (a read
 				 * without a stop): only sp, pc and the
 				 * argument registers are known */
+	bool strict;            /* registers and stack from a perf sample
+				 * (no red zone): kept only when CFI unwinds
+				 * it to an outermost frame */
+	bool armed;             /* its perf event waits for this tick's
+				 * sample */
 	bool verify_peek;       /* stopped although read without a stop
 				 * (verify_reuse): its stack must equal that
 				 * read's when it provably did not run */
@@ -131,6 +136,10 @@ struct sfc_cthread {
 	 * Stops then copy only up to it (sfc__copy_stack). */
 	uint64_t stack_hi;
 	uint64_t last_sp;       /* sp at its last stop (grab) */
+	int pfd;                /* perf event (perf.c), -1 */
+	uint32_t perf_after;    /* tick from which it may be armed again */
+	void *pmap;             /* its ring buffer, NULL */
+	size_t pmap_len;
 	sfc_regs regs;
 	uint64_t copy_base;
 	size_t copy_len, copy_cap;
@@ -158,6 +167,7 @@ struct sfc_sample {
 	bool catchup;           /* a skipped tick paid from a stop whose
 				 * window covers it (sfc_cthread.win) */
 	bool peek;              /* read without stopping the thread */
+	bool perf;              /* a running thread's perf sample */
 };
 
 /* How long the dispatcher polls waitpid for a stop the tick waits for
@@ -270,6 +280,9 @@ struct sfc_session {
 	bool peek;              /* read sleeping threads without a stop
 				 * (reuse, not all_stop, not no_peek) */
 	uint32_t tickno;
+	bool perf;              /* sample running threads with a perf event
+				 * instead of a stop (perf.c) */
+	size_t ncpus;           /* online CPUs */
 	bool spin;              /* more than one CPU: spinning may pay */
 	bool spinning;          /* the tick waits for its stops: the
 				 * dispatcher polls before it sleeps */
@@ -325,6 +338,18 @@ bool sfc__is_pending(const struct sfc_session *s, pid_t tid);
  * will give (struct sfc_owed); the caller counts it missed until
  * record_late pays it.  -1 when out of memory. */
 int sfc__owe(struct sfc_session *s, pid_t tid, char state, int64_t at);
+
+/* perf.c: sampling a running thread without a stop */
+/* Arm c's perf event (opened and mapped the first time) for one sample;
+ * false when it cannot (s->perf turns off where perf is refused). */
+bool sfc__perf_arm(struct sfc_session *s, struct sfc_cthread *c);
+/* The sample the armed event took, into t (registers, stack from sp,
+ * t_int = its time) and `stack`: 1, or 0 while there is none. */
+int sfc__perf_take(struct sfc_session *s, struct sfc_cthread *c,
+		   struct sfc_thr *t, unsigned char *stack);
+/* Disarm c's event and drop what it wrote. */
+void sfc__perf_cancel(struct sfc_cthread *c);
+void sfc__perf_close(struct sfc_cthread *c);
 
 /* unwind.c */
 /* Open the modules of the current image (s->map_seq +1, the caches of

@@ -399,7 +399,7 @@ bool sfc__unwind(struct sfc_session *s, const struct sfc_thr *t,
 	 * ends a stack quietly, as if at its outermost frame, when the rule
 	 * for a return address needs a register that is not set, so its
 	 * "done" is not enough. */
-	if (t->partial) {
+	if (t->partial || t->strict) {
 		if (s->o.unwind != SFC_UNWIND_DWARF || !s->attached ||
 		    !dwfl_addrmodule(s->dwfl, SFC_PC(t->regs)))
 			return false;

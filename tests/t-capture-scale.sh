@@ -244,6 +244,66 @@ for build in fp nofp; do
 		fail capture-redzone-$build "$1 of $2 epi stacks are $root;epi_thread;epi_spin: $(awk -F '\t' '$1 ~ /:epi$/ { print $3; exit }' epi.$build.lines)"; fi
 done
 
+# --- running threads sampled without a stop (a perf event armed for one
+# sample; label stopless=perf), used while fewer threads run than there
+# are CPUs.  target_nofp has one spinning thread: its samples, perf's or a
+# stop's, are all the real chain (exactly 7 cpu_recurse), in state
+# running.  Needs perf events (root here); elsewhere the count may be 0
+# and that check is skipped.  --no-perf gives none.  target_nofp -E -C
+# spins only in epi_spin, where its caller's rbp lies in the red zone,
+# which perf does not copy: such a sample must be refused, never kept
+# shorter, so every epi sample is the full chain, from a stop.
+if [ "$(uname -m)" = x86_64 ]; then
+	start_target ./target_nofp || fail capture-perf-start "target not ready"
+	timeout 60 "$SFCAPTURE" -q -p $TPID -d 1 -o perf.json
+	timeout 60 "$SFCAPTURE" -q -p $TPID -d 0.3 --no-perf -o noperf.json
+	why=$(target_runs $TPID) && pass capture-perf-target-runs || fail capture-perf-target-runs "$why"
+	stop_target
+	start_target ./target_nofp -E -C || fail capture-perf-epi-start "target not ready"
+	timeout 60 "$SFCAPTURE" -q -p $TPID -d 1 -o perf-epi.json
+	stop_target
+	python3 - perf.json noperf.json perf-epi.json > perf.check <<'PY'
+import json, sys
+def load(path):
+    d = json.load(open(path))
+    sets = [dict(s) for s in d["label_sets"]]
+    frames = [f["name"] for f in d["frames"]]
+    def chain(i):
+        out = []
+        while i:
+            out.append(frames[d["stacks"][i - 1][1]])
+            i = d["stacks"][i - 1][0]
+        return ";".join(reversed(out))
+    rows = [(d["threads"][s[1]]["name"], chain(s[0]),
+             sets[s[3] - 1] if s[3] else {}) for s in d["samples"]]
+    return dict(d["meta"]["properties"]), rows
+props, rows = load(sys.argv[1])
+perf = [r for r in rows if r[2].get("stopless") == "perf"]
+cpu = [r for r in rows if r[0] == "cpu"]
+bad = [r[1] for r in cpu if not r[1].endswith(";cpu_thread" + ";cpu_recurse" * 7 + ";cpu_leaf")]
+print("count", len(perf), props.get("capture.stopless_perf"))
+print("running", "ok" if all(r[2].get("state") == "running" and r[0] == "cpu" for r in perf) else "a perf sample not of the running thread")
+print("chains", "ok" if cpu and not bad else "%d of %d cpu samples wrong: %s" % (len(bad), len(cpu), bad[:2]))
+nprops, nrows = load(sys.argv[2])
+print("off", "ok" if nprops.get("capture.stopless_perf") == "0" and
+      not any(r[2].get("stopless") == "perf" for r in nrows) else "perf samples with --no-perf")
+eprops, erows = load(sys.argv[3])
+epi = [r for r in erows if r[0] == "epi"]
+ebad = [r for r in epi if r[2].get("stopless") == "perf" or not r[1].endswith(";start_thread;epi_thread;epi_spin")]
+print("redzone", "ok" if epi and not ebad else "%d of %d epi samples wrong or from perf: %s" % (len(ebad), len(epi), [r[1] for r in ebad[:2]]))
+PY
+	set -- $(sed -n 's/^count //p' perf.check)
+	if [ "${1:-0}" -gt 0 ] && [ "$1" = "${2:-x}" ]; then pass capture-perf-count
+	elif [ "${1:-0}" = 0 ] && [ "$(id -u)" != 0 ]; then skip capture-perf-count "no perf samples: perf events refused to a non-root user here"
+	else fail capture-perf-count "${1:-?} samples labelled stopless=perf, property ${2:-?}"; fi
+	for k in running chains off redzone; do
+		v=$(sed -n "s/^$k //p" perf.check)
+		[ "$v" = ok ] && pass capture-perf-$k || fail capture-perf-$k "${v:-no result}"
+	done
+else
+	skip capture-perf "x86_64 fixture"
+fi
+
 # --- threads that live a few microseconds (many samples land inside
 # clone or thread exit): no frame outside the real chain, no stale stack
 # data read as frames, nothing [truncated].  One [unknown] is the truth:
