@@ -69,6 +69,16 @@
  * stop's window below, and the reuse baseline starts just after it.
  * These reads run after the scan, before the stops of the tick.
  *
+ * Running threads without a stop (x86_64, DWARF, not all_stop or
+ * no_perf, while fewer of the target's threads are runnable than there
+ * are CPUs): a per-thread task-clock perf event armed for one overflow
+ * at the tick makes the kernel copy the thread's user registers and the
+ * top of its stack from its timer interrupt (perf.c).  The sample is
+ * unwound at once and kept only when it reaches an outermost frame, like
+ * a read without a stop (perf copies no red zone); otherwise, or when no
+ * sample comes within 100 us, the thread is stopped.  Label
+ * stopless=perf.
+ *
  * Catching up (a tick that overran, above all the first, which must stop
  * every thread): a stop also pays every skipped tick inside its window,
  * with label reused=catchup.  The window runs from PTRACE_INTERRUPT to

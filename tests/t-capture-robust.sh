@@ -234,23 +234,14 @@ start_target ./target_nofp || fail capture-noeintr-start "target not ready"
 timeout 60 "$SFCAPTURE" -q -p $TPID -d 1 --threads "$(epoll_tid)" -o noeintr.json
 kill -USR1 $TPID; wait $TPID 2>/dev/null
 e=$(sed -n 's/^EINTR //p' "$TOUT")
-python3 - noeintr.json > noeintr.check <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-sets = [dict(s) for s in d["label_sets"]]
-frames = [f["name"] for f in d["frames"]]
-def chain(i):
-    out = []
-    while i:
-        out.append(frames[d["stacks"][i - 1][1]])
-        i = d["stacks"][i - 1][0]
-    return ";".join(reversed(out))
-hows = [sets[s[3] - 1] if s[3] else {} for s in d["samples"]]
-props = dict(d["meta"]["properties"])
-peeks = sum(1 for h in hows if h.get("stopless") == "1")
-stops = sum(1 for h in hows if not h.get("stopless") and not h.get("reused"))
-good = sum(1 for s in d["samples"] if "epoll_thread;epoll_blocker;epoll_wait" in chain(s[0]))
-print(len(d["samples"]), peeks, stops, good, props.get("capture.stopless"))
+PYTHONPATH=$TOP/tests python3 - noeintr.json > noeintr.check <<'PY'
+import sys
+from capjson import load
+props, rows = load(sys.argv[1])
+peeks = sum(1 for r in rows if r[2].get("stopless") == "1")
+stops = sum(1 for r in rows if not r[2].get("stopless") and not r[2].get("reused"))
+good = sum(1 for r in rows if "epoll_thread;epoll_blocker;epoll_wait" in r[1])
+print(len(rows), peeks, stops, good, props.get("capture.stopless"))
 PY
 set -- $(cat noeintr.check)
 if [ "${1:-0}" -gt 0 ] && [ "${2:-0}" -ge 1 ] && [ "${3:-x}" = 0 ] && [ "${4:-0}" = "$1" ] &&

@@ -262,21 +262,9 @@ if [ "$(uname -m)" = x86_64 ]; then
 	start_target ./target_nofp -E -C || fail capture-perf-epi-start "target not ready"
 	timeout 60 "$SFCAPTURE" -q -p $TPID -d 1 -o perf-epi.json
 	stop_target
-	python3 - perf.json noperf.json perf-epi.json > perf.check <<'PY'
-import json, sys
-def load(path):
-    d = json.load(open(path))
-    sets = [dict(s) for s in d["label_sets"]]
-    frames = [f["name"] for f in d["frames"]]
-    def chain(i):
-        out = []
-        while i:
-            out.append(frames[d["stacks"][i - 1][1]])
-            i = d["stacks"][i - 1][0]
-        return ";".join(reversed(out))
-    rows = [(d["threads"][s[1]]["name"], chain(s[0]),
-             sets[s[3] - 1] if s[3] else {}) for s in d["samples"]]
-    return dict(d["meta"]["properties"]), rows
+	PYTHONPATH=$TOP/tests python3 - perf.json noperf.json perf-epi.json > perf.check <<'PY'
+import sys
+from capjson import load
 props, rows = load(sys.argv[1])
 perf = [r for r in rows if r[2].get("stopless") == "perf"]
 cpu = [r for r in rows if r[0] == "cpu"]
