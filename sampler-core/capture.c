@@ -220,7 +220,7 @@ static int node_get(struct sfc_session *s, uint32_t parent, uint32_t addr,
 
 static int add_sample(struct sfc_session *s, struct sf_ctx *ctx,
 		      uint32_t tidx, uint32_t node, char state, int64_t time,
-		      bool reused)
+		      enum sfc_how how)
 {
 	if (sf_grow(&s->samples, &s->capsamples, s->nsamples + 1,
 		  sizeof(*s->samples)))
@@ -230,13 +230,9 @@ static int add_sample(struct sfc_session *s, struct sf_ctx *ctx,
 	x->thread = tidx;
 	x->stack = node;
 	x->state = state;
-	x->reused = reused;
-	x->late = false;
-	x->catchup = false;
-	x->peek = false;
-	x->perf = false;
+	x->how = (unsigned char)how;
 	s->st.samples++;
-	s->st.reused += reused;
+	s->st.reused += how == SFC_REUSED;
 	return 0;
 }
 
@@ -397,7 +393,7 @@ static void stack_end(struct sfc_session *s, struct sfc_cthread *c,
 
 static int settle(struct sfc_session *s, struct sf_ctx *ctx,
 		  struct sfc_thr *t, const unsigned char *stack, uint32_t node,
-		  bool complete, bool known);
+		  bool complete, bool known, enum sfc_how how);
 
 static int record(struct sfc_session *s, struct sf_ctx *ctx,
 		  struct sfc_thr *t, const unsigned char *stack)
@@ -422,14 +418,14 @@ static int record(struct sfc_session *s, struct sf_ctx *ctx,
 	stack_end(s, c, complete);
 	if ((rc = intern(s, ctx, complete, &node, &known)))
 		return rc;
-	return settle(s, ctx, t, stack, node, complete, known);
+	return settle(s, ctx, t, stack, node, complete, known, SFC_STOP);
 }
 
 /* The rest of record, once the stack is a node: the audits, the window,
  * the copy kept for reuse, the sample. */
 static int settle(struct sfc_session *s, struct sf_ctx *ctx,
 		  struct sfc_thr *t, const unsigned char *stack, uint32_t node,
-		  bool complete, bool known)
+		  bool complete, bool known, enum sfc_how how)
 {
 	struct sfc_cthread *c = &s->threads[t->tidx];
 
@@ -465,7 +461,7 @@ static int settle(struct sfc_session *s, struct sf_ctx *ctx,
 		c->state = t->state;
 		c->have = true;
 	}
-	return add_sample(s, ctx, t->tidx, node, t->state, t->t_int, false);
+	return add_sample(s, ctx, t->tidx, node, t->state, t->t_int, how);
 }
 
 /* Record the late stops read since the last tick (take_late): each was
@@ -494,9 +490,8 @@ static int record_late(struct sfc_session *s, struct sf_ctx *ctx)
 			if (w->tid != l->t.tid)
 				continue;
 			if ((rc = add_sample(s, ctx, l->t.tidx, node, w->state,
-					     w->at, false)))
+					     w->at, SFC_LATE)))
 				break;
-			s->samples[s->nsamples - 1].late = true;
 			s->st.missed--;
 			s->st.late++;
 			s->st.truncated += trunc;
@@ -709,9 +704,8 @@ static int peek(struct sfc_session *s, struct sf_ctx *ctx, struct sfc_thr *t,
 	c->run = run;
 	c->slices = slices;
 	c->base_time = t1 + 1;
-	if ((rc = add_sample(s, ctx, t->tidx, node, t->state, t0, false)))
+	if ((rc = add_sample(s, ctx, t->tidx, node, t->state, t0, SFC_PEEK)))
 		return rc;
-	s->samples[s->nsamples - 1].peek = true;
 	s->st.peeked++;
 	*done = true;
 #endif
@@ -811,9 +805,8 @@ static int perf_all(struct sfc_session *s, struct sf_ctx *ctx)
 					stack_end(s, c, true);
 					t->win = false;
 					if ((rc = settle(s, ctx, t, stack, node,
-							 true, true)))
+							 true, true, SFC_PERF)))
 						return rc;
-					s->samples[s->nsamples - 1].perf = true;
 					s->st.perf_samples++;
 					continue;
 				}
@@ -887,10 +880,9 @@ static int fill_windows(struct sfc_session *s, struct sf_ctx *ctx,
 		    at > c->win_hi)
 			continue;
 		int rc = add_sample(s, ctx, s->wins[i], c->win_node,
-				    c->win_state, at, false);
+				    c->win_state, at, SFC_CATCHUP);
 		if (rc)
 			return rc;
-		s->samples[s->nsamples - 1].catchup = true;
 		s->st.catchup++;
 		s->st.truncated += c->win_trunc;
 		(*filled)++;
@@ -1049,7 +1041,7 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 			filled++;
 			s->st.truncated += c->truncated;
 			if ((rc = add_sample(s, ctx, s->reu[i] >> 1, c->node,
-					     c->state, at, true)))
+					     c->state, at, SFC_REUSED)))
 				return rc;
 		}
 	}
@@ -1061,7 +1053,7 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 		uint32_t id = s->reu[i] >> 1;
 		s->st.truncated += s->threads[id].truncated;
 		if ((rc = add_sample(s, ctx, id, s->threads[id].node,
-				     s->threads[id].state, now, true)))
+				     s->threads[id].state, now, SFC_REUSED)))
 			return rc;
 	}
 	s->nreu = 0;
@@ -1625,7 +1617,7 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 	sf_frame_id *fid = NULL;
 	sf_stack_id *sid = NULL;
 	sf_thread_idx *tix = NULL;
-	sf_labels_id lab[8][6];
+	sf_labels_id lab[8][SFC_NHOW];
 	uint32_t type;
 	char b[64];
 	int rc;
@@ -1694,7 +1686,7 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 					    s->threads[i].name, &tix[i])))
 			goto out;
 	for (int i = 0; i < 8; i++)
-		for (int j = 0; j < 6; j++)
+		for (int j = 0; j < SFC_NHOW; j++)
 			lab[i][j] = UINT32_MAX;
 	/* samples of skipped ticks were added after later ones */
 	qsort(s->samples, s->nsamples, sizeof(*s->samples), sample_cmp);
@@ -1705,19 +1697,15 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 		if (x->state == 'X')
 			li = 5;
 		double w = 1;
-		/* reused=1: counted again, the thread had not run;
-		 * reused=late: a tick that found the thread on its way to a
-		 * stop, given that stop's stack (struct sfc_owed);
-		 * reused=catchup: a tick skipped while we were behind, given
-		 * the stack of a stop that held the thread then
-		 * (fill_windows); stopless=1: read as it slept, without a
-		 * stop (peek) */
-		int how = x->reused ? 1 : x->late ? 2 : x->catchup ? 3 :
-			  x->peek ? 4 : x->perf ? 5 : 0;
-		static const char *const hows[][2] = {
-			{ "", "" }, { "reused", "1" }, { "reused", "late" },
-			{ "reused", "catchup" }, { "stopless", "1" },
-			{ "stopless", "perf" },
+		/* the label of each enum sfc_how */
+		int how = x->how;
+		static const char *const hows[SFC_NHOW][2] = {
+			[SFC_STOP] = { "", "" },
+			[SFC_REUSED] = { "reused", "1" },
+			[SFC_LATE] = { "reused", "late" },
+			[SFC_CATCHUP] = { "reused", "catchup" },
+			[SFC_PEEK] = { "stopless", "1" },
+			[SFC_PERF] = { "stopless", "perf" },
 		};
 		sf_labels_id *l = &lab[li][how];
 		if (*l == UINT32_MAX) {

@@ -157,17 +157,28 @@ struct sfc_node {
 	uint32_t addr;
 };
 
+/* Where a sample's stack came from (its label in sfc_emit) */
+enum sfc_how {
+	SFC_STOP,               /* a stop of its tick: no label */
+	SFC_REUSED,             /* counted again without stopping the
+				 * thread (reused=1) */
+	SFC_LATE,               /* taken from a later stop, struct sfc_owed
+				 * (reused=late) */
+	SFC_CATCHUP,            /* a skipped tick paid from a stop whose
+				 * window covers it, sfc_cthread.win
+				 * (reused=catchup) */
+	SFC_PEEK,               /* read asleep without a stop (stopless=1) */
+	SFC_PERF,               /* a running thread's perf sample
+				 * (stopless=perf) */
+	SFC_NHOW
+};
+
 struct sfc_sample {
 	int64_t time;
 	uint32_t thread;
 	uint32_t stack;
 	char state;
-	bool reused;            /* counted again without stopping the thread */
-	bool late;              /* taken from a later stop (struct sfc_owed) */
-	bool catchup;           /* a skipped tick paid from a stop whose
-				 * window covers it (sfc_cthread.win) */
-	bool peek;              /* read without stopping the thread */
-	bool perf;              /* a running thread's perf sample */
+	unsigned char how;      /* enum sfc_how */
 };
 
 /* How long the dispatcher polls waitpid for a stop the tick waits for
