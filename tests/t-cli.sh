@@ -1,5 +1,5 @@
 # Command-line behaviour shared by the programs: --help, --version, man
-# pages, exit codes, pipes, output safety, install.
+# pages, exit codes, pipes, output safety (make install: t-install.sh).
 . "$TOP/tests/lib.sh"
 
 for prog in sfconv sfanalyze sfcapture; do
@@ -56,30 +56,6 @@ if have script; then
 		pass sfconv-refuses-terminal || fail sfconv-refuses-terminal "$(head -c 200 tty.out)"
 else
 	skip sfconv-refuses-terminal "no script(1)"
-fi
-
-# make install gives programs, man pages, headers and a working .pc file
-if [ "${SF_PASS:-plain}" = plain ]; then
-	make -s -C "$TOP" install DESTDIR="$SF_TMP/dest" PREFIX=/usr/local > inst.out 2>&1
-	d=$SF_TMP/dest/usr/local
-	if [ -x "$d/bin/sfconv" ] && [ -f "$d/share/man/man1/sfconv.1" ] && [ -f "$d/include/sftools/profile.h" ]; then
-		pass install-files
-	else
-		fail install-files "$(tail -n 5 inst.out)"
-	fi
-	cat > use.c <<'C'
-#include <profile.h>
-#include <format.h>
-int main(void) { struct sf_ctx c; struct sf_profile *p; sf_ctx_init(&c);
-  if (sf_profile_new(&p, &c)) return 1; int ok = sf_format_by_name("collapsed") != 0;
-  sf_profile_free(p); sf_ctx_free(&c); return !ok; }
-C
-	sed -i "s|^prefix=.*|prefix=$d|" "$d/lib/pkgconfig/sftools.pc"
-	if cc use.c -o use $(PKG_CONFIG_PATH=$d/lib/pkgconfig pkg-config --cflags --libs --static sftools) 2>cc.err && ./use; then
-		pass install-pkg-config
-	else
-		fail install-pkg-config "$(head -n 5 cc.err)"
-	fi
 fi
 
 # writing to a device or FIFO writes to it (never renames over it)

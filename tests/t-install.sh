@@ -14,6 +14,14 @@ if ! make -s -C "$TOP" install PREFIX="$prefix" >install.log 2>&1; then
 	exit 0
 fi
 pass install
+# programs and man pages where PREFIX says (t-cli.sh ran this once; the
+# install is done here alone, once)
+for f in bin/sfconv bin/sfanalyze bin/sfcapture share/man/man1/sfconv.1 \
+	share/man/man1/sfanalyze.1 share/man/man1/sfcapture.1 lib/libsftools.a; do
+	[ -s "$prefix/$f" ] || fail "install-file-$f" "not installed"
+done
+[ -x "$prefix/bin/sfconv" ] && "$prefix/bin/sfconv" --version >/dev/null 2>&1 &&
+	pass install-programs-run || fail install-programs-run "installed sfconv does not run"
 for h in sf.h profile.h io.h format.h diff.h analyze.h capture.h; do
 	[ -f "$prefix/include/sftools/$h" ] || fail "install-header-$h" "not installed"
 done
