@@ -3,6 +3,8 @@
 #   make            library and programs into bin/
 #   make demo       install missing packages, build, run the main job
 #   make check      install missing packages, build, run every test
+#   make test       build and run every test (no install step)
+#   make test-fast  the same without the slow tier
 #                   (with SANITIZE_PASS=1, as in CI, a second pass of the
 #                   same tests runs under ASan+UBSan)
 #   make asan       build with AddressSanitizer and run the tests
@@ -62,7 +64,7 @@ UNIT_SRC = $(sort $(wildcard tests/unit/t_*.c))
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 FMT_SRC = $(sort $(wildcard formats/fmt_*.c))
 
-.PHONY: all deps demo check test asan ubsan fuzz fuzz-build bench install \
+.PHONY: all deps demo check test test-fast asan ubsan fuzz fuzz-build bench install \
 	clean unit-tests
 
 all: $(PROG_BIN) unit-tests
@@ -122,6 +124,12 @@ demo: deps
 
 test: all
 	@SF_BIN=$(abspath $(BIN)) SF_UNIT=$(abspath $(BUILD)/tests) \
+	  SHARED=$(SHARED) sh tests/run.sh
+
+# The fast tier alone: every test but the scripts marked "# tier: slow"
+# (long captures, browsers, large inputs), which `make check` runs too.
+test-fast: all
+	@SF_TIER=fast SF_BIN=$(abspath $(BIN)) SF_UNIT=$(abspath $(BUILD)/tests) \
 	  SHARED=$(SHARED) sh tests/run.sh
 
 check: deps

@@ -13,9 +13,16 @@ FIX=$TOP/tests/fixtures
 PEERS=$SHARED/fixtures/peers
 cd "$SF_TMP" || exit 1
 
-pass() { echo "PASS: $1"; }
-fail() { echo "FAIL: $1: $2"; }
-skip() { echo "SKIP: $1: $2"; }
+# SF_CASE=PATTERN (tests/run.sh): only results whose name matches the
+# shell pattern are printed, so one case can be rerun and read alone
+case_wanted() { # NAME: true when SF_CASE is unset or matches NAME
+	[ -z "${SF_CASE:-}" ] && return 0
+	case $1 in $SF_CASE|case-$SF_CASE) return 0 ;; esac
+	return 1
+}
+pass() { case_wanted "$1" && echo "PASS: $1"; return 0; }
+fail() { case_wanted "$1" && echo "FAIL: $1: $2"; return 0; }
+skip() { case_wanted "$1" && echo "SKIP: $1: $2"; return 0; }
 
 # expect_same NAME EXPECTED_FILE ACTUAL_FILE: byte equality, diff on failure
 expect_same() {

@@ -1,3 +1,4 @@
+# tier: slow
 # sfcapture never leaves the target stopped or traced, whatever happens:
 # Ctrl-C (SIGINT), SIGTERM, SIGHUP, SIGKILL of sfcapture mid-capture, the
 # target exiting, threads created and joined during the capture, a target

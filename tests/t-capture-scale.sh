@@ -1,3 +1,4 @@
+# tier: slow
 # sfcapture at server scale and exact unwinding.  Reused samples (a thread
 # that has not run since a proven snapshot, counted again without being
 # stopped) are checked against real stops; 200 and 1,000 threads keep

@@ -1,3 +1,4 @@
+# tier: slow
 # The native JSON reader's layout fast path (fmt_json.c, "the fast path")
 # and its yajl fallback give the same model: every output of every
 # generated profile and fixture is compared byte for byte between the

@@ -1,3 +1,4 @@
+# tier: slow
 # Reading a file on several threads (SF_JOBS, sf_read_parallel) gives the
 # bytes reading it on one gives: every fixture (and every peer fixture of
 # the formats that split), cut into 2, 3 and 7 parts, converted to

@@ -1,3 +1,4 @@
+# tier: slow
 # Hostile input: truncation at every byte, gzip bombs, a million-frame
 # stack, a 100 MB line, NUL and invalid UTF-8 in names, one-line errors
 # with a position, counted warnings.  See docs/RELIABILITY.md.

@@ -1,3 +1,4 @@
+# tier: slow
 # Round trips through the native JSON on generated inputs: collapsed ->
 # JSON -> collapsed and lines -> JSON -> lines are identity (collapsed after
 # summing and sorting, computed independently by tests/gen_stacks.py).

@@ -1,3 +1,4 @@
+# tier: slow
 # Flame graph SVG in a real browser: headless Chromium driven by
 # playwright-core (npm, cached in $TOP/build/npm).  Clicks a frame and
 # checks the zoom, searches and checks highlights and the matched

@@ -1,3 +1,4 @@
+# tier: slow
 # Chrome formats with the real thing: headless Chromium records a V8 CPU
 # profile of a known call chain (outer -> middle -> leaf) through the
 # DevTools protocol, and our reader must find that chain; our .cpuprofile
