@@ -827,7 +827,7 @@ static bool fent_eq(const void *c, uint32_t id, const void *key)
  * blanks ("/memfd:x (deleted)") splits as perl splits it; then the rules
  * of that reader's frames_of_line for one frame: the offset dropped,
  * "[unknown]" named after the dso, the name tidied, a name that starts
- * with '(' skipped (*out = SF_NO_FRAME... reported as *skip).
+ * with "(" skipped (*skip set).
  */
 static int make_frame(struct pd_state *st, uint64_t ip, const char *sym,
 		      const char *mod, bool kernel, sf_frame_id *out,
