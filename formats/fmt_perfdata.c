@@ -106,6 +106,7 @@ struct pd_proc {
 	int64_t pid;
 	struct pd_map *maps;
 	size_t n, cap;
+	uint64_t gen;            /* bumped by every change of the maps */
 };
 
 struct pd_thread {
@@ -133,6 +134,30 @@ struct pd_fent {
 	uint64_t dso, ip, off;
 	sf_frame_id f;
 	bool skip;               /* perl drops this frame line */
+};
+
+/*
+ * Stack cache: a sample whose call chain, process, maps (by generation)
+ * and root frame were seen before has the stack it had then; one hash of
+ * the chain instead of a lookup per entry.  Keys are words
+ * [pid, its maps' generation, the kernel maps' generation, root frame,
+ * count, chain...] kept back to back in `words`, at most
+ * PD_STACK_CACHE_MAX bytes (after that, stacks are resolved each time:
+ * same result, slower).
+ */
+#ifndef PD_STACK_CACHE_MAX
+#define PD_STACK_CACHE_MAX ((size_t)64 << 20)
+#endif
+struct pd_scache {
+	struct sf_idx idx;
+	uint64_t *words;
+	size_t nwords, cap_words;
+	struct pd_sent {
+		size_t off;
+		uint32_t len;
+		sf_stack_id stack;
+	} *ents;
+	size_t nents, cap_ents;
 };
 
 struct pd_state {
@@ -166,6 +191,7 @@ struct pd_state {
 	size_t nbids, cap_bids;
 	unsigned char kbid[20];   /* the kernel's, if recorded */
 	size_t kbid_len;
+	uint64_t ktext;           /* its "_text" (the kernel map's pgoff) */
 	struct sf_symtab *kallsyms;
 	bool kallsyms_loaded;
 	struct pd_rec *recs;
@@ -175,6 +201,9 @@ struct pd_state {
 	struct sf_idx fidx;
 	sf_frame_id *frames;
 	size_t cap_frames;
+	struct pd_scache sc;
+	uint64_t *key;
+	size_t cap_key;
 	double *w;
 	bool default_set;
 	/* options, as the perf script reader's */
@@ -711,6 +740,7 @@ static int map_insert(struct pd_state *st, struct pd_proc *pr,
 			}
 	}
 	pr->n = w;
+	pr->gen++;
 	return 0;
 }
 
@@ -784,18 +814,30 @@ static void load_dso(struct pd_dso *d)
 		d->syms = sf_symtab_elf(paths, n, d->bid, d->bid_len);
 }
 
+/* Does kallsyms table `t` belong to the recorded kernel?  Its "_text"
+ * must be where the recording's kernel map says (perf's ref_reloc_sym
+ * check), when the recording says. */
+static bool kallsyms_fits(const struct pd_state *st,
+			  const struct sf_symtab *t)
+{
+	return t && (!st->ktext || sf_symtab_kernel_text(t) == st->ktext);
+}
+
+/*
+ * The kernel's symbols: the copy of kallsyms perf record keeps in
+ * ~/.debug/[kernel.kallsyms]/BUILDID/kallsyms (a plain file: reading
+ * /proc/kallsyms makes the kernel format 200,000 lines, most of a small
+ * conversion's time), else /proc/kallsyms when the running kernel is the
+ * recorded one (same build-id); either only where "_text" sits where
+ * the recording's kernel map put it (a copy from another boot moved by
+ * KASLR does not fit).
+ */
 static void load_kallsyms(struct pd_state *st)
 {
 	unsigned char kb[20];
-	size_t kl = sf_kernel_build_id(kb);
+	size_t kl;
 
 	st->kallsyms_loaded = true;
-	if (!st->kbid_len || (kl == st->kbid_len &&
-			      !memcmp(kb, st->kbid, kl))) {
-		st->kallsyms = sf_symtab_kallsyms("/proc/kallsyms");
-		if (st->kallsyms)
-			return;
-	}
 	if (st->kbid_len) {
 		char bdir[4096], h[41], path[4200];
 		hex(h, st->kbid, st->kbid_len);
@@ -803,6 +845,19 @@ static void load_kallsyms(struct pd_state *st)
 		snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s/kallsyms",
 			 bdir, h);
 		st->kallsyms = sf_symtab_kallsyms(path);
+		if (kallsyms_fits(st, st->kallsyms))
+			return;
+		sf_symtab_free(st->kallsyms);
+		st->kallsyms = NULL;
+	}
+	kl = sf_kernel_build_id(kb);
+	if (!st->kbid_len || (kl == st->kbid_len &&
+			      !memcmp(kb, st->kbid, kl))) {
+		st->kallsyms = sf_symtab_kallsyms("/proc/kallsyms");
+		if (!kallsyms_fits(st, st->kallsyms)) {
+			sf_symtab_free(st->kallsyms);
+			st->kallsyms = NULL;
+		}
 	}
 }
 
@@ -967,6 +1022,97 @@ static int frame_of(struct pd_state *st, const struct pd_thread *t,
 
 /* ----- records ----- */
 
+struct skey {
+	const uint64_t *w;
+	size_t n;
+};
+
+static bool sent_eq(const void *c, uint32_t id, const void *key)
+{
+	const struct pd_scache *sc = c;
+	const struct pd_sent *e = &sc->ents[id];
+	const struct skey *k = key;
+
+	return e->len == k->n &&
+	       !memcmp(sc->words + e->off, k->w, k->n * sizeof(uint64_t));
+}
+
+static int scache_add(struct pd_state *st, const uint64_t *w, size_t n,
+		      uint64_t h, sf_stack_id stack)
+{
+	struct pd_scache *sc = &st->sc;
+
+	if ((sc->nwords + n) * sizeof(uint64_t) > PD_STACK_CACHE_MAX ||
+	    n > UINT32_MAX)
+		return 0;
+	if (!grow((void **)&sc->words, &sc->cap_words, sc->nwords + n,
+		  sizeof(*sc->words)) ||
+	    !grow((void **)&sc->ents, &sc->cap_ents, sc->nents + 1,
+		  sizeof(*sc->ents)))
+		return sf_error_nomem(st->ctx);
+	memcpy(sc->words + sc->nwords, w, n * sizeof(uint64_t));
+	sc->ents[sc->nents] = (struct pd_sent){ sc->nwords, (uint32_t)n,
+						stack };
+	if (!sf_idx_insert(&sc->idx, h, (uint32_t)sc->nents))
+		return sf_error_nomem(st->ctx);
+	sc->nwords += n;
+	sc->nents++;
+	return 0;
+}
+
+static uint64_t gen_of(const struct pd_state *st, int64_t pid)
+{
+	uint32_t k;
+
+	return m64_find(&st->proc_idx, (uint64_t)pid, &k) ?
+		       st->procs[k].gen : 0;
+}
+
+/* The frames of a sample into st->frames (leaf first): those of the call
+ * chain `chain` (nr entries), or of `ip` in `cpumode` when there is none;
+ * *n says how many. */
+static int resolve(struct pd_state *st, const struct pd_thread *th,
+		   const unsigned char *chain, uint64_t nr, uint64_t ip,
+		   int cpumode, size_t *n)
+{
+	int mode = MISC_USER, rc;
+	bool skip;
+
+	*n = 0;
+	if (!chain) {
+		if ((rc = frame_of(st, th, ip, cpumode, &st->frames[0], &skip)))
+			return rc;
+		*n = !skip;
+		return 0;
+	}
+	for (uint64_t i = 0; i < nr; i++) {
+		uint64_t x = rd64(chain + i * 8);
+		if (x >= CONTEXT_MAX) {
+			if (x == CONTEXT_KERNEL)
+				mode = MISC_KERNEL;
+			else if (x == CONTEXT_USER)
+				mode = MISC_USER;
+			else if (x == CONTEXT_HV)
+				mode = MISC_HV;
+			else if (x == CONTEXT_GUEST_KERNEL)
+				mode = MISC_GUEST_KERNEL;
+			else if (x == CONTEXT_GUEST_USER)
+				mode = MISC_GUEST_USER;
+			else {
+				/* perf: "invalid callchain context", the
+				 * chain is discarded */
+				*n = 0;
+				return 0;
+			}
+			continue;
+		}
+		if ((rc = frame_of(st, th, x, mode, &st->frames[*n], &skip)))
+			return rc;
+		*n += !skip;
+	}
+	return 0;
+}
+
 static int on_sample(struct pd_state *st, uint64_t off, size_t size,
 		     uint16_t misc)
 {
@@ -1063,45 +1209,6 @@ static int on_sample(struct pd_state *st, uint64_t off, size_t size,
 	struct pd_thread *th;
 	if ((rc = thread_of(st, pid, tid, &th)))
 		return rc;
-	if (!grow((void **)&st->frames, &st->cap_frames, nr + 2,
-		  sizeof(*st->frames)))
-		return sf_error_nomem(st->ctx);
-	size_t n = 0;
-	bool skip;
-	if (t & S_CALLCHAIN) {
-		int mode = MISC_USER;
-		for (uint64_t i = 0; i < nr; i++) {
-			uint64_t x = rd64(b + chain + i * 8);
-			if (x >= CONTEXT_MAX) {
-				if (x == CONTEXT_KERNEL)
-					mode = MISC_KERNEL;
-				else if (x == CONTEXT_USER)
-					mode = MISC_USER;
-				else if (x == CONTEXT_HV)
-					mode = MISC_HV;
-				else if (x == CONTEXT_GUEST_KERNEL)
-					mode = MISC_GUEST_KERNEL;
-				else if (x == CONTEXT_GUEST_USER)
-					mode = MISC_GUEST_USER;
-				else {
-					/* perf: "invalid callchain context",
-					 * the chain is discarded */
-					n = 0;
-					break;
-				}
-				continue;
-			}
-			if ((rc = frame_of(st, th, x, mode, &st->frames[n],
-					   &skip)))
-				return rc;
-			n += !skip;
-		}
-	} else if (t & S_IP) {
-		if ((rc = frame_of(st, th, ip, misc & MISC_CPUMODE_MASK,
-				   &st->frames[n], &skip)))
-			return rc;
-		n += !skip;
-	}
 	if (!th->have_root) {
 		struct sf_sbuf *nb = &st->name_buf;
 		nb->len = 0;
@@ -1128,11 +1235,43 @@ static int on_sample(struct pd_state *st, uint64_t off, size_t size,
 			return rc;
 		th->have_root = true;
 	}
-	st->frames[n++] = th->root;
+	/* the stack cache's key */
+	size_t nk = 5 + ((t & S_CALLCHAIN) ? nr : 2);
+	if (!grow((void **)&st->key, &st->cap_key, nk, sizeof(*st->key)))
+		return sf_error_nomem(st->ctx);
+	uint64_t *key = st->key;
+	key[0] = (uint64_t)th->pid;
+	key[1] = gen_of(st, th->pid);
+	key[2] = gen_of(st, -1);
+	key[3] = th->root;
+	if (t & S_CALLCHAIN) {
+		key[4] = nr;
+		memcpy(key + 5, b + chain, nr * 8);
+	} else {
+		key[4] = UINT64_MAX;
+		key[5] = ip;
+		key[6] = misc & MISC_CPUMODE_MASK;
+	}
+	uint64_t h = sf_hash(key, nk * sizeof(*key));
+	struct skey sk = { key, nk };
+	uint32_t hit;
 	sf_stack_id stack;
-	if ((rc = sf_profile_stack(st->p, st->ctx, st->frames, n, true,
-				   &stack)))
-		return rc;
+	if (sf_idx_find(&st->sc.idx, h, sent_eq, &st->sc, &sk, &hit)) {
+		stack = st->sc.ents[hit].stack;
+	} else {
+		if (!grow((void **)&st->frames, &st->cap_frames, nr + 2,
+			  sizeof(*st->frames)))
+			return sf_error_nomem(st->ctx);
+		size_t n;
+		if ((rc = resolve(st, th, (t & S_CALLCHAIN) ? b + chain : NULL,
+				  nr, ip, misc & MISC_CPUMODE_MASK, &n)))
+			return rc;
+		st->frames[n++] = th->root;
+		if ((rc = sf_profile_stack(st->p, st->ctx, st->frames, n, true,
+					   &stack)) ||
+		    (rc = scache_add(st, key, nk, h, stack)))
+			return rc;
+	}
 	if (!th->have_idx) {
 		if ((rc = sf_profile_thread(st->p, st->ctx, th->pid, th->tid,
 					    th->comm, &th->idx)))
@@ -1174,6 +1313,8 @@ static int on_mmap(struct pd_state *st, uint64_t off, size_t size,
 		 * from kallsyms, perf names them "[kernel.kallsyms]" and
 		 * "[nf_tables]" */
 		if (fl >= 17 && !memcmp(fn, "[kernel.kallsyms]", 17)) {
+			if (fl == 22 && !memcmp(fn + 17, "_text", 5))
+				st->ktext = pgoff;
 			fl = 17;
 		} else {
 			const char *base = fn + fl;
@@ -1248,6 +1389,7 @@ static int on_fork(struct pd_state *st, uint64_t off, size_t size)
 		if (pp->n)
 			memcpy(np->maps, pp->maps, pp->n * sizeof(*np->maps));
 		np->n = pp->n;
+		np->gen++;
 	}
 	return 0;
 }
@@ -1493,6 +1635,10 @@ static void pd_free(struct pd_state *st)
 	sf_idx_free(&st->fidx);
 	free(st->frames);
 	free(st->w);
+	sf_idx_free(&st->sc.idx);
+	free(st->sc.words);
+	free(st->sc.ents);
+	free(st->key);
 	sf_sbuf_free(&st->name_buf);
 	sf_sbuf_free(&st->line_buf);
 }

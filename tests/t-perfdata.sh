@@ -61,22 +61,7 @@ if ! have perf || ! have cc; then
 	skip perfdata-real "perf or cc not installed (scripts/install-deps.sh test installs linux-perf)"
 	exit 0
 fi
-# two callers of one leaf, one of them through the other
-cat > prog.c <<'EOF'
-#include <stdlib.h>
-static volatile unsigned long sink;
-__attribute__((noinline)) static void pd_leaf(int n)
-{ for (int i = 0; i < n; i++) sink += (unsigned long)i * 7; }
-__attribute__((noinline)) void pd_a(int n) { pd_leaf(n); }
-__attribute__((noinline)) void pd_b(int n) { pd_leaf(n / 2); pd_a(n / 2); }
-int main(int argc, char **argv)
-{
-	long k, iters = argc > 1 ? atol(argv[1]) : 600;
-	for (k = 0; k < iters; k++) { pd_a(100000); pd_b(100000); }
-	return sink == 1;
-}
-EOF
-if ! cc -O1 -g -fno-omit-frame-pointer -o prog prog.c; then
+if ! cc -O1 -g -fno-omit-frame-pointer -o prog "$TOP/tests/fixtures/perfdata-prog.c"; then
 	fail perfdata-real "cannot compile the test program"; exit 0
 fi
 if ! perf record -q -g -o prog.data ./prog > /dev/null 2> rec.err ||

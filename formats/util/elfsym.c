@@ -18,6 +18,7 @@ struct sym {
 	uint64_t start, end;
 	uint32_t name;   /* offset into names */
 	uint8_t bind;
+	bool module;     /* kallsyms: a module's ("name\t[module]") */
 };
 
 struct seg {
@@ -32,10 +33,11 @@ struct sf_symtab {
 	struct seg *segs;        /* ELF: PT_LOAD segments; none for kallsyms */
 	size_t nsegs;
 	bool kallsyms;
+	uint64_t text;           /* kallsyms: the address of "_text" */
 };
 
 static int add_sym(struct sf_symtab *t, uint64_t start, uint64_t size,
-		   const char *name, size_t nl, uint8_t bind)
+		   const char *name, size_t nl, uint8_t bind, bool module)
 {
 	if (t->n == t->cap) {
 		size_t nc = t->cap ? t->cap * 2 : 1024;
@@ -58,7 +60,7 @@ static int add_sym(struct sf_symtab *t, uint64_t start, uint64_t size,
 	memcpy(t->names + t->names_len, name, nl);
 	t->names[t->names_len + nl] = 0;
 	t->s[t->n++] = (struct sym){ start, start + size,
-				     (uint32_t)t->names_len, bind };
+				     (uint32_t)t->names_len, bind, module };
 	t->names_len += nl + 1;
 	return 0;
 }
@@ -104,11 +106,6 @@ static bool better(const struct sf_symtab *t, const struct sym *a,
 	return true;
 }
 
-static bool is_module(const struct sf_symtab *t, const struct sym *s)
-{
-	return strchr(t->names + s->name, '[') != NULL;
-}
-
 /* Sort (symbols at one address stay in file order), extend zero-sized
  * symbols to the next, then drop duplicates: perf's symbols__fixup_end
  * and symbols__fixup_duplicate, in that order, so that of several
@@ -120,12 +117,17 @@ static void finish(struct sf_symtab *t)
 
 	if (!t->n)
 		return;
-	qsort(t->s, t->n, sizeof(*t->s), cmp_sym);
+	/* kallsyms comes sorted: a check is cheaper than sorting */
+	size_t k = 1;
+	while (k < t->n && cmp_sym(&t->s[k - 1], &t->s[k]) <= 0)
+		k++;
+	if (k < t->n)
+		qsort(t->s, t->n, sizeof(*t->s), cmp_sym);
 	for (size_t i = 0; i + 1 < t->n; i++) {
 		struct sym *p = &t->s[i], *c = &t->s[i + 1];
 		if (p->end != p->start)
 			continue;
-		if (t->kallsyms && is_module(t, p) != is_module(t, c))
+		if (t->kallsyms && p->module != c->module)
 			p->end = (p->end + 4096 + 4095) & ~(uint64_t)4095;
 		else
 			p->end = c->start;
@@ -172,6 +174,11 @@ const char *sf_symtab_lookup(const struct sf_symtab *t, uint64_t addr)
 	if (addr >= s->end)
 		return NULL;
 	return t->names + s->name;
+}
+
+uint64_t sf_symtab_kernel_text(const struct sf_symtab *t)
+{
+	return t ? t->text : 0;
 }
 
 void sf_symtab_free(struct sf_symtab *t)
@@ -299,7 +306,7 @@ static int load_syms(struct sf_symtab *t, Elf *elf, Elf_Scn *scn,
 		if (!name || !*name)
 			continue;
 		if (add_sym(t, s.st_value, s.st_size, name, strlen(name),
-			    GELF_ST_BIND(s.st_info))) {
+			    GELF_ST_BIND(s.st_info), false)) {
 			free(text);
 			return -1;
 		}
@@ -349,7 +356,7 @@ static int load_plt(struct sf_symtab *t, Elf *elf, size_t shstrndx)
 		if (len < 0 || (size_t)len >= sizeof(buf))
 			continue;
 		if (add_sym(t, psh.sh_addr + hdr + i * 16, 16, buf,
-			    (size_t)len, STB_GLOBAL))
+			    (size_t)len, STB_GLOBAL, false))
 			return -1;
 	}
 	return 0;
@@ -469,12 +476,52 @@ out:
 
 /* ----- kallsyms ----- */
 
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' :
+	       c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+	       c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* One line "ADDR TYPE NAME[\t[MODULE]]" of kallsyms into t. */
+static int kallsyms_line(struct sf_symtab *t, char *l, size_t n,
+			 bool *nonzero)
+{
+	uint64_t a = 0;
+	size_t i = 0;
+	int d;
+
+	while (i < n && (d = hexval(l[i])) >= 0) {
+		a = a << 4 | (uint64_t)d;
+		i++;
+	}
+	if (!i || i + 3 > n || l[i] != ' ' || l[i + 2] != ' ')
+		return 0;
+	char type = (char)toupper((unsigned char)l[i + 1]);
+	if (type != 'T' && type != 'W' && type != 'D' && type != 'B')
+		return 0;
+	char *name = l + i + 3;
+	size_t nl = n - i - 3;
+	/* "name\t[module]": perf keeps the name; the module marks where
+	 * the kernel's symbols end (finish()) */
+	char *tab = memchr(name, '\t', nl);
+	if (tab)
+		nl = (size_t)(tab - name);
+	if (a)
+		*nonzero = true;
+	if (nl == 5 && !memcmp(name, "_text", 5) && !t->text)
+		t->text = a;
+	return add_sym(t, a, 0, name, nl, STB_GLOBAL, tab != NULL);
+}
+
 struct sf_symtab *sf_symtab_kallsyms(const char *path)
 {
 	FILE *f = fopen(path, "re");
 	struct sf_symtab *t;
-	char line[1024];
+	char buf[65536];
+	size_t have = 0, got;
 	bool nonzero = false;
+	int rc = 0;
 
 	if (!f)
 		return NULL;
@@ -484,47 +531,30 @@ struct sf_symtab *sf_symtab_kallsyms(const char *path)
 		return NULL;
 	}
 	t->kallsyms = true;
-	while (fgets(line, sizeof(line), f)) {
-		char *end;
-		unsigned long long a = strtoull(line, &end, 16);
-		if (end == line || *end != ' ' || !end[1] || end[2] != ' ')
-			continue;
-		char type = (char)toupper((unsigned char)end[1]);
-		if (type != 'T' && type != 'W' && type != 'D' && type != 'B')
-			continue;
-		char *name = end + 3;
-		size_t nl = strcspn(name, "\n");
-		/* "name\t[module]": perf keeps the name; the module marks
-		 * where the kernel's symbols end */
-		char *tab = memchr(name, '\t', nl);
-		size_t keep = nl;
-		if (tab) {
-			/* kept as "name [module]" so finish() sees the
-			 * module; cut back below */
-			*tab = ' ';
+	/* whole lines out of 64 KiB reads (a line longer than that is
+	 * dropped: no symbol name is) */
+	while (!rc && (got = fread(buf + have, 1, sizeof(buf) - have, f)) > 0) {
+		have += got;
+		size_t start = 0;
+		char *nl;
+		while (!rc && (nl = memchr(buf + start, '\n', have - start))) {
+			rc = kallsyms_line(t, buf + start,
+					   (size_t)(nl - buf) - start, &nonzero);
+			start = (size_t)(nl - buf) + 1;
 		}
-		if (a)
-			nonzero = true;
-		if (add_sym(t, a, 0, name, keep, STB_GLOBAL)) {
-			sf_symtab_free(t);
-			fclose(f);
-			return NULL;
-		}
+		if (!start && have == sizeof(buf))
+			have = 0;
+		memmove(buf, buf + start, have - start);
+		have -= start;
 	}
+	if (!rc && have)
+		rc = kallsyms_line(t, buf, have, &nonzero);
 	fclose(f);
-	if (!nonzero) {
+	if (rc || !nonzero) {
 		sf_symtab_free(t);
 		return NULL;
 	}
 	finish(t);
-	/* drop the module suffixes now that the ends are fixed */
-	for (size_t i = 0; i < t->n; i++) {
-		char *s = t->names + t->s[i].name;
-		char *sp = strchr(s, ' ');
-		if (sp)
-			*sp = 0;
-	}
-	t->kallsyms = true;
 	return t;
 }
 

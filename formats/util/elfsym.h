@@ -57,6 +57,10 @@ const char *sf_symtab_lookup(const struct sf_symtab *t, uint64_t addr);
 
 void sf_symtab_free(struct sf_symtab *t);
 
+/* For a kallsyms table: the address of "_text" (0 if absent), to check a
+ * copy against a recording. */
+uint64_t sf_symtab_kernel_text(const struct sf_symtab *t);
+
 /*
  * A C++ symbol (_Z...) as perf script prints it: libiberty's demangler
  * without DMGL_PARAMS, so no parameter list and no return type
