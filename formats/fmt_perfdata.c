@@ -207,7 +207,7 @@ struct pd_state {
 	double *w;
 	bool default_set;
 	/* options, as the perf script reader's */
-	bool o_pid, o_tid, o_kernel;
+	bool o_pid, o_tid, o_kernel, o_jit;
 	const char *event_filter;
 	const struct pd_attr *kept;   /* the one event whose samples are
 				       * kept */
@@ -788,6 +788,10 @@ static void load_dso(struct pd_dso *d)
 	size_t n = 0;
 
 	d->loaded = true;
+	if (sf_perf__is_perf_map(d->name, strlen(d->name))) {
+		d->syms = sf_symtab_perfmap(d->name);
+		return;
+	}
 	/* no build-id recorded (perf lists only files with samples): perf
 	 * takes the one of the file on disk */
 	if (!d->bid_len && d->name[0] == '/')
@@ -951,6 +955,9 @@ static int make_frame(struct pd_state *st, uint64_t ip, const char *sym,
 	sf_perf__tidy_perl(b, 0);
 	if (st->o_kernel && sf_perf__perl_is_kernel(m, ml) &&
 	    !sf_sbuf_add(b, "_[k]", 4))
+		return sf_error_nomem(st->ctx);
+	else if (st->o_jit && sf_perf__is_perf_map(m, ml) &&
+		 !mem_has(b->s, b->len, "_[j]") && !sf_sbuf_add(b, "_[j]", 4))
 		return sf_error_nomem(st->ctx);
 	struct sf_frame fr;
 	sf_frame_init(&fr);
@@ -1330,6 +1337,17 @@ static int on_mmap(struct pd_state *st, uint64_t off, size_t size,
 			fl = strlen(kname);
 		}
 	}
+	/* anonymous executable memory: perf names it after the JIT symbol
+	 * file /tmp/perf-PID.map and looks addresses up as they are */
+	char jit[64];
+	if ((fl == 6 && !memcmp(fn, "//anon", 6)) ||
+	    (fl >= 9 && !memcmp(fn, "/dev/zero", 9)) ||
+	    (fl >= 14 && !memcmp(fn, "/anon_hugepage", 14))) {
+		snprintf(jit, sizeof(jit), "/tmp/perf-%lld.map", (long long)pid);
+		fn = jit;
+		fl = strlen(jit);
+		pgoff = start;
+	}
 	struct pd_proc *pr;
 	uint32_t dso = 0;
 	if ((rc = proc_of(st, pid, &pr)) ||
@@ -1659,6 +1677,7 @@ static int pd_read(struct sf_profile *p, struct sf_input *in,
 	st.o_pid = sf_ctx_flag(ctx, "pid");
 	st.o_tid = sf_ctx_flag(ctx, "tid");
 	st.o_kernel = sf_ctx_flag(ctx, "kernel") || sf_ctx_flag(ctx, "all");
+	st.o_jit = sf_ctx_flag(ctx, "jit") || sf_ctx_flag(ctx, "all");
 	st.event_filter = sf_ctx_opt(ctx, "event-filter");
 	st.k_kernel = sf_profile_str(p, ctx, "kernel");
 	st.k_process = sf_profile_str(p, ctx, "process");
@@ -1755,6 +1774,7 @@ static const struct sf_option pd_ropts[] = {
 	  "--pid)" },
 	{ "tid", NULL, "perf: root frame COMM-PID/TID (--tid)" },
 	{ "kernel", NULL, "perf: append _[k] to kernel frames (--kernel)" },
+	{ "jit", NULL, "perf: append _[j] to JIT frames (--jit)" },
 	{ "all", NULL, "perf: --kernel and --jit (--all)" },
 	{ "event-filter", "EVENT", "perf: keep only events of type EVENT "
 	  "(default: the first event type seen)" },

@@ -123,6 +123,38 @@ if perf record -q -g -o - ./prog 2>/dev/null > pipe.data; then
 	same_as_script perfdata-real-pipe pipe.data
 fi
 
+# JIT code: a Python with perf trampolines (-X perf, 3.12 and later)
+# writes /tmp/perf-PID.map, which perf script reads for anonymous maps
+# (on PATH, else a pyenv build of one)
+jitpy=
+pys="python3.13 python3.12"
+if have pyenv; then
+	for v in $(pyenv versions --bare 2>/dev/null | grep -E '^3\.1[2-9]'); do
+		pys="$pys $(pyenv prefix "$v" 2>/dev/null)/bin/python3"
+	done
+fi
+for p in $pys; do
+	if have $p && $p -X perf -c 'import sys; sys.exit(not sys.is_stack_trampoline_active())' 2>/dev/null; then
+		jitpy=$p; break
+	fi
+done
+if [ -z "$jitpy" ]; then
+	skip perfdata-real-jit "no python3.12 or later with -X perf on PATH"
+elif perf record -q -g -o jit.data $jitpy -X perf -c '
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+fib(27)' > /dev/null 2>&1; then
+	same_as_script perfdata-real-jit jit.data
+	same_as_script perfdata-real-jit-option jit.data --jit
+	if grep -q ';py::fib:<string>_\[j\]' perfdata-real-jit-option.folded; then
+		pass perfdata-real-jit-names
+	else
+		fail perfdata-real-jit-names "no py::fib:<string>_[j] frame"
+	fi
+	perf script -i jit.data 2>/dev/null | grep -o '/tmp/perf-[0-9]*\.map' |
+		sort -u | xargs rm -f
+fi
+
 # a real recording cut anywhere: one line naming a byte, exit 1, no output
 size=$(wc -c < prog.data)
 for cut in 50 104 500 $((size / 2)) $((size - 9)); do

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct sym {
@@ -33,6 +34,8 @@ struct sf_symtab {
 	struct seg *segs;        /* ELF: PT_LOAD segments; none for kallsyms */
 	size_t nsegs;
 	bool kallsyms;
+	bool absolute;           /* addresses are the process's (kallsyms,
+				  * perf maps): no segments */
 	uint64_t text;           /* kallsyms: the address of "_text" */
 };
 
@@ -150,7 +153,7 @@ const char *sf_symtab_lookup(const struct sf_symtab *t, uint64_t addr)
 {
 	if (!t || !t->n)
 		return NULL;
-	if (!t->kallsyms) {
+	if (!t->absolute) {
 		size_t i;
 		for (i = 0; i < t->nsegs; i++)
 			if (addr >= t->segs[i].off &&
@@ -531,6 +534,7 @@ struct sf_symtab *sf_symtab_kallsyms(const char *path)
 		return NULL;
 	}
 	t->kallsyms = true;
+	t->absolute = true;
 	/* whole lines out of 64 KiB reads (a line longer than that is
 	 * dropped: no symbol name is) */
 	while (!rc && (got = fread(buf + have, 1, sizeof(buf) - have, f)) > 0) {
@@ -554,6 +558,47 @@ struct sf_symtab *sf_symtab_kallsyms(const char *path)
 		sf_symtab_free(t);
 		return NULL;
 	}
+	finish(t);
+	return t;
+}
+
+struct sf_symtab *sf_symtab_perfmap(const char *path)
+{
+	struct stat sb;
+	FILE *f = fopen(path, "re");
+	struct sf_symtab *t;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	if (!f)
+		return NULL;
+	if (fstat(fileno(f), &sb) || (sb.st_uid && sb.st_uid != geteuid()) ||
+	    !(t = calloc(1, sizeof(*t)))) {
+		fclose(f);
+		return NULL;
+	}
+	t->absolute = true;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		char *p = line, *e;
+		unsigned long long start = strtoull(p, &e, 16);
+		if (e == p || *e != ' ')
+			continue;
+		p = e + 1;
+		unsigned long long size = strtoull(p, &e, 16);
+		if (e == p || *e != ' ')
+			continue;
+		p = e + 1;
+		size_t nl = strcspn(p, "\n");
+		if (add_sym(t, start, size, p, nl, STB_GLOBAL, false)) {
+			free(line);
+			fclose(f);
+			sf_symtab_free(t);
+			return NULL;
+		}
+	}
+	free(line);
+	fclose(f);
 	finish(t);
 	return t;
 }

@@ -49,9 +49,18 @@ struct sf_symtab *sf_symtab_elf(const char *const *paths, size_t n,
 struct sf_symtab *sf_symtab_kallsyms(const char *path);
 
 /*
+ * Load a JIT symbol file /tmp/perf-PID.map ("START SIZE name" lines, hex
+ * numbers), as perf does for anonymous executable memory.  NULL when it
+ * cannot be read, or belongs to another user than root or this one (perf
+ * ignores those).  Its addresses are the process's.
+ */
+struct sf_symtab *sf_symtab_perfmap(const char *path);
+
+/*
  * The name of the symbol holding `addr`, or NULL.  For an ELF table `addr`
  * is a file offset (what perf's map_ip gives: ip - map start + pgoff),
- * translated through the program headers; for kallsyms it is the address.
+ * translated through the program headers; for kallsyms and perf maps it
+ * is the address.
  */
 const char *sf_symtab_lookup(const struct sf_symtab *t, uint64_t addr);
 
