@@ -1580,6 +1580,9 @@ static int read_file_header(struct pd_state *st, uint64_t *data_off,
 		return truncated(st, 24, "the attrs section");
 	if (doff > st->size || dsize > st->size - doff)
 		return truncated(st, 40, "the data section");
+	if (!dsize)
+		return bad(st, 48, "perf.data with a data size of 0: perf "
+			   "record did not finish writing it (was it killed?)");
 	for (uint64_t p = aoff; p + attr_size <= aoff + asize;
 	     p += attr_size) {
 		struct pd_attr *a = NULL;

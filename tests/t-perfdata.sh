@@ -52,6 +52,13 @@ if have python3; then
 		'^sfconv: syn-cut.data: byte 40: perf.data truncated: the data section' \
 		$SFCONV syn-cut.data -o never.folded
 	[ -e never.folded ] && fail perfdata-truncated-no-output "never.folded was written"
+	# perf record killed before it wrote the header's data size
+	cp syn.data killed.data
+	printf '\000\000\000\000\000\000\000\000' |
+		dd of=killed.data bs=1 seek=48 conv=notrunc 2>/dev/null
+	expect_error perfdata-killed 1 \
+		'^sfconv: killed.data: byte 48: perf.data with a data size of 0' \
+		$SFCONV killed.data -o never.folded
 else
 	skip perfdata-handmade "python3 is missing"
 fi
