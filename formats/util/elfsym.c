@@ -661,13 +661,35 @@ static bool closes(char c)
 	return c == ')' || c == '>' || c == ']';
 }
 
-/* Is s[i] the '<' or '>' of an operator name ("operator<", "operator>>",
- * "operator->", "operator<=>"), not a bracket? */
+/* Is s[i] the '<' or '>' of an operator name ("operator<",
+ * "operator>>=", "operator->", "operator<=>"), not a bracket?  After the
+ * operator's name a template's '<' may follow at once
+ * ("operator>><char>"): the longest operator token decides. */
 static bool in_operator(const char *s, size_t i)
+{
+	static const char *const ops[] = { "<=>", "<<=", ">>=", "->*", "<<",
+					   ">>", "<=", ">=", "->", "<", ">" };
+	size_t k = i;
+
+	while (k && strchr("<>=-*", s[k - 1]))
+		k--;
+	if (k < 8 || memcmp(s + k - 8, "operator", 8))
+		return false;
+	for (size_t j = 0; j < sizeof(ops) / sizeof(*ops); j++) {
+		size_t n = strlen(ops[j]);
+		if (!strncmp(s + k, ops[j], n))
+			return i < k + n;
+	}
+	return false;
+}
+
+/* Does the blank at s[i] end an operator's name ("operator new",
+ * "operator<< <T>"), so that it separates no return type? */
+static bool after_operator(const char *s, size_t i)
 {
 	size_t k = i;
 
-	while (k && strchr("<>=-", s[k - 1]))
+	while (k && strchr("<>=!+-*/%^&|~,[]()", s[k - 1]))
 		k--;
 	return k >= 8 && !memcmp(s + k - 8, "operator", 8);
 }
@@ -686,6 +708,20 @@ char *sf_demangle_perf(const char *sym)
 		free(d);
 		return NULL;
 	}
+	/* special names ("non-virtual thunk to f()", "typeinfo for T"):
+	 * libiberty prints the name inside with its parameters */
+	static const char *const special[] = {
+		"non-virtual thunk to ", "virtual thunk to ",
+		"covariant return thunk to ", "transaction clone for ",
+		"non-transaction clone for ", "typeinfo for ",
+		"typeinfo name for ", "typeinfo fn for ", "vtable for ",
+		"VTT for ", "construction vtable for ", "guard variable for ",
+		"reference temporary #", "TLS init function for ",
+		"TLS wrapper function for ", "hidden alias for ",
+	};
+	for (size_t i = 0; i < sizeof(special) / sizeof(*special); i++)
+		if (!strncmp(d, special[i], strlen(special[i])))
+			return d;
 	size_t n = strlen(d);
 	/* a function: "[ret ]name(params)[ cv-ref]"; find the parameter
 	 * list, the last top-level "(...)" */
@@ -735,8 +771,7 @@ char *sf_demangle_perf(const char *sym)
 			depth++;
 		else if (closes(c))
 			depth--;
-		else if (c == ' ' && depth == 0 &&
-			 !(i >= 8 && !memcmp(d + i - 8, "operator", 8)))
+		else if (c == ' ' && depth == 0 && !after_operator(d, i))
 			cut = i + 1;
 	}
 	if (cut)
