@@ -128,6 +128,9 @@ fi
 # pipe mode
 if perf record -q -g -o - ./prog 2>/dev/null > pipe.data; then
 	same_as_script perfdata-real-pipe pipe.data
+	# and from standard input, as in perf record -o - | sfconv -
+	$SFCONV -q - --to collapsed -o stdin.folded < pipe.data
+	expect_same perfdata-real-pipe-stdin perfdata-real-pipe.folded stdin.folded
 fi
 
 # JIT code: a Python with perf trampolines (-X perf, 3.12 and later)
