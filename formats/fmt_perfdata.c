@@ -18,16 +18,22 @@
  * callchain entry is resolved as perf resolves it (PERF_CONTEXT_* markers
  * switch between kernel and user maps) and named as stackcollapse-perf.pl
  * names `perf script`'s line for it (elfsym.h has the symbol rules);
- * the root frame is the comm.  One sample type per event (its name
- * without modifiers; nanoseconds for cpu-clock and task-clock, else
- * events), weighted by the sample's period; the first sample's event is
- * the default type, as stackcollapse-perf.pl keeps the first event only.
+ * the root frame is the comm.  Anonymous executable maps are named
+ * after the JIT's /tmp/perf-PID.map, as perf names them.  Only the
+ * samples of the first event seen are kept (--event-filter picks
+ * another), as stackcollapse-perf.pl keeps them: its sample type is named
+ * after the event without modifiers (nanoseconds for cpu-clock and
+ * task-clock, else events) and weighted by the sample's period.
  *
- * Not read: `--call-graph dwarf` samples (user stacks to unwind), LBR
- * call stacks, compressed records (`perf record -z`): refused with a
- * message naming `perf script` as the way round.
+ * Not read: `--call-graph dwarf` samples (user stacks to unwind, and
+ * perf script adds inlined frames from DWARF there), LBR call stacks,
+ * compressed records (`perf record -z`): refused with a message naming
+ * `perf script` as the way round.
  *
- * The input is held whole in memory (sections are found by offset).
+ * The input is held whole in memory (sections are found by offset, and
+ * the records are sorted by time).  NEEDSWORK: a regular file could be
+ * mapped instead of read, which would not lower the peak RSS (mapped
+ * pages count too) but would spare the copy.
  */
 #include "elfsym.h"
 #include "perf.h"
