@@ -8,9 +8,10 @@
 # 2. Real recordings made here (perf record -g of a C program built with
 #    frame pointers, gzip, python3; several events; pipe mode): collapsed
 #    output equals `perf script | sfconv --from perf`.  FlameGraph's
-#    stackcollapse-perf.pl is not installed in tests (no Debian package);
-#    sftools' perf script reader stands in for it, and t-peers.sh and
-#    t-perf.sh hold that reader byte-identical to stackcollapse-perf.pl.
+#    stackcollapse-perf.pl has no Debian package: sftools' perf script
+#    reader stands in for it (t-peers.sh and t-perf.sh hold that reader
+#    byte-identical to stackcollapse-perf.pl), and the script itself is
+#    compared too where FLAMEGRAPH_DIR or PATH has it.
 . "$TOP/tests/lib.sh"
 
 # ----- hand-made files -----
@@ -101,6 +102,19 @@ else
 fi
 # perf script prints the pid only when asked (-F +pid), else perl's
 # root frame is "prog-?"
+# FlameGraph's own script, where the user has it (FLAMEGRAPH_DIR or PATH)
+scp=
+if [ -n "${FLAMEGRAPH_DIR:-}" ] && [ -f "$FLAMEGRAPH_DIR/stackcollapse-perf.pl" ]; then
+	scp=$FLAMEGRAPH_DIR/stackcollapse-perf.pl
+elif have stackcollapse-perf.pl; then
+	scp=$(command -v stackcollapse-perf.pl)
+fi
+if [ -z "$scp" ] || ! have perl; then
+	skip perfdata-real-vs-stackcollapse "stackcollapse-perf.pl not in FLAMEGRAPH_DIR nor on PATH (compared with sfconv --from perf above)"
+else
+	perf script -i prog.data 2>/dev/null | perl "$scp" > pl.folded
+	expect_same perfdata-real-vs-stackcollapse pl.folded perfdata-real-c.folded
+fi
 PS_ARGS="-F +pid" same_as_script perfdata-real-c-pid prog.data --pid
 PS_ARGS="-F +pid" same_as_script perfdata-real-c-tid prog.data --tid
 same_as_script perfdata-real-c-kernel prog.data --kernel
