@@ -1,0 +1,199 @@
+#!/bin/sh
+# perf.data read directly (formats/fmt_perfdata.c).
+#
+# 1. Files written by hand from the documented layout (tests/gen_perfdata.py,
+#    expected stacks derived by hand there): file and pipe mode, gzip,
+#    time order, corrupt callchains, truncation at a known record offset,
+#    the other byte order.
+# 2. Real recordings made here (perf record -g of a C program built with
+#    frame pointers, gzip, python3; several events; pipe mode): collapsed
+#    output equals `perf script | sfconv --from perf`.  FlameGraph's
+#    stackcollapse-perf.pl has no Debian package: sftools' perf script
+#    reader stands in for it (t-peers.sh and t-perf.sh hold that reader
+#    byte-identical to stackcollapse-perf.pl), and the script itself is
+#    compared too where FLAMEGRAPH_DIR or PATH has it.
+. "$TOP/tests/lib.sh"
+
+# ----- hand-made files -----
+if have python3; then
+	printf ':42;[libdemo.so] 500\ndemo 300\ndemo;[unknown];[libdemo.so] 1000\n' > syn.want
+	python3 "$TOP/tests/gen_perfdata.py" file syn.data > syn.offs
+	python3 "$TOP/tests/gen_perfdata.py" pipe synp.data > synp.offs
+	$SFCONV -q syn.data -o syn.folded
+	expect_same perfdata-handmade-file syn.want syn.folded
+	$SFCONV -q synp.data -o synp.folded
+	expect_same perfdata-handmade-pipe syn.want synp.folded
+	gzip -c syn.data > syngz
+	$SFCONV -q syngz --to collapsed -o syngz.folded
+	expect_same perfdata-handmade-gzip syn.want syngz.folded
+	# cpu-clock: nanoseconds, from the attr (type 1, config 0)
+	if $SFCONV -q syn.data --to json -o - |
+	   grep -q '"sample_types":\[{"type":"cpu-clock","unit":"nanoseconds"}\]'; then
+		pass perfdata-handmade-type
+	else
+		fail perfdata-handmade-type "sample type is not cpu-clock in nanoseconds"
+	fi
+	# a pipe file cut inside its fourth record (the t=50 sample): the
+	# message names that record's offset
+	off=$(sed -n 4p synp.offs)
+	head -c $((off + 12)) synp.data > synp-cut.data
+	expect_error perfdata-truncated-record 1 \
+		"^sfconv: synp-cut.data: byte $off: perf.data truncated: a record runs past the end" \
+		$SFCONV synp-cut.data -o never.folded
+	[ -e never.folded ] && fail perfdata-truncated-no-output "never.folded was written"
+	# the other byte order: perf's magic read backwards
+	{ printf '2ELIFREP'; tail -c +9 syn.data; } > swapped.data
+	expect_error perfdata-foreign-endian 1 \
+		'^sfconv: swapped.data: byte 0: perf.data written on a machine of the other byte order' \
+		$SFCONV swapped.data -o never.folded
+	# a header that names more data than the file holds (byte 40: the
+	# data section's offset and size)
+	head -c 300 syn.data > syn-cut.data
+	expect_error perfdata-truncated-data 1 \
+		'^sfconv: syn-cut.data: byte 40: perf.data truncated: the data section' \
+		$SFCONV syn-cut.data -o never.folded
+	[ -e never.folded ] && fail perfdata-truncated-no-output "never.folded was written"
+	# perf record killed before it wrote the header's data size
+	cp syn.data killed.data
+	printf '\000\000\000\000\000\000\000\000' |
+		dd of=killed.data bs=1 seek=48 conv=notrunc 2>/dev/null
+	expect_error perfdata-killed 1 \
+		'^sfconv: killed.data: byte 48: perf.data with a data size of 0' \
+		$SFCONV killed.data -o never.folded
+else
+	skip perfdata-handmade "python3 is missing"
+fi
+
+# ----- real recordings -----
+if ! have perf || ! have cc; then
+	skip perfdata-real "perf or cc not installed (scripts/install-deps.sh test installs linux-perf)"
+	exit 0
+fi
+if ! cc -O1 -g -fno-omit-frame-pointer -o prog "$TOP/tests/fixtures/perfdata-prog.c"; then
+	fail perfdata-real "cannot compile the test program"; exit 0
+fi
+if ! perf record -q -g -o prog.data ./prog > /dev/null 2> rec.err ||
+   ! perf script -i prog.data > prog.perf 2> script.err || [ ! -s prog.perf ]; then
+	skip perfdata-real "perf record/script not allowed here: $(head -n 1 rec.err)"
+	exit 0
+fi
+
+# same_as_script NAME DATA [OPTIONS...]: sfconv DATA = perf script | sfconv
+# (perf script reads $REF when set: perf cannot read a gzipped file; and
+# takes the options $PS_ARGS)
+same_as_script() {
+	n=$1; d=$2; shift 2
+	perf script ${PS_ARGS:-} -i "${REF:-$d}" 2>/dev/null |
+		$SFCONV -q --from perf "$@" --to collapsed -o "$n.want" -
+	if ! $SFCONV -q "$@" "$d" -o "$n.folded" 2> "$n.err"; then
+		fail "$n" "sfconv failed: $(head -n 1 "$n.err")"
+	elif [ ! -s "$n.want" ]; then
+		fail "$n" "perf script gave no stacks"
+	else
+		expect_same "$n" "$n.want" "$n.folded"
+	fi
+}
+
+same_as_script perfdata-real-c prog.data
+if grep -Eq '^prog;(.*;)?main;pd_b;(pd_a;)?pd_leaf [0-9]+$' perfdata-real-c.folded; then
+	pass perfdata-real-chain
+else
+	fail perfdata-real-chain "no prog;...;main;pd_b;pd_leaf line"
+fi
+# perf script prints the pid only when asked (-F +pid), else perl's
+# root frame is "prog-?"
+# FlameGraph's own script, where the user has it (FLAMEGRAPH_DIR or PATH)
+scp=
+if [ -n "${FLAMEGRAPH_DIR:-}" ] && [ -f "$FLAMEGRAPH_DIR/stackcollapse-perf.pl" ]; then
+	scp=$FLAMEGRAPH_DIR/stackcollapse-perf.pl
+elif have stackcollapse-perf.pl; then
+	scp=$(command -v stackcollapse-perf.pl)
+fi
+if [ -z "$scp" ] || ! have perl; then
+	skip perfdata-real-vs-stackcollapse "stackcollapse-perf.pl not in FLAMEGRAPH_DIR nor on PATH (compared with sfconv --from perf above)"
+else
+	perf script -i prog.data 2>/dev/null | perl "$scp" > pl.folded
+	expect_same perfdata-real-vs-stackcollapse pl.folded perfdata-real-c.folded
+fi
+PS_ARGS="-F +pid" same_as_script perfdata-real-c-pid prog.data --pid
+PS_ARGS="-F +pid" same_as_script perfdata-real-c-tid prog.data --tid
+same_as_script perfdata-real-c-kernel prog.data --kernel
+gzip -c prog.data > prog.data.gz
+REF=prog.data same_as_script perfdata-real-gzipped prog.data.gz
+# -j1 and -j2 agree
+$SFCONV -q -j1 prog.data -o j1.folded && $SFCONV -q -j2 prog.data -o j2.folded
+expect_same perfdata-real-jobs j1.folded j2.folded
+
+head -c 3000000 /dev/zero > zeros
+if perf record -q -g -o gzip.data gzip -c zeros > /dev/null 2>&1; then
+	same_as_script perfdata-real-gzip gzip.data
+fi
+if have python3 &&
+   perf record -q -g -o py.data python3 -c 'import json
+print(sum(len(json.dumps({"a": i, "b": [i] * 8})) for i in range(30000)))' > /dev/null 2>&1; then
+	same_as_script perfdata-real-python py.data
+fi
+# two events: the first one's samples are kept, as stackcollapse-perf.pl
+# keeps them; --event-filter picks the other
+if perf record -q -g -e cpu-clock,task-clock -o two.data ./prog > /dev/null 2>&1; then
+	same_as_script perfdata-real-two-events two.data
+	same_as_script perfdata-real-event-filter two.data --event-filter task-clock
+fi
+# pipe mode
+if perf record -q -g -o - ./prog 2>/dev/null > pipe.data; then
+	same_as_script perfdata-real-pipe pipe.data
+	# and from standard input, as in perf record -o - | sfconv -
+	$SFCONV -q - --to collapsed -o stdin.folded < pipe.data
+	expect_same perfdata-real-pipe-stdin perfdata-real-pipe.folded stdin.folded
+fi
+
+# JIT code: a Python with perf trampolines (-X perf, 3.12 and later)
+# writes /tmp/perf-PID.map, which perf script reads for anonymous maps
+# (on PATH, else a pyenv build of one)
+jitpy=
+pys="python3.13 python3.12"
+if have pyenv; then
+	for v in $(pyenv versions --bare 2>/dev/null | grep -E '^3\.1[2-9]'); do
+		pys="$pys $(pyenv prefix "$v" 2>/dev/null)/bin/python3"
+	done
+fi
+for p in $pys; do
+	if have $p && $p -X perf -c 'import sys; sys.exit(not sys.is_stack_trampoline_active())' 2>/dev/null; then
+		jitpy=$p; break
+	fi
+done
+if [ -z "$jitpy" ]; then
+	skip perfdata-real-jit "no python3.12 or later with -X perf on PATH"
+elif perf record -q -g -o jit.data $jitpy -X perf -c '
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+fib(27)' > /dev/null 2>&1; then
+	same_as_script perfdata-real-jit jit.data
+	same_as_script perfdata-real-jit-option jit.data --jit
+	# perf script resolved some frames in the JIT's map (how many is up
+	# to sampling): those are py:: frames marked _[j] here too
+	perf script -i jit.data 2>/dev/null > jit.perf
+	if ! grep -q ' py::[^ ]* (/tmp/perf-[0-9]*\.map)$' jit.perf; then
+		skip perfdata-real-jit-names "no sample fell in JIT code"
+	elif grep -q ';py::[^;]*_\[j\]' perfdata-real-jit-option.folded; then
+		pass perfdata-real-jit-names
+	else
+		fail perfdata-real-jit-names "no py::..._[j] frame"
+	fi
+	grep -o '/tmp/perf-[0-9]*\.map' jit.perf | sort -u | xargs rm -f
+fi
+
+# a real recording cut anywhere: one line naming a byte, exit 1, no output
+size=$(wc -c < prog.data)
+for cut in 50 104 500 $((size / 2)) $((size - 9)); do
+	head -c $cut prog.data > cut.data
+	expect_error perfdata-real-cut-$cut 1 '^sfconv: cut.data: byte [0-9]+: ' \
+		$SFCONV cut.data -o never.folded
+	[ -e never.folded ] && fail perfdata-real-cut-$cut-output "never.folded was written"
+done
+
+# --call-graph dwarf is refused, naming perf script as the way round
+if perf record -q --call-graph dwarf -o dwarf.data ./prog > /dev/null 2>&1; then
+	expect_error perfdata-dwarf-refused 1 'call-graph dwarf.*perf script' \
+		$SFCONV dwarf.data -o never.folded
+fi
