@@ -469,6 +469,7 @@ static int parse_opts(struct svg_opts *o, struct sf_ctx *ctx,
 	o->countname = sf_ctx_opt(ctx, "countname");
 	o->inverted = sf_ctx_flag(ctx, "inverted");
 	o->reverse = sf_ctx_flag(ctx, "reverse");
+	o->by_module = sf_ctx_flag(ctx, "by-module");
 	o->negate = sf_ctx_flag(ctx, "negate");
 	o->flamechart = sf_ctx_flag(ctx, "flamechart");
 	o->cp = sf_ctx_flag(ctx, "cp");
@@ -839,6 +840,8 @@ static const struct sf_option svg_wopts[] = {
 	{ "palette-file", "FILE", "svg: the file of --cp (default "
 	  "palette.map)" },
 	{ "reverse", NULL, "svg: stacks read leaf first (merged at the leaves)" },
+	{ "by-module", NULL, "svg: frames of one name from different modules "
+	  "(or kinds) are separate boxes (default: one box, as flamegraph.pl)" },
 	{ "inverted", NULL, "svg: icicle graph, roots at the top" },
 	{ "negate", NULL, "svg: differential: blue for growth, red for "
 	  "shrinking" },
