@@ -319,6 +319,8 @@ struct sf_an_diff_opts {
 	double threshold;     /* flag |delta| above this % (0 = off) */
 	bool json;
 	bool raw;             /* text: exact numbers instead of units */
+	size_t top;           /* only the first N rows (0 = all); the
+			       * regression count still counts every row */
 };
 int sf_an_diff(struct sf_output *o, const struct sf_an_view *base,
 	       const struct sf_an_view *cur,
