@@ -107,6 +107,11 @@ struct sf_an_view {
 	struct sf_an_sample *samples;  /* folded, in processing order */
 	size_t nsamples;
 	uint64_t nraw;                 /* samples that passed the filters */
+	uint64_t ncounted;             /* what the report headers call
+					* samples: where the input counts
+					* them beside other measures (a
+					* "samples" type in "count", as
+					* pprof has), that count; else nraw */
 	struct sf_an_thread *threads;  /* increasing id; every thread of the
 					* profile that has samples */
 	size_t nthreads;

@@ -357,8 +357,8 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 				 v->type, v->unit, buf);
 		if (!opt->raw)
 			sf_output_printf(o, " in %llu sample%s",
-					 (unsigned long long)v->nraw,
-					 v->nraw == 1 ? "" : "s");
+					 (unsigned long long)v->ncounted,
+					 v->ncounted == 1 ? "" : "s");
 		sf_output_printf(o, "\n%*s %6s %*s  Name\n", wt, "Total",
 				 "%", ws, "Self");
 	}
@@ -647,8 +647,8 @@ int sf_an_flat(struct sf_output *o, const struct sf_an_view *v,
 			 buf);
 	if (!opt->raw)
 		sf_output_printf(o, " in %llu sample%s",
-				 (unsigned long long)v->nraw,
-				 v->nraw == 1 ? "" : "s");
+				 (unsigned long long)v->ncounted,
+				 v->ncounted == 1 ? "" : "s");
 	sf_output_printf(o, ", sorted by %s\n",
 			 opt->by_total ? "total" : "self");
 	sf_output_printf(o, "%5s %*s %6s %7s %*s %6s  Function\n", "Nr", w,

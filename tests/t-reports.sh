@@ -406,6 +406,15 @@ else
 			fail "units-as-pprof-$n" "$(cat $n.cmp 2>/dev/null)"
 		fi
 	done
+	# the headers count samples as pprof does (its samples/count type),
+	# not the records that hold them (153 records hold gobench's 305)
+	for n in gobench.cpu java.cpu cppbench.cpu; do
+		want=$(pp -proto "$ptd/$n" > $n.pb.gz && pp -top -sample_index=samples $n.pb.gz |
+			sed -n 's/^Showing nodes accounting for .* of \([0-9]*\) total$/\1/p')
+		got=$($SFANALYZE -q --flat $n.pb.gz | sed -n '1s/.* in \([0-9]*\) samples.*/\1/p')
+		if [ -n "$want" ] && [ "$want" = "$got" ]; then pass "samples-as-pprof-$n"
+		else fail "samples-as-pprof-$n" "pprof $want samples, header says $got"; fi
+	done
 	# --granularity lines names a line as pprof -lines does: "name file:line"
 	for n in java.cpu java.heap; do
 		if pp -top -unit=auto -lines -nodecount=100000 $n.pb.gz > $n.ltop &&
