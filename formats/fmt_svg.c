@@ -313,6 +313,18 @@ static void write_title(struct svgw *s, const struct svg_graph *g,
 		sf_format_num(db, sizeof(db), fabs(sd));
 		snprintf(title + l, sizeof(title) - l, "\nself change: %s%s",
 			 sd < 0 ? "-" : "+", db);
+	} else if (o->factor != 1) {
+		/* flamegraph.pl: sprintf("%.0f", count * factor), and the
+		 * percentage of that rounded count */
+		double c = nearbyint(nd->w * o->factor);
+		count_text(nb, sizeof(nb), c == 0 ? 0 : c);
+		if (nd == g->nodes)
+			snprintf(title, sizeof(title), " (%s %s, 100%%)", nb,
+				 unit);
+		else
+			snprintf(title, sizeof(title), " (%s %s, %.2f%%)", nb,
+				 unit, g->total > 0 ?
+				 100 * c / (g->total * o->factor) : 0.0);
 	} else {
 		count_text(nb, sizeof(nb), nd->w * o->factor);
 		if (nd == g->nodes)

@@ -62,6 +62,9 @@ compare svg-fg-fontsize --fontsize 9
 compare svg-fg-fontwidth --fontwidth 0.8
 compare svg-fg-countname --countname bytes
 compare svg-fg-factor --factor 3
+# a fraction: counts rounded to integers and percentages of the rounded
+# counts, as flamegraph.pl prints them
+compare svg-fg-factor-fraction --factor 0.013
 compare svg-fg-total --total 10000
 compare svg-fg-reverse --reverse
 compare svg-fg-inverted --inverted
