@@ -119,6 +119,7 @@ struct perf_state {
 	bool have_thread;
 	uint32_t type;
 	bool have_type;
+	bool have_event_prop;    /* "perf.event" set (first kept typed event) */
 	double *w;
 	const char *k_kernel, *k_jit, *k_process;
 };
@@ -806,7 +807,8 @@ static int64_t id_of(const char *s, size_t n)
  * modifiers ("cpu-clock:pppH" -> "cpu-clock"; a tracepoint's
  * "sched:sched_switch" stays whole), unit "nanoseconds" for the clock
  * events, "events" for the others; ("samples", "count") when perf printed
- * no period.  The full event name is kept as the property "perf.event".
+ * no period.  (The full name of the first kept typed event is the property
+ * "perf.event", set by on_event_line.)
  */
 static int set_type(struct perf_state *st, const char *ev, size_t evn,
 		    bool has_period)
@@ -817,9 +819,6 @@ static int set_type(struct perf_state *st, const char *ev, size_t evn,
 
 	snprintf(name, sizeof(name), "%.*s", (int)(evn < 100 ? evn : 100),
 		 ev ? ev : "");
-	if (evn && (rc = sf_profile_set_prop(st->p, st->ctx, "perf.event",
-					     name)))
-		return rc;
 	if (!evn || !has_period) {
 		snprintf(name, sizeof(name), "samples");
 	} else {
@@ -896,6 +895,17 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 			st->skip = true;
 			return 0;
 		}
+	}
+	if (typed && evn && !st->have_event_prop) {
+		/* the first kept event type, which decides the filter: a part
+		 * of a parallel read whose first typed event is another one
+		 * read with another filter (sf_read_parallel compares it) */
+		char name[128];
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)(evn < 100 ? evn : 100), ev);
+		if ((rc = sf_profile_set_prop(st->p, ctx, "perf.event", name)))
+			return rc;
+		st->have_event_prop = true;
 	}
 	if (!st->have_type && (rc = set_type(st, ev, evn, period > 0)))
 		return rc;
