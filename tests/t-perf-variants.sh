@@ -65,7 +65,22 @@ fi
 # one (an event line, a PERF_RECORD line, a comment, another blank line, a
 # frame line of a malformed record).  The lossless JSON (sample types
 # included) must equal the one-job read's, and so must the messages.
-pfiles=$(ls "$FIX"/perf/*.perf side.perf)
+# every kind of line after a blank line, where a part may start: an event,
+# a PERF_RECORD line, a comment, another blank line, a frame line outside
+# an event, an untyped event, an event of another type, an indented event
+{
+	for i in 1 2 3; do
+		printf 'app 1 [0] %d.1: 100 cycles:\n\t1 f (/bin/a)\n\n' "$i"
+		printf 'app 1 [0] %d.2: PERF_RECORD_COMM exec: app:1/1\n\n' "$i"
+		printf '# a comment\napp 1 [0] %d.3: 200 cycles:\n\t2 g (/bin/a)\n\n' "$i"
+		printf '\napp 1 [0] %d.4: 300 cycles:\n\t3 h (/bin/a)\n\n' "$i"
+		printf '\t4 orphan (/bin/a)\n\n'
+		printf 'app 1 [0] %d.5: \n\t5 u (/bin/a)\n\n' "$i"
+		printf 'app 1 [0] %d.6: 7 instructions:\n\t6 v (/bin/a)\n\n' "$i"
+		printf '  app 1 [0] %d.7: 400 cycles:\n\t7 w (/bin/a)\n\n' "$i"
+	done
+} > kinds.perf
+pfiles=$(ls "$FIX"/perf/*.perf side.perf kinds.perf)
 if have_peers; then
 	k=0
 	for f in $(find "$PEERS" -type f \( -name '*perf*.txt' -o -name '*.perf' \
