@@ -111,6 +111,7 @@ unit-tests: $(UNIT_BIN)
 
 # The replay driver includes the fuzz target's source.
 $(BUILD)/tests/t_fuzz_replay: tests/fuzz/fuzz_read.c
+$(BUILD)/tests/t_fuzz_parallel: tests/fuzz/fuzz_parallel.c
 
 -include $(LIB_OBJ:.o=.d) $(wildcard $(BUILD)/cmd/*.d)
 
@@ -163,7 +164,8 @@ ubsan:
 
 # libFuzzer targets (clang): build/fuzz/fuzz_NAME for every format that
 # reads ('r' in `sfconv --list-formats`, so a new format gets a target with
-# no edit here) and build/fuzz/fuzz_detect.  The library is built with the
+# no edit here), build/fuzz/fuzz_detect and build/fuzz/fuzz_parallel
+# (perf script read on 1 and on 2, 3 jobs must agree).  The library is built with the
 # same sanitizers into build/fuzz/.  tests/fuzz/run.sh runs them.
 FUZZ_BUILD = build/fuzz
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -179,6 +181,10 @@ fuzz-build: $(BIN)/sfconv
 	    $(FUZZ_BUILD)/libsftools.a $(LIBS) -o $(FUZZ_BUILD)/fuzz_$$f \
 	    || exit 1; \
 	done
+	clang -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer \
+	  $(FUZZ_SAN) -fsanitize=fuzzer -I$(FUZZ_BUILD) $(INC) $(PKG_CFLAGS) \
+	  tests/fuzz/fuzz_parallel.c $(FUZZ_BUILD)/libsftools.a $(LIBS) \
+	  -o $(FUZZ_BUILD)/fuzz_parallel
 
 fuzz:
 	@sh scripts/install-deps.sh fuzz

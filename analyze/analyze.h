@@ -107,6 +107,11 @@ struct sf_an_view {
 	struct sf_an_sample *samples;  /* folded, in processing order */
 	size_t nsamples;
 	uint64_t nraw;                 /* samples that passed the filters */
+	uint64_t ncounted;             /* what the report headers call
+					* samples: where the input counts
+					* them beside other measures (a
+					* "samples" type in "count", as
+					* pprof has), that count; else nraw */
 	struct sf_an_thread *threads;  /* increasing id; every thread of the
 					* profile that has samples */
 	size_t nthreads;
@@ -319,6 +324,8 @@ struct sf_an_diff_opts {
 	double threshold;     /* flag |delta| above this % (0 = off) */
 	bool json;
 	bool raw;             /* text: exact numbers instead of units */
+	size_t top;           /* only the first N rows (0 = all); the
+			       * regression count still counts every row */
 };
 int sf_an_diff(struct sf_output *o, const struct sf_an_view *base,
 	       const struct sf_an_view *cur,

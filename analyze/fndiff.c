@@ -156,6 +156,8 @@ int sf_an_diff(struct sf_output *o, const struct sf_an_view *base,
 					      r->nt > 0;
 		}
 		nreg += reg;
+		if (opt->top && k >= opt->top)
+			continue;
 		if (opt->json) {
 			sf_output_puts(o, k ? ",\n{\"name\":" : "\n{\"name\":");
 			sf_an_put_json_str(o, r->name);

@@ -57,7 +57,7 @@ int sf_an_report_set(struct sf_an_report_opts *r, const char *name,
 	} else if (!strcmp(name, "top")) {
 		unsigned long long t = strtoull(value, &end, 10);
 		ok = t && value[0] != '-';
-		r->flat.top = (size_t)t;
+		r->flat.top = r->diff.top = (size_t)t;
 	} else if (!strcmp(name, "node-fraction") ||
 		   !strcmp(name, "edge-fraction")) {
 		double f = strtod(value, &end);

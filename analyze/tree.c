@@ -357,8 +357,8 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 				 v->type, v->unit, buf);
 		if (!opt->raw)
 			sf_output_printf(o, " in %llu sample%s",
-					 (unsigned long long)v->nraw,
-					 v->nraw == 1 ? "" : "s");
+					 (unsigned long long)v->ncounted,
+					 v->ncounted == 1 ? "" : "s");
 		sf_output_printf(o, "\n%*s %6s %*s  Name\n", wt, "Total",
 				 "%", ws, "Self");
 	}
@@ -606,12 +606,18 @@ int sf_an_flat(struct sf_output *o, const struct sf_an_view *v,
 	}
 	if ((rc = sf_an__func_totals(v, self, total, &noframes, ctx)))
 		goto done;
+	/* a function only in samples that weigh 0 in this type (a Go heap
+	 * profile's freed allocations in inuse_space) has no row, as in
+	 * pprof -top */
+	size_t nf = 0;
 	for (size_t f = 0; f < v->nfuncs; f++)
-		rows[f] = (struct frow){ (uint32_t)f, self[f], total[f] };
+		if (total[f])
+			rows[nf++] = (struct frow){ (uint32_t)f, self[f],
+						    total[f] };
 	struct row_order order = { v, opt->by_total };
-	qsort_r(rows, v->nfuncs, sizeof(*rows), cmp_row, &order);
+	qsort_r(rows, nf, sizeof(*rows), cmp_row, &order);
 	double whole = sf_an_double(v->total, v->exp);
-	size_t nshow = opt->top && opt->top < v->nfuncs ? opt->top : v->nfuncs;
+	size_t nshow = opt->top && opt->top < nf ? opt->top : nf;
 	if (opt->json) {
 		sf_output_putc(o, '{');
 		sf_an__put_json_kind(o, v);
@@ -647,8 +653,8 @@ int sf_an_flat(struct sf_output *o, const struct sf_an_view *v,
 			 buf);
 	if (!opt->raw)
 		sf_output_printf(o, " in %llu sample%s",
-				 (unsigned long long)v->nraw,
-				 v->nraw == 1 ? "" : "s");
+				 (unsigned long long)v->ncounted,
+				 v->ncounted == 1 ? "" : "s");
 	sf_output_printf(o, ", sorted by %s\n",
 			 opt->by_total ? "total" : "self");
 	sf_output_printf(o, "%5s %*s %6s %7s %*s %6s  Function\n", "Nr", w,
@@ -667,18 +673,17 @@ int sf_an_flat(struct sf_output *o, const struct sf_an_view *v,
 		sf_an__put_name(o, v->names[rows[i].func]);
 		sf_output_putc(o, '\n');
 	}
-	if (nshow < v->nfuncs) {
+	if (nshow < nf) {
 		sf_an_w rest = 0;
-		for (size_t i = nshow; i < v->nfuncs; i++)
+		for (size_t i = nshow; i < nf; i++)
 			rest += rows[i].self;
 		fmt_w(buf, sizeof(buf), rest, v->exp, &fw);
 		cum += pct(sf_an_double(rest, v->exp), whole);
 		sf_output_printf(o, "%5s %*s %5.1f%% %6.1f%% %*s %6s  "
 				    "(%zu more function%s: --top %zu)\n", "",
 				 w, buf, pct(sf_an_double(rest, v->exp), whole),
-				 cum, w, "", "", v->nfuncs - nshow,
-				 v->nfuncs - nshow == 1 ? "" : "s",
-				 v->nfuncs);
+				 cum, w, "", "", nf - nshow,
+				 nf - nshow == 1 ? "" : "s", nf);
 	}
 	if (noframes) {
 		double s = sf_an_double(noframes, v->exp);

@@ -536,6 +536,14 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 		goto done;
 	}
 	size_t nkept = 0;
+	/* a "samples" count kept beside other measures (pprof's
+	 * samples/count with cpu/nanoseconds): the headers' sample count */
+	uint32_t nst = (uint32_t)p->d.ntypes;
+	for (uint32_t t = 0; p->d.ntypes > 1 && t < p->d.ntypes &&
+			     nst == p->d.ntypes; t++)
+		if (!strcmp(p->d.types[t].type, "samples") &&
+		    !strcmp(p->d.types[t].unit, "count"))
+			nst = t;
 	for (size_t i = 0; i < ns; i++) {
 		size_t k = tkey(p, p->d.samples[i].thread);
 		if (keep[k]) {
@@ -690,6 +698,9 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 		}
 		size_t k = tkey(p, s->thread);
 		v->nraw += sf_sample_count(p, i);
+		v->ncounted += nst < p->d.ntypes ?
+			       (uint64_t)llround(sf_weight(p, i, nst)) :
+			       sf_sample_count(p, i);
 		if (id[k] > v->max_id)
 			v->max_id = id[k];
 		if (dropped && dropped[j])

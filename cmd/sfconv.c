@@ -94,7 +94,8 @@ int main(int argc, char **argv)
 	struct sf_profile *p = NULL;
 	char **bases = calloc((size_t)argc, sizeof(char *));
 	int nbases = 0;
-	bool diff = false;
+	bool diff = false, base_at_set = false;
+	int base_at = 0;   /* with base_at_set: inputs[base_at] is BASE */
 	struct sf_diff_options dopt = { 0 };
 	struct cli_select sel = { 0 };
 
@@ -139,7 +140,16 @@ int main(int argc, char **argv)
 			/* several inputs always merge */
 			break;
 		case K_DIFF:
-			/* BASE is the option's argument, NEW the next word */
+			/* BASE is the option's argument, NEW the next word;
+			 * an option there ("--diff --normalize A B") is read
+			 * as one, and BASE is then the next plain word */
+			if (val[0] == '-' && val[1] && !base_at_set) {
+				optind--;
+				base_at = ninputs;
+				base_at_set = true;
+				diff = true;
+				break;
+			}
 			if (optind >= argc) {
 				cli_msg("option '--diff' needs two files, "
 					"BASE and NEW");
@@ -173,6 +183,17 @@ int main(int argc, char **argv)
 	/* after `--` every word is an input */
 	for (int i = g.optind; i < argc; i++)
 		inputs[ninputs++] = argv[i];
+	if (base_at_set) {
+		if (ninputs - base_at < 2) {
+			cli_msg("option '--diff' needs two files, BASE and NEW");
+			status = EXIT_USAGE;
+			goto out;
+		}
+		bases[nbases++] = inputs[base_at];
+		memmove(inputs + base_at, inputs + base_at + 1,
+			(size_t)(ninputs - base_at - 1) * sizeof(*inputs));
+		ninputs--;
+	}
 
 	struct sf_save save;
 	if (sf_save_pick(&save, &ctx, outpath, to,

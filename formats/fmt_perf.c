@@ -119,6 +119,7 @@ struct perf_state {
 	bool have_thread;
 	uint32_t type;
 	bool have_type;
+	bool have_event_prop;    /* "perf.event" set (first kept typed event) */
 	double *w;
 	const char *k_kernel, *k_jit, *k_process;
 };
@@ -806,7 +807,8 @@ static int64_t id_of(const char *s, size_t n)
  * modifiers ("cpu-clock:pppH" -> "cpu-clock"; a tracepoint's
  * "sched:sched_switch" stays whole), unit "nanoseconds" for the clock
  * events, "events" for the others; ("samples", "count") when perf printed
- * no period.  The full event name is kept as the property "perf.event".
+ * no period.  (The full name of the first kept typed event is the property
+ * "perf.event", set by on_event_line.)
  */
 static int set_type(struct perf_state *st, const char *ev, size_t evn,
 		    bool has_period)
@@ -817,9 +819,6 @@ static int set_type(struct perf_state *st, const char *ev, size_t evn,
 
 	snprintf(name, sizeof(name), "%.*s", (int)(evn < 100 ? evn : 100),
 		 ev ? ev : "");
-	if (evn && (rc = sf_profile_set_prop(st->p, st->ctx, "perf.event",
-					     name)))
-		return rc;
 	if (!evn || !has_period) {
 		snprintf(name, sizeof(name), "samples");
 	} else {
@@ -897,6 +896,17 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 			return 0;
 		}
 	}
+	if (typed && evn && !st->have_event_prop) {
+		/* the first kept event type, which decides the filter: a part
+		 * of a parallel read whose first typed event is another one
+		 * read with another filter (sf_read_parallel compares it) */
+		char name[128];
+		snprintf(name, sizeof(name), "%.*s",
+			 (int)(evn < 100 ? evn : 100), ev);
+		if ((rc = sf_profile_set_prop(st->p, ctx, "perf.event", name)))
+			return rc;
+		st->have_event_prop = true;
+	}
 	if (!st->have_type && (rc = set_type(st, ev, evn, period > 0)))
 		return rc;
 	st->period = period > 0 ? period : 1;
@@ -941,7 +951,7 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 	char *line;
 	size_t len;
 	int rc;
-	bool seen_event = false;
+	bool seen_event = false, in_cmdline = false;
 
 	memset(&st, 0, sizeof(st));
 	st.rec_prev = REC_NONE;
@@ -984,8 +994,13 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 			break;
 		}
 		rc = 0;
-		if (len && line[0] == '#')
+		if (len && line[0] == '#') {
+			/* perf script --header: a "# cmdline" whose arguments
+			 * hold newlines goes on over lines without '#' */
+			in_cmdline = !seen_event && len >= 9 &&
+				     !memcmp(line, "# cmdline", 9);
 			continue;
+		}
 		size_t e = len;
 		while (e && (line[e - 1] == '\r' ||
 			     (st.o.inferno && is_space(line[e - 1]))))
@@ -997,6 +1012,12 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 		}
 		struct event_line ev;
 		bool is_event;
+		if (in_cmdline) {
+			/* up to the next "#" line or the first event line */
+			if (!sf_perf__parse_event_perl(line, e, &ev))
+				continue;
+			in_cmdline = false;
+		}
 		if (st.o.inferno)
 			is_event = !st.in_event &&
 				   sf_perf__parse_event_inferno(line, e, &ev);
@@ -1031,6 +1052,17 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 				      sf_input_lineno(in),
 				      "NUL byte: not perf script text");
 			break;
+		}
+		if (is_event && sf_perf__is_record_line(line, e, ev.end)) {
+			/* a side-band record (task, mmap, switch, lost ...):
+			 * no sample, no event type; perl takes it as an event
+			 * line that the next one replaces before any frame */
+			seen_event = true;
+			st.in_event = false;
+			st.skip = false;
+			st.nframes = 0;
+			rec_clear(&st);
+			continue;
 		}
 		if (is_event) {
 			/* perl starts a new event without a blank line too */
@@ -1121,12 +1153,37 @@ static size_t perf_split(const char *d, size_t n, size_t pos)
 	return n;
 }
 
-/* An event line followed by a frame line, within the first lines. */
+/* A frame line as perf indents it: "ip symbol (dso)", or without the
+ * dso (-F ip,sym) "HEXIP symbol"; old versions did not indent, but then
+ * the line is "HEXIP symbol (dso)" with no TAB, unlike event lines.
+ * Returns the probe score: 60 with a dso, 40 without, else 0. */
+static int probe_frame(const char *l, size_t len, size_t indent)
+{
+	struct stack_line sl;
+	size_t h = indent;
+
+	while (h < len && isxdigit((unsigned char)l[h]))
+		h++;
+	bool hexip = h > indent && h < len && l[h] == ' ';
+	if (!indent && (memchr(l, '\t', len) || !hexip))
+		return 0;
+	if (sf_perf__parse_stack_line(l, len, &sl) && sl.mod_len + 2 <= len)
+		return 60;
+	if (!indent)
+		return 0;
+	while (h < len && l[h] == ' ')
+		h++;
+	return hexip && h < len ? 40 : 0;
+}
+
+/* An event line followed by a frame line, within the first lines; "#"
+ * header lines (a "# cmdline" may go on over several lines) and
+ * side-band PERF_RECORD_* lines may come first. */
 static int perf_probe(const unsigned char *d, size_t n)
 {
 	size_t i = 0;
-	int lines = 0;
-	bool after_event = false;
+	int lines = 0, records = 0;
+	bool after_event = false, typed = false, in_cmdline = false;
 
 	if (n >= 3 && d[0] == 0xef && d[1] == 0xbb && d[2] == 0xbf)
 		i = 3;
@@ -1139,8 +1196,14 @@ static int perf_probe(const unsigned char *d, size_t n)
 			len--;
 		i = e + 1;
 		lines++;
-		if (len && l[0] == '#')
+		if (len && l[0] == '#') {
+			in_cmdline = len >= 9 && !memcmp(l, "# cmdline", 9);
 			continue;
+		}
+		struct event_line ev;
+		if (in_cmdline && !sf_perf__parse_event_perl(l, len, &ev))
+			continue;
+		in_cmdline = false;
 		size_t k = 0;
 		while (k < len && is_space(l[k]))
 			k++;
@@ -1148,37 +1211,24 @@ static int perf_probe(const unsigned char *d, size_t n)
 			after_event = false;
 			continue;
 		}
-		struct event_line ev;
-		struct stack_line sl;
-		if (after_event) {
-			/* perf indents frame lines (old versions did not,
-			 * but then the line is "HEXIP symbol (dso)" with no
-			 * TAB, unlike sample lines) */
-			bool framelike = k > 0;
-			if (!k && !memchr(l, '\t', len)) {
-				size_t h = 0;
-				while (h < len && isxdigit((unsigned char)l[h]))
-					h++;
-				framelike = h > 0 && h < len && l[h] == ' ';
-			}
-			if (framelike &&
-			    sf_perf__parse_stack_line(l, len, &sl) &&
-			    sl.mod_len + 2 <= len)
-				return 60;
-			return 0;
-		}
+		if (after_event)
+			return probe_frame(l, len, k);
 		if (!(sf_perf__parse_event_perl(l, len, &ev) ||
 		      sf_perf__parse_event_inferno(l, len, &ev)))
 			return 0;
-		/* the header must end with "event:" (or carry a frame) */
-		if (!memchr(l + ev.end, ':', len - ev.end) &&
-		    !memchr(l, ':', len))
-			return 0;
+		if (sf_perf__is_record_line(l, len, ev.end)) {
+			records++;
+			continue;
+		}
+		/* alone, the header must end with "event:" (or carry a
+		 * frame); followed by a frame it may be "comm tid" (-F) */
+		typed = memchr(l + ev.end, ':', len - ev.end) ||
+			memchr(l, ':', len);
 		after_event = true;
 		if (!lf)
 			break;
 	}
-	return after_event ? 20 : 0;
+	return after_event && typed ? 20 : records ? 20 : 0;
 }
 
 static const char *const perf_ext[] = { ".perf", ".perf-script",

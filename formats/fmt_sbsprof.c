@@ -214,18 +214,19 @@ static int set_types(struct rd *r)
 }
 
 /* sb-sprof repeats each trace by its hit count: a run of equal lines is
- * added as one sample weighing its length. */
+ * parsed once and added as that many samples (an aggregating profile
+ * folds them into one that counts them all, so reports say as many
+ * samples as sb-sprof does). */
 static int flush(struct rd *r)
 {
-	int rc;
+	int rc = 0;
 
 	if (!r->pending)
 		return 0;
 	r->pending = false;
-	r->w[r->type] = (double)r->prun;
-	rc = sf_profile_add_sample(r->p, r->ctx, r->pstack, r->pthread, 0,
-				   SF_NO_TIME, r->w);
-	r->w[r->type] = 1;
+	for (uint64_t i = 0; i < r->prun && !rc; i++)
+		rc = sf_profile_add_sample(r->p, r->ctx, r->pstack,
+					   r->pthread, 0, SF_NO_TIME, r->w);
 	return rc;
 }
 

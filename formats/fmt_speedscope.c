@@ -22,7 +22,8 @@
  *
  * Writing: one "sampled" profile per thread (samples without a thread in
  * one more), named after the thread, weights in the default sample type
- * with its unit when speedscope knows it (else "none").
+ * with its unit when speedscope knows it (else "none"); a default that is
+ * a plain sample count gives way to a time type beside it.
  */
 #include "webjson.h"
 
@@ -486,6 +487,16 @@ static int speedscope_write(const struct sf_profile *p, struct sf_output *out,
 
 	if (t >= p->d.ntypes)
 		t = 0;
+	/* a plain sample count with a time kept beside it (a .cpuprofile's
+	 * timeDeltas): the time, which speedscope shows for such input */
+	if (p->d.ntypes && !strcmp(p->d.types[t].type, "samples") &&
+	    !strcmp(p->d.types[t].unit, "count"))
+		for (uint32_t k = 0; k < p->d.ntypes; k++)
+			if (k != t && sf_webjson__unit_us(p->d.types[k].unit) >
+					      0) {
+				t = k;
+				break;
+			}
 	if ((rc = sf_webjson__by_thread(p, ctx, &order, &start, &threads,
 					&ng)))
 		return rc;

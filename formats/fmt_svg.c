@@ -313,6 +313,18 @@ static void write_title(struct svgw *s, const struct svg_graph *g,
 		sf_format_num(db, sizeof(db), fabs(sd));
 		snprintf(title + l, sizeof(title) - l, "\nself change: %s%s",
 			 sd < 0 ? "-" : "+", db);
+	} else if (o->factor != 1) {
+		/* flamegraph.pl: sprintf("%.0f", count * factor), and the
+		 * percentage of that rounded count */
+		double c = nearbyint(nd->w * o->factor);
+		count_text(nb, sizeof(nb), c == 0 ? 0 : c);
+		if (nd == g->nodes)
+			snprintf(title, sizeof(title), " (%s %s, 100%%)", nb,
+				 unit);
+		else
+			snprintf(title, sizeof(title), " (%s %s, %.2f%%)", nb,
+				 unit, g->total > 0 ?
+				 100 * c / (g->total * o->factor) : 0.0);
 	} else {
 		count_text(nb, sizeof(nb), nd->w * o->factor);
 		if (nd == g->nodes)
@@ -469,6 +481,7 @@ static int parse_opts(struct svg_opts *o, struct sf_ctx *ctx,
 	o->countname = sf_ctx_opt(ctx, "countname");
 	o->inverted = sf_ctx_flag(ctx, "inverted");
 	o->reverse = sf_ctx_flag(ctx, "reverse");
+	o->by_module = sf_ctx_flag(ctx, "by-module");
 	o->negate = sf_ctx_flag(ctx, "negate");
 	o->flamechart = sf_ctx_flag(ctx, "flamechart");
 	o->cp = sf_ctx_flag(ctx, "cp");
@@ -839,6 +852,8 @@ static const struct sf_option svg_wopts[] = {
 	{ "palette-file", "FILE", "svg: the file of --cp (default "
 	  "palette.map)" },
 	{ "reverse", NULL, "svg: stacks read leaf first (merged at the leaves)" },
+	{ "by-module", NULL, "svg: frames of one name from different modules "
+	  "(or kinds) are separate boxes (default: one box, as flamegraph.pl)" },
 	{ "inverted", NULL, "svg: icicle graph, roots at the top" },
 	{ "negate", NULL, "svg: differential: blue for growth, red for "
 	  "shrinking" },

@@ -98,6 +98,11 @@ bool sf_perf__parse_event_type_inferno(const char *l, size_t n, size_t from,
  * nanoseconds. */
 int64_t sf_perf__parse_time(const char *l, size_t n, size_t from);
 
+/* A side-band record, not a sample: after the pid/tid, "[cpu]" and time
+ * words, a word starting "PERF_RECORD_" (perf script --show-task-events,
+ * --show-mmap-events, --show-switch-events, --show-lost-events ...). */
+bool sf_perf__is_record_line(const char *l, size_t n, size_t from);
+
 /*
  * perl's /^\s*(\w+)\s*(.+) \((\S*)\)/: a word (the ip), then the symbol,
  * then the last " (dso)" whose dso has no blanks.

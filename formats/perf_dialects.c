@@ -240,6 +240,29 @@ int64_t sf_perf__parse_time(const char *l, size_t n, size_t from)
 	return SF_NO_TIME;
 }
 
+bool sf_perf__is_record_line(const char *l, size_t n, size_t from)
+{
+	size_t i = from;
+
+	for (;;) {
+		while (i < n && is_space(l[i]))
+			i++;
+		size_t s = i;
+		while (i < n && !is_space(l[i]))
+			i++;
+		if (i == s)
+			return false;
+		if (i - s >= 12 && !memcmp(l + s, "PERF_RECORD_", 12))
+			return true;
+		/* "[cpu]" and "sec.nsec:" come before the record's name */
+		bool time = l[i - 1] == ':' && is_digit(l[s]);
+		for (size_t k = s; time && k < i - 1; k++)
+			time = is_digit(l[k]) || l[k] == '.';
+		if (l[s] != '[' && !time)
+			return false;
+	}
+}
+
 /* ----- frame lines ----- */
 
 /* From `q`, a run of non-blanks holding a ')': the dso is up to the last

@@ -47,6 +47,8 @@ struct svg_opts {
 	enum svg_colour_key key;
 	bool cp;
 	bool reverse, inverted, negate, flamechart;
+	bool by_module;            /* frames merge by name, module and kind;
+				    * else by name alone */
 	double factor;             /* counts shown are weights * factor */
 	double total;              /* --total, 0 if unset */
 };
@@ -55,13 +57,17 @@ struct svg_node {
 	uint32_t parent;
 	uint32_t depth;
 	const char *name;
-	const char *module;
-	const char *kind;
+	const char *module;    /* NULL when merged frames differ in it */
+	const char *kind;      /* the same */
 	uint32_t flags;
 	double w;       /* inclusive weight, default (NEW) type */
 	double wb;      /* inclusive BASE weight (differential) */
 	double sw, swb; /* self weights: NEW, BASE */
 	double off;     /* inclusive weight of off-CPU samples */
+	double pre;     /* the parent's self weight drawn before this
+			 * node: all of it in a merged graph (flamegraph.pl's
+			 * sorted lines put "a N" before "a;b N"), what came
+			 * before the node in time in a flame chart */
 	double x;       /* offset from the left, in weight units */
 	bool drawn;
 };

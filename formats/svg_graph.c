@@ -2,8 +2,10 @@
  * svg_graph.c - the tree a flame graph draws.
  *
  * Merged (the default): the samples' stacks are merged into one tree; a
- * frame's children are the distinct frames (by name, module and kind)
- * called from it, ordered by name, like FlameGraph's alphabetic x axis.
+ * frame's children are the distinct frames (by name, as flamegraph.pl; by
+ * name, module and kind with --by-module) called from it, ordered by
+ * name, like FlameGraph's alphabetic x axis, to the right of the frame's
+ * self weight (flamegraph.pl's sorted lines put "a N" before "a;b N").
  * Reversed (--reverse): the same with every stack read leaf first, so the
  * merge happens at the leaves.  Flame chart (--flamechart): nothing is
  * merged but consecutive samples that share a prefix; samples follow each
@@ -87,6 +89,7 @@ struct builder {
 	struct svg_graph *g;
 	size_t cap;          /* nodes allocated */
 	struct sf_idx idx;   /* (parent, frame) -> node */
+	bool by_module;      /* frames merge by name, module and kind */
 };
 
 struct node_key {
@@ -96,11 +99,13 @@ struct node_key {
 
 static bool node_eq(const void *ctx, uint32_t id, const void *key)
 {
-	const struct svg_node *nd = &((const struct svg_graph *)ctx)->nodes[id];
+	const struct builder *b = ctx;
+	const struct svg_node *nd = &b->g->nodes[id];
 	const struct node_key *k = key;
 
 	return nd->parent == k->parent && nd->name == k->f->name &&
-	       nd->module == k->f->module && nd->kind == k->f->kind;
+	       (!b->by_module ||
+		(nd->module == k->f->module && nd->kind == k->f->kind));
 }
 
 static int new_node(struct builder *b, uint32_t par, const struct sf_frame *f,
@@ -124,23 +129,33 @@ static int new_node(struct builder *b, uint32_t par, const struct sf_frame *f,
 	nd->module = f->module;
 	nd->kind = f->kind;
 	nd->flags = f->flags;
+	nd->pre = g->nodes[par].sw;   /* a flame chart's; merged: reset */
 	*out = (uint32_t)g->n++;
 	return 0;
 }
 
 /* The child of `par` for frame `f`, made if new.  Frames merge by name,
- * module and kind (interned: equal strings are equal pointers). */
+ * and with --by-module by module and kind too (interned: equal strings
+ * are equal pointers); a box of frames that differ in module or kind has
+ * none. */
 static int child_of(struct builder *b, uint32_t par, const struct sf_frame *f,
 		    uint32_t *out)
 {
 	struct node_key k = { par, f };
 	uint64_t key[4] = { par, (uint64_t)(uintptr_t)f->name,
-			    (uint64_t)(uintptr_t)f->module,
-			    (uint64_t)(uintptr_t)f->kind };
+			    b->by_module ? (uint64_t)(uintptr_t)f->module : 0,
+			    b->by_module ? (uint64_t)(uintptr_t)f->kind : 0 };
 	uint64_t h = sf_hash(key, sizeof(key));
 
-	if (sf_idx_find(&b->idx, h, node_eq, b->g, &k, out))
+	if (sf_idx_find(&b->idx, h, node_eq, b, &k, out)) {
+		struct svg_node *nd = &b->g->nodes[*out];
+		if (nd->module != f->module)
+			nd->module = NULL;
+		if (nd->kind != f->kind)
+			nd->kind = NULL;
+		nd->flags &= f->flags;
 		return 0;
+	}
 	if (new_node(b, par, f, out) || !sf_idx_insert(&b->idx, h, *out))
 		return -1;
 	return 0;
@@ -265,8 +280,16 @@ static int time_cmp(const void *a_, const void *b_)
 	return *(const size_t *)a_ < *(const size_t *)b_ ? -1 : 1;
 }
 
+static bool same_frame(const struct builder *b, const struct sf_profile *p,
+		       sf_frame_id x, sf_frame_id y)
+{
+	return x == y || (!b->by_module &&
+			  p->d.frames[x].name == p->d.frames[y].name);
+}
+
 /* Flame chart: consecutive samples share the nodes of their common
- * prefix; any other frame is a new node. */
+ * prefix (frames of one name, or with --by-module the same frame); any
+ * other frame is a new node. */
 static int build_chart(struct builder *b, const struct sf_profile *p,
 		       struct weights *wt)
 {
@@ -312,7 +335,7 @@ static int build_chart(struct builder *b, const struct sf_profile *p,
 		size_t same = 0;
 		if (k == 0 || p->d.samples[i].thread == prev_thread)
 			while (same < len && same < plen &&
-			       path[same] == prev[same])
+			       same_frame(b, p, path[same], prev[same]))
 				same++;
 		nodes[0] = 0;
 		for (size_t d = same; d < len && !rc; d++)
@@ -337,7 +360,7 @@ static int build_chart(struct builder *b, const struct sf_profile *p,
 int svg_graph_build(struct svg_graph *g, const struct sf_profile *p,
 		    struct sf_ctx *ctx, const struct svg_opts *o)
 {
-	struct builder b = { .g = g, .cap = 16 };
+	struct builder b = { .g = g, .cap = 16, .by_module = o->by_module };
 	struct weights wt = { 0 };
 	int rc = 0;
 
@@ -370,6 +393,8 @@ int svg_graph_build(struct svg_graph *g, const struct sf_profile *p,
 	for (size_t i = 0; i < g->n; i++) {
 		g->nodes[i].w = g->nodes[i].sw;
 		g->nodes[i].wb = g->nodes[i].swb;
+		if (!o->flamechart && i)
+			g->nodes[i].pre = g->nodes[g->nodes[i].parent].sw;
 	}
 	/* children have larger ids than their parents */
 	for (size_t i = g->n; i-- > 1;) {
@@ -422,8 +447,9 @@ int svg_graph_build(struct svg_graph *g, const struct sf_profile *p,
 		}
 		free(ws);
 	}
-	/* x offsets: children follow each other from the parent's x; the
-	 * groups come in parent-id order, so a parent is placed first */
+	/* x offsets: children follow each other from the parent's x, after
+	 * the parent's self weight drawn before them; the groups come in
+	 * parent-id order, so a parent is placed first */
 	uint32_t cur = UINT32_MAX;
 	double cx = 0;
 	g->nodes[0].drawn = true;
@@ -434,7 +460,7 @@ int svg_graph_build(struct svg_graph *g, const struct sf_profile *p,
 			cur = nd->parent;
 			cx = g->nodes[cur].x;
 		}
-		nd->x = cx;
+		nd->x = cx + nd->pre;
 		cx += nd->w;
 		nd->drawn = g->nodes[nd->parent].drawn && nd->w > 0 &&
 			    nd->w * scale >= minw && nd->w > cut;

@@ -145,6 +145,17 @@ got = [(r["name"], r["base_self"], r["new_self"], r["base_total"],
 want = [(n, bs or 0, ns, bt or 0, nt, d) for n, bs, ns, bt, nt, d in want]
 sys.exit(got != want)
 P
+	# --top 2: the first two of those rows, in text and JSON
+	$SFANALYZE --diff --json --top 2 --from lines base2.tsv -- new.tsv > d1t.out
+	python3 - d1t.out <<'P' && pass diff-top-json || fail diff-top-json "$(cat d1t.out)"
+import json, sys
+rows = json.load(open(sys.argv[1]))["functions"]
+sys.exit([r["name"] for r in rows] != ["f", "h"])
+P
+	$SFANALYZE --diff --top 2 --from lines base2.tsv -- new.tsv > d1t.txt
+	awk 'NR > 2 {print $NF}' d1t.txt > d1t.names
+	printf 'f\nh\n' > d1t.want
+	expect_same diff-top-text d1t.want d1t.names
 	$SFANALYZE --diff --json --no-normalize --from lines base2.tsv -- new.tsv > d2.out
 	python3 - d2.out <<'P' && pass diff-raw || fail diff-raw "$(cat d2.out)"
 import json, sys

@@ -47,6 +47,10 @@ expect_error missing-file 3 '^sfconv: nope.folded: cannot open' $SFCONV nope.fol
 expect_error unknown-format 2 "unknown input format 'nope'" $SFCONV --from nope x
 expect_error unknown-option 2 "unknown option '--bogus'" $SFCONV --bogus
 expect_error unknown-extension 2 "cannot tell the output format" $SFCONV "$FIX/collapsed/handmade.folded" -o x.unknownext
+# as sfconv(1) says: refused, with the fix named, and nothing written
+expect_error unknown-extension-sf 2 "^sfconv: cannot tell the output format from 'out.sf'; use --to" \
+	$SFCONV "$FIX/collapsed/handmade.folded" -o out.sf
+[ -e out.sf ] && fail unknown-extension-no-file "out.sf written" || pass unknown-extension-no-file
 
 # a frame name may end in a blank: one blank separates the count, as in
 # flamegraph.pl, so "b " and "b" stay apart (not "a;b 8")

@@ -95,3 +95,26 @@ else skip difffolded-peer-bad-before "no peer fixtures"; fi
 $SFCONV --diff base.folded new.folded -o abc.json
 $SFCONV abc.json --to difffolded > abc-json.out
 expect_same difffolded-through-json abc.want abc-json.out
+
+# --normalize truncates per folded line, as difffolded.pl -n does on the
+# folded text: _Py_Dealloc@plt of two libraries is one line.  BASE (perf):
+# main;_Py_Dealloc@plt 4 from liba + 4 from libb, main 3: total 11;
+# NEW: main;_Py_Dealloc@plt 3, main 4: total 7.  By hand:
+# main;_Py_Dealloc@plt 4 + 4 = 8 -> int(8 * 7 / 11) = 5 (truncating
+# each library's 4 apart gives 2 + 2 = 4); main: int(3 * 7 / 11) = 1.
+printf '%s\n' 'python3 1 [0] 1.0: 4 cycles:' '	10 _Py_Dealloc@plt (/usr/lib/liba.so)' \
+	'	20 main (/usr/bin/python3)' '' \
+	'python3 1 [0] 2.0: 4 cycles:' '	30 _Py_Dealloc@plt (/usr/lib/libb.so)' \
+	'	20 main (/usr/bin/python3)' '' \
+	'python3 1 [0] 3.0: 3 cycles:' '	20 main (/usr/bin/python3)' '' > nb.perf
+printf '%s\n' 'python3 1 [0] 1.0: 3 cycles:' '	10 _Py_Dealloc@plt (/usr/lib/liba.so)' \
+	'	20 main (/usr/bin/python3)' '' \
+	'python3 1 [0] 3.0: 4 cycles:' '	20 main (/usr/bin/python3)' '' > nn.perf
+$SFCONV -q --diff nb.perf nn.perf --normalize > nrm.out 2>&1
+printf 'python3;main 1 4\npython3;main;_Py_Dealloc@plt 5 3\n' > nrm.want
+expect_same difffolded-normalize-per-line nrm.want nrm.out
+# --normalize after --diff is an option, not BASE
+$SFCONV -q --diff --normalize nb.perf nn.perf > nrm2.out 2>&1
+expect_same difffolded-normalize-after-diff nrm.want nrm2.out
+expect_error difffolded-diff-one-file 2 "^sfconv: option '--diff' needs two files" \
+	$SFCONV --diff --normalize nb.perf

@@ -385,6 +385,23 @@ else
 	skip dot-equals-json "python3 is missing"
 fi
 
+# A heap profile's freed allocations weigh 0 in inuse_space (the default)
+# but not in alloc_space: their functions get no --flat row, as in pprof
+# -top.  By hand: rows kept (4kB self) and main (4kB total) only.
+cat > heap.json <<'J'
+{"format":"sftools-profile","version":1,
+ "meta":{"default_sample_type":1},
+ "sample_types":[{"type":"alloc_space","unit":"bytes"},{"type":"inuse_space","unit":"bytes"}],
+ "threads":[],
+ "frames":[{"name":"main"},{"name":"kept"},{"name":"freed"},{"name":"freedCaller"}],
+ "stacks":[[0,0],[1,1],[1,3],[3,2]],
+ "samples":[[2,null,null,0,4096,4096],[4,null,null,0,8192,0]]}
+J
+$SFANALYZE -q --flat heap.json > heap.flat
+awk 'NR > 2 {print $NF}' heap.flat > heap.rows
+printf 'kept\nmain\n' > heap.want
+expect_same flat-no-zero-rows heap.want heap.rows
+
 # Units as pprof writes them: pprof's own test profiles (peer fixtures),
 # converted to profile.proto by the real pprof, then `pprof -top
 # -unit=auto` beside our --flat: every row's flat and cum strings, and the
@@ -405,6 +422,22 @@ else
 		else
 			fail "units-as-pprof-$n" "$(cat $n.cmp 2>/dev/null)"
 		fi
+	done
+	# the zero rows: the same rows as pprof -top
+	if $SFCONV -q heap.json -o heap.pb.gz && pp -top -unit=auto -nodefraction=0 heap.pb.gz > heap.top &&
+	   python3 "$TOP/tests/reports/pprof_top.py" heap.top heap.flat > heap.cmp; then
+		pass flat-no-zero-rows-as-pprof
+	else
+		fail flat-no-zero-rows-as-pprof "$(cat heap.cmp 2>/dev/null)"
+	fi
+	# the headers count samples as pprof does (its samples/count type),
+	# not the records that hold them (153 records hold gobench's 305)
+	for n in gobench.cpu java.cpu cppbench.cpu; do
+		want=$(pp -proto "$ptd/$n" > $n.pb.gz && pp -top -sample_index=samples $n.pb.gz |
+			sed -n 's/^Showing nodes accounting for .* of \([0-9]*\) total$/\1/p')
+		got=$($SFANALYZE -q --flat $n.pb.gz | sed -n '1s/.* in \([0-9]*\) samples.*/\1/p')
+		if [ -n "$want" ] && [ "$want" = "$got" ]; then pass "samples-as-pprof-$n"
+		else fail "samples-as-pprof-$n" "pprof $want samples, header says $got"; fi
 	done
 	# --granularity lines names a line as pprof -lines does: "name file:line"
 	for n in java.cpu java.heap; do

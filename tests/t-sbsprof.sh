@@ -120,3 +120,10 @@ printf 'sbsprof-samples 2\n@end\n' > v2.sbsprof
 expect_error sbsprof-version 1 "^sfconv: v2.sbsprof:1: expected 'sbsprof-samples 1'" $SFCONV --from sbsprof v2.sbsprof
 printf 'sbsprof-samples 1\n@mode\tfast\n@end\n' > mode.sbsprof
 expect_error sbsprof-bad-mode 1 "^sfconv: mode.sbsprof:2: @mode must be cpu, time or alloc" $SFCONV mode.sbsprof
+
+# sb-sprof repeats a trace by its hit count; the reports count those hits
+# as samples, as sb-sprof's "Total" does: a.sbsprof holds 4 sample lines
+# (one run of 2 equal lines), so 4 samples, not 3 records
+$SFANALYZE --flat a.sbsprof > cnt.out 2>&1
+if head -n 1 cnt.out | grep -q ' in 4 samples'; then pass sbsprof-report-counts-samples
+else fail sbsprof-report-counts-samples "$(head -n 1 cnt.out)"; fi

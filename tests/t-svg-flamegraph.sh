@@ -15,7 +15,8 @@ fi
 
 # the input: generated stacks, long names that need cutting, C++ and
 # Java names, blanks inside names, a frame with a trailing blank, a
-# separator frame "-" (grey in both)
+# separator frame "-" (grey in both), self weight in frames that have
+# callees (flamegraph.pl draws it left of them)
 python3 "$TOP/tests/svg/gen-stacks.py" 300 > in.folded
 cat >> in.folded <<'W'
 main;a_rather_long_function_name_that_needs_cutting;x 37
@@ -24,6 +25,9 @@ main;with blanks inside;- ;leaf 5
 main;trailing ;t 4
 main;trailing;t 6
 main;-;kernel_entry 9
+main 40
+main;ns::Box::fill 30
+main;with blanks inside 20
 W
 
 # compare NAME [--fills] OPTIONS...: the frames of both SVGs (frames.py
@@ -58,6 +62,9 @@ compare svg-fg-fontsize --fontsize 9
 compare svg-fg-fontwidth --fontwidth 0.8
 compare svg-fg-countname --countname bytes
 compare svg-fg-factor --factor 3
+# a fraction: counts rounded to integers and percentages of the rounded
+# counts, as flamegraph.pl prints them
+compare svg-fg-factor-fraction --factor 0.013
 compare svg-fg-total --total 10000
 compare svg-fg-reverse --reverse
 compare svg-fg-inverted --inverted
@@ -129,3 +136,28 @@ for neg in "" --negate; do
 	done
 	expect_same "svg-fg-diff-hues${neg}" pd.hue od.hue
 done
+
+# Frames of one name from two modules are one box, as flamegraph.pl draws
+# the folded stacks (which carry no module): perf input where
+# _Py_Dealloc@plt comes from two libraries, 4 + 3 = 7 samples; with
+# --by-module two boxes of 4 and 3.
+printf '%s\n' 'python3 1 [0] 1.0: 4 cycles:' '	10 _Py_Dealloc@plt (/usr/lib/liba.so)' \
+	'	20 main (/usr/bin/python3)' '' \
+	'python3 1 [0] 2.0: 3 cycles:' '	30 _Py_Dealloc@plt (/usr/lib/libb.so)' \
+	'	20 main (/usr/bin/python3)' '' > mod.perf
+$SFCONV -q --from perf mod.perf --to collapsed > mod.folded
+perl "$FG" mod.folded > pmod.svg 2>/dev/null
+$SFCONV -q --from perf mod.perf --to svg --countname samples -o omod.svg
+$FRAMES --compare pmod.svg omod.svg > mod.diff
+if [ ! -s mod.diff ] && grep -q '<title>_Py_Dealloc@plt (7 samples' omod.svg; then
+	pass svg-fg-merge-by-name
+else
+	fail svg-fg-merge-by-name "not one box of 7: $(grep -o '<title>_Py[^<]*' omod.svg | tr '\n' ' ')"
+fi
+$SFCONV -q --from perf mod.perf --to svg --countname samples --by-module -o bymod.svg
+got=$(grep -o '<title>_Py_Dealloc@plt ([0-9]* samples' bymod.svg | sort | tr '\n' ' ')
+if [ "$got" = '<title>_Py_Dealloc@plt (3 samples <title>_Py_Dealloc@plt (4 samples ' ]; then
+	pass svg-by-module
+else
+	fail svg-by-module "want boxes of 3 and 4, got: $got"
+fi

@@ -69,6 +69,27 @@ c	246.00	236.00
 d	954.00	236.00
 W
 expect_same svg-flamechart chart.want chart.out
+# a frame's self weight where flamegraph.pl --flamechart draws it: in time
+# order between its callees.  Total 13 (90.77 px each): a 5 self | b 5 |
+# a 2 self | c 1
+printf 'a 5\na;b 5\na 2\na;c 1\n' > chart2.folded
+$SFCONV chart2.folded --flamechart -o chart2.svg
+$CHECK chart2.svg | cut -f1,3,5 > chart2.out
+cat > chart2.want <<'W'
+a	10.00	1180.00
+all	10.00	1180.00
+b	463.85	453.85
+c	1099.23	90.77
+W
+expect_same svg-flamechart-self-between chart2.want chart2.out
+# merged: all of a frame's self weight left of its callees, as
+# flamegraph.pl's sorted lines ("a 5" before "a;b 5") put it: b at
+# 10 + 5/10 * 1180 = 600
+printf 'a;b 5\na 5\n' > self.folded
+$SFCONV self.folded -o self.svg
+$CHECK self.svg | cut -f1,3,5 > self.out
+printf 'a\t10.00\t1180.00\nall\t10.00\t1180.00\nb\t600.00\t590.00\n' > self.want
+expect_same svg-self-left-of-callees self.want self.out
 [ "$(text_of chart.svg title)" = "Flame Chart" ] && pass svg-flamechart-title ||
 	fail svg-flamechart-title "$(text_of chart.svg title)"
 # with timestamps: time order, not input order (c at t=100 comes first)

@@ -87,6 +87,14 @@ for s in d['samples']:
 for k in sorted(tot): print(k, tot[k])
 P
 expect_same cpuprofile-wall-weights cpw.want cpw.out
+# to speedscope: in time (microseconds), as speedscope imports a
+# .cpuprofile, not in sample counts: weights 10, 20, 30 (by hand above)
+$SFCONV hand.cpuprofile --to speedscope > cps.json 2>/dev/null
+python3 - cps.json <<'P' && pass cpuprofile-to-speedscope-time || fail cpuprofile-to-speedscope-time "$(head -c 300 cps.json)"
+import json, sys
+p = json.load(open(sys.argv[1]))["profiles"][0]
+sys.exit(not (p["unit"] == "microseconds" and p["weights"] == [10, 20, 30]))
+P
 # line/column are 0-based in the file, 1-based in the model
 grep -q '"name":"main","file":"file:///a.js","line":1,"column":5' cp.json &&
 	pass cpuprofile-line-column || fail cpuprofile-line-column "$(grep main cp.json)"

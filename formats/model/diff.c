@@ -93,10 +93,12 @@ static uint32_t default_type(const struct sf_profile *p)
 }
 
 /* Map input `in`'s frames and stacks into `r` and add its weights to
- * column `k` of the accumulator. */
+ * column `k` of the accumulator.  With `names_only` a frame is its name
+ * alone, so stacks that print alike (one function from two modules) are
+ * one stack, as in difffolded.pl's folded text. */
 static int add_input(struct sf_profile *r, struct sf_ctx *ctx,
 		     const struct sf_profile *in, int k, bool strip_hex,
-		     struct acc *a, double *total)
+		     bool names_only, struct acc *a, double *total)
 {
 	sf_frame_id *fmap = NULL;
 	sf_stack_id *smap = NULL;
@@ -113,6 +115,10 @@ static int add_input(struct sf_profile *r, struct sf_ctx *ctx,
 	for (size_t i = 0; i < in->d.nframes; i++) {
 		struct sf_frame f = in->d.frames[i];
 		char *stripped = NULL;
+		if (names_only) {
+			sf_frame_init(&f);
+			f.name = in->d.frames[i].name;
+		}
 		if (strip_hex) {
 			size_t len;
 			stripped = sf_diff_strip_hex(f.name, strlen(f.name),
@@ -184,8 +190,12 @@ int sf_diff_build(struct sf_profile **out, struct sf_ctx *ctx,
 		sf_profile_str(r, ctx, new_->d.meta.source_format) : NULL;
 	if ((rc = sf_profile_set_prop(r, ctx, "diff", "1")))
 		goto fail;
-	if ((rc = add_input(r, ctx, base, 0, opt->strip_hex, &a, &tb)) ||
-	    (rc = add_input(r, ctx, new_, 1, opt->strip_hex, &a, &tn)))
+	/* difffolded.pl -n truncates each folded line's scaled count: the
+	 * lines are the stacks' text, so stacks are folded by name first */
+	if ((rc = add_input(r, ctx, base, 0, opt->strip_hex, opt->normalize,
+			    &a, &tb)) ||
+	    (rc = add_input(r, ctx, new_, 1, opt->strip_hex, opt->normalize,
+			    &a, &tn)))
 		goto fail;
 	if (opt->normalize && tb != tn && tb > 0) {
 		/* difffolded.pl: int($count * $total2 / $total1) */

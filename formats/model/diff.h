@@ -20,7 +20,9 @@
  * Options, as difffolded.pl:
  *   normalize  scale every BASE weight by total(NEW) / total(BASE) and
  *              truncate it to an integer ("-n"; the truncation is
- *              difffolded.pl's and inferno's: int(w * new / base));
+ *              difffolded.pl's and inferno's: int(w * new / base), per
+ *              folded line, so frames are taken by name alone: stacks
+ *              that print alike are one);
  *   strip_hex  replace every "0x" followed by hex digits in frame names by
  *              "0x..." ("-s"), so addresses that move between runs do not
  *              split stacks.
