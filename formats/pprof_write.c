@@ -582,7 +582,7 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 	sf_pb_flush(out, &b);
 
 	/* samples */
-	bool fraction = false;
+	bool fraction = false, saturated = false;
 	for (size_t i = 0; i < p->d.nsamples; i++) {
 		const struct sf_sample *sm = &p->d.samples[i];
 		if ((i & 0xffff) == 0 && sf_interrupted(ctx)) {
@@ -601,9 +601,18 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 			double r = nearbyint(v);
 			if (r != v)
 				fraction = true;
-			if (!(r >= -9.2e18 && r <= 9.2e18))
-				r = 0;
-			sf_pb_put_varint(&ids, (uint64_t)(int64_t)r);
+			int64_t iv;
+			/* 0x1p63 is INT64_MAX + 1: beyond int64 saturate */
+			if (r >= 0x1p63) {
+				iv = INT64_MAX;
+				saturated = true;
+			} else if (r < -0x1p63 || isnan(r)) {
+				iv = isnan(r) ? 0 : INT64_MIN;
+				saturated = true;
+			} else {
+				iv = (int64_t)r;
+			}
+			sf_pb_put_varint(&ids, (uint64_t)iv);
 		}
 		if (ids.n)
 			sf_pb_put_bytes(&s, 2, ids.d, ids.n);
@@ -622,6 +631,10 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 	if (fraction)
 		sf_warn(ctx, "pprof.fraction", "pprof values are integers: "
 			"fractional weights were rounded");
+	if (saturated)
+		sf_warn(ctx, "pprof.saturated", "pprof values are int64: "
+			"weights beyond its range were written as its "
+			"largest or smallest value");
 	sf_pb_flush(out, &b);
 	sf_pb_flush(out, &w.mappings);
 	sf_pb_flush(out, &w.locs);

@@ -19,6 +19,8 @@ struct scan {
 	char *open;
 	size_t n, cap;
 	bool in_str, esc;
+	int uhex;    /* hex digits of a \u escape still to come */
+	bool uzero;  /* all of them '0' so far: \u0000 */
 	char last;   /* last significant byte outside strings */
 	/* per level < LEVELS: the current key (objects), element index
 	 * (arrays), and whether the next string is a key */
@@ -131,6 +133,7 @@ static void sub_restart(struct parser *ps, uint64_t line)
 	sub->root = sub->value = NULL;
 	sub->sc.n = 0;
 	sub->sc.in_str = sub->sc.esc = sub->sc.capture = false;
+	sub->sc.uhex = 0;
 	sub->sc.last = 0;
 	sub->line = line;
 	sub->done = sub->div = sub->elem = sub->have_value = false;
@@ -257,6 +260,15 @@ static const char *divert_key(struct parser *ps)
 	return NULL;
 }
 
+/* Strings become C strings in the model: a NUL inside one would cut a
+ * name short, so it is refused where it is. */
+static int nul_name(struct parser *ps)
+{
+	return sf_error(ps->ctx, SF_EINPUT, ps->name, ps->line,
+			"a string holds a NUL character (\\u0000), which "
+			"names cannot hold");
+}
+
 static int feed(struct parser *ps, const char *b, size_t n)
 {
 	struct scan *s = &ps->sc;
@@ -267,9 +279,20 @@ static int feed(struct parser *ps, const char *b, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		char c = b[i];
 		if (s->in_str) {
-			if (s->esc)
+			if (s->uhex) {
+				s->uzero &= c == '0';
+				if (!--s->uhex && s->uzero)
+					return nul_name(ps);
+			}
+			if (c == 0)
+				return nul_name(ps);
+			if (s->esc) {
 				s->esc = false;
-			else if (c == '\\')
+				if (c == 'u') {
+					s->uhex = 4;
+					s->uzero = true;
+				}
+			} else if (c == '\\')
 				s->esc = true;
 			else if (c == '"') {
 				s->in_str = false;
