@@ -117,3 +117,93 @@ grep -q "<title>c$(printf '\357\277\275\357\277\275') (" utf8.svg &&
 	fail svg-overlong-replaced "C0 AF not shown as two U+FFFD"
 grep -q "<title>$(printf '\303\251') (" utf8.svg &&
 	pass svg-valid-utf8-kept || fail svg-valid-utf8-kept "é was changed"
+
+# ---------------------------------------------------------------------
+# 4. Output files.  -o over an existing file keeps its permission bits and
+# group; a name of NAME_MAX bytes works (the ".NAME.XXXXXX" temporary name
+# used to overflow it); a SIGKILL during the write leaves nothing where
+# the file system has O_TMPFILE.
+mkdir -p out
+printf 'a;b 1\n' > out/in.folded
+printf 'old\n' > out/keep.folded
+chmod 600 out/keep.folded
+grp=
+if [ "$(id -u)" -eq 0 ] && getent group nogroup >/dev/null; then
+	chgrp nogroup out/keep.folded && grp=nogroup
+fi
+want=$(stat -c '%a %G' out/keep.folded)
+$SFCONV out/in.folded -t collapsed -o out/keep.folded
+got=$(stat -c '%a %G' out/keep.folded)
+if [ "$got" = "$want" ] && cmp -s out/in.folded out/keep.folded; then
+	pass output-keeps-mode${grp:+-and-group}
+else
+	fail output-keeps-mode${grp:+-and-group} "was '$want', now '$got'"
+fi
+# a new file gets 0666 less the umask
+(umask 027; $SFCONV out/in.folded -t collapsed -o out/new.folded)
+[ "$(stat -c %a out/new.folded)" = 640 ] && pass output-new-file-umask ||
+	fail output-new-file-umask "mode $(stat -c %a out/new.folded)"
+
+# long names: 250 and 255 (NAME_MAX) bytes
+for len in 250 255; do
+	n=$(printf "%${len}s" '' | tr ' ' n)
+	if $SFCONV out/in.folded -t collapsed -o "out/$n" 2>long.err &&
+	   cmp -s out/in.folded "out/$n"; then
+		pass "output-name-$len-bytes"
+	else
+		fail "output-name-$len-bytes" "$(head -n 1 long.err)"
+	fi
+	rm -f "out/$n"
+done
+
+# the fault-injection shim (tests/fault/inject.c) raises SIGKILL at a
+# chosen write, and can make O_TMPFILE fail as on a file system without it
+if ! cc -O2 -shared -fPIC -o inject.so "$TOP/tests/fault/inject.c" -ldl 2>inject.err; then
+	skip output-sigkill "cannot build the LD_PRELOAD shim: $(head -n 1 inject.err)"
+	exit 0
+fi
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+export ASAN_OPTIONS
+# 60,000 lines: several writes of the 256 KiB output buffer
+awk 'BEGIN { for (i = 0; i < 60000; i++) printf "main;f%d;g%d %d\n", i, i % 7, i + 1 }' \
+	> big.folded
+# only_input NAME DIR: DIR holds nothing but in.folded (no output, no
+# temporary file of any name)
+only_input() {
+	left=$(ls -A "$2" | grep -v '^in\.folded$' | head -n 3)
+	if [ -z "$left" ]; then pass "$1"; else fail "$1" "left behind: $left"; fi
+}
+rm -rf kill && mkdir kill && cp big.folded kill/in.folded
+tmpfile_ok=$(python3 -c 'import os,sys
+try: os.close(os.open(sys.argv[1], os.O_TMPFILE | os.O_WRONLY, 0o600)); print(1)
+except OSError: pass' kill 2>/dev/null)
+for at in write:3 fsync:1; do
+	SF_FAULT="signal:$at:KILL" LD_PRELOAD=$SF_TMP/inject.so \
+		$SFCONV kill/in.folded -t lines -o kill/out.lines 2>/dev/null
+	st=$?
+	[ $st -eq 137 ] || fail "sigkill-$at-status" "status $st, expected 137"
+	if [ -n "$tmpfile_ok" ]; then
+		only_input "sigkill-at-$at-leaves-nothing" kill
+	else
+		skip "sigkill-at-$at-leaves-nothing" "no O_TMPFILE on this file system"
+	fi
+	rm -f kill/.out.lines.* kill/out.lines
+done
+# without O_TMPFILE the temporary file is named .BASE.XXXXXX (BASE cut to
+# fit NAME_MAX), as docs/RELIABILITY.md says; SIGKILL leaves that one
+SF_FAULT="signal:write:3:KILL,notmpfile" LD_PRELOAD=$SF_TMP/inject.so \
+	$SFCONV kill/in.folded -t lines -o kill/out.lines 2>/dev/null
+left=$(ls -A kill | grep -v '^in\.folded$')
+case $left in
+.out.lines.??????) pass sigkill-no-tmpfile-leaves-named-temp ;;
+*) fail sigkill-no-tmpfile-leaves-named-temp "left: '$left'" ;;
+esac
+rm -f kill/.out.lines.*
+n=$(printf "%255s" '' | tr ' ' n)
+if SF_FAULT=notmpfile LD_PRELOAD=$SF_TMP/inject.so \
+	$SFCONV out/in.folded -t collapsed -o "out/$n" 2>long.err &&
+   cmp -s out/in.folded "out/$n"; then
+	pass output-name-255-bytes-no-tmpfile
+else
+	fail output-name-255-bytes-no-tmpfile "$(head -n 1 long.err)"
+fi
