@@ -119,7 +119,88 @@ grep -q "<title>$(printf '\303\251') (" utf8.svg &&
 	pass svg-valid-utf8-kept || fail svg-valid-utf8-kept "é was changed"
 
 # ---------------------------------------------------------------------
-# 4. Output files.  -o over an existing file keeps its permission bits and
+# 4. Memory without bound.  Small files that expand: each is refused by a
+# limit with one line naming it, before the memory is committed.
+if have python3; then
+	# pprof.py N_LINES REFS SAMPLES: a profile whose location 1 has
+	# N_LINES inline lines; each of SAMPLES samples names it REFS times
+	# under a root location of its own (so their stacks share nothing)
+	cat > pprof.py <<'PY'
+import gzip, sys
+def varint(v):
+    out = bytearray()
+    while True:
+        b = v & 0x7f; v >>= 7
+        if v: out.append(b | 0x80)
+        else: out.append(b); return bytes(out)
+def ld(f, b): return varint(f << 3 | 2) + varint(len(b)) + b
+def vi(f, v): return varint(f << 3) + varint(v)
+nlines, refs, nsamples = map(int, sys.argv[1:4])
+body = ld(1, vi(1, 1) + vi(2, 2))                     # bytes 0-5
+for k in range(nsamples):                             # the first at byte 6
+    body += ld(2, ld(1, b'\x01' * refs + varint(k + 2)) + ld(2, b'\x01'))
+body += ld(4, vi(1, 1) + b''.join(ld(4, vi(1, 1) + vi(2, i + 1))
+                                  for i in range(nlines)))
+for k in range(nsamples):
+    body += ld(4, vi(1, k + 2) + ld(4, vi(1, 1) + vi(2, 5000 + k)))
+body += ld(5, vi(1, 1) + vi(2, 3))
+body += b''.join(ld(6, s) for s in [b'', b'samples', b'count', b'f'])
+sys.stdout.buffer.write(gzip.compress(body, 9))
+PY
+	# 4,096 inline lines named 2,000,000 times: 8G frames from 10 KB.
+	# --max-depth is checked before the stack is built, so this fails
+	# at once within 512 MiB of address space
+	python3 pprof.py 4096 2000000 1 > depth.pb.gz
+	expect_error pprof-depth-before-memory 1 \
+		'^sfconv: depth\.pb\.gz: byte 6: sample has more than 1048576 frames \(--max-depth\)$' \
+		sh -c "ulimit -v 524288; exec $SFCONV depth.pb.gz -o depth.folded"
+	no_output pprof-depth-no-output depth.folded
+	# 20 samples of 1,024,001 frames each, all different: about 80 MB
+	# of model each, from 6 KB; the budget stops it
+	python3 pprof.py 4096 250 20 > budget.pb.gz
+	expect_error pprof-max-memory 1 \
+		'^sfconv: budget\.pb\.gz: .*out of memory: more than the memory limit of 512M \(--max-memory\)$' \
+		$SFCONV --max-memory 512M budget.pb.gz -o budget.folded
+	no_output pprof-max-memory-no-output budget.folded
+
+	# a .cpuprofile.gz of 40M empty arrays: 120 MB of JSON in 120 KB,
+	# a json-c tree of several GB.  The tree is checked against the
+	# budget as it grows; the message is true (it used to be "unexpected
+	# data after the JSON document" under a cap)
+	python3 -c 'import gzip, sys
+sys.stdout.buffer.write(gzip.compress(b"{\"nodes\":[" + b"[],"*40000000 +
+    b"[]],\"samples\":[],\"timeDeltas\":[]}", 9))' > tree.cpuprofile.gz
+	expect_error cpuprofile-tree-max-memory 1 \
+		'^sfconv: tree\.cpuprofile\.gz:1: the JSON tree outgrows the memory limit: [0-9]+ MiB in use, limit 256 MiB \(--max-memory\)$' \
+		$SFCONV --max-memory 256M tree.cpuprofile.gz -o tree.json
+	# under ulimit -v the lower limit is the budget
+	expect_error cpuprofile-tree-ulimit 1 \
+		'^sfconv: tree\.cpuprofile\.gz:1: the JSON tree outgrows the memory limit: [0-9]+ MiB in use, limit 500 MiB' \
+		sh -c "ulimit -v 512000; exec $SFCONV tree.cpuprofile.gz -o tree.json"
+	no_output cpuprofile-tree-no-output tree.json
+else
+	skip memory-bombs "python3 is needed to write the inputs"
+fi
+
+# an endless line (300 MB, no LF) with --max-line 128M on one thread:
+# the buffer grows by moving pages, not by copying them, so 200 MB of
+# address space is enough for the --max-line message (it needed about
+# twice --max-line)
+head -c 300000000 /dev/zero | tr '\0' a > endless.txt
+expect_error endless-line-bounded 1 \
+	'^sfconv: endless\.txt:1: line longer than 134217728 bytes \(--max-line\)$' \
+	sh -c "ulimit -v 204800; exec $SFCONV -j1 --from collapsed --max-line 128M endless.txt -o endless.folded"
+rm -f endless.txt
+
+# pprof messages name the byte of the field at fault (they said byte 0):
+# a comment (field 13, at byte 6) naming string 50 of 3
+printf '\n\004\010\001\020\002\150\062\062\000\062\001a\062\001b' > comment.pb
+expect_error pprof-comment-offset 1 \
+	'^sfconv: comment\.pb: byte 6: string index 50 out of range' \
+	$SFCONV --from pprof comment.pb -o comment.json
+
+# ---------------------------------------------------------------------
+# 5. Output files.  -o over an existing file keeps its permission bits and
 # group; a name of NAME_MAX bytes works (the ".NAME.XXXXXX" temporary name
 # used to overflow it); a SIGKILL during the write leaves nothing where
 # the file system has O_TMPFILE.

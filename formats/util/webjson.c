@@ -401,6 +401,26 @@ static int feed(struct parser *ps, const char *b, size_t n)
 	return feed_main(ps, b + from, n - from, from_line);
 }
 
+/* json-c ignores some failed allocations (a string or an array it cannot
+ * grow is cut short), so the tree must never reach the address-space
+ * cap the programs set at --max-memory: the heap is checked after every
+ * piece (64 KiB of JSON grows it by at most a few MiB), against three
+ * quarters of the budget.  The message is then the true one, not
+ * whatever json-c makes of a document it silently cut. */
+static int check_memory(struct parser *ps)
+{
+	uint64_t cap = ps->ctx->limits.max_memory / 4 * 3;
+	uint64_t used;
+
+	if (!cap || (used = sf_heap_in_use()) <= cap)
+		return 0;
+	return sf_error(ps->ctx, SF_ELIMIT, ps->name, ps->line,
+			"the JSON tree outgrows the memory limit: %llu MiB in "
+			"use, limit %llu MiB (--max-memory)",
+			(unsigned long long)(used >> 20),
+			(unsigned long long)(ps->ctx->limits.max_memory >> 20));
+}
+
 int sf_webjson__parse(struct sf_input *in, struct sf_ctx *ctx,
 		      bool close_truncated, const char *warn_kind,
 		      struct json_object **out)
@@ -483,7 +503,8 @@ int sf_webjson__parse_divert(struct sf_input *in, struct sf_ctx *ctx,
 			n -= (long)skip;
 			any = true;
 		}
-		if ((rc = feed(&ps, buf, (size_t)n)))
+		if ((rc = feed(&ps, buf, (size_t)n)) ||
+		    (rc = check_memory(&ps)))
 			goto out;
 	}
 	if (!ps.done && ps.div && close_truncated && any) {
