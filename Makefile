@@ -155,8 +155,10 @@ ubsan:
 
 # libFuzzer targets (clang): build/fuzz/fuzz_NAME for every format that
 # reads ('r' in `sfconv --list-formats`, so a new format gets a target with
-# no edit here) and build/fuzz/fuzz_detect.  The library is built with the
-# same sanitizers into build/fuzz/.  tests/fuzz/run.sh runs them.
+# no edit here), build/fuzz/fuzz_detect, build/fuzz/fuzz_parallel (-j1
+# against -j2) and build/fuzz/fuzz_roundtrip-NAME for every format that
+# reads and writes ('rw').  The library is built with the same sanitizers
+# into build/fuzz/.  tests/fuzz/run.sh runs them.
 FUZZ_BUILD = build/fuzz
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
 fuzz-build: $(BIN)/sfconv
@@ -164,7 +166,8 @@ fuzz-build: $(BIN)/sfconv
 	  BIN=$(FUZZ_BUILD)/bin CFLAGS="-O1 -g -fno-omit-frame-pointer" \
 	  SANFLAGS="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" \
 	  $(FUZZ_BUILD)/libsftools.a $(FUZZ_BUILD)/table.gen.h
-	@for f in $$($(BIN)/sfconv --list-formats | awk '$$2 ~ /^r/ {print $$1}') detect; do \
+	@for f in $$($(BIN)/sfconv --list-formats | awk '$$2 ~ /^r/ {print $$1} \
+	    $$2 == "rw" {print "roundtrip-" $$1}') detect parallel; do \
 	  clang -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer \
 	    $(FUZZ_SAN) -fsanitize=fuzzer -I$(FUZZ_BUILD) $(INC) \
 	    $(PKG_CFLAGS) -DFUZZ_FORMAT="\"$$f\"" tests/fuzz/fuzz_read.c \
