@@ -499,8 +499,9 @@ static int sample_read(struct sf_profile *p, struct sf_input *in,
 			break;
 	}
 	if (rc == 0 && !started)
-		rc = sf_error(ctx, SF_EINPUT, sf_input_name(in), 0,
-			      "no 'Call graph:' line: not a sample report");
+		rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
+			      sf_input_lineno(in), "no 'Call graph:' line up "
+			      "to the end: not a sample report");
 	if (rc == 0) {
 		if (!ended)
 			sf_warn(ctx, "sample.truncated",

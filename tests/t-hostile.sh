@@ -207,6 +207,13 @@ expect_error pprof-comment-offset 1 \
 	'^sfconv: comment\.pb: byte 6: string index 50 out of range' \
 	$SFCONV --from pprof comment.pb -o comment.json
 
+# a text that is no sample report names the line where the reader
+# stopped: the end
+printf 'Sampling process 1\nnothing else\n' > none.sample.txt
+expect_error sample-no-call-graph-line 1 \
+	"^sfconv: none\\.sample\\.txt:2: no 'Call graph:' line up to the end" \
+	$SFCONV --from sample none.sample.txt -o none.json
+
 # ---------------------------------------------------------------------
 # 5. Output files.  -o over an existing file keeps its permission bits and
 # group; a name of NAME_MAX bytes works (the ".NAME.XXXXXX" temporary name
