@@ -56,7 +56,11 @@ void cli_memory_budget(struct sf_ctx *ctx)
 
 	if (getrlimit(RLIMIT_AS, &rl))
 		return;
-	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur <= want) {
+	/* options may end twice (sfanalyze --diff A -- B): a cap set here
+	 * before is not a ulimit -v */
+	bool ours = cli_budget && !cli_budget_ulimit &&
+		    rl.rlim_cur == (rlim_t)cli_budget;
+	if (!ours && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur <= want) {
 		/* a lower ulimit -v is the budget the readers check */
 		ctx->limits.max_memory = cli_budget = rl.rlim_cur;
 		cli_budget_ulimit = true;
