@@ -28,7 +28,7 @@ static const struct {
 	  "bytes of decompressed input (default 64G)" },
 	{ "max-memory", offsetof(struct sf_limits, max_memory),
 	  "bytes of memory for the whole run (default: half\n"
-	  "the RAM, at least 1G)" },
+	  "the RAM or cgroup limit, at least 1G)" },
 };
 #define NLIMITS (sizeof(limits) / sizeof(limits[0]))
 

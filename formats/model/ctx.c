@@ -32,10 +32,17 @@ uint64_t sf_heap_in_use(void)
 uint64_t sf_default_max_memory(void)
 {
 	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-	uint64_t half = pages > 0 && size > 0 ?
-		(uint64_t)pages / 2 * (uint64_t)size : 0;
-
-	return half > SF_MIN_MAX_MEMORY ? half : SF_MIN_MAX_MEMORY;
+	uint64_t ram = pages > 0 && size > 0 ?
+		(uint64_t)pages * (uint64_t)size : 0;
+	/* in a container the cgroup's limit (v2) is the RAM there is */
+	FILE *f = fopen("/sys/fs/cgroup/memory.max", "re");
+	unsigned long long cg;
+	if (f) {
+		if (fscanf(f, "%llu", &cg) == 1 && cg && (!ram || cg < ram))
+			ram = cg;
+		fclose(f);
+	}
+	return ram / 2 > SF_MIN_MAX_MEMORY ? ram / 2 : SF_MIN_MAX_MEMORY;
 }
 
 void sf_ctx_free(struct sf_ctx *ctx)

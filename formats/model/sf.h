@@ -82,7 +82,8 @@ struct sf_limits {
 #define SF_DEFAULT_MAX_NESTING 512u
 #define SF_DEFAULT_MAX_LINE (256u << 20)         /* 256 MiB */
 #define SF_DEFAULT_MAX_DECOMPRESSED (64ull << 30) /* 64 GiB */
-/* max_memory's default: half the RAM, at least SF_MIN_MAX_MEMORY */
+/* max_memory's default: half the RAM (or of the cgroup's memory.max when
+ * that is lower), at least SF_MIN_MAX_MEMORY */
 #define SF_MIN_MAX_MEMORY (1ull << 30)           /* 1 GiB */
 uint64_t sf_default_max_memory(void);
 /* Bytes of heap in use (malloc'd and mmap'd by malloc), 0 where the
