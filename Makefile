@@ -111,7 +111,6 @@ unit-tests: $(UNIT_BIN)
 
 # The replay driver includes the fuzz target's source.
 $(BUILD)/tests/t_fuzz_replay: tests/fuzz/fuzz_read.c
-$(BUILD)/tests/t_fuzz_parallel: tests/fuzz/fuzz_parallel.c
 
 -include $(LIB_OBJ:.o=.d) $(wildcard $(BUILD)/cmd/*.d)
 
@@ -164,9 +163,10 @@ ubsan:
 
 # libFuzzer targets (clang): build/fuzz/fuzz_NAME for every format that
 # reads ('r' in `sfconv --list-formats`, so a new format gets a target with
-# no edit here), build/fuzz/fuzz_detect and build/fuzz/fuzz_parallel
-# (perf script read on 1 and on 2, 3 jobs must agree).  The library is built with the
-# same sanitizers into build/fuzz/.  tests/fuzz/run.sh runs them.
+# no edit here), build/fuzz/fuzz_detect, build/fuzz/fuzz_parallel (-j1
+# against -j2) and build/fuzz/fuzz_roundtrip-NAME for every format that
+# reads and writes ('rw').  The library is built with the same sanitizers
+# into build/fuzz/.  tests/fuzz/run.sh runs them.
 FUZZ_BUILD = build/fuzz
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
 fuzz-build: $(BIN)/sfconv
@@ -174,17 +174,14 @@ fuzz-build: $(BIN)/sfconv
 	  BIN=$(FUZZ_BUILD)/bin CFLAGS="-O1 -g -fno-omit-frame-pointer" \
 	  SANFLAGS="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" \
 	  $(FUZZ_BUILD)/libsftools.a $(FUZZ_BUILD)/table.gen.h
-	@for f in $$($(BIN)/sfconv --list-formats | awk '$$2 ~ /^r/ {print $$1}') detect; do \
+	@for f in $$($(BIN)/sfconv --list-formats | awk '$$2 ~ /^r/ {print $$1} \
+	    $$2 == "rw" {print "roundtrip-" $$1}') detect parallel; do \
 	  clang -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer \
 	    $(FUZZ_SAN) -fsanitize=fuzzer -I$(FUZZ_BUILD) $(INC) \
 	    $(PKG_CFLAGS) -DFUZZ_FORMAT="\"$$f\"" tests/fuzz/fuzz_read.c \
 	    $(FUZZ_BUILD)/libsftools.a $(LIBS) -o $(FUZZ_BUILD)/fuzz_$$f \
 	    || exit 1; \
 	done
-	clang -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer \
-	  $(FUZZ_SAN) -fsanitize=fuzzer -I$(FUZZ_BUILD) $(INC) $(PKG_CFLAGS) \
-	  tests/fuzz/fuzz_parallel.c $(FUZZ_BUILD)/libsftools.a $(LIBS) \
-	  -o $(FUZZ_BUILD)/fuzz_parallel
 
 fuzz:
 	@sh scripts/install-deps.sh fuzz

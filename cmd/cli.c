@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 const char *cli_prog = "sftools";
@@ -25,6 +26,52 @@ void cli_msg(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* The address-space cap cli_memory_budget set, or 0. */
+static uint64_t cli_budget;
+
+/* A size as the options take it: "3G", "1536M", "12345". */
+static void size_text(char *buf, size_t n, uint64_t v)
+{
+	static const char suf[] = "GMK";
+	for (int i = 0; i < 3; i++) {
+		uint64_t unit = 1ull << (30 - 10 * i);
+		if (v >= unit && v % unit == 0) {
+			snprintf(buf, n, "%llu%c", (unsigned long long)(v / unit),
+				 suf[i]);
+			return;
+		}
+	}
+	snprintf(buf, n, "%llu", (unsigned long long)v);
+}
+
+static bool cli_budget_ulimit;   /* cli_budget is ulimit -v's, lower */
+
+void cli_memory_budget(struct sf_ctx *ctx)
+{
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	(void)ctx;
+#else
+	struct rlimit rl;
+	uint64_t want = ctx->limits.max_memory;
+
+	if (getrlimit(RLIMIT_AS, &rl))
+		return;
+	/* options may end twice (sfanalyze --diff A -- B): a cap set here
+	 * before is not a ulimit -v */
+	bool ours = cli_budget && !cli_budget_ulimit &&
+		    rl.rlim_cur == (rlim_t)cli_budget;
+	if (!ours && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur <= want) {
+		/* a lower ulimit -v is the budget the readers check */
+		ctx->limits.max_memory = cli_budget = rl.rlim_cur;
+		cli_budget_ulimit = true;
+		return;
+	}
+	rl.rlim_cur = (rlim_t)want;
+	if (!setrlimit(RLIMIT_AS, &rl))
+		cli_budget = want;
+#endif
+}
+
 int cli_fail(struct sf_ctx *ctx)
 {
 	char buf[1024];
@@ -38,7 +85,16 @@ int cli_fail(struct sf_ctx *ctx)
 		break;
 	}
 	sf_error_format(&ctx->err, buf, sizeof(buf));
-	cli_msg("%s", buf);
+	if (ctx->err.code == SF_ENOMEM && cli_budget) {
+		char num[32];
+		size_text(num, sizeof(num), cli_budget);
+		cli_msg("%s: more than the memory limit of %s (%s)", buf, num,
+			cli_budget_ulimit ? "ulimit -v" : "--max-memory");
+	} else {
+		cli_msg("%s", buf);
+	}
+	if (ctx->err.code == SF_ENOMEM && cli_budget)
+		return EXIT_INPUT;      /* a limit, as the others */
 	switch (ctx->err.code) {
 	case SF_EINPUT:
 	case SF_ELIMIT:

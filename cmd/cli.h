@@ -83,4 +83,10 @@ void cli_regex_free(regex_t *list, size_t n);
  * loads, then analyses, then exits: memory is held until exit. */
 void cli_keep_heap(void);
 
+/* Cap the address space at ctx->limits.max_memory (not under
+ * AddressSanitizer, which reserves terabytes), so that an allocation past
+ * it fails, and cli_fail's "out of memory" names --max-memory.  A lower
+ * ulimit -v is kept and becomes ctx->limits.max_memory. */
+void cli_memory_budget(struct sf_ctx *ctx);
+
 #endif

@@ -26,6 +26,9 @@ static const struct {
 	  "bytes in one text line (default 256M)" },
 	{ "max-decompressed", offsetof(struct sf_limits, max_decompressed),
 	  "bytes of decompressed input (default 64G)" },
+	{ "max-memory", offsetof(struct sf_limits, max_memory),
+	  "bytes of memory for the whole run (default: half\n"
+	  "the RAM or cgroup limit, at least 1G)" },
 };
 #define NLIMITS (sizeof(limits) / sizeof(limits[0]))
 
@@ -252,6 +255,8 @@ int cli_getopt_next(struct cli_getopt *g, int argc, char **argv,
 			/* "--" as the argument of an option is no end */
 			g->dashdash = before < argc && optind == before + 1 &&
 				      !strcmp(argv[before], "--");
+			if (g->sets & CLI_READ)
+				cli_memory_budget(g->ctx);
 			return -1;
 		case '?':
 			/* a known key here is a flag given a value */

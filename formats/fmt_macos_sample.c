@@ -499,8 +499,9 @@ static int sample_read(struct sf_profile *p, struct sf_input *in,
 			break;
 	}
 	if (rc == 0 && !started)
-		rc = sf_error(ctx, SF_EINPUT, sf_input_name(in), 0,
-			      "no 'Call graph:' line: not a sample report");
+		rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
+			      sf_input_lineno(in), "no 'Call graph:' line up "
+			      "to the end: not a sample report");
 	if (rc == 0) {
 		if (!ended)
 			sf_warn(ctx, "sample.truncated",
@@ -905,13 +906,23 @@ static void write_header(struct wr *w)
 		    !strcmp(p->d.meta.period_type.unit, "nanoseconds") ?
 		    p->d.meta.period / 1e6 : 0;
 
-	if (!pid)
-		for (size_t i = 0; i < p->d.nthreads && !pid; i++)
-			if (p->d.threads[i].pid != SF_NO_ID) {
-				snprintf(b, sizeof(b), "%lld",
-					 (long long)p->d.threads[i].pid);
-				pid = b;
-			}
+	if (!pid) {
+		/* the first thread with a pid that is written, i.e. has a
+		 * sample: one without would not come back from the report
+		 * (found by the roundtrip-sample fuzz target) */
+		size_t first = p->d.nthreads;
+		for (size_t i = 0; i < p->d.nsamples; i++) {
+			sf_thread_idx t = p->d.samples[i].thread;
+			if (t != SF_NO_THREAD && t < first &&
+			    p->d.threads[t].pid != SF_NO_ID)
+				first = t;
+		}
+		if (first < p->d.nthreads) {
+			snprintf(b, sizeof(b), "%lld",
+				 (long long)p->d.threads[first].pid);
+			pid = b;
+		}
+	}
 	if (!cmd || !cmd[0] || strpbrk(cmd, "\n\r"))
 		cmd = "profile";
 	sf_output_printf(w->out, "Analysis of sampling %s (pid %s)", cmd,

@@ -142,10 +142,13 @@ struct rd {
 	size_t nlines, clines;
 	uint64_t *comments;
 	size_t ncomments, ccomments;
+	size_t *comment_at;       /* where each comment is, for messages */
+	size_t ccomment_at;
 	struct vtype period_type;
 	bool has_period_type;
 	int64_t period, time_nanos, duration_nanos;
 	uint64_t drop, keep, default_type;
+	size_t drop_at, keep_at, default_at;
 
 	struct idmap mapmap, funcmap, locmap;
 	sf_frame_id *frames;      /* per location, leaf first */
@@ -299,9 +302,10 @@ static int add_comment(struct sf_pb_dec *d, void *arg, uint64_t v, size_t at)
 	int rc;
 
 	(void)arg;
-	(void)at;
-	if ((rc = MORE(r, comments, ncomments, ccomments)))
+	if ((rc = MORE(r, comments, ncomments, ccomments)) ||
+	    (rc = MORE(r, comment_at, ncomments, ccomment_at)))
 		return rc;
+	r->comment_at[r->ncomments] = at;
 	r->comments[r->ncomments++] = v;
 	return 0;
 }
@@ -376,18 +380,23 @@ static int pass_tables(struct rd *r)
 			if ((rc = sf_pb_want(&r->pb, &f, SF_PB_VARINT,
 					     "Profile")))
 				return rc;
-			if (f.num == 7)
+			if (f.num == 7) {
 				r->drop = f.v;
-			else if (f.num == 8)
+				r->drop_at = f.at;
+			} else if (f.num == 8) {
 				r->keep = f.v;
+				r->keep_at = f.at;
+			}
 			else if (f.num == 9)
 				r->time_nanos = (int64_t)f.v;
 			else if (f.num == 10)
 				r->duration_nanos = (int64_t)f.v;
 			else if (f.num == 12)
 				r->period = (int64_t)f.v;
-			else
+			else {
 				r->default_type = f.v;
+				r->default_at = f.at;
+			}
 			break;
 		default:
 			break;   /* unknown fields are skipped (protobuf) */
@@ -852,6 +861,16 @@ static int rd_sample(struct rd *r, const struct sf_pb_field *sf, double *w)
 			goto out;
 		}
 		const struct ploc *l = &r->locs[li];
+		/* before the memory: one location of 4,096 inline lines
+		 * named 2M times would be 8G frames */
+		if (nfr + l->nframes > r->pb.ctx->limits.max_depth) {
+			rc = sf_error_at(r->pb.ctx, SF_ELIMIT, r->pb.name,
+					 r->pb.base + sf->at,
+					 "sample has more than %llu frames "
+					 "(--max-depth)", (unsigned long long)
+					 r->pb.ctx->limits.max_depth);
+			goto out;
+		}
 		if (nfr + l->nframes > r->cstackbuf) {
 			size_t nc = r->cstackbuf ? r->cstackbuf : 256;
 			while (nc < nfr + l->nframes)
@@ -983,7 +1002,8 @@ static int rd_meta(struct rd *r, bool first)
 	if (r->default_type) {
 		const char *s;
 		size_t len;
-		if ((rc = str_at(r, r->default_type, 0, &s, &len)))
+		if ((rc = str_at(r, r->default_type, r->default_at, &s,
+				 &len)))
 			return rc;
 		for (size_t i = 0; i < r->ntypes; i++) {
 			if (r->types[i].type < r->nstrs &&
@@ -1036,14 +1056,17 @@ static int rd_meta(struct rd *r, bool first)
 		p->d.meta.start_time = r->time_nanos;
 	if (r->duration_nanos)
 		p->d.meta.duration = r->duration_nanos;
-	if (r->drop && (rc = set_prop_str(r, "pprof.drop_frames", r->drop, 0)))
+	if (r->drop && (rc = set_prop_str(r, "pprof.drop_frames", r->drop,
+					  r->drop_at)))
 		return rc;
-	if (r->keep && (rc = set_prop_str(r, "pprof.keep_frames", r->keep, 0)))
+	if (r->keep && (rc = set_prop_str(r, "pprof.keep_frames", r->keep,
+					  r->keep_at)))
 		return rc;
 	for (size_t i = 0; i < r->ncomments; i++) {
 		char key[40];
 		snprintf(key, sizeof(key), "pprof.comment.%zu", i);
-		if ((rc = set_prop_str(r, key, r->comments[i], 0)))
+		if ((rc = set_prop_str(r, key, r->comments[i],
+				       r->comment_at[i])))
 			return rc;
 	}
 	return 0;
@@ -1058,6 +1081,7 @@ static void rd_free(struct rd *r)
 	free(r->locs);
 	free(r->lines);
 	free(r->comments);
+	free(r->comment_at);
 	idmap_free(&r->mapmap);
 	idmap_free(&r->funcmap);
 	idmap_free(&r->locmap);
@@ -1076,9 +1100,9 @@ static void rd_free(struct rd *r)
 static int check_strings(struct rd *r)
 {
 	if (!r->nstrs)
-		return sf_error(r->pb.ctx, SF_EINPUT, r->pb.name, 0,
-				"not a pprof profile: no string table "
-				"(field 6)");
+		return sf_pb_error(&r->pb, r->pb.size,
+				   "not a pprof profile: no string table "
+				   "(field 6) up to the end");
 	if (r->strs[0].len)
 		return sf_pb_error(&r->pb, r->strs[0].off,
 				   "string_table[0] must be the "

@@ -187,6 +187,13 @@ static int text_field(struct rd *r, size_t max, size_t *len, int *term)
 		while (i < r->end && r->buf[i] != '\t' && r->buf[i] != '\n')
 			i++;
 		size_t k = i - r->pos;
+		const unsigned char *nul = memchr(r->buf + r->pos, 0, k);
+		if (nul)
+			return sf_error_at(r->ctx, SF_EINPUT, r->name,
+					   off(r) + (uint64_t)(nul - (r->buf +
+								r->pos)),
+					   "NUL byte in a text field (names "
+					   "are C strings in the model)");
 		if (n + k > max)
 			return sf_error_at(r->ctx, SF_ELIMIT, r->name, off(r),
 					   "text field longer than %llu bytes "

@@ -57,6 +57,7 @@ struct svgw {
 	int err;
 	char *buf;      /* scratch for sanitised names */
 	size_t cap;
+	bool replaced;  /* xml_text() wrote a U+FFFD */
 };
 
 /* Always "succeeds": a failed write is sticky in sf_output and reported
@@ -108,9 +109,16 @@ static const char *xml_text(struct svgw *s, const char *name, size_t maxch)
 				break;
 			}
 		}
+		/* xmlGetUTF8Char decodes overlong forms (C0 AF is '/'),
+		 * which XML parsers refuse: each byte becomes U+FFFD */
+		if (c >= 0 && ((len == 2 && c < 0x80) ||
+			       (len == 3 && c < 0x800) ||
+			       (len == 4 && c < 0x10000)))
+			c = -1;
 		if (c < 0 || !xmlIsCharQ(c) || c == 0xfffe || c == 0xffff) {
 			memcpy(s->buf + o, "\xef\xbf\xbd", 3);
 			o += 3;
+			s->replaced = true;
 			i += c < 0 ? 1 : (size_t)len;
 		} else {
 			memcpy(s->buf + o, name + i, (size_t)len);
@@ -793,6 +801,10 @@ static int svg_write(const struct sf_profile *p, struct sf_output *out,
 	W(xmlTextWriterEndDocument(s->w));
 	W(xmlTextWriterFlush(s->w));
 	xmlFreeTextWriter(s->w);
+	if (s->replaced)
+		sf_warn(ctx, "svg.utf8", "names with invalid UTF-8 or "
+			"characters XML cannot hold were written with U+FFFD "
+			"in their place");
 	/* a failed output write is reported by sf_output_commit() */
 	if (rc || sf_output_failed(out))
 		;

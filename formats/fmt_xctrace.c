@@ -52,6 +52,7 @@ struct xc_state {
 	struct sf_input *in;
 	xmlTextReaderPtr r;
 	int io_rc;                 /* an error of sf_input during a read */
+	bool any_byte;             /* a byte other than white space read */
 	char xml_err[300];
 	uint64_t xml_err_line;
 	/* id table */
@@ -340,6 +341,12 @@ static int end_value(struct xc_state *st, int kind, const char *text,
 			end++;
 		if (end == text || *end)
 			return bad(st, "expected a number, not '%s'", text);
+		/* times and ids become int64: refuse what it cannot hold
+		 * (0x1p63 is INT64_MAX + 1) rather than wrap it */
+		if (kind != T_WEIGHT &&
+		    !(e.v.num > -0x1p63 && e.v.num < 0x1p63))
+			return bad(st, "number '%s' out of range "
+				   "(beyond a 64-bit integer)", text);
 	}
 	if (has_id && (rc = id_put(st, id, &e)))
 		return rc;
@@ -581,6 +588,8 @@ static int xc_io_read(void *c, char *buf, int len)
 		st->io_rc = (int)n;
 		return -1;
 	}
+	for (long i = 0; i < n && !st->any_byte; i++)
+		st->any_byte = !memchr(" \t\r\n", buf[i], 4);
 	return (int)n;
 }
 
@@ -687,6 +696,10 @@ static int xctrace_read(struct sf_profile *p, struct sf_input *in,
 	if (!rc && r < 0) {
 		if (st.io_rc)
 			rc = st.io_rc;
+		else if (!st.any_byte)
+			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in), 0,
+				      "empty input: not an xctrace export "
+				      "(no <trace-query-result>)");
 		else
 			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
 				      st.xml_err_line ? st.xml_err_line :

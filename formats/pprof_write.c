@@ -563,26 +563,39 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 	if ((rc = build_locations(&w)))
 		goto out;
 	/* all strings of labels and threads are numbered before the
-	 * samples are written, so samples stream */
-	for (size_t i = 1; i < p->d.nlabel_sets; i++) {
-		struct sf_pb_buf scratch = { 0 };
-		rc = sample_labels(&w, &scratch, (sf_labels_id)i,
-				   SF_NO_THREAD);
-		free(scratch.d);
-		if (rc)
-			goto out;
+	 * samples are written, so samples stream; only those of label sets
+	 * and threads a sample uses: another's strings would not come back
+	 * from reading the file (found by the roundtrip-pprof fuzz target) */
+	bool *used = sf_calloc(p->d.nlabel_sets + p->d.nthreads + 1,
+			       sizeof(*used));
+	if (!used) {
+		rc = sf_error_nomem(ctx);
+		goto out;
 	}
-	for (size_t i = 0; i < p->d.nthreads; i++) {
-		struct sf_pb_buf scratch = { 0 };
-		rc = sample_labels(&w, &scratch, 0, (sf_thread_idx)i);
-		free(scratch.d);
-		if (rc)
-			goto out;
+	for (size_t i = 0; i < p->d.nsamples; i++) {
+		const struct sf_sample *sm = &p->d.samples[i];
+		used[sm->labels] = true;
+		if (sm->thread != SF_NO_THREAD)
+			used[p->d.nlabel_sets + sm->thread] = true;
 	}
+	for (size_t i = 0; i < p->d.nlabel_sets + p->d.nthreads && !rc;
+	     i++) {
+		struct sf_pb_buf scratch = { 0 };
+		bool ls = i < p->d.nlabel_sets;
+		if (!used[i] || (ls && i == 0))   /* set 0: the empty one */
+			continue;
+		rc = sample_labels(&w, &scratch, ls ? (sf_labels_id)i : 0,
+				   ls ? SF_NO_THREAD :
+					(sf_thread_idx)(i - p->d.nlabel_sets));
+		free(scratch.d);
+	}
+	free(used);
+	if (rc)
+		goto out;
 	sf_pb_flush(out, &b);
 
 	/* samples */
-	bool fraction = false;
+	bool fraction = false, saturated = false;
 	for (size_t i = 0; i < p->d.nsamples; i++) {
 		const struct sf_sample *sm = &p->d.samples[i];
 		if ((i & 0xffff) == 0 && sf_interrupted(ctx)) {
@@ -601,9 +614,18 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 			double r = nearbyint(v);
 			if (r != v)
 				fraction = true;
-			if (!(r >= -9.2e18 && r <= 9.2e18))
-				r = 0;
-			sf_pb_put_varint(&ids, (uint64_t)(int64_t)r);
+			int64_t iv;
+			/* 0x1p63 is INT64_MAX + 1: beyond int64 saturate */
+			if (r >= 0x1p63) {
+				iv = INT64_MAX;
+				saturated = true;
+			} else if (r < -0x1p63 || isnan(r)) {
+				iv = isnan(r) ? 0 : INT64_MIN;
+				saturated = true;
+			} else {
+				iv = (int64_t)r;
+			}
+			sf_pb_put_varint(&ids, (uint64_t)iv);
 		}
 		if (ids.n)
 			sf_pb_put_bytes(&s, 2, ids.d, ids.n);
@@ -622,6 +644,10 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 	if (fraction)
 		sf_warn(ctx, "pprof.fraction", "pprof values are integers: "
 			"fractional weights were rounded");
+	if (saturated)
+		sf_warn(ctx, "pprof.saturated", "pprof values are int64: "
+			"weights beyond its range were written as its "
+			"largest or smallest value");
 	sf_pb_flush(out, &b);
 	sf_pb_flush(out, &w.mappings);
 	sf_pb_flush(out, &w.locs);

@@ -173,9 +173,10 @@ for sig in INT TERM; do
 	no_leftovers "signal-$sig-during-write-no-file" . sig.lines
 done
 # A real SIGINT from outside, during a long conversion: writes are made
-# slow (1..7 bytes each) so the temporary file is seen before the end.
+# slow (1..7 bytes each) so the temporary file is seen before the end;
+# O_TMPFILE is made to fail so that the temporary file has a name.
 # (env, not the shell function, so that $! is sfconv itself.)
-env SF_FAULT=shortwrite LD_PRELOAD="$SF_TMP/inject.so" \
+env SF_FAULT=shortwrite,notmpfile LD_PRELOAD="$SF_TMP/inject.so" \
 	$SFCONV big.folded -t lines -o slow.lines 2>/dev/null &
 pid=$!
 seen=""

@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,30 @@ void sf_ctx_init(struct sf_ctx *ctx)
 	ctx->limits.max_nesting = SF_DEFAULT_MAX_NESTING;
 	ctx->limits.max_line = SF_DEFAULT_MAX_LINE;
 	ctx->limits.max_decompressed = SF_DEFAULT_MAX_DECOMPRESSED;
+	ctx->limits.max_memory = sf_default_max_memory();
+}
+
+uint64_t sf_heap_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
+}
+
+uint64_t sf_default_max_memory(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+	uint64_t ram = pages > 0 && size > 0 ?
+		(uint64_t)pages * (uint64_t)size : 0;
+	/* in a container the cgroup's limit (v2) is the RAM there is */
+	FILE *f = fopen("/sys/fs/cgroup/memory.max", "re");
+	unsigned long long cg;
+	if (f) {
+		if (fscanf(f, "%llu", &cg) == 1 && cg && (!ram || cg < ram))
+			ram = cg;
+		fclose(f);
+	}
+	return ram / 2 > SF_MIN_MAX_MEMORY ? ram / 2 : SF_MIN_MAX_MEMORY;
 }
 
 void sf_ctx_free(struct sf_ctx *ctx)
@@ -360,6 +385,18 @@ int sf_big_resize(void *buf, size_t *cap, size_t n)
 	n = big_round(n);
 	if (n == *cap)
 		return 0;
+	if (*cap >= BIG_MIN) {
+		/* the kernel moves the pages, no copy: growing a buffer to
+		 * N bytes never needs 1.5 N of memory or address space (an
+		 * endless line used twice --max-line).  The new place may
+		 * not be 2 MiB-aligned; huge pages still fill its inside. */
+		void *m = mremap(*b, *cap, n, MREMAP_MAYMOVE);
+		if (m != MAP_FAILED) {
+			*b = m;
+			*cap = n;
+			return 0;
+		}
+	}
 	void *q = big_map(n);
 	if (!q)
 		return -1;

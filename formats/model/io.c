@@ -3,10 +3,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -605,6 +608,8 @@ struct sf_output {
 	char *final_path;
 	char *tmp_path;
 	int fd;
+	bool anon;         /* fd is an unnamed O_TMPFILE file: tmp_path is
+			    * the name it gets linked to at commit */
 	bool close_fd;     /* fd opened directly (not a temporary file) */
 	bool is_mem;
 	bool gz;
@@ -693,6 +698,135 @@ static int output_alloc(struct sf_output **out, struct sf_ctx *ctx,
 	return 0;
 }
 
+/* Put a fresh ".BASE.XXXXXX" name (BASE cut so that the name fits in
+ * NAME_MAX) for `path` into o->tmp_path. */
+static int tmp_name(struct sf_output *o, struct sf_ctx *ctx, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+	const char *base = slash ? slash + 1 : path;
+	size_t blen = strlen(base), n = dirlen + blen + 16;
+
+	if (blen > NAME_MAX - 8)
+		blen = NAME_MAX - 8;
+	if (!o->tmp_path && !(o->tmp_path = malloc(n)))
+		return sf_error(ctx, SF_ENOMEM, path, 0, "out of memory");
+	snprintf(o->tmp_path, n, "%.*s.%.*s.XXXXXX", (int)dirlen, path,
+		 (int)blen, base);
+	return 0;
+}
+
+/* Fill the XXXXXX that ends o->tmp_path with random letters. */
+static void tmp_random(struct sf_output *o)
+{
+	static const char abc[] = "abcdefghijklmnopqrstuvwxyz"
+				  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	unsigned char r[6];
+	char *x = o->tmp_path + strlen(o->tmp_path) - 6;
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
+		unsigned long v = (unsigned long)getpid() ^
+				  (unsigned long)(uintptr_t)o ^
+				  (unsigned long)random();
+		for (int i = 0; i < 6; i++, v >>= 5)
+			r[i] = (unsigned char)v;
+	}
+	for (int i = 0; i < 6; i++)
+		x[i] = abc[r[i] % (sizeof(abc) - 1)];
+}
+
+/*
+ * The temporary file for a named output.  Where the file system allows
+ * it, an unnamed O_TMPFILE file in the directory of `path`: it has no
+ * name until the commit links it, so nothing is left behind whatever
+ * kills the process.  Elsewhere ".BASE.XXXXXX" beside it (see
+ * docs/RELIABILITY.md).  Over an existing regular file, the new file gets
+ * its permission bits and group (and owner, for root), so -o does not
+ * widen a 0600 file.
+ */
+static int open_tmp(struct sf_output *o, struct sf_ctx *ctx, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	struct stat old;
+	bool had = !stat(path, &old);
+	int rc;
+
+	if (!(o->final_path = strdup(path)))
+		return sf_error(ctx, SF_ENOMEM, path, 0, "out of memory");
+	if ((rc = tmp_name(o, ctx, path)))
+		return rc;
+	char *dir = slash ? strndup(path, (size_t)(slash - path) + 1) :
+			    strdup(".");
+	if (!dir)
+		return sf_error(ctx, SF_ENOMEM, path, 0, "out of memory");
+	o->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+	free(dir);
+	if (o->fd >= 0) {
+		o->anon = true;
+	} else {
+		/* Signals stay blocked from the file's creation until the
+		 * handler can find it: a SIGINT in between (a test sees the
+		 * file appear and sends one at once) would leave it behind. */
+		sigset_t all, oldmask;
+		sigfillset(&all);
+		pthread_sigmask(SIG_BLOCK, &all, &oldmask);
+		o->fd = mkostemp(o->tmp_path, O_CLOEXEC);
+		if (o->fd >= 0)
+			g_tmp_path = o->tmp_path;
+		pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
+		if (o->fd < 0) {
+			rc = sf_error(ctx, SF_EIO, path, 0, "cannot create: %s",
+				      strerror(errno));
+			free(o->tmp_path);
+			o->tmp_path = NULL;
+			return rc;
+		}
+	}
+	if (had) {
+		/* root may keep the owner too; a user keeps the group when
+		 * it is one of theirs (else the file gets theirs) */
+		if (fchown(o->fd, old.st_uid, old.st_gid) &&
+		    fchown(o->fd, (uid_t)-1, old.st_gid))
+			old.st_mode &= ~(mode_t)S_ISGID;
+		fchmod(o->fd, old.st_mode & 07777);
+	} else {
+		/* mkstemp makes 0600; give the file the usual mode */
+		mode_t um = umask(0);
+		umask(um);
+		fchmod(o->fd, 0666 & ~um);
+	}
+	return 0;
+}
+
+/* Give the unnamed file its temporary name (at commit, before the
+ * rename).  Signals are blocked until the handler can find the name. */
+static int link_tmp(struct sf_output *o)
+{
+	char proc[64];
+	sigset_t all, oldmask;
+	int r = -1;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", o->fd);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &oldmask);
+	for (int tries = 0; tries < 100; tries++) {
+		tmp_random(o);
+		/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc does not */
+		r = linkat(o->fd, "", AT_FDCWD, o->tmp_path, AT_EMPTY_PATH);
+		if (r && errno != EEXIST)
+			r = linkat(AT_FDCWD, proc, AT_FDCWD, o->tmp_path,
+				   AT_SYMLINK_FOLLOW);
+		if (!r || errno != EEXIST)
+			break;
+	}
+	if (!r) {
+		o->anon = false;
+		g_tmp_path = o->tmp_path;
+	}
+	pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
+	return r;
+}
+
 int sf_output_open(struct sf_output **out, struct sf_ctx *ctx,
 		   const char *path, bool gzip)
 {
@@ -717,41 +851,9 @@ int sf_output_open(struct sf_output **out, struct sf_ctx *ctx,
 			return rc;
 		}
 		o->close_fd = true;
-	} else {
-		const char *slash = strrchr(path, '/');
-		size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-		const char *base = slash ? slash + 1 : path;
-		size_t n = dirlen + strlen(base) + 16;
-		if (!(o->tmp_path = malloc(n)) ||
-		    !(o->final_path = strdup(path))) {
-			sf_output_abort(o);
-			return sf_error(ctx, SF_ENOMEM, path, 0,
-					"out of memory");
-		}
-		snprintf(o->tmp_path, n, "%.*s.%s.XXXXXX", (int)dirlen, path,
-			 base);
-		/* Signals stay blocked from the file's creation until the
-		 * handler can find it: a SIGINT in between (a test sees the
-		 * file appear and sends one at once) would leave it behind. */
-		sigset_t all, old;
-		sigfillset(&all);
-		pthread_sigmask(SIG_BLOCK, &all, &old);
-		o->fd = mkostemp(o->tmp_path, O_CLOEXEC);
-		if (o->fd >= 0)
-			g_tmp_path = o->tmp_path;
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		if (o->fd < 0) {
-			rc = sf_error(ctx, SF_EIO, path, 0, "cannot create: %s",
-				      strerror(errno));
-			free(o->tmp_path);
-			o->tmp_path = NULL;
-			sf_output_abort(o);
-			return rc;
-		}
-		/* mkstemp makes 0600; give the file the usual mode */
-		mode_t um = umask(0);
-		umask(um);
-		fchmod(o->fd, 0666 & ~um);
+	} else if ((rc = open_tmp(o, ctx, path))) {
+		sf_output_abort(o);
+		return rc;
 	}
 	if (gzip) {
 		o->gz = true;
@@ -995,6 +1097,8 @@ int sf_output_commit(struct sf_output *o, struct sf_ctx *ctx)
 	flush_buf(o, o->gz ? Z_FINISH : Z_NO_FLUSH);
 	if (!o->failed && o->tmp_path && fsync(o->fd) && errno != EINVAL)
 		out_fail(o, errno);
+	if (!o->failed && o->anon && link_tmp(o))
+		out_fail(o, errno);
 	/* stdout is not closed here: a pipe reader that went away shows up
 	 * as EPIPE on the writes above */
 	if (o->tmp_path || o->close_fd) {
@@ -1035,7 +1139,8 @@ void sf_output_abort(struct sf_output *o)
 	if (o->tmp_path) {
 		if (o->fd >= 0)
 			close(o->fd);
-		unlink(o->tmp_path);
+		if (!o->anon)
+			unlink(o->tmp_path);
 		if (g_tmp_path == o->tmp_path)
 			g_tmp_path = NULL;
 	}

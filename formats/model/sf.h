@@ -71,6 +71,10 @@ struct sf_limits {
 	uint64_t max_nesting;       /* JSON/XML nesting */
 	uint64_t max_line;          /* bytes in one text line */
 	uint64_t max_decompressed;  /* bytes out of gzip */
+	uint64_t max_memory;        /* bytes of memory for the whole run:
+				     * readers refuse what would need more
+				     * (the programs also cap their address
+				     * space at it) */
 };
 
 #define SF_DEFAULT_MAX_DEPTH (1u << 20)          /* 1,048,576 frames */
@@ -78,6 +82,15 @@ struct sf_limits {
 #define SF_DEFAULT_MAX_NESTING 512u
 #define SF_DEFAULT_MAX_LINE (256u << 20)         /* 256 MiB */
 #define SF_DEFAULT_MAX_DECOMPRESSED (64ull << 30) /* 64 GiB */
+/* max_memory's default: half the RAM (or of the cgroup's memory.max when
+ * that is lower), at least SF_MIN_MAX_MEMORY */
+#define SF_MIN_MAX_MEMORY (1ull << 30)           /* 1 GiB */
+uint64_t sf_default_max_memory(void);
+/* Bytes of heap in use (malloc'd and mmap'd by malloc), 0 where the
+ * allocator cannot say (sanitizers): for readers that must check the
+ * budget themselves because a library they use ignores failed
+ * allocations (json-c). */
+uint64_t sf_heap_in_use(void);
 
 struct sf_opt {
 	char *name;

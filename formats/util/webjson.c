@@ -19,6 +19,8 @@ struct scan {
 	char *open;
 	size_t n, cap;
 	bool in_str, esc;
+	int uhex;    /* hex digits of a \u escape still to come */
+	bool uzero;  /* all of them '0' so far: \u0000 */
 	char last;   /* last significant byte outside strings */
 	/* per level < LEVELS: the current key (objects), element index
 	 * (arrays), and whether the next string is a key */
@@ -131,6 +133,7 @@ static void sub_restart(struct parser *ps, uint64_t line)
 	sub->root = sub->value = NULL;
 	sub->sc.n = 0;
 	sub->sc.in_str = sub->sc.esc = sub->sc.capture = false;
+	sub->sc.uhex = 0;
 	sub->sc.last = 0;
 	sub->line = line;
 	sub->done = sub->div = sub->elem = sub->have_value = false;
@@ -257,6 +260,15 @@ static const char *divert_key(struct parser *ps)
 	return NULL;
 }
 
+/* Strings become C strings in the model: a NUL inside one would cut a
+ * name short, so it is refused where it is. */
+static int nul_name(struct parser *ps)
+{
+	return sf_error(ps->ctx, SF_EINPUT, ps->name, ps->line,
+			"a string holds a NUL character (\\u0000), which "
+			"names cannot hold");
+}
+
 static int feed(struct parser *ps, const char *b, size_t n)
 {
 	struct scan *s = &ps->sc;
@@ -267,9 +279,20 @@ static int feed(struct parser *ps, const char *b, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		char c = b[i];
 		if (s->in_str) {
-			if (s->esc)
+			if (s->uhex) {
+				s->uzero &= c == '0';
+				if (!--s->uhex && s->uzero)
+					return nul_name(ps);
+			}
+			if (c == 0)
+				return nul_name(ps);
+			if (s->esc) {
 				s->esc = false;
-			else if (c == '\\')
+				if (c == 'u') {
+					s->uhex = 4;
+					s->uzero = true;
+				}
+			} else if (c == '\\')
 				s->esc = true;
 			else if (c == '"') {
 				s->in_str = false;
@@ -378,6 +401,26 @@ static int feed(struct parser *ps, const char *b, size_t n)
 	return feed_main(ps, b + from, n - from, from_line);
 }
 
+/* json-c ignores some failed allocations (a string or an array it cannot
+ * grow is cut short), so the tree must never reach the address-space
+ * cap the programs set at --max-memory: the heap is checked after every
+ * piece (64 KiB of JSON grows it by at most a few MiB), against three
+ * quarters of the budget.  The message is then the true one, not
+ * whatever json-c makes of a document it silently cut. */
+static int check_memory(struct parser *ps)
+{
+	uint64_t cap = ps->ctx->limits.max_memory / 4 * 3;
+	uint64_t used;
+
+	if (!cap || (used = sf_heap_in_use()) <= cap)
+		return 0;
+	return sf_error(ps->ctx, SF_ELIMIT, ps->name, ps->line,
+			"the JSON tree outgrows the memory limit: %llu MiB in "
+			"use, limit %llu MiB (--max-memory)",
+			(unsigned long long)(used >> 20),
+			(unsigned long long)(ps->ctx->limits.max_memory >> 20));
+}
+
 int sf_webjson__parse(struct sf_input *in, struct sf_ctx *ctx,
 		      bool close_truncated, const char *warn_kind,
 		      struct json_object **out)
@@ -460,7 +503,8 @@ int sf_webjson__parse_divert(struct sf_input *in, struct sf_ctx *ctx,
 			n -= (long)skip;
 			any = true;
 		}
-		if ((rc = feed(&ps, buf, (size_t)n)))
+		if ((rc = feed(&ps, buf, (size_t)n)) ||
+		    (rc = check_memory(&ps)))
 			goto out;
 	}
 	if (!ps.done && ps.div && close_truncated && any) {

@@ -12,7 +12,10 @@
  *   OP:N+:ERR    the Nth call and every later one fail (a full disk)
  *   shortread    every read() returns at most 1..7 bytes
  *   shortwrite   every write() writes at most 1..7 bytes
- *   signal:OP:N:SIG   raise signal SIG (INT, TERM, HUP) before the Nth OP
+ *   signal:OP:N:SIG   raise signal SIG (INT, TERM, HUP, KILL) before the
+ *                Nth OP
+ *   notmpfile    open() with O_TMPFILE fails with EOPNOTSUPP, as on a file
+ *                system without unnamed temporary files
  * OP is read, write, close or fsync; ERR is ENOSPC, EIO, EPIPE, EFBIG,
  * EINTR or EAGAIN.  Calls are counted per OP.  write, close and fsync count
  * (and fail) only on descriptors open for writing other than stderr, so
@@ -24,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -41,7 +45,7 @@ struct rule {
 
 static struct rule rules[16];
 static int nrules;
-static int short_read, short_write;
+static int short_read, short_write, no_tmpfile;
 static unsigned long calls[NOPS];
 static int parsed;
 
@@ -78,6 +82,8 @@ static int signal_of(const char *s)
 		return SIGTERM;
 	if (!strcmp(s, "HUP"))
 		return SIGHUP;
+	if (!strcmp(s, "KILL"))
+		return SIGKILL;
 	return SIGINT;
 }
 
@@ -108,6 +114,10 @@ static void parse(void)
 		}
 		if (!strcmp(spec, "shortwrite")) {
 			short_write = 1;
+			continue;
+		}
+		if (!strcmp(spec, "notmpfile")) {
+			no_tmpfile = 1;
 			continue;
 		}
 		for (char *s2, *t = strtok_r(spec, ":", &s2); t && nf < 4;
@@ -222,3 +232,27 @@ int fsync(int fd)
 	}
 	return real_fsync(fd);
 }
+
+/* open(), and open64() as its alias (the same call on 64-bit glibc):
+ * only notmpfile changes anything */
+int open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	va_list ap;
+	int (*real)(const char *, int, ...);
+
+	va_start(ap, flags);
+	if (flags & (O_CREAT | __O_TMPFILE))
+		mode = (mode_t)va_arg(ap, int);
+	va_end(ap);
+	if (!parsed)
+		parse();
+	if (no_tmpfile && (flags & O_TMPFILE) == O_TMPFILE) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	real = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
+	return real(path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...) __attribute__((alias("open")));

@@ -1,10 +1,11 @@
 #!/bin/sh
 # Run every libFuzzer target built by `make fuzz-build` for SECONDS each.
 #
-#   sh tests/fuzz/run.sh SECONDS [BUILD_DIR]
+#   sh tests/fuzz/run.sh SECONDS [BUILD_DIR [NAME...]]
 #
-# Target build/fuzz/fuzz_NAME starts from the seeds in tests/fuzz/corpus/NAME/
-# (fuzz_detect from every format's seeds) and keeps what it finds in
+# With NAMEs only those targets run.  Target build/fuzz/fuzz_NAME starts
+# from the seeds in tests/fuzz/corpus/NAME/ (fuzz_detect, fuzz_parallel and
+# fuzz_roundtrip-* from every format's seeds) and keeps what it finds in
 # build/fuzz/corpus/NAME/ (never in the source tree).  A crash, leak,
 # timeout or out-of-memory input is written to tests/fuzz/crashes/NAME/,
 # where it stays: `make check` replays every file there, so commit it with
@@ -13,6 +14,7 @@
 set -u
 secs=${1:-60}
 build=${2:-build/fuzz}
+[ $# -gt 2 ] && shift 2 || set --
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 2
 status=0
@@ -21,17 +23,24 @@ for t in "$build"/fuzz_*; do
 	[ -x "$t" ] || continue
 	found=1
 	name=${t##*/fuzz_}
+	if [ $# -gt 0 ]; then
+		want=
+		for n in "$@"; do [ "$n" = "$name" ] && want=1; done
+		[ -n "$want" ] || continue
+	fi
 	work="$build/corpus/$name"
 	crashes="tests/fuzz/crashes/$name"
 	mkdir -p "$work" "$crashes"
-	if [ "$name" = detect ]; then
+	# detect, parallel and roundtrip-* take any format: every seed
+	case $name in detect|parallel|roundtrip-*) every=1 ;; *) every= ;; esac
+	if [ -n "$every" ]; then
 		seeds=$(ls -d tests/fuzz/corpus/*/ 2>/dev/null)
 	else
 		seeds=$(ls -d "tests/fuzz/corpus/$name/" 2>/dev/null)
 	fi
 	# dictionaries: tests/fuzz/dict/NAME.dict; detect gets all of them
 	dict=""
-	if [ "$name" = detect ]; then
+	if [ -n "$every" ]; then
 		cat tests/fuzz/dict/*.dict > "$build/detect.dict" 2>/dev/null &&
 			dict="-dict=$build/detect.dict"
 	elif [ -f "tests/fuzz/dict/$name.dict" ]; then

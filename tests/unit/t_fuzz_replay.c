@@ -4,7 +4,11 @@
  * (the standalone-driver idea of libgit2's fuzzers/standalone_driver.c).
  *
  *   t_fuzz_replay                  replay tests/fuzz/{corpus,crashes}/NAME/
- *                                  for every readable format and "detect"
+ *                                  for every readable format and "detect";
+ *                                  every format's seeds and the kept
+ *                                  crashes through "parallel" and
+ *                                  "roundtrip-W" for every W that reads
+ *                                  and writes
  *   t_fuzz_replay NAME FILE...     feed FILEs to target NAME (reproduce a
  *                                  crash under a debugger)
  *
@@ -147,6 +151,30 @@ static void replay_target(const char *top, const char *target)
 	replay_dir(dir, target, test);   /* none kept is fine */
 }
 
+/* Every readable format's seeds, then the kept crashes of `target`,
+ * through `target` (which takes any format). */
+static void replay_every(const char *top, const char *target)
+{
+	const struct sf_format *const *t = sf_formats();
+	char dir[4096], test[256];
+
+	for (size_t i = 0; t[i]; i++) {
+		if (!t[i]->read)
+			continue;
+		snprintf(dir, sizeof(dir), "%s/tests/fuzz/corpus/%s", top,
+			 t[i]->name);
+		snprintf(test, sizeof(test), "fuzz-replay-corpus-%s-as-%s",
+			 t[i]->name, target);
+		replay_dir(dir, target, test);
+	}
+	if (strcmp(target, "detect")) {
+		snprintf(dir, sizeof(dir), "%s/tests/fuzz/crashes/%s", top,
+			 target);
+		snprintf(test, sizeof(test), "fuzz-replay-crashes-%s", target);
+		replay_dir(dir, target, test);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct sf_format *const *t = sf_formats();
@@ -168,15 +196,14 @@ int main(int argc, char **argv)
 			replay_target(top, t[i]->name);
 	replay_target(top, "detect");
 	/* the detector's seeds are every format's seeds too */
+	replay_every(top, "detect");
+	replay_every(top, "parallel");
 	for (size_t i = 0; t[i]; i++) {
-		char dir[4096], test[256];
-		if (!t[i]->read)
+		static char name[64];
+		if (!t[i]->read || !t[i]->write)
 			continue;
-		snprintf(dir, sizeof(dir), "%s/tests/fuzz/corpus/%s", top,
-			 t[i]->name);
-		snprintf(test, sizeof(test), "fuzz-replay-corpus-%s-as-detect",
-			 t[i]->name);
-		replay_dir(dir, "detect", test);
+		snprintf(name, sizeof(name), "roundtrip-%s", t[i]->name);
+		replay_every(top, name);
 	}
 	return unit_failed;
 }
