@@ -198,6 +198,13 @@ int main(int argc, char **argv)
 	/* the detector's seeds are every format's seeds too */
 	replay_every(top, "detect");
 	replay_every(top, "parallel");
+	/* and every perf script fixture: -j1 and -j2 read it alike */
+	{
+		char dir[4096];
+		snprintf(dir, sizeof(dir), "%s/tests/fixtures/perf", top);
+		replay_dir(dir, "parallel",
+			   "fuzz-replay-perf-fixtures-as-parallel");
+	}
 	for (size_t i = 0; t[i]; i++) {
 		static char name[64];
 		if (!t[i]->read || !t[i]->write)
