@@ -80,6 +80,11 @@ struct stack_cache {
 struct perf_state {
 	struct sf_profile *p;
 	struct sf_ctx *ctx;
+	/* per model stack: the sample its last event folded into
+	 * (sf_profile_add_sample_hint), so an aggregated read of events
+	 * whose stack and thread repeat skips the model's hash probe */
+	uint32_t *hints;
+	size_t cap_hints;
 	struct sf_input *in;
 	struct perf_opts o;
 	struct line_cache lc;
@@ -787,8 +792,20 @@ static int end_event(struct perf_state *st)
 		st->have_thread = true;
 	}
 	st->w[st->type] = st->period;
-	return sf_profile_add_sample(st->p, ctx, stack, st->last_thread, 0,
-				     st->time, st->w);
+	if (stack >= st->cap_hints) {
+		size_t old = st->cap_hints, ncap = old ? old : 1024;
+		while (ncap <= stack)
+			ncap *= 2;
+		uint32_t *nh = sf_reallocarray(st->hints, ncap, sizeof(*nh));
+		if (!nh)
+			return sf_error_nomem(ctx);
+		memset(nh + old, 0xff, (ncap - old) * sizeof(*nh));
+		st->hints = nh;
+		st->cap_hints = ncap;
+	}
+	return sf_profile_add_sample_hint(st->p, ctx, stack, st->last_thread,
+					  0, st->time, st->w,
+					  &st->hints[stack]);
 }
 
 static int64_t id_of(const char *s, size_t n)
@@ -1097,6 +1114,7 @@ out:
 	sf_sbuf_free(&st.last_comm);
 	free(st.frames);
 	free(st.w);
+	free(st.hints);
 	return rc < 0 ? rc : 0;
 }
 
