@@ -49,6 +49,12 @@ struct line_cache {
 		/* record cache only: its lines, and the record that
 		 * followed it last time (REC_NONE: none yet) */
 		uint32_t lines, next;
+		/* record cache only: the model stack of the last event
+		 * made of this record alone, and that event's root (its
+		 * process frame, ROOT_NONE without one); stack_root is
+		 * STACK_UNSET until then */
+		sf_stack_id stack;
+		sf_frame_id stack_root;
 	} *ents;
 	size_t nents, cap_ents;
 	sf_frame_id *fids;
@@ -62,6 +68,8 @@ struct line_cache {
 #endif
 #define PERF_REC_MAX ((size_t)1 << 20)
 #define REC_NONE UINT32_MAX
+#define STACK_UNSET UINT32_MAX
+#define ROOT_NONE (UINT32_MAX - 1)
 
 /* Stack cache: the frame ids of a sample (leaf first, root frame last)
  * -> stack id. */
@@ -106,6 +114,10 @@ struct perf_state {
 	bool rec_direct;         /* record too long: lines go straight in */
 	uint32_t rec_prev;       /* the record of the last event, or
 				  * REC_NONE when it was not cached */
+	uint32_t ev_rec;         /* the record whose frames are all of the
+				  * current event's, or REC_NONE: its
+				  * stack is then the record's last one
+				  * (no hashing of the frames) */
 	bool warned;             /* a stack line was skipped with a warning */
 	uint64_t cur_line;       /* line number of the stack line at hand */
 	sf_frame_id *frames;     /* current event, leaf first */
@@ -435,6 +447,7 @@ static int on_stack_line(struct perf_state *st, const char *l, size_t n)
 		e->off = lc->text_len;
 		e->len = (uint32_t)key.n;
 		e->java = st->java;
+		e->stack_root = STACK_UNSET;
 		lc->text_len += key.n;
 		id = (uint32_t)lc->nents;
 		if (!sf_idx_insert(&lc->idx, h, id))
@@ -534,6 +547,8 @@ static int rec_flush(struct perf_state *st)
 		return 0;
 	uint64_t h = key_hash(&key);
 	if (sf_idx_find(&c->idx, h, line_eq, c, &key, &id)) {
+		if (!st->nframes)
+			st->ev_rec = id;
 		if ((rc = append_cached(st, c, &c->ents[id])))
 			return rc;
 		rec_follows(st, id);
@@ -582,6 +597,7 @@ static int rec_flush(struct perf_state *st)
 	e->java = st->java;
 	e->lines = (uint32_t)st->npend;
 	e->next = REC_NONE;
+	e->stack_root = STACK_UNSET;
 	memcpy(c->text + c->text_len, key.s, key.n);
 	c->text_len += key.n;
 	if (n)
@@ -591,6 +607,8 @@ static int rec_flush(struct perf_state *st)
 	if (!sf_idx_insert(&c->idx, h, (uint32_t)c->nents))
 		return sf_error_nomem(st->ctx);
 	rec_follows(st, (uint32_t)c->nents);
+	if (!start)
+		st->ev_rec = (uint32_t)c->nents;
 	c->nents++;
 	rec_clear(st);
 	return 0;
@@ -629,6 +647,8 @@ static int rec_skip_seen(struct perf_state *st)
 		if (g->java == st->java && avail > g->len &&
 		    b[g->len] == '\n' &&
 		    !memcmp(b, c->text + g->off, g->len)) {
+			if (!st->nframes)
+				st->ev_rec = guess;
 			if ((rc = append_cached(st, c, g)))
 				return rc;
 			rec_follows(st, guess);
@@ -654,6 +674,8 @@ static int rec_skip_seen(struct perf_state *st)
 	if (!sf_idx_find(&c->idx, h, line_eq, c, &key, &id))
 		return 0;
 	const struct line_ent *e = &c->ents[id];
+	if (!st->nframes)
+		st->ev_rec = id;
 	if ((rc = append_cached(st, c, e)))
 		return rc;
 	rec_follows(st, id);
@@ -736,6 +758,7 @@ static int end_event(struct perf_state *st)
 		st->in_event = false;
 		st->skip = false;
 		st->nframes = 0;
+		st->ev_rec = REC_NONE;
 		rec_clear(st);
 		return 0;
 	}
@@ -773,8 +796,22 @@ static int end_event(struct perf_state *st)
 		st->frames[n++] = st->pname_frame;
 	}
 	sf_stack_id stack;
-	if ((rc = stack_of(st, st->frames, n, &stack)))
-		return rc;
+	struct line_ent *re = st->ev_rec != REC_NONE ?
+			      &st->recc.ents[st->ev_rec] : NULL;
+	sf_frame_id root = st->o.no_comm ? ROOT_NONE : st->pname_frame;
+	st->ev_rec = REC_NONE;
+	if (re && re->n != st->nframes)
+		re = NULL;
+	if (re && re->stack_root == root) {
+		stack = re->stack;
+	} else {
+		if ((rc = stack_of(st, st->frames, n, &stack)))
+			return rc;
+		if (re) {
+			re->stack = stack;
+			re->stack_root = root;
+		}
+	}
 	st->nframes = 0;
 	if (!st->have_thread || st->last_pid != st->pid ||
 	    st->last_tid != st->tid ||
@@ -872,6 +909,7 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 	st->in_event = true;
 	st->skip = false;
 	st->nframes = 0;
+	st->ev_rec = REC_NONE;
 	rec_clear(st);
 	if (st->o.inferno) {
 		typed = sf_perf__parse_event_type_inferno(l, n, e->end, &ev,
@@ -962,6 +1000,7 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 
 	memset(&st, 0, sizeof(st));
 	st.rec_prev = REC_NONE;
+	st.ev_rec = REC_NONE;
 	st.p = p;
 	st.ctx = ctx;
 	st.in = in;
