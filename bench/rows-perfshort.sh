@@ -7,6 +7,8 @@
 #                       CPython workload (json, zlib, sort) and of gzip
 #   perf-dwarf-100.txt  `perf record --call-graph dwarf` of the CPython
 #                       workload on 4 threads (9-31 frames an event)
+#   perf-threads-100.txt  `perf record -g` of the CPython workload on 64
+#                       threads (65 thread ids)
 # Rows per input: the floors `wc -l` and `cat` on the same file, sfconv
 # -j1 and sfconv on every core, then stackcollapse-perf.pl from
 # $FLAMEGRAPH_DIR or PATH (no Debian or npm package ships it;
@@ -22,37 +24,41 @@ repeat_to_100() {
 	while [ $i -lt $n ]; do cat "$1"; i=$((i + 1)); done > "$2.tmp"
 	mv "$2.tmp" "$2"
 }
+# the CPython workload: THREADS threads, each LOOPS rounds over N records
+py_work='
+import json, os, zlib, threading
+n, loops = int(os.environ["N"]), int(os.environ["LOOPS"])
+def work():
+    d = [{"k": i, "v": str(i) * 5} for i in range(n)]
+    for _ in range(loops):
+        s = json.dumps(d); zlib.compress(s.encode()); json.loads(s)
+        sorted(d, key=lambda x: x["v"])
+ts = [threading.Thread(target=work) for _ in range(int(os.environ["THREADS"]))]
+[t.start() for t in ts]; [t.join() for t in ts]
+'
+# out threads n loops perf-record-options...: record the workload, its
+# perf script repeated to 100 MB into out
+py_record() {
+	out=$1; shift
+	[ -s "$out" ] && return 0
+	command -v perf >/dev/null 2>&1 && [ -x "$py" ] || return 0
+	THREADS=$1 N=$2 LOOPS=$3; shift 3
+	THREADS=$THREADS N=$N LOOPS=$LOOPS perf record -q "$@" -o "$out.data" -- "$py" -c "$py_work" >/dev/null 2>&1 &&
+	perf script -i "$out.data" > "$out.one" 2>/dev/null &&
+	repeat_to_100 "$out.one" "$out"
+	rm -f "$out.data" "$out.one"
+}
 if [ ! -s perf-short-100.txt ] && command -v perf >/dev/null 2>&1 &&
    [ -x "$py" ] && command -v gzip >/dev/null 2>&1; then
-	perf record -q -g -F 4000 -o perf-short-py.data -- "$py" -c '
-import json, zlib
-d = [{"k": i, "v": str(i) * 5} for i in range(20000)]
-for _ in range(40):
-    s = json.dumps(d); zlib.compress(s.encode()); json.loads(s)
-    sorted(d, key=lambda x: x["v"])
-' >/dev/null 2>&1 &&
 	seq 1 4000000 > perf-short-gz.in &&
+	THREADS=1 N=20000 LOOPS=40 perf record -q -g -F 4000 -o perf-short-py.data -- "$py" -c "$py_work" >/dev/null 2>&1 &&
 	perf record -q -g -F 4000 -o perf-short-gz.data -- sh -c 'gzip -6 -c perf-short-gz.in | gzip -dc > /dev/null' >/dev/null 2>&1 &&
 	{ perf script -i perf-short-py.data; perf script -i perf-short-gz.data; } > perf-short-one.txt 2>/dev/null &&
 	repeat_to_100 perf-short-one.txt perf-short-100.txt
 	rm -f perf-short-py.data perf-short-gz.data perf-short-gz.in perf-short-one.txt
 fi
-if [ ! -s perf-dwarf-100.txt ] && command -v perf >/dev/null 2>&1 &&
-   [ -x "$py" ]; then
-	perf record -q --call-graph dwarf,16384 -F 500 -o perf-dwarf.data -- "$py" -c '
-import json, zlib, threading
-def work():
-    d = [{"k": i, "v": str(i) * 5} for i in range(20000)]
-    for _ in range(6):
-        s = json.dumps(d); zlib.compress(s.encode()); json.loads(s)
-        sorted(d, key=lambda x: x["v"])
-ts = [threading.Thread(target=work) for _ in range(4)]
-[t.start() for t in ts]; [t.join() for t in ts]
-' >/dev/null 2>&1 &&
-	perf script -i perf-dwarf.data > perf-dwarf-one.txt 2>/dev/null &&
-	repeat_to_100 perf-dwarf-one.txt perf-dwarf-100.txt
-	rm -f perf-dwarf.data perf-dwarf-one.txt
-fi
+py_record perf-dwarf-100.txt 4 20000 6 --call-graph dwarf,16384 -F 500
+py_record perf-threads-100.txt 64 3000 10 -g -F 2000
 scp=
 if [ -n "${FLAMEGRAPH_DIR:-}" ] && [ -f "$FLAMEGRAPH_DIR/stackcollapse-perf.pl" ]; then
 	scp=$FLAMEGRAPH_DIR/stackcollapse-perf.pl
@@ -85,3 +91,4 @@ perf_rows() {
 }
 perf_rows "short stacks" perf-short-100.txt
 perf_rows "dwarf" perf-dwarf-100.txt
+perf_rows "64 threads" perf-threads-100.txt
