@@ -68,6 +68,7 @@ struct line_cache {
 #endif
 #define PERF_REC_MAX ((size_t)1 << 20)
 #define REC_NONE UINT32_MAX
+#define HINT_BITS 14
 #define STACK_UNSET UINT32_MAX
 #define ROOT_NONE (UINT32_MAX - 1)
 
@@ -88,11 +89,13 @@ struct stack_cache {
 struct perf_state {
 	struct sf_profile *p;
 	struct sf_ctx *ctx;
-	/* per model stack: the sample its last event folded into
+	/* per (stack, thread), direct-mapped (HINT_BITS of a mix of the
+	 * two): the sample the last event of that key folded into
 	 * (sf_profile_add_sample_hint), so an aggregated read of events
-	 * whose stack and thread repeat skips the model's hash probe */
+	 * whose stack and thread repeat skips the model's hash probe; two
+	 * keys sharing a slot only cost a probe, as the model checks the
+	 * hint */
 	uint32_t *hints;
-	size_t cap_hints;
 	struct sf_input *in;
 	struct perf_opts o;
 	struct line_cache lc;
@@ -829,20 +832,18 @@ static int end_event(struct perf_state *st)
 		st->have_thread = true;
 	}
 	st->w[st->type] = st->period;
-	if (stack >= st->cap_hints) {
-		size_t old = st->cap_hints, ncap = old ? old : 1024;
-		while (ncap <= stack)
-			ncap *= 2;
-		uint32_t *nh = sf_reallocarray(st->hints, ncap, sizeof(*nh));
-		if (!nh)
+	if (!st->hints) {
+		st->hints = sf_reallocarray(NULL, (size_t)1 << HINT_BITS,
+					    sizeof(*st->hints));
+		if (!st->hints)
 			return sf_error_nomem(ctx);
-		memset(nh + old, 0xff, (ncap - old) * sizeof(*nh));
-		st->hints = nh;
-		st->cap_hints = ncap;
+		memset(st->hints, 0xff, sizeof(*st->hints) << HINT_BITS);
 	}
+	uint32_t slot = (stack * 0x9e3779b1u ^ st->last_thread * 0x85ebca77u) >>
+			(32 - HINT_BITS);
 	return sf_profile_add_sample_hint(st->p, ctx, stack, st->last_thread,
 					  0, st->time, st->w,
-					  &st->hints[stack]);
+					  &st->hints[slot]);
 }
 
 static int64_t id_of(const char *s, size_t n)
