@@ -96,6 +96,14 @@ struct perf_state {
 	 * keys sharing a slot only cost a probe, as the model checks the
 	 * hint */
 	uint32_t *hints;
+	/* the tail of the last typed event line that
+	 * sf_perf__parse_event_type read (from the ':' before the period
+	 * on), and what it gave: a line ending in the same bytes after a
+	 * ':' gives the same (event_type) */
+	struct sf_sbuf type_tail;
+	bool type_tail_ok;
+	size_t type_ev_off, type_evn;
+	double type_period;
 	struct sf_input *in;
 	struct perf_opts o;
 	struct line_cache lc;
@@ -897,6 +905,45 @@ static int set_type(struct perf_state *st, const char *ev, size_t evn,
 	return 0;
 }
 
+/* sf_perf__parse_event_type, which reads the line backwards from its
+ * end to the ':' before the period (the time's): when the line ends in
+ * the bytes the last typed line had there, after a ':', the answer is
+ * the same and the scan is skipped (the type, period and event of one
+ * recording seldom change). */
+static bool event_type(struct perf_state *st, const char *l, size_t n,
+		       const char **ev, size_t *evn, double *period)
+{
+	struct sf_sbuf *t = &st->type_tail;
+
+	if (st->type_tail_ok && n > t->len && l[n - t->len - 1] == ':' &&
+	    !memcmp(l + n - t->len, t->s, t->len)) {
+		*ev = l + n - t->len + st->type_ev_off;
+		*evn = st->type_evn;
+		*period = st->type_period;
+		return true;
+	}
+	st->type_tail_ok = false;
+	if (!sf_perf__parse_event_type(l, n, ev, evn, period))
+		return false;
+	/* back from the event over the period to that ':', as the parser
+	 * went */
+	size_t k = (size_t)(*ev - l);
+	while (k && is_space(l[k - 1]))
+		k--;
+	while (k && is_digit(l[k - 1]))
+		k--;
+	while (k && is_space(l[k - 1]))
+		k--;
+	t->len = 0;
+	if (k && l[k - 1] == ':' && sf_sbuf_add(t, l + k, n - k)) {
+		st->type_tail_ok = true;
+		st->type_ev_off = (size_t)(*ev - (l + k));
+		st->type_evn = *evn;
+		st->type_period = *period;
+	}
+	return true;
+}
+
 static int on_event_line(struct perf_state *st, const struct event_line *e,
 			 const char *l, size_t n)
 {
@@ -917,7 +964,7 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 							  &evn, &period, &rest,
 							  &restn);
 	} else {
-		typed = sf_perf__parse_event_type(l, n, &ev, &evn, &period);
+		typed = event_type(st, l, n, &ev, &evn, &period);
 		/* a one-frame stack printed on the event line ("cycles:u:
 		 * ffffffff9b201293 sym (dso)"): perl sees no event there;
 		 * take it as inferno does when the rest is a frame */
@@ -1150,6 +1197,7 @@ out:
 	sf_sbuf_free(&st.pname);
 	sf_sbuf_free(&st.comm);
 	sf_sbuf_free(&st.ev_filter);
+	sf_sbuf_free(&st.type_tail);
 	sf_sbuf_free(&st.last_pname);
 	sf_sbuf_free(&st.last_comm);
 	free(st.frames);
