@@ -1,12 +1,13 @@
 /*
  * gen_stacks.c - deterministic synthetic sample lines for the benchmarks:
  *
- *     gen_stacks SAMPLES FUNCTIONS MAXDEPTH SEED [DISTINCT] > out.samples.tsv
+ *     gen_stacks SAMPLES FUNCTIONS MAXDEPTH SEED [DISTINCT [MINDEPTH]]
+ *         > out.samples.tsv
  *
  * A fixed random call graph (each function has 6 callees, which may
  * include itself or its callers, so recursion and cycles occur).  DISTINCT
  * stacks (default 50000; 0 = every sample its own walk) are walks from one
- * of 8 roots, depth uniform in 1..MAXDEPTH, preferring a function's first
+ * of 8 roots, depth uniform in MINDEPTH..MAXDEPTH (MINDEPTH default 1), preferring a function's first
  * callees (weights 1/(i+1)^2), so stacks share prefixes.  Samples draw
  * from those stacks with a skew (index = DISTINCT * u^2: a few hot stacks,
  * a long tail), as real profiles repeat their stacks.  4 threads,
@@ -17,25 +18,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t s;
+#include "splitmix.h"
 
-static uint64_t rnd(void)
-{
-	/* splitmix64 */
-	uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
 
 int main(int argc, char **argv)
 {
-	if (argc != 5 && argc != 6) {
+	if (argc < 5 || argc > 7) {
 		fprintf(stderr, "usage: gen_stacks SAMPLES FUNCTIONS MAXDEPTH "
-			"SEED [DISTINCT]\n");
+			"SEED [DISTINCT [MINDEPTH]]\n");
 		return 2;
 	}
-	long distinct = argc == 6 ? atol(argv[5]) : 50000;
+	long distinct = argc >= 6 ? atol(argv[5]) : 50000;
+	long mind = argc == 7 ? atol(argv[6]) : 1;
 	long n = atol(argv[1]), nf = atol(argv[2]), maxd = atol(argv[3]);
 	s = strtoull(argv[4], NULL, 10);
 	enum { K = 6 };
@@ -64,7 +58,8 @@ int main(int argc, char **argv)
 				continue;
 			}
 		}
-		long d = 1 + (long)(rnd() % (uint64_t)maxd), len = 0;
+		long d = mind + (long)(rnd() % (uint64_t)(maxd - mind + 1));
+		long len = 0;
 		long f = (long)(rnd() % 8);
 		for (long j = 0; j < d && len < (long)sizeof(buf) - 32; j++) {
 			len += snprintf(buf + len, sizeof(buf) - (size_t)len,

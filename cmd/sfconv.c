@@ -244,6 +244,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	note_losses(p, save.format);
+	/* the stack tree's index is for adding stacks: its memory goes back
+	 * before the writer takes its own */
+	sf_profile_trim(p);
 	rc = sf_save(&save, p, &ctx);
 	cli_warnings(&ctx);
 	status = rc ? cli_fail(&ctx) : cli_close_stdout(outpath);

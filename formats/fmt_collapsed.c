@@ -282,13 +282,39 @@ struct wctx {
 	unsigned char *flags;
 };
 
+/* A child in the children index, with all the walk reads of it: its
+ * sanitised name, its keys' ranks, where its own children are and its
+ * flags in context 0.  The walk is a chain of dependent loads; expanding
+ * a node so reads one run of these, where it read each child's flags,
+ * frame, name id, name and text at scattered places of arrays as large as
+ * the tree or the names (those cache misses were most of writing a
+ * timeline whose samples are each their own stack).  The index is built
+ * in one pass whose loads do not depend on each other.  Also the entries
+ * of the top level that are not stack nodes (struct walk's `tops`). */
+struct kid {
+	const char *txt;
+	double weight0;            /* its weight in context 0 */
+	uint32_t len : 30;
+	uint32_t flags0 : 2;       /* its flags in context 0 */
+	uint32_t node;             /* stack node; label group in `tops` */
+	uint32_t key[2];           /* rank of the keys name, name ";" */
+	uint32_t kbeg, kend;       /* its children: kids[kbeg .. kend) */
+};
+
 struct walk {
 	const struct sf_profile *p;
 	const struct onames *names;
 	uint32_t ty;
 	struct wctx c[2];
-	uint32_t *first, *kids;    /* children of v: kids[first[v] ..
-				    * first[v + 1]) */
+	struct kid *kids;          /* the children of each node, a run
+				    * per node */
+	struct kid *tops;          /* [0]: node 0's own line (the empty
+				    * line); [1 + g]: label group g, whose
+				    * children are node 0's */
+	uint32_t root_beg, root_end;   /* node 0's children */
+	uint32_t *krank;           /* per name id n: the rank of key n
+				    * (2n) and of key n ";" (2n + 1) in
+				    * byte order */
 	/* --thread-prefix: label groups */
 	size_t ngroups;
 	uint32_t *group_name;      /* name id per group */
@@ -351,70 +377,116 @@ static void fill(struct walk *w, size_t g)
 /* An entry of a node's sorted child list: the child's own line (sub = 0,
  * key = name) or the lines below it (sub = 1, key = name ";").  `ctx` is
  * the context of stack node `node` (0 or 1), or 2 for label group `node`
- * (at the top only). */
+ * (at the top only).  `key` is the key's rank (struct walk's krank), so
+ * sorting compares integers, not texts. */
 struct oent {
-	const char *txt;
-	uint32_t len;
-	uint32_t node;
+	uint32_t key;
 	uint16_t sub, ctx;
+	const struct kid *k;
 };
+
+/* Key order; equal keys in a fixed order, for a deterministic sum. */
+static bool oent_less(const struct oent *x, const struct oent *y)
+{
+	if (x->key != y->key)
+		return x->key < y->key;
+	if (x->ctx != y->ctx)
+		return x->ctx < y->ctx;
+	return x->k->node < y->k->node;
+}
 
 static int oent_cmp(const void *a, const void *b)
 {
 	const struct oent *x = a, *y = b;
+
+	return oent_less(x, y) ? -1 : oent_less(y, x);
+}
+
+/* Most lists are short (one child, or a child's own line and its lines
+ * below): insertion sort, without qsort's calls. */
+static void oent_sort(struct oent *e, size_t n)
+{
+	if (n > 16) {
+		qsort(e, n, sizeof(*e), oent_cmp);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct oent x = e[i];
+		size_t j = i;
+		for (; j && oent_less(&x, &e[j - 1]); j--)
+			e[j] = e[j - 1];
+		e[j] = x;
+	}
+}
+
+/* Byte order of the keys name (sub = 0) and name ";" (sub = 1), given as
+ * 2 * name id + sub. */
+static const struct onames *g_rank_names;
+
+static int key_cmp(const void *a, const void *b)
+{
+	uint32_t ka = *(const uint32_t *)a, kb = *(const uint32_t *)b;
+	const struct oname *x = &g_rank_names->names[ka >> 1];
+	const struct oname *y = &g_rank_names->names[kb >> 1];
+	unsigned xs = ka & 1, ys = kb & 1;
 	size_t n = x->len < y->len ? x->len : y->len;
 	int c = memcmp(x->txt, y->txt, n);
 
 	if (c)
 		return c;
-	if (x->len == y->len) {
-		if (x->sub != y->sub)
-			return (int)x->sub - (int)y->sub;  /* "c" < "c;" */
-		/* equal keys: a fixed order, for a deterministic sum */
-		if (x->ctx != y->ctx)
-			return (int)x->ctx - (int)y->ctx;
-		return x->node < y->node ? -1 : x->node > y->node;
-	}
+	if (x->len == y->len)
+		return (int)xs - (int)ys;  /* "c" < "c;" */
 	/* one name is a proper prefix of the other: the shorter key goes
 	 * on with ';' if it is a subtree entry, else it has ended */
 	if (x->len < y->len) {
 		unsigned char yc = (unsigned char)y->txt[n];
-		return !x->sub || ';' < yc ? -1 : ';' > yc ? 1 : -1;
+		return !xs || ';' < yc ? -1 : ';' > yc ? 1 : -1;
 	}
 	unsigned char xc = (unsigned char)x->txt[n];
-	return !y->sub || ';' < xc ? 1 : ';' > xc ? -1 : 1;
+	return !ys || ';' < xc ? 1 : ';' > xc ? -1 : 1;
 }
 
-static bool oent_same_key(const struct oent *x, const struct oent *y)
+/* w->krank: every name's two keys ranked once (names are distinct, so
+ * equal ranks are equal keys). */
+static int rank_keys(struct walk *w, struct sf_ctx *ctx)
 {
-	return x->sub == y->sub && x->len == y->len &&
-	       !memcmp(x->txt, y->txt, x->len);
-}
+	size_t nk = 2 * w->names->nnames;
+	uint32_t *order = sf_calloc(nk ? nk : 1, sizeof(*order));
 
-static const struct oname *node_name(const struct walk *w, uint32_t v)
-{
-	return &w->names->names[w->names->frame_name[
-		w->p->d.stacks[v].frame]];
-}
-
-/* Append the entries of the children of stack node v in context ctx. */
-static void add_children(const struct walk *w, struct oent *ents,
-			 size_t *nents, uint16_t ctx, uint32_t v)
-{
-	const unsigned char *fl = w->c[ctx].flags;
-
-	for (size_t k = w->first[v]; k < w->first[v + 1]; k++) {
-		uint32_t c = w->kids[k];
-		if (!fl[c])
-			continue;
-		const struct oname *nm = node_name(w, c);
-		if (fl[c] & F_LINE)
-			ents[(*nents)++] = (struct oent){ nm->txt, nm->len,
-							  c, 0, ctx };
-		if (fl[c] & F_BELOW)
-			ents[(*nents)++] = (struct oent){ nm->txt, nm->len,
-							  c, 1, ctx };
+	w->krank = sf_calloc(nk ? nk : 1, sizeof(*w->krank));
+	if (!order || !w->krank) {
+		free(order);
+		return sf_error_nomem(ctx);
 	}
+	for (size_t k = 0; k < nk; k++)
+		order[k] = (uint32_t)k;
+	/* qsort has no context argument; the writer runs on one thread */
+	g_rank_names = w->names;
+	qsort(order, nk, sizeof(*order), key_cmp);
+	g_rank_names = NULL;
+	for (size_t r = 0; r < nk; r++)
+		w->krank[order[r]] = (uint32_t)r;
+	free(order);
+	return 0;
+}
+
+/* Append the entries of the children kids[kbeg .. kend) in context ctx. */
+static void add_children(const struct walk *w, struct oent *ents,
+			 size_t *nents, uint16_t ctx, uint32_t kbeg,
+			 uint32_t kend)
+{
+	const unsigned char *fl = w->c[1].flags;
+	size_t n = *nents;
+
+	for (uint32_t k = kbeg; k < kend; k++) {
+		const struct kid *c = &w->kids[k];
+		unsigned f = ctx ? fl[c->node] : c->flags0;
+		if (f & F_LINE)
+			ents[n++] = (struct oent){ c->key[0], 0, ctx, c };
+		if (f & F_BELOW)
+			ents[n++] = (struct oent){ c->key[1], 1, ctx, c };
+	}
+	*nents = n;
 }
 
 /* A node of the output being walked: the entries merged into it are
@@ -442,12 +514,11 @@ static int walk_emit(struct walk *w, struct sf_output *out,
 		 * of every member */
 		size_t need = nents + 1;
 		if (at_top)
-			need += 2 * (w->first[1] - w->first[0]) +
+			need += 2 * (size_t)(w->root_end - w->root_beg) +
 				2 * w->ngroups;
 		for (size_t m = 0; m < nmem; m++) {
 			const struct oent *me = &ents[mem + m];
-			uint32_t v = me->ctx == 2 ? 0 : me->node;
-			need += 2 * (w->first[v + 1] - w->first[v]);
+			need += 2 * (size_t)(me->k->kend - me->k->kbeg);
 		}
 		if (need > capents) {
 			size_t c = capents ? 2 * capents : 1024;
@@ -462,19 +533,18 @@ static int walk_emit(struct walk *w, struct sf_output *out,
 		size_t base = nents;
 		if (at_top) {
 			if (w->c[0].flags[0] & F_LINE)
-				ents[nents++] = (struct oent){ "", 0, 0, 0, 0 };
-			add_children(w, ents, &nents, 0, 0);
+				ents[nents++] = (struct oent){
+					w->tops[0].key[0], 0, 0, &w->tops[0] };
+			add_children(w, ents, &nents, 0, w->root_beg,
+				     w->root_end);
 			for (size_t g = 0; g < w->ngroups; g++) {
-				const struct oname *nm =
-					&w->names->names[w->group_name[g]];
+				const struct kid *gk = &w->tops[1 + g];
 				if (w->gflags[g] & F_LINE)
 					ents[nents++] = (struct oent){
-						nm->txt, nm->len, (uint32_t)g,
-						0, 2 };
+						gk->key[0], 0, 2, gk };
 				if (w->gflags[g] & F_BELOW)
 					ents[nents++] = (struct oent){
-						nm->txt, nm->len, (uint32_t)g,
-						1, 2 };
+						gk->key[1], 1, 2, gk };
 			}
 		}
 		for (size_t m = 0; m < nmem; m++) {
@@ -482,14 +552,15 @@ static int walk_emit(struct walk *w, struct sf_output *out,
 			if (me.ctx == 2) {
 				/* a label: its frames are the stacks of its
 				 * threads, from the root */
-				fill(w, me.node);
-				add_children(w, ents, &nents, 1, 0);
+				fill(w, me.k->node);
+				add_children(w, ents, &nents, 1, me.k->kbeg,
+					     me.k->kend);
 			} else {
 				add_children(w, ents, &nents, me.ctx,
-					     me.node);
+					     me.k->kbeg, me.k->kend);
 			}
 		}
-		qsort(ents + base, nents - base, sizeof(*ents), oent_cmp);
+		oent_sort(ents + base, nents - base);
 		if (nvis == capvis) {
 			size_t c = capvis ? 2 * capvis : 64;
 			struct ovisit *nv = realloc(vis, c * sizeof(*nv));
@@ -512,16 +583,18 @@ static int walk_emit(struct walk *w, struct sf_output *out,
 			}
 			size_t i = cur->ents + cur->next, j = i + 1;
 			while (j < cur->ents + cur->nents &&
-			       oent_same_key(&ents[i], &ents[j]))
+			       ents[i].key == ents[j].key)
 				j++;
 			cur->next = j - cur->ents;
 			const struct oent *en = &ents[i];
+			const struct kid *nm = en->k;
 			/* the text: parent's, ';' unless at the top, name;
 			 * node 0's own line (at the top) is empty */
 			size_t plen = cur->pathlen;
-			bool empty = cur->top && en->ctx == 0 && en->node == 0;
+			bool empty = cur->top && en->ctx == 0 &&
+				     nm->node == 0;
 			size_t clen = empty ? 0 : plen + (cur->top ? 0 : 1) +
-						  en->len;
+						  nm->len;
 			if (clen + 1 > pathcap) {
 				size_t c = pathcap ? 2 * pathcap : 4096;
 				while (c < clen + 1)
@@ -535,8 +608,8 @@ static int walk_emit(struct walk *w, struct sf_output *out,
 			if (!empty) {
 				if (!cur->top)
 					path[plen] = ';';
-				memcpy(path + clen - en->len, en->txt,
-				       en->len);
+				memcpy(path + clen - nm->len, nm->txt,
+				       nm->len);
 			}
 			if (en->sub) {
 				mem = i;
@@ -549,8 +622,10 @@ static int walk_emit(struct walk *w, struct sf_output *out,
 			double sum = 0;
 			for (size_t k = i; k < j; k++)
 				sum += ents[k].ctx == 2 ?
-				       w->gempty[ents[k].node] :
-				       w->c[ents[k].ctx].weight[ents[k].node];
+				       w->gempty[ents[k].k->node] :
+				       ents[k].ctx ?
+				       w->c[1].weight[ents[k].k->node] :
+				       ents[k].k->weight0;
 			sf_output_write(out, path, clen);
 			sf_output_putc(out, ' ');
 			sf_output_num(out, sum);
@@ -667,7 +742,7 @@ static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 			      (uint32_t)p->d.ntypes - 1) : 0;
 	t.frame_name = sf_calloc(p->d.nframes ? p->d.nframes : 1,
 				 sizeof(*t.frame_name));
-	w.first = sf_calloc(n + 1, sizeof(*w.first));
+	uint32_t *first = sf_calloc(n + 1, sizeof(*first));
 	w.kids = sf_calloc(n, sizeof(*w.kids));
 	for (int c = 0; c < (prefix ? 2 : 1); c++) {
 		w.c[c].weight = sf_calloc(n, sizeof(*w.c[c].weight));
@@ -675,20 +750,23 @@ static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 		if (!w.c[c].weight || !w.c[c].flags)
 			goto nomem;
 	}
-	if (!t.frame_name || !w.first || !w.kids)
+	if (!t.frame_name || !first || !w.kids)
 		goto nomem;
 	for (size_t f = 0; f < p->d.nframes; f++)
 		if ((rc = oname_id(&t, ctx, p->d.frames[f].name, false,
 				   &t.frame_name[f])))
 			goto out;
-	/* children index: count into first[parent], sum up (first[v] = end
-	 * of v's list), fill backwards (first[v] = its start) */
-	for (size_t v = 1; v < p->d.nstacks; v++)
-		w.first[p->d.stacks[v].parent]++;
-	for (size_t v = 1; v <= p->d.nstacks; v++)
-		w.first[v] += w.first[v - 1];
-	for (size_t v = p->d.nstacks; v-- > 1;)
-		w.kids[--w.first[p->d.stacks[v].parent]] = (uint32_t)v;
+	for (size_t i = 0; i < t.nnames; i++)
+		if (t.names[i].len >= 1u << 30) {
+			/* struct kid keeps 30 bits of it */
+			rc = sf_error(ctx, SF_ELIMIT, NULL, 0,
+				      "collapsed: a frame name of 1 GiB or "
+				      "more cannot be written");
+			goto out;
+		}
+	uint32_t empty_name;
+	if ((rc = oname_id(&t, ctx, "", false, &empty_name)))
+		goto out;
 	if (prefix) {
 		if ((rc = make_groups(&w, &t, ctx)))
 			goto out;
@@ -696,6 +774,45 @@ static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 		for (size_t i = 0; i < p->d.nsamples; i++)
 			mark(&w, &w.c[0], i);
 	}
+	if ((rc = rank_keys(&w, ctx)))
+		goto out;
+	/* children index: count into first[parent], sum up (first[v] = end
+	 * of v's list), fill backwards (first[v] = its start).  A child's
+	 * id is larger than its parent's, so when v is placed its own
+	 * children are placed already and first[v], first[v + 1] are
+	 * final. */
+	for (size_t v = 1; v < p->d.nstacks; v++)
+		first[p->d.stacks[v].parent]++;
+	for (size_t v = 1; v <= p->d.nstacks; v++)
+		first[v] += first[v - 1];
+	for (size_t v = p->d.nstacks; v-- > 1;) {
+		const struct sf_stack_node *sn = &p->d.stacks[v];
+		uint32_t nm = t.frame_name[sn->frame];
+		w.kids[--first[sn->parent]] = (struct kid){
+			t.names[nm].txt, w.c[0].weight[v], t.names[nm].len,
+			w.c[0].flags[v], (uint32_t)v,
+			{ w.krank[2 * nm], w.krank[2 * nm + 1] }, first[v],
+			first[v + 1] };
+	}
+	w.root_beg = first[0];
+	w.root_end = first[1];
+	if (!(w.tops = sf_calloc(1 + w.ngroups, sizeof(*w.tops))))
+		goto nomem;
+	w.tops[0] = (struct kid){ t.names[empty_name].txt, w.c[0].weight[0],
+				  0, 0, 0, { w.krank[2 * empty_name],
+					     w.krank[2 * empty_name + 1] },
+				  0, 0 };
+	for (size_t g = 0; g < w.ngroups; g++) {
+		uint32_t nm = w.group_name[g];
+		w.tops[1 + g] = (struct kid){
+			t.names[nm].txt, 0, t.names[nm].len, 0, (uint32_t)g,
+			{ w.krank[2 * nm], w.krank[2 * nm + 1] }, w.root_beg,
+			w.root_end };
+	}
+	free(first);
+	first = NULL;
+	free(w.krank);
+	w.krank = NULL;
 	rc = walk_emit(&w, out, ctx);
 	goto out;
 nomem:
@@ -706,8 +823,10 @@ out:
 		free(w.c[c].weight);
 		free(w.c[c].flags);
 	}
-	free(w.first);
+	free(first);
 	free(w.kids);
+	free(w.tops);
+	free(w.krank);
 	free(w.group_name);
 	free(w.gstart);
 	free(w.gsamples);

@@ -49,6 +49,12 @@ struct line_cache {
 		/* record cache only: its lines, and the record that
 		 * followed it last time (REC_NONE: none yet) */
 		uint32_t lines, next;
+		/* record cache only: the model stack of the last event
+		 * made of this record alone, and that event's root (its
+		 * process frame, ROOT_NONE without one); stack_root is
+		 * STACK_UNSET until then */
+		sf_stack_id stack;
+		sf_frame_id stack_root;
 	} *ents;
 	size_t nents, cap_ents;
 	sf_frame_id *fids;
@@ -62,6 +68,9 @@ struct line_cache {
 #endif
 #define PERF_REC_MAX ((size_t)1 << 20)
 #define REC_NONE UINT32_MAX
+#define HINT_BITS 14
+#define STACK_UNSET UINT32_MAX
+#define ROOT_NONE (UINT32_MAX - 1)
 
 /* Stack cache: the frame ids of a sample (leaf first, root frame last)
  * -> stack id. */
@@ -80,6 +89,21 @@ struct stack_cache {
 struct perf_state {
 	struct sf_profile *p;
 	struct sf_ctx *ctx;
+	/* per (stack, thread), direct-mapped (HINT_BITS of a mix of the
+	 * two): the sample the last event of that key folded into
+	 * (sf_profile_add_sample_hint), so an aggregated read of events
+	 * whose stack and thread repeat skips the model's hash probe; two
+	 * keys sharing a slot only cost a probe, as the model checks the
+	 * hint */
+	uint32_t *hints;
+	/* the tail of the last typed event line that
+	 * sf_perf__parse_event_type read (from the ':' before the period
+	 * on), and what it gave: a line ending in the same bytes after a
+	 * ':' gives the same (event_type) */
+	struct sf_sbuf type_tail;
+	bool type_tail_ok;
+	size_t type_ev_off, type_evn;
+	double type_period;
 	struct sf_input *in;
 	struct perf_opts o;
 	struct line_cache lc;
@@ -101,6 +125,10 @@ struct perf_state {
 	bool rec_direct;         /* record too long: lines go straight in */
 	uint32_t rec_prev;       /* the record of the last event, or
 				  * REC_NONE when it was not cached */
+	uint32_t ev_rec;         /* the record whose frames are all of the
+				  * current event's, or REC_NONE: its
+				  * stack is then the record's last one
+				  * (no hashing of the frames) */
 	bool warned;             /* a stack line was skipped with a warning */
 	uint64_t cur_line;       /* line number of the stack line at hand */
 	sf_frame_id *frames;     /* current event, leaf first */
@@ -431,6 +459,7 @@ static int on_stack_line(struct perf_state *st, const char *l, size_t n)
 		e->off = lc->text_len;
 		e->len = (uint32_t)key.n;
 		e->java = st->java;
+		e->stack_root = STACK_UNSET;
 		lc->text_len += key.n;
 		id = (uint32_t)lc->nents;
 		if (!sf_idx_insert(&lc->idx, h, id))
@@ -530,6 +559,8 @@ static int rec_flush(struct perf_state *st)
 		return 0;
 	uint64_t h = key_hash(&key);
 	if (sf_idx_find(&c->idx, h, line_eq, c, &key, &id)) {
+		if (!st->nframes)
+			st->ev_rec = id;
 		if ((rc = append_cached(st, c, &c->ents[id])))
 			return rc;
 		rec_follows(st, id);
@@ -578,6 +609,7 @@ static int rec_flush(struct perf_state *st)
 	e->java = st->java;
 	e->lines = (uint32_t)st->npend;
 	e->next = REC_NONE;
+	e->stack_root = STACK_UNSET;
 	memcpy(c->text + c->text_len, key.s, key.n);
 	c->text_len += key.n;
 	if (n)
@@ -587,6 +619,8 @@ static int rec_flush(struct perf_state *st)
 	if (!sf_idx_insert(&c->idx, h, (uint32_t)c->nents))
 		return sf_error_nomem(st->ctx);
 	rec_follows(st, (uint32_t)c->nents);
+	if (!start)
+		st->ev_rec = (uint32_t)c->nents;
 	c->nents++;
 	rec_clear(st);
 	return 0;
@@ -625,6 +659,8 @@ static int rec_skip_seen(struct perf_state *st)
 		if (g->java == st->java && avail > g->len &&
 		    b[g->len] == '\n' &&
 		    !memcmp(b, c->text + g->off, g->len)) {
+			if (!st->nframes)
+				st->ev_rec = guess;
 			if ((rc = append_cached(st, c, g)))
 				return rc;
 			rec_follows(st, guess);
@@ -650,6 +686,8 @@ static int rec_skip_seen(struct perf_state *st)
 	if (!sf_idx_find(&c->idx, h, line_eq, c, &key, &id))
 		return 0;
 	const struct line_ent *e = &c->ents[id];
+	if (!st->nframes)
+		st->ev_rec = id;
 	if ((rc = append_cached(st, c, e)))
 		return rc;
 	rec_follows(st, id);
@@ -732,6 +770,7 @@ static int end_event(struct perf_state *st)
 		st->in_event = false;
 		st->skip = false;
 		st->nframes = 0;
+		st->ev_rec = REC_NONE;
 		rec_clear(st);
 		return 0;
 	}
@@ -769,8 +808,22 @@ static int end_event(struct perf_state *st)
 		st->frames[n++] = st->pname_frame;
 	}
 	sf_stack_id stack;
-	if ((rc = stack_of(st, st->frames, n, &stack)))
-		return rc;
+	struct line_ent *re = st->ev_rec != REC_NONE ?
+			      &st->recc.ents[st->ev_rec] : NULL;
+	sf_frame_id root = st->o.no_comm ? ROOT_NONE : st->pname_frame;
+	st->ev_rec = REC_NONE;
+	if (re && re->n != st->nframes)
+		re = NULL;
+	if (re && re->stack_root == root) {
+		stack = re->stack;
+	} else {
+		if ((rc = stack_of(st, st->frames, n, &stack)))
+			return rc;
+		if (re) {
+			re->stack = stack;
+			re->stack_root = root;
+		}
+	}
 	st->nframes = 0;
 	if (!st->have_thread || st->last_pid != st->pid ||
 	    st->last_tid != st->tid ||
@@ -788,8 +841,18 @@ static int end_event(struct perf_state *st)
 		st->have_thread = true;
 	}
 	st->w[st->type] = st->period;
-	return sf_profile_add_sample(st->p, ctx, stack, st->last_thread, 0,
-				     st->time, st->w);
+	if (!st->hints) {
+		st->hints = sf_reallocarray(NULL, (size_t)1 << HINT_BITS,
+					    sizeof(*st->hints));
+		if (!st->hints)
+			return sf_error_nomem(ctx);
+		memset(st->hints, 0xff, sizeof(*st->hints) << HINT_BITS);
+	}
+	uint32_t slot = (stack * 0x9e3779b1u ^ st->last_thread * 0x85ebca77u) >>
+			(32 - HINT_BITS);
+	return sf_profile_add_sample_hint(st->p, ctx, stack, st->last_thread,
+					  0, st->time, st->w,
+					  &st->hints[slot]);
 }
 
 static int64_t id_of(const char *s, size_t n)
@@ -841,6 +904,45 @@ static int set_type(struct perf_state *st, const char *ev, size_t evn,
 	return 0;
 }
 
+/* sf_perf__parse_event_type, which reads the line backwards from its
+ * end to the ':' before the period (the time's): when the line ends in
+ * the bytes the last typed line had there, after a ':', the answer is
+ * the same and the scan is skipped (the type, period and event of one
+ * recording seldom change). */
+static bool event_type(struct perf_state *st, const char *l, size_t n,
+		       const char **ev, size_t *evn, double *period)
+{
+	struct sf_sbuf *t = &st->type_tail;
+
+	if (st->type_tail_ok && n > t->len && l[n - t->len - 1] == ':' &&
+	    !memcmp(l + n - t->len, t->s, t->len)) {
+		*ev = l + n - t->len + st->type_ev_off;
+		*evn = st->type_evn;
+		*period = st->type_period;
+		return true;
+	}
+	st->type_tail_ok = false;
+	if (!sf_perf__parse_event_type(l, n, ev, evn, period))
+		return false;
+	/* back from the event over the period to that ':', as the parser
+	 * went */
+	size_t k = (size_t)(*ev - l);
+	while (k && is_space(l[k - 1]))
+		k--;
+	while (k && is_digit(l[k - 1]))
+		k--;
+	while (k && is_space(l[k - 1]))
+		k--;
+	t->len = 0;
+	if (k && l[k - 1] == ':' && sf_sbuf_add(t, l + k, n - k)) {
+		st->type_tail_ok = true;
+		st->type_ev_off = (size_t)(*ev - (l + k));
+		st->type_evn = *evn;
+		st->type_period = *period;
+	}
+	return true;
+}
+
 static int on_event_line(struct perf_state *st, const struct event_line *e,
 			 const char *l, size_t n)
 {
@@ -854,13 +956,14 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 	st->in_event = true;
 	st->skip = false;
 	st->nframes = 0;
+	st->ev_rec = REC_NONE;
 	rec_clear(st);
 	if (st->o.inferno) {
 		typed = sf_perf__parse_event_type_inferno(l, n, e->end, &ev,
 							  &evn, &period, &rest,
 							  &restn);
 	} else {
-		typed = sf_perf__parse_event_type(l, n, &ev, &evn, &period);
+		typed = event_type(st, l, n, &ev, &evn, &period);
 		/* a one-frame stack printed on the event line ("cycles:u:
 		 * ffffffff9b201293 sym (dso)"): perl sees no event there;
 		 * take it as inferno does when the rest is a frame */
@@ -955,6 +1058,7 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 
 	memset(&st, 0, sizeof(st));
 	st.rec_prev = REC_NONE;
+	st.ev_rec = REC_NONE;
 	st.p = p;
 	st.ctx = ctx;
 	st.in = in;
@@ -1125,10 +1229,12 @@ out:
 	sf_sbuf_free(&st.pname);
 	sf_sbuf_free(&st.comm);
 	sf_sbuf_free(&st.ev_filter);
+	sf_sbuf_free(&st.type_tail);
 	sf_sbuf_free(&st.last_pname);
 	sf_sbuf_free(&st.last_comm);
 	free(st.frames);
 	free(st.w);
+	free(st.hints);
 	return rc < 0 ? rc : 0;
 }
 

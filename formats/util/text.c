@@ -41,6 +41,18 @@ bool sf_parse_i64(const char *s, size_t n, int64_t *out)
 
 	if (!n || n >= sizeof(buf))
 		return false;
+	if (n <= 18) {
+		/* plain digits (every id of a perf event line): no copy and
+		 * no strtoll; 18 digits cannot overflow */
+		int64_t v = 0;
+		size_t i = 0;
+		while (i < n && s[i] >= '0' && s[i] <= '9')
+			v = v * 10 + (s[i++] - '0');
+		if (i == n) {
+			*out = v;
+			return true;
+		}
+	}
 	memcpy(buf, s, n);
 	buf[n] = 0;
 	if (!((buf[0] >= '0' && buf[0] <= '9') || buf[0] == '-'))
