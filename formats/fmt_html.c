@@ -1,0 +1,327 @@
+/*
+ * fmt_html.c - one self-contained HTML report: flame graph and icicle,
+ * call tree, flat table, callers/callees, transforms, and the differential
+ * views of a comparison, in a page that needs no network.
+ *
+ * The page is three source files kept in formats/html/ (report.html, the
+ * body; report.css; report.js), embedded into the binary at build time
+ * (the Makefile's html.gen.h rule, with xxd -i).  The writer adds:
+ *   - a Content-Security-Policy meta tag: default-src 'none' (no network
+ *     of any kind: no fetch, no images, fonts or frames from anywhere),
+ *     the one script and the one style allowed by their sha256, computed
+ *     by the same build rule;
+ *   - the profile, as JSON in a <script type="application/json"> element
+ *     (never executed; '<', '>' and '&' written as \u escapes, so no name
+ *     can end the element), or when smaller, that JSON gzip'ed and base64
+ *     encoded (type "application/gzip+base64"), which the page inflates
+ *     with the browser's own DecompressionStream.
+ *
+ * The data is the model's, by unique stack, never by sample, so its size
+ * does not grow with the number of samples of an aggregated input:
+ *   names  the distinct frame names, sorted by bytes (strcmp), so the
+ *          page's children order by index is flamegraph.pl's order;
+ *   mods   distinct module names; fmod[f] the module of name f (-1: none;
+ *          the first module any frame of that name has);
+ *   stk    for stack node i = 1..n-1 of the profile's prefix tree, the
+ *          pair (i - parent, name index): the page rebuilds the tree;
+ *   w      the self weight of each stack node in the default sample type
+ *          (summed over threads and labels); for a comparison, the NEW
+ *          side, and b the BASE side.
+ * Names that are not valid UTF-8 are written with U+FFFD in place of the
+ * bad bytes.  The page builds its DOM with textContent only.
+ */
+#include "format.h"
+#include "diff.h"
+
+#include "html.gen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One JSON string: bad UTF-8 as U+FFFD, and the characters that could
+ * end a <script> element or start markup as \u escapes. */
+static void json_str(struct sf_output *o, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	sf_output_putc(o, '"');
+	while (*p) {
+		unsigned c = *p;
+		size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 :
+			     (c & 0xf0) == 0xe0 ? 3 : (c & 0xf8) == 0xf0 ? 4 : 0;
+		bool ok = len > 0;
+		for (size_t k = 1; ok && k < len; k++)
+			ok = (p[k] & 0xc0) == 0x80;
+		/* overlong forms, surrogates and values past U+10FFFF */
+		if (ok && len == 2 && c < 0xc2)
+			ok = false;
+		if (ok && len == 3 && ((c == 0xe0 && p[1] < 0xa0) ||
+				       (c == 0xed && p[1] >= 0xa0)))
+			ok = false;
+		if (ok && len == 4 && ((c == 0xf0 && p[1] < 0x90) ||
+				       c > 0xf4 || (c == 0xf4 && p[1] >= 0x90)))
+			ok = false;
+		if (!ok) {
+			sf_output_puts(o, "\\ufffd");
+			p++;
+			continue;
+		}
+		if (len > 1) {
+			sf_output_write(o, p, len);
+			p += len;
+			continue;
+		}
+		if (c == '"' || c == '\\') {
+			sf_output_putc(o, '\\');
+			sf_output_putc(o, (int)c);
+		} else if (c < 0x20 || c == '<' || c == '>' || c == '&' ||
+			   c == 0x7f) {
+			sf_output_printf(o, "\\u%04x", c);
+		} else {
+			sf_output_putc(o, (int)c);
+		}
+		p++;
+	}
+	sf_output_putc(o, '"');
+}
+
+/* HTML text (the title). */
+static void html_text(struct sf_output *o, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': sf_output_puts(o, "&amp;"); break;
+		case '<': sf_output_puts(o, "&lt;"); break;
+		case '>': sf_output_puts(o, "&gt;"); break;
+		case '"': sf_output_puts(o, "&quot;"); break;
+		default: sf_output_putc(o, *s);
+		}
+	}
+}
+
+static void base64(struct sf_output *o, const unsigned char *b, size_t n)
+{
+	static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				"abcdefghijklmnopqrstuvwxyz0123456789+/";
+	char q[4];
+
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)b[i] << 16;
+		if (i + 1 < n)
+			v |= (uint32_t)b[i + 1] << 8;
+		if (i + 2 < n)
+			v |= b[i + 2];
+		q[0] = t[v >> 18 & 63];
+		q[1] = t[v >> 12 & 63];
+		q[2] = i + 1 < n ? t[v >> 6 & 63] : '=';
+		q[3] = i + 2 < n ? t[v & 63] : '=';
+		sf_output_write(o, q, 4);
+	}
+}
+
+static const struct sf_profile *sort_p;
+
+static int by_name(const void *a, const void *b)
+{
+	const struct sf_frame *fa = &sort_p->d.frames[*(const uint32_t *)a];
+	const struct sf_frame *fb = &sort_p->d.frames[*(const uint32_t *)b];
+	int c = strcmp(fa->name, fb->name);
+
+	if (c)
+		return c;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The data JSON (see the top of this file) into `o`. */
+static int write_data(const struct sf_profile *p, struct sf_output *o,
+		      struct sf_ctx *ctx)
+{
+	const struct sf_profile_data *d = &p->d;
+	size_t nf = d->nframes, ns = d->nstacks;
+	uint32_t *order = malloc((nf + 1) * sizeof(*order));
+	uint32_t *fname = malloc((nf + 1) * sizeof(*fname));
+	int32_t *fmod = malloc((nf + 1) * sizeof(*fmod));
+	const char **mods = malloc((nf + 1) * sizeof(*mods));
+	double *w = calloc(ns + 1, sizeof(*w) * 2);
+	uint32_t tb = 0, tn = d->meta.default_type;
+	bool diff = sf_diff_types(p, &tb, &tn);
+	size_t nnames = 0, nmods = 0;
+	int rc = 0;
+
+	if (!order || !fname || !fmod || !mods || !w) {
+		rc = sf_error_nomem(ctx);
+		goto out;
+	}
+	/* names: frames sorted by name, equal names one index */
+	for (size_t i = 0; i < nf; i++)
+		order[i] = (uint32_t)i;
+	sort_p = p;
+	qsort(order, nf, sizeof(*order), by_name);
+	/* modules: distinct, sorted */
+	for (size_t i = 0; i < nf; i++)
+		if (d->frames[i].module)
+			mods[nmods++] = d->frames[i].module;
+	qsort(mods, nmods, sizeof(*mods), by_str);
+	size_t m = 0;
+	for (size_t i = 0; i < nmods; i++)
+		if (!m || strcmp(mods[m - 1], mods[i]))
+			mods[m++] = mods[i];
+	nmods = m;
+
+	sf_output_puts(o, "{\"v\":1,\"type\":");
+	const struct sf_sample_type *ty = d->ntypes ? &d->types[tn] : NULL;
+	json_str(o, ty ? ty->type : "samples");
+	sf_output_puts(o, ",\"unit\":");
+	json_str(o, ty && ty->unit ? ty->unit : "count");
+	sf_output_printf(o, ",\"diff\":%s,\"samples\":", diff ? "true" :
+			 "false");
+	sf_output_u64(o, d->nadded);
+	sf_output_puts(o, ",\"source\":");
+	json_str(o, d->meta.source_format ? d->meta.source_format : "");
+	sf_output_puts(o, ",\"names\":[");
+	for (size_t i = 0; i < nf; i++) {
+		const char *nm = d->frames[order[i]].name;
+		if (!i || strcmp(d->frames[order[i - 1]].name, nm)) {
+			if (nnames)
+				sf_output_putc(o, ',');
+			json_str(o, nm);
+			fmod[nnames++] = -1;
+		}
+		fname[order[i]] = (uint32_t)(nnames - 1);
+		const char *mod = d->frames[order[i]].module;
+		if (mod && fmod[nnames - 1] < 0) {
+			const char **hit = bsearch(&mod, mods, nmods,
+						   sizeof(*mods), by_str);
+			fmod[nnames - 1] = (int32_t)(hit - mods);
+		}
+	}
+	sf_output_puts(o, "],\"mods\":[");
+	for (size_t i = 0; i < nmods; i++) {
+		if (i)
+			sf_output_putc(o, ',');
+		json_str(o, mods[i]);
+	}
+	sf_output_puts(o, "],\"fmod\":[");
+	for (size_t i = 0; i < nnames; i++) {
+		if (i)
+			sf_output_putc(o, ',');
+		sf_output_i64(o, fmod[i]);
+	}
+	sf_output_puts(o, "],\"stk\":[");
+	for (size_t s = 1; s < ns; s++) {
+		const struct sf_stack_node *sn = &d->stacks[s];
+		/* a prefix tree adds a parent before its children */
+		if (sn->parent >= s) {
+			rc = sf_error(ctx, SF_EINPUT, NULL, 0, "html: stack "
+				      "%zu comes before its parent", s);
+			goto out;
+		}
+		if (s > 1)
+			sf_output_putc(o, ',');
+		sf_output_u64(o, s - sn->parent);
+		sf_output_putc(o, ',');
+		sf_output_u64(o, fname[sn->frame]);
+	}
+	for (size_t i = 0; i < d->nsamples; i++) {
+		if (!d->ntypes)
+			break;
+		w[2 * d->samples[i].stack] += sf_weight(p, i, tn);
+		if (diff)
+			w[2 * d->samples[i].stack + 1] += sf_weight(p, i, tb);
+	}
+	for (int side = 0; side < (diff ? 2 : 1); side++) {
+		sf_output_puts(o, side ? "],\"b\":[" : "],\"w\":[");
+		for (size_t s = 1; s < ns; s++) {
+			if (s > 1)
+				sf_output_putc(o, ',');
+			sf_output_num(o, w[2 * s + (size_t)side]);
+		}
+	}
+	sf_output_puts(o, "]}");
+out:
+	free(order);
+	free(fname);
+	free(fmod);
+	free(mods);
+	free(w);
+	return rc;
+}
+
+static int html_write(const struct sf_profile *p, struct sf_output *out,
+		      struct sf_ctx *ctx)
+{
+	struct sf_output *mem = NULL;
+	unsigned char *gz = NULL;
+	size_t jlen = 0, gzlen = 0;
+	const char *json;
+	const char *title = sf_ctx_opt(ctx, "title");
+	int rc;
+
+	if ((rc = sf_output_mem(&mem, ctx)))
+		return rc;
+	if ((rc = write_data(p, mem, ctx)))
+		goto out;
+	if (sf_output_failed(mem)) {
+		rc = sf_error_nomem(ctx);
+		goto out;
+	}
+	json = sf_output_mem_data(mem, &jlen);
+	/* gzip+base64 only where it is smaller: a tiny profile stays
+	 * readable in the file */
+	if (jlen > 4096 && (rc = sf_gzip_mem(ctx, json, jlen, &gz, &gzlen)))
+		goto out;
+	bool packed = gz && (gzlen + 2) / 3 * 4 < jlen;
+
+	sf_output_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
+		       "<meta charset=\"utf-8\">\n"
+		       "<meta http-equiv=\"Content-Security-Policy\" "
+		       "content=\"default-src 'none'; script-src 'sha256-"
+		       HTML_JS_SHA256 "'; style-src 'sha256-" HTML_CSS_SHA256
+		       "'; base-uri 'none'; form-action 'none'\">\n"
+		       "<meta name=\"viewport\" content=\"width=device-width, "
+		       "initial-scale=1\">\n<meta name=\"generator\" "
+		       "content=\"sftools " SF_VERSION "\">\n<title>");
+	html_text(out, title ? title : sf_diff_types(p, &(uint32_t){ 0 },
+						     &(uint32_t){ 0 }) ?
+		  "Differential profile" : "Profile");
+	sf_output_puts(out, "</title>\n<style>");
+	sf_output_write(out, report_css, report_css_len);
+	sf_output_puts(out, "</style>\n</head>\n<body>\n");
+	sf_output_write(out, report_html, report_html_len);
+	sf_output_printf(out, "<script id=\"sf-data\" type=\"%s\">",
+			 packed ? "application/gzip+base64" :
+			 "application/json");
+	if (packed)
+		base64(out, gz, gzlen);
+	else
+		sf_output_write(out, json, jlen);
+	sf_output_puts(out, "</script>\n<script>");
+	sf_output_write(out, report_js, report_js_len);
+	sf_output_puts(out, "</script>\n</body></html>\n");
+out:
+	free(gz);
+	sf_output_abort(mem);
+	return rc;
+}
+
+static const char *const html_ext[] = { ".html", ".htm", NULL };
+
+static const struct sf_option html_wopts[] = {
+	{ "title", "TEXT", "html: the page's title" },
+	{ NULL, NULL, NULL }
+};
+
+const struct sf_format sf_format_html = {
+	.name = "html",
+	.description = "one offline page: flame graph, call tree, "
+		       "callers/callees (differential for --diff)",
+	.extensions = html_ext,
+	.write = html_write,
+	.caps = SF_CAP_WEIGHTS | SF_CAP_DIFF,
+	.write_options = html_wopts,
+};

@@ -1,0 +1,87 @@
+# The HTML report (sfconv -o X.html): the file itself (one page, a
+# Content-Security-Policy that forbids the network, no name as markup),
+# then the page in real headless Chromium driven by playwright-core
+# (tests/html/browser.js): every view against sfanalyze's tree and the SVG
+# writer's frames, selection across views, transforms and undo, the URL
+# state, the differential page, gzip'ed data, no network request.
+# Browser checks run in the plain pass only (a sanitizer build changes
+# nothing in the page) and SKIP without Chromium, node or npm.
+. "$TOP/tests/lib.sh"
+
+# Hand-computed: total 11; main 11: a 4 (b 3, c 1), d 4, e 2 (b 2), and
+# a frame whose name is markup, 1.
+printf 'main;a;b 3\nmain;a;c 1\nmain;d 4\nmain;e;b 2\nmain;<script>alert(1)</script> 1\n' > small.folded
+$SFCONV small.folded -o small.html 2>err || fail html-write "$(cat err)"
+if [ -s small.html ] && [ "$(head -c 15 small.html)" = "<!DOCTYPE html>" ]; then
+	pass html-write
+else
+	fail html-write "no page written"
+fi
+# the name is in the data as \u003c escapes, never as a tag
+if grep -q '<script>alert' small.html; then
+	fail html-name-escaped "the markup name appears verbatim"
+else
+	pass html-name-escaped
+fi
+grep -q "Content-Security-Policy\" content=\"default-src 'none'; script-src 'sha256-" small.html &&
+	pass html-csp-meta || fail html-csp-meta "no CSP meta tag"
+# the hashes in the CSP are those of the embedded script and style
+python3 - small.html <<'PY' && pass html-csp-hashes || fail html-csp-hashes "hash mismatch"
+import base64, hashlib, re, sys
+s = open(sys.argv[1], encoding='utf-8').read()
+csp = re.search(r'Content-Security-Policy" content="([^"]*)"', s).group(1)
+js = re.findall(r'<script>(.*?)</script>', s, re.S)
+css = re.findall(r'<style>(.*?)</style>', s, re.S)
+h = lambda t: "'sha256-" + base64.b64encode(hashlib.sha256(t.encode()).digest()).decode() + "'"
+sys.exit(not (len(js) == 1 and len(css) == 1 and h(js[0]) in csp and h(css[0]) in csp))
+PY
+# no reference to anything outside the file
+if grep -Eq '(src|href)=|https?://|@import|url\(' small.html; then
+	fail html-self-contained "$(grep -Eo '(src|href)=.{0,30}|https?://.{0,30}' small.html | head -n 3)"
+else
+	pass html-self-contained
+fi
+# --to html to standard output is the same page
+$SFCONV small.folded --to html > stdout.html && cmp -s stdout.html small.html &&
+	pass html-stdout || fail html-stdout "--to html differs from -o X.html"
+# aggregated input: the page does not grow with the number of samples
+awk '{ for (i = 0; i < 50; i++) print }' small.folded > many.folded
+$SFCONV many.folded -o many.html
+sa=$(grep -o '"stk":\[[^]]*\]' small.html); sb=$(grep -o '"stk":\[[^]]*\]' many.html)
+[ "$sa" = "$sb" ] && [ "$(wc -c < small.html)" -le "$(( $(wc -c < many.html) ))" ] &&
+	[ "$(( $(wc -c < many.html) - $(wc -c < small.html) ))" -lt 64 ] &&
+	pass html-size-not-by-samples || fail html-size-not-by-samples "$(wc -c small.html many.html)"
+
+if [ "${SF_PASS:-plain}" = san ]; then
+	exit 0
+fi
+need_chromium html-browser || exit 0
+$SFANALYZE --tree --json small.folded > small.tree.json
+$SFCONV small.folded -o small.svg --minwidth 0 &&
+	python3 "$TOP/tests/html/svgframes.py" small.svg > small.svgframes
+# differential: grow 1 -> 4, shrink 5 -> 2
+printf 'main;grow 1\nmain;shrink 5\n' > base.folded
+printf 'main;grow 4\nmain;shrink 2\n' > new.folded
+$SFCONV --diff base.folded new.folded -o diff.html
+# a profile large enough for gzip+base64 to pay
+python3 "$TOP/tests/gen_stacks.py" collapsed 7 3000 > packed.folded
+$SFCONV packed.folded -o packed.html
+$SFANALYZE --tree --json packed.folded > packed.tree.json
+# modules: sin and cos in libm.so, called from compute (speedscope has
+# none; perf script lines carry them)
+cat > lib.perf <<'PERF'
+prog 1 1.000: 1 cpu-clock:
+	1000 sin+0x1 (/usr/lib/libm.so)
+	2000 compute+0x1 (/usr/bin/prog)
+	3000 main+0x1 (/usr/bin/prog)
+
+prog 1 1.001: 1 cpu-clock:
+	1100 cos+0x1 (/usr/lib/libm.so)
+	2000 compute+0x1 (/usr/bin/prog)
+	3000 main+0x1 (/usr/bin/prog)
+
+PERF
+awk 'BEGIN { RS = ""; ORS = "\n\n" } { print; if (NR == 1) print; if (NR == 2) { for (i = 0; i < 3; i++) print } }' lib.perf > lib2.perf
+printf 'prog 1 1.002: 1 cpu-clock:\n\t2000 compute+0x1 (/usr/bin/prog)\n\t3000 main+0x1 (/usr/bin/prog)\n\n' >> lib2.perf
+$SFCONV --from perf lib2.perf -o lib.html
+node "$TOP/tests/html/browser.js" "$TOP/build/npm/node_modules" "$CHROMIUM" "$SF_TMP"
