@@ -122,6 +122,38 @@ int cli_refuse_terminal(const struct sf_save *s)
 	return EXIT_OK;
 }
 
+/* A transform's expression into list k (drop, merge, library, focus),
+ * and its text at its place among the texts, which are in list order. */
+static int select_regex(struct cli_select *s, int k, const char *val)
+{
+	size_t at = 0;
+	int rc;
+
+	for (int j = 0; j <= k; j++)
+		at += s->nre[j];
+	const char **nt = sf_reallocarray(s->texts, s->ntexts + 1,
+					  sizeof(*nt));
+	if (!nt)
+		return EXIT_IO;
+	s->texts = nt;
+	if ((rc = cli_regex_add(&s->re[k], &s->nre[k], val)))
+		return rc;
+	memmove(nt + at + 1, nt + at, (s->ntexts - at) * sizeof(*nt));
+	nt[at] = val;
+	s->ntexts++;
+	struct sf_transform *x = &s->sel.xf;
+	x->drop = s->re[0];
+	x->ndrop = s->nre[0];
+	x->merge = s->re[1];
+	x->nmerge = s->nre[1];
+	x->library = s->re[2];
+	x->nlibrary = s->nre[2];
+	x->focus = s->re[3];
+	x->nfocus = s->nre[3];
+	s->sel.xf_texts = s->texts;
+	return 0;
+}
+
 int cli_select_option(struct cli_select *s, int key, char *val,
 		      struct sf_ctx *ctx)
 {
@@ -129,6 +161,13 @@ int cli_select_option(struct cli_select *s, int key, char *val,
 	struct sf_tag **list = keep ? &s->keep : &s->drop;
 	size_t *n = keep ? &s->sel.nkeep : &s->sel.ndrop;
 
+	if (key == CLI_K_COLLAPSE_RECURSION) {
+		s->sel.xf.collapse_recursion = true;
+		return 0;
+	}
+	if (key >= CLI_K_MERGE_FUNCTION && key <= CLI_K_IGNORE)
+		return select_regex(s, key == CLI_K_IGNORE ? 0 :
+				    key - CLI_K_MERGE_FUNCTION + 1, val);
 	if (key == CLI_K_GRANULARITY) {
 		if ((s->sel.granularity = sf_granularity_parse(val)) >= 0)
 			return 0;
@@ -152,6 +191,9 @@ void cli_select_free(struct cli_select *s)
 {
 	free(s->keep);
 	free(s->drop);
+	for (int k = 0; k < 4; k++)
+		cli_regex_free(s->re[k], s->nre[k]);
+	free(s->texts);
 }
 
 int cli_regex_add(regex_t **list, size_t *n, const char *re)

@@ -160,6 +160,8 @@ static int option(struct opts *op, const struct cli_getopt *g, int c,
 		return cli_regex_add(&op->re[c - K_FOCUS], &op->nre[c - K_FOCUS],
 				 val);
 	case CLI_K_TAG: case CLI_K_TAG_IGNORE: case CLI_K_GRANULARITY:
+	case CLI_K_MERGE_FUNCTION: case CLI_K_MERGE_LIBRARY:
+	case CLI_K_FOCUS_FUNCTION:
 		return cli_select_option(&op->sel, c, (char *)val, ctx);
 	default: return EXIT_USAGE;
 	}

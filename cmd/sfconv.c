@@ -27,6 +27,7 @@ static const struct cli_opt opts[] = {
 	  "(difffolded.pl -n)" },
 	{ "strip-hex", K_STRIP_HEX, NULL, "comparison: write 0x1234 in names as 0x..." },
 	CLI_OPTS_SELECT,
+	CLI_OPTS_XF_CONV,
 	{ "quiet", 'q', NULL, "no warnings or notes on standard error" },
 	{ "list-formats", K_LIST, NULL, "list the formats, their extensions and whether\n"
 	  "they read (r) and write (w)" },
@@ -161,6 +162,9 @@ int main(int argc, char **argv)
 			dopt.strip_hex = true;
 			break;
 		case CLI_K_TAG: case CLI_K_TAG_IGNORE: case CLI_K_GRANULARITY:
+		case CLI_K_MERGE_FUNCTION: case CLI_K_MERGE_LIBRARY:
+		case CLI_K_FOCUS_FUNCTION: case CLI_K_IGNORE:
+		case CLI_K_COLLAPSE_RECURSION:
 			if ((status = cli_select_option(&sel, c, (char *)val,
 							&ctx)))
 				goto out;

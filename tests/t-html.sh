@@ -57,6 +57,9 @@ if [ "${SF_PASS:-plain}" = san ]; then
 fi
 need_chromium html-browser || exit 0
 $SFANALYZE --tree --json small.folded > small.tree.json
+# the page's transforms against the same ones on the command line
+$SFANALYZE --tree --json --merge-function '^a$' small.folded > small.merge.json
+$SFANALYZE --tree --json --focus-function '^e$' small.folded > small.focus.json
 $SFCONV small.folded -o small.svg --minwidth 0 &&
 	python3 "$TOP/tests/html/svgframes.py" small.svg > small.svgframes
 # differential: grow 1 -> 4, shrink 5 -> 2
@@ -67,21 +70,6 @@ $SFCONV --diff base.folded new.folded -o diff.html
 python3 "$TOP/tests/gen_stacks.py" collapsed 7 3000 > packed.folded
 $SFCONV packed.folded -o packed.html
 $SFANALYZE --tree --json packed.folded > packed.tree.json
-# modules: sin and cos in libm.so, called from compute (speedscope has
-# none; perf script lines carry them)
-cat > lib.perf <<'PERF'
-prog 1 1.000: 1 cpu-clock:
-	1000 sin+0x1 (/usr/lib/libm.so)
-	2000 compute+0x1 (/usr/bin/prog)
-	3000 main+0x1 (/usr/bin/prog)
-
-prog 1 1.001: 1 cpu-clock:
-	1100 cos+0x1 (/usr/lib/libm.so)
-	2000 compute+0x1 (/usr/bin/prog)
-	3000 main+0x1 (/usr/bin/prog)
-
-PERF
-awk 'BEGIN { RS = ""; ORS = "\n\n" } { print; if (NR == 1) print; if (NR == 2) { for (i = 0; i < 3; i++) print } }' lib.perf > lib2.perf
-printf 'prog 1 1.002: 1 cpu-clock:\n\t2000 compute+0x1 (/usr/bin/prog)\n\t3000 main+0x1 (/usr/bin/prog)\n\n' >> lib2.perf
-$SFCONV --from perf lib2.perf -o lib.html
+# modules: sin and cos in libm.so (tests/fixtures/perf/libm.perf)
+$SFCONV --from perf "$FIX/perf/libm.perf" -o lib.html
 node "$TOP/tests/html/browser.js" "$TOP/build/npm/node_modules" "$CHROMIUM" "$SF_TMP"
