@@ -52,6 +52,19 @@ sa=$(grep -o '"stk":\[[^]]*\]' small.html); sb=$(grep -o '"stk":\[[^]]*\]' many.
 	[ "$(( $(wc -c < many.html) - $(wc -c < small.html) ))" -lt 64 ] &&
 	pass html-size-not-by-samples || fail html-size-not-by-samples "$(wc -c small.html many.html)"
 
+# sfanalyze --html writes the same page, for one profile and a diff
+$SFANALYZE --html small.folded -o an.html && cmp -s an.html small.html &&
+	pass html-sfanalyze || fail html-sfanalyze "sfanalyze --html differs from sfconv -o X.html"
+printf 'main;grow 1\nmain;shrink 5\n' > base.folded
+printf 'main;grow 4\nmain;shrink 2\n' > new.folded
+$SFCONV --diff base.folded new.folded -o diff.html 2>/dev/null
+$SFANALYZE --html --diff base.folded -- new.folded -o an-diff.html &&
+	cmp -s an-diff.html diff.html && grep -q '"diff":true' diff.html &&
+	pass html-sfanalyze-diff || fail html-sfanalyze-diff "sfanalyze --html --diff differs from sfconv --diff -o X.html"
+expect_error html-sfanalyze-view-filter 2 "^sfanalyze: --html takes no other report" \
+	$SFANALYZE --html --focus a small.folded -o x.html
+[ ! -e x.html ] && pass html-sfanalyze-no-output || fail html-sfanalyze-no-output "x.html left behind"
+
 if [ "${SF_PASS:-plain}" = san ]; then
 	exit 0
 fi
@@ -62,10 +75,6 @@ $SFANALYZE --tree --json --merge-function '^a$' small.folded > small.merge.json
 $SFANALYZE --tree --json --focus-function '^e$' small.folded > small.focus.json
 $SFCONV small.folded -o small.svg --minwidth 0 &&
 	python3 "$TOP/tests/html/svgframes.py" small.svg > small.svgframes
-# differential: grow 1 -> 4, shrink 5 -> 2
-printf 'main;grow 1\nmain;shrink 5\n' > base.folded
-printf 'main;grow 4\nmain;shrink 2\n' > new.folded
-$SFCONV --diff base.folded new.folded -o diff.html
 # a profile large enough for gzip+base64 to pay
 python3 "$TOP/tests/gen_stacks.py" collapsed 7 3000 > packed.folded
 $SFCONV packed.folded -o packed.html
