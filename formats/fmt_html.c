@@ -10,31 +10,41 @@
  *     of any kind: no fetch, no images, fonts or frames from anywhere),
  *     the one script and the one style allowed by their sha256, computed
  *     by the same build rule;
- *   - the profile, as JSON in a <script type="application/json"> element
- *     (never executed; '<', '>' and '&' written as \u escapes, so no name
- *     can end the element), or when smaller, that JSON gzip'ed and base64
- *     encoded (type "application/gzip+base64"), which the page inflates
+ *   - the profile, gzip'ed and base64-encoded in a <script
+ *     type="application/gzip+base64" id="sf-data"> element (never
+ *     executed; base64 cannot end the element), which the page inflates
  *     with the browser's own DecompressionStream.
  *
  * The data is the model's, by unique stack, never by sample, so its size
- * does not grow with the number of samples of an aggregated input:
- *   names  the distinct frame names, sorted by bytes (strcmp), so the
- *          page's children order by index is flamegraph.pl's order;
- *   mods   distinct module names; fmod[f] the module of name f (-1: none;
- *          the first module any frame of that name has);
- *   stk    for stack node i = 1..n-1 of the profile's prefix tree, the
- *          pair (i - parent, name index): the page rebuilds the tree;
- *   w      the self weight of each stack node in the default sample type
- *          (summed over threads and labels); for a comparison, the NEW
- *          side, and b the BASE side.
- * Names that are not valid UTF-8 are written with U+FFFD in place of the
- * bad bytes.  The page builds its DOM with textContent only.
+ * does not grow with the number of samples of an aggregated input.  Once
+ * inflated it is a 4-byte little-endian length, that many bytes of JSON,
+ * then the stack tree in varints (LEB128, 7 bits a byte, low first), which
+ * the page reads into typed arrays without parsing text:
+ *   JSON   {"v":2, "type", "unit", "diff", "samples" (samples added),
+ *          "source" (input format), "n" (stack nodes, the root included),
+ *          "names": the distinct frame names, sorted by bytes (strcmp), so
+ *          the page's children order by index is flamegraph.pl's order;
+ *          "mods": distinct module names; "fmod": per name its module
+ *          index, -1 for none (the first module a frame of that name has)}
+ *          Names that are not valid UTF-8 have U+FFFD for the bad bytes.
+ *   stk    for stack node i = 1..n-1 of the profile's prefix tree:
+ *          varint i - parent, varint name index
+ *   w      the self weights in the default sample type (summed over
+ *          threads and labels): varint count of non-zero nodes, then per
+ *          such node varint (node - previous such node, starting from 0)
+ *          and the weight: an integer v of magnitude below 2^52 as varint
+ *          of 2 * zigzag(v) (zigzag: 2v for v >= 0, -2v - 1 below), any
+ *          other value as varint 1 and the 8 bytes of the double, little
+ *          endian.
+ *   b      for a comparison, the BASE side the same way (w is NEW).
+ * The page builds its DOM with textContent only.
  */
 #include "format.h"
 #include "diff.h"
 
 #include "html.gen.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,6 +129,52 @@ static void base64(struct sf_output *o, const unsigned char *b, size_t n)
 	}
 }
 
+static void varint(struct sf_output *o, uint64_t v)
+{
+	unsigned char b[10];
+	size_t n = 0;
+
+	do {
+		b[n] = (unsigned char)(v & 127);
+		v >>= 7;
+		if (v)
+			b[n] |= 128;
+		n++;
+	} while (v);
+	sf_output_write(o, b, n);
+}
+
+/* The self weights of one side (see the top of this file). */
+static void weights(struct sf_output *o, const double *w, size_t ns,
+		    size_t side)
+{
+	size_t nz = 0, prev = 0;
+
+	for (size_t s = 1; s < ns; s++)
+		nz += w[2 * s + side] != 0;
+	varint(o, nz);
+	for (size_t s = 1; s < ns; s++) {
+		double v = w[2 * s + side];
+		if (v == 0)
+			continue;
+		varint(o, s - prev);
+		prev = s;
+		if (v == trunc(v) && fabs(v) < 4503599627370496.0) {
+			int64_t i = (int64_t)v;
+			varint(o, 2 * (i >= 0 ? 2 * (uint64_t)i :
+				       2 * (uint64_t)(-(i + 1)) + 1));
+		} else {
+			unsigned char b[8];
+			uint64_t bits;
+			memcpy(&bits, &v, 8);
+			for (int k = 0; k < 8; k++)
+				b[k] = (unsigned char)(bits >> (8 * k));
+			varint(o, 1);
+			sf_output_write(o, b, 8);
+		}
+	}
+}
+
 static const struct sf_profile *sort_p;
 
 static int by_name(const void *a, const void *b)
@@ -137,9 +193,10 @@ static int by_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The data JSON (see the top of this file) into `o`. */
+/* The data (see the top of this file): the JSON into `o`, the stack tree
+ * into `bin`. */
 static int write_data(const struct sf_profile *p, struct sf_output *o,
-		      struct sf_ctx *ctx)
+		      struct sf_output *bin, struct sf_ctx *ctx)
 {
 	const struct sf_profile_data *d = &p->d;
 	size_t nf = d->nframes, ns = d->nstacks;
@@ -173,7 +230,7 @@ static int write_data(const struct sf_profile *p, struct sf_output *o,
 			mods[m++] = mods[i];
 	nmods = m;
 
-	sf_output_puts(o, "{\"v\":1,\"type\":");
+	sf_output_puts(o, "{\"v\":2,\"type\":");
 	const struct sf_sample_type *ty = d->ntypes ? &d->types[tn] : NULL;
 	json_str(o, ty ? ty->type : "samples");
 	sf_output_puts(o, ",\"unit\":");
@@ -183,6 +240,8 @@ static int write_data(const struct sf_profile *p, struct sf_output *o,
 	sf_output_u64(o, d->nadded);
 	sf_output_puts(o, ",\"source\":");
 	json_str(o, d->meta.source_format ? d->meta.source_format : "");
+	sf_output_puts(o, ",\"n\":");
+	sf_output_u64(o, ns);
 	sf_output_puts(o, ",\"names\":[");
 	for (size_t i = 0; i < nf; i++) {
 		const char *nm = d->frames[order[i]].name;
@@ -212,7 +271,7 @@ static int write_data(const struct sf_profile *p, struct sf_output *o,
 			sf_output_putc(o, ',');
 		sf_output_i64(o, fmod[i]);
 	}
-	sf_output_puts(o, "],\"stk\":[");
+	sf_output_puts(o, "]}");
 	for (size_t s = 1; s < ns; s++) {
 		const struct sf_stack_node *sn = &d->stacks[s];
 		/* a prefix tree adds a parent before its children */
@@ -221,11 +280,8 @@ static int write_data(const struct sf_profile *p, struct sf_output *o,
 				      "%zu comes before its parent", s);
 			goto out;
 		}
-		if (s > 1)
-			sf_output_putc(o, ',');
-		sf_output_u64(o, s - sn->parent);
-		sf_output_putc(o, ',');
-		sf_output_u64(o, fname[sn->frame]);
+		varint(bin, s - sn->parent);
+		varint(bin, fname[sn->frame]);
 	}
 	for (size_t i = 0; i < d->nsamples; i++) {
 		if (!d->ntypes)
@@ -234,15 +290,9 @@ static int write_data(const struct sf_profile *p, struct sf_output *o,
 		if (diff)
 			w[2 * d->samples[i].stack + 1] += sf_weight(p, i, tb);
 	}
-	for (int side = 0; side < (diff ? 2 : 1); side++) {
-		sf_output_puts(o, side ? "],\"b\":[" : "],\"w\":[");
-		for (size_t s = 1; s < ns; s++) {
-			if (s > 1)
-				sf_output_putc(o, ',');
-			sf_output_num(o, w[2 * s + (size_t)side]);
-		}
-	}
-	sf_output_puts(o, "]}");
+	weights(bin, w, ns, 0);
+	if (diff)
+		weights(bin, w, ns, 1);
 out:
 	free(order);
 	free(fname);
@@ -255,27 +305,33 @@ out:
 static int html_write(const struct sf_profile *p, struct sf_output *out,
 		      struct sf_ctx *ctx)
 {
-	struct sf_output *mem = NULL;
-	unsigned char *gz = NULL;
-	size_t jlen = 0, gzlen = 0;
-	const char *json;
+	struct sf_output *js = NULL, *bin = NULL;
+	unsigned char *gz = NULL, *all = NULL;
+	size_t jlen = 0, blen = 0, gzlen = 0;
 	const char *title = sf_ctx_opt(ctx, "title");
 	int rc;
 
-	if ((rc = sf_output_mem(&mem, ctx)))
-		return rc;
-	if ((rc = write_data(p, mem, ctx)))
+	if ((rc = sf_output_mem(&js, ctx)) || (rc = sf_output_mem(&bin, ctx)))
 		goto out;
-	if (sf_output_failed(mem)) {
+	if ((rc = write_data(p, js, bin, ctx)))
+		goto out;
+	if (sf_output_failed(js) || sf_output_failed(bin)) {
 		rc = sf_error_nomem(ctx);
 		goto out;
 	}
-	json = sf_output_mem_data(mem, &jlen);
-	/* gzip+base64 only where it is smaller: a tiny profile stays
-	 * readable in the file */
-	if (jlen > 4096 && (rc = sf_gzip_mem(ctx, json, jlen, &gz, &gzlen)))
+	/* the JSON's length, the JSON and the tree in one buffer */
+	const char *jd = sf_output_mem_data(js, &jlen);
+	const char *bd = sf_output_mem_data(bin, &blen);
+	if (!(all = malloc(4 + jlen + blen))) {
+		rc = sf_error_nomem(ctx);
 		goto out;
-	bool packed = gz && (gzlen + 2) / 3 * 4 < jlen;
+	}
+	for (int k = 0; k < 4; k++)
+		all[k] = (unsigned char)(jlen >> (8 * k));
+	memcpy(all + 4, jd, jlen);
+	memcpy(all + 4 + jlen, bd, blen);
+	if ((rc = sf_gzip_mem(ctx, all, 4 + jlen + blen, &gz, &gzlen)))
+		goto out;
 
 	sf_output_puts(out, "<!DOCTYPE html>\n<html lang=\"en\"><head>"
 		       "<meta charset=\"utf-8\">\n"
@@ -293,19 +349,17 @@ static int html_write(const struct sf_profile *p, struct sf_output *out,
 	sf_output_write(out, report_css, report_css_len);
 	sf_output_puts(out, "</style>\n</head>\n<body>\n");
 	sf_output_write(out, report_html, report_html_len);
-	sf_output_printf(out, "<script id=\"sf-data\" type=\"%s\">",
-			 packed ? "application/gzip+base64" :
-			 "application/json");
-	if (packed)
-		base64(out, gz, gzlen);
-	else
-		sf_output_write(out, json, jlen);
+	sf_output_puts(out, "<script id=\"sf-data\" "
+		       "type=\"application/gzip+base64\">");
+	base64(out, gz, gzlen);
 	sf_output_puts(out, "</script>\n<script>");
 	sf_output_write(out, report_js, report_js_len);
 	sf_output_puts(out, "</script>\n</body></html>\n");
 out:
 	free(gz);
-	sf_output_abort(mem);
+	free(all);
+	sf_output_abort(js);
+	sf_output_abort(bin);
 	return rc;
 }
 

@@ -15,17 +15,45 @@
   }
 
   // ----- the data (fmt_html.c describes it) -----
+  // gzip+base64: a length, the JSON, then the tree in varints
   async function loadData() {
-    const s = $('sf-data');
-    if (s.type === 'application/gzip+base64') {
-      const bin = atob(s.textContent);
-      const u = new Uint8Array(bin.length);
-      for (let i = 0; i < bin.length; i++) u[i] = bin.charCodeAt(i);
-      const st = new Blob([u]).stream()
-        .pipeThrough(new DecompressionStream('gzip'));
-      return JSON.parse(await new Response(st).text());
+    const b64 = atob($('sf-data').textContent);
+    const z = new Uint8Array(b64.length);
+    for (let i = 0; i < b64.length; i++) z[i] = b64.charCodeAt(i);
+    const st = new Blob([z]).stream()
+      .pipeThrough(new DecompressionStream('gzip'));
+    const u = new Uint8Array(await new Response(st).arrayBuffer());
+    const jl = u[0] + u[1] * 256 + u[2] * 65536 + u[3] * 16777216;
+    const d = JSON.parse(new TextDecoder().decode(u.subarray(4, 4 + jl)));
+    let pos = 4 + jl;
+    const vu = () => {
+      let r = 0, m = 1, b;
+      do { b = u[pos++]; r += (b & 127) * m; m *= 128; } while (b & 128);
+      return r;
+    };
+    const n = d.n;
+    d.parent = new Int32Array(n);
+    d.func = new Int32Array(n);
+    d.func[0] = -1;
+    for (let i = 1; i < n; i++) {
+      d.parent[i] = i - vu();
+      d.func[i] = vu();
     }
-    return JSON.parse(s.textContent);
+    const dv = new DataView(u.buffer);
+    const weights = () => {
+      const w = new Float64Array(n);
+      let at = 0;
+      for (let k = vu(); k > 0; k--) {
+        at += vu();
+        const t = vu();
+        if (t === 1) { w[at] = dv.getFloat64(pos, true); pos += 8; }
+        else { const z2 = t / 2; w[at] = z2 % 2 ? -(z2 + 1) / 2 : z2 / 2; }
+      }
+      return w;
+    };
+    d.w = weights();
+    d.b = d.diff ? weights() : null;
+    return d;
   }
 
   let D, NAMES, NF, BYNAME, DIFF;
@@ -87,13 +115,25 @@
     t.kids = new Int32Array(Math.max(n - 1, 0));
     const fill = cnt.slice(0, n);
     for (let i = 1; i < n; i++) t.kids[fill[t.parent[i]]++] = i;
+    const kids = t.kids, func = t.func;
+    t.dup = false;
     for (let i = 0; i < n; i++) {
       const a = t.kstart[i], e = t.kstart[i + 1];
-      if (e - a > 1) {
-        const sub = Array.from(t.kids.subarray(a, e));
-        sub.sort((x, y) => t.func[x] - t.func[y]);
-        t.kids.set(sub, a);
+      if (e - a < 2) continue;
+      if (e - a > 64) {
+        const sub = Array.from(kids.subarray(a, e));
+        sub.sort((x, y) => func[x] - func[y]);
+        kids.set(sub, a);
+      } else {
+        for (let j = a + 1; j < e; j++) {
+          const v = kids[j], fv = func[v];
+          let k = j - 1;
+          while (k >= a && func[kids[k]] > fv) { kids[k + 1] = kids[k]; k--; }
+          kids[k + 1] = v;
+        }
       }
+      for (let j = a + 1; j < e; j++)
+        if (func[kids[j]] === func[kids[j - 1]]) t.dup = true;
     }
     return t;
   }
@@ -645,24 +685,23 @@
   }
 
   async function main() {
+    const tm = window.sfReport.timing = {};
+    let t0 = performance.now();
+    const lap = (k) => { const t = performance.now(); tm[k] = Math.round(t - t0); t0 = t; };
     D = await loadData();
+    lap('data');
     NAMES = D.names;
     NF = NAMES.length;
     DIFF = !!D.diff;
     BYNAME = new Map(NAMES.map((n, i) => [n, i]));
-    const n = D.stk.length / 2 + 1;
-    const t = { n, parent: new Int32Array(n), func: new Int32Array(n),
-                w: new Float64Array(n), b: DIFF ? new Float64Array(n) : null };
-    t.func[0] = -1;
-    for (let i = 1; i < n; i++) {
-      t.parent[i] = i - D.stk[2 * i - 2];
-      t.func[i] = D.stk[2 * i - 1];
-      t.w[i] = D.w[i - 1];
-      if (DIFF) t.b[i] = D.b[i - 1];
-    }
+    const t = { n: D.n, parent: D.parent, func: D.func, w: D.w, b: D.b };
     // the profile's tree may hold frames that differ only in what the
     // page does not show (module, line): merge them by name
-    BASE = rebuild(finish(t), 0, (i, po, B) => B.child(po, t.func[i]));
+    lap('arrays');
+    BASE = finish(t);
+    if (BASE.dup)
+      BASE = rebuild(BASE, 0, (i, po, B) => B.child(po, t.func[i]));
+    lap('tree');
     $('title').textContent = document.title;
     $('summary').textContent = fmt(D.samples) + ' samples, ' +
       (D.type + ' (' + D.unit + ')') + (D.source ? ', from ' + D.source : '') +
@@ -674,6 +713,7 @@
     $('search').value = st.q;
     wire();
     setSearch(st.q);
+    lap('draw');
     window.sfReport.firstDraw = performance.now();
     window.sfReport.scriptStart = T0;
     window.sfReport.ready = true;

@@ -1049,7 +1049,7 @@ int sf_gzip_mem(struct sf_ctx *ctx, const void *data, size_t n,
 
 	memset(&zs, 0, sizeof(zs));
 	*out = NULL;
-	if (deflateInit2(&zs, 9, Z_DEFLATED, 16 + MAX_WBITS, 9,
+	if (deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8,
 			 Z_DEFAULT_STRATEGY) != Z_OK)
 		return sf_error(ctx, SF_ENOMEM, NULL, 0,
 				"cannot start gzip compression");
