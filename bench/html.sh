@@ -25,15 +25,18 @@ empty=$(wc -c < "$tmp/empty.html")
 echo "empty page: $empty bytes"
 for f in flat flat10 deep; do
 	in=$(ls "$tmp/$f".*)
-	start=$(date +%s.%N)
+	start0=$(date +%s.%N)
 	"$top/bin/sfconv" -q "$in" -o "$tmp/$f.html"
 	end=$(date +%s.%N)
+	start=$(date +%s.%N)
 	stacks=$("$top/bin/sfconv" -q "$in" | wc -l)
+	end2=$(date +%s.%N)
 	size=$(wc -c < "$tmp/$f.html")
 	enc=$(grep -o 'id="sf-data" type="[^"]*"' "$tmp/$f.html" | sed 's/.*type="//; s/"//')
 	nodes=$(python3 "$top/tests/html/data.py" "$tmp/$f.html" n)
 	echo "$f: $(wc -l < "$in") input lines, $stacks unique stacks" \
-	     "(collapsed lines), $nodes tree nodes; write $(echo "$end - $start" | bc) s," \
+	     "(collapsed lines), $nodes tree nodes; write $(echo "$end - $start0" | bc) s" \
+	     "(the same input to collapsed: $(echo "$end2 - $start" | bc) s)," \
 	     "page $size bytes ($enc)," \
 	     "$(awk "BEGIN { printf \"%.1f\", ($size - $empty) / $stacks }") bytes per unique stack," \
 	     "$(awk "BEGIN { printf \"%.2f\", ($size - $empty) / $nodes }") per tree node"

@@ -392,13 +392,13 @@
       const r = el('div', 'row');
       r.dataset.node = i;
       const k = kidsOf(t, i);
-      const tg = el('span', 'tog', k.length ? (o.has(i) ? '\u25BE' : '\u25B8') : '');
-      tg.style.marginLeft = (lvl * 1.2) + 'em';
-      r.appendChild(tg);
       r.appendChild(el('span', 'num', fmt(t.tot[i])));
       r.appendChild(el('span', 'pct', pct(t.tot[i], all)));
       r.appendChild(el('span', 'num self', fmt(t.w[i])));
       if (t.b) r.appendChild(el('span', 'num delta', signed(t.tot[i] - t.btot[i])));
+      const tg = el('span', 'tog', k.length ? (o.has(i) ? '\u25BE' : '\u25B8') : '');
+      tg.style.marginLeft = (lvl * 1.2) + 'em';
+      r.appendChild(tg);
       const fn = el('span', 'fn', NAMES[t.func[i]]);
       r.appendChild(fn);
       if (t.func[i] === st.sel) r.classList.add('sel');
@@ -409,9 +409,9 @@
       }
     };
     const hd = el('div', 'row head');
-    hd.appendChild(el('span', 'tog', ''));
-    for (const [c, x] of [['num', 'Total'], ['pct', '%'], ['num', 'Self']].concat(t.b ? [['num', 'Change']] : []))
+    for (const [c, x] of [['num', 'Total'], ['pct', '%'], ['num', 'Self']].concat(t.b ? [['num', 'Total change']] : []))
       hd.appendChild(el('span', c, x));
+    hd.appendChild(el('span', 'tog', ''));
     hd.appendChild(el('span', '', 'Function'));
     frag.appendChild(hd);
     const top = Array.from(kidsOf(t, 0)).sort((a, b) => t.tot[b] - t.tot[a] || t.func[a] - t.func[b]);
@@ -537,6 +537,7 @@
     if (st.sel >= 0) p.set('sel', NAMES[st.sel]);
     if (st.q) p.set('q', st.q);
     if (st.inv) p.set('inv', '1');
+    if (st.sort !== 'self') p.set('sort', st.sort);
     if (st.tf.length)
       p.set('t', JSON.stringify(st.tf.map(([k, a]) =>
         [k, k === 'lib' ? D.mods[a] : k === 'subtree' ? a.map((f) => NAMES[f]) : NAMES[a]])));
@@ -549,6 +550,7 @@
     st.sel = BYNAME.has(p.get('sel')) ? BYNAME.get(p.get('sel')) : -1;
     st.q = p.get('q') || '';
     st.inv = p.get('inv') === '1';
+    st.sort = /^(self|selfp|tot|totp|bself|btot|dself|dtot|name)$/.test(p.get('sort')) ? p.get('sort') : 'self';
     st.tf = [];
     try {
       for (const [k, a] of JSON.parse(p.get('t') || '[]')) {
@@ -562,6 +564,7 @@
   }
 
   let selNode = -1;   // the node clicked in the flame graph or tree
+  let shownView = '';
   function draw() {
     for (const b of document.querySelectorAll('#tabs button'))
       b.classList.toggle('on', b.dataset.view === st.view);
@@ -585,10 +588,18 @@
     if (!st.tf.length) ts.appendChild(el('li', '', 'none'));
     $('undo').disabled = !st.tf.length;
     $('inverted').checked = st.inv;
-    if (sec === 'flame') flameDraw();
+    if (sec === 'flame') {
+      flameDraw();
+      // a flame graph's root is at the bottom: show it first
+      if (shownView !== st.view) {
+        const fb = $('flamebox');
+        fb.scrollTop = st.view === 'flame' ? fb.scrollHeight : 0;
+      }
+    }
     else if (sec === 'tree') treeDraw();
     else if (sec === 'flat') flatDraw();
     else sandwichDraw();
+    shownView = st.view;
     saveHash();
   }
   function select(f, node) {

@@ -66,7 +66,7 @@ async function open(browser, file, hash) {
     // the tree view's DOM holds the top functions with their counts
     await R(() => window.sfReport.view('tree'));
     const rows = await R(() => Array.from(document.querySelectorAll('#tree .row[data-node]')).map((r) =>
-      Array.from(r.children).slice(1).map((s) => s.textContent).join('|')));
+      Array.from(r.querySelectorAll('.num, .pct, .fn')).map((s) => s.textContent).join('|')));
     check('html-tree-dom', rows.includes('11|100.00%|0|main') &&
           rows.includes('4|36.36%|0|a') && rows.includes('3|27.27%|3|b'), J(rows));
     // expand/collapse: click main's toggle
