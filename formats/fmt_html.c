@@ -37,6 +37,10 @@
  *          other value as varint 1 and the 8 bytes of the double, little
  *          endian.
  *   b      for a comparison, the BASE side the same way (w is NEW).
+ * For a capture (some sample carries the "state" label sfcapture gives
+ * every sample) the JSON also holds "sample": the text of the `sample`
+ * writer (the macOS sample report: per thread its tree with running and
+ * blocked shares), which the page shows as text.
  * The page builds its DOM with textContent only.
  */
 #include "format.h"
@@ -196,7 +200,8 @@ static int by_str(const void *a, const void *b)
 /* The data (see the top of this file): the JSON into `o`, the stack tree
  * into `bin`. */
 static int write_data(const struct sf_profile *p, struct sf_output *o,
-		      struct sf_output *bin, struct sf_ctx *ctx)
+		      struct sf_output *bin, const char *sample,
+		      struct sf_ctx *ctx)
 {
 	const struct sf_profile_data *d = &p->d;
 	size_t nf = d->nframes, ns = d->nstacks;
@@ -240,6 +245,10 @@ static int write_data(const struct sf_profile *p, struct sf_output *o,
 	sf_output_u64(o, d->nadded);
 	sf_output_puts(o, ",\"source\":");
 	json_str(o, d->meta.source_format ? d->meta.source_format : "");
+	if (sample) {
+		sf_output_puts(o, ",\"sample\":");
+		json_str(o, sample);
+	}
 	sf_output_puts(o, ",\"n\":");
 	sf_output_u64(o, ns);
 	sf_output_puts(o, ",\"names\":[");
@@ -302,10 +311,20 @@ out:
 	return rc;
 }
 
+/* A capture: some sample has the "state" label. */
+static bool is_capture(const struct sf_profile *p)
+{
+	for (size_t i = 1; i < p->d.nlabel_sets; i++)
+		if (sf_profile_label(p, (sf_labels_id)i, "state"))
+			return true;
+	return false;
+}
+
 static int html_write(const struct sf_profile *p, struct sf_output *out,
 		      struct sf_ctx *ctx)
 {
-	struct sf_output *js = NULL, *bin = NULL;
+	struct sf_output *js = NULL, *bin = NULL, *smp = NULL;
+	char *sample = NULL;
 	unsigned char *gz = NULL, *all = NULL;
 	size_t jlen = 0, blen = 0, gzlen = 0;
 	const char *title = sf_ctx_opt(ctx, "title");
@@ -313,7 +332,20 @@ static int html_write(const struct sf_profile *p, struct sf_output *out,
 
 	if ((rc = sf_output_mem(&js, ctx)) || (rc = sf_output_mem(&bin, ctx)))
 		goto out;
-	if ((rc = write_data(p, js, bin, ctx)))
+	/* the sample report of a capture, as the sample writer writes it */
+	if (is_capture(p) && !sf_diff_types(p, &(uint32_t){ 0 },
+					     &(uint32_t){ 0 })) {
+		size_t sl;
+		if ((rc = sf_output_mem(&smp, ctx)) ||
+		    (rc = sf_format_by_name("sample")->write(p, smp, ctx)))
+			goto out;
+		const char *sd = sf_output_mem_data(smp, &sl);
+		if (sf_output_failed(smp) || !(sample = strndup(sd, sl))) {
+			rc = sf_error_nomem(ctx);
+			goto out;
+		}
+	}
+	if ((rc = write_data(p, js, bin, sample, ctx)))
 		goto out;
 	if (sf_output_failed(js) || sf_output_failed(bin)) {
 		rc = sf_error_nomem(ctx);
@@ -358,6 +390,8 @@ static int html_write(const struct sf_profile *p, struct sf_output *out,
 out:
 	free(gz);
 	free(all);
+	free(sample);
+	sf_output_abort(smp);
 	sf_output_abort(js);
 	sf_output_abort(bin);
 	return rc;

@@ -70,6 +70,16 @@ $DATA small.html stk > stk.small; $DATA many.html stk > stk.many
 [ "$($DATA many.html samples)" = 250 ] && cmp -s stk.small stk.many &&
 	[ "$(( $(wc -c < many.html) - $(wc -c < small.html) ))" -lt 64 ] &&
 	pass html-size-not-by-samples || fail html-size-not-by-samples "$(wc -c small.html many.html)"
+# a capture (samples with the "state" label, tests/fixtures/html/capture.json:
+# main running 2, worker sleeping 1) carries the sample report
+$SFCONV "$FIX/html/capture.json" -o cap.html 2>/dev/null
+$SFCONV "$FIX/html/capture.json" --to sample > cap.sample.txt 2>/dev/null
+$DATA cap.html sample | python3 -c 'import json, sys; sys.stdout.write(json.load(sys.stdin))' > cap.page.txt
+grep -q '0% running, 100% blocked' cap.sample.txt &&
+	expect_same html-capture-sample-report cap.sample.txt cap.page.txt
+[ "$($DATA small.html sample)" = null ] && pass html-no-sample-report-without-capture ||
+	fail html-no-sample-report-without-capture "small.html has a sample report"
+
 # sfanalyze --html writes the same page, for one profile and a diff
 $SFANALYZE --html small.folded -o an.html && cmp -s an.html small.html &&
 	pass html-sfanalyze || fail html-sfanalyze "sfanalyze --html differs from sfconv -o X.html"

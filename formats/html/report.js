@@ -546,7 +546,7 @@
   function loadHash() {
     const p = new URLSearchParams(location.hash.slice(1));
     const v = p.get('view');
-    if (v && $('v-' + (v === 'icicle' ? 'flame' : v))) st.view = v;
+    if (v && $('v-' + (v === 'icicle' ? 'flame' : v)) && (v !== 'sample' || D.sample)) st.view = v;
     st.sel = BYNAME.has(p.get('sel')) ? BYNAME.get(p.get('sel')) : -1;
     st.q = p.get('q') || '';
     st.inv = p.get('inv') === '1';
@@ -598,6 +598,7 @@
     }
     else if (sec === 'tree') treeDraw();
     else if (sec === 'flat') flatDraw();
+    else if (sec === 'sample') $('sampletext').textContent = D.sample || '';
     else sandwichDraw();
     shownView = st.view;
     saveHash();
@@ -714,6 +715,7 @@
       BASE = rebuild(BASE, 0, (i, po, B) => B.child(po, t.func[i]));
     lap('tree');
     $('title').textContent = document.title;
+    if (D.sample) document.querySelector('#tabs button[data-view="sample"]').hidden = false;
     $('summary').textContent = fmt(D.samples) + ' samples, ' +
       (D.type + ' (' + D.unit + ')') + (D.source ? ', from ' + D.source : '') +
       (DIFF ? ': widths NEW, colours the change of self (red grew, blue shrank)' : '');

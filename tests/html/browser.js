@@ -219,6 +219,20 @@ async function open(browser, file, hash) {
           ptype + ' ' + pgot.length + ' vs ' + pwant.length);
     await pk.page.close();
 
+    // a capture: the sample report view shows the sample writer's text
+    const cp = await open(c.browser, 'cap.html', '#view=sample');
+    const ctext = await cp.page.evaluate(() => [document.getElementById('sampletext').textContent,
+      !document.querySelector('#tabs button[data-view="sample"]').hidden,
+      document.getElementById('v-sample').classList.contains('on')]);
+    check('html-sample-view', ctext[0] === fs.readFileSync(path.join(dir, 'cap.sample.txt'), 'utf8') &&
+          ctext[1] && ctext[2], J(ctext).slice(0, 200));
+    await cp.page.close();
+    const noSample = await open(c.browser, 'small.html', '#view=sample');
+    const ns = await noSample.page.evaluate(() => [document.querySelector('#tabs button[data-view="sample"]').hidden,
+      location.hash]);
+    check('html-sample-view-only-for-captures', ns[0] && /view=flame/.test(ns[1]), J(ns));
+    await noSample.page.close();
+
     // merge a library: frames of libm.so (sin, cos) go, their time to
     // their caller compute
     const lb = await open(c.browser, 'lib.html');

@@ -56,4 +56,4 @@ if d['diff']:
     d['b'] = weights()
 if pos != len(raw):
     sys.exit('data.py: %d bytes left over' % (len(raw) - pos))
-print(json.dumps(d[sys.argv[2]] if len(sys.argv) > 2 else d, sort_keys=True))
+print(json.dumps(d.get(sys.argv[2]) if len(sys.argv) > 2 else d, sort_keys=True))
