@@ -1,5 +1,7 @@
 /* cli.c - shared command-line plumbing for sfconv, sfanalyze, sfcapture. */
 #include "cli.h"
+#include "analyze.h"
+#include "diff.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -235,4 +237,42 @@ void cli_keep_heap(void)
 	mallopt(M_TOP_PAD, 32 << 20);
 	free(malloc(1));
 	sf_heap_advise();
+}
+
+int cli_html_callgraph(struct sf_profile *p, struct sf_ctx *ctx)
+{
+	struct sf_an_report_opts r = {
+		.kind = SF_AN_CALLGRAPH,
+		.filter.type = p->d.meta.default_type,
+		.cgr = { .render = "svg",
+			 .dot = { .node_fraction = SF_AN_DOT_NODE_FRACTION,
+				  .edge_fraction = SF_AN_DOT_EDGE_FRACTION } },
+		.tree.min_percent = -1,
+	};
+	struct sf_output *o = NULL;
+	size_t n;
+	int rc;
+
+	if (sf_diff_types(p, &(uint32_t){ 0 }, &(uint32_t){ 0 }) ||
+	    !p->d.ntypes)
+		return 0;
+	if ((rc = sf_output_mem(&o, ctx)))
+		return rc;
+	rc = sf_an_report(o, p, NULL, &r, ctx);
+	if (rc == SF_EUNSUP || rc == SF_EIO) {
+		/* Graphviz cannot be loaded (into memory, no write fails):
+		 * the page goes without it */
+		sf_warn(ctx, "html-callgraph", "html: no call graph view: %s",
+			ctx->err.msg);
+		memset(&ctx->err, 0, sizeof(ctx->err));
+		rc = 0;
+	} else if (!rc) {
+		const char *svg = sf_output_mem_data(o, &n);
+		char *s = strndup(svg, n);
+		rc = !s || sf_output_failed(o) ? sf_error_nomem(ctx) :
+		     sf_profile_set_prop(p, ctx, SF_HTML_CALLGRAPH_PROP, s);
+		free(s);
+	}
+	sf_output_abort(o);
+	return rc;
 }

@@ -185,7 +185,8 @@ static int write_html(struct sf_output *o, struct sf_profile *p,
 
 	p->d.meta.default_type = r->filter.type;
 	if (!p2)
-		return html->write(p, o, ctx);
+		return cli_html_callgraph(p, ctx) ? ctx->err.code :
+		       html->write(p, o, ctx);
 	p2->d.meta.default_type = r->new_type;
 	if ((rc = sf_diff_build(&d, ctx, p, p2,
 				&(struct sf_diff_options){ 0 })))

@@ -227,7 +227,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	note_losses(p, save.format);
-	rc = sf_save(&save, p, &ctx);
+	rc = !diff && !strcmp(save.format->name, "html") ?
+	     cli_html_callgraph(p, &ctx) : 0;
+	if (!rc)
+		rc = sf_save(&save, p, &ctx);
 	cli_warnings(&ctx);
 	status = rc ? cli_fail(&ctx) : cli_close_stdout(outpath);
 out:

@@ -40,7 +40,10 @@
  * For a capture (some sample carries the "state" label sfcapture gives
  * every sample) the JSON also holds "sample": the text of the `sample`
  * writer (the macOS sample report: per thread its tree with running and
- * blocked shares), which the page shows as text.
+ * blocked shares), which the page shows as text.  When the program left
+ * the call-graph picture in the prop SF_HTML_CALLGRAPH_PROP (format.h),
+ * the JSON holds it as "callgraph" (SVG text, Graphviz's), which the page
+ * parses as XML (never as HTML), strips of anything active and shows.
  * The page builds its DOM with textContent only.
  */
 #include "format.h"
@@ -248,6 +251,11 @@ static int write_data(const struct sf_profile *p, struct sf_output *o,
 	if (sample) {
 		sf_output_puts(o, ",\"sample\":");
 		json_str(o, sample);
+	}
+	const char *cg = sf_profile_prop(p, SF_HTML_CALLGRAPH_PROP);
+	if (cg) {
+		sf_output_puts(o, ",\"callgraph\":");
+		json_str(o, cg);
 	}
 	sf_output_puts(o, ",\"n\":");
 	sf_output_u64(o, ns);

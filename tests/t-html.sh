@@ -54,9 +54,11 @@ css = re.findall(r'<style>(.*?)</style>', s, re.S)
 h = lambda t: "'sha256-" + base64.b64encode(hashlib.sha256(t.encode()).digest()).decode() + "'"
 sys.exit(not (len(js) == 1 and len(css) == 1 and h(js[0]) in csp and h(css[0]) in csp))
 PY
-# no reference to anything outside the file
-if grep -Eq '(src|href)=|https?://|@import|url\(' small.html; then
-	fail html-self-contained "$(grep -Eo '(src|href)=.{0,30}|https?://.{0,30}' small.html | head -n 3)"
+# no reference to anything outside the file (the SVG and XLink namespace
+# names in the script are names, never fetched)
+urls=$(grep -oE "https?://[^\"' )]*" small.html | grep -Ev '^http://www\.w3\.org/(2000/svg|1999/xlink)$')
+if grep -Eq '(src|href)=|@import|url\(' small.html || [ -n "$urls" ]; then
+	fail html-self-contained "$urls $(grep -Eo '(src|href)=.{0,30}' small.html | head -n 3)"
 else
 	pass html-self-contained
 fi
@@ -98,6 +100,10 @@ if [ "${SF_PASS:-plain}" = san ]; then
 fi
 need_chromium html-browser || exit 0
 $SFANALYZE --tree --json small.folded > small.tree.json
+# the call graph's functions, from the dot sfanalyze writes (tooltip
+# "[N] name"); empty when Graphviz cannot be loaded (then no view)
+$SFANALYZE --callgraph --dot small.folded |
+	sed -n 's/.*tooltip="\[[0-9]*\] \(.*\)", fontsize.*/\1/p' | sort > small.cgnames
 # the page's transforms against the same ones on the command line
 $SFANALYZE --tree --json --merge-function '^a$' small.folded > small.merge.json
 $SFANALYZE --tree --json --focus-function '^e$' small.folded > small.focus.json

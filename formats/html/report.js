@@ -530,6 +530,47 @@
     fill('callees', s.callees);
   }
 
+  // ----- the call-graph picture (Graphviz's SVG, from the program) -----
+  // Parsed as XML, never as HTML; scripts, foreign objects, event
+  // attributes and links other than to the document itself are removed,
+  // and the CSP forbids them anyway.  Nodes: <g class="node"> whose <a>
+  // has the title "[N] name".
+  let cgDone = false;
+  const SVGNS = 'http://www.w3.org/2000/svg', XLINK = 'http://www.w3.org/1999/xlink';
+  function cgName(g) {
+    const a = g.querySelector('a');
+    const t = a && (a.getAttributeNS(XLINK, 'title') || a.getAttribute('title'));
+    const m = t && /^\[[0-9]+\] ([\s\S]*)$/.exec(t);
+    return m ? m[1] : null;
+  }
+  function callgraphDraw() {
+    const box = $('cgbox');
+    if (!cgDone) {
+      cgDone = true;
+      const doc = new DOMParser().parseFromString(D.callgraph, 'image/svg+xml');
+      const svg = doc.documentElement;
+      if (svg.namespaceURI !== SVGNS || doc.querySelector('parsererror')) {
+        box.textContent = 'the call graph picture cannot be read';
+        return;
+      }
+      for (const e of svg.querySelectorAll('script, foreignObject, iframe, image, use, style'))
+        e.remove();
+      for (const e of [svg, ...svg.querySelectorAll('*')])
+        for (const at of Array.from(e.attributes)) {
+          const n = at.name.toLowerCase();
+          if (n.startsWith('on') || n === 'style' ||
+              ((n === 'href' || n === 'xlink:href') && !at.value.startsWith('#')))
+            e.removeAttributeNode(at);
+        }
+      box.appendChild(document.importNode(svg, true));
+    }
+    for (const g of box.querySelectorAll('g.node')) {
+      const on = st.sel >= 0 && cgName(g) === NAMES[st.sel];
+      g.classList.toggle('sel', on);
+      if (on && shownView !== 'callgraph') g.scrollIntoView({ block: 'center', inline: 'center' });
+    }
+  }
+
   // ----- state, URL fragment, drawing -----
   function saveHash() {
     const p = new URLSearchParams();
@@ -546,7 +587,8 @@
   function loadHash() {
     const p = new URLSearchParams(location.hash.slice(1));
     const v = p.get('view');
-    if (v && $('v-' + (v === 'icicle' ? 'flame' : v)) && (v !== 'sample' || D.sample)) st.view = v;
+    if (v && $('v-' + (v === 'icicle' ? 'flame' : v)) && (v !== 'sample' || D.sample) &&
+        (v !== 'callgraph' || D.callgraph)) st.view = v;
     st.sel = BYNAME.has(p.get('sel')) ? BYNAME.get(p.get('sel')) : -1;
     st.q = p.get('q') || '';
     st.inv = p.get('inv') === '1';
@@ -599,6 +641,7 @@
     else if (sec === 'tree') treeDraw();
     else if (sec === 'flat') flatDraw();
     else if (sec === 'sample') $('sampletext').textContent = D.sample || '';
+    else if (sec === 'callgraph') callgraphDraw();
     else sandwichDraw();
     shownView = st.view;
     saveHash();
@@ -686,6 +729,11 @@
       const k = e.target.dataset && e.target.dataset.sort;
       if (k) { st.sort = k; draw(); }
     });
+    $('cgbox').addEventListener('click', (e) => {
+      const g = e.target.closest && e.target.closest('g.node');
+      const nm = g && cgName(g);
+      if (nm !== null && BYNAME.has(nm)) select(BYNAME.get(nm));
+    });
     for (const id of ['flat', 'callers', 'callees'])
       $(id).addEventListener('click', (e) => {
         const tr = e.target.closest('tr');
@@ -716,6 +764,7 @@
     lap('tree');
     $('title').textContent = document.title;
     if (D.sample) document.querySelector('#tabs button[data-view="sample"]').hidden = false;
+    if (D.callgraph) document.querySelector('#tabs button[data-view="callgraph"]').hidden = false;
     $('summary').textContent = fmt(D.samples) + ' samples, ' +
       (D.type + ' (' + D.unit + ')') + (D.source ? ', from ' + D.source : '') +
       (DIFF ? ': widths NEW, colours the change of self (red grew, blue shrank)' : '');

@@ -219,6 +219,25 @@ async function open(browser, file, hash) {
           ptype + ' ' + pgot.length + ' vs ' + pwant.length);
     await pk.page.close();
 
+    // the call graph picture: its nodes are sfanalyze's, clickable
+    const cgWant = fs.readFileSync(path.join(dir, 'small.cgnames'), 'utf8').trim().split('\n').filter((x) => x);
+    const cg = await open(c.browser, 'small.html', '#view=callgraph');
+    const cgNodes = await cg.page.evaluate(() => Array.from(document.querySelectorAll('#cgbox g.node a'))
+      .map((a) => a.getAttributeNS('http://www.w3.org/1999/xlink', 'title').replace(/^\[[0-9]+\] /, '')).sort());
+    if (!cgWant.length) {
+      console.log('SKIP: html-callgraph: Graphviz (libgvc) cannot be loaded');
+    } else {
+      check('html-callgraph-nodes', J(cgNodes) === J(cgWant.slice().sort()), J(cgNodes) + ' vs ' + J(cgWant));
+      await cg.page.click('#cgbox g.node:has(a[*|title$="] d"]) polygon');
+      const cgSel = await cg.page.evaluate(() => [window.sfReport.selected(),
+        Array.from(document.querySelectorAll('#cgbox g.node.sel')).length]);
+      check('html-callgraph-click-selects', J(cgSel) === J(['d', 1]), J(cgSel));
+      const cgx = await cg.page.evaluate(() => [document.querySelectorAll('#cgbox script').length,
+        Array.from(document.querySelectorAll('#cgbox text')).some((t) => t.textContent === '<script>alert(1)</script>')]);
+      check('html-callgraph-xss-name-is-text', cgx[0] === 0 && cgx[1] && !cg.errors.length, J([cgx, cg.errors]));
+    }
+    await cg.page.close();
+
     // a capture: the sample report view shows the sample writer's text
     const cp = await open(c.browser, 'cap.html', '#view=sample');
     const ctext = await cp.page.evaluate(() => [document.getElementById('sampletext').textContent,
