@@ -1,12 +1,12 @@
 // Screenshots of the HTML report's views for docs/html/ (not a test).
 // Usage: node scripts/html-screenshots.js MODULES_DIR CHROMIUM PAGE.html
-//        DIFF.html OUTDIR
+//        DIFF.html OUTDIR [CAPTURE.html]
 // MODULES_DIR holds playwright-core (build/npm/node_modules after
 // tests/t-html.sh ran once).  Each view is shot at 1000x560 after the
 // clicks a reader would make.
 const path = require('path');
 const { launch } = require(path.join(__dirname, '..', 'tests', 'chromium.js'));
-const [mods, chromium, page1, diff, outDir] = process.argv.slice(2);
+const [mods, chromium, page1, diff, outDir, cap] = process.argv.slice(2);
 const modDir = path.resolve(mods);
 
 (async () => {
@@ -35,6 +35,8 @@ const modDir = path.resolve(mods);
   await go(page1, 'view=sandwich&sel=' + sel); await shot('callers-callees');
   await go(page1, 'view=tree&sel=' + sel + '&t=' + encodeURIComponent(JSON.stringify([['merge', pick]])));
   await shot('transform-merge');
+  await go(page1, 'view=callgraph&sel=' + sel); await shot('callgraph');
+  if (cap) { await go(cap, 'view=sample'); await shot('sample-report'); }
   await go(diff, 'view=flame'); await shot('diff-flame');
   await go(diff, 'view=flat&sort=dtot'); await shot('diff-table');
   await c.done();

@@ -65,6 +65,11 @@ fi
 # --to html to standard output is the same page
 $SFCONV small.folded --to html > stdout.html && cmp -s stdout.html small.html &&
 	pass html-stdout || fail html-stdout "--to html differs from -o X.html"
+# -j1 and -jN give the same page (the input cut into parts and merged)
+python3 "$TOP/tests/gen_stacks.py" collapsed 11 3000 > par.folded
+$SFCONV -j1 par.folded -o par1.html 2>/dev/null
+SF_SPLIT_MIN=0 $SFCONV -j4 par.folded -o par4.html 2>/dev/null
+cmp -s par1.html par4.html && pass html-jobs-agree || fail html-jobs-agree "-j1 and -j4 pages differ"
 # aggregated input: the page does not grow with the number of samples
 awk '{ for (i = 0; i < 50; i++) print }' small.folded > many.folded
 $SFCONV many.folded -o many.html
