@@ -295,7 +295,8 @@ int main(int argc, char **argv)
 	struct sf_load_options lo = {
 		.from = g.from, .fold_exact = true, .select = &op.sel.sel,
 		.drop_zero = sf_an_report_drops_zero(r),
-		.aggregate = !r->filter.timestamps &&
+		/* the page's tracks draw each timed sample */
+		.aggregate = !r->filter.timestamps && !op.html &&
 			     !(nofold && !strcmp(nofold, "1")),
 	};
 	if (r->kind != SF_AN_DIFF)

@@ -44,6 +44,15 @@
  * the call-graph picture in the prop SF_HTML_CALLGRAPH_PROP (format.h),
  * the JSON holds it as "callgraph" (SVG text, Graphviz's), which the page
  * parses as XML (never as HTML), strips of anything active and shows.
+ *   tracks when samples have timestamps and threads (a capture, a trace;
+ *          at most HTML_MAX_TRACK samples), per thread of the JSON's
+ *          "threads" [{"name"}], in that order: varint count, then per
+ *          sample in time order varint (time - previous time; the first
+ *          from the JSON's "t0", ns), varint stack node, varint 1 + index
+ *          of its "state" label in the JSON's "states" (0: none).  The
+ *          page draws one track per thread over time.  The writer keeps
+ *          sample order (needs_order) for them, so a timed input's page
+ *          grows with its samples; an untimed (aggregated) one's does not.
  * The page builds its DOM with textContent only.
  */
 #include "format.h"
@@ -182,7 +191,98 @@ static void weights(struct sf_output *o, const double *w, size_t ns,
 	}
 }
 
+#define HTML_MAX_TRACK 2000000
+
 static const struct sf_profile *sort_p;
+
+/* Samples by thread, then time, then index. */
+static int by_thread_time(const void *a, const void *b)
+{
+	const struct sf_sample *x = &sort_p->d.samples[*(const uint32_t *)a];
+	const struct sf_sample *y = &sort_p->d.samples[*(const uint32_t *)b];
+
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+}
+
+/* The tracks (see the top of this file): their JSON members into `o`,
+ * their samples into `bin`. */
+static int write_tracks(const struct sf_profile *p, struct sf_output *o,
+			struct sf_output *bin, struct sf_ctx *ctx)
+{
+	const struct sf_profile_data *d = &p->d;
+	uint32_t *idx = malloc((d->nsamples + 1) * sizeof(*idx));
+	const char **states = calloc(d->nlabel_sets + 1, sizeof(*states));
+	uint32_t *stidx = calloc(d->nlabel_sets + 1, sizeof(*stidx));
+	size_t n = 0, nstates = 0;
+	int64_t t0 = INT64_MAX;
+
+	if (!idx || !states || !stidx) {
+		free(idx);
+		free(states);
+		free(stidx);
+		return sf_error_nomem(ctx);
+	}
+	for (size_t i = 0; i < d->nsamples; i++)
+		if (d->samples[i].time != SF_NO_TIME &&
+		    d->samples[i].thread != SF_NO_THREAD) {
+			idx[n++] = (uint32_t)i;
+			if (d->samples[i].time < t0)
+				t0 = d->samples[i].time;
+		}
+	sort_p = p;
+	qsort(idx, n, sizeof(*idx), by_thread_time);
+	/* states in order of first label set that has one */
+	for (size_t l = 1; l < d->nlabel_sets; l++) {
+		const char *v = sf_profile_label(p, (sf_labels_id)l, "state");
+		size_t k = 0;
+		if (!v)
+			continue;
+		while (k < nstates && strcmp(states[k], v))
+			k++;
+		if (k == nstates)
+			states[nstates++] = v;
+		stidx[l] = (uint32_t)k + 1;
+	}
+	sf_output_puts(o, ",\"t0\":");
+	sf_output_i64(o, t0);
+	sf_output_puts(o, ",\"states\":[");
+	for (size_t k = 0; k < nstates; k++) {
+		if (k)
+			sf_output_putc(o, ',');
+		json_str(o, states[k]);
+	}
+	sf_output_puts(o, "],\"threads\":[");
+	for (size_t t = 0; t < d->nthreads; t++) {
+		char label[256];
+		sf_thread_label(&d->threads[t], label, sizeof(label));
+		sf_output_puts(o, t ? ",{\"name\":" : "{\"name\":");
+		json_str(o, label);
+		sf_output_putc(o, '}');
+	}
+	sf_output_putc(o, ']');
+	for (size_t t = 0, i = 0; t < d->nthreads; t++) {
+		size_t e = i;
+		while (e < n && d->samples[idx[e]].thread == t)
+			e++;
+		varint(bin, e - i);
+		int64_t prev = t0;
+		for (; i < e; i++) {
+			const struct sf_sample *x = &d->samples[idx[i]];
+			varint(bin, (uint64_t)(x->time - prev));
+			prev = x->time;
+			varint(bin, x->stack);
+			varint(bin, stidx[x->labels]);
+		}
+	}
+	free(idx);
+	free(states);
+	free(stidx);
+	return 0;
+}
 
 static int by_name(const void *a, const void *b)
 {
@@ -288,7 +388,7 @@ static int write_data(const struct sf_profile *p, struct sf_output *o,
 			sf_output_putc(o, ',');
 		sf_output_i64(o, fmod[i]);
 	}
-	sf_output_puts(o, "]}");
+	sf_output_putc(o, ']');
 	for (size_t s = 1; s < ns; s++) {
 		const struct sf_stack_node *sn = &d->stacks[s];
 		/* a prefix tree adds a parent before its children */
@@ -310,6 +410,10 @@ static int write_data(const struct sf_profile *p, struct sf_output *o,
 	weights(bin, w, ns, 0);
 	if (diff)
 		weights(bin, w, ns, 1);
+	if (!diff && d->has_time && d->nthreads && d->nsamples &&
+	    d->nsamples <= HTML_MAX_TRACK)
+		rc = write_tracks(p, o, bin, ctx);
+	sf_output_putc(o, '}');
 out:
 	free(order);
 	free(fname);
@@ -418,6 +522,9 @@ const struct sf_format sf_format_html = {
 		       "callers/callees (differential for --diff)",
 	.extensions = html_ext,
 	.write = html_write,
-	.caps = SF_CAP_WEIGHTS | SF_CAP_DIFF,
+	.caps = SF_CAP_WEIGHTS | SF_CAP_DIFF | SF_CAP_THREADS | SF_CAP_TIME,
+	/* the tracks draw each timed sample (untimed samples are summed by
+	 * stack all the same) */
+	.needs_order = true,
 	.write_options = html_wopts,
 };

@@ -84,6 +84,15 @@ $SFCONV "$FIX/html/capture.json" --to sample > cap.sample.txt 2>/dev/null
 $DATA cap.html sample | python3 -c 'import json, sys; sys.stdout.write(json.load(sys.stdin))' > cap.page.txt
 grep -q '0% running, 100% blocked' cap.sample.txt &&
 	expect_same html-capture-sample-report cap.sample.txt cap.page.txt
+# its tracks: per thread the samples in time order, [time, stack node,
+# 1 + state index]: main (node 2 = main;compute) running at 1000 and
+# 2000, worker (node 3 = main;poll) sleeping at 1000
+r=$($DATA cap.html tracks)
+[ "$r" = '[[[1000, 2, 1], [2000, 2, 1]], [[1000, 3, 2]]]' ] &&
+	[ "$($DATA cap.html states)" = '["running", "sleeping"]' ] &&
+	pass html-capture-tracks || fail html-capture-tracks "$r"
+[ "$($DATA small.html tracks)" = null ] && pass html-no-tracks-without-time ||
+	fail html-no-tracks-without-time "small.html has tracks"
 [ "$($DATA small.html sample)" = null ] && pass html-no-sample-report-without-capture ||
 	fail html-no-sample-report-without-capture "small.html has a sample report"
 

@@ -53,6 +53,14 @@
     };
     d.w = weights();
     d.b = d.diff ? weights() : null;
+    // per thread: times (ns from t0), stack nodes, 1 + state index
+    d.tracks = (d.threads || []).map(() => {
+      const k = vu(), tm = new Float64Array(k), sk = new Int32Array(k),
+            sv = new Uint16Array(k);
+      let t = 0;
+      for (let j = 0; j < k; j++) { t += vu(); tm[j] = t; sk[j] = vu(); sv[j] = vu(); }
+      return { tm, sk, sv };
+    });
     return d;
   }
 
@@ -292,6 +300,18 @@
     return delta > 0 ? 'rgb(255,' + c + ',' + c + ')' : 'rgb(' + c + ',' + c + ',255)';
   }
 
+  // A canvas of W x H CSS pixels, sharp on any pixel ratio; its context.
+  function canvas2d(cv, W, H) {
+    const dpr = window.devicePixelRatio || 1;
+    cv.width = W * dpr; cv.height = H * dpr;
+    cv.style.width = W + 'px'; cv.style.height = H + 'px';
+    const g = cv.getContext('2d');
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.font = '12px Verdana, sans-serif';
+    g.textBaseline = 'middle';
+    return g;
+  }
+
   // ----- flame graph and icicle (canvas) -----
   const FH = 16;
   let drawn = [];      // [node, x, y, w] of each drawn frame
@@ -301,13 +321,7 @@
     const W = Math.max(400, $('flamebox').clientWidth - 20 || 1200);
     const depth = Math.min(t.maxdepth, 2000);
     const H = (depth + 1) * FH + 4;
-    const dpr = window.devicePixelRatio || 1;
-    cv.width = W * dpr; cv.height = H * dpr;
-    cv.style.width = W + 'px'; cv.style.height = H + 'px';
-    const g = cv.getContext('2d');
-    g.setTransform(dpr, 0, 0, dpr, 0, 0);
-    g.font = '12px Verdana, sans-serif';
-    g.textBaseline = 'middle';
+    const g = canvas2d(cv, W, H);
     drawn = [];
     const z = st.zoom, all = t.tot[z];
     let maxd = 0;
@@ -571,6 +585,55 @@
     }
   }
 
+  // ----- per-thread tracks over time (timed samples) -----
+  // One row per thread: each sample a bar from its time to the next
+  // sample's (at least 1 px), green while running, grey while in another
+  // state (blocked), blue without a state; magenta where its stack holds
+  // the selected function.  Clicking a sample selects its leaf function.
+  const TH = 18, LW = 160;
+  let trackHit = null;
+  function tracksDraw() {
+    const cv = $('tracks'), tr = D.tracks;
+    let end = 0;
+    for (const x of tr) if (x.tm.length) end = Math.max(end, x.tm[x.tm.length - 1]);
+    const W = Math.max(400, $('v-threads').clientWidth - 20 || 1200);
+    const H = tr.length * TH + 20;
+    const g = canvas2d(cv, W, H);
+    const scale = (W - LW - 10) / (end || 1);
+    // which raw stack nodes hold the selected function
+    const has = st.sel >= 0 ? new Uint8Array(D.n) : null;
+    if (has) for (let i = 1; i < D.n; i++) has[i] = has[D.parent[i]] || D.func[i] === st.sel ? 1 : 0;
+    const run = D.states.indexOf('running') + 1;
+    tr.forEach((x, r) => {
+      const y = r * TH;
+      g.fillStyle = '#000';
+      g.fillText((D.threads[r].name || '?').slice(0, 22), 2, y + TH / 2);
+      for (let j = 0; j < x.tm.length; j++) {
+        const x0 = LW + x.tm[j] * scale;
+        const x1 = j + 1 < x.tm.length ? LW + x.tm[j + 1] * scale : x0 + 1;
+        g.fillStyle = has && has[x.sk[j]] ? 'rgb(230,0,230)' :
+          !x.sv[j] ? 'rgb(110,140,220)' : x.sv[j] === run ? 'rgb(70,170,70)' : 'rgb(190,190,190)';
+        g.fillRect(x0, y + 2, Math.max(x1 - x0, 1), TH - 4);
+      }
+    });
+    g.fillStyle = '#555';
+    g.fillText('0', LW, H - 8);
+    g.fillText((end / 1e6).toFixed(1) + ' ms', W - 70, H - 8);
+    trackHit = { scale };
+    $('tracksinfo').textContent = tr.reduce((a, x) => a + x.tm.length, 0).toLocaleString('en-US') +
+      ' timed samples in ' + tr.length + ' threads' + (D.states.length ? '; states: ' + D.states.join(', ') : '');
+  }
+  function trackAt(ev) {
+    const r = $('tracks').getBoundingClientRect();
+    const x = ev.clientX - r.left, row = Math.floor((ev.clientY - r.top) / TH);
+    const tr = D.tracks[row];
+    if (!tr || !trackHit || x < LW || !tr.tm.length) return -1;
+    const t = (x - LW) / trackHit.scale;
+    let lo = 0, hi = tr.tm.length - 1;
+    while (lo < hi) { const m = (lo + hi + 1) >> 1; if (tr.tm[m] <= t) lo = m; else hi = m - 1; }
+    return tr.sk[lo];
+  }
+
   // ----- state, URL fragment, drawing -----
   function saveHash() {
     const p = new URLSearchParams();
@@ -588,7 +651,7 @@
     const p = new URLSearchParams(location.hash.slice(1));
     const v = p.get('view');
     if (v && $('v-' + (v === 'icicle' ? 'flame' : v)) && (v !== 'sample' || D.sample) &&
-        (v !== 'callgraph' || D.callgraph)) st.view = v;
+        (v !== 'callgraph' || D.callgraph) && (v !== 'threads' || D.tracks.length)) st.view = v;
     st.sel = BYNAME.has(p.get('sel')) ? BYNAME.get(p.get('sel')) : -1;
     st.q = p.get('q') || '';
     st.inv = p.get('inv') === '1';
@@ -642,6 +705,7 @@
     else if (sec === 'flat') flatDraw();
     else if (sec === 'sample') $('sampletext').textContent = D.sample || '';
     else if (sec === 'callgraph') callgraphDraw();
+    else if (sec === 'threads') tracksDraw();
     else sandwichDraw();
     shownView = st.view;
     saveHash();
@@ -729,6 +793,10 @@
       const k = e.target.dataset && e.target.dataset.sort;
       if (k) { st.sort = k; draw(); }
     });
+    $('tracks').addEventListener('click', (e) => {
+      const k = trackAt(e);
+      if (k > 0) select(D.func[k]);
+    });
     $('cgbox').addEventListener('click', (e) => {
       const g = e.target.closest && e.target.closest('g.node');
       const nm = g && cgName(g);
@@ -765,6 +833,7 @@
     $('title').textContent = document.title;
     if (D.sample) document.querySelector('#tabs button[data-view="sample"]').hidden = false;
     if (D.callgraph) document.querySelector('#tabs button[data-view="callgraph"]').hidden = false;
+    if (D.tracks.length) document.querySelector('#tabs button[data-view="threads"]').hidden = false;
     $('summary').textContent = fmt(D.samples) + ' samples, ' +
       (D.type + ' (' + D.unit + ')') + (D.source ? ', from ' + D.source : '') +
       (DIFF ? ': widths NEW, colours the change of self (red grew, blue shrank)' : '');

@@ -246,6 +246,16 @@ async function open(browser, file, hash) {
     check('html-sample-view', ctext[0] === fs.readFileSync(path.join(dir, 'cap.sample.txt'), 'utf8') &&
           ctext[1] && ctext[2], J(ctext).slice(0, 200));
     await cp.page.close();
+    // its threads over time: two tracks; a click on worker's selects poll
+    const tk = await open(c.browser, 'cap.html', '#view=threads');
+    const info = await tk.page.evaluate(() => document.getElementById('tracksinfo').textContent);
+    const tb = await tk.page.evaluate(() => { const r = document.getElementById('tracks').getBoundingClientRect();
+      return { x: r.left, y: r.top, w: r.width }; });
+    await tk.page.mouse.click(tb.x + 160 + 5, tb.y + 18 + 9);
+    const tsel = await tk.page.evaluate(() => window.sfReport.selected());
+    check('html-threads-view', info === '3 timed samples in 2 threads; states: running, sleeping' &&
+          tsel === 'poll' && !tk.errors.length, J([info, tsel, tk.errors]));
+    await tk.page.close();
     const noSample = await open(c.browser, 'small.html', '#view=sample');
     const ns = await noSample.page.evaluate(() => [document.querySelector('#tabs button[data-view="sample"]').hidden,
       location.hash]);

@@ -1,7 +1,8 @@
 """Decode the profile embedded in an HTML report written by sfconv (the
 layout fmt_html.c documents), independently of the page's script, and
 print it as JSON: the header fields, "stk" as [parent, name] per node from
-1, and "w" (and "b") as {node: weight}.  Usage: data.py PAGE.html [KEY]
+1, and "w" (and "b") as {node: weight}, "tracks" per thread as
+[time, stack node, 1 + state index].  Usage: data.py PAGE.html [KEY]
 prints the whole object, or only its field KEY."""
 import base64
 import gzip
@@ -54,6 +55,14 @@ def weights():
 d['w'] = weights()
 if d['diff']:
     d['b'] = weights()
+if 'threads' in d:
+    d['tracks'] = []
+    for _ in d['threads']:
+        track, t = [], d['t0']
+        for _ in range(varint()):
+            t += varint()
+            track.append([t, varint(), varint()])
+        d['tracks'].append(track)
 if pos != len(raw):
     sys.exit('data.py: %d bytes left over' % (len(raw) - pos))
 print(json.dumps(d.get(sys.argv[2]) if len(sys.argv) > 2 else d, sort_keys=True))
