@@ -118,6 +118,11 @@ $SFANALYZE --tree --json small.folded > small.tree.json
 # "[N] name"); empty when Graphviz cannot be loaded (then no view)
 $SFANALYZE --callgraph --dot small.folded |
 	sed -n 's/.*tooltip="\[[0-9]*\] \(.*\)", fontsize.*/\1/p' | sort > small.cgnames
+# callers/callees against the call graph's node view (Racket's edge
+# times; equal to the page's for a profile without recursion)
+printf 'main;a;b 3\nmain;a;c 1\nmain;d 4\nmain;e;b 2\nmain;e;a;c 5\n' > sw.folded
+$SFCONV sw.folded -o sw.html 2>/dev/null
+$SFANALYZE --callgraph --json --peek '^a$' sw.folded > sw.peek.json
 # the page's transforms against the same ones on the command line
 $SFANALYZE --tree --json --merge-function '^a$' small.folded > small.merge.json
 $SFANALYZE --tree --json --focus-function '^e$' small.folded > small.focus.json

@@ -219,6 +219,18 @@ async function open(browser, file, hash) {
           ptype + ' ' + pgot.length + ' vs ' + pwant.length);
     await pk.page.close();
 
+    // callers/callees equal sfanalyze --peek's edge times (no recursion)
+    const peek = JSON.parse(fs.readFileSync(path.join(dir, 'sw.peek.json'))).nodes[0];
+    const swp = await open(c.browser, 'sw.html');
+    const sw = await swp.page.evaluate(() => window.sfReport.sandwich('a'));
+    const edges = (l, k) => l.map((e) => e.id + ' ' + e[k]).sort();
+    const mine = (l) => l.map(([n, v]) => n + ' ' + v).sort();
+    check('html-sandwich-equals-peek', sw.total === peek.total && sw.self === peek.self &&
+          J(mine(sw.callers)) === J(edges(peek.callers, 'caller_time')) &&
+          J(mine(sw.callees)) === J(edges(peek.callees, 'callee_time')),
+          J([sw, peek]));
+    await swp.page.close();
+
     // the call graph picture: its nodes are sfanalyze's, clickable
     const cgWant = fs.readFileSync(path.join(dir, 'small.cgnames'), 'utf8').trim().split('\n').filter((x) => x);
     const cg = await open(c.browser, 'small.html', '#view=callgraph');
