@@ -1,7 +1,9 @@
 /*
  * fmt_html.c - one self-contained HTML report: flame graph and icicle,
- * call tree, flat table, callers/callees, transforms, and the differential
- * views of a comparison, in a page that needs no network.
+ * call tree, flat table, callers/callees, transforms, the call-graph
+ * picture, per-thread tracks over time, a capture's sample report, and
+ * the differential views of a comparison, in a page that needs no
+ * network.
  *
  * The page is three source files kept in formats/html/ (report.html, the
  * body; report.css; report.js), embedded into the binary at build time
@@ -15,8 +17,9 @@
  *     executed; base64 cannot end the element), which the page inflates
  *     with the browser's own DecompressionStream.
  *
- * The data is the model's, by unique stack, never by sample, so its size
- * does not grow with the number of samples of an aggregated input.  Once
+ * The data is the model's, by unique stack, not by sample (but for the
+ * tracks of timed samples), so its size does not grow with the number of
+ * samples of an aggregated input.  Once
  * inflated it is a 4-byte little-endian length, that many bytes of JSON,
  * then the stack tree in varints (LEB128, 7 bits a byte, low first), which
  * the page reads into typed arrays without parsing text:
@@ -37,13 +40,6 @@
  *          other value as varint 1 and the 8 bytes of the double, little
  *          endian.
  *   b      for a comparison, the BASE side the same way (w is NEW).
- * For a capture (some sample carries the "state" label sfcapture gives
- * every sample) the JSON also holds "sample": the text of the `sample`
- * writer (the macOS sample report: per thread its tree with running and
- * blocked shares), which the page shows as text.  When the program left
- * the call-graph picture in the prop SF_HTML_CALLGRAPH_PROP (format.h),
- * the JSON holds it as "callgraph" (SVG text, Graphviz's), which the page
- * parses as XML (never as HTML), strips of anything active and shows.
  *   tracks when samples have timestamps and threads (a capture, a trace;
  *          at most HTML_MAX_TRACK samples), per thread of the JSON's
  *          "threads" [{"name"}], in that order: varint count, then per
@@ -53,6 +49,13 @@
  *          page draws one track per thread over time.  The writer keeps
  *          sample order (needs_order) for them, so a timed input's page
  *          grows with its samples; an untimed (aggregated) one's does not.
+ * For a capture (some sample carries the "state" label sfcapture gives
+ * every sample) the JSON also holds "sample": the text of the `sample`
+ * writer (the macOS sample report: per thread its tree with running and
+ * blocked shares), which the page shows as text.  When the program left
+ * the call-graph picture in the prop SF_HTML_CALLGRAPH_PROP (format.h),
+ * the JSON holds it as "callgraph" (SVG text, Graphviz's), which the page
+ * parses as XML (never as HTML), strips of anything active and shows.
  * The page builds its DOM with textContent only.
  */
 #include "format.h"
