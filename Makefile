@@ -80,6 +80,20 @@ $(BUILD)/table.gen.h: $(FMT_SRC) Makefile
 
 $(BUILD)/formats/model/format.o: $(BUILD)/table.gen.h
 
+# The HTML report's page sources, as byte arrays (xxd -i), and the sha256
+# of the script and style the page's Content-Security-Policy allows.
+HTML_SRC = formats/html/report.css formats/html/report.js \
+	   formats/html/report.html
+csp_hash = sha256sum $(1) | cut -c1-64 | xxd -r -p | base64 -w0
+$(BUILD)/html.gen.h: $(HTML_SRC) Makefile
+	@mkdir -p $(BUILD)
+	@{ for f in $(HTML_SRC); do (cd $$(dirname $$f) && xxd -i $$(basename $$f)) || exit 1; done; \
+	  echo "#define HTML_JS_SHA256 \"$$($(call csp_hash,formats/html/report.js))\""; \
+	  echo "#define HTML_CSS_SHA256 \"$$($(call csp_hash,formats/html/report.css))\""; \
+	} > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/formats/fmt_html.o: $(BUILD)/html.gen.h
+
 $(BUILD)/formats/util/xmllib.o: \
 	DEFS = $(if $(XML_SONAME),-DSF_XML_SONAME='"$(XML_SONAME)"')
 $(BUILD)/analyze/cgdot.o: \

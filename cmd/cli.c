@@ -1,5 +1,7 @@
 /* cli.c - shared command-line plumbing for sfconv, sfanalyze, sfcapture. */
 #include "cli.h"
+#include "analyze.h"
+#include "diff.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -178,6 +180,38 @@ int cli_refuse_terminal(const struct sf_save *s)
 	return EXIT_OK;
 }
 
+/* A transform's expression into list k (drop, merge, library, focus),
+ * and its text at its place among the texts, which are in list order. */
+static int select_regex(struct cli_select *s, int k, const char *val)
+{
+	size_t at = 0;
+	int rc;
+
+	for (int j = 0; j <= k; j++)
+		at += s->nre[j];
+	const char **nt = sf_reallocarray(s->texts, s->ntexts + 1,
+					  sizeof(*nt));
+	if (!nt)
+		return EXIT_IO;
+	s->texts = nt;
+	if ((rc = cli_regex_add(&s->re[k], &s->nre[k], val)))
+		return rc;
+	memmove(nt + at + 1, nt + at, (s->ntexts - at) * sizeof(*nt));
+	nt[at] = val;
+	s->ntexts++;
+	struct sf_transform *x = &s->sel.xf;
+	x->drop = s->re[0];
+	x->ndrop = s->nre[0];
+	x->merge = s->re[1];
+	x->nmerge = s->nre[1];
+	x->library = s->re[2];
+	x->nlibrary = s->nre[2];
+	x->focus = s->re[3];
+	x->nfocus = s->nre[3];
+	s->sel.xf_texts = s->texts;
+	return 0;
+}
+
 int cli_select_option(struct cli_select *s, int key, char *val,
 		      struct sf_ctx *ctx)
 {
@@ -185,6 +219,13 @@ int cli_select_option(struct cli_select *s, int key, char *val,
 	struct sf_tag **list = keep ? &s->keep : &s->drop;
 	size_t *n = keep ? &s->sel.nkeep : &s->sel.ndrop;
 
+	if (key == CLI_K_COLLAPSE_RECURSION) {
+		s->sel.xf.collapse_recursion = true;
+		return 0;
+	}
+	if (key >= CLI_K_MERGE_FUNCTION && key <= CLI_K_IGNORE)
+		return select_regex(s, key == CLI_K_IGNORE ? 0 :
+				    key - CLI_K_MERGE_FUNCTION + 1, val);
 	if (key == CLI_K_GRANULARITY) {
 		if ((s->sel.granularity = sf_granularity_parse(val)) >= 0)
 			return 0;
@@ -208,6 +249,9 @@ void cli_select_free(struct cli_select *s)
 {
 	free(s->keep);
 	free(s->drop);
+	for (int k = 0; k < 4; k++)
+		cli_regex_free(s->re[k], s->nre[k]);
+	free(s->texts);
 }
 
 int cli_regex_add(regex_t **list, size_t *n, const char *re)
@@ -249,4 +293,89 @@ void cli_keep_heap(void)
 	mallopt(M_TOP_PAD, 32 << 20);
 	free(malloc(1));
 	sf_heap_advise();
+}
+
+/* Graphviz's dot layout takes minutes on a graph of a thousand nodes and
+ * thousands of edges (a deep recursive profile passes pprof's 0.5% cut
+ * with that many): the page's picture raises the cut until the graph is
+ * at most this big, and goes without it when even 10% leaves more. */
+#define CG_MAX_NODES 150
+#define CG_MAX_EDGES 400
+
+/* Nodes and edges of dot text as sf_an_cg_dot writes it. */
+static void dot_size(const char *d, size_t n, size_t *nodes, size_t *edges)
+{
+	*nodes = *edges = 0;
+	for (size_t i = 0; i < n; i++) {
+		if ((i == 0 || d[i - 1] == '\n') && d[i] == 'N')
+			++*nodes;
+		if (d[i] == '-' && i + 1 < n && d[i + 1] == '>')
+			++*edges;
+	}
+	*nodes -= *edges;   /* an edge line starts with N too */
+}
+
+int cli_html_callgraph(struct sf_profile *p, struct sf_ctx *ctx)
+{
+	static const double cut[] = { SF_AN_DOT_NODE_FRACTION, 0.02, 0.05,
+				      0.1 };
+	struct sf_an_report_opts r = {
+		.kind = SF_AN_CALLGRAPH,
+		.filter.type = p->d.meta.default_type,
+		.cgr = { .dot_text = true,
+			 .dot = { .edge_fraction = SF_AN_DOT_EDGE_FRACTION } },
+		.tree.min_percent = -1,
+	};
+	struct sf_output *dot = NULL, *svg = NULL;
+	size_t n = 0, nodes = 0, edges = 0;
+	const char *d = NULL;
+	int rc = 0;
+
+	if (sf_diff_types(p, &(uint32_t){ 0 }, &(uint32_t){ 0 }) ||
+	    !p->d.ntypes)
+		return 0;
+	for (size_t k = 0; k < sizeof(cut) / sizeof(cut[0]); k++) {
+		sf_output_abort(dot);
+		r.cgr.dot.node_fraction = cut[k];
+		if ((rc = sf_output_mem(&dot, ctx)) ||
+		    (rc = sf_an_report(dot, p, NULL, &r, ctx)))
+			goto out;
+		sf_output_putc(dot, 0);
+		d = sf_output_mem_data(dot, &n);
+		dot_size(d, n, &nodes, &edges);
+		if (nodes <= CG_MAX_NODES && edges <= CG_MAX_EDGES)
+			break;
+	}
+	if (nodes > CG_MAX_NODES || edges > CG_MAX_EDGES) {
+		sf_warn(ctx, "html-callgraph", "html: no call graph view: %zu "
+			"functions and %zu calls over 10%% of the total, too "
+			"many to lay out (sfanalyze --callgraph -o X.svg "
+			"draws them)", nodes, edges);
+		goto out;
+	}
+	if (sf_output_failed(dot)) {
+		rc = sf_error_nomem(ctx);
+		goto out;
+	}
+	if ((rc = sf_output_mem(&svg, ctx)))
+		goto out;
+	rc = sf_an_dot_render(svg, d, "svg", ctx);
+	if (rc == SF_EUNSUP || rc == SF_EIO) {
+		/* Graphviz cannot be loaded (into memory, no write fails):
+		 * the page goes without it */
+		sf_warn(ctx, "html-callgraph", "html: no call graph view: %s",
+			ctx->err.msg);
+		memset(&ctx->err, 0, sizeof(ctx->err));
+		rc = 0;
+	} else if (!rc) {
+		const char *t = sf_output_mem_data(svg, &n);
+		char *s = strndup(t, n);
+		rc = !s || sf_output_failed(svg) ? sf_error_nomem(ctx) :
+		     sf_profile_set_prop(p, ctx, SF_HTML_CALLGRAPH_PROP, s);
+		free(s);
+	}
+out:
+	sf_output_abort(dot);
+	sf_output_abort(svg);
+	return rc;
 }

@@ -47,11 +47,26 @@ void cli_signals_call(void (*handler)(int));
  * is a terminal, say so and return EXIT_USAGE; else EXIT_OK. */
 int cli_refuse_terminal(const struct sf_save *s);
 
+/* Before writing `p` as an HTML report: the call-graph picture that
+ * sfanalyze --callgraph -o X.svg draws (Graphviz's dot layout, pprof's
+ * pruning), stored in p as the prop SF_HTML_CALLGRAPH_PROP, which the
+ * html writer embeds as one more view.  Not for a comparison.  When
+ * Graphviz cannot be loaded the page goes without it and a warning says
+ * so.  Returns 0 or a negative sf_code with ctx->err set. */
+int cli_html_callgraph(struct sf_profile *p, struct sf_ctx *ctx);
+
 /* --tag, --tag-ignore, --granularity: sfconv and sfanalyze select
  * samples the same way (sf_profile_select, formats/model/filter.h), so
  * both tables include these entries and hand their keys to
  * cli_select_option. */
-enum { CLI_K_TAG = 0x4000, CLI_K_TAG_IGNORE, CLI_K_GRANULARITY };
+enum {
+	CLI_K_TAG = 0x4000, CLI_K_TAG_IGNORE, CLI_K_GRANULARITY,
+	/* the transforms (sf_transform): every program */
+	CLI_K_MERGE_FUNCTION, CLI_K_MERGE_LIBRARY, CLI_K_FOCUS_FUNCTION,
+	/* sfconv's --ignore and --collapse-recursion (sfanalyze has its
+	 * own, in its analyses' filter) */
+	CLI_K_IGNORE, CLI_K_COLLAPSE_RECURSION
+};
 #define CLI_OPTS_SELECT                                                    \
 	{ "tag", CLI_K_TAG, "KEY=VALUE",                                   \
 	  "keep samples whose label KEY is VALUE (a capture's\n"            \
@@ -62,11 +77,33 @@ enum { CLI_K_TAG = 0x4000, CLI_K_TAG_IGNORE, CLI_K_GRANULARITY };
 	  "drop samples whose label KEY is VALUE (repeatable)" },          \
 	{ "granularity", CLI_K_GRANULARITY, "functions|lines|addresses",   \
 	  "a function is its name (the default), its name\n"               \
-	  "and source line, or its name and address" }
+	  "and source line, or its name and address" },                    \
+	{ "merge-function", CLI_K_MERGE_FUNCTION, "REGEX",                 \
+	  "remove matching frames from every stack, their\n"               \
+	  "time going to the caller (repeatable)" },                       \
+	{ "merge-library", CLI_K_MERGE_LIBRARY, "REGEX",                   \
+	  "remove the frames of modules matching REGEX the\n"              \
+	  "same way (repeatable)" },                                       \
+	{ "focus-function", CLI_K_FOCUS_FUNCTION, "REGEX",                 \
+	  "keep samples with a matching frame, their stacks\n"             \
+	  "starting at the outermost one (repeatable)" }
+/* sfconv's: sfanalyze filters its analyses with its own options of
+ * these names (docs/analyze.md) */
+#define CLI_OPTS_XF_CONV                                                   \
+	{ "ignore", CLI_K_IGNORE, "REGEX",                                 \
+	  "drop samples with a frame matching REGEX\n"                     \
+	  "(repeatable)" },                                                \
+	{ "collapse-recursion", CLI_K_COLLAPSE_RECURSION, NULL,            \
+	  "merge runs of one function (A;A;A -> A)" }
 
 struct cli_select {
 	struct sf_select sel;     /* what sf_profile_select takes */
 	struct sf_tag *keep, *drop;
+	regex_t *re[4];           /* drop, merge, library, focus */
+	size_t nre[4];
+	const char **texts;       /* the expressions as typed, in that
+				   * order */
+	size_t ntexts;
 };
 /* Record option `key` (one of CLI_OPTS_SELECT's) with its argument
  * (split in place).  Returns 0, or an exit status after a message. */

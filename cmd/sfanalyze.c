@@ -4,6 +4,7 @@
 #include "opt.h"
 #include "analyze.h"
 #include "load.h"
+#include "diff.h"
 
 #include <regex.h>
 #include <stdio.h>
@@ -16,7 +17,7 @@ enum {
 	K_TIMESTAMPS, K_THREAD_IDS, K_THREAD, K_PER_THREAD,
 	K_FOCUS, K_IGNORE, K_HIDE, K_PEEK, K_COLLAPSE_RECURSION,
 	K_RAW, K_TOP, K_DOT, K_NODE_FRACTION, K_EDGE_FRACTION, K_SAMPLE,
-	K_SAMPLE_MIN, K_NO_COLLAPSE, K_COLLAPSE,
+	K_SAMPLE_MIN, K_NO_COLLAPSE, K_COLLAPSE, K_HTML,
 	/* also the pprof reader's option */
 	K_SAMPLE_TYPE = CLI_FORMAT_KEY
 };
@@ -38,6 +39,9 @@ static const struct cli_opt opts[] = {
 	  "sample format of docs/formats.md; no filters)" },
 	{ "sample-min", K_SAMPLE_MIN, "N|P%", "sample: hide nodes with fewer than N samples,\n"
 	  "or under P% of their thread's (default 1%)" },
+	{ "html", K_HTML, NULL, "the HTML report of sfconv -o X.html (with --diff:\n"
+	  "the differential one), to -o FILE; the filters\n"
+	  "are then the transforms (--merge-function ...)" },
 	{ "peek", K_PEEK, "REGEX", "the call graph's node view: callers and callees\n"
 	  "of each function matching REGEX (repeatable)" },
 	{ "json", K_JSON, NULL, "JSON instead of text (exact numbers, with units)" },
@@ -116,6 +120,7 @@ struct opts {
 	regex_t *re[4];             /* --focus, --ignore, --hide, --peek */
 	size_t nre[4];
 	struct cli_select sel;      /* --tag, --tag-ignore, --granularity */
+	bool html;                  /* --html */
 };
 
 /* One option of the table (not -h, -V, or an input). */
@@ -133,6 +138,7 @@ static int option(struct opts *op, const struct cli_getopt *g, int c,
 	case K_CALLGRAPH: r->kind = SF_AN_CALLGRAPH; return 0;
 	case K_DIFF: r->kind = SF_AN_DIFF; return 0;
 	case K_JSON: r->json = true; return 0;
+	case K_HTML: op->html = true; return 0;
 	case K_RAW: r->raw = true; return 0;
 	case K_SAMPLE: r->kind = SF_AN_SAMPLE; return 0;
 	case K_DOT: r->kind = SF_AN_CALLGRAPH; r->cgr.dot_text = true; return 0;
@@ -160,9 +166,34 @@ static int option(struct opts *op, const struct cli_getopt *g, int c,
 		return cli_regex_add(&op->re[c - K_FOCUS], &op->nre[c - K_FOCUS],
 				 val);
 	case CLI_K_TAG: case CLI_K_TAG_IGNORE: case CLI_K_GRANULARITY:
+	case CLI_K_MERGE_FUNCTION: case CLI_K_MERGE_LIBRARY:
+	case CLI_K_FOCUS_FUNCTION:
 		return cli_select_option(&op->sel, c, (char *)val, ctx);
 	default: return EXIT_USAGE;
 	}
+}
+
+/* --html: the page of the profile weighed by the chosen sample type, or
+ * of the comparison of p with p2. */
+static int write_html(struct sf_output *o, struct sf_profile *p,
+		      struct sf_profile *p2, const struct sf_an_report_opts *r,
+		      struct sf_ctx *ctx)
+{
+	const struct sf_format *html = sf_format_by_name("html");
+	struct sf_profile *d = NULL;
+	int rc;
+
+	p->d.meta.default_type = r->filter.type;
+	if (!p2)
+		return cli_html_callgraph(p, ctx) ? ctx->err.code :
+		       html->write(p, o, ctx);
+	p2->d.meta.default_type = r->new_type;
+	if ((rc = sf_diff_build(&d, ctx, p, p2,
+				&(struct sf_diff_options){ 0 })))
+		return rc;
+	rc = html->write(d, o, ctx);
+	sf_profile_free(d);
+	return rc;
 }
 
 /* Parse argv into op and the inputs; *nsplit: where NEW starts (--diff). */
@@ -237,6 +268,18 @@ int main(int argc, char **argv)
 	r->filter.focus = op.re[0], r->filter.nfocus = op.nre[0];
 	r->filter.ignore = op.re[1], r->filter.nignore = op.nre[1];
 	r->filter.hide = op.re[2], r->filter.nhide = op.nre[2];
+	if (op.html && (op.nre[0] || op.nre[1] || op.nre[2] || op.nre[3] ||
+			r->filter.collapse_recursion || r->filter.nthreads ||
+			r->filter.timestamps || r->per_thread ||
+			(r->kind != SF_AN_TREE && r->kind != SF_AN_DIFF))) {
+		cli_msg("--html takes no other report and none of --focus, "
+			"--ignore, --hide, --collapse-recursion, --thread, "
+			"--timestamps, --per-thread, --peek (the page applies "
+			"its own; --focus-function, --merge-function, --tag "
+			"thread=NAME work before it)");
+		status = EXIT_USAGE;
+		goto out;
+	}
 	if ((r->kind == SF_AN_DIFF && (nsplit < 1 || nsplit >= ninputs) &&
 	     sf_error(&ctx, SF_EUSAGE, NULL, 0, "--diff needs BASE... -- "
 		      "NEW... (at least one input on each side)")) ||
@@ -252,7 +295,8 @@ int main(int argc, char **argv)
 	struct sf_load_options lo = {
 		.from = g.from, .fold_exact = true, .select = &op.sel.sel,
 		.drop_zero = sf_an_report_drops_zero(r),
-		.aggregate = !r->filter.timestamps &&
+		/* the page's tracks draw each timed sample */
+		.aggregate = !r->filter.timestamps && !op.html &&
 			     !(nofold && !strcmp(nofold, "1")),
 	};
 	if (r->kind != SF_AN_DIFF)
@@ -275,7 +319,11 @@ int main(int argc, char **argv)
 		status = cli_fail(&ctx);
 		goto out;
 	}
-	if ((rc = sf_an_report(o, p, p2, r, &ctx))) {
+	if (op.html)
+		rc = write_html(o, p, p2, r, &ctx);
+	else
+		rc = sf_an_report(o, p, p2, r, &ctx);
+	if (rc) {
 		if (!ctx.err.source[0] && ctx.err.code == SF_EIO)
 			snprintf(ctx.err.source, sizeof(ctx.err.source), "%s",
 				 sf_output_name(o));

@@ -258,6 +258,9 @@ int main(int argc, char **argv)
 	if ((rc = sfc_emit(s, &ctx, p)))
 		goto fail;
 	p->d.meta.source_format = sf_profile_str(p, &ctx, "sfcapture");
+	if (!strcmp(save.format->name, "html") &&
+	    (rc = cli_html_callgraph(p, &ctx)))
+		goto fail;
 	if ((rc = sf_save(&save, p, &ctx)))
 		goto fail;
 	cli_warnings(&ctx);

@@ -27,6 +27,7 @@ static const struct cli_opt opts[] = {
 	  "(difffolded.pl -n)" },
 	{ "strip-hex", K_STRIP_HEX, NULL, "comparison: write 0x1234 in names as 0x..." },
 	CLI_OPTS_SELECT,
+	CLI_OPTS_XF_CONV,
 	{ "quiet", 'q', NULL, "no warnings or notes on standard error" },
 	{ "list-formats", K_LIST, NULL, "list the formats, their extensions and whether\n"
 	  "they read (r) and write (w)" },
@@ -171,6 +172,9 @@ int main(int argc, char **argv)
 			dopt.strip_hex = true;
 			break;
 		case CLI_K_TAG: case CLI_K_TAG_IGNORE: case CLI_K_GRANULARITY:
+		case CLI_K_MERGE_FUNCTION: case CLI_K_MERGE_LIBRARY:
+		case CLI_K_FOCUS_FUNCTION: case CLI_K_IGNORE:
+		case CLI_K_COLLAPSE_RECURSION:
 			if ((status = cli_select_option(&sel, c, (char *)val,
 							&ctx)))
 				goto out;
@@ -244,10 +248,14 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	note_losses(p, save.format);
+	rc = !diff && !strcmp(save.format->name, "html") ?
+	     cli_html_callgraph(p, &ctx) : 0;
 	/* the stack tree's index is for adding stacks: its memory goes back
 	 * before the writer takes its own */
-	sf_profile_trim(p);
-	rc = sf_save(&save, p, &ctx);
+	if (!rc) {
+		sf_profile_trim(p);
+		rc = sf_save(&save, p, &ctx);
+	}
 	cli_warnings(&ctx);
 	status = rc ? cli_fail(&ctx) : cli_close_stdout(outpath);
 out:

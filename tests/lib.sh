@@ -72,3 +72,22 @@ need_playwright() {
 	(cd "$TOP/build/npm" && npm install --prefix "$TOP/build/npm" --no-audit \
 		--no-fund --loglevel=error playwright-core) > "$SF_TMP/npm.log" 2>&1
 }
+
+# need_chromium NAME: headless Chromium, node and playwright-core are all
+# there (CHROMIUM set; SF_CHROMIUM overrides /usr/bin/chromium); else one
+# "SKIP: NAME: why" line and false
+need_chromium() {
+	CHROMIUM=${SF_CHROMIUM:-/usr/bin/chromium}
+	if [ ! -x "$CHROMIUM" ]; then
+		skip "$1" "no $CHROMIUM (Debian package chromium; scripts/install-deps.sh test installs it)"
+		return 1
+	fi
+	if ! have node || ! have npm; then
+		skip "$1" "node and npm are needed to run playwright-core"
+		return 1
+	fi
+	if ! need_playwright; then
+		skip "$1" "cannot npm install playwright-core: $(tail -n 1 "$SF_TMP/npm.log")"
+		return 1
+	fi
+}

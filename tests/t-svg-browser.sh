@@ -6,20 +6,8 @@
 # not asserted).  SKIPs when Chromium, node or npm is missing.
 . "$TOP/tests/lib.sh"
 
-CHROMIUM=${SF_CHROMIUM:-/usr/bin/chromium}
+need_chromium svg-browser || exit 0
 NPMDIR=$TOP/build/npm
-if [ ! -x "$CHROMIUM" ]; then
-	skip svg-browser "no $CHROMIUM (Debian package chromium; scripts/install-deps.sh test installs it)"
-	exit 0
-fi
-if ! have node || ! have npm; then
-	skip svg-browser "node and npm are needed to run playwright-core"
-	exit 0
-fi
-if ! need_playwright; then
-	skip svg-browser "cannot npm install playwright-core: $(tail -n 1 "$SF_TMP/npm.log")"
-	exit 0
-fi
 
 # Hand-computed: total 10; a = 4 (b 3, c 1), d = 4, e = 2 (b 2).
 printf 'main;a;b 3\nmain;a;c 1\nmain;d 4\nmain;e;b 2\n' > small.folded

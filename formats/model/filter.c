@@ -7,6 +7,7 @@
  * a mask test, even on a billion folded samples.
  */
 #include "filter.h"
+#include "profile_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,6 +220,127 @@ int sf_profile_select(struct sf_profile *p, const struct sf_select *s,
 		sf_warn(ctx, kind, "%s '%s=%s' matches no sample",
 			keep ? "--tag" : "--tag-ignore", t->key, t->value);
 	}
-	return sf_profile_granularity(p, (enum sf_granularity)s->granularity,
-				      NULL, ctx);
+	if ((rc = sf_profile_granularity(p, (enum sf_granularity)
+					 s->granularity, NULL, ctx)))
+		return rc;
+	return sf_transform_any(&s->xf) ?
+	       sf_profile_transform(p, &s->xf, s->xf_texts, ctx) : 0;
+}
+
+/* ----- transforms ----- */
+
+bool sf_transform_any(const struct sf_transform *t)
+{
+	return t->ndrop || t->nmerge || t->nlibrary || t->nfocus ||
+	       t->collapse_recursion;
+}
+
+enum { XF_DROP = 1, XF_MERGE = 2, XF_FOCUS = 4 };
+
+struct xf_state {
+	const struct sf_transform *t;
+	uint8_t *cls;      /* per frame of the source: XF_* */
+};
+
+static bool re_any(const regex_t *re, size_t n, const char *s, size_t *hit)
+{
+	for (size_t k = 0; k < n; k++)
+		if (!regexec(&re[k], s, 0, NULL, 0)) {
+			if (hit)
+				hit[k]++;
+			return true;
+		}
+	return false;
+}
+
+/* Waiting (focus): -2 until the outermost matching frame. */
+static enum sf_place xf_place(void *arg, const struct sf_profile *src,
+			      sf_stack_id s, const struct sf_profile *dst,
+			      int64_t *state)
+{
+	const struct xf_state *x = arg;
+	const struct sf_stack_node *n = &src->d.stacks[s];
+	unsigned c = x->cls[n->frame];
+
+	if (c & XF_DROP)
+		return SF_PLACE_DROP;
+	if (c & XF_MERGE)
+		return SF_PLACE_SKIP;
+	if (*state < 0) {
+		if (!(c & XF_FOCUS))
+			return SF_PLACE_WAIT;
+		return SF_PLACE_ROOT;
+	}
+	if (x->t->collapse_recursion && *state > 0) {
+		const struct sf_stack_node *pn = &dst->d.stacks[*state];
+		if (!strcmp(dst->d.frames[pn->frame].name,
+			    src->d.frames[n->frame].name))
+			return SF_PLACE_SKIP;
+	}
+	return SF_PLACE_KEEP;
+}
+
+int sf_profile_transform(struct sf_profile *p, const struct sf_transform *t,
+			 const char *const *texts, struct sf_ctx *ctx)
+{
+	const struct sf_profile_data *d = &p->d;
+	size_t nre = t->ndrop + t->nmerge + t->nlibrary + t->nfocus;
+	size_t *hit = calloc(nre + 1, sizeof(*hit));
+	uint8_t *cls = calloc(d->nframes + 1, 1);
+	struct sf_profile *np = NULL;
+	int rc;
+
+	if (!hit || !cls) {
+		rc = sf_error_nomem(ctx);
+		goto out;
+	}
+	size_t *hd = hit, *hm = hd + t->ndrop, *hl = hm + t->nmerge,
+	       *hf = hl + t->nlibrary;
+	for (size_t i = 0; i < d->nframes; i++) {
+		const struct sf_frame *f = &d->frames[i];
+		if (re_any(t->drop, t->ndrop, f->name, hd))
+			cls[i] |= XF_DROP;
+		if (re_any(t->merge, t->nmerge, f->name, hm) ||
+		    (f->module && re_any(t->library, t->nlibrary, f->module,
+					 hl)))
+			cls[i] |= XF_MERGE;
+		if (re_any(t->focus, t->nfocus, f->name, hf))
+			cls[i] |= XF_FOCUS;
+	}
+	static const char *const opt[] = { "ignore", "merge-function",
+					   "merge-library", "focus-function" };
+	size_t cnt[] = { t->ndrop, t->nmerge, t->nlibrary, t->nfocus };
+	for (size_t k = 0, i = 0; texts && k < 4; k++)
+		for (size_t j = 0; j < cnt[k]; j++, i++) {
+			char kind[64];
+			if (hit[i])
+				continue;
+			snprintf(kind, sizeof(kind), "transform-no-match:%zu", i);
+			sf_warn(ctx, kind, "--%s '%s' matches no frame%s",
+				opt[k], texts[i], k == 2 ? " module" : "");
+		}
+	if ((rc = sf_profile_new(&np, ctx)))
+		goto out;
+	sf_profile_set_aggregate(np, d->aggregated);
+	sf_profile_set_fold_exact(np, d->fold_exact);
+	sf_profile_set_drop_zero(np, d->drop_zero);
+	if (d->meta.source_format &&
+	    !(np->d.meta.source_format = sf_profile_str(np, ctx,
+						d->meta.source_format))) {
+		rc = ctx->err.code;
+		goto out;
+	}
+	struct xf_state x = { t, cls };
+	if ((rc = sf_profile__merge_placed(np, p, ctx, xf_place, &x,
+					   t->nfocus ? -2 : 0)))
+		goto out;
+	/* the rebuilt profile takes p's place */
+	struct sf_profile tmp = *p;
+	*p = *np;
+	*np = tmp;
+out:
+	sf_profile_free(np);
+	free(hit);
+	free(cls);
+	return rc;
 }

@@ -12,6 +12,8 @@
 
 #include "profile.h"
 
+#include <regex.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -67,20 +69,59 @@ int sf_granularity_parse(const char *s);
 int sf_profile_granularity(struct sf_profile *p, enum sf_granularity g,
 			   size_t *renamed, struct sf_ctx *ctx);
 
+/*
+ * Transforms of the stacks, the Firefox Profiler's and the HTML report's
+ * (which applies the same ones in the page), each given as POSIX regular
+ * expressions (compiled by the caller, REG_NOSUB) matched unanchored
+ * against frame names (library: module paths).  Applied to each stack
+ * from its root (outermost caller) to its leaf, in this order per frame:
+ *   drop      --ignore: a sample with a matching frame is dropped
+ *   merge     --merge-function: a matching frame is removed from the
+ *             stack; its time goes to its caller
+ *   library   --merge-library: every frame whose module matches is
+ *             removed the same way
+ *   focus     --focus-function: only samples with a matching frame are
+ *             kept, and their stacks start at the outermost one (the
+ *             frames above it are removed)
+ *   recursion --collapse-recursion: a frame called by a frame of the
+ *             same name is merged into it (A;A;A -> A), after the steps
+ *             above (so A;B;A with B merged is A)
+ * The profile is rebuilt (sf_profile_merge's tables, in the same order,
+ * with the new stacks; samples that become equal fold together when the
+ * profile aggregates); nadded counts the samples kept.
+ */
+struct sf_transform {
+	const regex_t *drop, *merge, *library, *focus;
+	size_t ndrop, nmerge, nlibrary, nfocus;
+	bool collapse_recursion;
+};
+
+/* Any transform to apply? */
+bool sf_transform_any(const struct sf_transform *t);
+
+/* Apply `t` to p in place.  A regular expression that matches no frame
+ * adds the warning "--OPTION 'RE' matches no frame" (with `texts`, the
+ * expressions as typed, in drop, merge, library, focus order; NULL: no
+ * warnings).  0 or a negative sf_code with ctx->err set. */
+int sf_profile_transform(struct sf_profile *p, const struct sf_transform *t,
+			 const char *const *texts, struct sf_ctx *ctx);
+
 /* What sfconv and sfanalyze both apply to a loaded profile, from their
- * --tag, --tag-ignore and --granularity options. */
+ * --tag, --tag-ignore, --granularity options and the transforms. */
 struct sf_select {
 	const struct sf_tag *keep;
 	size_t nkeep;
 	const struct sf_tag *drop;
 	size_t ndrop;
 	int granularity;   /* enum sf_granularity */
+	struct sf_transform xf;
+	const char *const *xf_texts;   /* see sf_profile_transform */
 };
 
-/* sf_profile_filter_tags, then sf_profile_granularity.  A selector that
- * matches no sample adds the warning "--tag 'KEY=VALUE' matches no
- * sample" (or --tag-ignore) to ctx: the program says so, and goes on
- * with what is left. */
+/* sf_profile_filter_tags, then sf_profile_granularity, then
+ * sf_profile_transform.  A selector that matches no sample adds the
+ * warning "--tag 'KEY=VALUE' matches no sample" (or --tag-ignore) to
+ * ctx: the program says so, and goes on with what is left. */
 int sf_profile_select(struct sf_profile *p, const struct sf_select *s,
 		      struct sf_ctx *ctx);
 

@@ -1146,3 +1146,36 @@ void sf_output_abort(struct sf_output *o)
 	}
 	output_free(o);
 }
+
+int sf_gzip_mem(struct sf_ctx *ctx, const void *data, size_t n,
+		unsigned char **out, size_t *outlen)
+{
+	z_stream zs;
+
+	memset(&zs, 0, sizeof(zs));
+	*out = NULL;
+	if (deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return sf_error(ctx, SF_ENOMEM, NULL, 0,
+				"cannot start gzip compression");
+	uLong cap = deflateBound(&zs, (uLong)n);
+	unsigned char *b = malloc(cap);
+	if (!b) {
+		deflateEnd(&zs);
+		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
+	}
+	zs.next_in = (Bytef *)(uintptr_t)data;
+	zs.avail_in = (uInt)n;
+	zs.next_out = b;
+	zs.avail_out = (uInt)cap;
+	int zr = deflate(&zs, Z_FINISH);
+	*outlen = zs.total_out;
+	deflateEnd(&zs);
+	if (zr != Z_STREAM_END) {
+		free(b);
+		return sf_error(ctx, SF_ENOMEM, NULL, 0,
+				"gzip compression failed");
+	}
+	*out = b;
+	return 0;
+}

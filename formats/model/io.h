@@ -148,6 +148,12 @@ void sf_output_abort(struct sf_output *o);
  * async-signal-safe calls: for SIGINT/SIGTERM handlers. */
 void sf_output_signal_cleanup(void);
 
+/* Compress data[0..n) into one gzip member in a new malloc'ed buffer
+ * (*out, *outlen; the caller frees it), for a writer that embeds
+ * compressed bytes in its output (the HTML report).  n must be below
+ * 4 GiB.  Returns 0 or SF_ENOMEM with ctx->err set. */
+int sf_gzip_mem(struct sf_ctx *ctx, const void *data, size_t n,
+		unsigned char **out, size_t *outlen);
 /* Shortest decimal form of a double that reads back exactly ("%.17g"
  * trimmed); integral values print without a decimal point. */
 int sf_format_num(char *buf, size_t size, double v);

@@ -99,9 +99,19 @@ static int merge_reserve(struct sf_profile *dst, const struct sf_profile *src)
 int sf_profile_merge(struct sf_profile *dst, const struct sf_profile *src,
 		     struct sf_ctx *ctx)
 {
+	return sf_profile__merge_placed(dst, src, ctx, NULL, NULL, 0);
+}
+
+#define PLACE_DEAD INT64_MIN
+
+int sf_profile__merge_placed(struct sf_profile *dst,
+			     const struct sf_profile *src, struct sf_ctx *ctx,
+			     sf_place_fn place, void *arg, int64_t root)
+{
 	const struct sf_profile_data *s = &src->d;
 	uint32_t *tmap = NULL, *fmap = NULL, *smap = NULL, *thmap = NULL;
 	uint32_t *lmap = NULL;
+	int64_t *state = NULL;
 	double *w = NULL;
 	bool had_types = dst->d.ntypes > 0;
 	int rc = 0;
@@ -110,7 +120,8 @@ int sf_profile_merge(struct sf_profile *dst, const struct sf_profile *src,
 	    !(fmap = sf_calloc(s->nframes + 1, sizeof(*fmap))) ||
 	    !(smap = sf_calloc(s->nstacks, sizeof(*smap))) ||
 	    !(thmap = sf_calloc(s->nthreads + 1, sizeof(*thmap))) ||
-	    !(lmap = sf_calloc(s->nlabel_sets, sizeof(*lmap)))) {
+	    !(lmap = sf_calloc(s->nlabel_sets, sizeof(*lmap))) ||
+	    (place && !(state = sf_calloc(s->nstacks, sizeof(*state))))) {
 		rc = sf_error_nomem(ctx);
 		goto out;
 	}
@@ -132,17 +143,54 @@ int sf_profile_merge(struct sf_profile *dst, const struct sf_profile *src,
 	for (size_t i = 0; i < s->nframes; i++)
 		if ((rc = sf_profile_frame(dst, ctx, &s->frames[i], &fmap[i])))
 			goto out;
-	for (size_t i = 1; i < s->nstacks; i++)
+	for (size_t i = 1; i < s->nstacks && !place; i++)
 		if ((rc = sf_profile_stack_push(dst, ctx,
 						smap[s->stacks[i].parent],
 						fmap[s->stacks[i].frame],
 						&smap[i])))
 			goto out;
-	for (size_t i = 0; i < s->nthreads; i++)
+	if (place)
+		state[0] = root;
+	for (size_t i = 1; i < s->nstacks && place; i++) {
+		int64_t ps = state[s->stacks[i].parent], st = ps;
+		sf_stack_id id;
+		if (ps == PLACE_DEAD) {
+			state[i] = PLACE_DEAD;
+			continue;
+		}
+		enum sf_place how = place(arg, src, (sf_stack_id)i, dst, &st);
+		switch (how) {
+		case SF_PLACE_KEEP:
+		case SF_PLACE_ROOT:
+			if ((rc = sf_profile_stack_push(dst, ctx,
+					how == SF_PLACE_KEEP && ps > 0 ?
+					(sf_stack_id)ps : SF_STACK_EMPTY,
+					fmap[s->stacks[i].frame], &id)))
+				goto out;
+			state[i] = id;
+			break;
+		case SF_PLACE_SKIP:
+			state[i] = ps;
+			break;
+		case SF_PLACE_DROP:
+			state[i] = PLACE_DEAD;
+			break;
+		case SF_PLACE_WAIT:
+			state[i] = st < 0 && st != PLACE_DEAD ? st : -1;
+			break;
+		}
+	}
+	for (size_t i = 0; i < s->nthreads; i++) {
+		/* a rebuilt profile keeps each thread's input */
+		if (place)
+			sf_profile_begin_input(dst, s->threads[i].input);
 		if ((rc = sf_profile_thread(dst, ctx, s->threads[i].pid,
 					    s->threads[i].tid,
 					    s->threads[i].name, &thmap[i])))
 			goto out;
+	}
+	if (place)
+		sf_profile_begin_input(dst, s->input);
 	for (size_t i = 1; i < s->nlabel_sets; i++)
 		if ((rc = sf_profile_labels(dst, ctx, s->label_sets[i].labels,
 					    s->label_sets[i].n, &lmap[i])))
@@ -161,7 +209,11 @@ int sf_profile_merge(struct sf_profile *dst, const struct sf_profile *src,
 			w[tmap[t]] = sf_weight(src, i, (uint32_t)t);
 		sf_thread_idx th = x->thread == SF_NO_THREAD ?
 					   SF_NO_THREAD : thmap[x->thread];
-		if ((rc = sf_profile__add_sample(dst, ctx, smap[x->stack], th,
+		if (place && state[x->stack] < 0)
+			continue;
+		sf_stack_id to = place ? (sf_stack_id)state[x->stack] :
+					 smap[x->stack];
+		if ((rc = sf_profile__add_sample(dst, ctx, to, th,
 						 lmap[x->labels], x->time, w,
 						 NULL,
 						 sf_sample_count(src, i))))
@@ -176,6 +228,7 @@ out:
 	free(smap);
 	free(thmap);
 	free(lmap);
+	free(state);
 	free(w);
 	return rc;
 }

@@ -73,4 +73,30 @@ int sf_profile__add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 			   const double *weights, uint32_t *hint,
 			   uint64_t count);
 
+/* sf_profile_merge with every stack of src placed anew (the transforms
+ * of filter.h): src's stack nodes are visited in order (a parent before
+ * its children) and `place` says where node s goes, given *state, its
+ * parent's state: >= 0 a stack of dst (the root is 0), < 0 a value of
+ * the callback's own ("waiting": the node is not placed yet).
+ *   SF_PLACE_KEEP  under the parent's dst stack (at the root when the
+ *                  parent waits)
+ *   SF_PLACE_ROOT  at the root: the frames above it are gone
+ *   SF_PLACE_SKIP  where its parent is: its time goes to the caller
+ *   SF_PLACE_DROP  nowhere: the samples of it and its subtree are dropped
+ *   SF_PLACE_WAIT  not placed; *state (negative) is its state
+ * `root` is the state of the empty stack (0, or a waiting value).  A
+ * sample whose stack is not placed is dropped.  Threads keep their
+ * input.  place NULL: sf_profile_merge. */
+enum sf_place {
+	SF_PLACE_KEEP, SF_PLACE_ROOT, SF_PLACE_SKIP, SF_PLACE_DROP,
+	SF_PLACE_WAIT
+};
+typedef enum sf_place (*sf_place_fn)(void *arg, const struct sf_profile *src,
+				     sf_stack_id s,
+				     const struct sf_profile *dst,
+				     int64_t *state);
+int sf_profile__merge_placed(struct sf_profile *dst,
+			     const struct sf_profile *src, struct sf_ctx *ctx,
+			     sf_place_fn place, void *arg, int64_t root);
+
 #endif
