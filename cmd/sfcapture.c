@@ -80,7 +80,10 @@ static void usage(const struct cli_getopt *g)
 "is sent SIGTERM.\n"
 "\n"
 "Exit status: 0 success, 1 the target cannot be sampled (no such process,\n"
-"permission, another tracer), 2 usage error, 3 I/O error.\n"
+"permission, another tracer), 2 usage error, 3 I/O error.  With -- CMD,\n"
+"once the capture succeeded, CMD's own status (128+N when signal N\n"
+"killed it; 0 when sfcapture ended it at the end of -d), and the report\n"
+"goes to the terminal (or standard error), never to CMD's output.\n"
 "See sfcapture(1).\n");
 }
 
@@ -98,14 +101,11 @@ static void progress(const struct sfc_stats *st, void *arg)
 	*(int *)arg = 1;
 }
 
-/* The report macOS `sample` prints, made by the `sample` writer: to
- * standard output, or to standard error when the capture itself went
- * there.  Nodes under 1% of their thread's samples are hidden. */
-static int report(const struct sf_profile *p, struct sf_ctx *ctx,
-		  bool to_stderr)
+/* The report macOS `sample` prints, made by the `sample` writer, to `to`.
+ * Nodes under 1% of their thread's samples are hidden. */
+static int report(const struct sf_profile *p, struct sf_ctx *ctx, FILE *to)
 {
 	struct sf_output *o = NULL;
-	FILE *to = to_stderr ? stderr : stdout;
 	size_t n;
 	int rc;
 
@@ -122,6 +122,49 @@ static int report(const struct sf_profile *p, struct sf_ctx *ctx,
 	return fflush(to) ? sf_error(ctx, SF_EIO, "-", 0, "write error") : 0;
 }
 
+/* Where the report goes: standard output, unless the capture went there
+ * or the command we started owns it (sfcapture -- CMD): then the
+ * terminal, else standard error.  *opened when it must be closed. */
+static FILE *report_to(bool launched, const char *outpath, bool *opened)
+{
+	FILE *f;
+
+	*opened = false;
+	if (!launched)
+		return strcmp(outpath, "-") ? stdout : stderr;
+	if ((f = fopen("/dev/tty", "we"))) {
+		*opened = true;
+		return f;
+	}
+	return stderr;
+}
+
+/* Say how the command we started ended; its exit status as a shell gives
+ * it (128+N for signal N).  `ended`: we ended it (it outlived the
+ * capture), which is not the command's failure: 0. */
+static int child_exit(const char *cmd, int st, bool ended)
+{
+	if (cli_quiet)
+		return ended ? EXIT_OK : WIFEXITED(st) ? WEXITSTATUS(st)
+			     : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : EXIT_OK;
+	if (ended) {
+		cli_msg("'%s' was still running at the end of the capture: "
+			"ended with SIGTERM", cmd);
+		return EXIT_OK;
+	}
+	if (WIFEXITED(st)) {
+		cli_msg("'%s' exited with status %d", cmd, WEXITSTATUS(st));
+		return WEXITSTATUS(st);
+	}
+	if (WIFSIGNALED(st)) {
+		int sig = WTERMSIG(st);
+		cli_msg("'%s' was killed by signal %d (%s)%s", cmd, sig,
+			strsignal(sig), WCOREDUMP(st) ? ", core dumped" : "");
+		return 128 + sig;
+	}
+	return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	struct sf_ctx ctx;
@@ -129,7 +172,7 @@ int main(int argc, char **argv)
 	struct sfc_options o;
 	const char *outpath = NULL, *to = NULL, *val;
 	char **cmd = NULL, defpath[64];
-	bool gzip = false, launched = false;
+	bool gzip = false, launched = false, launched_done = false;
 	int status = EXIT_OK, rc, c;
 	struct sfc_session *s = NULL;
 	struct sf_profile *p = NULL;
@@ -220,10 +263,15 @@ int main(int argc, char **argv)
 	if ((rc = sfc_open(&s, &ctx, &o))) {
 		int st;
 		if (launched && waitpid(o.pid, &st, WNOHANG) == o.pid) {
-			/* the command ended before the first sample */
-			cli_msg("'%s' exited before the first sample", cmd[0]);
+			/* the command ended before the first sample: nothing
+			 * was captured (an error), but its status is kept
+			 * when it failed */
+			cli_msg("'%s' exited before the first sample: nothing "
+				"captured", cmd[0]);
 			launched = false;
-			status = EXIT_INPUT;
+			status = child_exit(cmd[0], st, false);
+			if (status == EXIT_OK)
+				status = EXIT_INPUT;
 		} else {
 			status = cli_fail(&ctx);
 		}
@@ -235,8 +283,11 @@ int main(int argc, char **argv)
 	if (shown)
 		fprintf(stderr, "\r\033[K");
 	const struct sfc_stats *st = sfc_stats(s);
-	if (launched)
-		sfc_end_child(o.pid, st->child_status_valid);
+	int cstatus = st->child_status, cend = 0;
+	if (launched && !st->child_status_valid)
+		cend = sfc_end_child(o.pid, &cstatus);
+	launched_done = launched && cend >= 0;
+	launched = false;
 	if (rc) {
 		cli_warnings(&ctx);
 		status = cli_fail(&ctx);
@@ -283,11 +334,19 @@ int main(int argc, char **argv)
 		cli_msg("wrote %s (%s)", strcmp(outpath, "-") ? outpath
 						       : "standard output",
 			save.format->name);
-		if ((rc = report(p, &ctx, !strcmp(outpath, "-"))))
+		bool opened;
+		FILE *rto = report_to(cmd != NULL, outpath, &opened);
+		rc = report(p, &ctx, rto);
+		if (opened)
+			fclose(rto);
+		if (rc)
 			goto fail;
 	}
 	if (cli_close_stdout(outpath))
 		status = EXIT_IO;
+	/* the command's own status, once ours is a success */
+	if (launched_done && status == EXIT_OK)
+		status = child_exit(cmd[0], cstatus, cend == 1);
 	goto done;
 usage_error:
 	status = EXIT_USAGE;
@@ -296,8 +355,10 @@ fail:
 	cli_warnings(&ctx);
 	status = cli_fail(&ctx);
 done:
-	if (launched && !s)
-		sfc_end_child(o.pid, false);
+	if (launched) {
+		int ignored;
+		sfc_end_child(o.pid, &ignored);
+	}
 	sfc_close(s);
 	sf_profile_free(p);
 	sf_ctx_free(&ctx);

@@ -279,9 +279,10 @@ void sfc_close(struct sfc_session *s);
  * starts with no signal blocked and SIGPIPE at its default. */
 int sfc_launch(pid_t *out, struct sf_ctx *ctx, char *const *argv);
 /* End a child that outlived the capture: SIGTERM, up to 2 s to exit,
- * then SIGKILL; reaps it.  Nothing to do when `reaped` (its exit status
- * was collected already: sfc_stats()->child_status_valid). */
-void sfc_end_child(pid_t pid, bool reaped);
+ * then SIGKILL; reaps it and gives its wait status.  Returns 0 when it
+ * had ended by itself, 1 when it was ended here, -1 when it cannot be
+ * waited for (reaped already: see sfc_stats()->child_status_valid). */
+int sfc_end_child(pid_t pid, int *status);
 
 /* ----- /proc parsing (exposed for unit tests) ----- */
 
