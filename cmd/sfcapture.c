@@ -315,7 +315,11 @@ int main(int argc, char **argv)
 	if (!cli_quiet) {
 		int64_t med, p99;
 		sfc_stop_time(s, &med, &p99);
-		if (st->target_exited)
+		/* one line on why the capture ended early */
+		if (st->ended[0])
+			cli_msg("the capture ended early after %.2f s: %s",
+				(double)st->elapsed_ns / 1e9, st->ended);
+		else if (st->target_exited)
 			cli_msg("the target exited after %.2f s",
 				(double)st->elapsed_ns / 1e9);
 		cli_msg("%" PRIu64 " samples taken (%" PRIu64 " reused from "

@@ -1372,7 +1372,7 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 			struct sfc_session tmp;
 			memset(&tmp, 0, sizeof(tmp));
 			tmp.pid = o->pid;
-			sfc__explain_eperm(&tmp, ctx);
+			sfc__explain_eperm(&tmp, ctx, o->pid);
 			return SF_EINPUT;
 		}
 	}
@@ -1499,7 +1499,7 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 		s->sched = next;
 		rc = tick(s, ctx);
 		s->st.ticks++;
-		if (rc || s->st.target_exited)
+		if (rc || s->st.target_exited || s->st.ended[0])
 			break;
 		int64_t now = sfc__mono();
 		next += period;

@@ -227,6 +227,11 @@ struct sfc_stats {
 	int64_t stop_ns_last;      /* median stop per thread since the
 				    * previous progress call */
 	bool target_exited;        /* the target ended during the capture */
+	char ended[160];           /* why the capture ended early although
+				    * the target lives ("another tracer,
+				    * process N (gdb), attached to thread T"),
+				    * "" otherwise: the samples so far are
+				    * kept, sfc_run returns 0 */
 	bool child_status_valid;
 	int child_status;          /* wait status, when is_child */
 };

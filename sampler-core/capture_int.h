@@ -314,8 +314,14 @@ bool sfc__task_stat(const struct sfc_session *s, pid_t tid,
  * EPERM (explained) or out of memory. */
 int sfc__seize(struct sfc_session *s, struct sf_ctx *ctx,
 	       struct sfc_thr *t);
-/* Say why ptrace was refused (Yama, another tracer, the user). */
-void sfc__explain_eperm(struct sfc_session *s, struct sf_ctx *ctx);
+/* Say why ptrace of thread tid was refused (Yama, another tracer, the
+ * user). */
+void sfc__explain_eperm(struct sfc_session *s, struct sf_ctx *ctx,
+			pid_t tid);
+/* Thread tid can no longer be traced mid-capture (another tracer
+ * attached to it): set st.ended, which ends the capture after this tick
+ * with the samples taken so far. */
+void sfc__lost(struct sfc_session *s, pid_t tid);
 /* Wait until t->t_int + wait for t's stop; past it, t is left pending
  * (read when its stop comes, see sfc__owe) and a warning is counted. */
 int sfc__wait_stopped(struct sfc_session *s, struct sf_ctx *ctx,

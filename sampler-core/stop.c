@@ -201,13 +201,55 @@ static void thread_gone_or(struct sfc_session *s, struct sfc_thr *t, int ps)
 	t->ps = sfc__task_stat(s, t->tid, &stt) ? ps : PS_GONE;
 }
 
-void sfc__explain_eperm(struct sfc_session *s, struct sf_ctx *ctx)
+/* The tracer of thread tid other than us (its pid, its name into comm),
+ * or 0. */
+static long other_tracer(const struct sfc_session *s, pid_t tid,
+			 char *comm, size_t size)
+{
+	char path[80], status[4096];
+	long tracer;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)s->pid,
+		 (int)tid);
+	if (sfc__read_small(path, status, sizeof(status)) <= 0)
+		return 0;
+	tracer = sfc_status_field(status, "TracerPid");
+	if (tracer <= 0 || tracer == (long)getpid())
+		return 0;
+	snprintf(comm, size, "?");
+	snprintf(path, sizeof(path), "/proc/%ld/comm", tracer);
+	if (sfc__read_small(path, comm, size) > 0)
+		comm[strcspn(comm, "\n")] = 0;
+	return tracer;
+}
+
+void sfc__lost(struct sfc_session *s, pid_t tid)
+{
+	char comm[64];
+	long tracer;
+
+	if (s->st.ended[0])
+		return;
+	if ((tracer = other_tracer(s, tid, comm, sizeof(comm))))
+		snprintf(s->st.ended, sizeof(s->st.ended),
+			 "another tracer, process %ld (%s), attached to "
+			 "thread %d", tracer, comm, (int)tid);
+	else
+		snprintf(s->st.ended, sizeof(s->st.ended),
+			 "thread %d can no longer be traced (permission "
+			 "denied)", (int)tid);
+}
+
+void sfc__explain_eperm(struct sfc_session *s, struct sf_ctx *ctx,
+			pid_t tid)
 {
 	char path[64], status[4096], self[4096], scope_s[16];
 	long tracer, uid = -1, scope = -1;
 	bool cap = false;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)s->pid);
+	/* a debugger attaches thread by thread: ask the thread refused */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)s->pid,
+		 (int)tid);
 	if (sfc__read_small(path, status, sizeof(status)) < 0)
 		status[0] = 0;
 	tracer = sfc_status_field(status, "TracerPid");
@@ -274,9 +316,17 @@ int sfc__seize(struct sfc_session *s, struct sf_ctx *ctx,
 		thread_gone_or(s, t, PS_FAILED);
 		if (t->ps == PS_GONE)
 			return 0;
-		if (e == EPERM && !s->fatal_checked) {
-			sfc__explain_eperm(s, ctx);
+		/* refused before the first sample: the capture never
+		 * started (an error); later, a debugger attached or the
+		 * program changed its credentials: the capture ends early
+		 * with what it has (sfc_stats()->ended) */
+		if (e == EPERM && !s->fatal_checked && !s->st.samples) {
+			sfc__explain_eperm(s, ctx, t->tid);
 			return SF_EINPUT;
+		}
+		if (e == EPERM) {
+			sfc__lost(s, t->tid);
+			return 0;
 		}
 		sf_warn(ctx, "capture.seize",
 			"cannot stop thread %d: %s", (int)t->tid, strerror(e));

@@ -30,3 +30,41 @@ timeout 120 "$SFCAPTURE" -o st5.json -- sh -c 'sleep 0.3; exit 5' > /dev/null 2>
 rc=$?
 if [ $rc -eq 5 ] && grep -q "exited with status 5" st5.err && [ -s st5.json ]; then
 	pass capture-cmd-status-5-output; else fail capture-cmd-status-5-output "status $rc"; fi
+
+# --- another tracer attaching mid-capture ends the capture early, keeps
+# every sample so far, says why in one line, exits 0.  Deterministic:
+# with --no-reuse --no-peek --no-perf every thread is stopped at every
+# tick, so the first tick after the tracer's seize meets it.
+nsamples() { python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["samples"]))' "$1" 2>/dev/null || echo 0; }
+start_target ./target_nofp || fail capture-tracer-start "target not ready"
+timeout 120 "$SFCAPTURE" -p $TPID -d 60 --no-reuse --no-peek --no-perf -o tr.json > /dev/null 2> tr.err & cp=$!
+# (a bound: the capture must have begun before the tracer comes, else it
+# rightly refuses to start)
+sleep 1.5
+./tracer $TPID > tracer.out 2>&1 & tr=$!
+wait $cp; rc=$?
+n=$(nsamples tr.json)
+if [ $rc -eq 0 ] && [ "$n" -gt 0 ] &&
+	grep -q "ended early after .*: another tracer, process $tr (tracer), attached to thread $TPID" tr.err; then
+	pass capture-tracer-ends-early; else
+	fail capture-tracer-ends-early "status $rc, $n samples: $(grep -v '^ \|^$' tr.err | head -n 3)"; fi
+kill $tr 2>/dev/null; wait $tr 2>/dev/null
+why=$(target_runs $TPID) && pass capture-tracer-target-runs || fail capture-tracer-target-runs "$why"
+stop_target
+
+# --- gdb attaching mid-capture (and detaching): the capture keeps its
+# samples, exits 0, and leaves no thread stopped
+if have gdb; then
+	start_target ./target_nofp || fail capture-gdb-start "target not ready"
+	timeout 120 "$SFCAPTURE" -p $TPID -d 6 -o gdb.json > /dev/null 2> gdb.err & cp=$!
+	sleep 1.5
+	timeout 60 gdb -p $TPID -batch -ex 'info threads' > gdb.out 2>&1
+	wait $cp; rc=$?
+	n=$(nsamples gdb.json)
+	if [ $rc -eq 0 ] && [ "$n" -gt 0 ]; then pass capture-gdb-keeps-samples; else
+		fail capture-gdb-keeps-samples "status $rc, $n samples: $(grep -v '^ \|^$' gdb.err | head -n 3)"; fi
+	why=$(target_runs $TPID) && pass capture-gdb-target-runs || fail capture-gdb-target-runs "$why"
+	stop_target
+else
+	skip capture-gdb "no gdb"
+fi
