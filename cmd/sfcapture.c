@@ -92,6 +92,36 @@ static void on_stop(int sig)
 	stop_flag = 1;
 }
 
+/* SIGTSTP (Ctrl-Z): the engine releases every thread of the target at
+ * the end of its tick, then calls suspend_self, which stops us for real
+ * until SIGCONT. */
+static volatile int tstp_flag;
+
+static void on_tstp(int sig)
+{
+	tstp_flag = 1;
+}
+
+static void catch_tstp(void)
+{
+	struct sigaction sa;
+
+	/* no SA_RESTART: the wait for the next tick wakes up */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_tstp;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTSTP, &sa, NULL);
+}
+
+static void suspend_self(void *arg)
+{
+	tstp_flag = 0;
+	signal(SIGTSTP, SIG_DFL);
+	raise(SIGTSTP);
+	/* here after SIGCONT */
+	catch_tstp();
+}
+
 static void progress(const struct sfc_stats *st, void *arg)
 {
 	fprintf(stderr, "\r%s: %.1f s, %" PRIu64 " samples, %u threads, "
@@ -251,6 +281,8 @@ int main(int argc, char **argv)
 
 	/* a signal ends the capture; the output is still written */
 	cli_signals_call(on_stop);
+	o.suspend = &tstp_flag;
+	o.on_suspend = suspend_self;
 
 	if (cmd) {
 		if (sfc_launch(&o.pid, &ctx, cmd)) {
@@ -279,7 +311,9 @@ int main(int argc, char **argv)
 	}
 	int shown = 0;
 	bool tty = isatty(2) && !cli_quiet;
+	catch_tstp();
 	rc = sfc_run(s, &ctx, &stop_flag, tty ? progress : NULL, &shown);
+	signal(SIGTSTP, SIG_DFL);
 	if (shown)
 		fprintf(stderr, "\r\033[K");
 	const struct sfc_stats *st = sfc_stats(s);

@@ -1472,6 +1472,25 @@ static int64_t recent_median(struct sfc_session *s)
 	return m;
 }
 
+static bool suspending(const struct sfc_session *s)
+{
+	return s->o.suspend && *s->o.suspend && s->o.on_suspend;
+}
+
+/* Before the sampler stops (SIGTSTP): no thread may stay held, so wait
+ * for the stops still on their way (seized threads cannot be released
+ * before they stop: a thread in uninterruptible sleep for over a second
+ * stays seized, and stops once it wakes), read and release them (the
+ * next tick records them), then let the caller stop us. */
+static void suspend(struct sfc_session *s)
+{
+	int64_t deadline = sfc__mono() + 1000000000;
+
+	while (s->npending && sfc__dispatch_one(s, deadline) > 0)
+		;
+	s->o.on_suspend(s->o.suspend_arg);
+}
+
 int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 	    void (*progress)(const struct sfc_stats *st, void *arg),
 	    void *arg)
@@ -1496,6 +1515,13 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 	int64_t end = s->o.duration_ns > 0 ? s->start_mono + s->o.duration_ns
 					   : INT64_MAX;
 	while (!*stop) {
+		if (suspending(s)) {
+			suspend(s);
+			/* no tick was due while we were stopped */
+			next = sfc__mono();
+			s->nlate = 0;
+			continue;
+		}
 		s->sched = next;
 		rc = tick(s, ctx);
 		s->st.ticks++;
@@ -1523,12 +1549,13 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 		}
 		/* a thread left pending stays stopped until its stop is read:
 		 * wait for those stops rather than sleep past them */
-		while (!*stop && s->npending && sfc__dispatch_one(s, next) > 0)
+		while (!*stop && !suspending(s) && s->npending &&
+		       sfc__dispatch_one(s, next) > 0)
 			;
 		struct timespec ts = { next / 1000000000, next % 1000000000 };
-		while (!*stop && clock_nanosleep(CLOCK_MONOTONIC,
-						 TIMER_ABSTIME, &ts, NULL) ==
-					 EINTR)
+		while (!*stop && !suspending(s) &&
+		       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts,
+				       NULL) == EINTR)
 			;
 	}
 	s->st.elapsed_ns = sfc__mono() - s->start_mono;

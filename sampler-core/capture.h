@@ -175,6 +175,16 @@ struct sfc_options {
 	bool no_peek;           /* stop a blocked thread that ran since its
 				 * last sample rather than read it as it
 				 * sleeps (see "Reading without a stop") */
+	/* Suspension (sfcapture's SIGTSTP): when *suspend is non-zero at a
+	 * tick's end, sfc_run waits (up to 1 s) for the stops still on
+	 * their way and releases them, so that no thread of the target is
+	 * held, then calls on_suspend(suspend_arg), which returns once the
+	 * capture may go on (SIGCONT) and clears *suspend.  Ticks are not
+	 * scheduled meanwhile (none is missed); the time counts toward
+	 * duration_ns.  NULL: never. */
+	volatile int *suspend;
+	void (*on_suspend)(void *arg);
+	void *suspend_arg;
 };
 
 /* Fill `o` with the defaults (100 Hz, DWARF, 32 KiB, 512 frames). */

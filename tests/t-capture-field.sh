@@ -68,3 +68,28 @@ if have gdb; then
 else
 	skip capture-gdb "no gdb"
 fi
+
+# --- SIGTSTP of sfcapture (Ctrl-Z): every thread of the target is
+# released before sfcapture stops; SIGCONT resumes the capture
+# state_of PID: the state letter of /proc/PID/stat
+state_of() { sed 's/.*) \(.\).*/\1/' /proc/$1/stat 2>/dev/null; }
+start_target ./target_nofp || fail capture-tstp-start "target not ready"
+"$SFCAPTURE" -q -F 1000 -p $TPID -d 60 -o tstp.json > /dev/null 2> tstp.err & cp=$!
+sleep 1
+bad=0 why=
+for i in 1 2 3 4 5; do
+	kill -TSTP $cp
+	# a bound, not a timing: wait for sfcapture to stop itself
+	j=0
+	while [ "$(state_of $cp)" != T ] && [ $j -lt 400 ]; do sleep 0.025; j=$((j + 1)); done
+	[ "$(state_of $cp)" = T ] || { bad=$((bad + 1)); why="sfcapture did not stop"; }
+	w=$(target_runs $TPID) || { bad=$((bad + 1)); why="$w (sfcapture in $(state_of $cp), wchan $(cat /proc/$cp/wchan))"; }
+	kill -CONT $cp
+	sleep 0.2
+done
+kill -INT $cp; wait $cp; rc=$?
+n=$(nsamples tstp.json)
+[ $bad -eq 0 ] && pass capture-tstp-releases || fail capture-tstp-releases "$bad of 5: $why"
+if [ $rc -eq 0 ] && [ "$n" -gt 0 ]; then pass capture-tstp-resumes; else
+	fail capture-tstp-resumes "status $rc, $n samples: $(head -n 2 tstp.err)"; fi
+stop_target
