@@ -636,8 +636,31 @@ static void put_frame(struct sf_output *o, const struct sf_frame *f)
 	}
 }
 
+/* A capture's counts of thread tid: samples taken and missed, from the
+ * properties capture.taken:TID and capture.missed:TID (sfcapture).
+ * False when the profile has none. */
+static bool thread_counts(const struct sf_profile *p, int64_t tid,
+			  uint64_t *taken, uint64_t *missed)
+{
+	char key[48];
+	const char *v;
+
+	snprintf(key, sizeof(key), "capture.missed:%lld", (long long)tid);
+	if (!(v = sf_profile_prop(p, key)))
+		return false;
+	*missed = strtoull(v, NULL, 10);
+	if (taken) {
+		snprintf(key, sizeof(key), "capture.taken:%lld",
+			 (long long)tid);
+		v = sf_profile_prop(p, key);
+		*taken = v ? strtoull(v, NULL, 10) : 0;
+	}
+	return true;
+}
+
 /* The thread line's own text: "Thread_TID   name  (R% running, B%
- * blocked)"; the share only when the samples carry the `state` label. */
+ * blocked)", with "N missed; " first when a capture missed samples of
+ * it; the share only when the samples carry the `state` label. */
 static void put_thread(struct wr *w, sf_thread_idx th, const size_t *idx,
 		       size_t n, const struct sf_records *r)
 {
@@ -654,6 +677,10 @@ static void put_thread(struct wr *w, sf_thread_idx th, const size_t *idx,
 		sf_output_puts(w->out, "   ");
 		put_text(w->out, td->name);
 	}
+	/* a capture's samples of this thread it missed (sfcapture) */
+	uint64_t missed = 0;
+	if (td && td->tid != SF_NO_ID)
+		thread_counts(p, td->tid, NULL, &missed);
 	for (size_t k = 0; k < n; k++) {
 		size_t i = idx[k];
 		const char *st = sf_profile_label(p, p->d.samples[i].labels,
@@ -664,7 +691,12 @@ static void put_thread(struct wr *w, sf_thread_idx th, const size_t *idx,
 		else if (st)
 			other += x;
 	}
-	if (run + other > 0)
+	if (run + other > 0 && missed)
+		sf_output_printf(w->out, "  (%llu missed; %.0f%% running, "
+				 "%.0f%% blocked)", (unsigned long long)missed,
+				 100 * run / (run + other),
+				 100 * other / (run + other));
+	else if (run + other > 0)
 		sf_output_printf(w->out, "  (%.0f%% running, %.0f%% blocked)",
 				 100 * run / (run + other),
 				 100 * other / (run + other));
@@ -893,6 +925,68 @@ static int write_images(struct wr *w)
 	return 0;
 }
 
+/* Threads with fewer samples due are left out of the comparison */
+#define SMP_UNEVEN_MIN 20
+/* Miss rates further apart than this (points) are uneven */
+#define SMP_UNEVEN_POINTS 2.0
+
+/* A capture's missed samples (property capture.missed), and in the same
+ * line, when they fell unevenly across threads, the threads that missed
+ * the largest and the smallest share of their samples. */
+static void write_missed(struct wr *w)
+{
+	const struct sf_profile *p = w->p;
+	const char *v = sf_profile_prop(p, "capture.missed");
+	uint64_t all = 0, taken, missed, total = 0;
+	double hi = -1, lo = 2;
+	size_t ihi = 0, ilo = 0;
+
+	if (!v)
+		return;
+	all = strtoull(v, NULL, 10);
+	for (size_t i = 0; i < p->d.nthreads; i++) {
+		const struct sf_thread *t = &p->d.threads[i];
+		if (t->tid == SF_NO_ID ||
+		    !thread_counts(p, t->tid, &taken, &missed))
+			continue;
+		total += taken + missed;
+		if (taken + missed < SMP_UNEVEN_MIN)
+			continue;
+		double r = (double)missed / (double)(taken + missed);
+		if (r > hi) {
+			hi = r;
+			ihi = i;
+		}
+		if (r < lo) {
+			lo = r;
+			ilo = i;
+		}
+	}
+	sf_output_printf(w->out, "Missed:          %llu", (unsigned long long)all);
+	if (total)
+		sf_output_printf(w->out, " of %llu samples due (%.1f%%)",
+				 (unsigned long long)total,
+				 100.0 * (double)all / (double)total);
+	if (all && hi >= 0 && 100 * (hi - lo) > SMP_UNEVEN_POINTS) {
+		const struct sf_thread *a = &p->d.threads[ihi],
+				       *b = &p->d.threads[ilo];
+		sf_output_printf(w->out, ", unevenly: thread %lld",
+				 (long long)a->tid);
+		if (a->name && a->name[0]) {
+			sf_output_puts(w->out, " ");
+			put_text(w->out, a->name);
+		}
+		sf_output_printf(w->out, " missed %.0f%% of its samples, "
+				 "thread %lld", 100 * hi, (long long)b->tid);
+		if (b->name && b->name[0]) {
+			sf_output_puts(w->out, " ");
+			put_text(w->out, b->name);
+		}
+		sf_output_printf(w->out, " %.0f%%", 100 * lo);
+	}
+	sf_output_putc(w->out, '\n');
+}
+
 /* The header sample prints before the call graph, from what the profile
  * knows: the command and pid of a capture, the interval, the time. */
 static void write_header(struct wr *w)
@@ -935,6 +1029,7 @@ static void write_header(struct wr *w)
 	if (p->d.meta.duration != SF_NO_TIME && p->d.meta.duration > 0)
 		sf_output_printf(w->out, "Duration:        %.2fs\n",
 				 (double)p->d.meta.duration / 1e9);
+	write_missed(w);
 	sf_output_puts(w->out, "Report Version:  7\n"
 			       "Analysis Tool:   " SAMPLE_TOOL "\n");
 }

@@ -231,6 +231,7 @@ static int add_sample(struct sfc_session *s, struct sf_ctx *ctx,
 	x->stack = node;
 	x->state = state;
 	x->how = (unsigned char)how;
+	s->threads[tidx].taken++;
 	s->st.samples++;
 	s->st.reused += how == SFC_REUSED;
 	return 0;
@@ -412,8 +413,9 @@ static int record(struct sfc_session *s, struct sf_ctx *ctx,
 		s->st.truncated++;
 		sf_warn(ctx, "capture.truncated",
 			"a stack could not be unwound to its end (corrupt "
-			"stack, missing unwind info or deeper than "
-			"--stack-bytes); it is marked [truncated]");
+			"stack, missing unwind info, or deeper than "
+			"--stack-bytes or --stack-frames allow: raise them); "
+			"it is marked [truncated]");
 	}
 	stack_end(s, c, complete);
 	if ((rc = intern(s, ctx, complete, &node, &known)))
@@ -581,7 +583,7 @@ static bool reuse_check(struct sfc_session *s, struct sfc_cthread *c,
 	    v[3] != r->rdx || v[4] != r->r10 || v[5] != r->r8 ||
 	    v[6] != r->r9 || v[7] != r->rsp || v[8] != r->rip)
 		return false;
-	if (sfc__read_mem(s->pid, c->copy_base, c->copy_len, s->cmp) !=
+	if (sfc__read_mem(s->mem, c->copy_base, c->copy_len, s->cmp) !=
 		    c->copy_len ||
 	    memcmp(s->cmp, c->copy, c->copy_len))
 		return false;
@@ -768,6 +770,7 @@ static int perf_all(struct sfc_session *s, struct sf_ctx *ctx)
 	}
 	if (!armed)
 		return 0;
+	s->st.perf_armed += armed;
 	int64_t deadline = sfc__mono() + SFC_PERF_WAIT;
 	for (size_t left = armed; left;) {
 		for (size_t i = 0; i < s->ncur; i++) {
@@ -921,6 +924,15 @@ static void forget_gone(struct sfc_session *s)
 	}
 }
 
+/* The threads the last scan listed are due n more samples each (per
+ * thread, sched - taken is what it missed). */
+static void sched_listed(struct sfc_session *s, uint64_t n)
+{
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (s->threads[i].listed == s->tickno)
+			s->threads[i].sched += n;
+}
+
 static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 {
 	char path[64];
@@ -967,6 +979,12 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 		if (!sfc__task_stat(s, (pid_t)tid, &stt))
 			continue;
 		alive++;
+		/* the memory of a process whose main thread exited is read
+		 * through a live thread */
+		if (s->leader_gone && s->mem_tick != s->tickno) {
+			s->mem = (pid_t)tid;
+			s->mem_tick = s->tickno;
+		}
 		if (!wanted(s, (pid_t)tid))
 			continue;
 		if (s->o.on_cpu && stt.state != 'R')
@@ -979,6 +997,10 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 			/* owed: this tick, and the skipped ones since its
 			 * interrupt (those are counted missed below) */
 			int64_t t_int = pt->t_int;
+			/* "t" is our own stop, on which it waits: its state
+			 * is the one its tick found */
+			if (stt.state == 't')
+				stt.state = pt->state;
 			s->st.missed++;
 			for (uint64_t k = 0; k < s->nlate; k++) {
 				int64_t at = s->late_first +
@@ -1046,6 +1068,7 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 		}
 	}
 	s->st.missed += s->nlate * listed - filled;
+	sched_listed(s, 1 + s->nlate);
 	s->nlate = 0;
 	s->nwins = 0;
 	int64_t now = sfc__mono();
@@ -1194,6 +1217,32 @@ static void sweep(struct sfc_session *s, size_t n)
 	}
 }
 
+static int order_cmp(const void *a, const void *b)
+{
+	const struct sfc_thr *x = a, *y = b;
+
+	if (x->order != y->order)
+		return x->order > y->order ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* Who is interrupted first: a tick that cannot finish in time (the
+ * machine is busy) leaves pending, and counts missed, the threads
+ * interrupted last, as those have the least time to reach their stop.
+ * Running threads first (a sleeping one was read without a stop or
+ * stops at once), and among them those that missed most so far; so the
+ * misses do not keep falling on the threads that run. */
+static void order_cur(struct sfc_session *s)
+{
+	for (size_t i = 0; i < s->ncur; i++) {
+		const struct sfc_cthread *c = &s->threads[s->cur[i].tidx];
+		uint64_t missed = c->sched > c->taken ? c->sched - c->taken : 0;
+		s->cur[i].order = (uint64_t)(s->cur[i].state == 'R') << 62 |
+				  (missed & ((UINT64_C(1) << 62) - 1));
+	}
+	qsort(s->cur, s->ncur, sizeof(*s->cur), order_cmp);
+}
+
 static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 {
 	int rc;
@@ -1210,6 +1259,7 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 	if (!open_modules(s, ctx)) {
 		/* still inside the exec: nothing to unwind against yet */
 		s->st.missed += s->st.threads_now;
+		sched_listed(s, 1);
 		return 0;
 	}
 	if (s->module_miss && sfc__mono() - s->last_refresh > 100000000) {
@@ -1224,6 +1274,7 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 		return rc;
 	if (s->perf && !s->o.all_stop && (rc = perf_all(s, ctx)))
 		return rc;
+	order_cur(s);
 	size_t sb = s->slot;
 	if (s->o.all_stop) {
 		int64_t t0 = sfc__mono();
@@ -1327,6 +1378,9 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 				return rc;
 		} else if (t->ps != PS_GONE) {
 			s->st.missed++;
+		} else {
+			/* gone: it was not due */
+			s->threads[t->tidx].sched--;
 		}
 	}
 	return 0;
@@ -1344,12 +1398,38 @@ undo:
 
 /* ----- public ----- */
 
+/* A thread of process pid that is not a zombie, or 0. */
+static pid_t live_thread(pid_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	struct sfc_session tmp;
+	struct sfc_stat stt;
+	pid_t found = 0;
+	DIR *d;
+
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.pid = pid;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(d = opendir(path)))
+		return 0;
+	while (!found && (de = readdir(d))) {
+		long tid = strtol(de->d_name, NULL, 10);
+		if (tid > 0 && tid != pid && sfc__task_stat(&tmp, (pid_t)tid,
+							    &stt))
+			found = (pid_t)tid;
+	}
+	closedir(d);
+	return found;
+}
+
 int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 	     const struct sfc_options *o)
 {
 	char path[64], buf[4096];
 	struct sfc_session *s;
 	struct stat sb;
+	pid_t mem = o->pid;
 	int rc;
 
 	*out = NULL;
@@ -1364,7 +1444,10 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 		const char *q = strstr(buf, "State:");
 		if (q)
 			sscanf(q + 6, " %7s", st);
-		if (st[0] == 'Z' || st[0] == 'X')
+		/* a main thread that called pthread_exit is a zombie while
+		 * the other threads run on */
+		if ((st[0] == 'Z' || st[0] == 'X') &&
+		    !(mem = live_thread(o->pid)))
 			return sf_error(ctx, SF_EINPUT, NULL, 0,
 					"process %d has exited (zombie)",
 					(int)o->pid);
@@ -1390,6 +1473,8 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 	if (s->o.stop_timeout_ns <= 0)
 		s->o.stop_timeout_ns = 20 * 1000000;
 	s->pid = o->pid;
+	s->mem = mem;
+	s->leader_gone = mem != o->pid;
 	s->slot = s->o.stack_bytes + SFC_REDZONE;
 	s->cmp = sf_calloc(1, s->slot);
 	s->hist = sf_calloc(SFC_HIST + 1, sizeof(uint64_t));
@@ -1407,7 +1492,7 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 	s->nnodes = 1;
 	s->settling = true;
 	s->refresh_tick = UINT32_MAX;
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)o->pid);
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)mem);
 	ssize_t n = sfc__read_small(path, s->command, sizeof(s->command));
 	for (ssize_t i = 0; i + 1 < n; i++)
 		if (!s->command[i])
@@ -1568,6 +1653,7 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 		rc = fill_windows(s, ctx, s->late_first + (int64_t)k * s->period,
 				  &filled);
 	s->st.missed += s->nlate * s->st.threads_now - filled;
+	sched_listed(s, s->nlate);
 	s->nlate = 0;
 	/* stops that are still due: consume and detach (bounded) */
 	int64_t deadline = sfc__mono() + 100000000;
@@ -1671,14 +1757,32 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 		return rc;
 	if ((rc = count_prop(p, ctx, "capture.missed", s->st.missed)) ||
 	    (rc = count_prop(p, ctx, "capture.reused", s->st.reused)) ||
+	    (rc = count_prop(p, ctx, "capture.ticks", s->st.ticks)) ||
 	    (rc = count_prop(p, ctx, "capture.ticks_skipped",
 			     s->st.ticks_late)) ||
 	    (rc = count_prop(p, ctx, "capture.catchup", s->st.catchup)))
 		return rc;
 	if ((rc = count_prop(p, ctx, "capture.stopless", s->st.peeked)) ||
 	    (rc = count_prop(p, ctx, "capture.stopless_perf",
-			     s->st.perf_samples)))
+			     s->st.perf_samples)) ||
+	    (rc = count_prop(p, ctx, "capture.perf_armed",
+			     s->st.perf_armed)))
 		return rc;
+	/* per thread: samples taken and missed (those due less those
+	 * taken), "capture.taken:TID" and "capture.missed:TID" */
+	for (size_t i = 0; i < s->nthreads; i++) {
+		const struct sfc_cthread *c = &s->threads[i];
+		char key[48];
+		if (!c->sched && !c->taken)
+			continue;
+		snprintf(key, sizeof(key), "capture.taken:%d", (int)c->tid);
+		if ((rc = count_prop(p, ctx, key, c->taken)))
+			return rc;
+		snprintf(key, sizeof(key), "capture.missed:%d", (int)c->tid);
+		if ((rc = count_prop(p, ctx, key, c->sched > c->taken ?
+						  c->sched - c->taken : 0)))
+			return rc;
+	}
 	if (s->o.verify_reuse &&
 	    ((rc = count_prop(p, ctx, "capture.reuse_verified",
 			      s->st.reuse_verified)) ||

@@ -213,6 +213,10 @@ struct sfc_stats {
 	uint64_t perf_samples;     /* of the samples taken, from a running
 				    * thread's perf event, without a stop
 				    * (label stopless=perf) */
+	uint64_t perf_armed;       /* perf events armed for a sample (0: the
+				    * perf path was never used, e.g. as many
+				    * threads were runnable as there are
+				    * CPUs) */
 	uint64_t peek_verified;    /* verify_reuse: such reads whose thread
 				    * was then stopped, had provably not run
 				    * in between, and gave the same stack */
@@ -279,7 +283,10 @@ void sfc_stop_time(const struct sfc_session *s, int64_t *median,
  * label "reused" = "1" on samples counted again without a stop, "late"
  * on ticks paid by a stop that came late, "catchup" on skipped ticks
  * paid by a stop whose window holds them; properties capture.missed,
- * capture.reused, capture.ticks_skipped, capture.catchup; time in ns since meta.start_time, metadata (period, start, duration,
+ * capture.reused, capture.ticks_skipped, capture.catchup,
+ * capture.perf_armed, and per thread capture.taken:TID and
+ * capture.missed:TID (the samples due to it, ticks skipped included,
+ * less those taken: the sum over threads is capture.missed); time in ns since meta.start_time, metadata (period, start, duration,
  * capture.* props).  Call sf_profile_set_aggregate first if wanted. */
 int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx,
 	     struct sf_profile *p);

@@ -74,6 +74,7 @@ struct sfc_thr {
 	int64_t win_lo;         /* first moment the stop's state is proven */
 	int64_t t_rel;          /* just before PTRACE_DETACH */
 	bool win;               /* a stop of this tick (not a late one) */
+	uint64_t order;         /* who is stopped first (order_cur) */
 };
 
 /* A stop that came after its tick's deadline: the registers and stack
@@ -136,6 +137,10 @@ struct sfc_cthread {
 	 * Stops then copy only up to it (sfc__copy_stack). */
 	uint64_t stack_hi;
 	uint64_t last_sp;       /* sp at its last stop (grab) */
+	uint64_t sched;         /* samples due: ticks (skipped ones too)
+				 * that listed it, less those that found it
+				 * gone; sched - taken is its missed count */
+	uint64_t taken;         /* samples taken (add_sample) */
 	int pfd;                /* perf event (perf.c), -1 */
 	uint32_t perf_after;    /* tick from which it may be armed again */
 	void *pmap;             /* its ring buffer, NULL */
@@ -203,6 +208,11 @@ struct sfc_sample {
 struct sfc_session {
 	struct sfc_options o;
 	pid_t pid;
+	pid_t mem;              /* whose memory and map are read: pid, or a
+				 * live thread once the main thread exited
+				 * (pthread_exit; its memory is gone) */
+	bool leader_gone;
+	uint32_t mem_tick;      /* tick that last picked mem */
 	Dwfl *dwfl;
 	Dwfl_Callbacks cbs;     /* must outlive dwfl */
 	bool attached;          /* dwfl_attach_state done */

@@ -93,3 +93,62 @@ n=$(nsamples tstp.json)
 if [ $rc -eq 0 ] && [ "$n" -gt 0 ]; then pass capture-tstp-resumes; else
 	fail capture-tstp-resumes "status $rc, $n samples: $(head -n 2 tstp.err)"; fi
 stop_target
+
+# --- honest counts.  Per thread, samples taken and missed are in the
+# capture (capture.taken:TID, capture.missed:TID): the taken count is the
+# thread's samples, the missed ones add up to capture.missed, and no
+# thread is due more samples than there were ticks (run and skipped).
+# The spinning thread's samples are "running" (sfcapture's own stop is
+# never its state).
+start_target ./target_nofp || fail capture-counts-start "target not ready"
+timeout 120 "$SFCAPTURE" -q -p $TPID -d 2 -o counts.json
+timeout 120 "$SFCAPTURE" -p $TPID -d 1 -o counts2.json > counts.report 2>/dev/null
+stop_target
+PYTHONPATH=$TOP/tests python3 - counts.json > counts.check <<'PY'
+import json, sys, collections
+from capjson import load
+d = json.load(open(sys.argv[1]))
+props, rows = load(sys.argv[1])
+per = collections.Counter(d["threads"][s[1]]["tid"] for s in d["samples"])
+taken = {int(k.split(":")[1]): int(v) for k, v in props.items() if k.startswith("capture.taken:")}
+missed = {int(k.split(":")[1]): int(v) for k, v in props.items() if k.startswith("capture.missed:")}
+ticks = int(props["capture.ticks"]) + int(props["capture.ticks_skipped"])
+bad = [t for t in per if taken.get(t) != per[t]] + [t for t in taken if t not in missed]
+bad += [t for t in taken if taken[t] + missed.get(t, 0) > ticks]
+print("taken", "ok" if taken and not bad else "per-thread taken differs from the samples: %s" % bad[:3])
+print("missed", "ok" if sum(missed.values()) == int(props["capture.missed"]) else
+      "sum of per-thread missed %d, capture.missed %s" % (sum(missed.values()), props["capture.missed"]))
+cpu = [r for r in rows if r[0] == "cpu"]
+run = sum(1 for r in cpu if r[2].get("state") == "running")
+print("spin", "ok" if cpu and run * 100 >= 98 * len(cpu) else "%d of %d cpu samples running: %s" % (run, len(cpu), collections.Counter(r[2].get("state") for r in cpu)))
+PY
+for k in taken missed spin; do
+	v=$(sed -n "s/^$k //p" counts.check)
+	[ "$v" = ok ] && pass capture-counts-$k || fail capture-counts-$k "${v:-no result}"
+done
+# the report says, per thread, what it missed, and the total, in its header
+if grep -q '^Missed:          [0-9]* of [0-9]* samples due' counts.report; then
+	pass capture-counts-report; else fail capture-counts-report "$(sed -n 1,8p counts.report)"; fi
+
+# --- a process whose main thread called pthread_exit is not a zombie
+# while its other thread runs: sampled, through that thread
+cc -O2 -g -pthread -o pexit "$CAPFIX/pexit.c" || fail capture-pthread-exit "cannot build pexit.c"
+start_target ./pexit || fail capture-pthread-exit-start "target not ready"
+timeout 120 "$SFCAPTURE" -q -p $TPID -d 0.5 --to lines -o pexit.lines 2> pexit.err
+rc=$?
+if [ $rc -eq 0 ] && grep -q ';worker;pause$' pexit.lines; then pass capture-pthread-exit; else
+	fail capture-pthread-exit "status $rc: $(head -n 2 pexit.err) $(head -n 2 pexit.lines 2>/dev/null)"; fi
+stop_target
+
+# --- refusals name the fix: another user's process needs root or
+# CAP_SYS_PTRACE (run as nobody against a process of ours)
+if [ "$(id -u)" = 0 ] && have setpriv; then
+	sleep 60 & sl=$!
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$SFCAPTURE" -p $sl -d 0.2 -o /dev/null > /dev/null 2> perm.err
+	rc=$?
+	kill $sl; wait $sl 2>/dev/null
+	if [ $rc -eq 1 ] && [ "$(grep -c . perm.err)" = 1 ] && grep -q 'as root, or with CAP_SYS_PTRACE' perm.err; then
+		pass capture-refusal-names-fix; else fail capture-refusal-names-fix "status $rc: $(head -n 2 perm.err)"; fi
+else
+	skip capture-refusal-names-fix "needs root and setpriv to run as another user"
+fi
