@@ -280,7 +280,8 @@ void sfc__explain_eperm(struct sfc_session *s, struct sf_ctx *ctx,
 		sf_error(ctx, SF_EINPUT, NULL, 0,
 			 "cannot trace process %d: permission denied: it "
 			 "belongs to user %ld and you are user %ld; run "
-			 "sfcapture as that user or as root", (int)s->pid,
+			 "sfcapture as that user, as root, or with "
+			 "CAP_SYS_PTRACE", (int)s->pid,
 			 uid, (long)geteuid());
 	} else if (scope >= 1 && !cap) {
 		sf_error(ctx, SF_EINPUT, NULL, 0,
@@ -422,7 +423,7 @@ void sfc__grab(struct sfc_session *s, struct sfc_thr *t,
 		base = c->last_sp - SFC_REDZONE - SFC_EARLY_BELOW;
 		uint64_t want = c->stack_hi + SFC_STACK_SLACK - base;
 		if (want <= s->slot)
-			early = sfc__read_mem(s->pid, base, (size_t)want, stack);
+			early = sfc__read_mem(s->mem, base, (size_t)want, stack);
 	}
 	if (ptrace(PTRACE_GETREGSET, t->tid, (void *)(uintptr_t)NT_PRSTATUS,
 		   &io) < 0)
@@ -455,12 +456,12 @@ void sfc__copy_stack(struct sfc_session *s, struct sfc_thr *t,
 		t->short_copy = true;
 	}
 	t->stack_base = sp - SFC_REDZONE;
-	t->stack_len = sfc__read_mem(s->pid, t->stack_base, len + SFC_REDZONE,
+	t->stack_len = sfc__read_mem(s->mem, t->stack_base, len + SFC_REDZONE,
 				     stack);
 	if (SFC_REDZONE && t->stack_len <= SFC_REDZONE) {
 		/* sp at the bottom of its mapping: no red zone to copy */
 		t->stack_base = sp;
-		t->stack_len = sfc__read_mem(s->pid, sp, len, stack);
+		t->stack_len = sfc__read_mem(s->mem, sp, len, stack);
 	}
 }
 
