@@ -17,11 +17,13 @@ static volatile int stop_flag;
 enum {
 	K_THREADS = CLI_KEY, K_ON_CPU, K_ALL_STOP, K_UNWIND, K_STACK_BYTES,
 	K_STACK_FRAMES, K_LINES, K_NO_DEMANGLE, K_NO_REUSE, K_VERIFY_REUSE,
-	K_NO_BOOST, K_NO_PEEK, K_NO_PERF
+	K_NO_BOOST, K_NO_PEEK, K_NO_PERF, K_CHILDREN
 };
 
 static const struct cli_opt opts[] = {
-	{ "pid", 'p', "PID", "process to sample" },
+	{ "pid", 'p', "PID,...", "processes to sample (repeatable)" },
+	{ "children", K_CHILDREN, NULL, "also sample the processes they start, and\n"
+	  "theirs (always with -- CMD)" },
 	{ "frequency", 'F', "HZ", "samples per second per thread (default 100)" },
 	{ "duration", 'd', "SECS", "stop after SECS seconds (fractions allowed)" },
 	{ "output", 'o', "FILE", "output file; '-' is standard output (default\n"
@@ -57,7 +59,7 @@ static const struct cli_opt opts[] = {
 static void usage(const struct cli_getopt *g)
 {
 	printf(
-"Usage: sfcapture -p PID [OPTIONS]\n"
+"Usage: sfcapture -p PID[,PID...] [OPTIONS]\n"
 "       sfcapture [OPTIONS] -- CMD [ARGS...]\n"
 "Sample the call stacks of every thread of a running process (or of CMD,\n"
 "started here) at a fixed rate, running and blocked threads alike, until\n"
@@ -231,7 +233,7 @@ int main(int argc, char **argv)
 		case 'p': case 'F': case 'd': case K_THREADS: case K_ON_CPU:
 		case K_ALL_STOP: case K_UNWIND: case K_STACK_BYTES:
 		case K_STACK_FRAMES: case K_LINES: case K_NO_DEMANGLE:
-		case K_NO_BOOST:
+		case K_NO_BOOST: case K_CHILDREN:
 			if (sfc_options_set(&o, &ctx, cli_getopt_name(&g, c),
 					    val)) {
 				status = cli_fail(&ctx);
@@ -290,6 +292,9 @@ int main(int argc, char **argv)
 			goto done;
 		}
 		o.is_child = true;
+		/* a command is followed into the processes it starts, as
+		 * perf record does */
+		o.children = true;
 		launched = true;
 	}
 	if ((rc = sfc_open(&s, &ctx, &o))) {
@@ -309,6 +314,12 @@ int main(int argc, char **argv)
 		}
 		goto done;
 	}
+	/* the other processes named by -p */
+	for (size_t i = 1; i < o.npids; i++)
+		if (sfc_add(s, &ctx, o.pids[i])) {
+			status = cli_fail(&ctx);
+			goto done;
+		}
 	int shown = 0;
 	bool tty = isatty(2) && !cli_quiet;
 	catch_tstp();
@@ -402,5 +413,6 @@ done:
 	sf_ctx_free(&ctx);
 	cli_getopt_free(&g);
 	free((void *)o.tids);
+	free((void *)o.pids);
 	return status;
 }

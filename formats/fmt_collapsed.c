@@ -290,6 +290,7 @@ struct walk {
 	uint32_t *first, *kids;    /* children of v: kids[first[v] ..
 				    * first[v + 1]) */
 	/* --thread-prefix: label groups */
+	bool by_pid;               /* --pid-prefix: the process labels */
 	size_t ngroups;
 	uint32_t *group_name;      /* name id per group */
 	uint32_t *gstart;          /* group g's samples: gsamples[gstart[g]
@@ -570,6 +571,28 @@ nomem:
 	return sf_error_nomem(ctx);
 }
 
+/* --pid-prefix: the label of thread th's process, "COMM-PID" as
+ * stackcollapse-perf.pl --pid writes it; COMM is the name of its main
+ * thread (tid == pid) when the profile has it, else th's. */
+static void process_label(const struct sf_profile *p, sf_thread_idx th,
+			  char *buf, size_t size)
+{
+	const struct sf_thread *t = &p->d.threads[th];
+
+	if (t->pid == SF_NO_ID) {
+		sf_thread_label(t, buf, size);
+		return;
+	}
+	const char *comm = t->name;
+	for (size_t i = 0; i < p->d.nthreads; i++)
+		if (p->d.threads[i].tid == t->pid &&
+		    p->d.threads[i].pid == t->pid && p->d.threads[i].name) {
+			comm = p->d.threads[i].name;
+			break;
+		}
+	snprintf(buf, size, "%s-%lld", comm ? comm : "", (long long)t->pid);
+}
+
 /* --thread-prefix: group the samples with a thread by written label. */
 static int make_groups(struct walk *w, struct onames *t, struct sf_ctx *ctx)
 {
@@ -588,7 +611,11 @@ static int make_groups(struct walk *w, struct onames *t, struct sf_ctx *ctx)
 		if (th == SF_NO_THREAD || tgroup[th] != UINT32_MAX)
 			continue;
 		char label[512];
-		sf_thread_label(&p->d.threads[th], label, sizeof(label));
+		if (w->by_pid)
+			process_label(p, th, label, sizeof(label));
+		else
+			sf_thread_label(&p->d.threads[th], label,
+					sizeof(label));
 		if ((rc = oname_id(t, ctx, label, true, &tgroup[th])))
 			goto out;
 	}
@@ -656,9 +683,11 @@ out:
 static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 			   struct sf_ctx *ctx)
 {
-	bool prefix = sf_ctx_flag(ctx, "thread-prefix");
+	bool by_pid = sf_ctx_flag(ctx, "pid-prefix");
+	bool prefix = by_pid || sf_ctx_flag(ctx, "thread-prefix");
 	struct onames t = { 0 };
-	struct walk w = { .p = p, .names = &t, .filled = SIZE_MAX };
+	struct walk w = { .p = p, .names = &t, .filled = SIZE_MAX,
+			  .by_pid = by_pid };
 	size_t n = p->d.nstacks ? p->d.nstacks : 1;
 	int rc = 0;
 
@@ -722,6 +751,8 @@ static const char *const collapsed_ext[] = { ".collapsed", ".folded",
 static const struct sf_option collapsed_wopts[] = {
 	{ "thread-prefix", NULL,
 	  "collapsed: put the thread (NAME-TID) as the root frame" },
+	{ "pid-prefix", NULL,
+	  "collapsed: put the process (COMM-PID) as the root frame" },
 	{ NULL, NULL, NULL }
 };
 

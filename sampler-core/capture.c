@@ -8,6 +8,7 @@
  * the dispatcher (stop.c).
  */
 #include "capture_int.h"
+#include "strbuf.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -1103,11 +1104,20 @@ static bool exec_changed(struct sfc_session *s)
 	if (n < 0 || stat(path, &sb) < 0)
 		return false;
 	exe[n] = 0;
+	/* a program that execs itself keeps path and inode: its auxiliary
+	 * vector (entry point and random bytes' address, which ASLR moves)
+	 * tells the images apart */
+	char aux[1024];
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)s->pid);
+	ssize_t an = sfc__read_small(path, aux, sizeof(aux));
+	uint64_t ah = an > 0 ? sf_hash(aux, (size_t)an) : 0;
 	if (!first && !strcmp(exe, s->exe) &&
-	    s->exe_ino == (unsigned long)sb.st_ino)
+	    s->exe_ino == (unsigned long)sb.st_ino && (!ah || ah == s->auxv))
 		return false;
 	memcpy(s->exe, exe, (size_t)n + 1);
 	s->exe_ino = (unsigned long)sb.st_ino;
+	if (ah)
+		s->auxv = ah;
 	return !first;
 }
 
@@ -1423,8 +1433,11 @@ static pid_t live_thread(pid_t pid)
 	return found;
 }
 
-int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
-	     const struct sfc_options *o)
+/* Open one process's session.  `later`: found during the capture (a
+ * child), possibly inside its exec: modules that cannot be read yet are
+ * read by the ticks (open_modules), not an error. */
+static int open_one(struct sfc_session **out, struct sf_ctx *ctx,
+		    const struct sfc_options *o, bool later)
 {
 	char path[64], buf[4096];
 	struct sfc_session *s;
@@ -1530,11 +1543,105 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 		struct timespec ts = { 0, 2000000 };
 		nanosleep(&ts, NULL);
 	}
-	if (!s->dwfl && (rc = sfc__dwfl_open(s, ctx))) {
+	if (!s->dwfl && !later && (rc = sfc__dwfl_open(s, ctx))) {
 		sfc_close(s);
 		return rc;
 	}
 	*out = s;
+	return 0;
+}
+
+int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
+	     const struct sfc_options *o)
+{
+	int rc = open_one(out, ctx, o, false);
+	struct sfc_session *s = *out;
+
+	if (rc)
+		return rc;
+	if (!(s->procs = sf_calloc(4, sizeof(*s->procs)))) {
+		sfc_close(s);
+		*out = NULL;
+		return sf_error_nomem(ctx);
+	}
+	s->capprocs = 4;
+	s->procs[s->nprocs++] = s;
+	s->head = s;
+	return 0;
+}
+
+/* Open process pid into the capture of head h (`later`: see open_one). */
+static int add_proc(struct sfc_session *h, struct sf_ctx *ctx, pid_t pid,
+		    bool later)
+{
+	struct sfc_options o = h->o;
+	struct sfc_session *q;
+	int rc;
+
+	o.pid = pid;
+	o.is_child = false;
+	if (sf_grow(&h->procs, &h->capprocs, h->nprocs + 1,
+		    sizeof(*h->procs)))
+		return sf_error_nomem(ctx);
+	if ((rc = open_one(&q, ctx, &o, later)))
+		return rc;
+	free(q->hist);
+	q->hist = h->hist;
+	q->shared = true;
+	q->head = h;
+	q->period = h->period;
+	q->start_mono = h->start_mono;
+	q->start_real = h->start_real;
+	h->procs[h->nprocs++] = q;
+	return 0;
+}
+
+int sfc_add(struct sfc_session *s, struct sf_ctx *ctx, pid_t pid)
+{
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i]->pid == pid)
+			return 0;
+	return add_proc(s, ctx, pid, false);
+}
+
+/* The children of every thread of the capture's live processes that are
+ * not sampled yet join it (children option).  A child that cannot be
+ * opened now (it exits, or its exec is under way) is tried again at the
+ * next tick. */
+static int discover(struct sfc_session *h, struct sf_ctx *ctx)
+{
+	char path[96], buf[4096];
+	size_t n = h->nprocs;
+
+	for (size_t i = 0; i < n; i++) {
+		struct sfc_session *q = h->procs[i];
+		if (q->done)
+			continue;
+		for (size_t k = 0; k < q->nthreads; k++) {
+			if (q->threads[k].seen != q->tickno)
+				continue;
+			snprintf(path, sizeof(path),
+				 "/proc/%d/task/%d/children", (int)q->pid,
+				 (int)q->threads[k].tid);
+			if (sfc__read_small(path, buf, sizeof(buf)) <= 0)
+				continue;
+			for (char *c = buf, *end; *c; c = end) {
+				long pid = strtol(c, &end, 10);
+				if (end == c)
+					break;
+				bool known = false;
+				for (size_t j = 0; j < h->nprocs && !known; j++)
+					known = h->procs[j]->pid == (pid_t)pid;
+				if (known || pid <= 0)
+					continue;
+				int rc = add_proc(h, ctx, (pid_t)pid, true);
+				if (rc == SF_ENOMEM)
+					return rc;
+				if (rc)
+					sf_error_clear(ctx);
+			}
+		}
+	}
 	return 0;
 }
 
@@ -1571,9 +1678,98 @@ static void suspend(struct sfc_session *s)
 {
 	int64_t deadline = sfc__mono() + 1000000000;
 
-	while (s->npending && sfc__dispatch_one(s, deadline) > 0)
-		;
+	for (size_t i = 0; i < s->nprocs; i++)
+		while (s->procs[i]->npending &&
+		       sfc__dispatch_one(s->procs[i], deadline) > 0)
+			;
 	s->o.on_suspend(s->o.suspend_arg);
+}
+
+/* A process of the capture that exited: its descriptors go (a build
+ * starts thousands). */
+static void retire(struct sfc_session *q)
+{
+	for (size_t i = 0; i < q->nthreads; i++) {
+		struct sfc_cthread *c = &q->threads[i];
+		if (c->fd >= 0)
+			close(c->fd);
+		c->fd = -1;
+		sfc__perf_close(c);
+	}
+}
+
+/* A thread of some process of the capture is left pending. */
+static bool any_pending(const struct sfc_session *s)
+{
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i]->npending)
+			return true;
+	return false;
+}
+
+/* s->gst: the statistics summed over the processes */
+static void sum_stats(struct sfc_session *s)
+{
+	struct sfc_stats *g = &s->gst;
+
+	*g = s->st;
+	g->target_exited = true;
+	for (size_t i = 0; i < s->nprocs; i++) {
+		const struct sfc_stats *q = &s->procs[i]->st;
+		g->target_exited &= q->target_exited;
+		if (!g->ended[0] && q->ended[0])
+			memcpy(g->ended, q->ended, sizeof(g->ended));
+		if (!i)
+			continue;
+		g->samples += q->samples;
+		g->reused += q->reused;
+		g->reuse_verified += q->reuse_verified;
+		g->reuse_mismatch += q->reuse_mismatch;
+		g->peeked += q->peeked;
+		g->perf_samples += q->perf_samples;
+		g->perf_armed += q->perf_armed;
+		g->peek_verified += q->peek_verified;
+		g->peek_mismatch += q->peek_mismatch;
+		g->missed += q->missed;
+		g->late += q->late;
+		g->catchup += q->catchup;
+		g->truncated += q->truncated;
+		g->threads_now += s->procs[i]->done ? 0 : q->threads_now;
+		g->threads_seen += q->threads_seen;
+	}
+}
+
+/* After the last tick of process q: skipped ticks no scan came to fill
+ * (only the last tick's stops can still pay them), stops still due
+ * (consumed and released, bounded), the exit status of our child. */
+static int run_end(struct sfc_session *q, struct sf_ctx *ctx)
+{
+	uint64_t filled = 0;
+	int rc = 0;
+
+	for (uint64_t k = 0; k < q->nlate && !rc; k++)
+		rc = fill_windows(q, ctx, q->late_first + (int64_t)k * q->period,
+				  &filled);
+	q->st.missed += q->nlate * q->st.threads_now - filled;
+	sched_listed(q, q->nlate);
+	q->nlate = 0;
+	int64_t deadline = sfc__mono() + 100000000;
+	while (q->npending && sfc__dispatch_one(q, deadline) > 0)
+		;
+	if (!rc)
+		rc = record_late(q, ctx);
+	if (q->st.target_exited && q->o.is_child && !q->st.child_status_valid) {
+		/* the child exited between ticks: collect its status */
+		int st;
+		pid_t w;
+		while ((w = waitpid(q->pid, &st, 0)) < 0 && errno == EINTR)
+			;
+		if (w == q->pid) {
+			q->st.child_status = st;
+			q->st.child_status_valid = true;
+		}
+	}
+	return rc;
 }
 
 int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
@@ -1586,7 +1782,6 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 
 	if (period < 1000)
 		period = 1000;
-	s->period = period;
 	/* setpriority on a thread id applies to that thread (Linux) */
 	id_t self = (id_t)gettid();
 	errno = 0;
@@ -1596,6 +1791,11 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 	clock_gettime(CLOCK_REALTIME, &rt);
 	s->start_real = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
 	s->start_mono = sfc__mono();
+	for (size_t i = 0; i < s->nprocs; i++) {
+		s->procs[i]->period = period;
+		s->procs[i]->start_real = s->start_real;
+		s->procs[i]->start_mono = s->start_mono;
+	}
 	int64_t next = s->start_mono, last_progress = s->start_mono;
 	int64_t end = s->o.duration_ns > 0 ? s->start_mono + s->o.duration_ns
 					   : INT64_MAX;
@@ -1604,13 +1804,32 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 			suspend(s);
 			/* no tick was due while we were stopped */
 			next = sfc__mono();
-			s->nlate = 0;
+			for (size_t i = 0; i < s->nprocs; i++)
+				s->procs[i]->nlate = 0;
 			continue;
 		}
-		s->sched = next;
-		rc = tick(s, ctx);
-		s->st.ticks++;
-		if (rc || s->st.target_exited || s->st.ended[0])
+		/* every process's tick; one that exited (or met another
+		 * tracer) is ticked no more */
+		bool live = false, ended = false;
+		for (size_t i = 0; i < s->nprocs && !rc; i++) {
+			struct sfc_session *q = s->procs[i];
+			if (q->done)
+				continue;
+			q->sched = next;
+			rc = tick(q, ctx);
+			q->st.ticks++;
+			q->done = q->st.target_exited || q->st.ended[0];
+			if (q->done && q != s)
+				retire(q);
+			ended |= q->st.ended[0] != 0;
+			live |= !q->done;
+		}
+		if (!rc && !ended && s->o.children) {
+			size_t n0 = s->nprocs;
+			rc = discover(s, ctx);
+			live |= s->nprocs > n0;
+		}
+		if (rc || ended || !live)
 			break;
 		int64_t now = sfc__mono();
 		next += period;
@@ -1618,23 +1837,29 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 		 * burst: the next scan fills its samples for the threads that
 		 * did not run meanwhile and counts the others' as missed */
 		while (now - next >= period && next < end) {
-			if (!s->nlate)
-				s->late_first = next;
-			s->nlate++;
+			for (size_t i = 0; i < s->nprocs; i++) {
+				struct sfc_session *q = s->procs[i];
+				if (q->done)
+					continue;
+				if (!q->nlate)
+					q->late_first = next;
+				q->nlate++;
+				q->st.ticks_late++;
+			}
 			next += period;
-			s->st.ticks_late++;
 		}
 		if (next >= end)
 			break;
 		s->st.elapsed_ns = now - s->start_mono;
 		if (progress && now - last_progress >= 200000000) {
 			s->st.stop_ns_last = recent_median(s);
-			progress(&s->st, arg);
+			sum_stats(s);
+			progress(sfc_stats(s), arg);
 			last_progress = now;
 		}
 		/* a thread left pending stays stopped until its stop is read:
 		 * wait for those stops rather than sleep past them */
-		while (!*stop && !suspending(s) && s->npending &&
+		while (!*stop && !suspending(s) && any_pending(s) &&
 		       sfc__dispatch_one(s, next) > 0)
 			;
 		struct timespec ts = { next / 1000000000, next % 1000000000 };
@@ -1646,38 +1871,19 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 	s->st.elapsed_ns = sfc__mono() - s->start_mono;
 	if (boosted)
 		setpriority(PRIO_PROCESS, self, nice0);
-	/* skipped ticks no scan came to fill: only the last tick's stops
-	 * can still pay them */
-	uint64_t filled = 0;
-	for (uint64_t k = 0; k < s->nlate && !rc; k++)
-		rc = fill_windows(s, ctx, s->late_first + (int64_t)k * s->period,
-				  &filled);
-	s->st.missed += s->nlate * s->st.threads_now - filled;
-	sched_listed(s, s->nlate);
-	s->nlate = 0;
-	/* stops that are still due: consume and detach (bounded) */
-	int64_t deadline = sfc__mono() + 100000000;
-	while (s->npending && sfc__dispatch_one(s, deadline) > 0)
-		;
-	if (!rc)
-		rc = record_late(s, ctx);
-	if (s->st.target_exited && s->o.is_child && !s->st.child_status_valid) {
-		/* the child exited between ticks: collect its status */
-		int st;
-		pid_t w;
-		while ((w = waitpid(s->pid, &st, 0)) < 0 && errno == EINTR)
-			;
-		if (w == s->pid) {
-			s->st.child_status = st;
-			s->st.child_status_valid = true;
-		}
+	for (size_t i = 0; i < s->nprocs; i++) {
+		int r = run_end(s->procs[i], ctx);
+		if (!rc)
+			rc = r;
+		s->procs[i]->st.elapsed_ns = s->st.elapsed_ns;
 	}
+	sum_stats(s);
 	return rc;
 }
 
 const struct sfc_stats *sfc_stats(const struct sfc_session *s)
 {
-	return &s->st;
+	return s->nprocs > 1 ? &s->gst : &s->st;
 }
 
 void sfc_stop_time(const struct sfc_session *s, int64_t *median,
@@ -1725,77 +1931,16 @@ static int count_prop(struct sf_profile *p, struct sf_ctx *ctx,
 	return sf_profile_set_prop(p, ctx, name, b);
 }
 
-int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
+/* The samples of one process (its session), with its frames, stacks
+ * and threads. */
+static int emit_proc(struct sfc_session *s, struct sf_ctx *ctx,
+		     struct sf_profile *p)
 {
 	sf_frame_id *fid = NULL;
 	sf_stack_id *sid = NULL;
 	sf_thread_idx *tix = NULL;
 	sf_labels_id lab[8][SFC_NHOW];
-	uint32_t type;
-	char b[64];
 	int rc;
-
-	if ((rc = sf_profile_sample_type(p, ctx, "samples", "count", &type)))
-		return rc;
-	p->d.meta.default_type = type;
-	p->d.meta.period_type.type = sf_profile_str(p, ctx, "wall");
-	p->d.meta.period_type.unit = sf_profile_str(p, ctx, "nanoseconds");
-	p->d.meta.period = 1e9 / s->o.hz;
-	p->d.meta.start_time = s->start_real;
-	p->d.meta.duration = s->st.elapsed_ns;
-	snprintf(b, sizeof(b), "%d", (int)s->pid);
-	if ((rc = sf_profile_set_prop(p, ctx, "capture.pid", b)) ||
-	    (rc = sf_profile_set_prop(p, ctx, "capture.command", s->command)) ||
-	    (rc = sf_profile_set_prop(p, ctx, "capture.unwind",
-				      s->o.unwind == SFC_UNWIND_FP ? "fp"
-								   : "dwarf")) ||
-	    (rc = sf_profile_set_prop(p, ctx, "capture.stop",
-				      s->o.all_stop ? "all" : "thread")))
-		return rc;
-	snprintf(b, sizeof(b), "%g", s->o.hz);
-	if ((rc = sf_profile_set_prop(p, ctx, "capture.hz", b)))
-		return rc;
-	if ((rc = count_prop(p, ctx, "capture.missed", s->st.missed)) ||
-	    (rc = count_prop(p, ctx, "capture.reused", s->st.reused)) ||
-	    (rc = count_prop(p, ctx, "capture.ticks", s->st.ticks)) ||
-	    (rc = count_prop(p, ctx, "capture.ticks_skipped",
-			     s->st.ticks_late)) ||
-	    (rc = count_prop(p, ctx, "capture.catchup", s->st.catchup)))
-		return rc;
-	if ((rc = count_prop(p, ctx, "capture.stopless", s->st.peeked)) ||
-	    (rc = count_prop(p, ctx, "capture.stopless_perf",
-			     s->st.perf_samples)) ||
-	    (rc = count_prop(p, ctx, "capture.perf_armed",
-			     s->st.perf_armed)))
-		return rc;
-	/* per thread: samples taken and missed (those due less those
-	 * taken), "capture.taken:TID" and "capture.missed:TID" */
-	for (size_t i = 0; i < s->nthreads; i++) {
-		const struct sfc_cthread *c = &s->threads[i];
-		char key[48];
-		if (!c->sched && !c->taken)
-			continue;
-		snprintf(key, sizeof(key), "capture.taken:%d", (int)c->tid);
-		if ((rc = count_prop(p, ctx, key, c->taken)))
-			return rc;
-		snprintf(key, sizeof(key), "capture.missed:%d", (int)c->tid);
-		if ((rc = count_prop(p, ctx, key, c->sched > c->taken ?
-						  c->sched - c->taken : 0)))
-			return rc;
-	}
-	if (s->o.verify_reuse &&
-	    ((rc = count_prop(p, ctx, "capture.reuse_verified",
-			      s->st.reuse_verified)) ||
-	     (rc = count_prop(p, ctx, "capture.reuse_mismatch",
-			      s->st.reuse_mismatch)) ||
-	     (rc = count_prop(p, ctx, "capture.stopless_verified",
-			      s->st.peek_verified)) ||
-	     (rc = count_prop(p, ctx, "capture.stopless_mismatch",
-			      s->st.peek_mismatch))))
-		return rc;
-	if ((rc = sf_profile_set_prop(p, ctx, "capture.reuse",
-				      s->reuse ? "schedstat" : "off")))
-		return rc;
 
 	fid = sf_calloc(s->naddrs, sizeof(*fid));
 	sid = sf_calloc(s->nnodes, sizeof(*sid));
@@ -1860,10 +2005,107 @@ out:
 	return rc;
 }
 
+int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
+{
+	const struct sfc_stats *st = sfc_stats(s);
+	uint32_t type;
+	char b[64];
+	int rc;
+
+	if ((rc = sf_profile_sample_type(p, ctx, "samples", "count", &type)))
+		return rc;
+	p->d.meta.default_type = type;
+	p->d.meta.period_type.type = sf_profile_str(p, ctx, "wall");
+	p->d.meta.period_type.unit = sf_profile_str(p, ctx, "nanoseconds");
+	p->d.meta.period = 1e9 / s->o.hz;
+	p->d.meta.start_time = s->start_real;
+	p->d.meta.duration = st->elapsed_ns;
+	snprintf(b, sizeof(b), "%d", (int)s->pid);
+	if ((rc = sf_profile_set_prop(p, ctx, "capture.pid", b)) ||
+	    (rc = sf_profile_set_prop(p, ctx, "capture.command", s->command)) ||
+	    (rc = sf_profile_set_prop(p, ctx, "capture.unwind",
+				      s->o.unwind == SFC_UNWIND_FP ? "fp"
+								   : "dwarf")) ||
+	    (rc = sf_profile_set_prop(p, ctx, "capture.stop",
+				      s->o.all_stop ? "all" : "thread")))
+		return rc;
+	snprintf(b, sizeof(b), "%g", s->o.hz);
+	if ((rc = sf_profile_set_prop(p, ctx, "capture.hz", b)))
+		return rc;
+	if ((rc = count_prop(p, ctx, "capture.missed", st->missed)) ||
+	    (rc = count_prop(p, ctx, "capture.reused", st->reused)) ||
+	    (rc = count_prop(p, ctx, "capture.ticks", st->ticks)) ||
+	    (rc = count_prop(p, ctx, "capture.ticks_skipped",
+			     st->ticks_late)) ||
+	    (rc = count_prop(p, ctx, "capture.catchup", st->catchup)))
+		return rc;
+	if ((rc = count_prop(p, ctx, "capture.stopless", st->peeked)) ||
+	    (rc = count_prop(p, ctx, "capture.stopless_perf",
+			     st->perf_samples)) ||
+	    (rc = count_prop(p, ctx, "capture.perf_armed",
+			     st->perf_armed)))
+		return rc;
+	if (s->nprocs > 1) {
+		/* every process sampled, in the order they joined */
+		struct sf_sbuf sb = { 0 };
+		bool ok = true;
+		for (size_t i = 0; i < s->nprocs && ok; i++) {
+			snprintf(b, sizeof(b), "%s%d", i ? "," : "",
+				 (int)s->procs[i]->pid);
+			ok = sf_sbuf_adds(&sb, b);
+		}
+		rc = !ok ? sf_error_nomem(ctx)
+			 : sf_profile_set_prop(p, ctx, "capture.pids", sb.s);
+		sf_sbuf_free(&sb);
+		if (rc)
+			return rc;
+	}
+	/* per thread: samples taken and missed (those due less those
+	 * taken), "capture.taken:TID" and "capture.missed:TID" */
+	for (size_t k = 0; k < s->nprocs; k++)
+	for (size_t i = 0; i < s->procs[k]->nthreads; i++) {
+		const struct sfc_cthread *c = &s->procs[k]->threads[i];
+		char key[48];
+		if (!c->sched && !c->taken)
+			continue;
+		snprintf(key, sizeof(key), "capture.taken:%d", (int)c->tid);
+		if ((rc = count_prop(p, ctx, key, c->taken)))
+			return rc;
+		snprintf(key, sizeof(key), "capture.missed:%d", (int)c->tid);
+		if ((rc = count_prop(p, ctx, key, c->sched > c->taken ?
+						  c->sched - c->taken : 0)))
+			return rc;
+	}
+	if (s->o.verify_reuse &&
+	    ((rc = count_prop(p, ctx, "capture.reuse_verified",
+			      st->reuse_verified)) ||
+	     (rc = count_prop(p, ctx, "capture.reuse_mismatch",
+			      st->reuse_mismatch)) ||
+	     (rc = count_prop(p, ctx, "capture.stopless_verified",
+			      st->peek_verified)) ||
+	     (rc = count_prop(p, ctx, "capture.stopless_mismatch",
+			      st->peek_mismatch))))
+		return rc;
+	if ((rc = sf_profile_set_prop(p, ctx, "capture.reuse",
+				      s->reuse ? "schedstat" : "off")))
+		return rc;
+
+	for (size_t i = 0; i < s->nprocs; i++)
+		if ((rc = emit_proc(s->procs[i], ctx, p)))
+			return rc;
+	return 0;
+}
+
 void sfc_close(struct sfc_session *s)
 {
 	if (!s)
 		return;
+	/* the other processes first: the head's signal mask is the
+	 * caller's */
+	if (s->head == s)
+		for (size_t i = s->nprocs; i-- > 1;)
+			sfc_close(s->procs[i]);
+	free(s->procs);
 	int64_t deadline = sfc__mono() + 100000000;
 	while (s->npending && sfc__dispatch_one(s, deadline) > 0)
 		;
@@ -1895,7 +2137,8 @@ void sfc_close(struct sfc_session *s)
 		free(s->late[i].stack);
 	free(s->late);
 	free(s->owed);
-	free(s->hist);
+	if (!s->shared)
+		free(s->hist);
 	free(s->recent);
 	free(s->frames);
 	free(s->cmp);

@@ -102,6 +102,13 @@
  * architectures other than x86_64.  verify_reuse stops the thread anyway
  * and counts reused stacks that differ from the real one (tests).
  *
+ * Several processes (sfc_add, the children option): one session per
+ * process, each with its own threads, modules and samples, ticked
+ * together by sfc_run; a ptrace event is handed to the session of its
+ * thread; sfc_emit emits them all (threads keep their pid).  Children are
+ * found by listing /proc/PID/task/TID/children at every tick, not with
+ * PTRACE_O_TRACEFORK, which would keep the parents traced.
+ *
  * sfc_open raises the soft RLIMIT_NOFILE to the hard limit (one open
  * schedstat file per thread); when descriptors run out, files are opened
  * per read instead.
@@ -145,7 +152,17 @@ extern "C" {
 enum sfc_unwind { SFC_UNWIND_DWARF = 0, SFC_UNWIND_FP = 1 };
 
 struct sfc_options {
-	pid_t pid;              /* target process */
+	pid_t pid;              /* target process (the first of pids) */
+	const pid_t *pids;      /* every process named (sfc_options_set
+				 * "pid", malloc'ed, the caller's:
+				 * free((void *)o->pids)); sfc_open opens
+				 * `pid`, sfc_add the others */
+	size_t npids;
+	bool children;          /* follow the processes the targets start
+				 * (and theirs) for the whole capture: each
+				 * tick lists the children of every thread
+				 * (/proc/PID/task/TID/children) and samples
+				 * the new ones from that tick on */
 	bool is_child;          /* we started it (sfcapture -- CMD): its exit
 				 * status is collected by the dispatcher */
 	double hz;              /* samples per second per thread (> 0) */
@@ -190,7 +207,7 @@ struct sfc_options {
 /* Fill `o` with the defaults (100 Hz, DWARF, 32 KiB, 512 frames). */
 void sfc_options_init(struct sfc_options *o);
 /* Set the option sfcapture spells --NAME from its text (NULL for a flag):
- * "pid", "frequency", "duration" (seconds), "threads" (ids separated by
+ * "pid" (repeatable; ids separated by commas), "children", "frequency", "duration" (seconds), "threads" (ids separated by
  * commas), "on-cpu", "all-stop", "unwind" (dwarf|fp), "stack-bytes"
  * (4K..256K), "stack-frames", "lines", "no-demangle", "no-boost".  SF_EUSAGE with
  * "option '--NAME' needs ..." for a bad value.  The list "threads" makes
@@ -270,6 +287,13 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx,
 	    void (*progress)(const struct sfc_stats *st, void *arg),
 	    void *arg);
 
+/* Add process pid to the capture of `s` (before sfc_run): sampled with
+ * the same options, its samples keep their process.  Errors as
+ * sfc_open's. */
+int sfc_add(struct sfc_session *s, struct sf_ctx *ctx, pid_t pid);
+
+/* The statistics of the capture: with several processes, their sums
+ * (target_exited: every one has exited; child_*: the first process's). */
 const struct sfc_stats *sfc_stats(const struct sfc_session *s);
 
 /* Median and 99th percentile of the time one thread was stopped per

@@ -275,6 +275,7 @@ struct sfc_session {
 				 * never share an entry */
 	char exe[512];          /* /proc/PID/exe at the last check */
 	unsigned long exe_ino;
+	uint64_t auxv;          /* hash of /proc/PID/auxv at the last check */
 	Dwfl **old;             /* images before an exec: their modules stay
 				 * valid for symbolization at the end */
 	size_t nold;
@@ -308,6 +309,18 @@ struct sfc_session {
 	bool spinning;          /* the tick waits for its stops: the
 				 * dispatcher polls before it sleeps */
 	int64_t spin_from;      /* when the current poll began; 0: none */
+	/* Several processes (-p A,B; children followed): one session per
+	 * process, each with its own threads, modules and samples.  The
+	 * first is the head: procs lists them all, the head first; sfc_run
+	 * ticks them together, the dispatcher hands each ptrace event to
+	 * the session of its thread, sfc_emit emits them all.  hist is the
+	 * head's (shared). */
+	struct sfc_session *head;
+	struct sfc_session **procs;
+	size_t nprocs, capprocs;
+	bool done;              /* exited or ended: ticked no more */
+	bool shared;            /* hist belongs to the head */
+	struct sfc_stats gst;   /* sums over procs (sfc_stats) */
 };
 
 int64_t sfc__mono(void);

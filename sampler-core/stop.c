@@ -112,8 +112,27 @@ static void take_late(struct sfc_session *s, pid_t w)
 	ptrace(PTRACE_DETACH, w, 0, 0);
 }
 
+/* The session whose thread w is: s, or another process of its capture
+ * (events of every tracee come through one waitpid). */
+static struct sfc_session *owner(struct sfc_session *s, pid_t w)
+{
+	const struct sfc_session *h = s->head;
+
+	if (!h || h->nprocs < 2 || find_cur(s, w) ||
+	    sfc__pending_find(s, w) || w == s->pid)
+		return s;
+	for (size_t i = 0; i < h->nprocs; i++) {
+		struct sfc_session *q = h->procs[i];
+		if (q != s && (find_cur(q, w) || sfc__pending_find(q, w) ||
+			       w == q->pid))
+			return q;
+	}
+	return s;
+}
+
 static void handle_event(struct sfc_session *s, pid_t w, int st)
 {
+	s = owner(s, w);
 	struct sfc_thr *t = find_cur(s, w);
 
 	if (WIFEXITED(st) || WIFSIGNALED(st)) {

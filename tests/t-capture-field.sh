@@ -41,7 +41,17 @@ timeout 120 "$SFCAPTURE" -p $TPID -d 60 --no-reuse --no-peek --no-perf -o tr.jso
 # (a bound: the capture must have begun before the tracer comes, else it
 # rightly refuses to start)
 sleep 1.5
-./tracer $TPID > tracer.out 2>&1 & tr=$!
+# the tracer's own seize fails (EPERM) while sfcapture holds the thread:
+# it tries again until it holds it
+i=0
+while [ $i -lt 50 ]; do
+	./tracer $TPID > tracer.out 2>&1 & tr=$!
+	j=0
+	while ! grep -q SEIZED tracer.out && kill -0 $tr 2>/dev/null && [ $j -lt 400 ]; do
+		sleep 0.025; j=$((j + 1)); done
+	grep -q SEIZED tracer.out && break
+	wait $tr 2>/dev/null; i=$((i + 1))
+done
 wait $cp; rc=$?
 n=$(nsamples tr.json)
 if [ $rc -eq 0 ] && [ "$n" -gt 0 ] &&
@@ -152,3 +162,71 @@ if [ "$(id -u)" = 0 ] && have setpriv; then
 else
 	skip capture-refusal-names-fix "needs root and setpriv to run as another user"
 fi
+
+# --- several processes: -p A -p B and -p A,B; each sample keeps its
+# process (the thread's pid in the capture) and thread
+cc -O2 -g -o forker "$CAPFIX/forker.c" || fail capture-procs "cannot build forker.c"
+start_target ./target_nofp || fail capture-procs-start "target not ready"
+PA=$TPID; TPID=
+start_target ./target_nofp || fail capture-procs-start "target not ready"
+PB=$TPID
+pid_check() {  # FILE PIDS...: every pid has samples, each thread keeps its pid
+	f=$1; shift
+	python3 - "$f" "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = {int(x) for x in sys.argv[2:]}
+have = {}
+for s in d["samples"]:
+    t = d["threads"][s[1]]
+    have.setdefault(t["pid"], set()).add(t["tid"])
+# every wanted process has samples, and its main thread (tid == pid) is
+# filed under its own pid
+mains = {t["tid"]: t["pid"] for t in d["threads"] if t["tid"] in want}
+bad = [t for t, p in mains.items() if p != t]
+print("ok" if want <= set(have) and not bad else "pids with samples %s, wanted %s, main threads filed elsewhere %s" % (sorted(have), sorted(want), bad))
+PY
+}
+timeout 120 "$SFCAPTURE" -q -p $PA -p $PB -d 0.5 -o twop.json
+v=$(pid_check twop.json $PA $PB)
+[ "$v" = ok ] && pass capture-procs-repeat || fail capture-procs-repeat "$v"
+timeout 120 "$SFCAPTURE" -q -p $PA,$PB -d 0.5 --to lines -o twoc.lines
+na=$(grep -c "^$PA:main	" twoc.lines); nb=$(grep -c "^$PB:main	" twoc.lines)
+if [ "$na" -gt 0 ] && [ "$nb" -gt 0 ]; then pass capture-procs-comma; else
+	fail capture-procs-comma "$na samples of $PA's main thread, $nb of $PB's"; fi
+stop_target; TPID=$PA; stop_target
+
+# --- process trees: -- CMD follows every process CMD starts (a fork, and
+# a fork that execs the program again): their functions and every pid
+timeout 120 "$SFCAPTURE" -q -o tree.json -- ./forker > tree.out
+rc=$?
+pids=$(sed -n 's/^PID //p' tree.out)
+v=$(pid_check tree.json $pids)
+PYTHONPATH=$TOP/tests python3 - tree.json > tree.check <<'PY'
+import sys
+from capjson import load
+props, rows = load(sys.argv[1])
+got = {f for r in rows for f in r[1].split(";")}
+want = {"parent_wait", "fork_child_work", "exec_child_work"}
+print("ok" if want <= got else "missing %s" % sorted(want - got))
+PY
+if [ $rc -eq 0 ] && [ "$(echo $pids | wc -w)" = 3 ] && [ "$v" = ok ]; then pass capture-tree-pids; else
+	fail capture-tree-pids "status $rc, pids '$pids': $v"; fi
+[ "$(cat tree.check)" = ok ] && pass capture-tree-functions || fail capture-tree-functions "$(cat tree.check)"
+# -p PID --children: the same for a running tree (its children exist
+# already, and keep spinning through the capture)
+start_target ./forker x 30 || fail capture-children-start "target not ready"
+timeout 120 "$SFCAPTURE" -q -p $TPID --children -d 0.5 -o kids.json
+pids=$(sed -n 's/^PID //p' "$TOUT")
+v=$(pid_check kids.json $pids)
+[ "$(echo $pids | wc -w)" = 3 ] && [ "$v" = ok ] && pass capture-children-pids || fail capture-children-pids "pids '$pids': $v"
+kill $pids 2>/dev/null
+stop_target
+# grouped by process: collapsed with --pid-prefix roots each stack at
+# COMM-PID, as stackcollapse-perf.pl --pid does
+pids=$(sed -n 's/^PID //p' tree.out)
+$SFCONV -q tree.json --to collapsed --pid-prefix -o tree.folded
+roots=$(cut -d';' -f1 tree.folded | sort -u | tr '\n' ' ')
+okr=1
+for p in $pids; do echo " $roots" | grep -q "[a-z]*-$p " || okr=0; done
+[ $okr = 1 ] && [ "$(echo $roots | wc -w)" = 3 ] && pass capture-tree-pid-prefix || fail capture-tree-pid-prefix "roots '$roots', pids '$pids'"
