@@ -571,28 +571,6 @@ nomem:
 	return sf_error_nomem(ctx);
 }
 
-/* --pid-prefix: the label of thread th's process, "COMM-PID" as
- * stackcollapse-perf.pl --pid writes it; COMM is the name of its main
- * thread (tid == pid) when the profile has it, else th's. */
-static void process_label(const struct sf_profile *p, sf_thread_idx th,
-			  char *buf, size_t size)
-{
-	const struct sf_thread *t = &p->d.threads[th];
-
-	if (t->pid == SF_NO_ID) {
-		sf_thread_label(t, buf, size);
-		return;
-	}
-	const char *comm = t->name;
-	for (size_t i = 0; i < p->d.nthreads; i++)
-		if (p->d.threads[i].tid == t->pid &&
-		    p->d.threads[i].pid == t->pid && p->d.threads[i].name) {
-			comm = p->d.threads[i].name;
-			break;
-		}
-	snprintf(buf, size, "%s-%lld", comm ? comm : "", (long long)t->pid);
-}
-
 /* --thread-prefix: group the samples with a thread by written label. */
 static int make_groups(struct walk *w, struct onames *t, struct sf_ctx *ctx)
 {
@@ -612,7 +590,8 @@ static int make_groups(struct walk *w, struct onames *t, struct sf_ctx *ctx)
 			continue;
 		char label[512];
 		if (w->by_pid)
-			process_label(p, th, label, sizeof(label));
+			sf_process_label(p, &p->d.threads[th], label,
+					 sizeof(label));
 		else
 			sf_thread_label(&p->d.threads[th], label,
 					sizeof(label));

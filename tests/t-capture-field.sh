@@ -230,3 +230,20 @@ roots=$(cut -d';' -f1 tree.folded | sort -u | tr '\n' ' ')
 okr=1
 for p in $pids; do echo " $roots" | grep -q "[a-z]*-$p " || okr=0; done
 [ $okr = 1 ] && [ "$(echo $roots | wc -w)" = 3 ] && pass capture-tree-pid-prefix || fail capture-tree-pid-prefix "roots '$roots', pids '$pids'"
+# and sfanalyze --per-process: one report per process, its functions
+# under its own heading
+$SFANALYZE --per-process tree.json > tree.rep 2> tree.rep.err
+ok=$(awk -v pids="$pids" '
+	BEGIN { n = split(pids, p, /[ \n]+/) }
+	/^== process / { cur = $3; sub(/.*-/, "", cur); heads[cur] = 1; next }
+	/parent_wait/ { fn[cur] = fn[cur] " parent_wait" }
+	/fork_child_work/ { fn[cur] = fn[cur] " fork" }
+	/exec_child_work/ { fn[cur] = fn[cur] " exec" }
+	END {
+		bad = 0; par = 0; fk = 0; ex = 0
+		for (i = 1; i <= n; i++) if (p[i] != "" && !(p[i] in heads)) bad++
+		for (k in fn) { par += (fn[k] ~ /parent_wait/); fk += (fn[k] ~ /fork/); ex += (fn[k] ~ /exec/)
+			if ((fn[k] ~ /parent_wait/) + (fn[k] ~ /fork/) + (fn[k] ~ /exec/) != 1) bad++ }
+		print (bad || par != 1 || fk != 1 || ex != 1) ? "headings " length(heads) ", functions " par " " fk " " ex : "ok"
+	}' tree.rep)
+[ "$ok" = ok ] && pass capture-tree-per-process || fail capture-tree-per-process "$ok: $(head -n 3 tree.rep.err)"
