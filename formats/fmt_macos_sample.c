@@ -555,6 +555,12 @@ struct wtop {
 	uint64_t count;
 };
 
+struct wtot {
+	uint32_t frame;
+	uint64_t count;
+	const char *name;
+};
+
 struct wr {
 	const struct sf_profile *p;
 	struct sf_output *out;
@@ -565,6 +571,9 @@ struct wr {
 	struct wnode *nodes;
 	size_t nnodes;
 	uint64_t *selfw;          /* per frame: samples with it on top */
+	uint64_t *inw;            /* per frame: its occurrences in the
+				   * samples' stacks (recursion counted
+				   * each time) */
 	uint64_t min_abs;         /* prune: fewer samples than this */
 	double min_pct;           /* prune: under this share of the thread */
 	uint64_t hidden_nodes, hidden_samples;
@@ -742,8 +751,13 @@ static int write_thread(struct wr *w, const size_t *idx, size_t n,
 			w->incl[s] += c;
 		}
 	}
-	for (size_t k = 0; k < w->nnodes; k++)
+	for (size_t k = 0; k < w->nnodes; k++) {
 		w->nodes[k].count = w->incl[w->nodes[k].stack];
+		/* a node's samples hold its frame once each: the sum over
+		 * the nodes of a frame counts a recursive frame each time */
+		w->inw[p->d.stacks[w->nodes[k].stack].frame] +=
+			w->nodes[k].count;
+	}
 	qsort(w->nodes, w->nnodes, sizeof(*w->nodes), wnode_cmp);
 	/* children of a node are one run of `nodes`; the roots' parent is
 	 * the empty stack 0, kept in slot 0 of kid0/nkids for this thread */
@@ -838,6 +852,47 @@ out:
 	free(mark);
 	free(branches);
 	return rc;
+}
+
+/* most first, then by name, then by frame */
+static int total_cmp(const void *a, const void *b)
+{
+	const struct wtot *x = a, *y = b;
+	int c;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if ((c = strcmp(x->name, y->name)))
+		return c;
+	return x->frame < y->frame ? -1 : x->frame > y->frame;
+}
+
+/* "Total number in stack": each frame (function at one address) with the
+ * number of its occurrences in the samples' stacks, a recursive frame
+ * counted each time, those >= 5, most first (then by name), as sample
+ * lists them: "        COUNT   frame". */
+static int write_total(struct wr *w)
+{
+	const struct sf_profile *p = w->p;
+	struct wtot *t = sf_calloc(p->d.nframes ? p->d.nframes : 1,
+				   sizeof(*t));
+	size_t n = 0;
+
+	if (!t)
+		return sf_error(w->ctx, SF_ENOMEM, NULL, 0, "out of memory");
+	for (size_t f = 0; f < p->d.nframes; f++)
+		if (w->inw[f] >= 5)
+			t[n++] = (struct wtot){ (uint32_t)f, w->inw[f],
+				p->d.frames[f].name ? p->d.frames[f].name : "" };
+	qsort(t, n, sizeof(*t), total_cmp);
+	for (size_t i = 0; i < n; i++) {
+		sf_output_printf(w->out, "        %-8llu",
+				 (unsigned long long)t[i].count);
+		put_frame(w->out, &p->d.frames[t[i].frame]);
+		sf_output_putc(w->out, '\n');
+	}
+	free(t);
+	return 0;
 }
 
 /* "Sort by top of stack": own samples per function and module, collapsed
@@ -1068,12 +1123,13 @@ static int sample_write(const struct sf_profile *p, struct sf_output *out,
 	w.nodes = sf_calloc(p->d.nstacks, sizeof(*w.nodes));
 	w.selfw = sf_calloc(p->d.nframes ? p->d.nframes : 1,
 			    sizeof(*w.selfw));
+	w.inw = sf_calloc(p->d.nframes ? p->d.nframes : 1, sizeof(*w.inw));
 	order = sf_calloc(ns ? ns : 1, sizeof(*order));
 	first = sf_calloc(nblocks + 1, sizeof(*first));
 	blocks = sf_calloc(nblocks, sizeof(*blocks));
 	btotal = sf_calloc(nblocks, sizeof(*btotal));
 	if (!w.mark || !w.incl || !w.kid0 || !w.nkids || !w.nodes ||
-	    !w.selfw || !order || !first || !blocks || !btotal) {
+	    !w.selfw || !w.inw || !order || !first || !blocks || !btotal) {
 		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
 	}
@@ -1155,8 +1211,11 @@ static int sample_write(const struct sf_profile *p, struct sf_output *out,
 		sf_output_puts(out, "----\n\nCall graph:\n");
 		sf_output_write(out, g, glen);
 		sf_output_puts(out, "\nTotal number in stack (recursive counted "
-				    "multiple, when >=5):\n\n");
-		rc = write_top(&w);
+				    "multiple, when >=5):\n");
+		rc = write_total(&w);
+		sf_output_puts(out, "\n");
+		if (!rc)
+			rc = write_top(&w);
 	}
 	sf_output_abort(graph);
 	if (!rc) {
@@ -1170,6 +1229,7 @@ out:
 	free(w.nkids);
 	free(w.nodes);
 	free(w.selfw);
+	free(w.inw);
 	free(order);
 	free(first);
 	free(blocks);

@@ -247,3 +247,37 @@ ok=$(awk -v pids="$pids" '
 		print (bad || par != 1 || fk != 1 || ex != 1) ? "headings " length(heads) ", functions " par " " fk " " ex : "ok"
 	}' tree.rep)
 [ "$ok" = ok ] && pass capture-tree-per-process || fail capture-tree-per-process "$ok: $(head -n 3 tree.rep.err)"
+
+# --- the sample report's "Total number in stack" section, as macOS
+# sample fills it: every frame (function at one address) seen in 5 or
+# more stacks, a recursive frame counted each time, most first, then by
+# name, as "        COUNT   NAME  (in MODULE)  [0xADDR]".  Expected
+# values computed here from the capture's stacks.
+$SFCONV -q tree.json --to sample -o tree.sample
+PYTHONPATH=$TOP/tests python3 - tree.json tree.sample > total.check <<'PY'
+import json, sys, collections, os
+d = json.load(open(sys.argv[1]))
+cnt = collections.Counter()
+for s in d["samples"]:
+    i, w = s[0], s[4] if len(s) > 4 else 1
+    while i:
+        parent, f = d["stacks"][i - 1]
+        cnt[f] += w
+        i = parent
+want = []
+for f, c in sorted(cnt.items(), key=lambda x: (-x[1], d["frames"][x[0]]["name"], x[0])):
+    if c < 5:
+        continue
+    fr = d["frames"][f]
+    want.append("        %-8d%s  (in %s)  [%s]" % (c, fr["name"], os.path.basename(fr["module"]), fr["address"]))
+text = open(sys.argv[2]).read().split("\n")
+a = text.index("Total number in stack (recursive counted multiple, when >=5):")
+got = []
+for line in text[a + 1:]:
+    if not line:
+        break
+    got.append(line)
+print("ok" if got == want else "got %d lines, want %d; first difference: %s" %
+      (len(got), len(want), next(((g, w) for g, w in zip(got, want) if g != w), None)))
+PY
+[ "$(cat total.check)" = ok ] && pass capture-sample-total-in-stack || fail capture-sample-total-in-stack "$(cat total.check)"
