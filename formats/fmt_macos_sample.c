@@ -1042,8 +1042,21 @@ static void write_missed(struct wr *w)
 	sf_output_putc(w->out, '\n');
 }
 
+/* A size as sample prints it: "112K", "227.5M", "1.2G". */
+static void footprint(double bytes, char *buf, size_t size)
+{
+	if (bytes < 1024.0 * 1024)
+		snprintf(buf, size, "%.0fK", bytes / 1024);
+	else if (bytes < 1024.0 * 1024 * 1024)
+		snprintf(buf, size, "%.1fM", bytes / (1024.0 * 1024));
+	else
+		snprintf(buf, size, "%.1fG", bytes / (1024.0 * 1024 * 1024));
+}
+
 /* The header sample prints before the call graph, from what the profile
- * knows: the command and pid of a capture, the interval, the time. */
+ * knows: the command and pid of a capture, the interval, the time; for a
+ * capture also the executable, architecture, parent, system and memory
+ * (capture.path, .arch, .parent, .os, .footprint, .footprint_peak). */
 static void write_header(struct wr *w)
 {
 	const struct sf_profile *p = w->p;
@@ -1072,6 +1085,25 @@ static void write_header(struct wr *w)
 	if (pid)
 		sf_output_printf(w->out, "Process:         %s [%s]\n", cmd,
 				 pid);
+	/* the lines sample prints about the process, where a capture
+	 * recorded them (a blank line closes the group, as in sample) */
+	static const char *const about[][2] = {
+		{ "Path:            ", "capture.path" },
+		{ "Code Type:       ", "capture.arch" },
+		{ "Parent Process:  ", "capture.parent" },
+	};
+	bool any = false;
+	for (size_t i = 0; i < sizeof(about) / sizeof(about[0]); i++) {
+		const char *v = sf_profile_prop(p, about[i][1]);
+		if (!v || strpbrk(v, "\n\r"))
+			continue;
+		sf_output_puts(w->out, about[i][0]);
+		sf_output_puts(w->out, v);
+		sf_output_putc(w->out, '\n');
+		any = true;
+	}
+	if (any)
+		sf_output_putc(w->out, '\n');
 	if (p->d.meta.start_time != SF_NO_TIME) {
 		time_t sec = (time_t)(p->d.meta.start_time / 1000000000);
 		struct tm tm;
@@ -1085,8 +1117,20 @@ static void write_header(struct wr *w)
 		sf_output_printf(w->out, "Duration:        %.2fs\n",
 				 (double)p->d.meta.duration / 1e9);
 	write_missed(w);
+	const char *os = sf_profile_prop(p, "capture.os");
+	if (os && !strpbrk(os, "\n\r"))
+		sf_output_printf(w->out, "OS Version:      %s\n", os);
 	sf_output_puts(w->out, "Report Version:  7\n"
 			       "Analysis Tool:   " SAMPLE_TOOL "\n");
+	const char *fp = sf_profile_prop(p, "capture.footprint");
+	const char *fpk = sf_profile_prop(p, "capture.footprint_peak");
+	if (fp && fpk) {
+		char a[32], b2[32];
+		footprint(strtod(fp, NULL), a, sizeof(a));
+		footprint(strtod(fpk, NULL), b2, sizeof(b2));
+		sf_output_printf(w->out, "\nPhysical footprint:         %s\n"
+				 "Physical footprint (peak):  %s\n", a, b2);
+	}
 }
 
 static int sample_write(const struct sf_profile *p, struct sf_output *out,

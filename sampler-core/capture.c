@@ -22,6 +22,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1099,7 +1100,7 @@ static bool exec_changed(struct sfc_session *s)
 	struct stat sb;
 	bool first = !s->exe[0];
 
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)s->pid);
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)s->mem);
 	ssize_t n = readlink(path, exe, sizeof(exe) - 1);
 	if (n < 0 || stat(path, &sb) < 0)
 		return false;
@@ -1108,7 +1109,7 @@ static bool exec_changed(struct sfc_session *s)
 	 * vector (entry point and random bytes' address, which ASLR moves)
 	 * tells the images apart */
 	char aux[1024];
-	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)s->pid);
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)s->mem);
 	ssize_t an = sfc__read_small(path, aux, sizeof(aux));
 	uint64_t ah = an > 0 ? sf_hash(aux, (size_t)an) : 0;
 	if (!first && !strcmp(exe, s->exe) &&
@@ -1408,6 +1409,45 @@ undo:
 
 /* ----- public ----- */
 
+/* "COMM [PPID]" of the target's parent, for the report's header */
+static void read_parent(struct sfc_session *s)
+{
+	char path[64], buf[512], comm[64];
+	struct sfc_stat stt;
+	const char *q;
+	long ppid;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)s->pid);
+	ssize_t n = sfc__read_small(path, buf, sizeof(buf));
+	if (n <= 0 || sfc_parse_stat(buf, (size_t)n, &stt) ||
+	    !(q = strrchr(buf, ')')) || sscanf(q + 1, " %*c %ld", &ppid) != 1)
+		return;
+	snprintf(path, sizeof(path), "/proc/%ld/comm", ppid);
+	if (sfc__read_small(path, comm, sizeof(comm)) <= 0)
+		snprintf(comm, sizeof(comm), "???");
+	comm[strcspn(comm, "\n")] = 0;
+	snprintf(s->parent, sizeof(s->parent), "%s [%ld]", comm, ppid);
+}
+
+/* The target's resident memory now and at its peak (VmRSS, VmHWM: the
+ * nearest Linux has to macOS's physical footprint), kept from the last
+ * read while it lived. */
+static void read_footprint(struct sfc_session *s)
+{
+	char path[64], buf[4096];
+	long rss, hwm;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)s->mem);
+	if (sfc__read_small(path, buf, sizeof(buf)) <= 0)
+		return;
+	rss = sfc_status_field(buf, "VmRSS");
+	hwm = sfc_status_field(buf, "VmHWM");
+	if (rss < 0 || hwm < 0)
+		return;
+	s->rss = (int64_t)rss * 1024;
+	s->rss_peak = (int64_t)hwm * 1024;
+}
+
 /* A thread of process pid that is not a zombie, or 0. */
 static pid_t live_thread(pid_t pid)
 {
@@ -1503,6 +1543,8 @@ static int open_one(struct sfc_session **out, struct sf_ctx *ctx,
 	}
 	s->naddrs = 1;
 	s->nnodes = 1;
+	s->rss = s->rss_peak = -1;
+	read_parent(s);
 	s->settling = true;
 	s->refresh_tick = UINT32_MAX;
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)mem);
@@ -1818,6 +1860,10 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 			q->sched = next;
 			rc = tick(q, ctx);
 			q->st.ticks++;
+			/* the memory figures of the report's header */
+			if (q == s && (q->st.ticks & 63) == 1 &&
+			    !q->st.target_exited)
+				read_footprint(q);
 			q->done = q->st.target_exited || q->st.ended[0];
 			if (q->done && q != s)
 				retire(q);
@@ -1871,6 +1917,8 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 	s->st.elapsed_ns = sfc__mono() - s->start_mono;
 	if (boosted)
 		setpriority(PRIO_PROCESS, self, nice0);
+	if (!s->st.target_exited)
+		read_footprint(s);
 	for (size_t i = 0; i < s->nprocs; i++) {
 		int r = run_end(s->procs[i], ctx);
 		if (!rc)
@@ -1929,6 +1977,37 @@ static int count_prop(struct sf_profile *p, struct sf_ctx *ctx,
 
 	snprintf(b, sizeof(b), "%" PRIu64, n);
 	return sf_profile_set_prop(p, ctx, name, b);
+}
+
+/* What macOS sample's header says of the target, where Linux has it:
+ * capture.path (the executable), capture.parent ("COMM [PPID]"),
+ * capture.arch (its Code Type spelling), capture.os (uname),
+ * capture.footprint and capture.footprint_peak (VmRSS, VmHWM, bytes). */
+static int header_props(struct sfc_session *s, struct sf_ctx *ctx,
+			struct sf_profile *p)
+{
+	struct utsname u;
+	char b[400];
+	int rc = 0;
+
+	if (s->exe[0])
+		rc = sf_profile_set_prop(p, ctx, "capture.path", s->exe);
+	if (!rc && s->parent[0])
+		rc = sf_profile_set_prop(p, ctx, "capture.parent", s->parent);
+	if (!rc && !uname(&u)) {
+		const char *arch = !strcmp(u.machine, "x86_64") ? "X86-64" :
+				   !strcmp(u.machine, "aarch64") ? "ARM64" :
+				   u.machine;
+		snprintf(b, sizeof(b), "%s %s (%s)", u.sysname, u.release,
+			 u.version);
+		if (!(rc = sf_profile_set_prop(p, ctx, "capture.arch", arch)))
+			rc = sf_profile_set_prop(p, ctx, "capture.os", b);
+	}
+	if (!rc && s->rss >= 0 &&
+	    !(rc = count_prop(p, ctx, "capture.footprint", (uint64_t)s->rss)))
+		rc = count_prop(p, ctx, "capture.footprint_peak",
+				(uint64_t)s->rss_peak);
+	return rc;
 }
 
 /* The samples of one process (its session), with its frames, stacks
@@ -2088,6 +2167,8 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 		return rc;
 	if ((rc = sf_profile_set_prop(p, ctx, "capture.reuse",
 				      s->reuse ? "schedstat" : "off")))
+		return rc;
+	if ((rc = header_props(s, ctx, p)))
 		return rc;
 
 	for (size_t i = 0; i < s->nprocs; i++)

@@ -287,6 +287,9 @@ struct sfc_session {
 				 * started, exec'd, or the last refresh found
 				 * a missing module): refresh without waiting */
 	char command[256];
+	char parent[96];        /* "COMM [PPID]" of the target's parent */
+	int64_t rss, rss_peak;  /* VmRSS, VmHWM (bytes) at the last look,
+				 * -1: none yet (read_footprint) */
 	bool fatal_checked;
 	uint32_t *wins;         /* threads with a window from the last tick */
 	size_t nwins, capwins;

@@ -281,3 +281,20 @@ print("ok" if got == want else "got %d lines, want %d; first difference: %s" %
       (len(got), len(want), next(((g, w) for g, w in zip(got, want) if g != w), None)))
 PY
 [ "$(cat total.check)" = ok ] && pass capture-sample-total-in-stack || fail capture-sample-total-in-stack "$(cat total.check)"
+
+# --- the header lines macOS sample prints about the process (Path, Code
+# Type, Parent Process, OS Version, Physical footprint and its peak), in
+# the real report's order and columns (peer fixture: sample of rg)
+real=$PEERS/inferno/collapse-sample/sample.txt
+if have_peers && [ -r "$real" ]; then
+	keys='^(Path|Code Type|Parent Process|OS Version|Physical footprint|Physical footprint \(peak\)):  *'
+	grep -oE "$keys" "$real" > hdr.want
+	sed -n '/^----$/q;p' tree.sample | grep -oE "$keys" > hdr.got
+	if [ -s hdr.want ] && cmp -s hdr.want hdr.got &&
+		grep -q "^Path:            /.*/forker$" tree.sample &&
+		grep -q '^Physical footprint:         [0-9.]*[KMG]$' tree.sample; then
+		pass capture-sample-header; else
+		fail capture-sample-header "$(diff hdr.want hdr.got | head -n 5)"; fi
+else
+	skip capture-sample-header "no peer fixture inferno/collapse-sample/sample.txt"
+fi
