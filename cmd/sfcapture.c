@@ -301,14 +301,13 @@ int main(int argc, char **argv)
 		int st;
 		if (launched && waitpid(o.pid, &st, WNOHANG) == o.pid) {
 			/* the command ended before the first sample: nothing
-			 * was captured (an error), but its status is kept
-			 * when it failed */
+			 * was captured, and the status is the command's (a
+			 * script that runs it under sfcapture must not fail
+			 * because it was quick) */
 			cli_msg("'%s' exited before the first sample: nothing "
 				"captured", cmd[0]);
 			launched = false;
 			status = child_exit(cmd[0], st, false);
-			if (status == EXIT_OK)
-				status = EXIT_INPUT;
 		} else {
 			status = cli_fail(&ctx);
 		}

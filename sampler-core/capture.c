@@ -1875,7 +1875,9 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 			rc = discover(s, ctx);
 			live |= s->nprocs > n0;
 		}
-		if (rc || ended || !live)
+		/* a command we started ends the capture when it exits, as
+		 * perf record's does, whatever it left running */
+		if (rc || ended || !live || (s->o.is_child && s->done))
 			break;
 		int64_t now = sfc__mono();
 		next += period;
