@@ -84,7 +84,11 @@ fi
 # state_of PID: the state letter of /proc/PID/stat
 state_of() { sed 's/.*) \(.\).*/\1/' /proc/$1/stat 2>/dev/null; }
 start_target ./target_nofp || fail capture-tstp-start "target not ready"
-"$SFCAPTURE" -q -F 1000 -p $TPID -d 60 -o tstp.json > /dev/null 2> tstp.err & cp=$!
+# (in a process group of its own whose parent is in another group of the
+# session, as a shell with job control starts it: in an orphaned group,
+# which the test runner's may be, the kernel stops no one on SIGTSTP)
+python3 -c 'import os, sys; os.setpgid(0, 0); os.execv(sys.argv[1], sys.argv[1:])' \
+	"$SFCAPTURE" -F 1000 -p $TPID -d 60 -o tstp.json > /dev/null 2> tstp.err & cp=$!
 sleep 1
 bad=0 why=
 for i in 1 2 3 4 5; do
@@ -99,7 +103,7 @@ for i in 1 2 3 4 5; do
 done
 kill -INT $cp; wait $cp; rc=$?
 n=$(nsamples tstp.json)
-[ $bad -eq 0 ] && pass capture-tstp-releases || fail capture-tstp-releases "$bad of 5: $why"
+[ $bad -eq 0 ] && pass capture-tstp-releases || fail capture-tstp-releases "$bad of 5: $why; $(head -n 3 tstp.err)"
 if [ $rc -eq 0 ] && [ "$n" -gt 0 ]; then pass capture-tstp-resumes; else
 	fail capture-tstp-resumes "status $rc, $n samples: $(head -n 2 tstp.err)"; fi
 stop_target
