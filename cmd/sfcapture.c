@@ -17,13 +17,14 @@ static volatile int stop_flag;
 enum {
 	K_THREADS = CLI_KEY, K_ON_CPU, K_ALL_STOP, K_UNWIND, K_STACK_BYTES,
 	K_STACK_FRAMES, K_LINES, K_NO_DEMANGLE, K_NO_REUSE, K_VERIFY_REUSE,
-	K_NO_BOOST, K_NO_PEEK, K_NO_PERF, K_CHILDREN
+	K_NO_BOOST, K_NO_PEEK, K_NO_PERF, K_CHILDREN, K_NO_CHILDREN
 };
 
 static const struct cli_opt opts[] = {
 	{ "pid", 'p', "PID,...", "processes to sample (repeatable)" },
 	{ "children", K_CHILDREN, NULL, "also sample the processes they start, and\n"
-	  "theirs (always with -- CMD)" },
+	  "theirs (the default with -- CMD)" },
+	{ "no-children", K_NO_CHILDREN, NULL, "with -- CMD, sample CMD's own process only" },
 	{ "frequency", 'F', "HZ", "samples per second per thread (default 100)" },
 	{ "duration", 'd', "SECS", "stop after SECS seconds (fractions allowed)" },
 	{ "output", 'o', "FILE", "output file; '-' is standard output (default\n"
@@ -205,6 +206,7 @@ int main(int argc, char **argv)
 	const char *outpath = NULL, *to = NULL, *val;
 	char **cmd = NULL, defpath[64];
 	bool gzip = false, launched = false, launched_done = false;
+	bool no_children = false;
 	int status = EXIT_OK, rc, c;
 	struct sfc_session *s = NULL;
 	struct sf_profile *p = NULL;
@@ -242,6 +244,9 @@ int main(int argc, char **argv)
 			break;
 		case K_NO_PEEK:
 			o.no_peek = true;
+			break;
+		case K_NO_CHILDREN:
+			no_children = true;
 			break;
 		case K_NO_PERF:
 			o.no_perf = true;
@@ -294,7 +299,7 @@ int main(int argc, char **argv)
 		o.is_child = true;
 		/* a command is followed into the processes it starts, as
 		 * perf record does */
-		o.children = true;
+		o.children = !no_children;
 		launched = true;
 	}
 	if ((rc = sfc_open(&s, &ctx, &o))) {

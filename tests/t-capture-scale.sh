@@ -351,10 +351,11 @@ why=$(target_runs $TPID) && pass capture-churn-fast-target-runs || fail capture-
 # before unwinding: guessed from the clone child's registers, the caller
 # was the new thread's dtv, a heap address ("[unknown] (0x5555...)").
 # The main thread is left out: before main it runs in the dynamic linker,
-# whose _start ends in [truncated] (no CFI marks it outermost).
+# whose _start ends in [truncated] (no CFI marks it outermost); and so is
+# the shell's sleep (--no-children: its frames are rightly [unknown]).
 norand=; setarch "$(uname -m)" -R true 2>/dev/null && norand="setarch $(uname -m) -R"
 SFT_LLP=$(awk 'BEGIN { for (i = 1; i <= 6000; i++) printf "%s/nx/%d", (i > 1 ? ":" : ""), i }') \
-timeout 120 $norand "$SFCAPTURE" -q --no-reuse -d 2 --to lines -o fast-exec.lines -- \
+timeout 120 $norand "$SFCAPTURE" -q --no-reuse --no-children -d 2 --to lines -o fast-exec.lines -- \
 	sh -c 'sleep 0.3; LD_LIBRARY_PATH=$SFT_LLP; export LD_LIBRARY_PATH; exec ./target_nofp -X -C -e 60' > /dev/null
 rc=$?
 # the target's id: its main thread's, the one that runs main_wait
