@@ -1627,6 +1627,7 @@ static int add_proc(struct sfc_session *h, struct sf_ctx *ctx, pid_t pid,
 		return sf_error_nomem(ctx);
 	if ((rc = open_one(&q, ctx, &o, later)))
 		return rc;
+	q->later = later;
 	free(q->hist);
 	q->hist = h->hist;
 	q->shared = true;
@@ -1674,13 +1675,22 @@ static int discover(struct sfc_session *h, struct sf_ctx *ctx)
 				bool known = false;
 				for (size_t j = 0; j < h->nprocs && !known; j++)
 					known = h->procs[j]->pid == (pid_t)pid;
+				for (size_t j = 0; j < h->nskip && !known; j++)
+					known = h->skip[j] == (pid_t)pid;
 				if (known || pid <= 0)
 					continue;
 				int rc = add_proc(h, ctx, (pid_t)pid, true);
 				if (rc == SF_ENOMEM)
 					return rc;
-				if (rc)
-					sf_error_clear(ctx);
+				if (!rc)
+					continue;
+				/* gone already, or refused (set-uid, traced):
+				 * not tried again */
+				sf_error_clear(ctx);
+				if (sf_grow(&h->skip, &h->capskip, h->nskip + 1,
+					    sizeof(*h->skip)))
+					return sf_error_nomem(ctx);
+				h->skip[h->nskip++] = (pid_t)pid;
 			}
 		}
 	}
@@ -1864,7 +1874,8 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 			if (q == s && (q->st.ticks & 63) == 1 &&
 			    !q->st.target_exited)
 				read_footprint(q);
-			q->done = q->st.target_exited || q->st.ended[0];
+			q->done = q->st.target_exited || q->st.ended[0] ||
+				  q->refused;
 			if (q->done && q != s)
 				retire(q);
 			ended |= q->st.ended[0] != 0;
@@ -2189,6 +2200,7 @@ void sfc_close(struct sfc_session *s)
 		for (size_t i = s->nprocs; i-- > 1;)
 			sfc_close(s->procs[i]);
 	free(s->procs);
+	free(s->skip);
 	int64_t deadline = sfc__mono() + 100000000;
 	while (s->npending && sfc__dispatch_one(s, deadline) > 0)
 		;

@@ -322,6 +322,13 @@ struct sfc_session {
 	struct sfc_session **procs;
 	size_t nprocs, capprocs;
 	bool done;              /* exited or ended: ticked no more */
+	bool later;             /* a child found during the capture */
+	bool refused;           /* such a child that ptrace refuses (set-uid,
+				 * another tracer): dropped, its samples
+				 * kept */
+	pid_t *skip;            /* head: children that could not be opened
+				 * (not tried again) */
+	size_t nskip, capskip;
 	bool shared;            /* hist belongs to the head */
 	struct sfc_stats gst;   /* sums over procs (sfc_stats) */
 };

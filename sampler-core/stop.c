@@ -344,6 +344,17 @@ int sfc__seize(struct sfc_session *s, struct sf_ctx *ctx,
 			sfc__explain_eperm(s, ctx, t->tid);
 			return SF_EINPUT;
 		}
+		if (e == EPERM && s->later) {
+			/* a child we may not trace (set-uid, or a debugger
+			 * holds it): only that process leaves the capture */
+			if (!s->refused)
+				sf_warn(ctx, "capture.child-refused",
+					"cannot trace process %d (%s), started "
+					"by a target: it is not sampled from "
+					"now on", (int)s->pid, s->command);
+			s->refused = true;
+			return 0;
+		}
 		if (e == EPERM) {
 			sfc__lost(s, t->tid);
 			return 0;

@@ -88,14 +88,14 @@ start_target ./target_nofp || fail capture-tstp-start "target not ready"
 # session, as a shell with job control starts it: in an orphaned group,
 # which the test runner's may be, the kernel stops no one on SIGTSTP)
 python3 -c 'import os, sys; os.setpgid(0, 0); os.execv(sys.argv[1], sys.argv[1:])' \
-	"$SFCAPTURE" -F 1000 -p $TPID -d 60 -o tstp.json > /dev/null 2> tstp.err & cp=$!
+	"$SFCAPTURE" -F 500 -p $TPID -d 120 -o tstp.json > /dev/null 2> tstp.err & cp=$!
 sleep 1
 bad=0 why=
 for i in 1 2 3 4 5; do
 	kill -TSTP $cp
 	# a bound, not a timing: wait for sfcapture to stop itself
 	j=0
-	while [ "$(state_of $cp)" != T ] && [ $j -lt 400 ]; do sleep 0.025; j=$((j + 1)); done
+	while [ "$(state_of $cp)" != T ] && [ $j -lt 2400 ]; do sleep 0.025; j=$((j + 1)); done
 	[ "$(state_of $cp)" = T ] || { bad=$((bad + 1)); why="sfcapture did not stop"; }
 	w=$(target_runs $TPID) || { bad=$((bad + 1)); why="$w (sfcapture in $(state_of $cp), wchan $(cat /proc/$cp/wchan))"; }
 	kill -CONT $cp
