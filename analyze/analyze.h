@@ -380,6 +380,11 @@ struct sf_an_report_opts {
 	enum sf_an_kind kind;
 	bool json;            /* JSON instead of text, for every report */
 	bool raw;             /* text: exact numbers, not scaled units */
+	bool per_process;     /* one report per process (the threads of
+			       * one pid), each under a "== process
+			       * COMM-PID ==" line, or a JSON object keyed
+			       * by COMM-PID; not DIFF, not with a thread
+			       * filter */
 	bool per_thread;      /* one report per thread, each under a
 			       * "== thread LABEL (id N) ==" line, or a JSON
 			       * object keyed by thread label (a repeated

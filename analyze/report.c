@@ -83,7 +83,18 @@ int sf_an_report_check(const struct sf_an_report_opts *r, struct sf_ctx *ctx)
 		return sf_error(ctx, SF_EUSAGE, NULL, 0, "--sample takes no "
 				"filter, --json, --per-thread, --diff or "
 				"--timestamps (it reports every thread)");
-	if (r->per_thread && (r->kind == SF_AN_DIFF || r->cgr.render))
+	if (r->per_process && r->per_thread)
+		return sf_error(ctx, SF_EUSAGE, NULL, 0, "give --per-process "
+				"or --per-thread, not both");
+	if (r->per_process && f->nthreads)
+		return sf_error(ctx, SF_EUSAGE, NULL, 0, "--per-process "
+				"takes no --thread (it selects the threads "
+				"of each process)");
+	if (r->kind == SF_AN_SAMPLE && r->per_process)
+		return sf_error(ctx, SF_EUSAGE, NULL, 0, "--sample takes no "
+				"--per-process (it reports every thread)");
+	if ((r->per_thread || r->per_process) &&
+	    (r->kind == SF_AN_DIFF || r->cgr.render))
 		return sf_error(ctx, SF_EUSAGE, NULL, 0, r->cgr.render ?
 				"a rendered call graph is one picture: "
 				"--per-thread takes --dot" :
@@ -180,6 +191,75 @@ static int per_thread(struct sf_output *o, const struct sf_profile *p,
 	return rc;
 }
 
+/* One report per process: the threads of each pid (in the order of their
+ * first thread's call-graph id) through the thread filter. */
+static int per_process(struct sf_output *o, const struct sf_profile *p,
+		       const struct sf_an_report_opts *r, struct sf_ctx *ctx)
+{
+	struct sf_an_thread *th;
+	struct sf_an_view *v;
+	size_t n, done = 0;
+	int rc;
+
+	if ((rc = sf_an_threads(&th, &n, p, &r->filter, ctx)))
+		return rc;
+	char (*sel)[160] = sf_calloc(n ? n : 1, sizeof(*sel));
+	const char **ptr = sf_calloc(n ? n : 1, sizeof(*ptr));
+	bool *used = sf_calloc(n ? n : 1, sizeof(*used));
+	if (!sel || !ptr || !used) {
+		rc = sf_error_nomem(ctx);
+		goto out;
+	}
+	if (r->json)
+		sf_output_putc(o, '{');
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (used[i] || th[i].idx == SF_NO_THREAD)
+			continue;
+		int64_t pid = p->d.threads[th[i].idx].pid;
+		size_t ns = 0;
+		/* this process's threads, by the label the filter knows */
+		for (size_t j = i; j < n; j++) {
+			if (used[j] || th[j].idx == SF_NO_THREAD ||
+			    p->d.threads[th[j].idx].pid != pid)
+				continue;
+			used[j] = true;
+			snprintf(sel[ns], sizeof(sel[ns]), "%s", th[j].label);
+			ptr[ns] = sel[ns];
+			ns++;
+		}
+		char key[160];
+		if (pid == SF_NO_ID)
+			snprintf(key, sizeof(key), "(no process)");
+		else
+			sf_process_label(p, &p->d.threads[th[i].idx], key,
+					 sizeof(key));
+		if (r->json) {
+			sf_output_puts(o, done ? ",\n" : "\n");
+			sf_an_put_json_str(o, key);
+			sf_output_putc(o, ':');
+		} else if (!r->cgr.dot_text) {
+			sf_output_printf(o, "%s== process %s ==\n",
+					 done ? "\n" : "", key);
+		}
+		done++;
+		struct sf_an_filter f = r->filter;
+		f.threads = ptr;
+		f.nthreads = ns;
+		if ((rc = sf_an_view_build(&v, p, &f, NULL, ctx)))
+			break;
+		rc = one(o, v, r, ctx);
+		sf_an_view_free(v);
+	}
+	if (r->json && !rc)
+		sf_output_puts(o, "}\n");
+out:
+	free(sel);
+	free(ptr);
+	free(used);
+	free(th);
+	return rc;
+}
+
 static int diff(struct sf_output *o, const struct sf_profile *p,
 		const struct sf_profile *cur,
 		const struct sf_an_report_opts *r, struct sf_ctx *ctx)
@@ -225,6 +305,8 @@ int sf_an_report(struct sf_output *o, const struct sf_profile *p,
 	}
 	if (r->per_thread)
 		return per_thread(o, p, r, ctx);
+	if (r->per_process)
+		return per_process(o, p, r, ctx);
 	if ((rc = sf_an_view_build(&v, p, &r->filter, NULL, ctx)))
 		return rc;
 	rc = one(o, v, r, ctx);

@@ -14,7 +14,7 @@
 enum {
 	K_TREE = CLI_KEY, K_FLAT, K_CALLGRAPH, K_DIFF, K_JSON, K_INVERTED,
 	K_MIN_PERCENT, K_DEPTH, K_SORT, K_NO_NORMALIZE, K_THRESHOLD,
-	K_TIMESTAMPS, K_THREAD_IDS, K_THREAD, K_PER_THREAD,
+	K_TIMESTAMPS, K_THREAD_IDS, K_THREAD, K_PER_THREAD, K_PER_PROCESS,
 	K_FOCUS, K_IGNORE, K_HIDE, K_PEEK, K_COLLAPSE_RECURSION,
 	K_RAW, K_TOP, K_DOT, K_NODE_FRACTION, K_EDGE_FRACTION, K_SAMPLE,
 	K_SAMPLE_MIN, K_NO_COLLAPSE, K_COLLAPSE, K_HTML,
@@ -82,6 +82,8 @@ static const struct cli_opt opts[] = {
 	  "name-tid; repeatable)" },
 	{ "per-thread", K_PER_THREAD, NULL, "one report per thread (JSON: an object keyed by\n"
 	  "thread)" },
+	{ "per-process", K_PER_PROCESS, NULL, "one report per process, its threads together\n"
+	  "(JSON: an object keyed by COMM-PID)" },
 	{ "focus", K_FOCUS, "REGEX", "keep samples with a frame matching REGEX (POSIX\n"
 	  "extended, unanchored; this and the next two\n"
 	  "are repeatable)" },
@@ -144,6 +146,7 @@ static int option(struct opts *op, const struct cli_getopt *g, int c,
 	case K_DOT: r->kind = SF_AN_CALLGRAPH; r->cgr.dot_text = true; return 0;
 	case K_INVERTED: r->tree.inverted = true; return 0;
 	case K_PER_THREAD: r->per_thread = true; return 0;
+	case K_PER_PROCESS: r->per_process = true; return 0;
 	case K_COLLAPSE_RECURSION: r->filter.collapse_recursion = true; return 0;
 	case K_TIMESTAMPS: r->filter.timestamps = true; return 0;
 	case K_NO_NORMALIZE: r->diff.normalize = false; return 0;

@@ -17,11 +17,14 @@ static volatile int stop_flag;
 enum {
 	K_THREADS = CLI_KEY, K_ON_CPU, K_ALL_STOP, K_UNWIND, K_STACK_BYTES,
 	K_STACK_FRAMES, K_LINES, K_NO_DEMANGLE, K_NO_REUSE, K_VERIFY_REUSE,
-	K_NO_BOOST, K_NO_PEEK, K_NO_PERF
+	K_NO_BOOST, K_NO_PEEK, K_NO_PERF, K_CHILDREN, K_NO_CHILDREN
 };
 
 static const struct cli_opt opts[] = {
-	{ "pid", 'p', "PID", "process to sample" },
+	{ "pid", 'p', "PID,...", "processes to sample (repeatable)" },
+	{ "children", K_CHILDREN, NULL, "also sample the processes they start, and\n"
+	  "theirs (the default with -- CMD)" },
+	{ "no-children", K_NO_CHILDREN, NULL, "with -- CMD, sample CMD's own process only" },
 	{ "frequency", 'F', "HZ", "samples per second per thread (default 100)" },
 	{ "duration", 'd', "SECS", "stop after SECS seconds (fractions allowed)" },
 	{ "output", 'o', "FILE", "output file; '-' is standard output (default\n"
@@ -57,7 +60,7 @@ static const struct cli_opt opts[] = {
 static void usage(const struct cli_getopt *g)
 {
 	printf(
-"Usage: sfcapture -p PID [OPTIONS]\n"
+"Usage: sfcapture -p PID[,PID...] [OPTIONS]\n"
 "       sfcapture [OPTIONS] -- CMD [ARGS...]\n"
 "Sample the call stacks of every thread of a running process (or of CMD,\n"
 "started here) at a fixed rate, running and blocked threads alike, until\n"
@@ -80,13 +83,46 @@ static void usage(const struct cli_getopt *g)
 "is sent SIGTERM.\n"
 "\n"
 "Exit status: 0 success, 1 the target cannot be sampled (no such process,\n"
-"permission, another tracer), 2 usage error, 3 I/O error.\n"
+"permission, another tracer), 2 usage error, 3 I/O error.  With -- CMD,\n"
+"once the capture succeeded, CMD's own status (128+N when signal N\n"
+"killed it; 0 when sfcapture ended it at the end of -d), and the report\n"
+"goes to the terminal (or standard error), never to CMD's output.\n"
 "See sfcapture(1).\n");
 }
 
 static void on_stop(int sig)
 {
 	stop_flag = 1;
+}
+
+/* SIGTSTP (Ctrl-Z): the engine releases every thread of the target at
+ * the end of its tick, then calls suspend_self, which stops us for real
+ * until SIGCONT. */
+static volatile int tstp_flag;
+
+static void on_tstp(int sig)
+{
+	tstp_flag = 1;
+}
+
+static void catch_tstp(void)
+{
+	struct sigaction sa;
+
+	/* no SA_RESTART: the wait for the next tick wakes up */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_tstp;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTSTP, &sa, NULL);
+}
+
+static void suspend_self(void *arg)
+{
+	tstp_flag = 0;
+	signal(SIGTSTP, SIG_DFL);
+	raise(SIGTSTP);
+	/* here after SIGCONT */
+	catch_tstp();
 }
 
 static void progress(const struct sfc_stats *st, void *arg)
@@ -98,14 +134,11 @@ static void progress(const struct sfc_stats *st, void *arg)
 	*(int *)arg = 1;
 }
 
-/* The report macOS `sample` prints, made by the `sample` writer: to
- * standard output, or to standard error when the capture itself went
- * there.  Nodes under 1% of their thread's samples are hidden. */
-static int report(const struct sf_profile *p, struct sf_ctx *ctx,
-		  bool to_stderr)
+/* The report macOS `sample` prints, made by the `sample` writer, to `to`.
+ * Nodes under 1% of their thread's samples are hidden. */
+static int report(const struct sf_profile *p, struct sf_ctx *ctx, FILE *to)
 {
 	struct sf_output *o = NULL;
-	FILE *to = to_stderr ? stderr : stdout;
 	size_t n;
 	int rc;
 
@@ -122,6 +155,49 @@ static int report(const struct sf_profile *p, struct sf_ctx *ctx,
 	return fflush(to) ? sf_error(ctx, SF_EIO, "-", 0, "write error") : 0;
 }
 
+/* Where the report goes: standard output, unless the capture went there
+ * or the command we started owns it (sfcapture -- CMD): then the
+ * terminal, else standard error.  *opened when it must be closed. */
+static FILE *report_to(bool launched, const char *outpath, bool *opened)
+{
+	FILE *f;
+
+	*opened = false;
+	if (!launched)
+		return strcmp(outpath, "-") ? stdout : stderr;
+	if ((f = fopen("/dev/tty", "we"))) {
+		*opened = true;
+		return f;
+	}
+	return stderr;
+}
+
+/* Say how the command we started ended; its exit status as a shell gives
+ * it (128+N for signal N).  `ended`: we ended it (it outlived the
+ * capture), which is not the command's failure: 0. */
+static int child_exit(const char *cmd, int st, bool ended)
+{
+	if (cli_quiet)
+		return ended ? EXIT_OK : WIFEXITED(st) ? WEXITSTATUS(st)
+			     : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : EXIT_OK;
+	if (ended) {
+		cli_msg("'%s' was still running at the end of the capture: "
+			"ended with SIGTERM", cmd);
+		return EXIT_OK;
+	}
+	if (WIFEXITED(st)) {
+		cli_msg("'%s' exited with status %d", cmd, WEXITSTATUS(st));
+		return WEXITSTATUS(st);
+	}
+	if (WIFSIGNALED(st)) {
+		int sig = WTERMSIG(st);
+		cli_msg("'%s' was killed by signal %d (%s)%s", cmd, sig,
+			strsignal(sig), WCOREDUMP(st) ? ", core dumped" : "");
+		return 128 + sig;
+	}
+	return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	struct sf_ctx ctx;
@@ -129,7 +205,8 @@ int main(int argc, char **argv)
 	struct sfc_options o;
 	const char *outpath = NULL, *to = NULL, *val;
 	char **cmd = NULL, defpath[64];
-	bool gzip = false, launched = false;
+	bool gzip = false, launched = false, launched_done = false;
+	bool no_children = false;
 	int status = EXIT_OK, rc, c;
 	struct sfc_session *s = NULL;
 	struct sf_profile *p = NULL;
@@ -158,7 +235,7 @@ int main(int argc, char **argv)
 		case 'p': case 'F': case 'd': case K_THREADS: case K_ON_CPU:
 		case K_ALL_STOP: case K_UNWIND: case K_STACK_BYTES:
 		case K_STACK_FRAMES: case K_LINES: case K_NO_DEMANGLE:
-		case K_NO_BOOST:
+		case K_NO_BOOST: case K_CHILDREN:
 			if (sfc_options_set(&o, &ctx, cli_getopt_name(&g, c),
 					    val)) {
 				status = cli_fail(&ctx);
@@ -167,6 +244,9 @@ int main(int argc, char **argv)
 			break;
 		case K_NO_PEEK:
 			o.no_peek = true;
+			break;
+		case K_NO_CHILDREN:
+			no_children = true;
 			break;
 		case K_NO_PERF:
 			o.no_perf = true;
@@ -208,6 +288,8 @@ int main(int argc, char **argv)
 
 	/* a signal ends the capture; the output is still written */
 	cli_signals_call(on_stop);
+	o.suspend = &tstp_flag;
+	o.on_suspend = suspend_self;
 
 	if (cmd) {
 		if (sfc_launch(&o.pid, &ctx, cmd)) {
@@ -215,28 +297,46 @@ int main(int argc, char **argv)
 			goto done;
 		}
 		o.is_child = true;
+		/* a command is followed into the processes it starts, as
+		 * perf record does */
+		o.children = !no_children;
 		launched = true;
 	}
 	if ((rc = sfc_open(&s, &ctx, &o))) {
 		int st;
 		if (launched && waitpid(o.pid, &st, WNOHANG) == o.pid) {
-			/* the command ended before the first sample */
-			cli_msg("'%s' exited before the first sample", cmd[0]);
+			/* the command ended before the first sample: nothing
+			 * was captured, and the status is the command's (a
+			 * script that runs it under sfcapture must not fail
+			 * because it was quick) */
+			cli_msg("'%s' exited before the first sample: nothing "
+				"captured", cmd[0]);
 			launched = false;
-			status = EXIT_INPUT;
+			status = child_exit(cmd[0], st, false);
 		} else {
 			status = cli_fail(&ctx);
 		}
 		goto done;
 	}
+	/* the other processes named by -p */
+	for (size_t i = 1; i < o.npids; i++)
+		if (sfc_add(s, &ctx, o.pids[i])) {
+			status = cli_fail(&ctx);
+			goto done;
+		}
 	int shown = 0;
 	bool tty = isatty(2) && !cli_quiet;
+	catch_tstp();
 	rc = sfc_run(s, &ctx, &stop_flag, tty ? progress : NULL, &shown);
+	signal(SIGTSTP, SIG_DFL);
 	if (shown)
 		fprintf(stderr, "\r\033[K");
 	const struct sfc_stats *st = sfc_stats(s);
-	if (launched)
-		sfc_end_child(o.pid, st->child_status_valid);
+	int cstatus = st->child_status, cend = 0;
+	if (launched && !st->child_status_valid)
+		cend = sfc_end_child(o.pid, &cstatus);
+	launched_done = launched && cend >= 0;
+	launched = false;
 	if (rc) {
 		cli_warnings(&ctx);
 		status = cli_fail(&ctx);
@@ -267,7 +367,11 @@ int main(int argc, char **argv)
 	if (!cli_quiet) {
 		int64_t med, p99;
 		sfc_stop_time(s, &med, &p99);
-		if (st->target_exited)
+		/* one line on why the capture ended early */
+		if (st->ended[0])
+			cli_msg("the capture ended early after %.2f s: %s",
+				(double)st->elapsed_ns / 1e9, st->ended);
+		else if (st->target_exited)
 			cli_msg("the target exited after %.2f s",
 				(double)st->elapsed_ns / 1e9);
 		cli_msg("%" PRIu64 " samples taken (%" PRIu64 " reused from "
@@ -286,11 +390,19 @@ int main(int argc, char **argv)
 		cli_msg("wrote %s (%s)", strcmp(outpath, "-") ? outpath
 						       : "standard output",
 			save.format->name);
-		if ((rc = report(p, &ctx, !strcmp(outpath, "-"))))
+		bool opened;
+		FILE *rto = report_to(cmd != NULL, outpath, &opened);
+		rc = report(p, &ctx, rto);
+		if (opened)
+			fclose(rto);
+		if (rc)
 			goto fail;
 	}
 	if (cli_close_stdout(outpath))
 		status = EXIT_IO;
+	/* the command's own status, once ours is a success */
+	if (launched_done && status == EXIT_OK)
+		status = child_exit(cmd[0], cstatus, cend == 1);
 	goto done;
 usage_error:
 	status = EXIT_USAGE;
@@ -299,12 +411,15 @@ fail:
 	cli_warnings(&ctx);
 	status = cli_fail(&ctx);
 done:
-	if (launched && !s)
-		sfc_end_child(o.pid, false);
+	if (launched) {
+		int ignored;
+		sfc_end_child(o.pid, &ignored);
+	}
 	sfc_close(s);
 	sf_profile_free(p);
 	sf_ctx_free(&ctx);
 	cli_getopt_free(&g);
 	free((void *)o.tids);
+	free((void *)o.pids);
 	return status;
 }

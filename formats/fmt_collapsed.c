@@ -316,6 +316,7 @@ struct walk {
 				    * (2n) and of key n ";" (2n + 1) in
 				    * byte order */
 	/* --thread-prefix: label groups */
+	bool by_pid;               /* --pid-prefix: the process labels */
 	size_t ngroups;
 	uint32_t *group_name;      /* name id per group */
 	uint32_t *gstart;          /* group g's samples: gsamples[gstart[g]
@@ -663,7 +664,12 @@ static int make_groups(struct walk *w, struct onames *t, struct sf_ctx *ctx)
 		if (th == SF_NO_THREAD || tgroup[th] != UINT32_MAX)
 			continue;
 		char label[512];
-		sf_thread_label(&p->d.threads[th], label, sizeof(label));
+		if (w->by_pid)
+			sf_process_label(p, &p->d.threads[th], label,
+					 sizeof(label));
+		else
+			sf_thread_label(&p->d.threads[th], label,
+					sizeof(label));
 		if ((rc = oname_id(t, ctx, label, true, &tgroup[th])))
 			goto out;
 	}
@@ -731,9 +737,11 @@ out:
 static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 			   struct sf_ctx *ctx)
 {
-	bool prefix = sf_ctx_flag(ctx, "thread-prefix");
+	bool by_pid = sf_ctx_flag(ctx, "pid-prefix");
+	bool prefix = by_pid || sf_ctx_flag(ctx, "thread-prefix");
 	struct onames t = { 0 };
-	struct walk w = { .p = p, .names = &t, .filled = SIZE_MAX };
+	struct walk w = { .p = p, .names = &t, .filled = SIZE_MAX,
+			  .by_pid = by_pid };
 	size_t n = p->d.nstacks ? p->d.nstacks : 1;
 	int rc = 0;
 
@@ -841,6 +849,8 @@ static const char *const collapsed_ext[] = { ".collapsed", ".folded",
 static const struct sf_option collapsed_wopts[] = {
 	{ "thread-prefix", NULL,
 	  "collapsed: put the thread (NAME-TID) as the root frame" },
+	{ "pid-prefix", NULL,
+	  "collapsed: put the process (COMM-PID) as the root frame" },
 	{ NULL, NULL, NULL }
 };
 

@@ -556,6 +556,12 @@ struct wtop {
 	uint64_t count;
 };
 
+struct wtot {
+	uint32_t frame;
+	uint64_t count;
+	const char *name;
+};
+
 struct wr {
 	const struct sf_profile *p;
 	struct sf_output *out;
@@ -566,6 +572,9 @@ struct wr {
 	struct wnode *nodes;
 	size_t nnodes;
 	uint64_t *selfw;          /* per frame: samples with it on top */
+	uint64_t *inw;            /* per frame: its occurrences in the
+				   * samples' stacks (recursion counted
+				   * each time) */
 	uint64_t min_abs;         /* prune: fewer samples than this */
 	double min_pct;           /* prune: under this share of the thread */
 	uint64_t hidden_nodes, hidden_samples;
@@ -637,8 +646,31 @@ static void put_frame(struct sf_output *o, const struct sf_frame *f)
 	}
 }
 
+/* A capture's counts of thread tid: samples taken and missed, from the
+ * properties capture.taken:TID and capture.missed:TID (sfcapture).
+ * False when the profile has none. */
+static bool thread_counts(const struct sf_profile *p, int64_t tid,
+			  uint64_t *taken, uint64_t *missed)
+{
+	char key[48];
+	const char *v;
+
+	snprintf(key, sizeof(key), "capture.missed:%lld", (long long)tid);
+	if (!(v = sf_profile_prop(p, key)))
+		return false;
+	*missed = strtoull(v, NULL, 10);
+	if (taken) {
+		snprintf(key, sizeof(key), "capture.taken:%lld",
+			 (long long)tid);
+		v = sf_profile_prop(p, key);
+		*taken = v ? strtoull(v, NULL, 10) : 0;
+	}
+	return true;
+}
+
 /* The thread line's own text: "Thread_TID   name  (R% running, B%
- * blocked)"; the share only when the samples carry the `state` label. */
+ * blocked)", with "N missed; " first when a capture missed samples of
+ * it; the share only when the samples carry the `state` label. */
 static void put_thread(struct wr *w, sf_thread_idx th, const size_t *idx,
 		       size_t n, const struct sf_records *r)
 {
@@ -655,6 +687,10 @@ static void put_thread(struct wr *w, sf_thread_idx th, const size_t *idx,
 		sf_output_puts(w->out, "   ");
 		put_text(w->out, td->name);
 	}
+	/* a capture's samples of this thread it missed (sfcapture) */
+	uint64_t missed = 0;
+	if (td && td->tid != SF_NO_ID)
+		thread_counts(p, td->tid, NULL, &missed);
 	for (size_t k = 0; k < n; k++) {
 		size_t i = idx[k];
 		const char *st = sf_profile_label(p, p->d.samples[i].labels,
@@ -665,7 +701,12 @@ static void put_thread(struct wr *w, sf_thread_idx th, const size_t *idx,
 		else if (st)
 			other += x;
 	}
-	if (run + other > 0)
+	if (run + other > 0 && missed)
+		sf_output_printf(w->out, "  (%llu missed; %.0f%% running, "
+				 "%.0f%% blocked)", (unsigned long long)missed,
+				 100 * run / (run + other),
+				 100 * other / (run + other));
+	else if (run + other > 0)
 		sf_output_printf(w->out, "  (%.0f%% running, %.0f%% blocked)",
 				 100 * run / (run + other),
 				 100 * other / (run + other));
@@ -711,8 +752,13 @@ static int write_thread(struct wr *w, const size_t *idx, size_t n,
 			w->incl[s] += c;
 		}
 	}
-	for (size_t k = 0; k < w->nnodes; k++)
+	for (size_t k = 0; k < w->nnodes; k++) {
 		w->nodes[k].count = w->incl[w->nodes[k].stack];
+		/* a node's samples hold its frame once each: the sum over
+		 * the nodes of a frame counts a recursive frame each time */
+		w->inw[p->d.stacks[w->nodes[k].stack].frame] +=
+			w->nodes[k].count;
+	}
 	qsort(w->nodes, w->nnodes, sizeof(*w->nodes), wnode_cmp);
 	/* children of a node are one run of `nodes`; the roots' parent is
 	 * the empty stack 0, kept in slot 0 of kid0/nkids for this thread */
@@ -809,6 +855,47 @@ out:
 	return rc;
 }
 
+/* most first, then by name, then by frame */
+static int total_cmp(const void *a, const void *b)
+{
+	const struct wtot *x = a, *y = b;
+	int c;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if ((c = strcmp(x->name, y->name)))
+		return c;
+	return x->frame < y->frame ? -1 : x->frame > y->frame;
+}
+
+/* "Total number in stack": each frame (function at one address) with the
+ * number of its occurrences in the samples' stacks, a recursive frame
+ * counted each time, those >= 5, most first (then by name), as sample
+ * lists them: "        COUNT   frame". */
+static int write_total(struct wr *w)
+{
+	const struct sf_profile *p = w->p;
+	struct wtot *t = sf_calloc(p->d.nframes ? p->d.nframes : 1,
+				   sizeof(*t));
+	size_t n = 0;
+
+	if (!t)
+		return sf_error(w->ctx, SF_ENOMEM, NULL, 0, "out of memory");
+	for (size_t f = 0; f < p->d.nframes; f++)
+		if (w->inw[f] >= 5)
+			t[n++] = (struct wtot){ (uint32_t)f, w->inw[f],
+				p->d.frames[f].name ? p->d.frames[f].name : "" };
+	qsort(t, n, sizeof(*t), total_cmp);
+	for (size_t i = 0; i < n; i++) {
+		sf_output_printf(w->out, "        %-8llu",
+				 (unsigned long long)t[i].count);
+		put_frame(w->out, &p->d.frames[t[i].frame]);
+		sf_output_putc(w->out, '\n');
+	}
+	free(t);
+	return 0;
+}
+
 /* "Sort by top of stack": own samples per function and module, collapsed
  * over addresses, at least 5 as sample shows them. */
 static int write_top(struct wr *w)
@@ -894,8 +981,83 @@ static int write_images(struct wr *w)
 	return 0;
 }
 
+/* Threads with fewer samples due are left out of the comparison */
+#define SMP_UNEVEN_MIN 20
+/* Miss rates further apart than this (points) are uneven */
+#define SMP_UNEVEN_POINTS 2.0
+
+/* A capture's missed samples (property capture.missed), and in the same
+ * line, when they fell unevenly across threads, the threads that missed
+ * the largest and the smallest share of their samples. */
+static void write_missed(struct wr *w)
+{
+	const struct sf_profile *p = w->p;
+	const char *v = sf_profile_prop(p, "capture.missed");
+	uint64_t all = 0, taken, missed, total = 0;
+	double hi = -1, lo = 2;
+	size_t ihi = 0, ilo = 0;
+
+	if (!v)
+		return;
+	all = strtoull(v, NULL, 10);
+	for (size_t i = 0; i < p->d.nthreads; i++) {
+		const struct sf_thread *t = &p->d.threads[i];
+		if (t->tid == SF_NO_ID ||
+		    !thread_counts(p, t->tid, &taken, &missed))
+			continue;
+		total += taken + missed;
+		if (taken + missed < SMP_UNEVEN_MIN)
+			continue;
+		double r = (double)missed / (double)(taken + missed);
+		if (r > hi) {
+			hi = r;
+			ihi = i;
+		}
+		if (r < lo) {
+			lo = r;
+			ilo = i;
+		}
+	}
+	sf_output_printf(w->out, "Missed:          %llu", (unsigned long long)all);
+	if (total)
+		sf_output_printf(w->out, " of %llu samples due (%.1f%%)",
+				 (unsigned long long)total,
+				 100.0 * (double)all / (double)total);
+	if (all && hi >= 0 && 100 * (hi - lo) > SMP_UNEVEN_POINTS) {
+		const struct sf_thread *a = &p->d.threads[ihi],
+				       *b = &p->d.threads[ilo];
+		sf_output_printf(w->out, ", unevenly: thread %lld",
+				 (long long)a->tid);
+		if (a->name && a->name[0]) {
+			sf_output_puts(w->out, " ");
+			put_text(w->out, a->name);
+		}
+		sf_output_printf(w->out, " missed %.0f%% of its samples, "
+				 "thread %lld", 100 * hi, (long long)b->tid);
+		if (b->name && b->name[0]) {
+			sf_output_puts(w->out, " ");
+			put_text(w->out, b->name);
+		}
+		sf_output_printf(w->out, " %.0f%%", 100 * lo);
+	}
+	sf_output_putc(w->out, '\n');
+}
+
+/* A size as sample prints it: "112K", "227.5M", "1.2G". */
+static void footprint(double bytes, char *buf, size_t size)
+{
+	if (bytes < 1024.0 * 1024)
+		snprintf(buf, size, "%.0fK", bytes / 1024);
+	else if (bytes < 1024.0 * 1024 * 1024)
+		snprintf(buf, size, "%.1fM", bytes / (1024.0 * 1024));
+	else
+		snprintf(buf, size, "%.1fG", bytes / (1024.0 * 1024 * 1024));
+}
+
 /* The header sample prints before the call graph, from what the profile
- * knows: the command and pid of a capture, the interval, the time. */
+ * knows: the command and pid of a capture, the interval, the time; for a
+ * capture also the executable, architecture, parent, system and memory
+ * (capture.path, .arch, .parent, .os, .footprint, .footprint_peak). */
 static void write_header(struct wr *w)
 {
 	const struct sf_profile *p = w->p;
@@ -934,6 +1096,25 @@ static void write_header(struct wr *w)
 	if (pid)
 		sf_output_printf(w->out, "Process:         %s [%s]\n", cmd,
 				 pid);
+	/* the lines sample prints about the process, where a capture
+	 * recorded them (a blank line closes the group, as in sample) */
+	static const char *const about[][2] = {
+		{ "Path:            ", "capture.path" },
+		{ "Code Type:       ", "capture.arch" },
+		{ "Parent Process:  ", "capture.parent" },
+	};
+	bool any = false;
+	for (size_t i = 0; i < sizeof(about) / sizeof(about[0]); i++) {
+		const char *v = sf_profile_prop(p, about[i][1]);
+		if (!v || strpbrk(v, "\n\r"))
+			continue;
+		sf_output_puts(w->out, about[i][0]);
+		sf_output_puts(w->out, v);
+		sf_output_putc(w->out, '\n');
+		any = true;
+	}
+	if (any)
+		sf_output_putc(w->out, '\n');
 	if (p->d.meta.start_time != SF_NO_TIME) {
 		time_t sec = (time_t)(p->d.meta.start_time / 1000000000);
 		struct tm tm;
@@ -946,8 +1127,21 @@ static void write_header(struct wr *w)
 	if (p->d.meta.duration != SF_NO_TIME && p->d.meta.duration > 0)
 		sf_output_printf(w->out, "Duration:        %.2fs\n",
 				 (double)p->d.meta.duration / 1e9);
+	write_missed(w);
+	const char *os = sf_profile_prop(p, "capture.os");
+	if (os && !strpbrk(os, "\n\r"))
+		sf_output_printf(w->out, "OS Version:      %s\n", os);
 	sf_output_puts(w->out, "Report Version:  7\n"
 			       "Analysis Tool:   " SAMPLE_TOOL "\n");
+	const char *fp = sf_profile_prop(p, "capture.footprint");
+	const char *fpk = sf_profile_prop(p, "capture.footprint_peak");
+	if (fp && fpk) {
+		char a[32], b2[32];
+		footprint(strtod(fp, NULL), a, sizeof(a));
+		footprint(strtod(fpk, NULL), b2, sizeof(b2));
+		sf_output_printf(w->out, "\nPhysical footprint:         %s\n"
+				 "Physical footprint (peak):  %s\n", a, b2);
+	}
 }
 
 static int sample_write(const struct sf_profile *p, struct sf_output *out,
@@ -984,12 +1178,13 @@ static int sample_write(const struct sf_profile *p, struct sf_output *out,
 	w.nodes = sf_calloc(p->d.nstacks, sizeof(*w.nodes));
 	w.selfw = sf_calloc(p->d.nframes ? p->d.nframes : 1,
 			    sizeof(*w.selfw));
+	w.inw = sf_calloc(p->d.nframes ? p->d.nframes : 1, sizeof(*w.inw));
 	order = sf_calloc(ns ? ns : 1, sizeof(*order));
 	first = sf_calloc(nblocks + 1, sizeof(*first));
 	blocks = sf_calloc(nblocks, sizeof(*blocks));
 	btotal = sf_calloc(nblocks, sizeof(*btotal));
 	if (!w.mark || !w.incl || !w.kid0 || !w.nkids || !w.nodes ||
-	    !w.selfw || !order || !first || !blocks || !btotal) {
+	    !w.selfw || !w.inw || !order || !first || !blocks || !btotal) {
 		rc = sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
 		goto out;
 	}
@@ -1071,8 +1266,11 @@ static int sample_write(const struct sf_profile *p, struct sf_output *out,
 		sf_output_puts(out, "----\n\nCall graph:\n");
 		sf_output_write(out, g, glen);
 		sf_output_puts(out, "\nTotal number in stack (recursive counted "
-				    "multiple, when >=5):\n\n");
-		rc = write_top(&w);
+				    "multiple, when >=5):\n");
+		rc = write_total(&w);
+		sf_output_puts(out, "\n");
+		if (!rc)
+			rc = write_top(&w);
 	}
 	sf_output_abort(graph);
 	if (!rc) {
@@ -1086,6 +1284,7 @@ out:
 	free(w.nkids);
 	free(w.nodes);
 	free(w.selfw);
+	free(w.inw);
 	free(order);
 	free(first);
 	free(blocks);

@@ -8,6 +8,7 @@
  * the dispatcher (stop.c).
  */
 #include "capture_int.h"
+#include "strbuf.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -21,6 +22,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -231,6 +233,7 @@ static int add_sample(struct sfc_session *s, struct sf_ctx *ctx,
 	x->stack = node;
 	x->state = state;
 	x->how = (unsigned char)how;
+	s->threads[tidx].taken++;
 	s->st.samples++;
 	s->st.reused += how == SFC_REUSED;
 	return 0;
@@ -412,8 +415,9 @@ static int record(struct sfc_session *s, struct sf_ctx *ctx,
 		s->st.truncated++;
 		sf_warn(ctx, "capture.truncated",
 			"a stack could not be unwound to its end (corrupt "
-			"stack, missing unwind info or deeper than "
-			"--stack-bytes); it is marked [truncated]");
+			"stack, missing unwind info, or deeper than "
+			"--stack-bytes or --stack-frames allow: raise them); "
+			"it is marked [truncated]");
 	}
 	stack_end(s, c, complete);
 	if ((rc = intern(s, ctx, complete, &node, &known)))
@@ -581,7 +585,7 @@ static bool reuse_check(struct sfc_session *s, struct sfc_cthread *c,
 	    v[3] != r->rdx || v[4] != r->r10 || v[5] != r->r8 ||
 	    v[6] != r->r9 || v[7] != r->rsp || v[8] != r->rip)
 		return false;
-	if (sfc__read_mem(s->pid, c->copy_base, c->copy_len, s->cmp) !=
+	if (sfc__read_mem(s->mem, c->copy_base, c->copy_len, s->cmp) !=
 		    c->copy_len ||
 	    memcmp(s->cmp, c->copy, c->copy_len))
 		return false;
@@ -768,6 +772,7 @@ static int perf_all(struct sfc_session *s, struct sf_ctx *ctx)
 	}
 	if (!armed)
 		return 0;
+	s->st.perf_armed += armed;
 	int64_t deadline = sfc__mono() + SFC_PERF_WAIT;
 	for (size_t left = armed; left;) {
 		for (size_t i = 0; i < s->ncur; i++) {
@@ -921,6 +926,15 @@ static void forget_gone(struct sfc_session *s)
 	}
 }
 
+/* The threads the last scan listed are due n more samples each (per
+ * thread, sched - taken is what it missed). */
+static void sched_listed(struct sfc_session *s, uint64_t n)
+{
+	for (size_t i = 0; i < s->nthreads; i++)
+		if (s->threads[i].listed == s->tickno)
+			s->threads[i].sched += n;
+}
+
 static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 {
 	char path[64];
@@ -967,6 +981,12 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 		if (!sfc__task_stat(s, (pid_t)tid, &stt))
 			continue;
 		alive++;
+		/* the memory of a process whose main thread exited is read
+		 * through a live thread */
+		if (s->leader_gone && s->mem_tick != s->tickno) {
+			s->mem = (pid_t)tid;
+			s->mem_tick = s->tickno;
+		}
 		if (!wanted(s, (pid_t)tid))
 			continue;
 		if (s->o.on_cpu && stt.state != 'R')
@@ -979,6 +999,10 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 			/* owed: this tick, and the skipped ones since its
 			 * interrupt (those are counted missed below) */
 			int64_t t_int = pt->t_int;
+			/* "t" is our own stop, on which it waits: its state
+			 * is the one its tick found */
+			if (stt.state == 't')
+				stt.state = pt->state;
 			s->st.missed++;
 			for (uint64_t k = 0; k < s->nlate; k++) {
 				int64_t at = s->late_first +
@@ -1046,6 +1070,7 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 		}
 	}
 	s->st.missed += s->nlate * listed - filled;
+	sched_listed(s, 1 + s->nlate);
 	s->nlate = 0;
 	s->nwins = 0;
 	int64_t now = sfc__mono();
@@ -1075,16 +1100,25 @@ static bool exec_changed(struct sfc_session *s)
 	struct stat sb;
 	bool first = !s->exe[0];
 
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)s->pid);
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)s->mem);
 	ssize_t n = readlink(path, exe, sizeof(exe) - 1);
 	if (n < 0 || stat(path, &sb) < 0)
 		return false;
 	exe[n] = 0;
+	/* a program that execs itself keeps path and inode: its auxiliary
+	 * vector (entry point and random bytes' address, which ASLR moves)
+	 * tells the images apart */
+	char aux[1024];
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)s->mem);
+	ssize_t an = sfc__read_small(path, aux, sizeof(aux));
+	uint64_t ah = an > 0 ? sf_hash(aux, (size_t)an) : 0;
 	if (!first && !strcmp(exe, s->exe) &&
-	    s->exe_ino == (unsigned long)sb.st_ino)
+	    s->exe_ino == (unsigned long)sb.st_ino && (!ah || ah == s->auxv))
 		return false;
 	memcpy(s->exe, exe, (size_t)n + 1);
 	s->exe_ino = (unsigned long)sb.st_ino;
+	if (ah)
+		s->auxv = ah;
 	return !first;
 }
 
@@ -1194,6 +1228,32 @@ static void sweep(struct sfc_session *s, size_t n)
 	}
 }
 
+static int order_cmp(const void *a, const void *b)
+{
+	const struct sfc_thr *x = a, *y = b;
+
+	if (x->order != y->order)
+		return x->order > y->order ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* Who is interrupted first: a tick that cannot finish in time (the
+ * machine is busy) leaves pending, and counts missed, the threads
+ * interrupted last, as those have the least time to reach their stop.
+ * Running threads first (a sleeping one was read without a stop or
+ * stops at once), and among them those that missed most so far; so the
+ * misses do not keep falling on the threads that run. */
+static void order_cur(struct sfc_session *s)
+{
+	for (size_t i = 0; i < s->ncur; i++) {
+		const struct sfc_cthread *c = &s->threads[s->cur[i].tidx];
+		uint64_t missed = c->sched > c->taken ? c->sched - c->taken : 0;
+		s->cur[i].order = (uint64_t)(s->cur[i].state == 'R') << 62 |
+				  (missed & ((UINT64_C(1) << 62) - 1));
+	}
+	qsort(s->cur, s->ncur, sizeof(*s->cur), order_cmp);
+}
+
 static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 {
 	int rc;
@@ -1210,6 +1270,7 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 	if (!open_modules(s, ctx)) {
 		/* still inside the exec: nothing to unwind against yet */
 		s->st.missed += s->st.threads_now;
+		sched_listed(s, 1);
 		return 0;
 	}
 	if (s->module_miss && sfc__mono() - s->last_refresh > 100000000) {
@@ -1224,6 +1285,7 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 		return rc;
 	if (s->perf && !s->o.all_stop && (rc = perf_all(s, ctx)))
 		return rc;
+	order_cur(s);
 	size_t sb = s->slot;
 	if (s->o.all_stop) {
 		int64_t t0 = sfc__mono();
@@ -1327,6 +1389,9 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 				return rc;
 		} else if (t->ps != PS_GONE) {
 			s->st.missed++;
+		} else {
+			/* gone: it was not due */
+			s->threads[t->tidx].sched--;
 		}
 	}
 	return 0;
@@ -1344,12 +1409,80 @@ undo:
 
 /* ----- public ----- */
 
-int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
-	     const struct sfc_options *o)
+/* "COMM [PPID]" of the target's parent, for the report's header */
+static void read_parent(struct sfc_session *s)
+{
+	char path[64], buf[512], comm[64];
+	struct sfc_stat stt;
+	const char *q;
+	long ppid;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)s->pid);
+	ssize_t n = sfc__read_small(path, buf, sizeof(buf));
+	if (n <= 0 || sfc_parse_stat(buf, (size_t)n, &stt) ||
+	    !(q = strrchr(buf, ')')) || sscanf(q + 1, " %*c %ld", &ppid) != 1)
+		return;
+	snprintf(path, sizeof(path), "/proc/%ld/comm", ppid);
+	if (sfc__read_small(path, comm, sizeof(comm)) <= 0)
+		snprintf(comm, sizeof(comm), "???");
+	comm[strcspn(comm, "\n")] = 0;
+	snprintf(s->parent, sizeof(s->parent), "%s [%ld]", comm, ppid);
+}
+
+/* The target's resident memory now and at its peak (VmRSS, VmHWM: the
+ * nearest Linux has to macOS's physical footprint), kept from the last
+ * read while it lived. */
+static void read_footprint(struct sfc_session *s)
+{
+	char path[64], buf[4096];
+	long rss, hwm;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)s->mem);
+	if (sfc__read_small(path, buf, sizeof(buf)) <= 0)
+		return;
+	rss = sfc_status_field(buf, "VmRSS");
+	hwm = sfc_status_field(buf, "VmHWM");
+	if (rss < 0 || hwm < 0)
+		return;
+	s->rss = (int64_t)rss * 1024;
+	s->rss_peak = (int64_t)hwm * 1024;
+}
+
+/* A thread of process pid that is not a zombie, or 0. */
+static pid_t live_thread(pid_t pid)
+{
+	char path[64];
+	struct dirent *de;
+	struct sfc_session tmp;
+	struct sfc_stat stt;
+	pid_t found = 0;
+	DIR *d;
+
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.pid = pid;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(d = opendir(path)))
+		return 0;
+	while (!found && (de = readdir(d))) {
+		long tid = strtol(de->d_name, NULL, 10);
+		if (tid > 0 && tid != pid && sfc__task_stat(&tmp, (pid_t)tid,
+							    &stt))
+			found = (pid_t)tid;
+	}
+	closedir(d);
+	return found;
+}
+
+/* Open one process's session.  `later`: found during the capture (a
+ * child), possibly inside its exec: modules that cannot be read yet are
+ * read by the ticks (open_modules), not an error. */
+static int open_one(struct sfc_session **out, struct sf_ctx *ctx,
+		    const struct sfc_options *o, bool later)
 {
 	char path[64], buf[4096];
 	struct sfc_session *s;
 	struct stat sb;
+	pid_t mem = o->pid;
 	int rc;
 
 	*out = NULL;
@@ -1364,7 +1497,10 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 		const char *q = strstr(buf, "State:");
 		if (q)
 			sscanf(q + 6, " %7s", st);
-		if (st[0] == 'Z' || st[0] == 'X')
+		/* a main thread that called pthread_exit is a zombie while
+		 * the other threads run on */
+		if ((st[0] == 'Z' || st[0] == 'X') &&
+		    !(mem = live_thread(o->pid)))
 			return sf_error(ctx, SF_EINPUT, NULL, 0,
 					"process %d has exited (zombie)",
 					(int)o->pid);
@@ -1372,7 +1508,7 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 			struct sfc_session tmp;
 			memset(&tmp, 0, sizeof(tmp));
 			tmp.pid = o->pid;
-			sfc__explain_eperm(&tmp, ctx);
+			sfc__explain_eperm(&tmp, ctx, o->pid);
 			return SF_EINPUT;
 		}
 	}
@@ -1390,6 +1526,8 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 	if (s->o.stop_timeout_ns <= 0)
 		s->o.stop_timeout_ns = 20 * 1000000;
 	s->pid = o->pid;
+	s->mem = mem;
+	s->leader_gone = mem != o->pid;
 	s->slot = s->o.stack_bytes + SFC_REDZONE;
 	s->cmp = sf_calloc(1, s->slot);
 	s->hist = sf_calloc(SFC_HIST + 1, sizeof(uint64_t));
@@ -1405,9 +1543,11 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 	}
 	s->naddrs = 1;
 	s->nnodes = 1;
+	s->rss = s->rss_peak = -1;
+	read_parent(s);
 	s->settling = true;
 	s->refresh_tick = UINT32_MAX;
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)o->pid);
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)mem);
 	ssize_t n = sfc__read_small(path, s->command, sizeof(s->command));
 	for (ssize_t i = 0; i + 1 < n; i++)
 		if (!s->command[i])
@@ -1445,11 +1585,115 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 		struct timespec ts = { 0, 2000000 };
 		nanosleep(&ts, NULL);
 	}
-	if (!s->dwfl && (rc = sfc__dwfl_open(s, ctx))) {
+	if (!s->dwfl && !later && (rc = sfc__dwfl_open(s, ctx))) {
 		sfc_close(s);
 		return rc;
 	}
 	*out = s;
+	return 0;
+}
+
+int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
+	     const struct sfc_options *o)
+{
+	int rc = open_one(out, ctx, o, false);
+	struct sfc_session *s = *out;
+
+	if (rc)
+		return rc;
+	if (!(s->procs = sf_calloc(4, sizeof(*s->procs)))) {
+		sfc_close(s);
+		*out = NULL;
+		return sf_error_nomem(ctx);
+	}
+	s->capprocs = 4;
+	s->procs[s->nprocs++] = s;
+	s->head = s;
+	return 0;
+}
+
+/* Open process pid into the capture of head h (`later`: see open_one). */
+static int add_proc(struct sfc_session *h, struct sf_ctx *ctx, pid_t pid,
+		    bool later)
+{
+	struct sfc_options o = h->o;
+	struct sfc_session *q;
+	int rc;
+
+	o.pid = pid;
+	o.is_child = false;
+	if (sf_grow(&h->procs, &h->capprocs, h->nprocs + 1,
+		    sizeof(*h->procs)))
+		return sf_error_nomem(ctx);
+	if ((rc = open_one(&q, ctx, &o, later)))
+		return rc;
+	q->later = later;
+	free(q->hist);
+	q->hist = h->hist;
+	q->shared = true;
+	q->head = h;
+	q->period = h->period;
+	q->start_mono = h->start_mono;
+	q->start_real = h->start_real;
+	h->procs[h->nprocs++] = q;
+	return 0;
+}
+
+int sfc_add(struct sfc_session *s, struct sf_ctx *ctx, pid_t pid)
+{
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i]->pid == pid)
+			return 0;
+	return add_proc(s, ctx, pid, false);
+}
+
+/* The children of every thread of the capture's live processes that are
+ * not sampled yet join it (children option).  A child that cannot be
+ * opened now (it exits, or its exec is under way) is tried again at the
+ * next tick. */
+static int discover(struct sfc_session *h, struct sf_ctx *ctx)
+{
+	char path[96], buf[4096];
+	size_t n = h->nprocs;
+
+	for (size_t i = 0; i < n; i++) {
+		struct sfc_session *q = h->procs[i];
+		if (q->done)
+			continue;
+		for (size_t k = 0; k < q->nthreads; k++) {
+			if (q->threads[k].seen != q->tickno)
+				continue;
+			snprintf(path, sizeof(path),
+				 "/proc/%d/task/%d/children", (int)q->pid,
+				 (int)q->threads[k].tid);
+			if (sfc__read_small(path, buf, sizeof(buf)) <= 0)
+				continue;
+			for (char *c = buf, *end; *c; c = end) {
+				long pid = strtol(c, &end, 10);
+				if (end == c)
+					break;
+				bool known = false;
+				for (size_t j = 0; j < h->nprocs && !known; j++)
+					known = h->procs[j]->pid == (pid_t)pid;
+				for (size_t j = 0; j < h->nskip && !known; j++)
+					known = h->skip[j] == (pid_t)pid;
+				if (known || pid <= 0)
+					continue;
+				int rc = add_proc(h, ctx, (pid_t)pid, true);
+				if (rc == SF_ENOMEM)
+					return rc;
+				if (!rc)
+					continue;
+				/* gone already, or refused (set-uid, traced):
+				 * not tried again */
+				sf_error_clear(ctx);
+				if (sf_grow(&h->skip, &h->capskip, h->nskip + 1,
+					    sizeof(*h->skip)))
+					return sf_error_nomem(ctx);
+				h->skip[h->nskip++] = (pid_t)pid;
+			}
+		}
+	}
 	return 0;
 }
 
@@ -1472,6 +1716,114 @@ static int64_t recent_median(struct sfc_session *s)
 	return m;
 }
 
+static bool suspending(const struct sfc_session *s)
+{
+	return s->o.suspend && *s->o.suspend && s->o.on_suspend;
+}
+
+/* Before the sampler stops (SIGTSTP): no thread may stay held, so wait
+ * for the stops still on their way (seized threads cannot be released
+ * before they stop: a thread in uninterruptible sleep for over a second
+ * stays seized, and stops once it wakes), read and release them (the
+ * next tick records them), then let the caller stop us. */
+static void suspend(struct sfc_session *s)
+{
+	int64_t deadline = sfc__mono() + 1000000000;
+
+	for (size_t i = 0; i < s->nprocs; i++)
+		while (s->procs[i]->npending &&
+		       sfc__dispatch_one(s->procs[i], deadline) > 0)
+			;
+	s->o.on_suspend(s->o.suspend_arg);
+}
+
+/* A process of the capture that exited: its descriptors go (a build
+ * starts thousands). */
+static void retire(struct sfc_session *q)
+{
+	for (size_t i = 0; i < q->nthreads; i++) {
+		struct sfc_cthread *c = &q->threads[i];
+		if (c->fd >= 0)
+			close(c->fd);
+		c->fd = -1;
+		sfc__perf_close(c);
+	}
+}
+
+/* A thread of some process of the capture is left pending. */
+static bool any_pending(const struct sfc_session *s)
+{
+	for (size_t i = 0; i < s->nprocs; i++)
+		if (s->procs[i]->npending)
+			return true;
+	return false;
+}
+
+/* s->gst: the statistics summed over the processes */
+static void sum_stats(struct sfc_session *s)
+{
+	struct sfc_stats *g = &s->gst;
+
+	*g = s->st;
+	g->target_exited = true;
+	for (size_t i = 0; i < s->nprocs; i++) {
+		const struct sfc_stats *q = &s->procs[i]->st;
+		g->target_exited &= q->target_exited;
+		if (!g->ended[0] && q->ended[0])
+			memcpy(g->ended, q->ended, sizeof(g->ended));
+		if (!i)
+			continue;
+		g->samples += q->samples;
+		g->reused += q->reused;
+		g->reuse_verified += q->reuse_verified;
+		g->reuse_mismatch += q->reuse_mismatch;
+		g->peeked += q->peeked;
+		g->perf_samples += q->perf_samples;
+		g->perf_armed += q->perf_armed;
+		g->peek_verified += q->peek_verified;
+		g->peek_mismatch += q->peek_mismatch;
+		g->missed += q->missed;
+		g->late += q->late;
+		g->catchup += q->catchup;
+		g->truncated += q->truncated;
+		g->threads_now += s->procs[i]->done ? 0 : q->threads_now;
+		g->threads_seen += q->threads_seen;
+	}
+}
+
+/* After the last tick of process q: skipped ticks no scan came to fill
+ * (only the last tick's stops can still pay them), stops still due
+ * (consumed and released, bounded), the exit status of our child. */
+static int run_end(struct sfc_session *q, struct sf_ctx *ctx)
+{
+	uint64_t filled = 0;
+	int rc = 0;
+
+	for (uint64_t k = 0; k < q->nlate && !rc; k++)
+		rc = fill_windows(q, ctx, q->late_first + (int64_t)k * q->period,
+				  &filled);
+	q->st.missed += q->nlate * q->st.threads_now - filled;
+	sched_listed(q, q->nlate);
+	q->nlate = 0;
+	int64_t deadline = sfc__mono() + 100000000;
+	while (q->npending && sfc__dispatch_one(q, deadline) > 0)
+		;
+	if (!rc)
+		rc = record_late(q, ctx);
+	if (q->st.target_exited && q->o.is_child && !q->st.child_status_valid) {
+		/* the child exited between ticks: collect its status */
+		int st;
+		pid_t w;
+		while ((w = waitpid(q->pid, &st, 0)) < 0 && errno == EINTR)
+			;
+		if (w == q->pid) {
+			q->st.child_status = st;
+			q->st.child_status_valid = true;
+		}
+	}
+	return rc;
+}
+
 int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 	    void (*progress)(const struct sfc_stats *st, void *arg),
 	    void *arg)
@@ -1482,7 +1834,6 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 
 	if (period < 1000)
 		period = 1000;
-	s->period = period;
 	/* setpriority on a thread id applies to that thread (Linux) */
 	id_t self = (id_t)gettid();
 	errno = 0;
@@ -1492,14 +1843,52 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 	clock_gettime(CLOCK_REALTIME, &rt);
 	s->start_real = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
 	s->start_mono = sfc__mono();
+	for (size_t i = 0; i < s->nprocs; i++) {
+		s->procs[i]->period = period;
+		s->procs[i]->start_real = s->start_real;
+		s->procs[i]->start_mono = s->start_mono;
+	}
 	int64_t next = s->start_mono, last_progress = s->start_mono;
 	int64_t end = s->o.duration_ns > 0 ? s->start_mono + s->o.duration_ns
 					   : INT64_MAX;
 	while (!*stop) {
-		s->sched = next;
-		rc = tick(s, ctx);
-		s->st.ticks++;
-		if (rc || s->st.target_exited)
+		if (suspending(s)) {
+			suspend(s);
+			/* no tick was due while we were stopped */
+			next = sfc__mono();
+			for (size_t i = 0; i < s->nprocs; i++)
+				s->procs[i]->nlate = 0;
+			continue;
+		}
+		/* every process's tick; one that exited (or met another
+		 * tracer) is ticked no more */
+		bool live = false, ended = false;
+		for (size_t i = 0; i < s->nprocs && !rc; i++) {
+			struct sfc_session *q = s->procs[i];
+			if (q->done)
+				continue;
+			q->sched = next;
+			rc = tick(q, ctx);
+			q->st.ticks++;
+			/* the memory figures of the report's header */
+			if (q == s && (q->st.ticks & 63) == 1 &&
+			    !q->st.target_exited)
+				read_footprint(q);
+			q->done = q->st.target_exited || q->st.ended[0] ||
+				  q->refused;
+			if (q->done && q != s)
+				retire(q);
+			ended |= q->st.ended[0] != 0;
+			live |= !q->done;
+		}
+		if (!rc && !ended && s->o.children) {
+			size_t n0 = s->nprocs;
+			rc = discover(s, ctx);
+			live |= s->nprocs > n0;
+		}
+		/* a command we started ends the capture when it exits, as
+		 * perf record's does, whatever it left running */
+		if (rc || ended || !live || (s->o.is_child && s->done))
 			break;
 		int64_t now = sfc__mono();
 		next += period;
@@ -1507,64 +1896,55 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 		 * burst: the next scan fills its samples for the threads that
 		 * did not run meanwhile and counts the others' as missed */
 		while (now - next >= period && next < end) {
-			if (!s->nlate)
-				s->late_first = next;
-			s->nlate++;
+			for (size_t i = 0; i < s->nprocs; i++) {
+				struct sfc_session *q = s->procs[i];
+				if (q->done)
+					continue;
+				if (!q->nlate)
+					q->late_first = next;
+				q->nlate++;
+				q->st.ticks_late++;
+			}
 			next += period;
-			s->st.ticks_late++;
 		}
 		if (next >= end)
 			break;
 		s->st.elapsed_ns = now - s->start_mono;
 		if (progress && now - last_progress >= 200000000) {
 			s->st.stop_ns_last = recent_median(s);
-			progress(&s->st, arg);
+			sum_stats(s);
+			progress(sfc_stats(s), arg);
 			last_progress = now;
 		}
 		/* a thread left pending stays stopped until its stop is read:
 		 * wait for those stops rather than sleep past them */
-		while (!*stop && s->npending && sfc__dispatch_one(s, next) > 0)
+		while (!*stop && !suspending(s) && any_pending(s) &&
+		       sfc__dispatch_one(s, next) > 0)
 			;
 		struct timespec ts = { next / 1000000000, next % 1000000000 };
-		while (!*stop && clock_nanosleep(CLOCK_MONOTONIC,
-						 TIMER_ABSTIME, &ts, NULL) ==
-					 EINTR)
+		while (!*stop && !suspending(s) &&
+		       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts,
+				       NULL) == EINTR)
 			;
 	}
 	s->st.elapsed_ns = sfc__mono() - s->start_mono;
 	if (boosted)
 		setpriority(PRIO_PROCESS, self, nice0);
-	/* skipped ticks no scan came to fill: only the last tick's stops
-	 * can still pay them */
-	uint64_t filled = 0;
-	for (uint64_t k = 0; k < s->nlate && !rc; k++)
-		rc = fill_windows(s, ctx, s->late_first + (int64_t)k * s->period,
-				  &filled);
-	s->st.missed += s->nlate * s->st.threads_now - filled;
-	s->nlate = 0;
-	/* stops that are still due: consume and detach (bounded) */
-	int64_t deadline = sfc__mono() + 100000000;
-	while (s->npending && sfc__dispatch_one(s, deadline) > 0)
-		;
-	if (!rc)
-		rc = record_late(s, ctx);
-	if (s->st.target_exited && s->o.is_child && !s->st.child_status_valid) {
-		/* the child exited between ticks: collect its status */
-		int st;
-		pid_t w;
-		while ((w = waitpid(s->pid, &st, 0)) < 0 && errno == EINTR)
-			;
-		if (w == s->pid) {
-			s->st.child_status = st;
-			s->st.child_status_valid = true;
-		}
+	if (!s->st.target_exited)
+		read_footprint(s);
+	for (size_t i = 0; i < s->nprocs; i++) {
+		int r = run_end(s->procs[i], ctx);
+		if (!rc)
+			rc = r;
+		s->procs[i]->st.elapsed_ns = s->st.elapsed_ns;
 	}
+	sum_stats(s);
 	return rc;
 }
 
 const struct sfc_stats *sfc_stats(const struct sfc_session *s)
 {
-	return &s->st;
+	return s->nprocs > 1 ? &s->gst : &s->st;
 }
 
 void sfc_stop_time(const struct sfc_session *s, int64_t *median,
@@ -1612,59 +1992,47 @@ static int count_prop(struct sf_profile *p, struct sf_ctx *ctx,
 	return sf_profile_set_prop(p, ctx, name, b);
 }
 
-int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
+/* What macOS sample's header says of the target, where Linux has it:
+ * capture.path (the executable), capture.parent ("COMM [PPID]"),
+ * capture.arch (its Code Type spelling), capture.os (uname),
+ * capture.footprint and capture.footprint_peak (VmRSS, VmHWM, bytes). */
+static int header_props(struct sfc_session *s, struct sf_ctx *ctx,
+			struct sf_profile *p)
+{
+	struct utsname u;
+	char b[400];
+	int rc = 0;
+
+	if (s->exe[0])
+		rc = sf_profile_set_prop(p, ctx, "capture.path", s->exe);
+	if (!rc && s->parent[0])
+		rc = sf_profile_set_prop(p, ctx, "capture.parent", s->parent);
+	if (!rc && !uname(&u)) {
+		const char *arch = !strcmp(u.machine, "x86_64") ? "X86-64" :
+				   !strcmp(u.machine, "aarch64") ? "ARM64" :
+				   u.machine;
+		snprintf(b, sizeof(b), "%s %s (%s)", u.sysname, u.release,
+			 u.version);
+		if (!(rc = sf_profile_set_prop(p, ctx, "capture.arch", arch)))
+			rc = sf_profile_set_prop(p, ctx, "capture.os", b);
+	}
+	if (!rc && s->rss >= 0 &&
+	    !(rc = count_prop(p, ctx, "capture.footprint", (uint64_t)s->rss)))
+		rc = count_prop(p, ctx, "capture.footprint_peak",
+				(uint64_t)s->rss_peak);
+	return rc;
+}
+
+/* The samples of one process (its session), with its frames, stacks
+ * and threads. */
+static int emit_proc(struct sfc_session *s, struct sf_ctx *ctx,
+		     struct sf_profile *p)
 {
 	sf_frame_id *fid = NULL;
 	sf_stack_id *sid = NULL;
 	sf_thread_idx *tix = NULL;
 	sf_labels_id lab[8][SFC_NHOW];
-	uint32_t type;
-	char b[64];
 	int rc;
-
-	if ((rc = sf_profile_sample_type(p, ctx, "samples", "count", &type)))
-		return rc;
-	p->d.meta.default_type = type;
-	p->d.meta.period_type.type = sf_profile_str(p, ctx, "wall");
-	p->d.meta.period_type.unit = sf_profile_str(p, ctx, "nanoseconds");
-	p->d.meta.period = 1e9 / s->o.hz;
-	p->d.meta.start_time = s->start_real;
-	p->d.meta.duration = s->st.elapsed_ns;
-	snprintf(b, sizeof(b), "%d", (int)s->pid);
-	if ((rc = sf_profile_set_prop(p, ctx, "capture.pid", b)) ||
-	    (rc = sf_profile_set_prop(p, ctx, "capture.command", s->command)) ||
-	    (rc = sf_profile_set_prop(p, ctx, "capture.unwind",
-				      s->o.unwind == SFC_UNWIND_FP ? "fp"
-								   : "dwarf")) ||
-	    (rc = sf_profile_set_prop(p, ctx, "capture.stop",
-				      s->o.all_stop ? "all" : "thread")))
-		return rc;
-	snprintf(b, sizeof(b), "%g", s->o.hz);
-	if ((rc = sf_profile_set_prop(p, ctx, "capture.hz", b)))
-		return rc;
-	if ((rc = count_prop(p, ctx, "capture.missed", s->st.missed)) ||
-	    (rc = count_prop(p, ctx, "capture.reused", s->st.reused)) ||
-	    (rc = count_prop(p, ctx, "capture.ticks_skipped",
-			     s->st.ticks_late)) ||
-	    (rc = count_prop(p, ctx, "capture.catchup", s->st.catchup)))
-		return rc;
-	if ((rc = count_prop(p, ctx, "capture.stopless", s->st.peeked)) ||
-	    (rc = count_prop(p, ctx, "capture.stopless_perf",
-			     s->st.perf_samples)))
-		return rc;
-	if (s->o.verify_reuse &&
-	    ((rc = count_prop(p, ctx, "capture.reuse_verified",
-			      s->st.reuse_verified)) ||
-	     (rc = count_prop(p, ctx, "capture.reuse_mismatch",
-			      s->st.reuse_mismatch)) ||
-	     (rc = count_prop(p, ctx, "capture.stopless_verified",
-			      s->st.peek_verified)) ||
-	     (rc = count_prop(p, ctx, "capture.stopless_mismatch",
-			      s->st.peek_mismatch))))
-		return rc;
-	if ((rc = sf_profile_set_prop(p, ctx, "capture.reuse",
-				      s->reuse ? "schedstat" : "off")))
-		return rc;
 
 	fid = sf_calloc(s->naddrs, sizeof(*fid));
 	sid = sf_calloc(s->nnodes, sizeof(*sid));
@@ -1729,10 +2097,110 @@ out:
 	return rc;
 }
 
+int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
+{
+	const struct sfc_stats *st = sfc_stats(s);
+	uint32_t type;
+	char b[64];
+	int rc;
+
+	if ((rc = sf_profile_sample_type(p, ctx, "samples", "count", &type)))
+		return rc;
+	p->d.meta.default_type = type;
+	p->d.meta.period_type.type = sf_profile_str(p, ctx, "wall");
+	p->d.meta.period_type.unit = sf_profile_str(p, ctx, "nanoseconds");
+	p->d.meta.period = 1e9 / s->o.hz;
+	p->d.meta.start_time = s->start_real;
+	p->d.meta.duration = st->elapsed_ns;
+	snprintf(b, sizeof(b), "%d", (int)s->pid);
+	if ((rc = sf_profile_set_prop(p, ctx, "capture.pid", b)) ||
+	    (rc = sf_profile_set_prop(p, ctx, "capture.command", s->command)) ||
+	    (rc = sf_profile_set_prop(p, ctx, "capture.unwind",
+				      s->o.unwind == SFC_UNWIND_FP ? "fp"
+								   : "dwarf")) ||
+	    (rc = sf_profile_set_prop(p, ctx, "capture.stop",
+				      s->o.all_stop ? "all" : "thread")))
+		return rc;
+	snprintf(b, sizeof(b), "%g", s->o.hz);
+	if ((rc = sf_profile_set_prop(p, ctx, "capture.hz", b)))
+		return rc;
+	if ((rc = count_prop(p, ctx, "capture.missed", st->missed)) ||
+	    (rc = count_prop(p, ctx, "capture.reused", st->reused)) ||
+	    (rc = count_prop(p, ctx, "capture.ticks", st->ticks)) ||
+	    (rc = count_prop(p, ctx, "capture.ticks_skipped",
+			     st->ticks_late)) ||
+	    (rc = count_prop(p, ctx, "capture.catchup", st->catchup)))
+		return rc;
+	if ((rc = count_prop(p, ctx, "capture.stopless", st->peeked)) ||
+	    (rc = count_prop(p, ctx, "capture.stopless_perf",
+			     st->perf_samples)) ||
+	    (rc = count_prop(p, ctx, "capture.perf_armed",
+			     st->perf_armed)))
+		return rc;
+	if (s->nprocs > 1) {
+		/* every process sampled, in the order they joined */
+		struct sf_sbuf sb = { 0 };
+		bool ok = true;
+		for (size_t i = 0; i < s->nprocs && ok; i++) {
+			snprintf(b, sizeof(b), "%s%d", i ? "," : "",
+				 (int)s->procs[i]->pid);
+			ok = sf_sbuf_adds(&sb, b);
+		}
+		rc = !ok ? sf_error_nomem(ctx)
+			 : sf_profile_set_prop(p, ctx, "capture.pids", sb.s);
+		sf_sbuf_free(&sb);
+		if (rc)
+			return rc;
+	}
+	/* per thread: samples taken and missed (those due less those
+	 * taken), "capture.taken:TID" and "capture.missed:TID" */
+	for (size_t k = 0; k < s->nprocs; k++)
+	for (size_t i = 0; i < s->procs[k]->nthreads; i++) {
+		const struct sfc_cthread *c = &s->procs[k]->threads[i];
+		char key[48];
+		if (!c->sched && !c->taken)
+			continue;
+		snprintf(key, sizeof(key), "capture.taken:%d", (int)c->tid);
+		if ((rc = count_prop(p, ctx, key, c->taken)))
+			return rc;
+		snprintf(key, sizeof(key), "capture.missed:%d", (int)c->tid);
+		if ((rc = count_prop(p, ctx, key, c->sched > c->taken ?
+						  c->sched - c->taken : 0)))
+			return rc;
+	}
+	if (s->o.verify_reuse &&
+	    ((rc = count_prop(p, ctx, "capture.reuse_verified",
+			      st->reuse_verified)) ||
+	     (rc = count_prop(p, ctx, "capture.reuse_mismatch",
+			      st->reuse_mismatch)) ||
+	     (rc = count_prop(p, ctx, "capture.stopless_verified",
+			      st->peek_verified)) ||
+	     (rc = count_prop(p, ctx, "capture.stopless_mismatch",
+			      st->peek_mismatch))))
+		return rc;
+	if ((rc = sf_profile_set_prop(p, ctx, "capture.reuse",
+				      s->reuse ? "schedstat" : "off")))
+		return rc;
+	if ((rc = header_props(s, ctx, p)))
+		return rc;
+
+	for (size_t i = 0; i < s->nprocs; i++)
+		if ((rc = emit_proc(s->procs[i], ctx, p)))
+			return rc;
+	return 0;
+}
+
 void sfc_close(struct sfc_session *s)
 {
 	if (!s)
 		return;
+	/* the other processes first: the head's signal mask is the
+	 * caller's */
+	if (s->head == s)
+		for (size_t i = s->nprocs; i-- > 1;)
+			sfc_close(s->procs[i]);
+	free(s->procs);
+	free(s->skip);
 	int64_t deadline = sfc__mono() + 100000000;
 	while (s->npending && sfc__dispatch_one(s, deadline) > 0)
 		;
@@ -1764,7 +2232,8 @@ void sfc_close(struct sfc_session *s)
 		free(s->late[i].stack);
 	free(s->late);
 	free(s->owed);
-	free(s->hist);
+	if (!s->shared)
+		free(s->hist);
 	free(s->recent);
 	free(s->frames);
 	free(s->cmp);

@@ -102,6 +102,13 @@
  * architectures other than x86_64.  verify_reuse stops the thread anyway
  * and counts reused stacks that differ from the real one (tests).
  *
+ * Several processes (sfc_add, the children option): one session per
+ * process, each with its own threads, modules and samples, ticked
+ * together by sfc_run; a ptrace event is handed to the session of its
+ * thread; sfc_emit emits them all (threads keep their pid).  Children are
+ * found by listing /proc/PID/task/TID/children at every tick, not with
+ * PTRACE_O_TRACEFORK, which would keep the parents traced.
+ *
  * sfc_open raises the soft RLIMIT_NOFILE to the hard limit (one open
  * schedstat file per thread); when descriptors run out, files are opened
  * per read instead.
@@ -145,7 +152,17 @@ extern "C" {
 enum sfc_unwind { SFC_UNWIND_DWARF = 0, SFC_UNWIND_FP = 1 };
 
 struct sfc_options {
-	pid_t pid;              /* target process */
+	pid_t pid;              /* target process (the first of pids) */
+	const pid_t *pids;      /* every process named (sfc_options_set
+				 * "pid", malloc'ed, the caller's:
+				 * free((void *)o->pids)); sfc_open opens
+				 * `pid`, sfc_add the others */
+	size_t npids;
+	bool children;          /* follow the processes the targets start
+				 * (and theirs) for the whole capture: each
+				 * tick lists the children of every thread
+				 * (/proc/PID/task/TID/children) and samples
+				 * the new ones from that tick on */
 	bool is_child;          /* we started it (sfcapture -- CMD): its exit
 				 * status is collected by the dispatcher */
 	double hz;              /* samples per second per thread (> 0) */
@@ -175,12 +192,22 @@ struct sfc_options {
 	bool no_peek;           /* stop a blocked thread that ran since its
 				 * last sample rather than read it as it
 				 * sleeps (see "Reading without a stop") */
+	/* Suspension (sfcapture's SIGTSTP): when *suspend is non-zero at a
+	 * tick's end, sfc_run waits (up to 1 s) for the stops still on
+	 * their way and releases them, so that no thread of the target is
+	 * held, then calls on_suspend(suspend_arg), which returns once the
+	 * capture may go on (SIGCONT) and clears *suspend.  Ticks are not
+	 * scheduled meanwhile (none is missed); the time counts toward
+	 * duration_ns.  NULL: never. */
+	volatile int *suspend;
+	void (*on_suspend)(void *arg);
+	void *suspend_arg;
 };
 
 /* Fill `o` with the defaults (100 Hz, DWARF, 32 KiB, 512 frames). */
 void sfc_options_init(struct sfc_options *o);
 /* Set the option sfcapture spells --NAME from its text (NULL for a flag):
- * "pid", "frequency", "duration" (seconds), "threads" (ids separated by
+ * "pid" (repeatable; ids separated by commas), "children", "frequency", "duration" (seconds), "threads" (ids separated by
  * commas), "on-cpu", "all-stop", "unwind" (dwarf|fp), "stack-bytes"
  * (4K..256K), "stack-frames", "lines", "no-demangle", "no-boost".  SF_EUSAGE with
  * "option '--NAME' needs ..." for a bad value.  The list "threads" makes
@@ -203,6 +230,10 @@ struct sfc_stats {
 	uint64_t perf_samples;     /* of the samples taken, from a running
 				    * thread's perf event, without a stop
 				    * (label stopless=perf) */
+	uint64_t perf_armed;       /* perf events armed for a sample (0: the
+				    * perf path was never used, e.g. as many
+				    * threads were runnable as there are
+				    * CPUs) */
 	uint64_t peek_verified;    /* verify_reuse: such reads whose thread
 				    * was then stopped, had provably not run
 				    * in between, and gave the same stack */
@@ -227,6 +258,11 @@ struct sfc_stats {
 	int64_t stop_ns_last;      /* median stop per thread since the
 				    * previous progress call */
 	bool target_exited;        /* the target ended during the capture */
+	char ended[160];           /* why the capture ended early although
+				    * the target lives ("another tracer,
+				    * process N (gdb), attached to thread T"),
+				    * "" otherwise: the samples so far are
+				    * kept, sfc_run returns 0 */
 	bool child_status_valid;
 	int child_status;          /* wait status, when is_child */
 };
@@ -251,6 +287,13 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx,
 	    void (*progress)(const struct sfc_stats *st, void *arg),
 	    void *arg);
 
+/* Add process pid to the capture of `s` (before sfc_run): sampled with
+ * the same options, its samples keep their process.  Errors as
+ * sfc_open's. */
+int sfc_add(struct sfc_session *s, struct sf_ctx *ctx, pid_t pid);
+
+/* The statistics of the capture: with several processes, their sums
+ * (target_exited: every one has exited; child_*: the first process's). */
 const struct sfc_stats *sfc_stats(const struct sfc_session *s);
 
 /* Median and 99th percentile of the time one thread was stopped per
@@ -264,7 +307,10 @@ void sfc_stop_time(const struct sfc_session *s, int64_t *median,
  * label "reused" = "1" on samples counted again without a stop, "late"
  * on ticks paid by a stop that came late, "catchup" on skipped ticks
  * paid by a stop whose window holds them; properties capture.missed,
- * capture.reused, capture.ticks_skipped, capture.catchup; time in ns since meta.start_time, metadata (period, start, duration,
+ * capture.reused, capture.ticks_skipped, capture.catchup,
+ * capture.perf_armed, and per thread capture.taken:TID and
+ * capture.missed:TID (the samples due to it, ticks skipped included,
+ * less those taken: the sum over threads is capture.missed); time in ns since meta.start_time, metadata (period, start, duration,
  * capture.* props).  Call sf_profile_set_aggregate first if wanted. */
 int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx,
 	     struct sf_profile *p);
@@ -279,9 +325,10 @@ void sfc_close(struct sfc_session *s);
  * starts with no signal blocked and SIGPIPE at its default. */
 int sfc_launch(pid_t *out, struct sf_ctx *ctx, char *const *argv);
 /* End a child that outlived the capture: SIGTERM, up to 2 s to exit,
- * then SIGKILL; reaps it.  Nothing to do when `reaped` (its exit status
- * was collected already: sfc_stats()->child_status_valid). */
-void sfc_end_child(pid_t pid, bool reaped);
+ * then SIGKILL; reaps it and gives its wait status.  Returns 0 when it
+ * had ended by itself, 1 when it was ended here, -1 when it cannot be
+ * waited for (reaped already: see sfc_stats()->child_status_valid). */
+int sfc_end_child(pid_t pid, int *status);
 
 /* ----- /proc parsing (exposed for unit tests) ----- */
 

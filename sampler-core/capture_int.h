@@ -74,6 +74,7 @@ struct sfc_thr {
 	int64_t win_lo;         /* first moment the stop's state is proven */
 	int64_t t_rel;          /* just before PTRACE_DETACH */
 	bool win;               /* a stop of this tick (not a late one) */
+	uint64_t order;         /* who is stopped first (order_cur) */
 };
 
 /* A stop that came after its tick's deadline: the registers and stack
@@ -136,6 +137,10 @@ struct sfc_cthread {
 	 * Stops then copy only up to it (sfc__copy_stack). */
 	uint64_t stack_hi;
 	uint64_t last_sp;       /* sp at its last stop (grab) */
+	uint64_t sched;         /* samples due: ticks (skipped ones too)
+				 * that listed it, less those that found it
+				 * gone; sched - taken is its missed count */
+	uint64_t taken;         /* samples taken (add_sample) */
 	int pfd;                /* perf event (perf.c), -1 */
 	uint32_t perf_after;    /* tick from which it may be armed again */
 	void *pmap;             /* its ring buffer, NULL */
@@ -203,6 +208,11 @@ struct sfc_sample {
 struct sfc_session {
 	struct sfc_options o;
 	pid_t pid;
+	pid_t mem;              /* whose memory and map are read: pid, or a
+				 * live thread once the main thread exited
+				 * (pthread_exit; its memory is gone) */
+	bool leader_gone;
+	uint32_t mem_tick;      /* tick that last picked mem */
 	Dwfl *dwfl;
 	Dwfl_Callbacks cbs;     /* must outlive dwfl */
 	bool attached;          /* dwfl_attach_state done */
@@ -265,6 +275,7 @@ struct sfc_session {
 				 * never share an entry */
 	char exe[512];          /* /proc/PID/exe at the last check */
 	unsigned long exe_ino;
+	uint64_t auxv;          /* hash of /proc/PID/auxv at the last check */
 	Dwfl **old;             /* images before an exec: their modules stay
 				 * valid for symbolization at the end */
 	size_t nold;
@@ -276,6 +287,9 @@ struct sfc_session {
 				 * started, exec'd, or the last refresh found
 				 * a missing module): refresh without waiting */
 	char command[256];
+	char parent[96];        /* "COMM [PPID]" of the target's parent */
+	int64_t rss, rss_peak;  /* VmRSS, VmHWM (bytes) at the last look,
+				 * -1: none yet (read_footprint) */
 	bool fatal_checked;
 	uint32_t *wins;         /* threads with a window from the last tick */
 	size_t nwins, capwins;
@@ -298,6 +312,25 @@ struct sfc_session {
 	bool spinning;          /* the tick waits for its stops: the
 				 * dispatcher polls before it sleeps */
 	int64_t spin_from;      /* when the current poll began; 0: none */
+	/* Several processes (-p A,B; children followed): one session per
+	 * process, each with its own threads, modules and samples.  The
+	 * first is the head: procs lists them all, the head first; sfc_run
+	 * ticks them together, the dispatcher hands each ptrace event to
+	 * the session of its thread, sfc_emit emits them all.  hist is the
+	 * head's (shared). */
+	struct sfc_session *head;
+	struct sfc_session **procs;
+	size_t nprocs, capprocs;
+	bool done;              /* exited or ended: ticked no more */
+	bool later;             /* a child found during the capture */
+	bool refused;           /* such a child that ptrace refuses (set-uid,
+				 * another tracer): dropped, its samples
+				 * kept */
+	pid_t *skip;            /* head: children that could not be opened
+				 * (not tried again) */
+	size_t nskip, capskip;
+	bool shared;            /* hist belongs to the head */
+	struct sfc_stats gst;   /* sums over procs (sfc_stats) */
 };
 
 int64_t sfc__mono(void);
@@ -314,8 +347,14 @@ bool sfc__task_stat(const struct sfc_session *s, pid_t tid,
  * EPERM (explained) or out of memory. */
 int sfc__seize(struct sfc_session *s, struct sf_ctx *ctx,
 	       struct sfc_thr *t);
-/* Say why ptrace was refused (Yama, another tracer, the user). */
-void sfc__explain_eperm(struct sfc_session *s, struct sf_ctx *ctx);
+/* Say why ptrace of thread tid was refused (Yama, another tracer, the
+ * user). */
+void sfc__explain_eperm(struct sfc_session *s, struct sf_ctx *ctx,
+			pid_t tid);
+/* Thread tid can no longer be traced mid-capture (another tracer
+ * attached to it): set st.ended, which ends the capture after this tick
+ * with the samples taken so far. */
+void sfc__lost(struct sfc_session *s, pid_t tid);
 /* Wait until t->t_int + wait for t's stop; past it, t is left pending
  * (read when its stop comes, see sfc__owe) and a warning is counted. */
 int sfc__wait_stopped(struct sfc_session *s, struct sf_ctx *ctx,

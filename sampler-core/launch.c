@@ -56,20 +56,27 @@ int sfc_launch(pid_t *out, struct sf_ctx *ctx, char *const *argv)
 	return 0;
 }
 
-void sfc_end_child(pid_t pid, bool reaped)
+int sfc_end_child(pid_t pid, int *status)
 {
-	int status;
+	pid_t w;
 
-	if (reaped)
-		return;
+	/* it may have ended by itself since the last look */
+	if ((w = waitpid(pid, status, WNOHANG)) == pid)
+		return 0;
+	if (w < 0)
+		return -1;
 	kill(pid, SIGTERM);
 	for (int i = 0; i < 200; i++) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
-		if (w == pid || (w < 0 && errno != EINTR))
-			return;
+		w = waitpid(pid, status, WNOHANG);
+		if (w == pid)
+			return 1;
+		if (w < 0 && errno != EINTR)
+			return -1;
 		struct timespec ts = { 0, 10000000 };
 		nanosleep(&ts, NULL);
 	}
 	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
+	while ((w = waitpid(pid, status, 0)) < 0 && errno == EINTR)
+		;
+	return w == pid ? 1 : -1;
 }

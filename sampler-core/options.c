@@ -46,12 +46,33 @@ int sfc_options_set(struct sfc_options *o, struct sf_ctx *ctx,
 	double v;
 
 	if (!strcmp(name, "pid")) {
-		if (positive(ctx, name, value, 1e9, &v))
-			return SF_EUSAGE;
-		if (v != (pid_t)v)
+		/* repeatable, and a comma list: every process is sampled */
+		pid_t *ids = NULL;
+		size_t n = 0;
+		if (parse_tids(value, &ids, &n)) {
+			free(ids);
 			return sf_error(ctx, SF_EUSAGE, NULL, 0, "option "
-					"'--pid' needs a positive number");
-		o->pid = (pid_t)v;
+					"'--pid' needs process ids separated "
+					"by commas");
+		}
+		pid_t *all = sf_reallocarray((void *)o->pids, o->npids + n,
+					     sizeof(*all));
+		if (!all) {
+			free(ids);
+			return sf_error_nomem(ctx);
+		}
+		for (size_t i = 0; i < n; i++) {
+			size_t k = 0;
+			while (k < o->npids && all[k] != ids[i])
+				k++;
+			if (k == o->npids)
+				all[o->npids++] = ids[i];
+		}
+		free(ids);
+		o->pids = all;
+		o->pid = all[0];
+	} else if (!strcmp(name, "children")) {
+		o->children = true;
 	} else if (!strcmp(name, "frequency")) {
 		if (positive(ctx, name, value, 1e9, &o->hz))
 			return SF_EUSAGE;

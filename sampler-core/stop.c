@@ -112,8 +112,27 @@ static void take_late(struct sfc_session *s, pid_t w)
 	ptrace(PTRACE_DETACH, w, 0, 0);
 }
 
+/* The session whose thread w is: s, or another process of its capture
+ * (events of every tracee come through one waitpid). */
+static struct sfc_session *owner(struct sfc_session *s, pid_t w)
+{
+	const struct sfc_session *h = s->head;
+
+	if (!h || h->nprocs < 2 || find_cur(s, w) ||
+	    sfc__pending_find(s, w) || w == s->pid)
+		return s;
+	for (size_t i = 0; i < h->nprocs; i++) {
+		struct sfc_session *q = h->procs[i];
+		if (q != s && (find_cur(q, w) || sfc__pending_find(q, w) ||
+			       w == q->pid))
+			return q;
+	}
+	return s;
+}
+
 static void handle_event(struct sfc_session *s, pid_t w, int st)
 {
+	s = owner(s, w);
 	struct sfc_thr *t = find_cur(s, w);
 
 	if (WIFEXITED(st) || WIFSIGNALED(st)) {
@@ -201,13 +220,55 @@ static void thread_gone_or(struct sfc_session *s, struct sfc_thr *t, int ps)
 	t->ps = sfc__task_stat(s, t->tid, &stt) ? ps : PS_GONE;
 }
 
-void sfc__explain_eperm(struct sfc_session *s, struct sf_ctx *ctx)
+/* The tracer of thread tid other than us (its pid, its name into comm),
+ * or 0. */
+static long other_tracer(const struct sfc_session *s, pid_t tid,
+			 char *comm, size_t size)
+{
+	char path[80], status[4096];
+	long tracer;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)s->pid,
+		 (int)tid);
+	if (sfc__read_small(path, status, sizeof(status)) <= 0)
+		return 0;
+	tracer = sfc_status_field(status, "TracerPid");
+	if (tracer <= 0 || tracer == (long)getpid())
+		return 0;
+	snprintf(comm, size, "?");
+	snprintf(path, sizeof(path), "/proc/%ld/comm", tracer);
+	if (sfc__read_small(path, comm, size) > 0)
+		comm[strcspn(comm, "\n")] = 0;
+	return tracer;
+}
+
+void sfc__lost(struct sfc_session *s, pid_t tid)
+{
+	char comm[64];
+	long tracer;
+
+	if (s->st.ended[0])
+		return;
+	if ((tracer = other_tracer(s, tid, comm, sizeof(comm))))
+		snprintf(s->st.ended, sizeof(s->st.ended),
+			 "another tracer, process %ld (%s), attached to "
+			 "thread %d", tracer, comm, (int)tid);
+	else
+		snprintf(s->st.ended, sizeof(s->st.ended),
+			 "thread %d can no longer be traced (permission "
+			 "denied)", (int)tid);
+}
+
+void sfc__explain_eperm(struct sfc_session *s, struct sf_ctx *ctx,
+			pid_t tid)
 {
 	char path[64], status[4096], self[4096], scope_s[16];
 	long tracer, uid = -1, scope = -1;
 	bool cap = false;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)s->pid);
+	/* a debugger attaches thread by thread: ask the thread refused */
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)s->pid,
+		 (int)tid);
 	if (sfc__read_small(path, status, sizeof(status)) < 0)
 		status[0] = 0;
 	tracer = sfc_status_field(status, "TracerPid");
@@ -238,7 +299,8 @@ void sfc__explain_eperm(struct sfc_session *s, struct sf_ctx *ctx)
 		sf_error(ctx, SF_EINPUT, NULL, 0,
 			 "cannot trace process %d: permission denied: it "
 			 "belongs to user %ld and you are user %ld; run "
-			 "sfcapture as that user or as root", (int)s->pid,
+			 "sfcapture as that user, as root, or with "
+			 "CAP_SYS_PTRACE", (int)s->pid,
 			 uid, (long)geteuid());
 	} else if (scope >= 1 && !cap) {
 		sf_error(ctx, SF_EINPUT, NULL, 0,
@@ -274,9 +336,28 @@ int sfc__seize(struct sfc_session *s, struct sf_ctx *ctx,
 		thread_gone_or(s, t, PS_FAILED);
 		if (t->ps == PS_GONE)
 			return 0;
-		if (e == EPERM && !s->fatal_checked) {
-			sfc__explain_eperm(s, ctx);
+		/* refused before the first sample: the capture never
+		 * started (an error); later, a debugger attached or the
+		 * program changed its credentials: the capture ends early
+		 * with what it has (sfc_stats()->ended) */
+		if (e == EPERM && !s->fatal_checked && !s->st.samples) {
+			sfc__explain_eperm(s, ctx, t->tid);
 			return SF_EINPUT;
+		}
+		if (e == EPERM && s->later) {
+			/* a child we may not trace (set-uid, or a debugger
+			 * holds it): only that process leaves the capture */
+			if (!s->refused)
+				sf_warn(ctx, "capture.child-refused",
+					"cannot trace process %d (%s), started "
+					"by a target: it is not sampled from "
+					"now on", (int)s->pid, s->command);
+			s->refused = true;
+			return 0;
+		}
+		if (e == EPERM) {
+			sfc__lost(s, t->tid);
+			return 0;
 		}
 		sf_warn(ctx, "capture.seize",
 			"cannot stop thread %d: %s", (int)t->tid, strerror(e));
@@ -372,7 +453,7 @@ void sfc__grab(struct sfc_session *s, struct sfc_thr *t,
 		base = c->last_sp - SFC_REDZONE - SFC_EARLY_BELOW;
 		uint64_t want = c->stack_hi + SFC_STACK_SLACK - base;
 		if (want <= s->slot)
-			early = sfc__read_mem(s->pid, base, (size_t)want, stack);
+			early = sfc__read_mem(s->mem, base, (size_t)want, stack);
 	}
 	if (ptrace(PTRACE_GETREGSET, t->tid, (void *)(uintptr_t)NT_PRSTATUS,
 		   &io) < 0)
@@ -405,12 +486,12 @@ void sfc__copy_stack(struct sfc_session *s, struct sfc_thr *t,
 		t->short_copy = true;
 	}
 	t->stack_base = sp - SFC_REDZONE;
-	t->stack_len = sfc__read_mem(s->pid, t->stack_base, len + SFC_REDZONE,
+	t->stack_len = sfc__read_mem(s->mem, t->stack_base, len + SFC_REDZONE,
 				     stack);
 	if (SFC_REDZONE && t->stack_len <= SFC_REDZONE) {
 		/* sp at the bottom of its mapping: no red zone to copy */
 		t->stack_base = sp;
-		t->stack_len = sfc__read_mem(s->pid, sp, len, stack);
+		t->stack_len = sfc__read_mem(s->mem, sp, len, stack);
 	}
 }
 

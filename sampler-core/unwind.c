@@ -22,6 +22,7 @@
 
 #include <dlfcn.h>
 #include <dwarf.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,7 +141,7 @@ static void report(struct sfc_session *s, bool add)
 		dwfl_report_begin_add(s->dwfl);
 	else
 		dwfl_report_begin(s->dwfl);
-	dwfl_linux_proc_report(s->dwfl, s->pid);
+	dwfl_linux_proc_report(s->dwfl, s->mem);
 	dwfl_report_end(s->dwfl, NULL, NULL);
 	dwfl_getmodules(s->dwfl, warm_module, s, 0);
 }
@@ -155,9 +156,14 @@ int sfc__dwfl_open(struct sfc_session *s, struct sf_ctx *ctx)
 		return sf_error(ctx, SF_ENOMEM, NULL, 0,
 				"cannot start libdwfl: %s", dwfl_errmsg(-1));
 	dwfl_report_begin(s->dwfl);
-	int e = dwfl_linux_proc_report(s->dwfl, s->pid);
+	int e = dwfl_linux_proc_report(s->dwfl, s->mem);
 	dwfl_report_end(s->dwfl, NULL, NULL);
 	dwfl_getmodules(s->dwfl, warm_module, s, 0);
+	if (e == EACCES || e == EPERM) {
+		/* another user's process: say what would let us read it */
+		sfc__explain_eperm(s, ctx, s->pid);
+		return SF_EINPUT;
+	}
 	if (e > 0)
 		return sf_error(ctx, SF_EINPUT, NULL, 0,
 				"cannot read the memory map of process %d: %s",

@@ -50,7 +50,7 @@ PY
 
 # the report: macOS sample's layout, one tree per thread named by its
 # tid and name, with the running/blocked share; read by the sample reader
-if grep -q '^Call graph:$' def/report.txt && grep -q "^    [0-9]* Thread_[0-9]*   cpu  ([0-9]*% running, [0-9]*% blocked)$" def/report.txt &&
+if grep -q '^Call graph:$' def/report.txt && grep -q "^    [0-9]* Thread_[0-9]*   cpu  (\([0-9]* missed; \)\{0,1\}[0-9]*% running, [0-9]*% blocked)$" def/report.txt &&
    grep -q '^Sort by top of stack, same collapsed (when >= 5):$' def/report.txt &&
    grep -q '^Binary Images:$' def/report.txt && grep -q ' target_nofp (?) <[0-9a-f?]*> /.*/target_nofp$' def/report.txt; then
 	pass capture-report-layout; else fail capture-report-layout "$(head -n 20 def/report.txt)"; fi

@@ -44,9 +44,11 @@ expect_error sample-no-call-graph 1 "^sfconv: nograph.txt:1: no 'Call graph:' li
 # share from the `state` label (main: 8 of 12 running = 67%), children by
 # count, tree marks as sample draws them (a column holds a mark under an
 # ancestor that has later siblings: '+' for the thread list, then '!' ...
-# by the number of branching nodes above); own samples per function >= 5
-# (poll 3 + 9, spin 6 + 5); images by path, the range and build id from
-# the image:PATH property.
+# by the number of branching nodes above); every frame in >= 5 stacks
+# (thread_start 14; main, poll 9 + 3, start 12; spin 5 + 6; work 8; most
+# first, then by name); own samples per function >= 5 (poll 3 + 9, spin
+# 6 + 5); images by path, the range and build id from the image:PATH
+# property.
 WIN=$FIX/sample/writer-in.json
 $SFCONV -q "$WIN" --to sample > w.txt
 expect_same sample-writer-golden "$FIX/sample/writer-want.sample.txt" w.txt

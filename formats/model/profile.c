@@ -704,6 +704,24 @@ void sf_thread_label(const struct sf_thread *t, char *buf, size_t size)
 		buf[0] = 0;
 }
 
+void sf_process_label(const struct sf_profile *p, const struct sf_thread *t,
+		      char *buf, size_t size)
+{
+	const char *comm = t->name;
+
+	if (t->pid == SF_NO_ID) {
+		sf_thread_label(t, buf, size);
+		return;
+	}
+	for (size_t i = 0; i < p->d.nthreads; i++)
+		if (p->d.threads[i].tid == t->pid &&
+		    p->d.threads[i].pid == t->pid && p->d.threads[i].name) {
+			comm = p->d.threads[i].name;
+			break;
+		}
+	snprintf(buf, size, "%s-%lld", comm ? comm : "", (long long)t->pid);
+}
+
 /* ----- sample types ----- */
 
 int sf_profile_sample_type(struct sf_profile *p, struct sf_ctx *ctx,

@@ -333,6 +333,11 @@ bool sf_profile_sums_exact(const struct sf_profile *p, double *total);
 
 /* Thread display name: "name-tid", "name", "tid" or "" into buf. */
 void sf_thread_label(const struct sf_thread *t, char *buf, size_t size);
+/* Display name of thread t's process, "COMM-PID" as stackcollapse-perf.pl
+ * --pid writes it: COMM is the name of its main thread (tid == pid) when
+ * p has it, else t's; t's own label when its pid is unknown. */
+void sf_process_label(const struct sf_profile *p, const struct sf_thread *t,
+		      char *buf, size_t size);
 
 #ifdef __cplusplus
 }
