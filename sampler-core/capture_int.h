@@ -74,6 +74,7 @@ struct sfc_thr {
 	int64_t win_lo;         /* first moment the stop's state is proven */
 	int64_t t_rel;          /* just before PTRACE_DETACH */
 	bool win;               /* a stop of this tick (not a late one) */
+	uint32_t kern;          /* kernel.c record read before the stop */
 };
 
 /* A stop that came after its tick's deadline: the registers and stack
@@ -144,6 +145,8 @@ struct sfc_cthread {
 	uint64_t copy_base;
 	size_t copy_len, copy_cap;
 	unsigned char *copy;
+	uint32_t kern;          /* kernel.c record of `node` */
+	uint32_t win_kern;      /* ... and of `win_node` */
 };
 
 struct sfc_addr {
@@ -179,6 +182,7 @@ struct sfc_sample {
 	uint32_t stack;
 	char state;
 	unsigned char how;      /* enum sfc_how */
+	uint32_t kern;          /* kernel.c record, 0: none */
 };
 
 /* How long the dispatcher polls waitpid for a stop the tick waits for
@@ -298,6 +302,7 @@ struct sfc_session {
 	bool spinning;          /* the tick waits for its stops: the
 				 * dispatcher polls before it sleeps */
 	int64_t spin_from;      /* when the current poll began; 0: none */
+	struct sfc_kern *kern;  /* kernel.c */
 };
 
 int64_t sfc__mono(void);

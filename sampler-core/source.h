@@ -1,0 +1,34 @@
+/*
+ * source.h - internal to sampler-core: capture sources besides native
+ * unwinding (docs/capture-sources.md).  Each is one file with the same
+ * four roles: open with the session, read a thread at a sample (while its
+ * state is proven), give frames and labels (or names) at emit, close.
+ */
+#ifndef SF_SOURCE_H
+#define SF_SOURCE_H
+
+#include "capture_int.h"
+
+/* kernel.c: the kernel side of a blocked sample */
+int sfc__kern_open(struct sfc_session *s);
+void sfc__kern_close(struct sfc_session *s);
+/* Read tid's system call, its fd or futex, wait channel and (root)
+ * kernel stack as an interned record (*out, 0: not in a call).  `prev`:
+ * the thread's last record (a restart_syscall is named after it), else
+ * `was`: the call number its last stop interrupted (-1: unknown).
+ * ctx may be NULL: no warning, -1 when out of memory. */
+int sfc__kern_read(struct sfc_session *s, struct sf_ctx *ctx, pid_t tid,
+		   uint32_t prev, long long was, uint32_t *out);
+/* Do the registers of a stop show the thread inside rec's call? */
+bool sfc__kern_match(const struct sfc_session *s, uint32_t rec,
+		     const sfc_regs *r);
+/* Push rec's kernel frames (NAME_[k], outermost first) onto *stack and
+ * add its labels (syscall, fd, fd.target, futex, wchan) at
+ * labels[*nlabels] (room for 5; the strings last until the next call). */
+int sfc__kern_emit(struct sfc_session *s, struct sf_ctx *ctx,
+		   struct sf_profile *p, uint32_t rec, sf_stack_id *stack,
+		   struct sf_label *labels, size_t *nlabels);
+/* "read" for a system call number, else the number in buf */
+const char *sfc__syscall_name(long long nr, char *buf, size_t size);
+
+#endif
