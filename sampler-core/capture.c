@@ -1427,6 +1427,11 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 	if (s->o.stop_timeout_ns <= 0)
 		s->o.stop_timeout_ns = 20 * 1000000;
 	s->pid = o->pid;
+	/* jitmap.c: the user whose files about the target are believed */
+	struct stat pst;
+	char pp[32];
+	snprintf(pp, sizeof(pp), "/proc/%d", (int)s->pid);
+	s->uid = stat(pp, &pst) ? (uid_t)-1 : pst.st_uid;
 	s->slot = s->o.stack_bytes + SFC_REDZONE;
 	s->cmp = sf_calloc(1, s->slot);
 	s->hist = sf_calloc(SFC_HIST + 1, sizeof(uint64_t));

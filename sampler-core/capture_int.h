@@ -303,6 +303,9 @@ struct sfc_session {
 				 * dispatcher polls before it sleeps */
 	int64_t spin_from;      /* when the current poll began; 0: none */
 	struct sfc_kern *kern;  /* kernel.c */
+	uid_t uid;              /* the target's user (owner of /proc/PID):
+				 * files it may write are believed
+				 * (jitmap.c) */
 };
 
 int64_t sfc__mono(void);

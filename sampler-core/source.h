@@ -31,4 +31,19 @@ int sfc__kern_emit(struct sfc_session *s, struct sf_ctx *ctx,
 /* "read" for a system call number, else the number in buf */
 const char *sfc__syscall_name(long long nr, char *buf, size_t size);
 
+/* jitmap.c: names for JIT code from /tmp/perf-PID.map */
+#define SFC_JITMAP_MAX ((off_t)64 << 20)
+/* Open path for reading only if it is a regular file owned by `owner`
+ * or root, not a symbolic link, at most max bytes (O_NOFOLLOW |
+ * O_NONBLOCK: a FIFO is never waited on).  1 with *fd open; 0 when there
+ * is no such file; -1 with the reason in why. */
+int sfc__open_owned(const char *path, uid_t owner, off_t max, int *fd,
+		    char *why, size_t whysize);
+/* The target's perf map (empty when there is none; one warning when it
+ * is refused); NULL when out of memory. */
+struct sfc_jitmap *sfc__jit_load(struct sfc_session *s, struct sf_ctx *ctx);
+/* The name of the entry holding pc, or NULL */
+const char *sfc__jit_find(const struct sfc_jitmap *m, uint64_t pc);
+void sfc__jit_free(struct sfc_jitmap *m);
+
 #endif
