@@ -221,7 +221,7 @@ static int node_get(struct sfc_session *s, uint32_t parent, uint32_t addr,
 
 static int add_sample(struct sfc_session *s, struct sf_ctx *ctx,
 		      uint32_t tidx, uint32_t node, char state, int64_t time,
-		      enum sfc_how how, uint32_t kern)
+		      enum sfc_how how, uint32_t kern, uint32_t py)
 {
 	if (sf_grow(&s->samples, &s->capsamples, s->nsamples + 1,
 		  sizeof(*s->samples)))
@@ -233,6 +233,7 @@ static int add_sample(struct sfc_session *s, struct sf_ctx *ctx,
 	x->state = state;
 	x->how = (unsigned char)how;
 	x->kern = kern;
+	x->py = py;
 	s->st.samples++;
 	s->st.reused += how == SFC_REUSED;
 	return 0;
@@ -443,6 +444,8 @@ static int settle(struct sfc_session *s, struct sf_ctx *ctx,
 	 * the stop interrupted it */
 	if (how != SFC_STOP || !sfc__kern_match(s, t->kern, &t->regs))
 		t->kern = 0;
+	if (how != SFC_STOP)
+		t->py = 0;
 	c->have = false;
 	c->base = false;
 	if (t->win) {
@@ -457,6 +460,7 @@ static int settle(struct sfc_session *s, struct sf_ctx *ctx,
 		c->win_state = t->state;
 		c->win_trunc = !complete;
 		c->win_kern = t->kern;
+		c->win_py = t->py;
 	}
 	/* a frame outside every known module may be a library not reported
 	 * yet (just after an exec or a dlopen): unwind it again next time */
@@ -467,10 +471,11 @@ static int settle(struct sfc_session *s, struct sf_ctx *ctx,
 		c->truncated = !complete;
 		c->state = t->state;
 		c->kern = t->kern;
+		c->py = t->py;
 		c->have = true;
 	}
 	return add_sample(s, ctx, t->tidx, node, t->state, t->t_int, how,
-			  t->kern);
+			  t->kern, t->py);
 }
 
 /* Record the late stops read since the last tick (take_late): each was
@@ -492,14 +497,14 @@ static int record_late(struct sfc_session *s, struct sf_ctx *ctx)
 		s->st.late++;
 		/* the same stack pays every tick that found it pending */
 		const struct sfc_sample *x = &s->samples[s->nsamples - 1];
-		uint32_t node = x->stack, kern = x->kern;
+		uint32_t node = x->stack, kern = x->kern, py = x->py;
 		trunc = s->st.truncated - trunc;
 		for (size_t k = 0; k < s->nowed && !rc; k++) {
 			const struct sfc_owed *w = &s->owed[k];
 			if (w->tid != l->t.tid)
 				continue;
 			if ((rc = add_sample(s, ctx, l->t.tidx, node, w->state,
-					     w->at, SFC_LATE, kern)))
+					     w->at, SFC_LATE, kern, py)))
 				break;
 			s->st.missed--;
 			s->st.late++;
@@ -674,6 +679,7 @@ static int peek(struct sfc_session *s, struct sf_ctx *ctx, struct sfc_thr *t,
 				 c->have ? (long long)c->regs.orig_rax : -1,
 				 &t->kern)))
 		return rc;
+	sfc__py_read(s, t);     /* python.c: likewise */
 	if (sched_read(s, c, &run2, &slices2) || run2 != run ||
 	    slices2 != slices)
 		return 0;
@@ -720,6 +726,7 @@ static int peek(struct sfc_session *s, struct sf_ctx *ctx, struct sfc_thr *t,
 	c->win_state = t->state;
 	c->win_trunc = false;
 	c->win_kern = c->kern = t->kern;
+	c->win_py = c->py = t->py;
 	c->node = node;
 	c->truncated = false;
 	c->state = t->state;
@@ -728,7 +735,7 @@ static int peek(struct sfc_session *s, struct sf_ctx *ctx, struct sfc_thr *t,
 	c->slices = slices;
 	c->base_time = t1 + 1;
 	if ((rc = add_sample(s, ctx, t->tidx, node, t->state, t0, SFC_PEEK,
-			     t->kern)))
+			     t->kern, t->py)))
 		return rc;
 	s->st.peeked++;
 	*done = true;
@@ -905,7 +912,7 @@ static int fill_windows(struct sfc_session *s, struct sf_ctx *ctx,
 			continue;
 		int rc = add_sample(s, ctx, s->wins[i], c->win_node,
 				    c->win_state, at, SFC_CATCHUP,
-				    c->win_kern);
+				    c->win_kern, c->win_py);
 		if (rc)
 			return rc;
 		s->st.catchup++;
@@ -1067,7 +1074,7 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 			s->st.truncated += c->truncated;
 			if ((rc = add_sample(s, ctx, s->reu[i] >> 1, c->node,
 					     c->state, at, SFC_REUSED,
-					     c->kern)))
+					     c->kern, c->py)))
 				return rc;
 		}
 	}
@@ -1080,7 +1087,8 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 		s->st.truncated += s->threads[id].truncated;
 		if ((rc = add_sample(s, ctx, id, s->threads[id].node,
 				     s->threads[id].state, now, SFC_REUSED,
-				     s->threads[id].kern)))
+				     s->threads[id].kern,
+				     s->threads[id].py)))
 			return rc;
 	}
 	s->nreu = 0;
@@ -1249,7 +1257,9 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 		return rc;
 	if (s->peek && (rc = peek_all(s, ctx)))
 		return rc;
-	if (s->perf && !s->o.all_stop && (rc = perf_all(s, ctx)))
+	/* python.c reads a thread's frames only while it is stopped */
+	if (s->perf && !s->o.all_stop && !sfc__py_active(s) &&
+	    (rc = perf_all(s, ctx)))
 		return rc;
 	/* kernel.c: a blocked thread's call, before the stop interrupts it */
 	for (size_t i = 0; i < s->ncur; i++) {
@@ -1441,7 +1451,7 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 	s->addrs = sf_calloc(64, sizeof(*s->addrs));
 	s->nodes = sf_calloc(64, sizeof(*s->nodes));
 	if (!s->hist || !s->recent || !s->frames || !s->addrs || !s->nodes ||
-	    !s->cmp || sfc__kern_open(s)) {
+	    !s->cmp || sfc__kern_open(s) || sfc__py_open(s)) {
 		sfc_close(s);
 		return sf_error_nomem(ctx);
 	}
@@ -1761,6 +1771,9 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 		}
 		sf_labels_id li2 = *l;
 		sf_stack_id st = sid[x->stack];
+		if (x->py && (rc = sfc__py_emit(s, ctx, p, x->py, x->stack,
+						fid, &st)))
+			goto out;
 		if (x->kern) {
 			/* kernel.c: its frames above the leaf, its labels */
 			struct sf_label kl[8] = {
@@ -1777,6 +1790,8 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 						x->time, &w)))
 			goto out;
 	}
+	/* python.c: how many samples had Python frames */
+	rc = sfc__py_report(s, ctx, p);
 out:
 	free(fid);
 	free(sid);
@@ -1824,5 +1839,6 @@ void sfc_close(struct sfc_session *s)
 	free(s->frames);
 	free(s->cmp);
 	sfc__kern_close(s);
+	sfc__py_close(s);
 	free(s);
 }

@@ -75,6 +75,7 @@ struct sfc_thr {
 	int64_t t_rel;          /* just before PTRACE_DETACH */
 	bool win;               /* a stop of this tick (not a late one) */
 	uint32_t kern;          /* kernel.c record read before the stop */
+	uint32_t py;            /* python.c record read while stopped */
 };
 
 /* A stop that came after its tick's deadline: the registers and stack
@@ -147,6 +148,7 @@ struct sfc_cthread {
 	unsigned char *copy;
 	uint32_t kern;          /* kernel.c record of `node` */
 	uint32_t win_kern;      /* ... and of `win_node` */
+	uint32_t py, win_py;    /* python.c records of the same */
 };
 
 struct sfc_addr {
@@ -183,6 +185,7 @@ struct sfc_sample {
 	char state;
 	unsigned char how;      /* enum sfc_how */
 	uint32_t kern;          /* kernel.c record, 0: none */
+	uint32_t py;            /* python.c record, 0: none */
 };
 
 /* How long the dispatcher polls waitpid for a stop the tick waits for
@@ -303,6 +306,7 @@ struct sfc_session {
 				 * dispatcher polls before it sleeps */
 	int64_t spin_from;      /* when the current poll began; 0: none */
 	struct sfc_kern *kern;  /* kernel.c */
+	struct sfc_py *py;      /* python.c, NULL with no_python */
 	uid_t uid;              /* the target's user (owner of /proc/PID):
 				 * files it may write are believed
 				 * (jitmap.c) */

@@ -31,6 +31,25 @@ int sfc__kern_emit(struct sfc_session *s, struct sf_ctx *ctx,
 /* "read" for a system call number, else the number in buf */
 const char *sfc__syscall_name(long long nr, char *buf, size_t size);
 
+/* python.c: CPython frames in place of _PyEval_EvalFrameDefault */
+int sfc__py_open(struct sfc_session *s);
+void sfc__py_close(struct sfc_session *s);
+/* Is a CPython runtime found, its layout checked?  (Looked for again
+ * when the modules change.) */
+bool sfc__py_active(struct sfc_session *s);
+/* Read t's Python frames into t->py (0: none); t is stopped, or the
+ * caller proves the read consistent. */
+void sfc__py_read(struct sfc_session *s, struct sfc_thr *t);
+/* Rebuild the stack of `node` (frames fid) with record rec's Python
+ * frames in place of its _PyEval_EvalFrameDefault frames, into *stack
+ * (unchanged when nothing was replaced). */
+int sfc__py_emit(struct sfc_session *s, struct sf_ctx *ctx,
+		 struct sf_profile *p, uint32_t rec, uint32_t node,
+		 const sf_frame_id *fid, sf_stack_id *stack);
+/* The property capture.python_samples, and the warning, if any */
+int sfc__py_report(struct sfc_session *s, struct sf_ctx *ctx,
+		   struct sf_profile *p);
+
 /* jitmap.c: names for JIT code from /tmp/perf-PID.map */
 #define SFC_JITMAP_MAX ((off_t)64 << 20)
 /* Open path for reading only if it is a regular file owned by `owner`
