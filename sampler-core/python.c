@@ -78,6 +78,10 @@ struct sfc_py {
 	struct py_code *codes;  /* direct-mapped cache */
 	size_t ncodes;
 	uint64_t samples;       /* samples with Python frames */
+	struct {                /* thread state by tid, direct-mapped */
+		pid_t tid;
+		uint64_t ts;
+	} tcache[256];
 };
 
 /* 3.11 and 3.12 (x86-64 and aarch64 alike: LP64) */
@@ -404,34 +408,79 @@ void sfc__py_read(struct sfc_session *s, struct sfc_thr *t)
 	if (!sfc__py_active(s))
 		return;
 	L = &py->L;
-	if (!rd64(s, py->runtime + L->rt_interp_head, &interp) ||
-	    !rd64(s, interp + L->is_threads_head, &ts))
+	/* the thread state of this OS thread: the one found last time
+	 * while its native_thread_id is still this thread's (one read of
+	 * the fields used, from `interp` to the furthest), else a walk */
+	uint64_t cur = L->ts_cframe != UINT64_MAX ? L->ts_cframe
+						  : L->ts_current;
+	uint64_t lo = L->ts_interp, hi = L->ts_interp;
+	lo = cur < lo ? cur : lo;
+	lo = L->ts_native_id < lo ? L->ts_native_id : lo;
+	hi = cur > hi ? cur : hi;
+	hi = L->ts_native_id > hi ? L->ts_native_id : hi;
+	hi += 8;
+	unsigned char tb[1024];
+	if (hi - lo > sizeof(tb))
 		return;
-	/* the thread state of this OS thread */
-	for (int k = 0; ts && k < 100000; k++) {
-		if (rd64(s, ts + L->ts_native_id, &id) &&
-		    id == (uint64_t)t->tid)
-			break;
-		if (!rd64(s, ts + L->ts_next, &ts))
+	size_t slot = (size_t)t->tid % 256;
+	ts = py->tcache[slot].tid == t->tid ? py->tcache[slot].ts : 0;
+	if (ts && (!rd(s, ts + lo, tb, hi - lo) ||
+		   (memcpy(&id, tb + L->ts_native_id - lo, 8),
+		    id != (uint64_t)t->tid)))
+		ts = 0;
+	if (!ts) {
+		if (!rd64(s, py->runtime + L->rt_interp_head, &interp) ||
+		    !rd64(s, interp + L->is_threads_head, &ts))
 			return;
-	}
-	if (!ts)
-		return;
-	if (L->ts_cframe != UINT64_MAX) {
-		uint64_t cf;
-		if (!rd64(s, ts + L->ts_cframe, &cf) ||
-		    !rd64(s, cf + L->cf_current, &fr))
+		for (int k = 0; ts && k < 100000; k++) {
+			if (rd(s, ts + lo, tb, hi - lo) &&
+			    (memcpy(&id, tb + L->ts_native_id - lo, 8),
+			     id == (uint64_t)t->tid))
+				break;
+			if (!rd64(s, ts + L->ts_next, &ts))
+				return;
+		}
+		if (!ts)
 			return;
-	} else if (!rd64(s, ts + L->ts_current, &fr)) {
-		return;
+		py->tcache[slot].tid = t->tid;
+		py->tcache[slot].ts = ts;
 	}
+	memcpy(&fr, tb + cur - lo, 8);
+	if (L->ts_cframe != UINT64_MAX &&
+	    !rd64(s, fr + L->cf_current, &fr))
+		return;
 	bool any = false;
+	/* Frames live in the thread's data stack, older ones below newer:
+	 * one read of the block that ends with the current frame usually
+	 * holds the callers too */
+	unsigned char blk[4096];
+	uint64_t blo = 0, bhi = 0;
 	for (int k = 0; fr && k < PY_MAX_FRAMES; k++) {
 		unsigned char f[128];
 		uint64_t code, prev, instr;
 		size_t need = L->fr_owner + 1;
-		if (need > sizeof(f) || !rd(s, fr, f, need))
+		if (need > sizeof(f))
 			return;
+		if (fr < blo || fr + need > bhi) {
+			uint64_t end = fr + need;
+			/* not below the page before fr's (a failed read falls
+			 * back to the frame alone) */
+			uint64_t start = end - sizeof(blk);
+			if (start < (fr & ~(uint64_t)4095) - 4096 || start > end)
+				start = (fr & ~(uint64_t)4095) - 4096;
+			if (start > fr)
+				start = fr;
+			size_t got = sfc__read_mem(s->pid, start,
+						   (size_t)(end - start), blk);
+			if (got != end - start) {
+				start = fr;
+				if (!rd(s, fr, blk, need))
+					return;
+			}
+			blo = start;
+			bhi = end;
+		}
+		memcpy(f, blk + (fr - blo), need);
 		memcpy(&code, f + L->fr_code, 8);
 		memcpy(&prev, f + L->fr_previous, 8);
 		memcpy(&instr, f + L->fr_instr, 8);
