@@ -89,3 +89,22 @@ if grep -q '_PyEval_EvalFrameDefault' off.txt && ! grep -q '\.py:[0-9]*)' off.tx
 else
 	fail capture-python-off "$(head -c 300 off.txt)"
 fi
+
+# an interpreter older than 3.11 (no Py_Version): its frames stay as they
+# are, nothing is guessed
+old=$(ls /root/.pyenv/versions/3.10.*/bin/python3 2>/dev/null | head -n 1)
+if [ -n "$old" ] && [ -x "$old" ]; then
+	start_target "$old" -c 'import time
+print("READY", flush=True)
+time.sleep(100)' || fail capture-python-old-start "target not ready"
+	timeout 60 "$SFCAPTURE" -p $TPID -d 0.2 --to collapsed -o old.txt 2>old.err
+	stop_target
+	if grep -q '_PyEval_EvalFrameDefault' old.txt && ! grep -q '\.py:[0-9]*)' old.txt &&
+	   ! grep -q 'Python frames' old.err; then
+		pass capture-python-old
+	else
+		fail capture-python-old "$(head -c 300 old.txt) $(grep -i python old.err)"
+	fi
+else
+	skip capture-python-old "no CPython 3.10 to try"
+fi
