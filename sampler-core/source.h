@@ -50,6 +50,10 @@ int sfc__py_emit(struct sfc_session *s, struct sf_ctx *ctx,
 int sfc__py_report(struct sfc_session *s, struct sf_ctx *ctx,
 		   struct sf_profile *p);
 
+/* plt.c: "name@plt" when addr (an address of elf's own, bias removed)
+ * is in a PLT stub, into buf; else NULL (and elsewhere than x86-64) */
+const char *sfc__plt_name(Elf *elf, uint64_t addr, char *buf, size_t size);
+
 /* jitmap.c: names for JIT code from /tmp/perf-PID.map */
 #define SFC_JITMAP_MAX ((off_t)64 << 20)
 /* Open path for reading only if it is a regular file owned by `owner`

@@ -489,7 +489,7 @@ int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 	void *cxx = NULL;
 	demangle_fn demangle = NULL;
 	struct sfc_jitmap *jit = sfc__jit_load(s, ctx);
-	char buf[512], plain[512];
+	char buf[512], plain[512], pltname[300];
 	const char *at;
 	int rc = 0;
 
@@ -537,7 +537,8 @@ int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 			GElf_Off off;
 			GElf_Sym sym;
 			uint64_t rel = pc - start;
-			if (dwfl_module_getelf(mod, &bias))
+			Elf *elf = dwfl_module_getelf(mod, &bias);
+			if (elf)
 				rel = pc - bias;
 			name = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL,
 						    NULL, NULL);
@@ -561,6 +562,12 @@ int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 				if (st == 0 && dem)
 					name = dem;
 			}
+			/* plt.c: a PLT stub has no symbol of its own */
+			const char *pn = elf ? sfc__plt_name(elf, rel, pltname,
+							     sizeof(pltname))
+					     : NULL;
+			if (pn)
+				name = pn;
 			if (!name) {
 				snprintf(buf, sizeof(buf),
 					 "[unknown] (%s+0x%" PRIx64 ")",
