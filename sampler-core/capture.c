@@ -1729,10 +1729,12 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 		goto out;
 	sid[0] = SF_STACK_EMPTY;
 	/* a node's parent always comes before it */
-	for (size_t i = 1; i < s->nnodes; i++)
-		if ((rc = sf_profile_stack_push(p, ctx, sid[s->nodes[i].parent],
-						fid[s->nodes[i].addr], &sid[i])))
+	for (size_t i = 1; i < s->nnodes; i++) {
+		sid[i] = sid[s->nodes[i].parent];
+		if ((rc = sfc__push_addr(s, ctx, p, fid, s->nodes[i].addr,
+					 &sid[i])))
 			goto out;
+	}
 	for (size_t i = 0; i < s->nthreads; i++)
 		if ((rc = sf_profile_thread(p, ctx, s->pid, s->threads[i].tid,
 					    s->threads[i].name, &tix[i])))
@@ -1840,5 +1842,7 @@ void sfc_close(struct sfc_session *s)
 	free(s->cmp);
 	sfc__kern_close(s);
 	sfc__py_close(s);
+	free(s->inl);
+	free(s->inl_ids);
 	free(s);
 }

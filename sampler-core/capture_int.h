@@ -307,6 +307,12 @@ struct sfc_session {
 	int64_t spin_from;      /* when the current poll began; 0: none */
 	struct sfc_kern *kern;  /* kernel.c */
 	struct sfc_py *py;      /* python.c, NULL with no_python */
+	struct {                /* inline.c: per address, its inlined */
+		uint32_t off, n; /* frames in inl_ids (set by */
+	} *inl;                 /* sfc__symbolize) */
+	size_t capinl;
+	sf_frame_id *inl_ids;
+	size_t ninl_ids, capinl_ids;
 	uid_t uid;              /* the target's user (owner of /proc/PID):
 				 * files it may write are believed
 				 * (jitmap.c) */

@@ -637,7 +637,8 @@ int sfc__py_emit(struct sfc_session *s, struct sf_ctx *ctx,
 				continue;
 			}
 		}
-		if ((rc = sf_profile_stack_push(p, ctx, st, f, &st)))
+		if ((rc = sfc__push_addr(s, ctx, p, fid,
+					 s->nodes[chain[i]].addr, &st)))
 			return rc;
 	}
 	if (used) {

@@ -50,6 +50,18 @@ int sfc__py_emit(struct sfc_session *s, struct sf_ctx *ctx,
 int sfc__py_report(struct sfc_session *s, struct sf_ctx *ctx,
 		   struct sf_profile *p);
 
+/* inline.c: the inlined subroutines holding pc (innermost ... up to its
+ * function, `outer` its frame) as frames of their own, recorded for
+ * address index `addr`; every address gets an entry (maybe empty). */
+int sfc__inline_frames(struct sfc_session *s, struct sf_ctx *ctx,
+		       struct sf_profile *p, Dwfl_Module *mod, uint64_t pc,
+		       const struct sf_frame *outer, uint32_t addr);
+/* Push address addr's frame (fid[addr]) and then its inlined frames onto
+ * *st. */
+int sfc__push_addr(struct sfc_session *s, struct sf_ctx *ctx,
+		   struct sf_profile *p, const sf_frame_id *fid, uint32_t addr,
+		   sf_stack_id *st);
+
 /* plt.c: "name@plt" when addr (an address of elf's own, bias removed)
  * is in a PLT stub, into buf; else NULL (and elsewhere than x86-64) */
 const char *sfc__plt_name(Elf *elf, uint64_t addr, char *buf, size_t size);

@@ -593,6 +593,10 @@ int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 		}
 		f.name = name;
 		rc = sf_profile_frame(p, ctx, &f, &out[i]);
+		/* inline.c: functions inlined at pc, frames of their own */
+		if (!rc)
+			rc = sfc__inline_frames(s, ctx, p, mod, pc, &f,
+						(uint32_t)i);
 		free(dem);
 	}
 	sfc__jit_free(jit);

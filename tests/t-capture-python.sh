@@ -10,32 +10,24 @@
 capture_setup capture-python
 
 check_py() { # JSON TARGET-OUTPUT: each thread's Python chain in >= 90%
-	python3 - "$1" "$2" <<'PY'
+	PYTHONPATH=$TOP/tests python3 - "$1" "$2" <<'PY'
 import json, sys
+from capjson import frames
 d = json.load(open(sys.argv[1]))
 want = {}
 for line in open(sys.argv[2]):
     if line.startswith("CHAIN "):
         _, tid, name, chain = line.rstrip("\n").split(" ", 3)
         want[int(tid)] = (name, chain.split(";"))
-frames = d["frames"]
-tids = [t["tid"] for t in d["threads"]]
-def chain(i):
-    out = []
-    while i:
-        out.append(frames[d["stacks"][i - 1][1]])
-        i = d["stacks"][i - 1][0]
-    return list(reversed(out))
 def strip_line(f):  # "q (file:line)" -> "q (file)"
     head, _, tail = f.rpartition(":")
     return head + ")" if tail.rstrip(")").isdigit() else f
 bad = []
 got = {}
-for s in d["samples"]:
-    tid = tids[s[1]]
+for tid, c in frames(sys.argv[1]):
     if tid in want:
         got.setdefault(tid, []).append(
-            [f["name"] for f in chain(s[0]) if f.get("kind") == "python"])
+            [f["name"] for f in c if f.get("kind") == "python"])
 for tid, (name, exp) in want.items():
     rows = got.get(tid, [])
     if name == "cpu":
