@@ -93,8 +93,26 @@ static char *escape_name(const char *name, size_t len)
 	return o;
 }
 
-/* Parse the map's text into m (entries sorted by start, then line). */
-static int parse(struct sfc_jitmap *m, char *text, size_t len)
+static int add(struct sfc_jitmap *m, uint64_t start, uint64_t size,
+	       const char *name, size_t len)
+{
+	if (!size)
+		return 0;
+	if (sf_grow(&m->v, &m->cap, m->n + 1, sizeof(*m->v)))
+		return -1;
+	char *c = escape_name(name, len);
+	if (!c)
+		return -1;
+	m->v[m->n].start = start;
+	m->v[m->n].size = size;
+	m->v[m->n].name = c;
+	m->v[m->n].seq = m->n;
+	m->n++;
+	return 0;
+}
+
+/* A perf map's lines, "START SIZE name" in hex */
+static int parse_map(struct sfc_jitmap *m, char *text, size_t len)
 {
 	for (char *l = text, *end = text + len; l < end;) {
 		char *e = memchr(l, '\n', (size_t)(end - l));
@@ -104,52 +122,80 @@ static int parse(struct sfc_jitmap *m, char *text, size_t len)
 		char *e1, *e2;
 		uint64_t st = strtoull(l, &e1, 16);
 		uint64_t sz = strtoull(e1, &e2, 16);
-		if (e1 != l && e2 != e1 && *e2 == ' ' && sz) {
-			if (sf_grow(&m->v, &m->cap, m->n + 1, sizeof(*m->v)))
-				return -1;
-			char *name = escape_name(e2 + 1, strlen(e2 + 1));
-			if (!name)
-				return -1;
-			m->v[m->n].start = st;
-			m->v[m->n].size = sz;
-			m->v[m->n].name = name;
-			m->v[m->n].seq = m->n;
-			m->n++;
-		}
+		if (e1 != l && e2 != e1 && *e2 == ' ' &&
+		    add(m, st, sz, e2 + 1, strlen(e2 + 1)))
+			return -1;
 		l = e + 1;
 	}
-	if (m->n)
-		qsort(m->v, m->n, sizeof(*m->v), jit_cmp);
 	return 0;
 }
 
-struct sfc_jitmap *sfc__jit_load(struct sfc_session *s, struct sf_ctx *ctx)
+/* A jitdump (perf's tools/perf/Documentation/jitdump-specification.txt):
+ * a 40-byte header ("JiTD" as a native u32, version, header size, ...),
+ * then records {u32 id, u32 size, u64 time, body}; JIT_CODE_LOAD (id 0)
+ * is {u32 pid, u32 tid, u64 vma, u64 code_addr, u64 code_size, u64
+ * index, name NUL, code}.  Other records are skipped, and a record cut
+ * short (still being written) ends the file. */
+static int parse_dump(struct sfc_jitmap *m, const unsigned char *b,
+		      size_t len)
 {
-	struct sfc_jitmap *m = sf_calloc(1, sizeof(*m));
-	char path[64], why[200];
+	uint32_t magic, hsize;
+
+	if (len < 40)
+		return 0;
+	memcpy(&magic, b, 4);
+	memcpy(&hsize, b + 8, 4);
+	if (magic != 0x4A695444 || hsize < 40 || hsize > len)
+		return 0;
+	for (size_t at = hsize; len - at >= 16;) {
+		uint32_t id, size;
+		memcpy(&id, b + at, 4);
+		memcpy(&size, b + at + 4, 4);
+		if (size < 16 || size > len - at)
+			break;
+		if (id == 0 && size >= 16 + 40 + 1) {
+			uint64_t addr, csize;
+			const unsigned char *name = b + at + 16 + 40;
+			size_t room = size - 16 - 40;
+			const unsigned char *nul = memchr(name, 0, room);
+			memcpy(&addr, b + at + 16 + 16, 8);
+			memcpy(&csize, b + at + 16 + 24, 8);
+			if (nul && add(m, addr, csize, (const char *)name,
+				       (size_t)(nul - name)))
+				return -1;
+		}
+		at += size;
+	}
+	return 0;
+}
+
+/* Read a file another user could have planted (sfc__open_owned's rule),
+ * up to SFC_JITMAP_MAX bytes, into *out (*len bytes); 0 with *out NULL
+ * when there is none or it is refused (one warning of `kind`). */
+static int read_owned(struct sfc_session *s, struct sf_ctx *ctx,
+		      const char *path, const char *kind, char **out,
+		      size_t *len)
+{
+	char why[200];
 	int fd;
 
-	if (!m)
-		return NULL;
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)s->pid);
+	*out = NULL;
+	*len = 0;
 	int ok = sfc__open_owned(path, s->uid, SFC_JITMAP_MAX, &fd, why,
 				 sizeof(why));
-	if (ok < 0) {
-		sf_warn(ctx, "capture.perf_map",
-			"'%s' ignored (%s): JIT frames stay unnamed", path,
-			why);
-		return m;
-	}
-	if (!ok)
-		return m;
+	if (ok < 0)
+		sf_warn(ctx, kind, "'%s' ignored (%s): JIT frames stay unnamed",
+			path, why);
+	if (ok <= 0)
+		return 0;
 	/* the file may still grow: read at most the bound, then stop */
-	size_t cap = 1 << 16, len = 0;
+	size_t cap = 1 << 16;
 	char *text = malloc(cap);
 	ssize_t n;
 	while (text) {
-		if (len == cap) {
+		if (*len == cap) {
 			if (cap >= (size_t)SFC_JITMAP_MAX) {
-				sf_warn(ctx, "capture.perf_map",
+				sf_warn(ctx, kind,
 					"'%s' read up to its bound of %lld "
 					"bytes: later JIT entries are not "
 					"named", path,
@@ -162,19 +208,76 @@ struct sfc_jitmap *sfc__jit_load(struct sfc_session *s, struct sf_ctx *ctx)
 			text = q;
 			cap *= 2;
 		}
-		n = read(fd, text + len, cap - len);
+		n = read(fd, text + *len, cap - *len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
-		len += (size_t)n;
+		*len += (size_t)n;
 	}
 	close(fd);
-	if (text && parse(m, text, len)) {
-		sfc__jit_free(m);
-		m = NULL;
+	*out = text;
+	return text ? 0 : -1;
+}
+
+/* The path of the target's mapped jit-PID.dump (the runtime maps it so
+ * that perf finds it), from /proc/PID/maps; false when none */
+static bool dump_path(const struct sfc_session *s, char *out, size_t size)
+{
+	char path[64], want[32], *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)s->pid);
+	snprintf(want, sizeof(want), "/jit-%d.dump", (int)s->pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (!found && getline(&line, &cap, f) > 0) {
+		char *p = strchr(line, '/');
+		if (!p)
+			continue;
+		p[strcspn(p, "\n")] = 0;
+		size_t pl = strlen(p), wl = strlen(want);
+		if (pl >= wl && !strcmp(p + pl - wl, want) && pl < size) {
+			memcpy(out, p, pl + 1);
+			found = true;
+		}
 	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+struct sfc_jitmap *sfc__jit_load(struct sfc_session *s, struct sf_ctx *ctx)
+{
+	struct sfc_jitmap *m = sf_calloc(1, sizeof(*m));
+	char path[4096], *text;
+	size_t len;
+	int rc = 0;
+
+	if (!m)
+		return NULL;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)s->pid);
+	if (!(rc = read_owned(s, ctx, path, "capture.perf_map", &text, &len)) &&
+	    text)
+		rc = parse_map(m, text, len);
 	free(text);
+	text = NULL;
+	/* a jitdump, where the runtime writes one (node --perf-prof, Java
+	 * with an agent, Python 3.13 -X perf_jit); read at the end like
+	 * the map (it is only appended to) */
+	if (!rc && dump_path(s, path, sizeof(path)) &&
+	    !(rc = read_owned(s, ctx, path, "capture.jitdump", &text,
+			      &len)) && text)
+		rc = parse_dump(m, (const unsigned char *)text, len);
+	free(text);
+	if (rc) {
+		sfc__jit_free(m);
+		return NULL;
+	}
+	if (m->n)
+		qsort(m->v, m->n, sizeof(*m->v), jit_cmp);
 	return m;
 }
 
