@@ -47,6 +47,10 @@ struct sfc_kern {
 	struct ksock *socks;
 	size_t nsocks, capsocks;
 	bool no_stack;          /* /proc/.../stack refused: said once */
+	struct {                /* the last call named for a thread, */
+		pid_t tid;      /* direct-mapped by tid: what a */
+		long long nr;   /* restart_syscall restarts */
+	} last[1024];
 	char buf[16384];
 };
 
@@ -282,10 +286,20 @@ int sfc__kern_read(struct sfc_session *s, struct sf_ctx *ctx, pid_t tid,
 #ifdef __NR_restart_syscall
 	/* a call interrupted by our last stop restarts as restart_syscall:
 	 * it is still the call that stop saw */
+	size_t slot = (size_t)tid % 1024;
 	if (nr == __NR_restart_syscall && prev && prev < k->nrecs)
 		shown = k->recs[prev].shown;
-	else if (nr == __NR_restart_syscall && was >= 0)
+	else if (nr == __NR_restart_syscall && was >= 0 &&
+		 was != __NR_restart_syscall)
 		shown = was;
+	else if (nr == __NR_restart_syscall && k->last[slot].tid == tid)
+		/* interrupted again inside the restarted call: the call
+		 * named when it was first seen */
+		shown = k->last[slot].nr;
+	if (shown != __NR_restart_syscall) {
+		k->last[slot].tid = tid;
+		k->last[slot].nr = shown;
+	}
 #endif
 	/* the call as read first (sfc__kern_match compares it), then as
 	 * named */
