@@ -52,7 +52,7 @@ PY
 pys=""
 [ -x /usr/bin/python3 ] && pys=/usr/bin/python3
 for v in 3.11 3.12 3.13; do
-	for p in /root/.pyenv/versions/$v.*/bin/python3; do
+	for p in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/$v.*/bin/python3; do
 		[ -x "$p" ] && pys="$pys $p"
 	done
 done
@@ -84,7 +84,7 @@ fi
 
 # an interpreter older than 3.11 (no Py_Version): its frames stay as they
 # are, nothing is guessed
-old=$(ls /root/.pyenv/versions/3.10.*/bin/python3 2>/dev/null | head -n 1)
+old=$(ls "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.10.*/bin/python3 2>/dev/null | head -n 1)
 if [ -n "$old" ] && [ -x "$old" ]; then
 	start_target "$old" -c 'import time
 print("READY", flush=True)
