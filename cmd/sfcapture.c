@@ -17,7 +17,8 @@ static volatile int stop_flag;
 enum {
 	K_THREADS = CLI_KEY, K_ON_CPU, K_ALL_STOP, K_UNWIND, K_STACK_BYTES,
 	K_STACK_FRAMES, K_LINES, K_NO_DEMANGLE, K_NO_REUSE, K_VERIFY_REUSE,
-	K_NO_BOOST, K_NO_PEEK, K_NO_PERF, K_CHILDREN, K_NO_CHILDREN
+	K_NO_BOOST, K_NO_PEEK, K_NO_PERF, K_CHILDREN, K_NO_CHILDREN,
+	K_NO_PYTHON
 };
 
 static const struct cli_opt opts[] = {
@@ -41,6 +42,8 @@ static const struct cli_opt opts[] = {
 	{ "stack-frames", K_STACK_FRAMES, "N", "frames kept per stack (default 512)" },
 	{ "lines", K_LINES, NULL, "add source file and line to frames (slower)" },
 	{ "no-demangle", K_NO_DEMANGLE, NULL, "keep C++ names mangled" },
+	{ "no-python", K_NO_PYTHON, NULL, "keep _PyEval_EvalFrameDefault frames instead of\n"
+	  "the Python functions they ran (CPython 3.11+)" },
 	{ "no-reuse", K_NO_REUSE, NULL, "stop every thread at every sample, even one that\n"
 	  "has not run since its last (label reused=1) or\nsleeps (implies --no-peek)" },
 	{ "no-peek", K_NO_PEEK, NULL, "stop a sleeping thread that ran since its last\n"
@@ -235,7 +238,7 @@ int main(int argc, char **argv)
 		case 'p': case 'F': case 'd': case K_THREADS: case K_ON_CPU:
 		case K_ALL_STOP: case K_UNWIND: case K_STACK_BYTES:
 		case K_STACK_FRAMES: case K_LINES: case K_NO_DEMANGLE:
-		case K_NO_BOOST: case K_CHILDREN:
+		case K_NO_BOOST: case K_CHILDREN: case K_NO_PYTHON:
 			if (sfc_options_set(&o, &ctx, cli_getopt_name(&g, c),
 					    val)) {
 				status = cli_fail(&ctx);
@@ -387,6 +390,10 @@ int main(int argc, char **argv)
 			(double)st->elapsed_ns / 1e9);
 		cli_msg("target stopped per sample: median %.0f us, p99 "
 			"%.0f us", (double)med / 1e3, (double)p99 / 1e3);
+		const char *py = sf_profile_prop(p, "capture.python_samples");
+		if (py)
+			cli_msg("%s of %" PRIu64 " samples had Python frames",
+				py, st->samples);
 		cli_msg("wrote %s (%s)", strcmp(outpath, "-") ? outpath
 						       : "standard output",
 			save.format->name);

@@ -9,6 +9,7 @@
  */
 #include "capture_int.h"
 #include "strbuf.h"
+#include "source.h"
 
 #include <dirent.h>
 #include <elf.h>
@@ -222,7 +223,7 @@ static int node_get(struct sfc_session *s, uint32_t parent, uint32_t addr,
 
 static int add_sample(struct sfc_session *s, struct sf_ctx *ctx,
 		      uint32_t tidx, uint32_t node, char state, int64_t time,
-		      enum sfc_how how)
+		      enum sfc_how how, uint32_t kern, uint32_t py)
 {
 	if (sf_grow(&s->samples, &s->capsamples, s->nsamples + 1,
 		  sizeof(*s->samples)))
@@ -234,6 +235,8 @@ static int add_sample(struct sfc_session *s, struct sf_ctx *ctx,
 	x->state = state;
 	x->how = (unsigned char)how;
 	s->threads[tidx].taken++;
+	x->kern = kern;
+	x->py = py;
 	s->st.samples++;
 	s->st.reused += how == SFC_REUSED;
 	return 0;
@@ -441,6 +444,12 @@ static int settle(struct sfc_session *s, struct sf_ctx *ctx,
 	}
 	if (t->verify_peek)
 		verify_peek(s, t, node);
+	/* kernel.c: the call read before the stop is this stop's only if
+	 * the stop interrupted it */
+	if (how != SFC_STOP || !sfc__kern_match(s, t->kern, &t->regs))
+		t->kern = 0;
+	if (how != SFC_STOP)
+		t->py = 0;
 	c->have = false;
 	c->base = false;
 	if (t->win) {
@@ -454,6 +463,8 @@ static int settle(struct sfc_session *s, struct sf_ctx *ctx,
 		c->win_node = node;
 		c->win_state = t->state;
 		c->win_trunc = !complete;
+		c->win_kern = t->kern;
+		c->win_py = t->py;
 	}
 	/* a frame outside every known module may be a library not reported
 	 * yet (just after an exec or a dlopen): unwind it again next time */
@@ -463,9 +474,12 @@ static int settle(struct sfc_session *s, struct sf_ctx *ctx,
 		c->node = node;
 		c->truncated = !complete;
 		c->state = t->state;
+		c->kern = t->kern;
+		c->py = t->py;
 		c->have = true;
 	}
-	return add_sample(s, ctx, t->tidx, node, t->state, t->t_int, how);
+	return add_sample(s, ctx, t->tidx, node, t->state, t->t_int, how,
+			  t->kern, t->py);
 }
 
 /* Record the late stops read since the last tick (take_late): each was
@@ -487,14 +501,14 @@ static int record_late(struct sfc_session *s, struct sf_ctx *ctx)
 		s->st.late++;
 		/* the same stack pays every tick that found it pending */
 		const struct sfc_sample *x = &s->samples[s->nsamples - 1];
-		uint32_t node = x->stack;
+		uint32_t node = x->stack, kern = x->kern, py = x->py;
 		trunc = s->st.truncated - trunc;
 		for (size_t k = 0; k < s->nowed && !rc; k++) {
 			const struct sfc_owed *w = &s->owed[k];
 			if (w->tid != l->t.tid)
 				continue;
 			if ((rc = add_sample(s, ctx, l->t.tidx, node, w->state,
-					     w->at, SFC_LATE)))
+					     w->at, SFC_LATE, kern, py)))
 				break;
 			s->st.missed--;
 			s->st.late++;
@@ -589,6 +603,13 @@ static bool reuse_check(struct sfc_session *s, struct sfc_cthread *c,
 		    c->copy_len ||
 	    memcmp(s->cmp, c->copy, c->copy_len))
 		return false;
+	/* kernel.c: back in the call its stop interrupted, the stop's
+	 * record missing (read too late or not at all): read it now, inside
+	 * the schedstat proof */
+	uint32_t kern = c->kern;
+	if (!kern && sfc__kern_read(s, NULL, c->tid, 0, (long long)r->orig_rax,
+				    &kern))
+		kern = 0;
 	/* the state now: the stop may have found it runnable only because
 	 * the previous sample's detach had just woken it */
 	struct sfc_stat stt;
@@ -603,6 +624,7 @@ static bool reuse_check(struct sfc_session *s, struct sfc_cthread *c,
 	if (thread_get(s, c->tid, stt.comm, &id))
 		return false;
 	c->base = true;
+	c->kern = kern;
 	c->base_time = sfc__mono();
 	c->run = run;
 	c->slices = slices;
@@ -656,6 +678,12 @@ static int peek(struct sfc_session *s, struct sf_ctx *ctx, struct sfc_thr *t,
 	r->rip = v[8];
 	t->map_seq = s->map_seq;
 	sfc__copy_stack(s, t, s->cmp);
+	/* kernel.c: inside the schedstat proof, as the stack is */
+	if ((rc = sfc__kern_read(s, ctx, t->tid, c->kern,
+				 c->have ? (long long)c->regs.orig_rax : -1,
+				 &t->kern)))
+		return rc;
+	sfc__py_read(s, t);     /* python.c: likewise */
 	if (sched_read(s, c, &run2, &slices2) || run2 != run ||
 	    slices2 != slices)
 		return 0;
@@ -701,6 +729,8 @@ static int peek(struct sfc_session *s, struct sf_ctx *ctx, struct sfc_thr *t,
 	c->win_node = node;
 	c->win_state = t->state;
 	c->win_trunc = false;
+	c->win_kern = c->kern = t->kern;
+	c->win_py = c->py = t->py;
 	c->node = node;
 	c->truncated = false;
 	c->state = t->state;
@@ -708,7 +738,8 @@ static int peek(struct sfc_session *s, struct sf_ctx *ctx, struct sfc_thr *t,
 	c->run = run;
 	c->slices = slices;
 	c->base_time = t1 + 1;
-	if ((rc = add_sample(s, ctx, t->tidx, node, t->state, t0, SFC_PEEK)))
+	if ((rc = add_sample(s, ctx, t->tidx, node, t->state, t0, SFC_PEEK,
+			     t->kern, t->py)))
 		return rc;
 	s->st.peeked++;
 	*done = true;
@@ -885,7 +916,8 @@ static int fill_windows(struct sfc_session *s, struct sf_ctx *ctx,
 		    at > c->win_hi)
 			continue;
 		int rc = add_sample(s, ctx, s->wins[i], c->win_node,
-				    c->win_state, at, SFC_CATCHUP);
+				    c->win_state, at, SFC_CATCHUP,
+				    c->win_kern, c->win_py);
 		if (rc)
 			return rc;
 		s->st.catchup++;
@@ -1065,7 +1097,8 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 			filled++;
 			s->st.truncated += c->truncated;
 			if ((rc = add_sample(s, ctx, s->reu[i] >> 1, c->node,
-					     c->state, at, SFC_REUSED)))
+					     c->state, at, SFC_REUSED,
+					     c->kern, c->py)))
 				return rc;
 		}
 	}
@@ -1078,7 +1111,9 @@ static int scan(struct sfc_session *s, struct sf_ctx *ctx)
 		uint32_t id = s->reu[i] >> 1;
 		s->st.truncated += s->threads[id].truncated;
 		if ((rc = add_sample(s, ctx, id, s->threads[id].node,
-				     s->threads[id].state, now, SFC_REUSED)))
+				     s->threads[id].state, now, SFC_REUSED,
+				     s->threads[id].kern,
+				     s->threads[id].py)))
 			return rc;
 	}
 	s->nreu = 0;
@@ -1283,9 +1318,21 @@ static int tick(struct sfc_session *s, struct sf_ctx *ctx)
 		return rc;
 	if (s->peek && (rc = peek_all(s, ctx)))
 		return rc;
-	if (s->perf && !s->o.all_stop && (rc = perf_all(s, ctx)))
+	/* python.c reads a thread's frames only while it is stopped */
+	if (s->perf && !s->o.all_stop && !sfc__py_active(s) &&
+	    (rc = perf_all(s, ctx)))
 		return rc;
 	order_cur(s);
+	/* kernel.c: a blocked thread's call, before the stop interrupts it */
+	for (size_t i = 0; i < s->ncur; i++) {
+		struct sfc_thr *t = &s->cur[i];
+		const struct sfc_cthread *c = &s->threads[t->tidx];
+		if ((t->state == 'S' || t->state == 'D') &&
+		    (rc = sfc__kern_read(s, ctx, t->tid, c->kern,
+					 c->have ? (long long)c->regs.orig_rax
+						 : -1, &t->kern)))
+			return rc;
+	}
 	size_t sb = s->slot;
 	if (s->o.all_stop) {
 		int64_t t0 = sfc__mono();
@@ -1528,6 +1575,11 @@ static int open_one(struct sfc_session **out, struct sf_ctx *ctx,
 	s->pid = o->pid;
 	s->mem = mem;
 	s->leader_gone = mem != o->pid;
+	/* jitmap.c: the user whose files about the target are believed */
+	struct stat pst;
+	char pp[32];
+	snprintf(pp, sizeof(pp), "/proc/%d", (int)s->pid);
+	s->uid = stat(pp, &pst) ? (uid_t)-1 : pst.st_uid;
 	s->slot = s->o.stack_bytes + SFC_REDZONE;
 	s->cmp = sf_calloc(1, s->slot);
 	s->hist = sf_calloc(SFC_HIST + 1, sizeof(uint64_t));
@@ -1537,7 +1589,7 @@ static int open_one(struct sfc_session **out, struct sf_ctx *ctx,
 	s->addrs = sf_calloc(64, sizeof(*s->addrs));
 	s->nodes = sf_calloc(64, sizeof(*s->nodes));
 	if (!s->hist || !s->recent || !s->frames || !s->addrs || !s->nodes ||
-	    !s->cmp) {
+	    !s->cmp || sfc__kern_open(s) || sfc__py_open(s)) {
 		sfc_close(s);
 		return sf_error_nomem(ctx);
 	}
@@ -2045,10 +2097,12 @@ static int emit_proc(struct sfc_session *s, struct sf_ctx *ctx,
 		goto out;
 	sid[0] = SF_STACK_EMPTY;
 	/* a node's parent always comes before it */
-	for (size_t i = 1; i < s->nnodes; i++)
-		if ((rc = sf_profile_stack_push(p, ctx, sid[s->nodes[i].parent],
-						fid[s->nodes[i].addr], &sid[i])))
+	for (size_t i = 1; i < s->nnodes; i++) {
+		sid[i] = sid[s->nodes[i].parent];
+		if ((rc = sfc__push_addr(s, ctx, p, fid, s->nodes[i].addr,
+					 &sid[i])))
 			goto out;
+	}
 	for (size_t i = 0; i < s->nthreads; i++)
 		if ((rc = sf_profile_thread(p, ctx, s->pid, s->threads[i].tid,
 					    s->threads[i].name, &tix[i])))
@@ -2085,11 +2139,29 @@ static int emit_proc(struct sfc_session *s, struct sf_ctx *ctx,
 						    1 + !!how, l)))
 				goto out;
 		}
-		if ((rc = sf_profile_add_sample(p, ctx, sid[x->stack],
-						tix[x->thread], *l,
+		sf_labels_id li2 = *l;
+		sf_stack_id st = sid[x->stack];
+		if (x->py && (rc = sfc__py_emit(s, ctx, p, x->py, x->stack,
+						fid, &st)))
+			goto out;
+		if (x->kern) {
+			/* kernel.c: its frames above the leaf, its labels */
+			struct sf_label kl[8] = {
+				{ "state", sfc_state_name(states[li]) },
+				{ hows[how][0], hows[how][1] },
+			};
+			size_t nk = 1 + !!how;
+			if ((rc = sfc__kern_emit(s, ctx, p, x->kern, &st, kl,
+						 &nk)) ||
+			    (rc = sf_profile_labels(p, ctx, kl, nk, &li2)))
+				goto out;
+		}
+		if ((rc = sf_profile_add_sample(p, ctx, st, tix[x->thread], li2,
 						x->time, &w)))
 			goto out;
 	}
+	/* python.c: how many samples had Python frames */
+	rc = sfc__py_report(s, ctx, p);
 out:
 	free(fid);
 	free(sid);
@@ -2237,5 +2309,9 @@ void sfc_close(struct sfc_session *s)
 	free(s->recent);
 	free(s->frames);
 	free(s->cmp);
+	sfc__kern_close(s);
+	sfc__py_close(s);
+	free(s->inl);
+	free(s->inl_ids);
 	free(s);
 }

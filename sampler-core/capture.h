@@ -189,6 +189,7 @@ struct sfc_options {
 	bool no_perf;           /* stop a running thread rather than sample
 				 * it with a perf event (see "Running
 				 * threads without a stop") */
+	bool no_python;         /* no CPython frames (python.c) */
 	bool no_peek;           /* stop a blocked thread that ran since its
 				 * last sample rather than read it as it
 				 * sleeps (see "Reading without a stop") */

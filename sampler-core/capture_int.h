@@ -75,6 +75,8 @@ struct sfc_thr {
 	int64_t t_rel;          /* just before PTRACE_DETACH */
 	bool win;               /* a stop of this tick (not a late one) */
 	uint64_t order;         /* who is stopped first (order_cur) */
+	uint32_t kern;          /* kernel.c record read before the stop */
+	uint32_t py;            /* python.c record read while stopped */
 };
 
 /* A stop that came after its tick's deadline: the registers and stack
@@ -149,6 +151,9 @@ struct sfc_cthread {
 	uint64_t copy_base;
 	size_t copy_len, copy_cap;
 	unsigned char *copy;
+	uint32_t kern;          /* kernel.c record of `node` */
+	uint32_t win_kern;      /* ... and of `win_node` */
+	uint32_t py, win_py;    /* python.c records of the same */
 };
 
 struct sfc_addr {
@@ -184,6 +189,8 @@ struct sfc_sample {
 	uint32_t stack;
 	char state;
 	unsigned char how;      /* enum sfc_how */
+	uint32_t kern;          /* kernel.c record, 0: none */
+	uint32_t py;            /* python.c record, 0: none */
 };
 
 /* How long the dispatcher polls waitpid for a stop the tick waits for
@@ -331,6 +338,17 @@ struct sfc_session {
 	size_t nskip, capskip;
 	bool shared;            /* hist belongs to the head */
 	struct sfc_stats gst;   /* sums over procs (sfc_stats) */
+	struct sfc_kern *kern;  /* kernel.c */
+	struct sfc_py *py;      /* python.c, NULL with no_python */
+	struct {                /* inline.c: per address, its inlined */
+		uint32_t off, n; /* frames in inl_ids (set by */
+	} *inl;                 /* sfc__symbolize) */
+	size_t capinl;
+	sf_frame_id *inl_ids;
+	size_t ninl_ids, capinl_ids;
+	uid_t uid;              /* the target's user (owner of /proc/PID):
+				 * files it may write are believed
+				 * (jitmap.c) */
 };
 
 int64_t sfc__mono(void);

@@ -121,6 +121,8 @@ int sfc_options_set(struct sfc_options *o, struct sf_ctx *ctx,
 		o->no_demangle = true;
 	} else if (!strcmp(name, "no-boost")) {
 		o->no_boost = true;
+	} else if (!strcmp(name, "no-python")) {
+		o->no_python = true;
 	} else {
 		return sf_error(ctx, SF_EUSAGE, NULL, 0,
 				"unknown capture option '--%s'", name);

@@ -7,6 +7,7 @@
  * capture.c to record.
  */
 #include "capture_int.h"
+#include "source.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -470,6 +471,8 @@ void sfc__grab(struct sfc_session *s, struct sfc_thr *t,
 		sfc__copy_stack(s, t, stack);
 	}
 	t->have = true;
+	/* python.c: its frames, while it is stopped */
+	sfc__py_read(s, t);
 }
 
 void sfc__copy_stack(struct sfc_session *s, struct sfc_thr *t,

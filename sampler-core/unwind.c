@@ -15,10 +15,11 @@
  * (dwfl_module_addrinfo scans the symbol table linearly, ~50 µs): names
  * from .symtab/.dynsym or a separate debug file found by build-id or
  * debuglink (dwfl_standard_find_debuginfo), C++ names demangled through
- * __cxa_demangle loaded at run time, JIT code from /tmp/perf-PID.map, and
- * anything else as "[unknown] (module+0xOFFSET)".
+ * __cxa_demangle loaded at run time, JIT code from /tmp/perf-PID.map
+ * (jitmap.c), and anything else as "[unknown] (module+0xOFFSET)".
  */
 #include "capture_int.h"
+#include "source.h"
 
 #include <dlfcn.h>
 #include <dwarf.h>
@@ -450,77 +451,6 @@ bool sfc__unwind(struct sfc_session *s, const struct sfc_thr *t,
 
 /* ----- symbolization ----- */
 
-struct jit_sym {
-	uint64_t start, size;
-	char *name;
-};
-
-static int jit_cmp(const void *a, const void *b)
-{
-	const struct jit_sym *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* /tmp/perf-PID.map: "START SIZE name" in hex, one per line (perf's JIT
- * interface).  Missing or unreadable: no JIT names. */
-static struct jit_sym *load_perf_map(pid_t pid, size_t *n)
-{
-	char path[64], *line = NULL;
-	size_t cap = 0, len = 0;
-	struct jit_sym *v = NULL;
-	FILE *f;
-
-	*n = 0;
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)pid);
-	if (!(f = fopen(path, "re")))
-		return NULL;
-	while (getline(&line, &cap, f) > 0) {
-		char *e1, *e2;
-		uint64_t st = strtoull(line, &e1, 16);
-		uint64_t sz = strtoull(e1, &e2, 16);
-		if (e1 == line || e2 == e1 || *e2 != ' ')
-			continue;
-		e2++;
-		e2[strcspn(e2, "\n")] = 0;
-		if (*n == len) {
-			len = len ? len * 2 : 64;
-			void *q = sf_reallocarray(v, len, sizeof(*v));
-			if (!q)
-				break;
-			v = q;
-		}
-		v[*n].start = st;
-		v[*n].size = sz;
-		if (!(v[*n].name = strdup(e2)))
-			break;
-		(*n)++;
-	}
-	free(line);
-	fclose(f);
-	if (*n)
-		qsort(v, *n, sizeof(*v), jit_cmp);
-	return v;
-}
-
-static const char *jit_find(const struct jit_sym *v, size_t n, uint64_t pc)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* the last entry starting at or before pc; later entries win, as
-	 * a JIT may reuse an address range */
-	if (lo && pc - v[lo - 1].start < v[lo - 1].size)
-		return v[lo - 1].name;
-	return NULL;
-}
-
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
 static const char *base_name(const char *path)
@@ -564,12 +494,13 @@ int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 {
 	void *cxx = NULL;
 	demangle_fn demangle = NULL;
-	size_t njit = 0;
-	struct jit_sym *jit = load_perf_map(s->pid, &njit);
-	char buf[512], plain[512];
+	struct sfc_jitmap *jit = sfc__jit_load(s, ctx);
+	char buf[512], plain[512], pltname[300];
 	const char *at;
 	int rc = 0;
 
+	if (!jit)
+		return sf_error_nomem(ctx);
 	if (!s->o.no_demangle) {
 		cxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
 		if (cxx)
@@ -596,7 +527,14 @@ int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 			mod = dwfl_addrmodule(s->dwfl, pc);
 		const char *name = NULL, *mname = NULL;
 		Dwarf_Addr start = 0, end = 0, bias = 0;
-		if (mod)
+		/* jitmap.c: a perf map entry wins over a module whose range
+		 * merely spans the JIT heap (node maps part of its text far
+		 * above the rest, and libdwfl's module covers the gap) */
+		if ((name = sfc__jit_find(jit, pc))) {
+			f.kind = "jit";
+			f.address = pc;
+			mod = NULL;
+		} else if (mod)
 			mname = dwfl_module_info(mod, NULL, &start, &end, NULL,
 						 NULL, NULL, NULL);
 		if (mod && (pc < start || pc >= end))
@@ -605,7 +543,8 @@ int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 			GElf_Off off;
 			GElf_Sym sym;
 			uint64_t rel = pc - start;
-			if (dwfl_module_getelf(mod, &bias))
+			Elf *elf = dwfl_module_getelf(mod, &bias);
+			if (elf)
 				rel = pc - bias;
 			name = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL,
 						    NULL, NULL);
@@ -629,6 +568,12 @@ int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 				if (st == 0 && dem)
 					name = dem;
 			}
+			/* plt.c: a PLT stub has no symbol of its own */
+			const char *pn = elf ? sfc__plt_name(elf, rel, pltname,
+							     sizeof(pltname))
+					     : NULL;
+			if (pn)
+				name = pn;
 			if (!name) {
 				snprintf(buf, sizeof(buf),
 					 "[unknown] (%s+0x%" PRIx64 ")",
@@ -646,10 +591,7 @@ int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 					f.column = col > 0 ? (uint32_t)col : 0;
 				}
 			}
-		} else if ((name = jit_find(jit, njit, pc))) {
-			f.kind = "jit";
-			f.address = pc;
-		} else {
+		} else if (!name) {
 			snprintf(buf, sizeof(buf), "[unknown] (0x%" PRIx64 ")",
 				 pc);
 			name = buf;
@@ -657,11 +599,13 @@ int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 		}
 		f.name = name;
 		rc = sf_profile_frame(p, ctx, &f, &out[i]);
+		/* inline.c: functions inlined at pc, frames of their own */
+		if (!rc)
+			rc = sfc__inline_frames(s, ctx, p, mod, pc, &f,
+						(uint32_t)i);
 		free(dem);
 	}
-	for (size_t i = 0; i < njit; i++)
-		free(jit[i].name);
-	free(jit);
+	sfc__jit_free(jit);
 	if (cxx)
 		dlclose(cxx);
 	return rc;

@@ -18,3 +18,19 @@ def load(path):
     rows = [(d["threads"][s[1]]["name"], chain(s[0]),
              sets[s[3] - 1] if s[3] else {}) for s in d["samples"]]
     return dict(d["meta"].get("properties", [])), rows
+
+
+def frames(path):
+    """Per sample (thread id, [frame dicts, root first]): for checks on
+    frame fields (kind, inline) besides names."""
+    d = json.load(open(path))
+    fr = d["frames"]
+
+    def chain(i):
+        out = []
+        while i:
+            out.append(fr[d["stacks"][i - 1][1]])
+            i = d["stacks"][i - 1][0]
+        return list(reversed(out))
+
+    return [(d["threads"][s[1]]["tid"], chain(s[0])) for s in d["samples"]]

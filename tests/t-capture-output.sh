@@ -78,8 +78,10 @@ timeout 60 "$SFCAPTURE" -q -p $TPID -d 0.1 -o q.json > q.out 2>&1
 timeout 60 "$SFCAPTURE" -p $TPID -d 0.2 -o x.trace > /dev/null 2> trace.err
 # (samples counted again without a stop carry the label reused=1 too,
 # when the target's threads were idle between two ticks, and samples of
-# sleeping threads read without a stop the label stopless=1)
-grep -Eq "warning: Sampler output drops timestamps, process ids, addresses, sample labels \(state(, stopless)?(, reused)?\)$" trace.err &&
+# sleeping threads read without a stop the label stopless=1; blocked
+# threads the kernel side: syscall, wchan, fd, fd.target, futex labels
+# and, as root, frames of kind kernel; inlined functions: inline marks)
+grep -Eq "warning: Sampler output drops timestamps, process ids, addresses, (inline marks, )?(frame kinds, )?sample labels \(state(, (stopless|reused|syscall|wchan|fd|fd\.target|futex))*\)$" trace.err &&
 	pass capture-sampler-says-dropped || fail capture-sampler-says-dropped "$(cat trace.err)"
 $SFCONV -q x.trace --to json | python3 -c "
 import json, sys

@@ -60,6 +60,28 @@ else
 	skip capture-jit-perf-map "the JIT fixture is x86_64 code"
 fi
 
+# an always-inline function is a frame of its own, marked inline, above
+# the function it was inlined into (the chain is the source's:
+# main -> spin_outer -> mix_inlined, which the compiler must inline)
+cc -O2 -g -o inline_target "$CAPFIX/inline_target.c" || fail capture-inline "cannot build"
+start_target ./inline_target || fail capture-inline-start "target not ready"
+timeout 60 "$SFCAPTURE" -q -p $TPID -d 0.3 -o inl.json
+stop_target
+got=$(PYTHONPATH=$TOP/tests python3 - inl.json <<'PY'
+import sys
+from capjson import frames
+rows = [c for _, c in frames(sys.argv[1])]
+ok = [c for c in rows if len(c) >= 3 and
+      [f["name"] for f in c[-3:]] == ["main", "spin_outer", "mix_inlined"] and
+      c[-1].get("inline") and c[-1].get("kind") == "inline" and
+      not c[-2].get("inline")]
+print("%d %d" % (len(ok), len(rows)))
+PY
+)
+set -- $got
+if [ "${2:-0}" -gt 0 ] && [ $(($1 * 100)) -ge $(($2 * 95)) ]; then pass capture-inline; else
+	fail capture-inline "main;spin_outer;mix_inlined (inline) in ${1:-?} of ${2:-?} samples"; fi
+
 # --lines: read_blocker's frame is the read() call in target.c
 start_target ./target_nofp || fail capture-lines-start "target not ready"
 timeout 60 "$SFCAPTURE" -q -p $TPID -d 0.2 --lines -o lines.json

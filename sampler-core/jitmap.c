@@ -1,0 +1,310 @@
+/*
+ * jitmap.c - names for JIT code from the target's perf map,
+ * /tmp/perf-PID.map ("START SIZE name" in hex, one entry a line, perf's
+ * JIT interface): a capture source that names addresses
+ * (docs/capture-sources.md).
+ *
+ * The file sits in a world-writable directory under a name anyone can
+ * guess, so it is believed only when it is a regular file owned by the
+ * target's user or by root, opened without following a symlink and
+ * without waiting on a FIFO (O_NOFOLLOW | O_NONBLOCK), and read up to
+ * SFC_JITMAP_MAX bytes.  Otherwise one warning says why and JIT frames
+ * stay unnamed.  Control bytes in a name are shown as \xNN: the name is
+ * the target's text, and reports print it to terminals.
+ */
+#include "capture_int.h"
+#include "source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct jit_sym {
+	uint64_t start, size;
+	char *name;
+	size_t seq;             /* line number: later entries win */
+};
+
+struct sfc_jitmap {
+	struct jit_sym *v;
+	size_t n, cap;
+};
+
+int sfc__open_owned(const char *path, uid_t owner, off_t max, int *fd,
+		    char *why, size_t whysize)
+{
+	struct stat st;
+
+	*fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (*fd < 0) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(why, whysize, "%s",
+			 errno == ELOOP ? "a symbolic link" : strerror(errno));
+		return -1;
+	}
+	if (fstat(*fd, &st))
+		snprintf(why, whysize, "%s", strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		snprintf(why, whysize, "not a regular file");
+	else if (st.st_uid != owner && st.st_uid != 0)
+		snprintf(why, whysize,
+			 "owned by uid %u, not by the target's user (uid %u) "
+			 "or root", (unsigned)st.st_uid, (unsigned)owner);
+	else if (st.st_size > max)
+		snprintf(why, whysize, "larger than %lld bytes",
+			 (long long)max);
+	else
+		return 1;
+	close(*fd);
+	*fd = -1;
+	return -1;
+}
+
+static int jit_cmp(const void *a, const void *b)
+{
+	const struct jit_sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* A copy of name[0..len) with control bytes as \xNN, or NULL */
+static char *escape_name(const char *name, size_t len)
+{
+	char *o = malloc(len * 4 + 1), *p = o;
+
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)name[i];
+		if (c < 0x20 || c == 0x7f)
+			p += sprintf(p, "\\x%02x", c);
+		else
+			*p++ = (char)c;
+	}
+	*p = 0;
+	return o;
+}
+
+static int add(struct sfc_jitmap *m, uint64_t start, uint64_t size,
+	       const char *name, size_t len)
+{
+	if (!size)
+		return 0;
+	if (sf_grow(&m->v, &m->cap, m->n + 1, sizeof(*m->v)))
+		return -1;
+	char *c = escape_name(name, len);
+	if (!c)
+		return -1;
+	m->v[m->n].start = start;
+	m->v[m->n].size = size;
+	m->v[m->n].name = c;
+	m->v[m->n].seq = m->n;
+	m->n++;
+	return 0;
+}
+
+/* A perf map's lines, "START SIZE name" in hex */
+static int parse_map(struct sfc_jitmap *m, char *text, size_t len)
+{
+	for (char *l = text, *end = text + len; l < end;) {
+		char *e = memchr(l, '\n', (size_t)(end - l));
+		if (!e)
+			break;          /* a line still being written */
+		*e = 0;
+		char *e1, *e2;
+		uint64_t st = strtoull(l, &e1, 16);
+		uint64_t sz = strtoull(e1, &e2, 16);
+		if (e1 != l && e2 != e1 && *e2 == ' ' &&
+		    add(m, st, sz, e2 + 1, strlen(e2 + 1)))
+			return -1;
+		l = e + 1;
+	}
+	return 0;
+}
+
+/* A jitdump (perf's tools/perf/Documentation/jitdump-specification.txt):
+ * a 40-byte header ("JiTD" as a native u32, version, header size, ...),
+ * then records {u32 id, u32 size, u64 time, body}; JIT_CODE_LOAD (id 0)
+ * is {u32 pid, u32 tid, u64 vma, u64 code_addr, u64 code_size, u64
+ * index, name NUL, code}.  Other records are skipped, and a record cut
+ * short (still being written) ends the file. */
+static int parse_dump(struct sfc_jitmap *m, const unsigned char *b,
+		      size_t len)
+{
+	uint32_t magic, hsize;
+
+	if (len < 40)
+		return 0;
+	memcpy(&magic, b, 4);
+	memcpy(&hsize, b + 8, 4);
+	if (magic != 0x4A695444 || hsize < 40 || hsize > len)
+		return 0;
+	for (size_t at = hsize; len - at >= 16;) {
+		uint32_t id, size;
+		memcpy(&id, b + at, 4);
+		memcpy(&size, b + at + 4, 4);
+		if (size < 16 || size > len - at)
+			break;
+		if (id == 0 && size >= 16 + 40 + 1) {
+			uint64_t addr, csize;
+			const unsigned char *name = b + at + 16 + 40;
+			size_t room = size - 16 - 40;
+			const unsigned char *nul = memchr(name, 0, room);
+			memcpy(&addr, b + at + 16 + 16, 8);
+			memcpy(&csize, b + at + 16 + 24, 8);
+			if (nul && add(m, addr, csize, (const char *)name,
+				       (size_t)(nul - name)))
+				return -1;
+		}
+		at += size;
+	}
+	return 0;
+}
+
+/* Read a file another user could have planted (sfc__open_owned's rule),
+ * up to SFC_JITMAP_MAX bytes, into *out (*len bytes); 0 with *out NULL
+ * when there is none or it is refused (one warning of `kind`). */
+static int read_owned(struct sfc_session *s, struct sf_ctx *ctx,
+		      const char *path, const char *kind, char **out,
+		      size_t *len)
+{
+	char why[200];
+	int fd;
+
+	*out = NULL;
+	*len = 0;
+	int ok = sfc__open_owned(path, s->uid, SFC_JITMAP_MAX, &fd, why,
+				 sizeof(why));
+	if (ok < 0)
+		sf_warn(ctx, kind, "'%s' ignored (%s): JIT frames stay unnamed",
+			path, why);
+	if (ok <= 0)
+		return 0;
+	/* the file may still grow: read at most the bound, then stop */
+	size_t cap = 1 << 16;
+	char *text = malloc(cap);
+	ssize_t n;
+	while (text) {
+		if (*len == cap) {
+			if (cap >= (size_t)SFC_JITMAP_MAX) {
+				sf_warn(ctx, kind,
+					"'%s' read up to its bound of %lld "
+					"bytes: later JIT entries are not "
+					"named", path,
+					(long long)SFC_JITMAP_MAX);
+				break;
+			}
+			char *q = realloc(text, cap * 2);
+			if (!q)
+				break;
+			text = q;
+			cap *= 2;
+		}
+		n = read(fd, text + *len, cap - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		*len += (size_t)n;
+	}
+	close(fd);
+	*out = text;
+	return text ? 0 : -1;
+}
+
+/* The path of the target's mapped jit-PID.dump (the runtime maps it so
+ * that perf finds it), from /proc/PID/maps; false when none */
+static bool dump_path(const struct sfc_session *s, char *out, size_t size)
+{
+	char path[64], want[32], *line = NULL;
+	size_t cap = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)s->pid);
+	snprintf(want, sizeof(want), "/jit-%d.dump", (int)s->pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (!found && getline(&line, &cap, f) > 0) {
+		char *p = strchr(line, '/');
+		if (!p)
+			continue;
+		p[strcspn(p, "\n")] = 0;
+		size_t pl = strlen(p), wl = strlen(want);
+		if (pl >= wl && !strcmp(p + pl - wl, want) && pl < size) {
+			memcpy(out, p, pl + 1);
+			found = true;
+		}
+	}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+struct sfc_jitmap *sfc__jit_load(struct sfc_session *s, struct sf_ctx *ctx)
+{
+	struct sfc_jitmap *m = sf_calloc(1, sizeof(*m));
+	char path[4096], *text;
+	size_t len;
+	int rc = 0;
+
+	if (!m)
+		return NULL;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)s->pid);
+	if (!(rc = read_owned(s, ctx, path, "capture.perf_map", &text, &len)) &&
+	    text)
+		rc = parse_map(m, text, len);
+	free(text);
+	text = NULL;
+	/* a jitdump, where the runtime writes one (node --perf-prof, Java
+	 * with an agent, Python 3.13 -X perf_jit); read at the end like
+	 * the map (it is only appended to) */
+	if (!rc && dump_path(s, path, sizeof(path)) &&
+	    !(rc = read_owned(s, ctx, path, "capture.jitdump", &text,
+			      &len)) && text)
+		rc = parse_dump(m, (const unsigned char *)text, len);
+	free(text);
+	if (rc) {
+		sfc__jit_free(m);
+		return NULL;
+	}
+	if (m->n)
+		qsort(m->v, m->n, sizeof(*m->v), jit_cmp);
+	return m;
+}
+
+const char *sfc__jit_find(const struct sfc_jitmap *m, uint64_t pc)
+{
+	size_t lo = 0, hi = m ? m->n : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->v[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* the last entry starting at or before pc (of those starting at
+	 * the same address, the last written: a JIT may reuse a range) */
+	if (lo && pc - m->v[lo - 1].start < m->v[lo - 1].size)
+		return m->v[lo - 1].name;
+	return NULL;
+}
+
+void sfc__jit_free(struct sfc_jitmap *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->n; i++)
+		free(m->v[i].name);
+	free(m->v);
+	free(m);
+}

@@ -1,0 +1,92 @@
+/*
+ * plt.c - "name@plt" for a pc inside a PLT stub (x86-64).  A stub is an
+ * indirect jump through a GOT slot (after an optional endbr64 and bnd
+ * prefix): "jmp *DISP(%rip)", in .plt (lazy binding, the first entry is
+ * the resolver's), .plt.sec (IBT) or .plt.got (bound at load).  The slot's
+ * relocation, in .rela.plt or .rela.dyn, names the symbol, as objdump
+ * labels the stubs.
+ */
+#include "capture_int.h"
+#include "source.h"
+
+#include <gelf.h>
+#include <stdio.h>
+#include <string.h>
+
+/* the symbol of the relocation that fills GOT slot `slot`, or NULL */
+static const char *slot_name(Elf *elf, GElf_Addr slot)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
+		    !sh.sh_entsize)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		Elf_Scn *symscn = elf_getscn(elf, sh.sh_link);
+		GElf_Shdr symsh;
+		Elf_Data *sd = symscn ? elf_getdata(symscn, NULL) : NULL;
+		if (!d || !sd || !gelf_getshdr(symscn, &symsh))
+			continue;
+		size_t n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			if (!gelf_getrela(d, (int)i, &r) || r.r_offset != slot)
+				continue;
+			if (!GELF_R_SYM(r.r_info) ||
+			    !gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym))
+				return NULL;
+			return elf_strptr(elf, symsh.sh_link, sym.st_name);
+		}
+	}
+	return NULL;
+}
+
+const char *sfc__plt_name(Elf *elf, uint64_t addr, char *buf, size_t size)
+{
+#if defined(__x86_64__)
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    addr < sh.sh_addr || addr >= sh.sh_addr + sh.sh_size)
+			continue;
+		const char *sn = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!sn || strncmp(sn, ".plt", 4) || (sn[4] && sn[4] != '.'))
+			return NULL;
+		uint64_t es = sh.sh_entsize ? sh.sh_entsize : 16;
+		uint64_t at = sh.sh_addr + (addr - sh.sh_addr) / es * es;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || at - sh.sh_addr >= d->d_size)
+			return NULL;
+		const unsigned char *p =
+			(const unsigned char *)d->d_buf + (at - sh.sh_addr);
+		size_t avail = d->d_size - (at - sh.sh_addr), o = 0;
+		if (avail >= 4 && !memcmp(p, "\xf3\x0f\x1e\xfa", 4))
+			o = 4;                          /* endbr64 */
+		if (o < avail && p[o] == 0xf2)          /* bnd */
+			o++;
+		if (o + 6 > avail || p[o] != 0xff || p[o + 1] != 0x25)
+			return NULL;
+		int32_t disp;
+		memcpy(&disp, p + o + 2, 4);
+		const char *name = slot_name(elf, at + o + 6 + (int64_t)disp);
+		if (!name || !*name)
+			return NULL;
+		snprintf(buf, size, "%s@plt", name);
+		return buf;
+	}
+#else
+	(void)elf;
+	(void)addr;
+	(void)buf;
+	(void)size;
+#endif
+	return NULL;
+}
