@@ -150,7 +150,7 @@ cc -O2 -g -pthread -o pexit "$CAPFIX/pexit.c" || fail capture-pthread-exit "cann
 start_target ./pexit || fail capture-pthread-exit-start "target not ready"
 timeout 120 "$SFCAPTURE" -q -p $TPID -d 0.5 --to lines -o pexit.lines 2> pexit.err
 rc=$?
-if [ $rc -eq 0 ] && grep -q ';worker;pause$' pexit.lines; then pass capture-pthread-exit; else
+if [ $rc -eq 0 ] && grep -q ';worker;pause\(;[^;]*_\[k\]\)*$' pexit.lines; then pass capture-pthread-exit; else
 	fail capture-pthread-exit "status $rc: $(head -n 2 pexit.err) $(head -n 2 pexit.lines 2>/dev/null)"; fi
 stop_target
 
@@ -273,7 +273,17 @@ for f, c in sorted(cnt.items(), key=lambda x: (-x[1], d["frames"][x[0]]["name"],
     if c < 5:
         continue
     fr = d["frames"][f]
-    want.append("        %-8d%s  (in %s)  [%s]" % (c, fr["name"], os.path.basename(fr["module"]), fr["address"]))
+    # as sample prints a frame: "(in MODULE)" where there is a module,
+    # "[0xADDR]" (and "FILE:LINE") where there is an address: kernel
+    # frames have a module and no address, Python frames neither
+    line = "        %-8d%s" % (c, fr["name"] or "???")
+    if fr.get("module"):
+        line += "  (in %s)" % os.path.basename(fr["module"])
+    if fr.get("address"):
+        line += "  [%s]" % fr["address"]
+        if fr.get("file") and fr.get("line"):
+            line += "  %s:%d" % (fr["file"], fr["line"])
+    want.append(line)
 text = open(sys.argv[2]).read().split("\n")
 a = text.index("Total number in stack (recursive counted multiple, when >=5):")
 got = []
