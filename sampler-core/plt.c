@@ -1,10 +1,10 @@
 /*
- * plt.c - "name@plt" for a pc inside a PLT stub (x86-64).  A stub is an
+ * plt.c - "name@plt" for a pc inside a PLT entry (x86-64).  An entry is an
  * indirect jump through a GOT slot (after an optional endbr64 and bnd
  * prefix): "jmp *DISP(%rip)", in .plt (lazy binding, the first entry is
  * the resolver's), .plt.sec (IBT) or .plt.got (bound at load).  The slot's
  * relocation, in .rela.plt or .rela.dyn, names the symbol, as objdump
- * labels the stubs.
+ * labels the entries.
  */
 #include "capture_int.h"
 #include "source.h"

@@ -63,7 +63,7 @@ int sfc__push_addr(struct sfc_session *s, struct sf_ctx *ctx,
 		   sf_stack_id *st);
 
 /* plt.c: "name@plt" when addr (an address of elf's own, bias removed)
- * is in a PLT stub, into buf; else NULL (and elsewhere than x86-64) */
+ * is in a PLT entry, into buf; else NULL (and elsewhere than x86-64) */
 const char *sfc__plt_name(Elf *elf, uint64_t addr, char *buf, size_t size);
 
 /* jitmap.c: names for JIT code from /tmp/perf-PID.map */

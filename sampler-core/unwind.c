@@ -568,7 +568,7 @@ int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 				if (st == 0 && dem)
 					name = dem;
 			}
-			/* plt.c: a PLT stub has no symbol of its own */
+			/* plt.c: a PLT entry has no symbol of its own */
 			const char *pn = elf ? sfc__plt_name(elf, rel, pltname,
 							     sizeof(pltname))
 					     : NULL;

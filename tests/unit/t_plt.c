@@ -1,6 +1,6 @@
 /*
- * t_plt - sfcapture names a pc inside a PLT stub "name@plt"
- * (sampler-core/plt.c) as objdump labels the stubs: every stub of this
+ * t_plt - sfcapture names a pc inside a PLT entry "name@plt"
+ * (sampler-core/plt.c) as objdump labels the entries: every PLT entry of this
  * program's own executable, at its first and last byte.
  */
 #include "unit.h"
@@ -18,7 +18,7 @@ int main(void)
 	int checked = 0;
 
 #if !defined(__x86_64__)
-	printf("SKIP: plt-names: PLT stubs are decoded on x86-64 only\n");
+	printf("SKIP: plt-names: PLT entries are decoded on x86-64 only\n");
 	return 0;
 #endif
 	if (n <= 0 || system("objdump --version >/dev/null 2>&1")) {
@@ -49,7 +49,7 @@ int main(void)
 		char label[400];
 		snprintf(label, sizeof(label), "plt-names %s", name);
 		CHECK_STR(label, name, got);
-		/* the last byte of an 8-byte stub is still that stub */
+		/* the last byte of an 8-byte entry is still that entry */
 		got = sfc__plt_name(elf, a + 7, buf, sizeof(buf));
 		snprintf(label, sizeof(label), "plt-names %s+7", name);
 		CHECK_STR(label, name, got);
@@ -58,9 +58,9 @@ int main(void)
 	if (p)
 		pclose(p);
 	CHECK("plt-names-some", checked > 0);
-	/* not a stub: main itself */
+	/* not a PLT entry: main itself */
 	GElf_Ehdr eh;
-	CHECK("plt-not-a-stub", gelf_getehdr(elf, &eh) &&
+	CHECK("plt-not-an-entry", gelf_getehdr(elf, &eh) &&
 	      sfc__plt_name(elf, eh.e_entry, buf, sizeof(buf)) == NULL);
 	elf_end(elf);
 	close(fd);
