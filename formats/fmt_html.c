@@ -42,11 +42,14 @@
  *   b      for a comparison, the BASE side the same way (w is NEW).
  *   tracks when samples have timestamps and threads (a capture, a trace;
  *          at most HTML_MAX_TRACK samples), per thread of the JSON's
- *          "threads" [{"name"}], in that order: varint count, then per
+ *          "threads" [{"name", "proc"}] ("proc": its process,
+ *          "comm-PID", where the thread has a pid), in that order:
+ *          varint count, then per
  *          sample in time order varint (time - previous time; the first
  *          from the JSON's "t0", ns), varint stack node, varint 1 + index
  *          of its "state" label in the JSON's "states" (0: none).  The
- *          page draws one track per thread over time.  The writer keeps
+ *          page draws one track per thread over time, under a heading
+ *          per process when the threads belong to several.  The writer keeps
  *          sample order (needs_order) for them, so a timed input's page
  *          grows with its samples; an untimed (aggregated) one's does not.
  * For a capture (some sample carries the "state" label sfcapture gives
@@ -264,6 +267,13 @@ static int write_tracks(const struct sf_profile *p, struct sf_output *o,
 		sf_thread_label(&d->threads[t], label, sizeof(label));
 		sf_output_puts(o, t ? ",{\"name\":" : "{\"name\":");
 		json_str(o, label);
+		if (d->threads[t].pid != SF_NO_ID) {
+			/* its process, "comm-PID", to group the tracks by */
+			sf_process_label(p, &d->threads[t], label,
+					 sizeof(label));
+			sf_output_puts(o, ",\"proc\":");
+			json_str(o, label);
+		}
 		sf_output_putc(o, '}');
 	}
 	sf_output_putc(o, ']');

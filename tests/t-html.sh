@@ -91,6 +91,20 @@ r=$($DATA cap.html tracks)
 [ "$r" = '[[[1000, 2, 1], [2000, 2, 1]], [[1000, 3, 2]]]' ] &&
 	[ "$($DATA cap.html states)" = '["running", "sleeping"]' ] &&
 	pass html-capture-tracks || fail html-capture-tracks "$r"
+# a capture of two processes (the fixture plus a child process 20 whose
+# one sample is main;compute): each thread names its process, "comm-PID"
+# of the process's main thread, and the page groups the tracks by it
+python3 - "$FIX/html/capture.json" > cap2.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["threads"].append({"pid": 20, "tid": 20, "name": "child"})
+d["samples"].append([2, 2, 1500, 1, 1])
+print(json.dumps(d))
+PY
+$SFCONV cap2.json -o cap2.html 2>/dev/null
+r=$($DATA cap2.html threads)
+[ "$r" = '[{"name": "main-10", "proc": "main-10"}, {"name": "worker-11", "proc": "main-10"}, {"name": "child-20", "proc": "child-20"}]' ] &&
+	pass html-capture-processes || fail html-capture-processes "$r"
 [ "$($DATA small.html tracks)" = null ] && pass html-no-tracks-without-time ||
 	fail html-no-tracks-without-time "small.html has tracks"
 [ "$($DATA small.html sample)" = null ] && pass html-no-sample-report-without-capture ||

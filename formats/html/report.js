@@ -590,24 +590,50 @@
   // sample's (at least 1 px), green while running, grey while in another
   // state (blocked), blue without a state; magenta where its stack holds
   // the selected function.  Clicking a sample selects its leaf function.
+  // Threads of several processes (a capture of a process tree) are
+  // grouped under one heading row per process, in order of first thread.
   const TH = 18, LW = 160;
-  let trackHit = null;
+  let trackHit = null, trackRows = null;
+  function trackLayout() {
+    const procs = new Map();
+    D.threads.forEach((t, i) => {
+      const k = t.proc || '';
+      if (!procs.has(k)) procs.set(k, []);
+      procs.get(k).push(i);
+    });
+    const rows = [];  // a track index, or -1 - (heading's process number)
+    const heads = [...procs.keys()];
+    heads.forEach((k, n) => {
+      if (heads.length > 1) rows.push(-1 - n);
+      for (const i of procs.get(k)) rows.push(i);
+    });
+    return { rows, heads };
+  }
   function tracksDraw() {
     const cv = $('tracks'), tr = D.tracks;
     let end = 0;
     for (const x of tr) if (x.tm.length) end = Math.max(end, x.tm[x.tm.length - 1]);
     const W = Math.max(400, $('v-threads').clientWidth - 20 || 1200);
-    const H = tr.length * TH + 20;
+    const lay = trackLayout();
+    trackRows = lay.rows;
+    const H = lay.rows.length * TH + 20;
     const g = canvas2d(cv, W, H);
     const scale = (W - LW - 10) / (end || 1);
     // which raw stack nodes hold the selected function
     const has = st.sel >= 0 ? new Uint8Array(D.n) : null;
     if (has) for (let i = 1; i < D.n; i++) has[i] = has[D.parent[i]] || D.func[i] === st.sel ? 1 : 0;
     const run = D.states.indexOf('running') + 1;
-    tr.forEach((x, r) => {
+    lay.rows.forEach((ti, r) => {
       const y = r * TH;
       g.fillStyle = '#000';
-      g.fillText((D.threads[r].name || '?').slice(0, 22), 2, y + TH / 2);
+      if (ti < 0) {
+        g.font = 'bold 12px Verdana, sans-serif';
+        g.fillText('process ' + (lay.heads[-1 - ti] || '?'), 2, y + TH / 2);
+        g.font = '12px Verdana, sans-serif';
+        return;
+      }
+      const x = tr[ti];
+      g.fillText('  '.repeat(lay.heads.length > 1 ? 1 : 0) + (D.threads[ti].name || '?').slice(0, 22), 2, y + TH / 2);
       for (let j = 0; j < x.tm.length; j++) {
         const x0 = LW + x.tm[j] * scale;
         const x1 = j + 1 < x.tm.length ? LW + x.tm[j + 1] * scale : x0 + 1;
@@ -621,12 +647,14 @@
     g.fillText((end / 1e6).toFixed(1) + ' ms', W - 70, H - 8);
     trackHit = { scale };
     $('tracksinfo').textContent = tr.reduce((a, x) => a + x.tm.length, 0).toLocaleString('en-US') +
-      ' timed samples in ' + tr.length + ' threads' + (D.states.length ? '; states: ' + D.states.join(', ') : '');
+      ' timed samples in ' + tr.length + ' threads' +
+      (lay.heads.length > 1 ? ' of ' + lay.heads.length + ' processes' : '') + (D.states.length ? '; states: ' + D.states.join(', ') : '');
   }
   function trackAt(ev) {
     const r = $('tracks').getBoundingClientRect();
     const x = ev.clientX - r.left, row = Math.floor((ev.clientY - r.top) / TH);
-    const tr = D.tracks[row];
+    const ti = trackRows ? trackRows[row] : row;
+    const tr = ti >= 0 ? D.tracks[ti] : null;
     if (!tr || !trackHit || x < LW || !tr.tm.length) return -1;
     const t = (x - LW) / trackHit.scale;
     let lo = 0, hi = tr.tm.length - 1;

@@ -268,6 +268,20 @@ async function open(browser, file, hash) {
     check('html-threads-view', info === '3 timed samples in 2 threads; states: running, sleeping' &&
           tsel === 'poll' && !tk.errors.length, J([info, tsel, tk.errors]));
     await tk.page.close();
+    // threads of two processes: a heading row per process, then its
+    // threads; a click on the child's row (the fifth) selects compute
+    const tp = await open(c.browser, 'cap2.html', '#view=threads');
+    const pinfo = await tp.page.evaluate(() => document.getElementById('tracksinfo').textContent);
+    const pb = await tp.page.evaluate(() => { const r = document.getElementById('tracks').getBoundingClientRect();
+      return { x: r.left, y: r.top }; });
+    await tp.page.mouse.click(pb.x + 160 + 5, pb.y + 2 * 18 + 9);
+    const psel1 = await tp.page.evaluate(() => window.sfReport.selected());
+    await tp.page.mouse.click(pb.x + 160 + 5, pb.y + 4 * 18 + 9);
+    const psel2 = await tp.page.evaluate(() => window.sfReport.selected());
+    check('html-threads-by-process',
+          pinfo === '4 timed samples in 3 threads of 2 processes; states: running, sleeping' &&
+          psel1 === 'poll' && psel2 === 'compute' && !tp.errors.length, J([pinfo, psel1, psel2, tp.errors]));
+    await tp.page.close();
     const noSample = await open(c.browser, 'small.html', '#view=sample');
     const ns = await noSample.page.evaluate(() => [document.querySelector('#tabs button[data-view="sample"]').hidden,
       location.hash]);
