@@ -1286,7 +1286,8 @@ static void order_cur(struct sfc_session *s)
 		s->cur[i].order = (uint64_t)(s->cur[i].state == 'R') << 62 |
 				  (missed & ((UINT64_C(1) << 62) - 1));
 	}
-	qsort(s->cur, s->ncur, sizeof(*s->cur), order_cmp);
+	if (s->ncur)   /* never qsort(NULL, 0): cur is unset before a thread */
+		qsort(s->cur, s->ncur, sizeof(*s->cur), order_cmp);
 }
 
 static int tick(struct sfc_session *s, struct sf_ctx *ctx)
@@ -2111,7 +2112,9 @@ static int emit_proc(struct sfc_session *s, struct sf_ctx *ctx,
 		for (int j = 0; j < SFC_NHOW; j++)
 			lab[i][j] = UINT32_MAX;
 	/* samples of skipped ticks were added after later ones */
-	qsort(s->samples, s->nsamples, sizeof(*s->samples), sample_cmp);
+	if (s->nsamples)   /* a process of the tree may have none (NULL) */
+		qsort(s->samples, s->nsamples, sizeof(*s->samples),
+		      sample_cmp);
 	for (size_t i = 0; i < s->nsamples; i++) {
 		const struct sfc_sample *x = &s->samples[i];
 		const char *k = strchr(states, x->state);

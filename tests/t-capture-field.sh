@@ -11,7 +11,7 @@ seq 100000 > plain.out
 timeout 120 "$SFCAPTURE" -o own.json -- sh -c 'seq 100000' > own.out 2> own.err
 rc=$?
 if [ $rc -eq 0 ] && cmp -s plain.out own.out; then pass capture-cmd-stdout-own; else
-	fail capture-cmd-stdout-own "status $rc, $(cmp plain.out own.out 2>&1 | head -n 1)"; fi
+	fail capture-cmd-stdout-own "status $rc, $(cmp plain.out own.out 2>&1 | head -n 1) $(grep -v "^ \|^$" own.err | head -n 3)"; fi
 # and when the command runs long enough to be sampled, the report is
 # still not on its standard output
 timeout 120 "$SFCAPTURE" -o own2.json -- sh -c 'sleep 0.5; seq 1000' > own2.out 2> own2.err
