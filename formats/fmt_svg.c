@@ -653,8 +653,11 @@ static void write_subtitle(struct svgw *s, const struct svg_graph *g,
 				sf_profile_prop(p, "diff.normalized") ?
 				" (base normalised)" : "");
 		if (g->offcpu && n < sizeof(sub))
-			snprintf(sub + n, sizeof(sub) - n,
-				 "%sblue: mostly off-CPU", n ? "; " : "");
+			snprintf(sub + n, sizeof(sub) - n, "%s%s",
+				 n ? "; " : "", g->waits ?
+				 "mostly off-CPU, by wait: purple lock, "
+				 "blue I/O, aqua sleep, green other syscall, "
+				 "grey no syscall" : "blue: mostly off-CPU");
 	}
 	element_text(s, NULL, "subtitle", ly->width / 2, 3.5 * o->fontsize,
 		     "middle", text);
@@ -792,8 +795,8 @@ static int svg_write(const struct sf_profile *p, struct sf_output *out,
 		if (g.diff)
 			svg_colour_diff(nd->sw - nd->swb, maxdelta, o.negate,
 					fill, sizeof(fill));
-		else if ((rc = svg_colour_frame(col, ctx, nd, g.offcpu, fill,
-						sizeof(fill))))
+		else if ((rc = svg_colour_frame(col, ctx, nd, g.offcpu,
+						g.waits, fill, sizeof(fill))))
 			break;
 		write_frame(s, &g, nd, &o, &ly, fill, unit);
 	}

@@ -20,6 +20,17 @@ enum svg_palette {
 	PAL_JS, PAL_PERL,
 };
 
+/* What a blocked sample waits for, from its "syscall" label (sfcapture):
+ * the order breaks ties when a frame's kinds weigh the same. */
+enum svg_wait {
+	SVG_WAIT_LOCK,    /* futex, futex_waitv, flock */
+	SVG_WAIT_IO,      /* read/write/recv/send/poll/select/epoll_wait... */
+	SVG_WAIT_SLEEP,   /* nanosleep, clock_nanosleep */
+	SVG_WAIT_OTHER,   /* any other system call */
+	SVG_WAIT_NONE,    /* off-CPU without a syscall label */
+	SVG_WAIT_N
+};
+
 /* How a frame's palette position is chosen. */
 enum svg_colour_key {
 	KEY_NAME,    /* a hash of the name (ours; the default, and inferno's
@@ -64,6 +75,7 @@ struct svg_node {
 	double wb;      /* inclusive BASE weight (differential) */
 	double sw, swb; /* self weights: NEW, BASE */
 	double off;     /* inclusive weight of off-CPU samples */
+	double wait[SVG_WAIT_N]; /* inclusive off-CPU weight per wait kind */
 	double pre;     /* the parent's self weight drawn before this
 			 * node: all of it in a merged graph (flamegraph.pl's
 			 * sorted lines put "a N" before "a;b N"), what came
@@ -81,6 +93,8 @@ struct svg_graph {
 	double total;      /* the width's weight: the sum, or --total */
 	bool diff;
 	bool offcpu;       /* the samples carry the "state" label */
+	bool waits;        /* an off-CPU sample carries the "syscall" label:
+			    * off-CPU frames are coloured by wait kind */
 	size_t drawn, elided, removed;
 	double minpx;      /* effective minimum width in pixels */
 	bool capped;       /* --max-frames raised it */
@@ -113,10 +127,12 @@ int svg_colours_new(struct svg_colours **out, struct sf_ctx *ctx,
 		    const struct svg_opts *o);
 /* The fill of `nd` as "rgb(r,g,b)" into buf (at least 32 bytes); on-CPU
  * frames of an off-CPU aware graph in the palette, off-CPU ones in
- * blue-grey ("io").  Returns 0 or SF_ENOMEM. */
+ * blue-grey ("io"), or with `waits` by their heaviest wait kind: lock
+ * purple, I/O blue-grey, sleep aqua, other system call green, none grey.
+ * Returns 0 or SF_ENOMEM. */
 int svg_colour_frame(struct svg_colours *c, struct sf_ctx *ctx,
-		     const struct svg_node *nd, bool offcpu, char *buf,
-		     size_t size);
+		     const struct svg_node *nd, bool offcpu, bool waits,
+		     char *buf, size_t size);
 /* Red where it grew, blue where it shrank (or the opposite with
  * --negate); grey without change. */
 void svg_colour_diff(double delta, double maxdelta, bool negate, char *buf,

@@ -396,8 +396,8 @@ int svg_colours_new(struct svg_colours **out, struct sf_ctx *ctx,
 }
 
 int svg_colour_frame(struct svg_colours *c, struct sf_ctx *ctx,
-		     const struct svg_node *nd, bool offcpu, char *buf,
-		     size_t size)
+		     const struct svg_node *nd, bool offcpu, bool waits,
+		     char *buf, size_t size)
 {
 	double v[3];
 	int rgb[3];
@@ -438,10 +438,26 @@ int svg_colour_frame(struct svg_colours *c, struct sf_ctx *ctx,
 	}
 	}
 	/* off-CPU: a frame whose weight is mostly off-CPU is drawn in the
-	 * io palette (blue), as in off-CPU flame graphs */
-	enum svg_palette pal = offcpu && 2 * nd->off > nd->w ? PAL_IO :
-			       resolve(c->o->palette, nd);
-	base_colour(pal, v, rgb);
+	 * io palette (blue), as in off-CPU flame graphs; with wait kinds, in
+	 * the palette of its heaviest kind (the first on a tie) */
+	bool off = offcpu && 2 * nd->off > nd->w;
+	enum svg_wait wk = SVG_WAIT_IO;
+	if (off && waits)
+		for (int k = 0; k < SVG_WAIT_N; k++)
+			if (nd->wait[k] > nd->wait[wk] ||
+			    (nd->wait[k] == nd->wait[wk] && k < (int)wk))
+				wk = (enum svg_wait)k;
+	static const enum svg_palette wait_pal[] = {
+		[SVG_WAIT_LOCK] = PAL_PURPLE, [SVG_WAIT_IO] = PAL_IO,
+		[SVG_WAIT_SLEEP] = PAL_AQUA, [SVG_WAIT_OTHER] = PAL_GREEN,
+	};
+	if (off && wk == SVG_WAIT_NONE) {
+		/* blocked without a system call: grey */
+		rgb[0] = rgb[1] = rgb[2] = 150 + (int)(50 * v[0]);
+	} else {
+		base_colour(off ? wait_pal[wk] : resolve(c->o->palette, nd),
+			    v, rgb);
+	}
 	snprintf(buf, size, "rgb(%d,%d,%d)", rgb[0], rgb[1], rgb[2]);
 	if (e) {
 		snprintf(e->fill, sizeof(e->fill), "%s", buf);

@@ -165,35 +165,73 @@ static int child_of(struct builder *b, uint32_t par, const struct sf_frame *f,
 
 struct weights {
 	uint32_t t, tb;         /* the drawn type; BASE for a diff */
-	signed char *offcpu;    /* per label set: -1 unknown, 0 on, 1 off */
+	signed char *offcpu;    /* per label set: -1 unknown, 0 on, 1 + the
+				 * svg_wait kind when off */
 };
 
-static bool sample_off(const struct sf_profile *p, struct weights *wt,
-		       struct svg_graph *g, size_t i)
+/* The wait kind of a system call's name (sfcapture's "syscall" label). */
+static enum svg_wait wait_kind(const char *sc)
+{
+	static const char *const lock[] = { "futex", "futex_waitv", "flock",
+					    NULL };
+	static const char *const io[] = {
+		"read", "write", "readv", "writev", "pread64", "pwrite64",
+		"preadv", "pwritev", "preadv2", "pwritev2", "recvfrom",
+		"recvmsg", "recvmmsg", "sendto", "sendmsg", "sendmmsg",
+		"accept", "accept4", "connect", "poll", "ppoll", "select",
+		"pselect6", "epoll_wait", "epoll_pwait", "epoll_pwait2",
+		"splice", "sendfile", "io_getevents", "io_pgetevents",
+		"io_uring_enter", "fsync", "fdatasync", "openat", NULL
+	};
+	static const char *const sleep[] = { "nanosleep", "clock_nanosleep",
+					     NULL };
+	static const char *const *const kinds[] = { lock, io, sleep };
+
+	if (!sc)
+		return SVG_WAIT_NONE;
+	for (int k = 0; k < 3; k++)
+		for (int i = 0; kinds[k][i]; i++)
+			if (!strcmp(sc, kinds[k][i]))
+				return (enum svg_wait)k;
+	return SVG_WAIT_OTHER;
+}
+
+/* 0 for an on-CPU sample, else 1 + its wait kind. */
+static int sample_off(const struct sf_profile *p, struct weights *wt,
+		      struct svg_graph *g, size_t i)
 {
 	sf_labels_id l = p->d.samples[i].labels;
 
 	if (!wt->offcpu)
-		return false;
+		return 0;
 	if (wt->offcpu[l] < 0) {
 		const char *st = sf_profile_label(p, l, "state");
+		const char *sc = sf_profile_label(p, l, "syscall");
 		if (st)
 			g->offcpu = true;
-		wt->offcpu[l] = st && strcmp(st, "running");
+		wt->offcpu[l] = 0;
+		if (st && strcmp(st, "running")) {
+			wt->offcpu[l] = (signed char)(1 + wait_kind(sc));
+			if (sc)
+				g->waits = true;
+		}
 	}
-	return wt->offcpu[l] == 1;
+	return wt->offcpu[l];
 }
 
 static void add_sample(const struct sf_profile *p, struct weights *wt,
 		       struct svg_graph *g, size_t i, struct svg_node *nd)
 {
 	double w = p->d.ntypes ? sf_weight(p, i, wt->t) : 1;
+	int off;
 
 	nd->sw += w;
 	if (g->diff)
 		nd->swb += sf_weight(p, i, wt->tb);
-	if (sample_off(p, wt, g, i))
+	if ((off = sample_off(p, wt, g, i))) {
 		nd->off += w;
+		nd->wait[off - 1] += w;
+	}
 }
 
 /* The frames of stack `s` from the root, into b->path. */
@@ -402,6 +440,8 @@ int svg_graph_build(struct svg_graph *g, const struct sf_profile *p,
 		g->nodes[nd->parent].w += nd->w;
 		g->nodes[nd->parent].wb += nd->wb;
 		g->nodes[nd->parent].off += nd->off;
+		for (int k = 0; k < SVG_WAIT_N; k++)
+			g->nodes[nd->parent].wait[k] += nd->wait[k];
 	}
 	g->total = g->nodes[0].w;
 	/* --total: a larger sum than the samples', as flamegraph.pl (a
