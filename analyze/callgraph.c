@@ -327,6 +327,87 @@ static int cmp_ord(const void *a, const void *b)
 	return (x->pos < y->pos) - (x->pos > y->pos);   /* later in L first */
 }
 
+/* The heap of 5.2's cycle case: W's nodes by in/out as doubles, least
+ * first; a non-finite quotient keys as INFINITY and is counted apart. */
+struct rheap {
+	uint32_t *h, *at;   /* nodes; at[node] its slot, UINT32_MAX if none */
+	double *k;          /* by node */
+	size_t n;
+};
+
+static void rh_put(struct rheap *q, size_t i, uint32_t node)
+{
+	q->h[i] = node;
+	q->at[node] = (uint32_t)i;
+}
+
+static void rh_fix(struct rheap *q, size_t i)
+{
+	uint32_t node = q->h[i];
+	double k = q->k[node];
+
+	while (i && q->k[q->h[(i - 1) / 2]] > k) {
+		rh_put(q, i, q->h[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= q->n)
+			break;
+		if (c + 1 < q->n && q->k[q->h[c + 1]] < q->k[q->h[c]])
+			c++;
+		if (!(q->k[q->h[c]] < k))
+			break;
+		rh_put(q, i, q->h[c]);
+		i = c;
+	}
+	rh_put(q, i, node);
+}
+
+/* set node's key from ind/outd, adding it when absent */
+static void rh_key(struct rheap *q, uint32_t node, const double *ind,
+		   const double *outd, bool *nonfin, size_t *nnf)
+{
+	double v = ind[node] / outd[node];
+	bool f = !isfinite(v);
+
+	if (f != nonfin[node]) {
+		nonfin[node] = f;
+		*nnf = f ? *nnf + 1 : *nnf - 1;
+	}
+	q->k[node] = f ? INFINITY : v;
+	if (q->at[node] == UINT32_MAX)
+		rh_put(q, q->n++, node);
+	rh_fix(q, q->at[node]);
+}
+
+static void rh_out(struct rheap *q, uint32_t node, bool *nonfin, size_t *nnf)
+{
+	size_t i = q->at[node];
+
+	if (nonfin[node]) {
+		nonfin[node] = false;
+		(*nnf)--;
+	}
+	q->at[node] = UINT32_MAX;
+	if (i != --q->n) {
+		rh_put(q, i, q->h[q->n]);
+		rh_fix(q, i);
+	}
+}
+
+static int cmp_u32_asc(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_u32_desc(const void *a, const void *b)
+{
+	return cmp_u32_asc(b, a);
+}
+
 static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 {
 	size_t N = g->nnodes;
@@ -334,7 +415,13 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 	uint32_t *queue = malloc((N + 1) * sizeof(*queue));
 	bool *seen = calloc(N, sizeof(*seen));
 	bool *inw = calloc(N, sizeof(*inw));
-	uint32_t *W = malloc(N * sizeof(*W));
+	uint32_t *cand = malloc(N * sizeof(*cand));
+	uint32_t *stk = malloc((2 * N + 2) * sizeof(*stk));
+	uint32_t *didx = malloc(N * sizeof(*didx));
+	uint32_t *hat = malloc(N * sizeof(*hat));
+	uint32_t *pk = malloc(N * sizeof(*pk)), *pr = malloc(N * sizeof(*pr));
+	unsigned char *pend = calloc(N, sizeof(*pend));
+	bool *nonfin = calloc(N, sizeof(*nonfin));
 	uint32_t *left = malloc(N * sizeof(*left));
 	uint32_t *sinks = malloc(N * sizeof(*sinks));   /* per round */
 	uint32_t *right = malloc(N * sizeof(*right));
@@ -346,10 +433,11 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 	mpq_t *in = malloc(N * sizeof(*in)), *out = malloc(N * sizeof(*out));
 	struct ordkey *keys = malloc(N * sizeof(*keys));
 	mpq_t best, r;
-	size_t nd = 0, qh = 0, qt = 0, nw, nleft = 0, nright = 0;
+	size_t nd = 0, qh = 0, qt = 0, nleft = 0, nright = 0;
 	int rc = 0;
 
-	if (!disc || !queue || !seen || !inw || !W || !left || !sinks ||
+	if (!disc || !queue || !seen || !inw || !cand || !stk || !didx ||
+	    !hat || !pk || !pr || !pend || !nonfin || !left || !sinks ||
 	    !right || !srcs || !pos || !layer || !ind || !outd || !rd || !in ||
 	    !out || !keys) {
 		free(in);
@@ -394,67 +482,106 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 		outd[n] = mpq_get_d(out[n]);
 	}
 
-	/* 5.2 linear order.  NEEDSWORK: each round scans W, so a graph where
-	 * every round removes one node costs O(nodes^2) (fine for thousands
-	 * of functions, slow for hundreds of thousands). */
-	nw = nd;
-	for (size_t i = 0; i < nd; i++) {
-		W[i] = disc[nd - 1 - i];
-		inw[W[i]] = true;
+	/* 5.2 linear order.  Each round's sinks and sources are the nodes
+	 * whose out or in reached zero since the last round (kept in pk and
+	 * pr by discovery index, sorted into W order), and the cycle case
+	 * takes its candidates from a heap on in/out as doubles, so a round
+	 * costs what it removes and touches, not |W|. */
+	{
+	struct rheap q = { queue, hat, rd, 0 };
+	size_t nrem = nd, npk = 0, npr = 0, nnf = 0;
+
+	for (size_t d = 0; d < nd; d++) {
+		uint32_t n = disc[d];
+		didx[n] = (uint32_t)d;
+		inw[n] = true;
+		hat[n] = UINT32_MAX;
+		if (!mpq_sgn(out[n])) {
+			pend[n] |= 1;
+			pk[npk++] = (uint32_t)d;
+		}
+		if (!mpq_sgn(in[n])) {
+			pend[n] |= 2;
+			pr[npr++] = (uint32_t)d;
+		}
+		rh_key(&q, n, ind, outd, nonfin, &nnf);
 	}
-	while (nw) {
-		size_t nsinks = 0, nsrcs = 0, m = 0;
+	while (nrem) {
+		size_t nsinks = 0, nsrcs = 0;
 		if (sf_interrupted(ctx)) {
 			rc = sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
 			goto done;
 		}
-		for (size_t i = 0; i < nw; i++) {
-			if (!mpq_sgn(out[W[i]])) {
-				sinks[nsinks++] = W[i];
-				inw[W[i]] = false;
-			} else {
-				W[m++] = W[i];
-			}
+		/* W is reverse discovery order: higher index first */
+		qsort(pk, npk, sizeof(*pk), cmp_u32_desc);
+		for (size_t j = 0; j < npk; j++) {
+			uint32_t n = disc[pk[j]];
+			pend[n] &= ~1;
+			sinks[nsinks++] = n;
+			inw[n] = false;
+			rh_out(&q, n, nonfin, &nnf);
 		}
-		nw = m;
-		for (size_t i = 0; i < nw; i++)
-			if (!mpq_sgn(in[W[i]]))
-				srcs[nsrcs++] = W[i];
+		npk = 0;
+		qsort(pr, npr, sizeof(*pr), cmp_u32_desc);
+		for (size_t j = 0; j < npr; j++) {
+			uint32_t n = disc[pr[j]];
+			pend[n] &= ~2;
+			if (inw[n])
+				srcs[nsrcs++] = n;
+		}
+		npr = 0;
 		if (!nsinks && !nsrcs) {
 			/* all on cycles: minimal in/out, exactly; doubles
-			 * only narrow the candidates */
-			double mind = INFINITY;
-			for (size_t i = 0; i < nw; i++) {
-				rd[i] = ind[W[i]] / outd[W[i]];
-				if (rd[i] < mind)
-					mind = rd[i];
-			}
+			 * only narrow the candidates (any non-finite one is
+			 * a candidate: then look at all of W) */
+			double mind = q.n ? q.k[q.h[0]] : INFINITY;
 			double lim = mind + fabs(mind) * 1e-9 + 1e-300;
+			size_t nc = 0, sp = 0;
 			bool have = false;
-			for (size_t i = 0; i < nw; i++) {
-				if (!(rd[i] <= lim) && isfinite(rd[i]))
-					continue;
-				mpq_div(r, in[W[i]], out[W[i]]);
+			if (nnf) {
+				for (size_t d = 0; d < nd; d++) {
+					uint32_t n = disc[d];
+					double v;
+					if (!inw[n])
+						continue;
+					v = ind[n] / outd[n];
+					if (!(v <= lim) && isfinite(v))
+						continue;
+					cand[nc++] = (uint32_t)d;
+				}
+			} else if (q.n) {
+				stk[sp++] = 0;
+				while (sp) {
+					uint32_t i = stk[--sp];
+					if (i >= q.n || !(q.k[q.h[i]] <= lim))
+						continue;
+					cand[nc++] = didx[q.h[i]];
+					stk[sp++] = 2 * i + 1;
+					stk[sp++] = 2 * i + 2;
+				}
+			}
+			for (size_t j = 0; j < nc; j++) {
+				uint32_t n = disc[cand[j]];
+				mpq_div(r, in[n], out[n]);
 				if (!have || mpq_cmp(r, best) < 0) {
 					mpq_set(best, r);
 					have = true;
 				}
 			}
-			for (size_t i = nw; i-- > 0;) {
-				if (!(rd[i] <= lim) && isfinite(rd[i]))
-					continue;
-				mpq_div(r, in[W[i]], out[W[i]]);
+			/* in reverse W order: lower discovery index first */
+			qsort(cand, nc, sizeof(*cand), cmp_u32_asc);
+			for (size_t j = 0; j < nc; j++) {
+				uint32_t n = disc[cand[j]];
+				mpq_div(r, in[n], out[n]);
 				if (mpq_equal(r, best))
-					srcs[nsrcs++] = W[i];
+					srcs[nsrcs++] = n;
 			}
 		}
-		for (size_t i = 0; i < nsrcs; i++)
+		for (size_t i = 0; i < nsrcs; i++) {
 			inw[srcs[i]] = false;
-		m = 0;
-		for (size_t i = 0; i < nw; i++)
-			if (inw[W[i]])
-				W[m++] = W[i];
-		nw = m;
+			rh_out(&q, srcs[i], nonfin, &nnf);
+		}
+		nrem -= nsinks + nsrcs;
 		for (size_t pass = 0; pass < 2; pass++) {
 			uint32_t *list = pass ? sinks : srcs;
 			size_t cnt = pass ? nsinks : nsrcs;
@@ -468,6 +595,11 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 						continue;
 					mpq_sub(in[y], in[y], g->callee[e]);
 					ind[y] = mpq_get_d(in[y]);
+					if (!mpq_sgn(in[y]) && !(pend[y] & 2)) {
+						pend[y] |= 2;
+						pr[npr++] = didx[y];
+					}
+					rh_key(&q, y, ind, outd, nonfin, &nnf);
 				}
 				for (uint32_t i = g->in_start[n];
 				     i < g->in_start[n + 1]; i++) {
@@ -477,6 +609,11 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 						continue;
 					mpq_sub(out[x], out[x], g->caller[e]);
 					outd[x] = mpq_get_d(out[x]);
+					if (!mpq_sgn(out[x]) && !(pend[x] & 1)) {
+						pend[x] |= 1;
+						pk[npk++] = didx[x];
+					}
+					rh_key(&q, x, ind, outd, nonfin, &nnf);
 				}
 			}
 		}
@@ -485,6 +622,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 		/* RIGHT = SINKS + RIGHT: collect rounds, reverse at the end */
 		for (size_t j = nsinks; j-- > 0;)
 			right[nright++] = sinks[j];
+	}
 	}
 	/* L = LEFT + RIGHT; right[] holds RIGHT reversed */
 	for (size_t i = 0; i < nleft; i++)
@@ -535,7 +673,14 @@ done:
 	free(queue);
 	free(seen);
 	free(inw);
-	free(W);
+	free(cand);
+	free(stk);
+	free(didx);
+	free(hat);
+	free(pk);
+	free(pr);
+	free(pend);
+	free(nonfin);
 	free(left);
 	free(sinks);
 	free(right);
