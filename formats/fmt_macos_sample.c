@@ -241,9 +241,9 @@ static int on_node(struct smp_state *st, const char *l, size_t n)
 	const char *rest = sp + 1;
 	const char *paren = memchr(rest, '(', (size_t)(end - rest));
 	const char *fe = paren ? paren : end;
+	const char *in = NULL, *ad = NULL;
 	if (st->exact) {
 		/* names may hold '(' and blanks: "f(int)  (in m)  [0x1]" */
-		const char *in = NULL, *ad = NULL;
 		for (const char *q = rest; q < end; q++) {
 			if (end - q >= 6 && !memcmp(q, "  (in ", 6))
 				in = q;
@@ -262,10 +262,20 @@ static int on_node(struct smp_state *st, const char *l, size_t n)
 			if (!memcmp(q, "(in ", 4))
 				m = q + 4;
 		const char *close = memchr(m, ')', (size_t)(end - m));
+		if (st->exact && in) {
+			/* our writer's module is the base name as it is,
+			 * ')' and ".dylib" included: up to the last ')'
+			 * before the address */
+			m = in + 6;
+			close = NULL;
+			for (const char *q = m; q < (ad > in ? ad : end); q++)
+				if (*q == ')')
+					close = q;
+		}
 		if (close) {
 			mod = m;
 			modn = (size_t)(close - m);
-			if (ends_with(mod, modn, ".dylib"))
+			if (!st->exact && ends_with(mod, modn, ".dylib"))
 				modn -= 6;
 		}
 	}
