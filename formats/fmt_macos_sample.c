@@ -262,13 +262,15 @@ static int on_node(struct smp_state *st, const char *l, size_t n)
 			if (!memcmp(q, "(in ", 4))
 				m = q + 4;
 		const char *close = memchr(m, ')', (size_t)(end - m));
-		if (st->exact && in) {
+		if (st->exact) {
 			/* our writer's module is the base name as it is,
 			 * ')' and ".dylib" included: up to the last ')'
-			 * before the address */
-			m = in + 6;
+			 * before the address; none without "  (in " (a ')'
+			 * in the name is no module) */
+			const char *stop = in && ad > in ? ad : end;
+			m = in ? in + 6 : end;
 			close = NULL;
-			for (const char *q = m; q < (ad > in ? ad : end); q++)
+			for (const char *q = m; q < stop; q++)
 				if (*q == ')')
 					close = q;
 		}

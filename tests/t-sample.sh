@@ -146,9 +146,11 @@ cat > mod.json <<'J'
 {"format":"sftools-profile","version":1,"sample_types":[{"type":"samples","unit":"count"}],
  "threads":[{"tid":3,"name":"t"}],
  "frames":[{"name":"a","module":"/opt/my app [x]/lib (1).so","address":"0x10"},
-  {"name":"b","module":"/opt/libz.dylib.dylib","address":"0x20"}],
- "stacks":[[0,0],[1,1]],"samples":[[2,0,null,0,2]]}
+  {"name":"b","module":"/opt/libz.dylib.dylib","address":"0x20"},
+  {"name":"c) d"}],
+ "stacks":[[0,0],[1,1],[2,2]],"samples":[[3,0,null,0,2]]}
 J
+# (a ')' in a name without a module makes no module)
 printf '"module":"lib (1).so"\n"module":"libz.dylib.dylib"\n' > mod.want
 $SFCONV -q mod.json --to sample > mod1.txt
 $SFCONV -q --from sample mod1.txt --to sample > mod2.txt
