@@ -572,6 +572,8 @@ struct wtot {
 	uint32_t frame;
 	uint64_t count;
 	const char *name;
+	const char *module;
+	uint64_t address;
 };
 
 struct wr {
@@ -867,7 +869,8 @@ out:
 	return rc;
 }
 
-/* most first, then by name, then by frame */
+/* most first, then by name, module and address (as the lines read, not
+ * the frame table's order, which a reader may change), then by frame */
 static int total_cmp(const void *a, const void *b)
 {
 	const struct wtot *x = a, *y = b;
@@ -877,6 +880,10 @@ static int total_cmp(const void *a, const void *b)
 		return x->count > y->count ? -1 : 1;
 	if ((c = strcmp(x->name, y->name)))
 		return c;
+	if ((c = strcmp(x->module, y->module)))
+		return c;
+	if (x->address != y->address)
+		return x->address < y->address ? -1 : 1;
 	return x->frame < y->frame ? -1 : x->frame > y->frame;
 }
 
@@ -896,7 +903,10 @@ static int write_total(struct wr *w)
 	for (size_t f = 0; f < p->d.nframes; f++)
 		if (w->inw[f] >= 5)
 			t[n++] = (struct wtot){ (uint32_t)f, w->inw[f],
-				p->d.frames[f].name ? p->d.frames[f].name : "" };
+				p->d.frames[f].name ? p->d.frames[f].name : "",
+				p->d.frames[f].module ?
+					base_name(p->d.frames[f].module) : "",
+				p->d.frames[f].address };
 	qsort(t, n, sizeof(*t), total_cmp);
 	for (size_t i = 0; i < n; i++) {
 		sf_output_printf(w->out, "        %-8llu",
