@@ -644,7 +644,9 @@ static void put_text(struct sf_output *o, const char *s)
  * (without "+ offset": the model has no symbol start) */
 static void put_frame(struct sf_output *o, const struct sf_frame *f)
 {
-	put_text(o, f->name[0] ? f->name : "???");
+	/* a name of blanks only would vanish with the line's trailing
+	 * blanks, leaving a line without a function: "???" as for none */
+	put_text(o, f->name[strspn(f->name, " \t\r\n")] ? f->name : "???");
 	if (f->module) {
 		sf_output_puts(o, "  (in ");
 		put_text(o, base_name(f->module));
