@@ -241,9 +241,9 @@ static int on_node(struct smp_state *st, const char *l, size_t n)
 	const char *rest = sp + 1;
 	const char *paren = memchr(rest, '(', (size_t)(end - rest));
 	const char *fe = paren ? paren : end;
+	const char *in = NULL, *ad = NULL;
 	if (st->exact) {
 		/* names may hold '(' and blanks: "f(int)  (in m)  [0x1]" */
-		const char *in = NULL, *ad = NULL;
 		for (const char *q = rest; q < end; q++) {
 			if (end - q >= 6 && !memcmp(q, "  (in ", 6))
 				in = q;
@@ -262,10 +262,22 @@ static int on_node(struct smp_state *st, const char *l, size_t n)
 			if (!memcmp(q, "(in ", 4))
 				m = q + 4;
 		const char *close = memchr(m, ')', (size_t)(end - m));
+		if (st->exact) {
+			/* our writer's module is the base name as it is,
+			 * ')' and ".dylib" included: up to the last ')'
+			 * before the address; none without "  (in " (a ')'
+			 * in the name is no module) */
+			const char *stop = in && ad > in ? ad : end;
+			m = in ? in + 6 : end;
+			close = NULL;
+			for (const char *q = m; q < stop; q++)
+				if (*q == ')')
+					close = q;
+		}
 		if (close) {
 			mod = m;
 			modn = (size_t)(close - m);
-			if (ends_with(mod, modn, ".dylib"))
+			if (!st->exact && ends_with(mod, modn, ".dylib"))
 				modn -= 6;
 		}
 	}
@@ -560,6 +572,8 @@ struct wtot {
 	uint32_t frame;
 	uint64_t count;
 	const char *name;
+	const char *module;
+	uint64_t address;
 };
 
 struct wr {
@@ -630,7 +644,9 @@ static void put_text(struct sf_output *o, const char *s)
  * (without "+ offset": the model has no symbol start) */
 static void put_frame(struct sf_output *o, const struct sf_frame *f)
 {
-	put_text(o, f->name[0] ? f->name : "???");
+	/* a name of blanks only would vanish with the line's trailing
+	 * blanks, leaving a line without a function: "???" as for none */
+	put_text(o, f->name[strspn(f->name, " \t\r\n")] ? f->name : "???");
 	if (f->module) {
 		sf_output_puts(o, "  (in ");
 		put_text(o, base_name(f->module));
@@ -855,7 +871,8 @@ out:
 	return rc;
 }
 
-/* most first, then by name, then by frame */
+/* most first, then by name, module and address (as the lines read, not
+ * the frame table's order, which a reader may change), then by frame */
 static int total_cmp(const void *a, const void *b)
 {
 	const struct wtot *x = a, *y = b;
@@ -865,6 +882,10 @@ static int total_cmp(const void *a, const void *b)
 		return x->count > y->count ? -1 : 1;
 	if ((c = strcmp(x->name, y->name)))
 		return c;
+	if ((c = strcmp(x->module, y->module)))
+		return c;
+	if (x->address != y->address)
+		return x->address < y->address ? -1 : 1;
 	return x->frame < y->frame ? -1 : x->frame > y->frame;
 }
 
@@ -884,7 +905,10 @@ static int write_total(struct wr *w)
 	for (size_t f = 0; f < p->d.nframes; f++)
 		if (w->inw[f] >= 5)
 			t[n++] = (struct wtot){ (uint32_t)f, w->inw[f],
-				p->d.frames[f].name ? p->d.frames[f].name : "" };
+				p->d.frames[f].name ? p->d.frames[f].name : "",
+				p->d.frames[f].module ?
+					base_name(p->d.frames[f].module) : "",
+				p->d.frames[f].address };
 	qsort(t, n, sizeof(*t), total_cmp);
 	for (size_t i = 0; i < n; i++) {
 		sf_output_printf(w->out, "        %-8llu",

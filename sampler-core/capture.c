@@ -801,6 +801,7 @@ static int perf_all(struct sfc_session *s, struct sf_ctx *ctx)
 			   s->tickno >= c->perf_after && sfc__perf_arm(s, c);
 		armed += t->armed;
 	}
+	sfc__perf_refused(s, ctx);
 	if (!armed)
 		return 0;
 	s->st.perf_armed += armed;

@@ -314,6 +314,8 @@ struct sfc_session {
 	uint32_t tickno;
 	bool perf;              /* sample running threads with a perf event
 				 * instead of a stop (perf.c) */
+	int perf_errno;         /* why perf_event_open was refused; 0: not */
+	bool perf_warned;       /* head: the refusal was said */
 	size_t ncpus;           /* online CPUs */
 	bool spin;              /* more than one CPU: spinning may pay */
 	bool spinning;          /* the tick waits for its stops: the
@@ -417,6 +419,9 @@ int sfc__perf_take(struct sfc_session *s, struct sfc_cthread *c,
 		   struct sfc_thr *t, unsigned char *stack);
 /* Disarm c's event and drop what it wrote. */
 void sfc__perf_cancel(struct sfc_cthread *c);
+/* After sfc__perf_arm turned perf off: one warning for the capture
+ * (kind capture.perf_refused) naming kernel.perf_event_paranoid. */
+void sfc__perf_refused(struct sfc_session *s, struct sf_ctx *ctx);
 void sfc__perf_close(struct sfc_cthread *c);
 
 /* unwind.c */

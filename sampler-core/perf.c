@@ -6,12 +6,13 @@
  * the thread's own CPU time after the tick.  The thread is not
  * descheduled, only interrupted, and the sample is a real moment of it.
  * Where perf_event_open is refused (perf_event_paranoid, seccomp, no
- * CONFIG_PERF_EVENTS) sfc__perf_open says so once and the session stops
- * threads as before.
+ * CONFIG_PERF_EVENTS) sfc__perf_arm records why, sfc__perf_refused says
+ * so once and the session stops threads as before.
  */
 #include "capture_int.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -106,8 +107,10 @@ bool sfc__perf_arm(struct sfc_session *s, struct sfc_cthread *c)
 		/* refused for every thread alike (paranoid level, seccomp,
 		 * no perf events): stop using it */
 		if (errno == EACCES || errno == EPERM || errno == ENOSYS ||
-		    errno == ENOENT || errno == EOPNOTSUPP || errno == EINVAL)
+		    errno == ENOENT || errno == EOPNOTSUPP || errno == EINVAL) {
 			s->perf = false;
+			s->perf_errno = errno;
+		}
 		return false;
 	}
 	perf_drain(c);
@@ -231,3 +234,42 @@ int sfc__perf_take(struct sfc_session *s, struct sfc_cthread *c,
 	return 0;
 }
 #endif
+
+/* Say once, for the whole capture, that perf_event_open was refused and
+ * threads are stopped instead: the paranoid level and its fix when the
+ * kernel refused permission. */
+void sfc__perf_refused(struct sfc_session *s, struct sf_ctx *ctx)
+{
+	struct sfc_session *h = s->head ? s->head : s;
+	char lvl[16] = "?";
+	FILE *f;
+
+	if (!s->perf_errno || h->perf_warned)
+		return;
+	h->perf_warned = true;
+	if ((f = fopen("/proc/sys/kernel/perf_event_paranoid", "re"))) {
+		if (!fgets(lvl, sizeof(lvl), f))
+			strcpy(lvl, "?");
+		lvl[strcspn(lvl, "\n")] = 0;
+		fclose(f);
+	}
+	if (s->perf_errno != EACCES && s->perf_errno != EPERM)
+		sf_warn(ctx, "capture.perf_refused",
+			"perf_event_open refused (%s): running threads are "
+			"stopped with ptrace instead (no perf events in this "
+			"kernel?)", strerror(s->perf_errno));
+	else if (atoi(lvl) > 2)
+		sf_warn(ctx, "capture.perf_refused",
+			"perf_event_open refused (%s): running threads are "
+			"stopped with ptrace instead; kernel.perf_event_paranoid"
+			" is %s: 'sysctl kernel.perf_event_paranoid=2' (or "
+			"CAP_PERFMON) lets sfcapture sample them without a stop",
+			strerror(s->perf_errno), lvl);
+	else
+		sf_warn(ctx, "capture.perf_refused",
+			"perf_event_open refused (%s) although "
+			"kernel.perf_event_paranoid is %s: seccomp or a "
+			"security module forbids it; running threads are "
+			"stopped with ptrace instead", strerror(s->perf_errno),
+			lvl);
+}

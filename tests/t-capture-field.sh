@@ -312,3 +312,28 @@ if have_peers && [ -r "$real" ]; then
 else
 	skip capture-sample-header "no peer fixture inferno/collapse-sample/sample.txt"
 fi
+
+# --- perf_event_open refused (as under kernel.perf_event_paranoid 3 or a
+# container's seccomp profile; here a seccomp filter on sfcapture alone,
+# so the machine's setting is left alone): the spinning thread is stopped
+# instead, and one warning says so, naming kernel.perf_event_paranoid and
+# its current value.  perf is only tried on x86_64, for a running thread
+# while fewer threads run than there are CPUs.
+if [ "$(uname -m)" != x86_64 ] || [ "$(nproc)" -lt 2 ] ||
+	[ ! -r /proc/sys/kernel/perf_event_paranoid ]; then
+	skip capture-perf-refused "needs x86_64, two CPUs and /proc/sys/kernel/perf_event_paranoid"
+elif ! cc -O2 -o noperf "$CAPFIX/noperf.c" || ! ./noperf true; then
+	skip capture-perf-refused "cannot install a seccomp filter here"
+else
+	lvl=$(cat /proc/sys/kernel/perf_event_paranoid)
+	start_target ./target_nofp || fail capture-perf-refused-start "target not ready"
+	./noperf timeout 120 "$SFCAPTURE" -p $TPID -d 0.5 -o noperf.json > /dev/null 2> noperf.err
+	rc=$?
+	stop_target
+	n=$(grep -c 'warning: perf_event_open refused' noperf.err)
+	sp=$(python3 -c 'import json,sys; print(dict(json.load(open(sys.argv[1]))["meta"]["properties"]).get("capture.stopless_perf"))' noperf.json 2>/dev/null)
+	if [ $rc -eq 0 ] && [ "$n" = 1 ] && [ "$sp" = 0 ] && [ "$(nsamples noperf.json)" -gt 0 ] &&
+		grep -q "warning: perf_event_open refused (Permission denied).*kernel\.perf_event_paranoid is $lvl\b.*stopped with ptrace" noperf.err; then
+		pass capture-perf-refused; else
+		fail capture-perf-refused "status $rc, $n warnings, stopless_perf $sp: $(head -n 3 noperf.err)"; fi
+fi

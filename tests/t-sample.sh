@@ -139,3 +139,22 @@ expect_same sfanalyze-sample-golden "$FIX/sample/writer-want.sample.txt" a0.txt
 $SFANALYZE -q --sample --sample-min 5 "$WIN" > a5.txt
 expect_same sfanalyze-sample-min p5.txt a5.txt
 expect_error sfanalyze-sample-no-filters 2 "^sfanalyze: --sample takes no filter" $SFANALYZE --sample --thread 100 "$WIN"
+
+# our own report reads back its module base names as written: ')' and
+# blanks inside, ".dylib" kept (issue 32: read -> write -> read stable)
+cat > mod.json <<'J'
+{"format":"sftools-profile","version":1,"sample_types":[{"type":"samples","unit":"count"}],
+ "threads":[{"tid":3,"name":"t"}],
+ "frames":[{"name":"a","module":"/opt/my app [x]/lib (1).so","address":"0x10"},
+  {"name":"b","module":"/opt/libz.dylib.dylib","address":"0x20"},
+  {"name":"c) d"}],
+ "stacks":[[0,0],[1,1],[2,2]],"samples":[[3,0,null,0,2]]}
+J
+# (a ')' in a name without a module makes no module)
+printf '"module":"lib (1).so"\n"module":"libz.dylib.dylib"\n' > mod.want
+$SFCONV -q mod.json --to sample > mod1.txt
+$SFCONV -q --from sample mod1.txt --to sample > mod2.txt
+$SFCONV -q --from sample mod2.txt --to sample > mod3.txt
+$SFCONV -q --from sample mod3.txt --to json | grep -o '"module":"[^"]*"' > mod.got
+expect_same sample-module-names-kept mod.want mod.got
+expect_same sample-reread-stable mod2.txt mod3.txt
