@@ -31,9 +31,11 @@ echo
 echo
 "$bin/sfconv" -q "$input" -o demo.svg --title "sftools demo: every thread, on and off CPU"
 "$bin/sfconv" -q "$input" -o demo.folded
+"$bin/sfconv" -q "$input" -o demo.html --title "sftools demo"
 "$bin/sfanalyze" --flat "$input" > demo.flat.txt
 echo "demo: capture:        $input   (native JSON: threads, states, times, modules)"
 echo "demo: sample report:  $out/demo.sample.txt"
+echo "demo: report page:    $out/demo.html  (one offline page: flame graph, tree, callers, call graph, threads over time)"
 echo "demo: flame graph:    $out/demo.svg   (open in a browser: click to zoom, Ctrl-F to search)"
 echo "demo: flat profile:   $out/demo.flat.txt"
 echo "demo: collapsed:      $out/demo.folded"
