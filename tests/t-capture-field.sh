@@ -269,7 +269,14 @@ for s in d["samples"]:
         cnt[f] += w
         i = parent
 want = []
-for f, c in sorted(cnt.items(), key=lambda x: (-x[1], d["frames"][x[0]]["name"], x[0])):
+# ties: by name, then module (base name), then address (none last), as
+# the writer orders them so that a read back keeps the order
+def tie(f):
+    fr = d["frames"][f]
+    a = fr.get("address")
+    return (fr["name"].encode(), os.path.basename(fr.get("module") or "").encode(),
+            int(a, 16) if a else 1 << 64, f)
+for f, c in sorted(cnt.items(), key=lambda x: (-x[1],) + tie(x[0])):
     if c < 5:
         continue
     fr = d["frames"][f]
