@@ -124,7 +124,7 @@ for prog in sfconv sfanalyze sfcapture; do
 		"$SF_BIN/$prog" --no-such-option
 done
 
-# libxml2 and libgvc are loaded on first use (formats/model/dynlib.h):
+# libxml2 and libgvc are loaded on first use (formats/base/dynlib.h):
 # a run that writes no SVG, reads no xctrace and draws no graph does not
 # load them; the runs that need them do.  The dynamic linker's own trace
 # (LD_DEBUG=files) says which files a process loaded.

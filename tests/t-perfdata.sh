@@ -1,5 +1,5 @@
 #!/bin/sh
-# perf.data read directly (formats/fmt_perfdata.c).
+# perf.data read directly (formats/perf/fmt_perfdata.c).
 #
 # 1. Files written by hand from the documented layout (tests/gen_perfdata.py,
 #    expected stacks derived by hand there): file and pipe mode, gzip,

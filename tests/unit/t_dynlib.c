@@ -1,5 +1,5 @@
 /*
- * t_dynlib.c - loading a library on first use (formats/model/dynlib.h):
+ * t_dynlib.c - loading a library on first use (formats/base/dynlib.h):
  * the slots are set only when the library and every symbol are there, a
  * failure is one SF_EIO line naming the library and is given again on
  * every later call, and a loaded function is the library's own (checked

@@ -1,6 +1,6 @@
 /*
  * t_heap.c - the allocation helpers advise the heap to use transparent
- * huge pages (sf_heap_advise, formats/model/ctx.c) and keep realloc's
+ * huge pages (sf_heap_advise, formats/base/ctx.c) and keep realloc's
  * contract.  The advice is read back from the kernel: the mapping that
  * holds a large block must carry VM_HUGEPAGE ("hg" in the VmFlags line of
  * /proc/self/smaps), whether or not huge pages were free to back it.

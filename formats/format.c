@@ -5,7 +5,8 @@
 #include <string.h>
 
 /* table.gen.h is written by the Makefile: one SF_FORMAT(name) line per
- * `const struct sf_format sf_format_NAME` defined in formats/fmt_*.c. */
+ * `const struct sf_format sf_format_NAME` defined in formats/fmt_*.c or
+ * formats/DIR/fmt_*.c. */
 #define SF_FORMAT(n) extern const struct sf_format sf_format_##n;
 #include "table.gen.h"
 #undef SF_FORMAT

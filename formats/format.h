@@ -1,12 +1,13 @@
 /*
  * format.h - one table of formats.
  *
- * Each format lives in formats/fmt_<name>.c and defines one
+ * Each format lives in formats/fmt_<name>.c (a format of several files in
+ * a sub-folder of its own, formats/DIR/fmt_<name>.c) and defines one
  *
  *     const struct sf_format sf_format_<name> = { ... };
  *
  * The build collects every such definition into the table (see the
- * Makefile rule for formats/table.gen.h), so adding a format is adding a
+ * Makefile rule for build/table.gen.h), so adding a format is adding a
  * file.  A format may read, write or both.
  *
  * Choosing a format (sf_format_detect): `--from NAME`, else the content
