@@ -9,7 +9,8 @@
 #
 # Passes: SF_PASSES="label:bindir:unitdir[:tier] ..." runs everything
 # once per pass (CI: plain, then ASan+UBSan); otherwise one pass with
-# $SF_BIN and $SF_UNIT.
+# $SF_BIN and $SF_UNIT.  unitdir is BUILD/tests: its parent holds the
+# pass's objects ($SF_BUILD).
 #
 # Choosing what runs:
 #   SF_TESTS="t-foo.sh t_bar"  only these scripts and unit programs
@@ -92,6 +93,7 @@ for pass in $passes; do
 	tier=${SF_TIER:-all}
 	case $unit in *:*) tier=${unit#*:}; unit=${unit%%:*} ;; esac
 	export SF_PASS=$label
+	export SF_BUILD=${unit%/tests}   # the pass's objects (t-layers.sh)
 	for t in "$top"/tests/t-*.sh; do
 		n=$(basename "$t")
 		selected "$n" || continue
