@@ -121,9 +121,6 @@ $(foreach d,$(FMT_DIRS),$(eval \
   $(BUILD)/formats/$(d)/%.o: INC = $(INC_FORMATS) -Iformats/$(d)))
 $(BUILD)/analyze/%.o: INC = $(INC_MODEL) -Ianalyze
 $(BUILD)/sampler-core/%.o: INC = $(INC_MODEL) -Isampler-core
-# TEMPORARY (#29 item 2 removes it): the sample report still reaches the
-# sample writer through the table.
-$(BUILD)/analyze/report.o: INC = $(INC_MODEL) -Ianalyze -Iformats
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -1,8 +1,9 @@
 /*
  * analyze.h - reports over a profile: call tree (top-down and inverted),
  * flat table, call graph (Racket profile/analyzer semantics, see
- * docs/analyze.md, section "Call graph"), and a diff of two
- * profiles.
+ * docs/analyze.md, section "Call graph"), a diff of two profiles, and
+ * the report macOS `sample` prints.  One table lists them
+ * (sf_an_reports).
  *
  * Pipeline
  *   profile --(filters, weights)--> view --> report --> sf_output
@@ -367,17 +368,92 @@ int sf_an_cg_report(struct sf_output *o, const struct sf_an_view *v,
  * an output file that asks for a rendered call graph. */
 const char *sf_an_render_format(const char *path);
 
-/* ----- reports: one call for what sfanalyze prints ----- */
+/* ----- the macOS `sample` report (sample.c) -----
+ *
+ * The report macOS `sample` prints (docs/formats.md, "sample"): a header
+ * about the process (what a capture recorded: command, pid, interval,
+ * time, missed samples), then per thread, most samples first, its call
+ * graph with sample's tree marks, "Total number in stack", "Sort by top
+ * of stack" and "Binary Images".  Every thread, no filter: the profile as
+ * it is.  Counts are whole samples by the model's rule (counts.h,
+ * sf_records_count with a "samples" type); weights that are not whole are
+ * rounded with the warning "sample.weight-rounded"; SF_ELIMIT when one is
+ * negative, NaN or above 1e15.  The `sample` writer writes this report
+ * (its reader reads it back) and sfcapture prints it after a capture. */
 
-enum sf_an_kind {
-	SF_AN_TREE, SF_AN_FLAT, SF_AN_CALLGRAPH, SF_AN_DIFF,
-	SF_AN_SAMPLE   /* the report macOS `sample` prints: the `sample`
-			* writer's output over the whole profile (its
-			* "sample-min" context option prunes, default 1%) */
+/* The "Analysis Tool:" line of this report: the sample reader reads a
+ * file that has it exactly (formats/fmt_macos_sample.c). */
+#define SF_AN_SAMPLE_TOOL "sftools sample writer"
+/* The pruning of sfanalyze --sample and of sfcapture's report: a real
+ * capture's graph then fits on a few screens.  The writer prunes nothing
+ * unless told. */
+#define SF_AN_SAMPLE_MIN_PERCENT 1.0
+
+/* What the report hides: call-graph nodes with fewer than min_count
+ * samples, or under min_percent of their thread's samples (counted in
+ * their callers; a header line "Pruned:" says how many and how much).
+ * Both 0: nothing. */
+struct sf_an_sample_opts {
+	uint64_t min_count;
+	double min_percent;
+};
+/* --sample-min TEXT: "N" (a count) or "P%" (a percentage) into *out, the
+ * other bound 0.  SF_EUSAGE "--sample-min needs a count or a percentage
+ * ('5', '2%')" for anything else. */
+int sf_an_sample_min(struct sf_an_sample_opts *out, const char *text,
+		     struct sf_ctx *ctx);
+int sf_an_sample(struct sf_output *o, const struct sf_profile *p,
+		 const struct sf_an_sample_opts *opt, struct sf_ctx *ctx);
+
+/* ----- reports: one call for what sfanalyze prints (report.c) ----- */
+
+struct sf_an_report_opts;
+
+/* An option of a report (sfanalyze's --NAME): the typed field it fills. */
+struct sf_an_report_option {
+	const char *name;     /* long option without dashes */
+	const char *arg;      /* NULL for a flag, else the value's name */
+	const char *help;     /* for --help; '\n' breaks lines */
+	/* Fill the option's field of r from `value` (NULL for a flag): 0,
+	 * or SF_EUSAGE with a message naming the option. */
+	int (*set)(struct sf_an_report_opts *r, const char *name,
+		   const char *value, struct sf_ctx *ctx);
 };
 
+/* One report: a row of the table (sf_an_reports).  It runs in one of two
+ * ways: of_view over the view of the profile after the filters (whole,
+ * per thread or per process: the dispatch makes the views), or
+ * of_profile over the profile as it is (and for a comparison the NEW
+ * profile `cur`). */
+struct sf_an_report {
+	const char *name;     /* sfanalyze's --NAME that picks it */
+	const char *help;     /* for --help; '\n' breaks lines */
+	int (*of_view)(struct sf_output *o, const struct sf_an_view *v,
+		       const struct sf_an_report_opts *r,
+		       struct sf_ctx *ctx);
+	int (*of_profile)(struct sf_output *o, const struct sf_profile *p,
+			  const struct sf_profile *cur,
+			  const struct sf_an_report_opts *r,
+			  struct sf_ctx *ctx);
+	/* Its options' defaults, set in r by sf_an_report_defaults. */
+	void (*defaults)(struct sf_an_report_opts *r);
+	const struct sf_an_report_option *options;  /* {NULL}-terminated */
+	bool two_inputs;      /* compares BASE with NEW (--diff BASE -- NEW) */
+	bool keeps_zero;      /* sees samples whose values are all zero (see
+			       * sf_an_report_drops_zero) */
+	bool whole;           /* the profile as it is: no filter, --json,
+			       * --per-thread, --per-process or --timestamps */
+};
+
+/* The table, in --help order, ending with a row whose name is NULL.  The
+ * first row (the tree) is the default report. */
+const struct sf_an_report *sf_an_reports(void);
+/* The row named `name`, or NULL. */
+const struct sf_an_report *sf_an_report_by_name(const char *name);
+
 struct sf_an_report_opts {
-	enum sf_an_kind kind;
+	const struct sf_an_report *kind;  /* the report: a row of the
+					   * table, never NULL */
 	bool json;            /* JSON instead of text, for every report */
 	bool raw;             /* text: exact numbers, not scaled units */
 	bool per_process;     /* one report per process (the threads of
@@ -398,26 +474,42 @@ struct sf_an_report_opts {
 	struct sf_an_diff_opts diff;
 	struct sf_an_cg_report cgr;  /* CALLGRAPH: text, JSON, peek, dot or
 				      * a picture */
+	struct sf_an_sample_opts sample;
 };
 
-/* Set the report option `name` (its long option without dashes:
- * "min-percent", "threshold", "depth", "sort", "thread-ids", "top",
- * "node-fraction", "edge-fraction", "sample-min") from its
- * text; the flags "collapse" and "no-collapse" take no value.  SF_EUSAGE "option '--NAME': bad value 'VALUE'" when the value is
- * out of range or `name` is no such option. */
+/* Every report's defaults in r (a text tree's --min-percent, the picture's
+ * fractions, normalized diffs, the sample report's 1%), and the default
+ * report. */
+void sf_an_report_defaults(struct sf_an_report_opts *r);
+
+/* Pick report k (sfanalyze --NAME).  A comparison stays one when a
+ * report of one profile is picked beside it: --diff with --tree, before
+ * or after it, is the differential tree. */
+void sf_an_report_pick(struct sf_an_report_opts *r,
+		       const struct sf_an_report *k);
+
+/* Set the option `name` of a report in the table, or the filter's
+ * "thread-ids", from its text (NULL for a flag).  SF_EUSAGE "option
+ * '--NAME': bad value 'VALUE'" when the value is out of range or `name`
+ * is no such option. */
 int sf_an_report_set(struct sf_an_report_opts *r, const char *name,
 		     const char *value, struct sf_ctx *ctx);
 
+/* What the output's name says about the report: a call graph written to
+ * FILE.svg, .png or .pdf is drawn (cgr.render). */
+void sf_an_report_path(struct sf_an_report_opts *r, const char *path);
+
 /* SF_EUSAGE with a one-line message when the options of `r` do not go
  * together (--per-thread with --diff or a rendered call graph; filters,
- * --json or --diff with the sample report). */
+ * --json or --diff with a `whole` report such as --sample). */
 int sf_an_report_check(const struct sf_an_report_opts *r, struct sf_ctx *ctx);
 
 /* Should the load leave out samples whose values are all zero
- * (sf_load_options.drop_zero)?  Every report but two: the call graph
- * (and --peek, its node view) follows Racket, where a sample of weight 0
- * still makes its nodes and is counted (docs/analyze.md, call graph 5.5
- * and 6); with --timestamps a sample weighs its time, not its values. */
+ * (sf_load_options.drop_zero)?  Every report but those that keep them
+ * (keeps_zero): the call graph (and --peek, its node view) follows
+ * Racket, where a sample of weight 0 still makes its nodes and is counted
+ * (docs/analyze.md, call graph 5.5 and 6); with --timestamps a sample
+ * weighs its time, not its values. */
 bool sf_an_report_drops_zero(const struct sf_an_report_opts *r);
 
 /* The sample type of `p` named `want`: a type name, else a decimal

@@ -1,13 +1,40 @@
-/* report.c - one report of a profile, whole or per thread, or the
- * comparison of two: the dispatch sfanalyze's options choose. */
+/* report.c - the table of reports (each with its options and how they
+ * fill the typed fields), and one report of a profile, whole or per
+ * thread or per process, or the comparison of two: the dispatch
+ * sfanalyze's options choose. */
 #include "analyze.h"
-#include "format.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int one_of(const char *value, const char *const *words, int *out)
+/* the call graph's row: its JSON, dot and pictures end their own lines */
+static int callgraph(struct sf_output *o, const struct sf_an_view *v,
+		     const struct sf_an_report_opts *r, struct sf_ctx *ctx);
+
+static int bad_value(const char *name, const char *value,
+		     struct sf_ctx *ctx)
+{
+	return sf_error(ctx, SF_EUSAGE, NULL, 0,
+			"option '--%s': bad value '%s'", name, value);
+}
+
+/* A number from lo to hi into *out: nothing after it, not NaN. */
+static int in_range(const char *name, const char *value, double lo,
+		    double hi, double *out, struct sf_ctx *ctx)
+{
+	char *end;
+	double v = strtod(value, &end);
+
+	if (end == value || *end || !(v >= lo && v <= hi))
+		return bad_value(name, value, ctx);
+	*out = v;
+	return 0;
+}
+
+static int one_of(const char *name, const char *value,
+		  const char *const *words, int *out, struct sf_ctx *ctx)
 {
 	for (int i = 0; words[i]; i++) {
 		if (!strcmp(value, words[i])) {
@@ -15,74 +42,139 @@ static int one_of(const char *value, const char *const *words, int *out)
 			return 0;
 		}
 	}
-	return -1;
+	return bad_value(name, value, ctx);
 }
 
-int sf_an_report_set(struct sf_an_report_opts *r, const char *name,
+/* A positive integer no larger than max: no sign, nothing after it. */
+static int positive(const char *name, const char *value,
+		    unsigned long long max, unsigned long long *out,
+		    struct sf_ctx *ctx)
+{
+	char *end;
+
+	*out = strtoull(value, &end, 10);
+	if (!*out || *out > max || value[0] == '-' || end == value || *end)
+		return bad_value(name, value, ctx);
+	return 0;
+}
+
+/* ----- each report's options ----- */
+
+static int set_inverted(struct sf_an_report_opts *r, const char *name,
+			const char *value, struct sf_ctx *ctx)
+{
+	r->tree.inverted = true;
+	return 0;
+}
+
+static int set_min_percent(struct sf_an_report_opts *r, const char *name,
+			   const char *value, struct sf_ctx *ctx)
+{
+	return in_range(name, value, 0, 100, &r->tree.min_percent, ctx);
+}
+
+static int set_depth(struct sf_an_report_opts *r, const char *name,
 		     const char *value, struct sf_ctx *ctx)
 {
+	unsigned long long d;
+	int rc;
+
+	if ((rc = positive(name, value, UINT32_MAX, &d, ctx)))
+		return rc;
+	r->tree.max_depth = (uint32_t)d;
+	return 0;
+}
+
+static int set_chains(struct sf_an_report_opts *r, const char *name,
+		      const char *value, struct sf_ctx *ctx)
+{
+	/* --collapse or --no-collapse */
+	r->tree.chains = name[0] == 'c' ? SF_AN_CHAINS_ALWAYS :
+					  SF_AN_CHAINS_NEVER;
+	return 0;
+}
+
+static int set_sort(struct sf_an_report_opts *r, const char *name,
+		    const char *value, struct sf_ctx *ctx)
+{
 	static const char *const sorts[] = { "self", "total", NULL };
+	int w = 0, rc;
+
+	if ((rc = one_of(name, value, sorts, &w, ctx)))
+		return rc;
+	r->flat.by_total = w == 1;
+	return 0;
+}
+
+static int set_top(struct sf_an_report_opts *r, const char *name,
+		   const char *value, struct sf_ctx *ctx)
+{
+	unsigned long long t;
+	int rc;
+
+	if ((rc = positive(name, value, SIZE_MAX, &t, ctx)))
+		return rc;
+	r->flat.top = r->diff.top = (size_t)t;
+	return 0;
+}
+
+static int set_dot(struct sf_an_report_opts *r, const char *name,
+		   const char *value, struct sf_ctx *ctx)
+{
+	sf_an_report_pick(r, sf_an_report_by_name("callgraph"));
+	r->cgr.dot_text = true;
+	return 0;
+}
+
+static int set_fraction(struct sf_an_report_opts *r, const char *name,
+			const char *value, struct sf_ctx *ctx)
+{
+	/* --node-fraction or --edge-fraction */
+	return in_range(name, value, 0, 1, name[0] == 'n' ?
+			&r->cgr.dot.node_fraction :
+			&r->cgr.dot.edge_fraction, ctx);
+}
+
+static int set_no_normalize(struct sf_an_report_opts *r, const char *name,
+			    const char *value, struct sf_ctx *ctx)
+{
+	r->diff.normalize = false;
+	return 0;
+}
+
+static int set_threshold(struct sf_an_report_opts *r, const char *name,
+			 const char *value, struct sf_ctx *ctx)
+{
+	return in_range(name, value, 0, HUGE_VAL, &r->diff.threshold, ctx);
+}
+
+static int set_sample_min(struct sf_an_report_opts *r, const char *name,
+			  const char *value, struct sf_ctx *ctx)
+{
+	return sf_an_sample_min(&r->sample, value, ctx);
+}
+
+/* the filter's option, for every report but `whole` ones */
+static int set_thread_ids(struct sf_an_report_opts *r, const char *name,
+			  const char *value, struct sf_ctx *ctx)
+{
 	/* in the order of enum sf_an_tids */
 	static const char *const tids[] = { "auto", "tid", "order", NULL };
-	char *end = NULL;
-	bool ok = false;
-	int w;
 
-	if (!strcmp(name, "collapse") || !strcmp(name, "no-collapse")) {
-		/* a flag: no value */
-		r->tree.chains = name[0] == 'c' ? SF_AN_CHAINS_ALWAYS :
-						  SF_AN_CHAINS_NEVER;
-		return 0;
-	} else if (!strcmp(name, "min-percent")) {
-		r->tree.min_percent = strtod(value, &end);
-		ok = !(r->tree.min_percent > 100) &&
-		     r->tree.min_percent >= 0;
-	} else if (!strcmp(name, "threshold")) {
-		r->diff.threshold = strtod(value, &end);
-		ok = r->diff.threshold >= 0;
-	} else if (!strcmp(name, "depth")) {
-		unsigned long d = strtoul(value, &end, 10);
-		ok = d && d <= UINT32_MAX && value[0] != '-';
-		r->tree.max_depth = (uint32_t)d;
-	} else if (!strcmp(name, "sort")) {
-		if ((ok = !one_of(value, sorts, &w)))
-			r->flat.by_total = w == 1;
-	} else if (!strcmp(name, "thread-ids")) {
-		ok = !one_of(value, tids, &r->filter.tids);
-	} else if (!strcmp(name, "sample-min")) {
-		/* the sample writer checks the value when it runs */
-		if (sf_ctx_set_opt(ctx, "sample-min", value))
-			return sf_error_nomem(ctx);
-		return 0;
-	} else if (!strcmp(name, "top")) {
-		unsigned long long t = strtoull(value, &end, 10);
-		ok = t && value[0] != '-';
-		r->flat.top = r->diff.top = (size_t)t;
-	} else if (!strcmp(name, "node-fraction") ||
-		   !strcmp(name, "edge-fraction")) {
-		double f = strtod(value, &end);
-		ok = f >= 0 && f <= 1;
-		*(name[0] == 'n' ? &r->cgr.dot.node_fraction :
-				   &r->cgr.dot.edge_fraction) = f;
-	}
-	if (end && (*end || end == value))
-		ok = false;
-	if (!ok)
-		return sf_error(ctx, SF_EUSAGE, NULL, 0,
-				"option '--%s': bad value '%s'", name, value);
-	return 0;
+	return one_of(name, value, tids, &r->filter.tids, ctx);
 }
 
 int sf_an_report_check(const struct sf_an_report_opts *r, struct sf_ctx *ctx)
 {
 	const struct sf_an_filter *f = &r->filter;
 
-	if (r->kind == SF_AN_SAMPLE &&
+	if (r->kind->whole &&
 	    (r->json || r->per_thread || f->nthreads || f->nfocus ||
 	     f->nignore || f->nhide || f->timestamps))
-		return sf_error(ctx, SF_EUSAGE, NULL, 0, "--sample takes no "
+		return sf_error(ctx, SF_EUSAGE, NULL, 0, "--%s takes no "
 				"filter, --json, --per-thread, --diff or "
-				"--timestamps (it reports every thread)");
+				"--timestamps (it reports every thread)",
+				r->kind->name);
 	if (r->per_process && r->per_thread)
 		return sf_error(ctx, SF_EUSAGE, NULL, 0, "give --per-process "
 				"or --per-thread, not both");
@@ -90,11 +182,12 @@ int sf_an_report_check(const struct sf_an_report_opts *r, struct sf_ctx *ctx)
 		return sf_error(ctx, SF_EUSAGE, NULL, 0, "--per-process "
 				"takes no --thread (it selects the threads "
 				"of each process)");
-	if (r->kind == SF_AN_SAMPLE && r->per_process)
-		return sf_error(ctx, SF_EUSAGE, NULL, 0, "--sample takes no "
-				"--per-process (it reports every thread)");
+	if (r->kind->whole && r->per_process)
+		return sf_error(ctx, SF_EUSAGE, NULL, 0, "--%s takes no "
+				"--per-process (it reports every thread)",
+				r->kind->name);
 	if ((r->per_thread || r->per_process) &&
-	    (r->kind == SF_AN_DIFF || r->cgr.render))
+	    (r->kind->two_inputs || r->cgr.render))
 		return sf_error(ctx, SF_EUSAGE, NULL, 0, r->cgr.render ?
 				"a rendered call graph is one picture: "
 				"--per-thread takes --dot" :
@@ -134,20 +227,6 @@ int sf_an_sample_type(uint32_t *out, const struct sf_profile *p,
 			have);
 }
 
-/* One report of view v. */
-static int one(struct sf_output *o, const struct sf_an_view *v,
-	       const struct sf_an_report_opts *r, struct sf_ctx *ctx)
-{
-	switch (r->kind) {
-	case SF_AN_FLAT:
-		return sf_an_flat(o, v, &r->flat, ctx);
-	case SF_AN_CALLGRAPH:
-		return sf_an_cg_report(o, v, &r->cgr, ctx);
-	default:
-		return sf_an_tree(o, v, &r->tree, ctx);
-	}
-}
-
 static int per_thread(struct sf_output *o, const struct sf_profile *p,
 		      const struct sf_an_report_opts *r, struct sf_ctx *ctx)
 {
@@ -182,7 +261,7 @@ static int per_thread(struct sf_output *o, const struct sf_profile *p,
 		}
 		if ((rc = sf_an_view_build(&v, p, &r->filter, &th[i].id, ctx)))
 			break;
-		rc = one(o, v, r, ctx);
+		rc = r->kind->of_view(o, v, r, ctx);
 		sf_an_view_free(v);
 	}
 	if (r->json && !rc)
@@ -247,7 +326,7 @@ static int per_process(struct sf_output *o, const struct sf_profile *p,
 		f.nthreads = ns;
 		if ((rc = sf_an_view_build(&v, p, &f, NULL, ctx)))
 			break;
-		rc = one(o, v, r, ctx);
+		rc = r->kind->of_view(o, v, r, ctx);
 		sf_an_view_free(v);
 	}
 	if (r->json && !rc)
@@ -259,6 +338,41 @@ out:
 	free(th);
 	return rc;
 }
+
+int sf_an_report(struct sf_output *o, const struct sf_profile *p,
+		 const struct sf_profile *cur,
+		 const struct sf_an_report_opts *ro, struct sf_ctx *ctx)
+{
+	struct sf_an_report_opts rr = *ro, *r = &rr;
+	struct sf_an_view *v;
+	int rc;
+
+	/* json and raw hold for every part of the report */
+	rr.tree.json = rr.flat.json = rr.diff.json = rr.cgr.json = ro->json;
+	rr.tree.raw = rr.flat.raw = rr.diff.raw = rr.cgr.raw = ro->raw;
+	if (r->kind->of_profile)
+		return r->kind->of_profile(o, p, cur, r, ctx);
+	if (r->per_thread)
+		return per_thread(o, p, r, ctx);
+	if (r->per_process)
+		return per_process(o, p, r, ctx);
+	if ((rc = sf_an_view_build(&v, p, &r->filter, NULL, ctx)))
+		return rc;
+	rc = r->kind->of_view(o, v, r, ctx);
+	/* a JSON document ends its line; dot and pictures are their own */
+	if (r->json && !(r->kind->of_view == callgraph &&
+			 (r->cgr.dot_text || r->cgr.render)))
+		sf_output_putc(o, '\n');
+	sf_an_view_free(v);
+	return rc;
+}
+
+bool sf_an_report_drops_zero(const struct sf_an_report_opts *r)
+{
+	return !r->filter.timestamps && !r->kind->keeps_zero;
+}
+
+/* ----- the table ----- */
 
 static int diff(struct sf_output *o, const struct sf_profile *p,
 		const struct sf_profile *cur,
@@ -283,42 +397,173 @@ static int diff(struct sf_output *o, const struct sf_profile *p,
 	return rc;
 }
 
-int sf_an_report(struct sf_output *o, const struct sf_profile *p,
-		 const struct sf_profile *cur,
-		 const struct sf_an_report_opts *ro, struct sf_ctx *ctx)
+static int tree(struct sf_output *o, const struct sf_an_view *v,
+		const struct sf_an_report_opts *r, struct sf_ctx *ctx)
 {
-	struct sf_an_report_opts rr = *ro, *r = &rr;
-	struct sf_an_view *v;
-	int rc;
-
-	/* json and raw hold for every part of the report */
-	rr.tree.json = rr.flat.json = rr.diff.json = rr.cgr.json = ro->json;
-	rr.tree.raw = rr.flat.raw = rr.diff.raw = rr.cgr.raw = ro->raw;
-	if (r->kind == SF_AN_DIFF)
-		return diff(o, p, cur, r, ctx);
-	if (r->kind == SF_AN_SAMPLE) {
-		/* pruned as sfcapture's report unless --sample-min says */
-		if (!sf_ctx_opt(ctx, "sample-min") &&
-		    sf_ctx_set_opt(ctx, "sample-min", "1%"))
-			return sf_error_nomem(ctx);
-		return sf_format_by_name("sample")->write(p, o, ctx);
-	}
-	if (r->per_thread)
-		return per_thread(o, p, r, ctx);
-	if (r->per_process)
-		return per_process(o, p, r, ctx);
-	if ((rc = sf_an_view_build(&v, p, &r->filter, NULL, ctx)))
-		return rc;
-	rc = one(o, v, r, ctx);
-	/* a JSON document ends its line; dot and pictures are their own */
-	if (r->json && !(r->kind == SF_AN_CALLGRAPH &&
-			 (r->cgr.dot_text || r->cgr.render)))
-		sf_output_putc(o, '\n');
-	sf_an_view_free(v);
-	return rc;
+	return sf_an_tree(o, v, &r->tree, ctx);
 }
 
-bool sf_an_report_drops_zero(const struct sf_an_report_opts *r)
+static int flat(struct sf_output *o, const struct sf_an_view *v,
+		const struct sf_an_report_opts *r, struct sf_ctx *ctx)
 {
-	return !r->filter.timestamps && r->kind != SF_AN_CALLGRAPH;
+	return sf_an_flat(o, v, &r->flat, ctx);
+}
+
+static int callgraph(struct sf_output *o, const struct sf_an_view *v,
+		     const struct sf_an_report_opts *r, struct sf_ctx *ctx)
+{
+	return sf_an_cg_report(o, v, &r->cgr, ctx);
+}
+
+static int sample(struct sf_output *o, const struct sf_profile *p,
+		  const struct sf_profile *cur,
+		  const struct sf_an_report_opts *r, struct sf_ctx *ctx)
+{
+	return sf_an_sample(o, p, &r->sample, ctx);
+}
+
+static void tree_defaults(struct sf_an_report_opts *r)
+{
+	r->tree.min_percent = -1;   /* the text or JSON default */
+}
+
+static void callgraph_defaults(struct sf_an_report_opts *r)
+{
+	r->cgr.dot = (struct sf_an_dot_opts){
+		.node_fraction = SF_AN_DOT_NODE_FRACTION,
+		.edge_fraction = SF_AN_DOT_EDGE_FRACTION };
+}
+
+static void diff_defaults(struct sf_an_report_opts *r)
+{
+	r->diff.normalize = true;
+}
+
+static void sample_defaults(struct sf_an_report_opts *r)
+{
+	r->sample = (struct sf_an_sample_opts){
+		.min_percent = SF_AN_SAMPLE_MIN_PERCENT };
+}
+
+static const struct sf_an_report_option tree_opts[] = {
+	{ "inverted", NULL, "tree: bottom-up (callers of each leaf function)",
+	  set_inverted },
+	{ "min-percent", "P", "tree: hide nodes below P% of the whole (the "
+	  "text\nsays how many and how much; text default 0.5)",
+	  set_min_percent },
+	{ "depth", "N", "tree: show N levels below the root", set_depth },
+	{ "collapse", NULL, "text tree: always join 4+ single-child frames\n"
+	  "into 'A → … (N frames) → B' (default: over 60 lines)",
+	  set_chains },
+	{ "no-collapse", NULL, "text tree: never join them, a line per frame",
+	  set_chains },
+	{ NULL, NULL, NULL, NULL }
+};
+
+static const struct sf_an_report_option flat_opts[] = {
+	{ "sort", "self|total", "flat: sort column (default self)", set_sort },
+	{ "top", "N", "flat: the first N rows", set_top },
+	{ NULL, NULL, NULL, NULL }
+};
+
+static const struct sf_an_report_option callgraph_opts[] = {
+	{ "dot", NULL, "call graph: Graphviz dot (-o FILE.svg, .png or\n"
+	  ".pdf draws it)", set_dot },
+	{ "node-fraction", "F", "call-graph picture: leave out functions "
+	  "below F\nof the total (default 0.005)", set_fraction },
+	{ "edge-fraction", "F", "call-graph picture: leave out calls below F "
+	  "of\nthe total (default 0.001)", set_fraction },
+	{ NULL, NULL, NULL, NULL }
+};
+
+static const struct sf_an_report_option diff_opts[] = {
+	{ "no-normalize", NULL, "diff: compare raw weights, not shares of "
+	  "each\nside's total", set_no_normalize },
+	{ "threshold", "P", "diff: flag functions whose total share grew "
+	  "by\nmore than P percentage points", set_threshold },
+	{ NULL, NULL, NULL, NULL }
+};
+
+static const struct sf_an_report_option sample_opts[] = {
+	{ "sample-min", "N|P%", "sample: hide nodes with fewer than N "
+	  "samples,\nor under P% of their thread's (default 1%)",
+	  set_sample_min },
+	{ NULL, NULL, NULL, NULL }
+};
+
+static const struct sf_an_report reports[] = {
+	{ "tree", "top-down call tree from the bottom of the stack\n"
+	  "(the default)", .of_view = tree, .defaults = tree_defaults,
+	  .options = tree_opts },
+	{ "flat", "one row per function: self, self %, cumulative\n"
+	  "%, total, total % (sb-sprof's flat report)", .of_view = flat,
+	  .options = flat_opts },
+	{ "callgraph", "call graph with caller/callee times (Racket\n"
+	  "profile/analyzer semantics)", .of_view = callgraph,
+	  .defaults = callgraph_defaults, .options = callgraph_opts,
+	  .keeps_zero = true },
+	{ "diff", "compare BASE inputs with NEW inputs, separated\n"
+	  "by '--': per-function self and total, change;\n"
+	  "with --tree, the tree of NEW with each node's\n"
+	  "change (--inverted, --min-percent, --depth apply)",
+	  .of_profile = diff, .defaults = diff_defaults,
+	  .options = diff_opts, .two_inputs = true },
+	{ "sample", "the report macOS sample prints: per thread its\n"
+	  "call tree, then top of stack, binary images (the\n"
+	  "sample format of docs/formats.md; no filters)",
+	  .of_profile = sample, .defaults = sample_defaults,
+	  .options = sample_opts, .whole = true },
+	{ .name = NULL }
+};
+
+const struct sf_an_report *sf_an_reports(void)
+{
+	return reports;
+}
+
+const struct sf_an_report *sf_an_report_by_name(const char *name)
+{
+	for (const struct sf_an_report *k = reports; k->name; k++)
+		if (!strcmp(k->name, name))
+			return k;
+	return NULL;
+}
+
+void sf_an_report_defaults(struct sf_an_report_opts *r)
+{
+	r->kind = reports;
+	for (const struct sf_an_report *k = reports; k->name; k++)
+		if (k->defaults)
+			k->defaults(r);
+}
+
+void sf_an_report_pick(struct sf_an_report_opts *r,
+		       const struct sf_an_report *k)
+{
+	if (k->of_view == tree) {
+		/* with --diff, before or after: the differential tree */
+		r->diff_tree = true;
+		if (r->kind && r->kind->two_inputs)
+			return;
+	}
+	r->kind = k;
+}
+
+int sf_an_report_set(struct sf_an_report_opts *r, const char *name,
+		     const char *value, struct sf_ctx *ctx)
+{
+	for (const struct sf_an_report *k = reports; k->name; k++)
+		for (const struct sf_an_report_option *o = k->options;
+		     o && o->name; o++)
+			if (!strcmp(o->name, name))
+				return o->set(r, name, value, ctx);
+	if (!strcmp(name, "thread-ids"))
+		return set_thread_ids(r, name, value, ctx);
+	return bad_value(name, value ? value : "", ctx);
+}
+
+void sf_an_report_path(struct sf_an_report_opts *r, const char *path)
+{
+	if (r->kind->of_view == callgraph && !r->cgr.dot_text)
+		r->cgr.render = sf_an_render_format(path);
 }

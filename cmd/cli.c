@@ -320,7 +320,7 @@ int cli_html_callgraph(struct sf_profile *p, struct sf_ctx *ctx)
 	static const double cut[] = { SF_AN_DOT_NODE_FRACTION, 0.02, 0.05,
 				      0.1 };
 	struct sf_an_report_opts r = {
-		.kind = SF_AN_CALLGRAPH,
+		.kind = sf_an_report_by_name("callgraph"),
 		.filter.type = p->d.meta.default_type,
 		.cgr = { .dot_text = true,
 			 .dot = { .edge_fraction = SF_AN_DOT_EDGE_FRACTION } },

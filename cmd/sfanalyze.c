@@ -1,5 +1,5 @@
-/* sfanalyze - reports from sampled call stacks: call tree, flat table,
- * call graph, diff. */
+/* sfanalyze - reports from sampled call stacks: the reports of analyze's
+ * table (call tree, flat table, call graph, diff, macOS sample). */
 #include "cli.h"
 #include "opt.h"
 #include "analyze.h"
@@ -12,33 +12,21 @@
 #include <string.h>
 
 enum {
-	K_TREE = CLI_KEY, K_FLAT, K_CALLGRAPH, K_DIFF, K_JSON, K_INVERTED,
-	K_MIN_PERCENT, K_DEPTH, K_SORT, K_NO_NORMALIZE, K_THRESHOLD,
-	K_TIMESTAMPS, K_THREAD_IDS, K_THREAD, K_PER_THREAD, K_PER_PROCESS,
-	K_FOCUS, K_IGNORE, K_HIDE, K_PEEK, K_COLLAPSE_RECURSION,
-	K_RAW, K_TOP, K_DOT, K_NODE_FRACTION, K_EDGE_FRACTION, K_SAMPLE,
-	K_SAMPLE_MIN, K_NO_COLLAPSE, K_COLLAPSE, K_HTML,
+	K_JSON = CLI_KEY, K_TIMESTAMPS, K_THREAD_IDS, K_THREAD, K_PER_THREAD,
+	K_PER_PROCESS, K_FOCUS, K_IGNORE, K_HIDE, K_PEEK, K_COLLAPSE_RECURSION,
+	K_RAW, K_HTML,
+	/* the reports of analyze's table, then their options, by index
+	 * (below 0x1000, where the parser's own keys start: cmd/opt.c) */
+	K_REPORT = CLI_KEY + 0x100, K_REPORT_OPTION = CLI_KEY + 0x200,
+	K_REPORT_END = CLI_KEY + 0x300,
 	/* also the pprof reader's option */
 	K_SAMPLE_TYPE = CLI_FORMAT_KEY
 };
 
-static const struct cli_opt opts[] = {
-	CLI_OPT_HEADING("Reports:"),
-	{ "tree", K_TREE, NULL, "top-down call tree from the bottom of the stack\n"
-	  "(the default)" },
-	{ "flat", K_FLAT, NULL, "one row per function: self, self %, cumulative\n"
-	  "%, total, total % (sb-sprof's flat report)" },
-	{ "callgraph", K_CALLGRAPH, NULL, "call graph with caller/callee times (Racket\n"
-	  "profile/analyzer semantics)" },
-	{ "diff", K_DIFF, NULL, "compare BASE inputs with NEW inputs, separated\n"
-	  "by '--': per-function self and total, change;\n"
-	  "with --tree, the tree of NEW with each node's\n"
-	  "change (--inverted, --min-percent, --depth apply)" },
-	{ "sample", K_SAMPLE, NULL, "the report macOS sample prints: per thread its\n"
-	  "call tree, then top of stack, binary images (the\n"
-	  "sample format of docs/formats.md; no filters)" },
-	{ "sample-min", K_SAMPLE_MIN, "N|P%", "sample: hide nodes with fewer than N samples,\n"
-	  "or under P% of their thread's (default 1%)" },
+/* The table is made at start (options()): a "Reports:" heading, a row per
+ * report of sf_an_reports(), these, then each report's options under
+ * "Report options:", then the rest. */
+static const struct cli_opt opts_reports[] = {
 	{ "html", K_HTML, NULL, "the HTML report of sfconv -o X.html (with --diff:\n"
 	  "the differential one), to -o FILE; the filters\n"
 	  "are then the transforms (--merge-function ...)" },
@@ -47,26 +35,9 @@ static const struct cli_opt opts[] = {
 	{ "json", K_JSON, NULL, "JSON instead of text (exact numbers, with units)" },
 	{ "raw", K_RAW, NULL, "text: exact numbers, not scaled units (675224100,\n"
 	  "not 675.22ms)" },
-	CLI_OPT_HEADING("Report options:"),
-	{ "inverted", K_INVERTED, NULL, "tree: bottom-up (callers of each leaf function)" },
-	{ "min-percent", K_MIN_PERCENT, "P", "tree: hide nodes below P% of the whole (the text\n"
-	  "says how many and how much; text default 0.5)" },
-	{ "depth", K_DEPTH, "N", "tree: show N levels below the root" },
-	{ "collapse", K_COLLAPSE, NULL, "text tree: always join 4+ single-child frames\n"
-	  "into 'A → … (N frames) → B' (default: over 60 lines)" },
-	{ "no-collapse", K_NO_COLLAPSE, NULL, "text tree: never join them, a line per frame" },
-	{ "sort", K_SORT, "self|total", "flat: sort column (default self)" },
-	{ "top", K_TOP, "N", "flat: the first N rows" },
-	{ "dot", K_DOT, NULL, "call graph: Graphviz dot (-o FILE.svg, .png or\n"
-	  ".pdf draws it)" },
-	{ "node-fraction", K_NODE_FRACTION, "F", "call-graph picture: leave out functions below F\n"
-	  "of the total (default 0.005)" },
-	{ "edge-fraction", K_EDGE_FRACTION, "F", "call-graph picture: leave out calls below F of\n"
-	  "the total (default 0.001)" },
-	{ "no-normalize", K_NO_NORMALIZE, NULL, "diff: compare raw weights, not shares of each\n"
-	  "side's total" },
-	{ "threshold", K_THRESHOLD, "P", "diff: flag functions whose total share grew by\n"
-	  "more than P percentage points" },
+};
+
+static const struct cli_opt opts_rest[] = {
 	CLI_OPT_HEADING("Samples and weights:"),
 	{ "sample-type", K_SAMPLE_TYPE, "T", "weigh samples by sample type T (a name like cpu\n"
 	  "or an index; default: the input's default type);\n"
@@ -98,6 +69,38 @@ static const struct cli_opt opts[] = {
 	{ "version", 'V', NULL, "the version" },
 	CLI_OPT_END
 };
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The whole table, malloc'ed; NULL when memory runs out. */
+static struct cli_opt *options(void)
+{
+	const struct sf_an_report *k, *reports = sf_an_reports();
+	const struct sf_an_report_option *o;
+	size_t n = 2 + COUNT(opts_reports) + COUNT(opts_rest), i = 0, j = 0;
+	struct cli_opt *t;
+
+	for (k = reports; k->name; k++)
+		for (n++, o = k->options; o && o->name; o++)
+			n++;
+	if (!(t = calloc(n, sizeof(*t))))
+		return NULL;
+	t[i++] = (struct cli_opt)CLI_OPT_HEADING("Reports:");
+	for (k = reports; k->name; k++)
+		t[i++] = (struct cli_opt){ k->name,
+					   K_REPORT + (int)(k - reports),
+					   NULL, k->help };
+	memcpy(t + i, opts_reports, sizeof(opts_reports));
+	i += COUNT(opts_reports);
+	t[i++] = (struct cli_opt)CLI_OPT_HEADING("Report options:");
+	for (k = reports; k->name; k++)
+		for (o = k->options; o && o->name; o++)
+			t[i++] = (struct cli_opt){ o->name,
+						   K_REPORT_OPTION + (int)j++,
+						   o->arg, o->help };
+	memcpy(t + i, opts_rest, sizeof(opts_rest));
+	return t;
+}
 
 static void usage(const struct cli_getopt *g)
 {
@@ -131,38 +134,29 @@ static int option(struct opts *op, const struct cli_getopt *g, int c,
 {
 	struct sf_an_report_opts *r = &op->r;
 
-	switch (c) {
-	case K_TREE:   /* with --diff, before or after: the diff tree */
-		r->kind = r->kind == SF_AN_DIFF ? SF_AN_DIFF : SF_AN_TREE;
-		r->diff_tree = true;
+	if (c >= K_REPORT && c < K_REPORT_OPTION) {
+		sf_an_report_pick(r, &sf_an_reports()[c - K_REPORT]);
 		return 0;
-	case K_FLAT: r->kind = SF_AN_FLAT; return 0;
-	case K_CALLGRAPH: r->kind = SF_AN_CALLGRAPH; return 0;
-	case K_DIFF: r->kind = SF_AN_DIFF; return 0;
+	}
+	if ((c >= K_REPORT_OPTION && c < K_REPORT_END) || c == K_THREAD_IDS)
+		return sf_an_report_set(r, cli_getopt_name(g, c), val, ctx) ?
+		       cli_fail(ctx) : 0;
+	switch (c) {
 	case K_JSON: r->json = true; return 0;
 	case K_HTML: op->html = true; return 0;
 	case K_RAW: r->raw = true; return 0;
-	case K_SAMPLE: r->kind = SF_AN_SAMPLE; return 0;
-	case K_DOT: r->kind = SF_AN_CALLGRAPH; r->cgr.dot_text = true; return 0;
-	case K_INVERTED: r->tree.inverted = true; return 0;
 	case K_PER_THREAD: r->per_thread = true; return 0;
 	case K_PER_PROCESS: r->per_process = true; return 0;
 	case K_COLLAPSE_RECURSION: r->filter.collapse_recursion = true; return 0;
 	case K_TIMESTAMPS: r->filter.timestamps = true; return 0;
-	case K_NO_NORMALIZE: r->diff.normalize = false; return 0;
 	case 'q': cli_quiet = 1; return 0;
 	case 'o': op->outpath = val; return 0;
 	/* the option parser gave it to the pprof reader too */
 	case K_SAMPLE_TYPE: op->sample_type = val; return 0;
 	case K_THREAD: op->threads[r->filter.nthreads++] = val; return 0;
-	case K_MIN_PERCENT: case K_THRESHOLD: case K_DEPTH: case K_SORT:
-	case K_THREAD_IDS: case K_TOP: case K_NODE_FRACTION: case K_COLLAPSE:
-	case K_EDGE_FRACTION: case K_SAMPLE_MIN: case K_NO_COLLAPSE:
-		if (sf_an_report_set(r, cli_getopt_name(g, c), val, ctx))
-			return cli_fail(ctx);
-		return 0;
 	case K_PEEK:
-		r->kind = SF_AN_CALLGRAPH;
+		/* the call graph's node view */
+		sf_an_report_pick(r, sf_an_report_by_name("callgraph"));
 		op->peek_text[op->nre[3]] = val;
 		/* fall through */
 	case K_FOCUS: case K_IGNORE: case K_HIDE:
@@ -211,7 +205,7 @@ static int parse(struct opts *op, struct cli_getopt *g, int argc, char **argv,
 		if (c == -1) {
 			/* the first `--` after --diff splits BASE from NEW
 			 * and options go on; any other ends them */
-			if (g->dashdash && op->r.kind == SF_AN_DIFF &&
+			if (g->dashdash && op->r.kind->two_inputs &&
 			    *nsplit < 0) {
 				*nsplit = *ninputs;
 				continue;
@@ -237,12 +231,8 @@ int main(int argc, char **argv)
 {
 	struct sf_ctx ctx;
 	struct cli_getopt g = { 0 };
-	struct opts op = {
-		.r.diff.normalize = true,
-		.r.tree.min_percent = -1,   /* the library's default */
-		.r.cgr.dot = { .node_fraction = SF_AN_DOT_NODE_FRACTION,
-			       .edge_fraction = SF_AN_DOT_EDGE_FRACTION },
-	};
+	struct opts op = { 0 };
+	struct cli_opt *table = options();
 	struct sf_an_report_opts *r = &op.r;
 	char **inputs = calloc((size_t)argc + 1, sizeof(char *));
 	int ninputs = 0, nsplit = -1, status = EXIT_OK, rc;
@@ -252,11 +242,13 @@ int main(int argc, char **argv)
 	cli_keep_heap();
 	cli_prog = "sfanalyze";
 	sf_ctx_init(&ctx);
+	sf_an_report_defaults(r);
 	ctx.interrupted = &cli_interrupted;
 	op.threads = calloc((size_t)argc + 1, sizeof(char *));
 	op.peek_text = calloc((size_t)argc + 1, sizeof(char *));
-	if ((status = !inputs || !op.threads || !op.peek_text ? EXIT_IO :
-		      cli_getopt_init(&g, opts, CLI_READ, &ctx) ? EXIT_USAGE : 0))
+	if ((status = !inputs || !op.threads || !op.peek_text || !table ?
+		      EXIT_IO :
+		      cli_getopt_init(&g, table, CLI_READ, &ctx) ? EXIT_USAGE : 0))
 		goto out;
 	if ((status = parse(&op, &g, argc, argv, inputs, &ninputs, &nsplit,
 			    &ctx))) {
@@ -265,8 +257,7 @@ int main(int argc, char **argv)
 	}
 	r->cgr.cg.peek = op.re[3], r->cgr.cg.npeek = op.nre[3];
 	r->cgr.peek_text = op.peek_text;
-	if (r->kind == SF_AN_CALLGRAPH && !r->cgr.dot_text)
-		r->cgr.render = sf_an_render_format(op.outpath);
+	sf_an_report_path(r, op.outpath);
 	r->filter.threads = op.threads;
 	r->filter.focus = op.re[0], r->filter.nfocus = op.nre[0];
 	r->filter.ignore = op.re[1], r->filter.nignore = op.nre[1];
@@ -274,7 +265,8 @@ int main(int argc, char **argv)
 	if (op.html && (op.nre[0] || op.nre[1] || op.nre[2] || op.nre[3] ||
 			r->filter.collapse_recursion || r->filter.nthreads ||
 			r->filter.timestamps || r->per_thread ||
-			(r->kind != SF_AN_TREE && r->kind != SF_AN_DIFF))) {
+			/* the default report (the tree), or a comparison */
+			(r->kind != sf_an_reports() && !r->kind->two_inputs))) {
 		cli_msg("--html takes no other report and none of --focus, "
 			"--ignore, --hide, --collapse-recursion, --thread, "
 			"--timestamps, --per-thread, --peek (the page applies "
@@ -283,7 +275,7 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 		goto out;
 	}
-	if ((r->kind == SF_AN_DIFF && (nsplit < 1 || nsplit >= ninputs) &&
+	if ((r->kind->two_inputs && (nsplit < 1 || nsplit >= ninputs) &&
 	     sf_error(&ctx, SF_EUSAGE, NULL, 0, "--diff needs BASE... -- "
 		      "NEW... (at least one input on each side)")) ||
 	    sf_an_report_check(r, &ctx)) {
@@ -302,10 +294,10 @@ int main(int argc, char **argv)
 		.aggregate = !r->filter.timestamps && !op.html &&
 			     !(nofold && !strcmp(nofold, "1")),
 	};
-	if (r->kind != SF_AN_DIFF)
+	if (!r->kind->two_inputs)
 		nsplit = ninputs;
 	rc = sf_load(&p, &ctx, inputs, (size_t)nsplit, &lo);
-	if (!rc && r->kind == SF_AN_DIFF)
+	if (!rc && r->kind->two_inputs)
 		rc = sf_load(&p2, &ctx, inputs + nsplit,
 			     (size_t)(ninputs - nsplit), &lo);
 	if (rc) {
@@ -346,6 +338,7 @@ out:
 	cli_select_free(&op.sel);
 	sf_ctx_free(&ctx);
 	cli_getopt_free(&g);
+	free(table);
 	free(inputs);
 	return status;
 }

@@ -3,6 +3,7 @@
  * sampler-core/capture.h; this is its command line, progress and report. */
 #include "cli.h"
 #include "opt.h"
+#include "analyze.h"
 #include "capture.h"
 
 #include <inttypes.h>
@@ -137,17 +138,22 @@ static void progress(const struct sfc_stats *st, void *arg)
 	*(int *)arg = 1;
 }
 
-/* The report macOS `sample` prints, made by the `sample` writer, to `to`.
- * Nodes under 1% of their thread's samples are hidden. */
+/* The report macOS `sample` prints (analyze/sample.c), to `to`.  Nodes
+ * under 1% of their thread's samples are hidden, unless --sample-min
+ * says otherwise. */
 static int report(const struct sf_profile *p, struct sf_ctx *ctx, FILE *to)
 {
+	struct sf_an_sample_opts opt = {
+		.min_percent = SF_AN_SAMPLE_MIN_PERCENT };
+	/* the user's --sample-min, as the command line stored it */
+	const char *min = sf_ctx_opt(ctx, "sample-min");
 	struct sf_output *o = NULL;
 	size_t n;
 	int rc;
 
-	if ((rc = sf_ctx_set_opt(ctx, "sample-min", "1%")) ||
+	if ((min && (rc = sf_an_sample_min(&opt, min, ctx))) ||
 	    (rc = sf_output_mem(&o, ctx)) ||
-	    (rc = sf_format_by_name("sample")->write(p, o, ctx))) {
+	    (rc = sf_an_sample(o, p, &opt, ctx))) {
 		sf_output_abort(o);
 		return rc;
 	}

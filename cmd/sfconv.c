@@ -237,9 +237,7 @@ int main(int argc, char **argv)
 		sf_profile_free(pb);
 		sf_profile_free(pn);
 	} else {
-		/* a flame chart draws samples in time order */
-		lo.aggregate = !save.format->needs_order &&
-			       !sf_ctx_flag(&ctx, "flamechart");
+		lo.aggregate = !sf_save_needs_order(&save, &ctx);
 		rc = sf_load(&p, &ctx, inputs, (size_t)ninputs, &lo);
 	}
 	if (rc) {

@@ -90,6 +90,10 @@ struct sf_format {
 				   * whose weights are all zero
 				   * (sf_load_options.drop_zero); one with it
 				   * writes each sample, zero ones too */
+	const char *order_option; /* NULL, or a write option (a flag) under
+				   * which the writer needs samples in order
+				   * too (svg's "flamechart": samples in
+				   * time order); ask sf_save_needs_order */
 	int priority;             /* detection tie-break: higher first */
 	const struct sf_option *read_options;  /* {NULL}-terminated or NULL */
 	const struct sf_option *write_options;

@@ -53,6 +53,14 @@ int sf_save_pick(struct sf_save *out, struct sf_ctx *ctx, const char *path,
 	return 0;
 }
 
+bool sf_save_needs_order(const struct sf_save *s, const struct sf_ctx *ctx)
+{
+	const struct sf_format *f = s->format;
+
+	return f->needs_order ||
+	       (f->order_option && sf_ctx_flag(ctx, f->order_option));
+}
+
 int sf_save(const struct sf_save *s, const struct sf_profile *p,
 	    struct sf_ctx *ctx)
 {

@@ -3,8 +3,8 @@
  *
  * Two steps, because a program needs the writer before it reads: whether
  * the writer keeps sample order decides whether the load may fold samples
- * (sf_load_options.aggregate = !format->needs_order), and a wrong --to
- * must fail before a long read.
+ * (sf_load_options.aggregate = !sf_save_needs_order(...)), and a wrong
+ * --to must fail before a long read.
  *
  *   sf_save_pick  chooses the writer: `to` by name, else the extension of
  *                 `path` (a trailing ".gz" also compresses), else, for a
@@ -52,6 +52,11 @@ struct sf_save {
  * without ".gz". */
 int sf_save_pick(struct sf_save *out, struct sf_ctx *ctx, const char *path,
 		 const char *to, const char *fallback, bool gzip);
+
+/* Does the writer need the samples in order (so the load must not fold
+ * them)?  Its needs_order, or its order_option among the options given
+ * (svg with --flamechart). */
+bool sf_save_needs_order(const struct sf_save *s, const struct sf_ctx *ctx);
 
 /* Write `p` with s->format to s->path and commit it; on error nothing is
  * left at s->path (an existing file there is kept as it was). */

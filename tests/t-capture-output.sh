@@ -58,6 +58,17 @@ if grep -q '^Call graph:$' def/report.txt && grep -q "^    [0-9]* Thread_[0-9]* 
 img=$(grep ' target_nofp (?) <' def/report.txt | awk '{print $1, $3, $6}')
 if [ -n "$buildid" ] && [ "$img" = "$maprange <$buildid>" ]; then
 	pass capture-report-images; else fail capture-report-images "'$img', expected '$maprange <$buildid>'"; fi
+# the report is what sfanalyze --sample prints of the saved capture (the
+# same analysis, pruned at 1% of each thread's samples by default), and
+# --sample-min sets its limit: a million samples hides every node
+{ echo; $SFANALYZE -q --sample "$f"; } > def.expected
+expect_same capture-report-is-sfanalyze-sample def.expected def/report.txt
+mkdir -p big && (cd big && timeout 60 "$SFCAPTURE" -p $TPID -d 0.2 --sample-min 1000000 -o big.json > report.txt 2> err.txt)
+{ echo; $SFANALYZE -q --sample --sample-min 1000000 big/big.json; } > big.expected
+expect_same capture-report-sample-min big.expected big/report.txt
+grep -q '^Pruned: .* those under 1000000 samples$' big/report.txt &&
+	pass capture-report-sample-min-pruned ||
+	fail capture-report-sample-min-pruned "$(sed -n '/^Pruned/p; /^Call graph/q' big/report.txt)"
 n=$(grep -c '^    [0-9]* Thread_' def/report.txt)
 [ "$n" -eq "$(wc -l < proc.threads)" ] && pass capture-report-every-thread || fail capture-report-every-thread "$n thread trees"
 $SFCONV -q --from sample --thread-prefix def/report.txt > report.folded

@@ -144,7 +144,11 @@ void sf_warn(struct sf_ctx *ctx, const char *kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Format options.  sf_ctx_set_opt copies both strings and replaces an
- * earlier value.  sf_ctx_opt returns NULL when unset. */
+ * earlier value.  sf_ctx_opt returns NULL when unset.  They hold what the
+ * user typed: the command line (cmd/opt.c) stores them, formats read
+ * them.  No layer passes a setting to another through them: an analysis
+ * takes typed options (analyze.h), a format's needs are fields of its
+ * table entry (format.h). */
 int sf_ctx_set_opt(struct sf_ctx *ctx, const char *name, const char *value);
 const char *sf_ctx_opt(const struct sf_ctx *ctx, const char *name);
 int sf_ctx_flag(const struct sf_ctx *ctx, const char *name);

@@ -891,4 +891,5 @@ const struct sf_format sf_format_svg = {
 	.write = svg_write,
 	.caps = SF_CAP_WEIGHTS | SF_CAP_DIFF,
 	.write_options = svg_wopts,
+	.order_option = "flamechart",
 };
