@@ -379,3 +379,24 @@ out:
 	sf_output_abort(svg);
 	return rc;
 }
+
+int cli_write_html(struct sf_output *o, struct sf_profile *p,
+		   struct sf_profile *p2, uint32_t type, uint32_t new_type,
+		   struct sf_ctx *ctx)
+{
+	const struct sf_format *html = sf_format_by_name("html");
+	struct sf_profile *d = NULL;
+	int rc;
+
+	p->d.meta.default_type = type;
+	if (!p2)
+		return cli_html_callgraph(p, ctx) ? ctx->err.code :
+		       html->write(p, o, ctx);
+	p2->d.meta.default_type = new_type;
+	if ((rc = sf_diff_build(&d, ctx, p, p2,
+				&(struct sf_diff_options){ 0 })))
+		return rc;
+	rc = html->write(d, o, ctx);
+	sf_profile_free(d);
+	return rc;
+}

@@ -55,6 +55,12 @@ int cli_refuse_terminal(const struct sf_save *s);
  * so.  Returns 0 or a negative sf_code with ctx->err set. */
 int cli_html_callgraph(struct sf_profile *p, struct sf_ctx *ctx);
 
+/* sfanalyze --html: the page of p weighed by sample type `type`, or with
+ * p2 the page of their comparison (p2 weighed by new_type). */
+int cli_write_html(struct sf_output *o, struct sf_profile *p,
+		   struct sf_profile *p2, uint32_t type, uint32_t new_type,
+		   struct sf_ctx *ctx);
+
 /* --tag, --tag-ignore, --granularity: sfconv and sfanalyze select
  * samples the same way (sf_profile_select, formats/model/filter.h), so
  * both tables include these entries and hand their keys to

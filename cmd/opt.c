@@ -1,6 +1,7 @@
 /* opt.c - the option table parser: getopt_long over the program's table
  * plus the shared options, and --help generated from the same tables. */
 #include "opt.h"
+#include "analyze.h"
 #include "cli.h"
 
 #include <errno.h>
@@ -484,4 +485,38 @@ void cli_getopt_free(struct cli_getopt *g)
 	free(g->shortopts);
 	free(g->format);
 	memset(g, 0, sizeof(*g));
+}
+
+struct cli_opt *cli_report_options(const struct cli_opt *mid, size_t nmid,
+				   const struct cli_opt *rest, int key_report,
+				   int key_option)
+{
+	const struct sf_an_report *k, *reports = sf_an_reports();
+	const struct sf_an_report_option *o;
+	size_t n = 3 + nmid, nrest = 0, i = 0, j = 0;
+	struct cli_opt *t;
+
+	while (rest[nrest].name || rest[nrest].help)
+		nrest++;
+	n += nrest;
+	for (k = reports; k->name; k++)
+		for (n++, o = k->options; o && o->name; o++)
+			n++;
+	if (!(t = calloc(n, sizeof(*t))))
+		return NULL;
+	t[i++] = (struct cli_opt)CLI_OPT_HEADING("Reports:");
+	for (k = reports; k->name; k++)
+		t[i++] = (struct cli_opt){ k->name,
+					   key_report + (int)(k - reports),
+					   NULL, k->help };
+	memcpy(t + i, mid, nmid * sizeof(*mid));
+	i += nmid;
+	t[i++] = (struct cli_opt)CLI_OPT_HEADING("Report options:");
+	for (k = reports; k->name; k++)
+		for (o = k->options; o && o->name; o++)
+			t[i++] = (struct cli_opt){ o->name,
+						   key_option + (int)j++,
+						   o->arg, o->help };
+	memcpy(t + i, rest, (nrest + 1) * sizeof(*rest));
+	return t;
 }

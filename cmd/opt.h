@@ -105,4 +105,13 @@ const char *cli_getopt_name(const struct cli_getopt *g, int key);
 void cli_getopt_help(const struct cli_getopt *g, FILE *f);
 void cli_getopt_free(struct cli_getopt *g);
 
+/* sfanalyze's option table, malloc'ed (NULL when memory runs out): a
+ * "Reports:" heading, a row per report of analyze's table (keys
+ * key_report + its index), the nmid entries of `mid`, each report's
+ * options under "Report options:" (keys key_option + 0, 1, ... in table
+ * order), then `rest` up to and with its CLI_OPT_END. */
+struct cli_opt *cli_report_options(const struct cli_opt *mid, size_t nmid,
+				   const struct cli_opt *rest, int key_report,
+				   int key_option);
+
 #endif

@@ -4,7 +4,6 @@
 #include "opt.h"
 #include "analyze.h"
 #include "load.h"
-#include "diff.h"
 
 #include <regex.h>
 #include <stdio.h>
@@ -23,9 +22,9 @@ enum {
 	K_SAMPLE_TYPE = CLI_FORMAT_KEY
 };
 
-/* The table is made at start (options()): a "Reports:" heading, a row per
- * report of sf_an_reports(), these, then each report's options under
- * "Report options:", then the rest. */
+/* The table is made at start (cli_report_options): a "Reports:" heading,
+ * a row per report of sf_an_reports(), these, then each report's options
+ * under "Report options:", then the rest. */
 static const struct cli_opt opts_reports[] = {
 	{ "html", K_HTML, NULL, "the HTML report of sfconv -o X.html (with --diff:\n"
 	  "the differential one), to -o FILE; the filters\n"
@@ -69,38 +68,6 @@ static const struct cli_opt opts_rest[] = {
 	{ "version", 'V', NULL, "the version" },
 	CLI_OPT_END
 };
-
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
-/* The whole table, malloc'ed; NULL when memory runs out. */
-static struct cli_opt *options(void)
-{
-	const struct sf_an_report *k, *reports = sf_an_reports();
-	const struct sf_an_report_option *o;
-	size_t n = 2 + COUNT(opts_reports) + COUNT(opts_rest), i = 0, j = 0;
-	struct cli_opt *t;
-
-	for (k = reports; k->name; k++)
-		for (n++, o = k->options; o && o->name; o++)
-			n++;
-	if (!(t = calloc(n, sizeof(*t))))
-		return NULL;
-	t[i++] = (struct cli_opt)CLI_OPT_HEADING("Reports:");
-	for (k = reports; k->name; k++)
-		t[i++] = (struct cli_opt){ k->name,
-					   K_REPORT + (int)(k - reports),
-					   NULL, k->help };
-	memcpy(t + i, opts_reports, sizeof(opts_reports));
-	i += COUNT(opts_reports);
-	t[i++] = (struct cli_opt)CLI_OPT_HEADING("Report options:");
-	for (k = reports; k->name; k++)
-		for (o = k->options; o && o->name; o++)
-			t[i++] = (struct cli_opt){ o->name,
-						   K_REPORT_OPTION + (int)j++,
-						   o->arg, o->help };
-	memcpy(t + i, opts_rest, sizeof(opts_rest));
-	return t;
-}
 
 static void usage(const struct cli_getopt *g)
 {
@@ -170,29 +137,6 @@ static int option(struct opts *op, const struct cli_getopt *g, int c,
 	}
 }
 
-/* --html: the page of the profile weighed by the chosen sample type, or
- * of the comparison of p with p2. */
-static int write_html(struct sf_output *o, struct sf_profile *p,
-		      struct sf_profile *p2, const struct sf_an_report_opts *r,
-		      struct sf_ctx *ctx)
-{
-	const struct sf_format *html = sf_format_by_name("html");
-	struct sf_profile *d = NULL;
-	int rc;
-
-	p->d.meta.default_type = r->filter.type;
-	if (!p2)
-		return cli_html_callgraph(p, ctx) ? ctx->err.code :
-		       html->write(p, o, ctx);
-	p2->d.meta.default_type = r->new_type;
-	if ((rc = sf_diff_build(&d, ctx, p, p2,
-				&(struct sf_diff_options){ 0 })))
-		return rc;
-	rc = html->write(d, o, ctx);
-	sf_profile_free(d);
-	return rc;
-}
-
 /* Parse argv into op and the inputs; *nsplit: where NEW starts (--diff). */
 static int parse(struct opts *op, struct cli_getopt *g, int argc, char **argv,
 		 char **inputs, int *ninputs, int *nsplit, struct sf_ctx *ctx)
@@ -232,7 +176,9 @@ int main(int argc, char **argv)
 	struct sf_ctx ctx;
 	struct cli_getopt g = { 0 };
 	struct opts op = { 0 };
-	struct cli_opt *table = options();
+	struct cli_opt *table = cli_report_options(opts_reports,
+		sizeof(opts_reports) / sizeof(*opts_reports), opts_rest,
+		K_REPORT, K_REPORT_OPTION);
 	struct sf_an_report_opts *r = &op.r;
 	char **inputs = calloc((size_t)argc + 1, sizeof(char *));
 	int ninputs = 0, nsplit = -1, status = EXIT_OK, rc;
@@ -315,7 +261,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (op.html)
-		rc = write_html(o, p, p2, r, &ctx);
+		rc = cli_write_html(o, p, p2, r->filter.type, r->new_type,
+				    &ctx);
 	else
 		rc = sf_an_report(o, p, p2, r, &ctx);
 	if (rc) {
