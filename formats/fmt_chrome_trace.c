@@ -33,6 +33,7 @@
  * Perfetto and speedscope.
  */
 #include "webjson.h"
+#include "text.h"
 
 #include <math.h>
 #include <stdlib.h>

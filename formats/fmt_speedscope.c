@@ -26,6 +26,7 @@
  * a plain sample count gives way to a time type beside it.
  */
 #include "webjson.h"
+#include "text.h"
 
 #include <math.h>
 #include <stdlib.h>
