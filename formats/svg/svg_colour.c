@@ -6,6 +6,7 @@
  */
 #include "svg.h"
 #include "hash.h"
+#include "chars.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -36,7 +37,7 @@ static bool is_hex6(const char *v)
 	if (v[0] != '#' || strlen(v) != 7)
 		return false;
 	for (int i = 1; i < 7; i++)
-		if (!strchr("0123456789abcdefABCDEF", v[i]))
+		if (!sf_is_hex(v[i]))
 			return false;
 	return true;
 }
