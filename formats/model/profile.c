@@ -553,6 +553,16 @@ size_t sf_profile_stack_frames(const struct sf_profile *p, sf_stack_id id,
 	return depth;
 }
 
+uint32_t sf_profile_max_depth(const struct sf_profile *p)
+{
+	uint32_t max = 0;
+
+	for (size_t s = 0; s < p->d.nstacks; s++)
+		if (p->d.stacks[s].depth > max)
+			max = p->d.stacks[s].depth;
+	return max;
+}
+
 /* ----- threads ----- */
 
 struct threadkey {
