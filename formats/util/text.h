@@ -1,8 +1,7 @@
 /*
  * text.h - internal helpers shared by the text formats: number parsing,
  * stack splitting with a whole-line cache, writing a stack as
- * `root;...;leaf`, and what the formats' probes (struct sf_format) look
- * at first.
+ * `root;...;leaf`, and two helpers for every format's probe.
  */
 #ifndef SF_TEXT_H
 #define SF_TEXT_H
