@@ -568,9 +568,7 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 		free(pos);
 	}
 
-	for (size_t s = 0; s < p->d.nstacks; s++)
-		if (p->d.stacks[s].depth > pmax)
-			pmax = p->d.stacks[s].depth;
+	pmax = sf_profile_max_depth(p);
 	/* a bound on the additions of one sample into one sum */
 	occ = (uint64_t)pmax + 2;
 

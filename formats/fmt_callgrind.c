@@ -298,10 +298,7 @@ static int callgrind_write(const struct sf_profile *p, struct sf_output *o,
 	for (size_t i = 0; i < p->d.nframes; i++)
 		if ((rc = function_of(&c, &p->d.frames[i], &c.frame_fn[i])))
 			goto out;
-	size_t maxdepth = 0;
-	for (size_t s = 1; s < ns; s++)
-		if (p->d.stacks[s].depth > maxdepth)
-			maxdepth = p->d.stacks[s].depth;
+	size_t maxdepth = sf_profile_max_depth(p);
 	if (!(chain = sf_calloc(maxdepth + 1, sizeof(*chain)))) {
 		rc = sf_error_nomem(c.ctx);
 		goto out;

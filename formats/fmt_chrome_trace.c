@@ -33,6 +33,7 @@
  * Perfetto and speedscope.
  */
 #include "webjson.h"
+#include "text.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -719,10 +720,7 @@ static int trace_write(const struct sf_profile *p, struct sf_output *out,
 	if ((rc = sf_webjson__by_thread(p, ctx, &order, &start, &threads,
 					&ng)))
 		return rc;
-	size_t maxd = 0;
-	for (size_t s = 0; s < p->d.nstacks; s++)
-		if (p->d.stacks[s].depth > maxd)
-			maxd = p->d.stacks[s].depth;
+	size_t maxd = sf_profile_max_depth(p);
 	if (!(open = sf_calloc(maxd + 1, sizeof(*open))) ||
 	    !(buf = sf_calloc(maxd + 1, sizeof(*buf)))) {
 		rc = sf_error_nomem(ctx);

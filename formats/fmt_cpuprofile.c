@@ -27,6 +27,7 @@
  */
 #include "webjson.h"
 #include "records.h"
+#include "text.h"
 
 #include <math.h>
 #include <stdlib.h>

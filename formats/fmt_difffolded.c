@@ -18,22 +18,18 @@
  */
 #include "text.h"
 #include "diff.h"
+#include "chars.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
 
 /* The start of the last blank-separated field of line[0..e), or (size_t)-1. */
 static size_t last_field(const char *line, size_t e)
 {
 	size_t c = e;
 
-	while (c && !is_blank(line[c - 1]))
+	while (c && !sf_is_blank(line[c - 1]))
 		c--;
 	return c == e || !c ? (size_t)-1 : c;
 }
@@ -66,13 +62,13 @@ static int difffolded_probe(const unsigned char *d, size_t n)
 		if (le > i) {
 			lines++;
 			size_t b = le, a;
-			while (b > i && !is_blank((char)d[b - 1]))
+			while (b > i && !sf_is_blank((char)d[b - 1]))
 				b--;
 			a = b;
-			while (a > i && is_blank((char)d[a - 1]))
+			while (a > i && sf_is_blank((char)d[a - 1]))
 				a--;
 			size_t s = a;
-			while (s > i && !is_blank((char)d[s - 1]))
+			while (s > i && !sf_is_blank((char)d[s - 1]))
 				s--;
 			if (b > i && s > i && is_count(d + b, le - b) &&
 			    is_count(d + s, a - s) && d[i] != '#' &&
@@ -121,14 +117,14 @@ static int difffolded_read(struct sf_profile *p, struct sf_input *in,
 			}
 		}
 		size_t e = len;
-		while (e && is_blank(line[e - 1]))
+		while (e && sf_is_blank(line[e - 1]))
 			e--;
 		if (!e)
 			continue;
 		size_t cn = last_field(line, e), a, cb = (size_t)-1;
 		if (cn != (size_t)-1) {
 			a = cn;
-			while (a && is_blank(line[a - 1]))
+			while (a && sf_is_blank(line[a - 1]))
 				a--;
 			cb = last_field(line, a);
 		}
@@ -143,7 +139,7 @@ static int difffolded_read(struct sf_profile *p, struct sf_input *in,
 			break;
 		}
 		size_t s = cb;
-		while (s && is_blank(line[s - 1]))
+		while (s && sf_is_blank(line[s - 1]))
 			s--;
 		sf_stack_id stack;
 		if ((rc = sf_stack_from_text(p, ctx, &cache, line, s,

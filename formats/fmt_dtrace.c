@@ -20,6 +20,7 @@
  */
 #include "rustsym.h"
 #include "text.h"
+#include "chars.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,19 +37,13 @@ struct dt_state {
 	size_t cap_ids;
 };
 
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' ||
-	       c == '\v';
-}
-
 static void trim(const char **s, size_t *n)
 {
-	while (*n && is_blank(**s)) {
+	while (*n && sf_is_space(**s)) {
 		(*s)++;
 		(*n)--;
 	}
-	while (*n && is_blank((*s)[*n - 1]))
+	while (*n && sf_is_space((*s)[*n - 1]))
 		(*n)--;
 }
 
@@ -154,7 +149,7 @@ static int on_frame(struct dt_state *st, const char *l, size_t n)
 					}
 			}
 			const char *ne = off ? off : fe;
-			while (ne > fu && is_blank(ne[-1]))
+			while (ne > fu && sf_is_space(ne[-1]))
 				ne--;
 			if (sf_rust_hashed(fu, (size_t)(ne - fu))) {
 				if (!sf_sbuf_add(a, f, (size_t)(fu - f)) ||

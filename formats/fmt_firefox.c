@@ -26,6 +26,7 @@
  */
 #include "webjson.h"
 #include "strbuf.h"
+#include "text.h"
 
 #include <math.h>
 #include <stdlib.h>

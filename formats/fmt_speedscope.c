@@ -26,6 +26,7 @@
  * a plain sample count gives way to a time type beside it.
  */
 #include "webjson.h"
+#include "text.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -500,10 +501,7 @@ static int speedscope_write(const struct sf_profile *p, struct sf_output *out,
 	if ((rc = sf_webjson__by_thread(p, ctx, &order, &start, &threads,
 					&ng)))
 		return rc;
-	size_t maxd = 0;
-	for (size_t s = 0; s < p->d.nstacks; s++)
-		if (p->d.stacks[s].depth > maxd)
-			maxd = p->d.stacks[s].depth;
+	size_t maxd = sf_profile_max_depth(p);
 	if (!(buf = sf_calloc(maxd + 1, sizeof(*buf)))) {
 		rc = sf_error_nomem(ctx);
 		goto out;

@@ -1029,10 +1029,7 @@ static int sampler_write(const struct sf_profile *p, struct sf_output *out,
 	reps = sf_calloc(nsamp ? nsamp : 1, sizeof(*reps));
 	w.sym_of_frame = sf_calloc(p->d.nframes ? p->d.nframes : 1,
 				   sizeof(*w.sym_of_frame));
-	uint32_t maxdepth = 0;
-	for (size_t i = 0; i < p->d.nstacks; i++)
-		if (p->d.stacks[i].depth > maxdepth)
-			maxdepth = p->d.stacks[i].depth;
+	uint32_t maxdepth = sf_profile_max_depth(p);
 	rbuf = sf_calloc((size_t)maxdepth + 5, 4);
 	if (!order || !first || !reps || !w.sym_of_frame || !rbuf) {
 		rc = sf_error_nomem(ctx);

@@ -79,25 +79,6 @@ const struct sf_format *sf_format_by_path(const char *path, bool for_write)
 	return best;
 }
 
-size_t sf_probe_skip_space(const unsigned char *d, size_t n)
-{
-	size_t i = 0;
-
-	if (n >= 3 && d[0] == 0xef && d[1] == 0xbb && d[2] == 0xbf)
-		i = 3;
-	while (i < n && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r' ||
-			 d[i] == '\n'))
-		i++;
-	return i;
-}
-
-bool sf_probe_prefix(const unsigned char *d, size_t n, const char *s)
-{
-	size_t l = strlen(s);
-
-	return n >= l && !memcmp(d, s, l);
-}
-
 int sf_format_detect(const struct sf_format **out, struct sf_input *in,
 		     struct sf_ctx *ctx, const char *path)
 {

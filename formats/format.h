@@ -156,12 +156,6 @@ int sf_read_parallel(struct sf_profile *p, const struct sf_format *fmt,
 /* The number of jobs sf_read_parallel would use. */
 unsigned sf_jobs(const struct sf_ctx *ctx);
 
-/* Helpers for probes. */
-/* Skip a UTF-8 BOM and leading whitespace; returns the offset. */
-size_t sf_probe_skip_space(const unsigned char *d, size_t n);
-/* Does `d` start with `s`? */
-bool sf_probe_prefix(const unsigned char *d, size_t n, const char *s);
-
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,5 @@
 # tier: slow
-# The native JSON reader's layout fast path (fmt_json.c, "the fast path")
+# The native JSON reader's layout fast path (json_fast.c, "the fast path")
 # and its yajl fallback give the same model: every output of every
 # generated profile and fixture is compared byte for byte between the
 # default reader and SF_JSON_SLOW=1 (yajl only).  SF_JSON_STRICT=1 (the

@@ -1,9 +1,9 @@
 /*
  * json.h - internal to the native JSON format: fmt_json.c holds the format
- * entry, the probe and the yajl events of the reader; json_fast.c the
- * reader's loop and its layout fast path (json_read.h, their shared
- * state); json_write.c the json-c writer; json_scan.c the reader's
- * pre-scan of each piece of input.
+ * entry and the probe; json_fast.c the reader's loop and its layout fast
+ * path, json_events.c the reader's handling of yajl's events (json_read.h,
+ * their shared state); json_write.c the json-c writer; json_scan.c the
+ * reader's pre-scan of each piece of input.
  */
 #ifndef SF_JSON_H
 #define SF_JSON_H
@@ -13,6 +13,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The format's `read` entry, in json_fast.c (contract: format.h, struct
+ * sf_format). */
+int sf_json__read(struct sf_profile *p, struct sf_input *in,
+		  struct sf_ctx *ctx);
 /* The format's `write` entry (contract: format.h, struct sf_format). */
 int sf_json__write(const struct sf_profile *p, struct sf_output *out,
 		   struct sf_ctx *ctx);

@@ -1,6 +1,6 @@
 /*
  * json_fast.c - the native JSON reader's loop: each piece of input goes
- * to yajl (fmt_json.c handles its events), except the "stacks" and
+ * to yajl (json_events.c handles its events), except the "stacks" and
  * "samples" sections laid out as our own writer lays them out, which the
  * fast path below reads itself.
  */
@@ -189,7 +189,7 @@ static const unsigned char *plain_sample(const struct rd *r,
 	}
 }
 
-/* The hint slot of sample s (as sample_end() in fmt_json.c finds it), or
+/* The hint slot of sample s (as sample_end() in json_events.c finds it), or
  * NULL when it has none or its values are out of range (its fold will
  * say so). */
 static uint32_t *sample_slot(const struct rd *r, const struct fast_sample *s)

@@ -1,7 +1,8 @@
 /*
  * json_read.h - internal to the native JSON reader: its state (struct rd),
- * shared by fmt_json.c (yajl's events and what each member means in the
- * model) and json_fast.c (the read loop and the layout fast path).
+ * shared by json_events.c (yajl's events and what each member means in
+ * the model) and json_fast.c (the read loop and the layout fast path,
+ * which calls json_events.c, never the other way).
  */
 #ifndef SF_JSON_READ_H
 #define SF_JSON_READ_H
@@ -182,8 +183,5 @@ yajl_handle sf_json__parser(struct rd *r);
 int sf_json__parse_error(struct rd *r, yajl_status st, bool at_end);
 /* Free what r holds (not the model). */
 void sf_json__rd_free(struct rd *r);
-/* The format's `read` entry (contract: format.h, struct sf_format). */
-int sf_json__read(struct sf_profile *p, struct sf_input *in,
-		  struct sf_ctx *ctx);
 
 #endif

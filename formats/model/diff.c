@@ -7,16 +7,11 @@
  * summed per result stack and written as one two-valued sample per stack.
  */
 #include "diff.h"
+#include "chars.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static bool is_hex(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-	       (c >= 'A' && c <= 'F');
-}
 
 char *sf_diff_strip_hex(const char *s, size_t n, size_t *outlen)
 {
@@ -28,9 +23,9 @@ char *sf_diff_strip_hex(const char *s, size_t n, size_t *outlen)
 		return NULL;
 	for (size_t i = 0; i < n;) {
 		if (s[i] == '0' && i + 2 < n && s[i + 1] == 'x' &&
-		    is_hex(s[i + 2])) {
+		    sf_is_hex(s[i + 2])) {
 			i += 2;
-			while (i < n && is_hex(s[i]))
+			while (i < n && sf_is_hex(s[i]))
 				i++;
 			memcpy(r + o, "0x...", 5);
 			o += 5;

@@ -238,6 +238,9 @@ void sf_profile_trim(struct sf_profile *p);   /* NULL: nothing */
  * returns the depth. */
 size_t sf_profile_stack_frames(const struct sf_profile *p, sf_stack_id id,
 			       sf_frame_id *buf);
+/* The largest depth of any stack (0 when there is only the root): the
+ * room a buffer of one stack's frames needs. */
+uint32_t sf_profile_max_depth(const struct sf_profile *p);
 
 /* Threads: found by (input, pid, tid, name); a new one is appended. */
 int sf_profile_thread(struct sf_profile *p, struct sf_ctx *ctx, int64_t pid,

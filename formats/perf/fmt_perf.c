@@ -974,7 +974,7 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 			struct stack_line sl;
 			bool hex = sf_perf__parse_stack_line(rest, restn, &sl);
 			for (size_t i = 0; hex && i < sl.pc_len; i++)
-				hex = is_hex(sl.pc[i]);
+				hex = sf_is_hex(sl.pc[i]);
 			if (hex)
 				typed = true;
 			else

@@ -12,6 +12,7 @@
 
 #include "rustsym.h"
 #include "text.h"
+#include "chars.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -27,11 +28,6 @@ static inline bool is_space(char c)
 static inline bool is_digit(char c)
 {
 	return c >= '0' && c <= '9';
-}
-
-static inline bool is_hex(char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
 static inline bool mem_has(const char *s, size_t n, const char *needle)

@@ -529,12 +529,13 @@ static int parse_opts(struct svg_opts *o, struct sf_ctx *ctx,
 		o->max_frames = (size_t)n;
 	}
 	if ((v = sf_ctx_opt(ctx, "colors")) &&
-	    svg_palette_parse(v, &o->palette))
+	    sf_svg__palette_parse(v, &o->palette))
 		return sf_error(ctx, SF_EUSAGE, NULL, 0,
 				"unknown --colors '%s' (%s)", v,
-				svg_palette_list);
-	if (svg_bgcolors(o, sf_ctx_opt(ctx, "bgcolors"), sf_diff_types(
-				 p, &(uint32_t){ 0 }, &(uint32_t){ 0 })))
+				sf_svg__palette_list);
+	if (sf_svg__bgcolors(o, sf_ctx_opt(ctx, "bgcolors"),
+			     sf_diff_types(p, &(uint32_t){ 0 },
+					   &(uint32_t){ 0 })))
 		return bad(ctx, "bgcolors", "yellow, blue, green, grey or "
 			   "#rrggbb", sf_ctx_opt(ctx, "bgcolors"));
 	if ((v = sf_ctx_opt(ctx, "fonttype"))) {
@@ -675,8 +676,8 @@ static int svg_write(const struct sf_profile *p, struct sf_output *out,
 
 	if ((rc = parse_opts(&o, ctx, p)) || (rc = sf_xml__load(ctx)))
 		return rc;
-	if ((rc = svg_graph_build(&g, p, ctx, &o)) ||
-	    (!g.diff && (rc = svg_colours_new(&col, ctx, &o))))
+	if ((rc = sf_svg__graph_build(&g, p, ctx, &o)) ||
+	    (!g.diff && (rc = sf_svg__colours_new(&col, ctx, &o))))
 		goto out;
 
 	ly.width = o.width;
@@ -793,10 +794,11 @@ static int svg_write(const struct sf_profile *p, struct sf_output *out,
 		if (!nd->drawn)
 			continue;
 		if (g.diff)
-			svg_colour_diff(nd->sw - nd->swb, maxdelta, o.negate,
-					fill, sizeof(fill));
-		else if ((rc = svg_colour_frame(col, ctx, nd, g.offcpu,
-						g.waits, fill, sizeof(fill))))
+			sf_svg__colour_diff(nd->sw - nd->swb, maxdelta,
+					    o.negate, fill, sizeof(fill));
+		else if ((rc = sf_svg__colour_frame(col, ctx, nd,
+						    g.offcpu, g.waits, fill,
+						    sizeof(fill))))
 			break;
 		write_frame(s, &g, nd, &o, &ly, fill, unit);
 	}
@@ -818,13 +820,13 @@ static int svg_write(const struct sf_profile *p, struct sf_output *out,
 			      "cannot write the SVG (libxml2 writer failed)");
 out:
 	if (col) {
-		int r2 = svg_colours_finish(col, ctx, !rc &&
-					    !sf_output_failed(out));
+		int r2 = sf_svg__colours_finish(col, ctx, !rc &&
+						!sf_output_failed(out));
 		if (!rc)
 			rc = r2;
 	}
 	free(s->buf);
-	svg_graph_free(&g);
+	sf_svg__graph_free(&g);
 	return rc;
 }
 

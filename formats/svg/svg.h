@@ -103,42 +103,42 @@ struct svg_graph {
 
 /* Build the tree of `p` as `o` asks (merged or reversed stacks, or a
  * flame chart in time order), place it and mark what is drawn.  Returns 0
- * or SF_ENOMEM; free with svg_graph_free. */
-int svg_graph_build(struct svg_graph *g, const struct sf_profile *p,
-		    struct sf_ctx *ctx, const struct svg_opts *o);
-void svg_graph_free(struct svg_graph *g);
+ * or SF_ENOMEM; free with sf_svg__graph_free. */
+int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
+			struct sf_ctx *ctx, const struct svg_opts *o);
+void sf_svg__graph_free(struct svg_graph *g);
 
 /* ----- colours (svg_colour.c) ----- */
 
 /* "hot" -> PAL_HOT; -1 for an unknown name. */
-int svg_palette_parse(const char *name, enum svg_palette *out);
-extern const char svg_palette_list[];   /* "hot, mem, io, ..." */
+int sf_svg__palette_parse(const char *name, enum svg_palette *out);
+extern const char sf_svg__palette_list[];   /* "hot, mem, io, ..." */
 
 /* --bgcolors: yellow, blue, green, grey (gradients) or #rrggbb (flat);
  * NULL: the palette's default, as flamegraph.pl picks it.  Returns -1 for
  * a value that is none of these. */
-int svg_bgcolors(struct svg_opts *o, const char *value, bool diff);
+int sf_svg__bgcolors(struct svg_opts *o, const char *value, bool diff);
 
 /* The fills of the frames, by colour key, palette and the frame's kind;
  * with a consistent palette (--cp) the map read from and written back to
  * o->palette_file. */
 struct svg_colours;
-int svg_colours_new(struct svg_colours **out, struct sf_ctx *ctx,
-		    const struct svg_opts *o);
+int sf_svg__colours_new(struct svg_colours **out, struct sf_ctx *ctx,
+			const struct svg_opts *o);
 /* The fill of `nd` as "rgb(r,g,b)" into buf (at least 32 bytes); on-CPU
  * frames of an off-CPU aware graph in the palette, off-CPU ones in
  * blue-grey ("io"), or with `waits` by their heaviest wait kind: lock
  * purple, I/O blue-grey, sleep aqua, other system call green, none grey.
  * Returns 0 or SF_ENOMEM. */
-int svg_colour_frame(struct svg_colours *c, struct sf_ctx *ctx,
-		     const struct svg_node *nd, bool offcpu, bool waits,
-		     char *buf, size_t size);
+int sf_svg__colour_frame(struct svg_colours *c, struct sf_ctx *ctx,
+			 const struct svg_node *nd, bool offcpu, bool waits,
+			 char *buf, size_t size);
 /* Red where it grew, blue where it shrank (or the opposite with
  * --negate); grey without change. */
-void svg_colour_diff(double delta, double maxdelta, bool negate, char *buf,
-		     size_t size);
+void sf_svg__colour_diff(double delta, double maxdelta, bool negate,
+			 char *buf, size_t size);
 /* Write the --cp palette file back (sorted by name) and free. */
-int svg_colours_finish(struct svg_colours *c, struct sf_ctx *ctx,
-		       bool write_back);
+int sf_svg__colours_finish(struct svg_colours *c, struct sf_ctx *ctx,
+			   bool write_back);
 
 #endif

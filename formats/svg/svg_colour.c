@@ -6,6 +6,7 @@
  */
 #include "svg.h"
 #include "hash.h"
+#include "chars.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,11 +18,11 @@ static const char *const palette_names[] = {
 	"aqua", "yellow", "purple", "orange", "java", "js", "perl", NULL
 };
 
-const char svg_palette_list[] =
+const char sf_svg__palette_list[] =
 	"hot, mem, io, wakeup, chain, java, js, perl, red, green, blue, "
 	"aqua, yellow, purple, orange";
 
-int svg_palette_parse(const char *name, enum svg_palette *out)
+int sf_svg__palette_parse(const char *name, enum svg_palette *out)
 {
 	for (int i = 0; palette_names[i]; i++)
 		if (!strcmp(name, palette_names[i])) {
@@ -36,12 +37,12 @@ static bool is_hex6(const char *v)
 	if (v[0] != '#' || strlen(v) != 7)
 		return false;
 	for (int i = 1; i < 7; i++)
-		if (!strchr("0123456789abcdefABCDEF", v[i]))
+		if (!sf_is_hex(v[i]))
 			return false;
 	return true;
 }
 
-int svg_bgcolors(struct svg_opts *o, const char *v, bool diff)
+int sf_svg__bgcolors(struct svg_opts *o, const char *v, bool diff)
 {
 	static const struct { const char *name, *c1, *c2; } bg[] = {
 		{ "yellow", "#eeeeee", "#eeeeb0" },
@@ -377,8 +378,8 @@ static int map_write(struct svg_colours *c, struct sf_ctx *ctx)
 
 /* ----- the interface ----- */
 
-int svg_colours_new(struct svg_colours **out, struct sf_ctx *ctx,
-		    const struct svg_opts *o)
+int sf_svg__colours_new(struct svg_colours **out, struct sf_ctx *ctx,
+			const struct svg_opts *o)
 {
 	struct svg_colours *c = calloc(1, sizeof(*c));
 	int rc;
@@ -388,16 +389,16 @@ int svg_colours_new(struct svg_colours **out, struct sf_ctx *ctx,
 	c->o = o;
 	c->rng = 0x9e3779b97f4a7c15ull;
 	if (o->cp && (rc = map_read(c, ctx))) {
-		svg_colours_finish(c, ctx, false);
+		sf_svg__colours_finish(c, ctx, false);
 		return rc;
 	}
 	*out = c;
 	return 0;
 }
 
-int svg_colour_frame(struct svg_colours *c, struct sf_ctx *ctx,
-		     const struct svg_node *nd, bool offcpu, bool waits,
-		     char *buf, size_t size)
+int sf_svg__colour_frame(struct svg_colours *c, struct sf_ctx *ctx,
+			 const struct svg_node *nd, bool offcpu, bool waits,
+			 char *buf, size_t size)
 {
 	double v[3];
 	int rgb[3];
@@ -466,8 +467,8 @@ int svg_colour_frame(struct svg_colours *c, struct sf_ctx *ctx,
 	return 0;
 }
 
-void svg_colour_diff(double delta, double maxdelta, bool negate, char *buf,
-		     size_t size)
+void sf_svg__colour_diff(double delta, double maxdelta, bool negate,
+			 char *buf, size_t size)
 {
 	if (negate)
 		delta = -delta;
@@ -483,8 +484,8 @@ void svg_colour_diff(double delta, double maxdelta, bool negate, char *buf,
 		snprintf(buf, size, "rgb(%d,%d,255)", c, c);
 }
 
-int svg_colours_finish(struct svg_colours *c, struct sf_ctx *ctx,
-		       bool write_back)
+int sf_svg__colours_finish(struct svg_colours *c, struct sf_ctx *ctx,
+			   bool write_back)
 {
 	int rc = 0;
 

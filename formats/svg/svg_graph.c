@@ -395,8 +395,8 @@ static int build_chart(struct builder *b, const struct sf_profile *p,
 
 /* ----- placing ----- */
 
-int svg_graph_build(struct svg_graph *g, const struct sf_profile *p,
-		    struct sf_ctx *ctx, const struct svg_opts *o)
+int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
+			struct sf_ctx *ctx, const struct svg_opts *o)
 {
 	struct builder b = { .g = g, .cap = 16, .by_module = o->by_module };
 	struct weights wt = { 0 };
@@ -520,7 +520,7 @@ out:
 	return rc;
 }
 
-void svg_graph_free(struct svg_graph *g)
+void sf_svg__graph_free(struct svg_graph *g)
 {
 	free(g->nodes);
 	free(g->order);

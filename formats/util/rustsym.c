@@ -2,15 +2,10 @@
  * the perf, dtrace and macOS sample readers. */
 #include "rustsym.h"
 #include "sf.h"
+#include "chars.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static bool is_hex(char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-	       (c >= 'A' && c <= 'F');
-}
 
 /* The "$XX$" escapes of the legacy Rust mangling. */
 static const struct {
@@ -31,7 +26,7 @@ bool sf_rust_hashed(const char *s, size_t n)
 	if (n < hashlen || s[n - hashlen] != 'h')
 		return false;
 	for (size_t i = n - hashlen + 1; i < n; i++)
-		if (!is_hex(s[i]))
+		if (!sf_is_hex(s[i]))
 			return false;
 	return true;
 }

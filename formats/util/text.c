@@ -243,3 +243,22 @@ size_t sf_text_split_lines(const char *data, size_t size, size_t pos)
 	const char *lf = memchr(data + pos - 1, '\n', size - (pos - 1));
 	return lf ? (size_t)(lf - data) + 1 : size;
 }
+
+size_t sf_probe_skip_space(const unsigned char *d, size_t n)
+{
+	size_t i = 0;
+
+	if (n >= 3 && d[0] == 0xef && d[1] == 0xbb && d[2] == 0xbf)
+		i = 3;
+	while (i < n && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r' ||
+			 d[i] == '\n'))
+		i++;
+	return i;
+}
+
+bool sf_probe_prefix(const unsigned char *d, size_t n, const char *s)
+{
+	size_t l = strlen(s);
+
+	return n >= l && !memcmp(d, s, l);
+}

@@ -1,7 +1,7 @@
 /*
  * text.h - internal helpers shared by the text formats: number parsing,
- * stack splitting with a whole-line cache, and writing a stack as
- * `root;...;leaf`.
+ * stack splitting with a whole-line cache, writing a stack as
+ * `root;...;leaf`, and two helpers for every format's probe.
  */
 #ifndef SF_TEXT_H
 #define SF_TEXT_H
@@ -65,5 +65,13 @@ void sf_write_stack_text(struct sf_output *o, const struct sf_profile *p,
 			 sf_stack_id stack, const char *prefix);
 /* Write one name sanitised as above. */
 void sf_write_name_text(struct sf_output *o, const char *name);
+
+/* Helpers for probes: they live here, not beside the format table, so
+ * that the formats and the table that names them do not call each
+ * other. */
+/* Skip a UTF-8 BOM and leading whitespace; returns the offset. */
+size_t sf_probe_skip_space(const unsigned char *d, size_t n);
+/* Does `d` start with `s`? */
+bool sf_probe_prefix(const unsigned char *d, size_t n, const char *s);
 
 #endif

@@ -5,7 +5,8 @@
  * chains) and many frames (stacks far wider than the child lists), the
  * same frame names given as names and as frames with a module,
  * sf_profile_trim in the middle (the index is rebuilt), and the index
- * sized up front by sf_profile_reserve_stacks, too large and too small. */
+ * sized up front by sf_profile_reserve_stacks, too large and too small;
+ * and the deepest stack, sf_profile_max_depth. */
 #include "unit.h"
 #include "profile.h"
 
@@ -91,6 +92,38 @@ static int run(struct sf_ctx *ctx, uint32_t nframes, uint32_t pushes,
 	return bad;
 }
 
+/* sf_profile_max_depth: stacks a;b;c, a;d and e (depths 3, 2, 1, and
+ * their prefixes) give 3 however they come; a new profile gives 0. */
+static void max_depth(struct sf_ctx *ctx)
+{
+	static const char *const stacks[][4] = {
+		{ "a", "d" }, { "a", "b", "c" }, { "e" },
+	};
+	struct sf_profile *p;
+	int bad = 0;
+
+	if (sf_profile_new(&p, ctx)) {
+		CHECK("stacktree-max-depth", 0);
+		return;
+	}
+	bad |= sf_profile_max_depth(p) != 0;
+	for (size_t i = 0; i < sizeof(stacks) / sizeof(stacks[0]); i++) {
+		sf_frame_id fr[4];
+		sf_stack_id s;
+		size_t n = 0;
+		for (; n < 4 && stacks[i][n]; n++)
+			if (sf_profile_frame_named(p, ctx, stacks[i][n],
+						   strlen(stacks[i][n]), NULL,
+						   &fr[n]))
+				bad = 1;
+		if (sf_profile_stack(p, ctx, fr, n, false, &s))
+			bad = 1;
+		bad |= sf_profile_max_depth(p) != (i ? 3 : 2);
+	}
+	CHECK("stacktree-max-depth", !bad);
+	sf_profile_free(p);
+}
+
 int main(void)
 {
 	struct sf_ctx ctx;
@@ -101,5 +134,6 @@ int main(void)
 	run(&ctx, 400, 6000, 0, "stacktree-very-wide-root");
 	run(&ctx, 40, 20000, 100000, "stacktree-reserved-large");
 	run(&ctx, 400, 6000, 10, "stacktree-reserved-small");
+	max_depth(&ctx);
 	return unit_failed;
 }
