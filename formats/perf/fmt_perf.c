@@ -13,746 +13,34 @@
  * inferno-collapse-perf are used where the two differ.  See
  * docs/formats.md, section "perf", for what is kept and lost.
  *
+ * This file holds the pass over the lines, the events and their samples;
+ * perf_script.h lists the others.
+ *
  * Speed: lines come from sf_input_line (memchr over a large buffer); a
  * frame line seen before is one hash and one memcmp in the line cache
  * (its frames are parsed once), and a whole stack seen before is one hash
  * of its frame ids in the stack cache.  No allocation per sample.
  */
-#include "perf.h"
+#include "perf_script.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Bytes of frame-line text the line cache keeps at most. */
-#ifndef PERF_LINE_CACHE_MAX
-#define PERF_LINE_CACHE_MAX ((size_t)256 << 20)
-#endif
-
-struct perf_opts {
-	bool pid, tid, kernel, jit, addrs, inferno, no_comm;
-	const char *event_filter;
-};
-
-/* Line cache: the text of a frame line (after its indentation) -> the
- * frames it makes (several with "a->b" inlining), leaf first. */
-struct line_cache {
-	struct sf_idx idx;
-	char *text;              /* all keys, back to back */
-	size_t text_len, text_cap;
-	struct line_ent {
-		size_t off;
-		uint32_t len;
-		uint32_t first;  /* index into fids */
-		uint32_t n;
-		bool java;
-		/* record cache only: its lines, and the record that
-		 * followed it last time (REC_NONE: none yet) */
-		uint32_t lines, next;
-		/* record cache only: the model stack of the last event
-		 * made of this record alone, and that event's root (its
-		 * process frame, ROOT_NONE without one); stack_root is
-		 * STACK_UNSET until then */
-		sf_stack_id stack;
-		sf_frame_id stack_root;
-	} *ents;
-	size_t nents, cap_ents;
-	sf_frame_id *fids;
-	size_t nfids, cap_fids;
-};
-
-/* Bytes of stack text the record cache keeps at most, and the longest
- * record it caches. */
-#ifndef PERF_REC_CACHE_MAX
-#define PERF_REC_CACHE_MAX ((size_t)32 << 20)
-#endif
-#define PERF_REC_MAX ((size_t)1 << 20)
-#define REC_NONE UINT32_MAX
-#define HINT_BITS 14
-#define STACK_UNSET UINT32_MAX
-#define ROOT_NONE (UINT32_MAX - 1)
-
-/* Stack cache: the frame ids of a sample (leaf first, root frame last)
- * -> stack id. */
-struct stack_cache {
-	struct sf_idx idx;
-	sf_frame_id *ids;
-	size_t nids, cap_ids;
-	struct stack_ent {
-		size_t off;
-		uint32_t n;
-		sf_stack_id stack;
-	} *ents;
-	size_t nents, cap_ents;
-};
-
-struct perf_state {
-	struct sf_profile *p;
-	struct sf_ctx *ctx;
-	/* per (stack, thread), direct-mapped (HINT_BITS of a mix of the
-	 * two): the sample the last event of that key folded into
-	 * (sf_profile_add_sample_hint), so an aggregated read of events
-	 * whose stack and thread repeat skips the model's hash probe; two
-	 * keys sharing a slot only cost a probe, as the model checks the
-	 * hint */
-	uint32_t *hints;
-	/* the tail of the last typed event line that
-	 * sf_perf__parse_event_type read (from the ':' before the period
-	 * on), and what it gave: a line ending in the same bytes after a
-	 * ':' gives the same (event_type) */
-	struct sf_sbuf type_tail;
-	bool type_tail_ok;
-	size_t type_ev_off, type_evn;
-	double type_period;
-	struct sf_input *in;
-	struct perf_opts o;
-	struct line_cache lc;
-	struct stack_cache sc;
-	struct sf_sbuf name, tmp, modbuf, pname, comm, ev_filter;
-	/* Record cache (a line_cache whose keys are the whole text of an
-	 * event's stack lines): the stack lines of the current event are
-	 * kept in `rec` and looked up once at the end of the event; only a
-	 * record not seen before is parsed line by line (`pend` holds each
-	 * line's place and number for that). */
-	struct line_cache recc;
-	char *rec;
-	size_t rec_len, rec_cap;
-	struct pend_line {
-		size_t off, len;
-		uint64_t lineno;
-	} *pend;
-	size_t npend, cap_pend;
-	bool rec_direct;         /* record too long: lines go straight in */
-	uint32_t rec_prev;       /* the record of the last event, or
-				  * REC_NONE when it was not cached */
-	uint32_t ev_rec;         /* the record whose frames are all of the
-				  * current event's, or REC_NONE: its
-				  * stack is then the record's last one
-				  * (no hashing of the frames) */
-	bool warned;             /* a stack line was skipped with a warning */
-	uint64_t cur_line;       /* line number of the stack line at hand */
-	sf_frame_id *frames;     /* current event, leaf first */
-	size_t nframes, cap_frames;
-	/* current event */
-	bool in_event, skip, java;
-	int64_t pid, tid, time;
-	double period;
-	/* last root frame and thread, reused while they repeat */
-	struct sf_sbuf last_pname;
-	sf_frame_id pname_frame;
-	bool have_pname_frame;
-	struct sf_sbuf last_comm;
-	int64_t last_pid, last_tid;
-	sf_thread_idx last_thread;
-	bool have_thread;
-	uint32_t type;
-	bool have_type;
-	bool have_event_prop;    /* "perf.event" set (first kept typed event) */
-	double *w;
-	const char *k_kernel, *k_jit, *k_process;
-};
-
-/* Make the frames of one stack line into st->lc.fids (appended, leaf
- * first); returns 0 and the count. */
-static int frames_of_line(struct perf_state *st, const struct stack_line *sl,
-			  uint32_t *count)
-{
-	struct sf_ctx *ctx = st->ctx;
-	struct line_cache *lc = &st->lc;
-	const char *raw = sl->func;
-	size_t rn = sl->func_len;
-	const char *mod = sl->mod;
-	size_t mn = sl->mod_len;
-	int rc;
-
-	/* strip "+0x<hex>" symbol offsets */
-	for (size_t i = rn; i >= 3; i--) {
-		if (raw[i - 3] != '+' || raw[i - 2] != '0' || raw[i - 1] != 'x')
-			continue;
-		size_t k = i;
-		bool ok = k < rn;
-		for (; k < rn; k++) {
-			char c = raw[k];
-			if (!(is_digit(c) || (c >= 'a' && c <= 'f') ||
-			      (st->o.inferno && c >= 'A' && c <= 'F'))) {
-				ok = false;
-				break;
-			}
-		}
-		if (ok)
-			rn = i - 3;
-		break;
-	}
-	*count = 0;
-	if (rn && raw[0] == '(')
-		return 0;   /* a process name in the stack: skipped */
-	if (st->o.inferno) {
-		st->tmp.len = 0;
-		if (!sf_fix_rust_symbol(&st->tmp, raw, rn))
-			return sf_error_nomem(ctx);
-		raw = st->tmp.s ? st->tmp.s : "";
-		rn = st->tmp.len;
-	}
-	/* split on "->": later parts are inlined into the earlier ones */
-	size_t nparts = 0;
-	const char *parts[64];
-	size_t plen[64];
-	const char *q = raw, *end = raw + rn;
-	for (;;) {
-		const char *a = q;
-		while (a + 1 < end && !(a[0] == '-' && a[1] == '>'))
-			a++;
-		if (a + 1 >= end)
-			a = end;
-		if (nparts < 64) {
-			parts[nparts] = q;
-			plen[nparts] = (size_t)(a - q);
-			nparts++;
-		}
-		if (a == end)
-			break;
-		q = a + 2;
-	}
-	/* perl's split drops trailing empty fields */
-	if (!st->o.inferno)
-		while (nparts > 1 && !plen[nparts - 1])
-			nparts--;
-	bool kernel = st->o.inferno ? sf_perf__inferno_is_kernel(mod, mn) :
-				      sf_perf__perl_is_kernel(mod, mn);
-	bool jit = st->o.inferno ? sf_perf__inferno_is_jit(mod, mn) :
-				   sf_perf__is_perf_map(mod, mn);
-	uint64_t addr = SF_NO_ADDR;
-	if (sl->pc_len && sl->pc_len <= 16) {
-		uint64_t v = 0;
-		size_t k;
-		for (k = 0; k < sl->pc_len; k++) {
-			char c = sl->pc[k];
-			int d = is_digit(c) ? c - '0' :
-				(c >= 'a' && c <= 'f') ? c - 'a' + 10 :
-				(c >= 'A' && c <= 'F') ? c - 'A' + 10 : -1;
-			if (d < 0)
-				break;
-			v = v * 16 + (uint64_t)d;
-		}
-		if (k == sl->pc_len)
-			addr = v;
-	}
-	struct sf_sbuf *b = &st->name;
-	sf_frame_id ids[64];
-	for (size_t i = 0; i < nparts; i++) {
-		const char *f = parts[i];
-		size_t fl = plen[i];
-		b->len = 0;
-		if (!sf_sbuf_reserve(b, fl + mn + sl->pc_len + 16))
-			return sf_error_nomem(ctx);
-		if (fl == 9 && !memcmp(f, "[unknown]", 9) &&
-		    !(st->o.inferno && mn == 9 &&
-		      !memcmp(mod, "[unknown]", 9) && !st->o.addrs)) {
-			const char *base;
-			size_t bl;
-			if (mn == 9 && !memcmp(mod, "[unknown]", 9)) {
-				base = "unknown";
-				bl = 7;
-			} else {
-				const char *sl2 = mod + mn;
-				while (sl2 > mod && sl2[-1] != '/')
-					sl2--;
-				base = sl2;
-				bl = (size_t)(mod + mn - sl2);
-			}
-			sf_sbuf_add(b, "[", 1);
-			sf_sbuf_add(b, base, bl);
-			if (st->o.addrs) {
-				sf_sbuf_add(b, " <", 2);
-				sf_sbuf_add(b, sl->pc, sl->pc_len);
-				sf_sbuf_add(b, ">", 1);
-			}
-			sf_sbuf_add(b, "]", 1);
-		} else {
-			sf_sbuf_add(b, f, fl);
-		}
-		if (st->o.inferno)
-			sf_perf__tidy_inferno(b, 0);
-		else
-			sf_perf__tidy_perl(b, 0);
-		if (st->java && memchr(b->s, '/', b->len) && b->len &&
-		    b->s[0] == 'L') {
-			memmove(b->s, b->s + 1, b->len - 1);
-			b->len--;
-			b->s[b->len] = 0;
-		}
-		if (i > 0) {
-			if (st->o.inferno || !mem_has(b->s, b->len, "_[i]"))
-				sf_sbuf_add(b, "_[i]", 4);
-		} else if (st->o.kernel && kernel) {
-			sf_sbuf_add(b, "_[k]", 4);
-		} else if (st->o.jit && jit) {
-			if (st->o.inferno || !mem_has(b->s, b->len, "_[j]"))
-				sf_sbuf_add(b, "_[j]", 4);
-		}
-		struct sf_frame fr;
-		sf_frame_init(&fr);
-		fr.name = b->s;
-		/* perf script --inline prints inlined callees as
-		 * "ip name (inlined)" */
-		bool inlined_dso = mn == 7 && !memcmp(mod, "inlined", 7);
-		if (inlined_dso)
-			fr.flags |= SF_FRAME_INLINE;
-		if (!(mn == 9 && !memcmp(mod, "[unknown]", 9)) && mn &&
-		    !inlined_dso) {
-			/* not st->tmp: the parts may point into it */
-			st->modbuf.len = 0;
-			if (!sf_sbuf_add(&st->modbuf, mod, mn))
-				return sf_error_nomem(ctx);
-			fr.module = st->modbuf.s;
-		}
-		fr.address = addr;
-		fr.kind = kernel ? st->k_kernel : jit ? st->k_jit : NULL;
-		if (i > 0)
-			fr.flags |= SF_FRAME_INLINE;
-		if ((rc = sf_profile_frame(st->p, ctx, &fr, &ids[i])))
-			return rc;
-	}
-	/* leaf first: the last inlined part is the innermost */
-	if (lc->nfids + nparts > lc->cap_fids) {
-		size_t ncap = lc->cap_fids ? lc->cap_fids * 2 : 1024;
-		while (ncap < lc->nfids + nparts)
-			ncap *= 2;
-		sf_frame_id *nf = sf_reallocarray(lc->fids, ncap, sizeof(*nf));
-		if (!nf)
-			return sf_error_nomem(ctx);
-		lc->fids = nf;
-		lc->cap_fids = ncap;
-	}
-	for (size_t i = 0; i < nparts; i++)
-		lc->fids[lc->nfids++] = ids[nparts - 1 - i];
-	*count = (uint32_t)nparts;
-	return 0;
-}
-
-struct line_key {
-	const char *s;
-	size_t n;
-	bool java;
-};
-
-/* Room in st->frames for `more` frames and the root frame. */
-static int frames_room(struct perf_state *st, size_t more)
-{
-	if (st->nframes + more + 1 <= st->cap_frames)
-		return 0;
-	size_t ncap = st->cap_frames ? st->cap_frames * 2 : 256;
-	while (ncap < st->nframes + more + 1)
-		ncap *= 2;
-	sf_frame_id *nf = sf_reallocarray(st->frames, ncap, sizeof(*nf));
-	if (!nf)
-		return sf_error_nomem(st->ctx);
-	st->frames = nf;
-	st->cap_frames = ncap;
-	return 0;
-}
-
-/* Once the line cache holds PERF_LINE_CACHE_MAX bytes of text, new lines
- * are parsed each time instead (memory stays bounded on inputs where
- * almost every line is new). */
-static int uncached_line(struct perf_state *st, const struct stack_line *sl)
-{
-	struct line_cache *lc = &st->lc;
-	size_t first = lc->nfids;
-	uint32_t n;
-	int rc;
-
-	if ((rc = frames_of_line(st, sl, &n)) || (rc = frames_room(st, n)))
-		return rc;
-	if (n)
-		memcpy(st->frames + st->nframes, lc->fids + first,
-		       n * sizeof(sf_frame_id));
-	st->nframes += n;
-	lc->nfids = first;
-	return 0;
-}
-
-/* The cache key's hash: the text's, told apart by the java flag. */
-static uint64_t key_hash(const struct line_key *key)
-{
-	uint64_t h = sf_hash(key->s, key->n) ^
-		     (key->java ? 0x9e3779b97f4a7c15ull : 0);
-	return h ? h : 1;
-}
-
-/* Append the frames a cache entry stands for to the current event. */
-static int append_cached(struct perf_state *st, const struct line_cache *c,
-			 const struct line_ent *e)
-{
-	int rc;
-
-	if ((rc = frames_room(st, e->n)))
-		return rc;
-	if (e->n)
-		memcpy(st->frames + st->nframes, c->fids + e->first,
-		       e->n * sizeof(sf_frame_id));
-	st->nframes += e->n;
-	return 0;
-}
-
-static bool line_eq(const void *c, uint32_t id, const void *k)
-{
-	const struct line_cache *lc = c;
-	const struct line_key *key = k;
-	const struct line_ent *e = &lc->ents[id];
-
-	return e->len == key->n && e->java == key->java &&
-	       !memcmp(lc->text + e->off, key->s, key->n);
-}
-
-/* Append the frames of a stack line to the current event. */
-static int on_stack_line(struct perf_state *st, const char *l, size_t n)
-{
-	struct line_cache *lc = &st->lc;
-	struct sf_ctx *ctx = st->ctx;
-	size_t i = 0;
-	uint32_t id;
-	int rc;
-
-	while (i < n && is_space(l[i]))
-		i++;
-	struct line_key key = { l + i, n - i, st->java };
-	uint64_t h = key_hash(&key);
-	if (!sf_idx_find(&lc->idx, h, line_eq, lc, &key, &id)) {
-		struct stack_line sl;
-		/* a line seen before was checked then */
-		if (memchr(l, 0, n))
-			return sf_error(ctx, SF_EINPUT, sf_input_name(st->in),
-					st->cur_line,
-					"NUL byte: not perf script text");
-		bool ok = st->o.inferno ?
-			  sf_perf__parse_stack_line_inferno(l, n, &sl) :
-			  sf_perf__parse_stack_line(l, n, &sl);
-		if (!ok) {
-			st->warned = true;
-			sf_warn(ctx, "perf.unrecognized-line",
-				"%s:%llu: skipped a line that is not a frame "
-				"('ip symbol (dso)')", sf_input_name(st->in),
-				(unsigned long long)st->cur_line);
-			return 0;
-		}
-		if (lc->text_len + key.n > PERF_LINE_CACHE_MAX)
-			return uncached_line(st, &sl);
-		if (lc->nents == lc->cap_ents) {
-			size_t ncap = lc->cap_ents ? lc->cap_ents * 2 : 1024;
-			struct line_ent *ne = sf_reallocarray(lc->ents, ncap,
-							      sizeof(*ne));
-			if (!ne)
-				return sf_error_nomem(ctx);
-			lc->ents = ne;
-			lc->cap_ents = ncap;
-		}
-		if (sf_big_grow(&lc->text, &lc->text_cap,
-				lc->text_len + key.n))
-			return sf_error_nomem(ctx);
-		struct line_ent *e = &lc->ents[lc->nents];
-		e->first = (uint32_t)lc->nfids;
-		if ((rc = frames_of_line(st, &sl, &e->n)))
-			return rc;
-		if (key.n)
-			memcpy(lc->text + lc->text_len, key.s, key.n);
-		e->off = lc->text_len;
-		e->len = (uint32_t)key.n;
-		e->java = st->java;
-		e->stack_root = STACK_UNSET;
-		lc->text_len += key.n;
-		id = (uint32_t)lc->nents;
-		if (!sf_idx_insert(&lc->idx, h, id))
-			return sf_error_nomem(ctx);
-		lc->nents++;
-	}
-	/* lines come leaf first; a line's own frames are stored leaf first */
-	return append_cached(st, lc, &lc->ents[id]);
-}
-
-/* Drop the stack lines kept for the current event. */
-static void rec_clear(struct perf_state *st)
-{
-	st->rec_len = 0;
-	st->npend = 0;
-	st->rec_direct = false;
-}
-
-/* Replay the kept stack lines one by one (errors carry their line). */
-static int rec_replay(struct perf_state *st)
-{
-	int rc = 0;
-
-	for (size_t i = 0; i < st->npend && !rc; i++) {
-		st->cur_line = st->pend[i].lineno;
-		rc = on_stack_line(st, st->rec + st->pend[i].off,
-				   st->pend[i].len);
-		if (rc)
-			sf_error_place(st->ctx, NULL, st->pend[i].lineno);
-	}
-	return rc;
-}
-
-/* A stack line of the current event (perl mode): keep it for the end. */
-static int defer_stack_line(struct perf_state *st, const char *l, size_t n,
-			    uint64_t lineno)
-{
-	int rc;
-
-	if (st->rec_direct) {
-		st->cur_line = lineno;
-		return on_stack_line(st, l, n);
-	}
-	if (st->rec_len + n + 1 > PERF_REC_MAX) {
-		/* too long to cache: parse what is kept, then go direct */
-		if ((rc = rec_replay(st)))
-			return rc;
-		rec_clear(st);
-		st->rec_direct = true;
-		st->cur_line = lineno;
-		return on_stack_line(st, l, n);
-	}
-	if (st->rec_len + n + 1 > st->rec_cap) {
-		size_t ncap = st->rec_cap ? st->rec_cap * 2 : 4096;
-		while (ncap < st->rec_len + n + 1)
-			ncap *= 2;
-		char *nr = realloc(st->rec, ncap);
-		if (!nr)
-			return sf_error_nomem(st->ctx);
-		st->rec = nr;
-		st->rec_cap = ncap;
-	}
-	if (st->npend == st->cap_pend) {
-		size_t ncap = st->cap_pend ? st->cap_pend * 2 : 64;
-		struct pend_line *np = sf_reallocarray(st->pend, ncap,
-						       sizeof(*np));
-		if (!np)
-			return sf_error_nomem(st->ctx);
-		st->pend = np;
-		st->cap_pend = ncap;
-	}
-	st->pend[st->npend++] = (struct pend_line){ st->rec_len, n, lineno };
-	memcpy(st->rec + st->rec_len, l, n);
-	st->rec_len += n;
-	st->rec[st->rec_len++] = '\n';
-	return 0;
-}
-
-/* Record `id` is the current event's: remember it as what followed the
- * previous event's record, the guess rec_skip_seen tries first. */
-static void rec_follows(struct perf_state *st, uint32_t id)
-{
-	if (st->rec_prev != REC_NONE)
-		st->recc.ents[st->rec_prev].next = id;
-	st->rec_prev = id;
-}
-
-/* The event's stack lines are complete: one lookup for all of them. */
-static int rec_flush(struct perf_state *st)
-{
-	struct line_cache *c = &st->recc;
-	struct line_key key = { st->rec, st->rec_len, st->java };
-	uint32_t id;
-	int rc;
-
-	if (!st->npend)
-		return 0;
-	uint64_t h = key_hash(&key);
-	if (sf_idx_find(&c->idx, h, line_eq, c, &key, &id)) {
-		if (!st->nframes)
-			st->ev_rec = id;
-		if ((rc = append_cached(st, c, &c->ents[id])))
-			return rc;
-		rec_follows(st, id);
-		rec_clear(st);
-		return 0;
-	}
-	size_t start = st->nframes;
-	st->warned = false;
-	if ((rc = rec_replay(st)))
-		return rc;
-	size_t n = st->nframes - start;
-	/* a record that warned is parsed again next time, so the warning
-	 * count stays that of the lines */
-	if (st->warned || c->text_len + key.n > PERF_REC_CACHE_MAX ||
-	    n > UINT32_MAX) {
-		st->rec_prev = REC_NONE;
-		rec_clear(st);
-		return 0;
-	}
-	if (c->nents == c->cap_ents) {
-		size_t ncap = c->cap_ents ? c->cap_ents * 2 : 1024;
-		struct line_ent *ne = sf_reallocarray(c->ents, ncap,
-						      sizeof(*ne));
-		if (!ne)
-			return sf_error_nomem(st->ctx);
-		c->ents = ne;
-		c->cap_ents = ncap;
-	}
-	if (sf_big_grow(&c->text, &c->text_cap, c->text_len + key.n))
-		return sf_error_nomem(st->ctx);
-	if (c->nfids + n > c->cap_fids) {
-		size_t ncap = c->cap_fids ? c->cap_fids * 2 : 16384;
-		while (ncap < c->nfids + n)
-			ncap *= 2;
-		sf_frame_id *nf = sf_reallocarray(c->fids, ncap, sizeof(*nf));
-		if (!nf)
-			return sf_error_nomem(st->ctx);
-		c->fids = nf;
-		c->cap_fids = ncap;
-	}
-	struct line_ent *e = &c->ents[c->nents];
-	e->off = c->text_len;
-	e->len = (uint32_t)key.n;
-	e->first = (uint32_t)c->nfids;
-	e->n = (uint32_t)n;
-	e->java = st->java;
-	e->lines = (uint32_t)st->npend;
-	e->next = REC_NONE;
-	e->stack_root = STACK_UNSET;
-	memcpy(c->text + c->text_len, key.s, key.n);
-	c->text_len += key.n;
-	if (n)
-		memcpy(c->fids + c->nfids, st->frames + start,
-		       n * sizeof(sf_frame_id));
-	c->nfids += n;
-	if (!sf_idx_insert(&c->idx, h, (uint32_t)c->nents))
-		return sf_error_nomem(st->ctx);
-	rec_follows(st, (uint32_t)c->nents);
-	if (!start)
-		st->ev_rec = (uint32_t)c->nents;
-	c->nents++;
-	rec_clear(st);
-	return 0;
-}
-
-/* Right after an event line: if the buffered input holds the event's whole
- * stack (its lines up to the blank line that ends it) and that text is a
- * record seen before, take its frames from the record cache and skip the
- * lines unread.  Anything unusual (a CR, a comment, the end of the buffer
- * before the blank line) leaves them to the line-by-line path; a record
- * is only cached after that path read every line of it as a stack line,
- * so equal text here means equal frames. */
-static int rec_skip_seen(struct perf_state *st)
-{
-	struct line_cache *c = &st->recc;
-	size_t avail;
-	const char *b = sf_input_buffered(st->in, &avail);
-	const char *p = b, *end = b + avail;
-	uint64_t lines = 0;
-	uint32_t id;
-	int rc;
-
-	if (!c->nents || !st->in_event || st->skip || st->rec_direct ||
-	    st->o.inferno || st->npend)
-		return 0;
-	/* Input made of repeated runs (a loop profiled over and over)
-	 * repeats its records in order: try the record that followed the
-	 * previous one last time.  Its text up to a blank line, byte for
-	 * byte, is what the scan below would find and look up (a cached
-	 * record has no empty line, no comment, no line ending in CR), so
-	 * one comparison replaces the scan, the hash and the lookup. */
-	uint32_t guess = st->rec_prev != REC_NONE ?
-			 c->ents[st->rec_prev].next : REC_NONE;
-	if (guess != REC_NONE) {
-		const struct line_ent *g = &c->ents[guess];
-		if (g->java == st->java && avail > g->len &&
-		    b[g->len] == '\n' &&
-		    !memcmp(b, c->text + g->off, g->len)) {
-			if (!st->nframes)
-				st->ev_rec = guess;
-			if ((rc = append_cached(st, c, g)))
-				return rc;
-			rec_follows(st, guess);
-			sf_input_skip(st->in, g->len, g->lines);
-			return 0;
-		}
-	}
-	for (;;) {
-		if (p == end || *p == '\r' || *p == '#')
-			return 0;
-		if (*p == '\n')
-			break;
-		const char *lf = memchr(p, '\n', (size_t)(end - p));
-		if (!lf)
-			return 0;
-		p = lf + 1;
-		lines++;
-	}
-	if (!lines)
-		return 0;
-	struct line_key key = { b, (size_t)(p - b), st->java };
-	uint64_t h = key_hash(&key);
-	if (!sf_idx_find(&c->idx, h, line_eq, c, &key, &id))
-		return 0;
-	const struct line_ent *e = &c->ents[id];
-	if (!st->nframes)
-		st->ev_rec = id;
-	if ((rc = append_cached(st, c, e)))
-		return rc;
-	rec_follows(st, id);
-	sf_input_skip(st->in, key.n, lines);
-	return 0;
-}
-
-struct stack_key {
-	const sf_frame_id *ids;
-	size_t n;
-};
-
-static bool stack_eq(const void *c, uint32_t id, const void *k)
-{
-	const struct stack_cache *sc = c;
-	const struct stack_key *key = k;
-	const struct stack_ent *e = &sc->ents[id];
-
-	return e->n == key->n &&
-	       !memcmp(sc->ids + e->off, key->ids, key->n * sizeof(*key->ids));
-}
-
+/* The model stack of the current event's frames, through the stack cache. */
 static int stack_of(struct perf_state *st, const sf_frame_id *ids, size_t n,
 		    sf_stack_id *out)
 {
-	struct stack_cache *sc = &st->sc;
-	struct stack_key key = { ids, n };
-	uint64_t h = sf_hash(ids, n * sizeof(*ids));
-	uint32_t id;
+	size_t bytes = n * sizeof(*ids);
+	uint64_t h = sf_hash(ids, bytes);
 	int rc;
 
-	if (sf_idx_find(&sc->idx, h, stack_eq, sc, &key, &id)) {
-		*out = sc->ents[id].stack;
+	if (sf_perf__acache_find(&st->sc, ids, bytes, h, out))
 		return 0;
-	}
 	if ((rc = sf_profile_stack(st->p, st->ctx, ids, n, true, out)))
 		return rc;
-	if (sc->nents == sc->cap_ents) {
-		size_t ncap = sc->cap_ents ? sc->cap_ents * 2 : 1024;
-		struct stack_ent *ne = sf_reallocarray(sc->ents, ncap,
-						       sizeof(*ne));
-		if (!ne)
-			return sf_error_nomem(st->ctx);
-		sc->ents = ne;
-		sc->cap_ents = ncap;
-	}
-	if (sc->nids + n > sc->cap_ids) {
-		size_t ncap = sc->cap_ids ? sc->cap_ids * 2 : 16384;
-		while (ncap < sc->nids + n)
-			ncap *= 2;
-		sf_frame_id *ni = sf_reallocarray(sc->ids, ncap, sizeof(*ni));
-		if (!ni)
-			return sf_error_nomem(st->ctx);
-		sc->ids = ni;
-		sc->cap_ids = ncap;
-	}
-	if (n)
-		memcpy(sc->ids + sc->nids, ids, n * sizeof(*ids));
-	sc->ents[sc->nents] = (struct stack_ent){ sc->nids, (uint32_t)n,
-						  *out };
-	sc->nids += n;
-	if (!sf_idx_insert(&sc->idx, h, (uint32_t)sc->nents))
-		return sf_error_nomem(st->ctx);
-	sc->nents++;
-	return 0;
+	return sf_perf__acache_add(&st->sc, st->ctx, ids, bytes, h, *out,
+				   SIZE_MAX);
 }
 
 static bool sbuf_eq(const struct sf_sbuf *b, const char *s, size_t n)
@@ -771,10 +59,10 @@ static int end_event(struct perf_state *st)
 		st->skip = false;
 		st->nframes = 0;
 		st->ev_rec = REC_NONE;
-		rec_clear(st);
+		sf_perf__rec_clear(st);
 		return 0;
 	}
-	if ((rc = rec_flush(st)))
+	if ((rc = sf_perf__rec_flush(st)))
 		return rc;
 	st->in_event = false;
 	if (st->o.inferno && !st->nframes)
@@ -957,7 +245,7 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 	st->skip = false;
 	st->nframes = 0;
 	st->ev_rec = REC_NONE;
-	rec_clear(st);
+	sf_perf__rec_clear(st);
 	if (st->o.inferno) {
 		typed = sf_perf__parse_event_type_inferno(l, n, e->end, &ev,
 							  &evn, &period, &rest,
@@ -1040,7 +328,7 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 	if (rest) {
 		/* inferno: a one-frame stack on the event line */
 		st->cur_line = sf_input_lineno(st->in);
-		if ((rc = on_stack_line(st, rest, restn)))
+		if ((rc = sf_perf__on_stack_line(st, rest, restn)))
 			return rc;
 		return end_event(st);
 	}
@@ -1165,19 +453,19 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 			st.in_event = false;
 			st.skip = false;
 			st.nframes = 0;
-			rec_clear(&st);
+			sf_perf__rec_clear(&st);
 			continue;
 		}
 		if (is_event) {
 			/* perl starts a new event without a blank line too */
 			if (st.in_event && !st.o.inferno) {
 				st.nframes = 0;
-				rec_clear(&st);
+				sf_perf__rec_clear(&st);
 			}
 			seen_event = true;
 			rc = on_event_line(&st, &ev, line, e);
 			if (!rc)
-				rc = rec_skip_seen(&st);
+				rc = sf_perf__rec_skip_seen(&st);
 		} else if (!seen_event) {
 			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
 				      sf_input_lineno(in),
@@ -1186,10 +474,10 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 		} else if (st.in_event && !st.skip) {
 			if (st.o.inferno) {
 				st.cur_line = sf_input_lineno(in);
-				rc = on_stack_line(&st, line, e);
+				rc = sf_perf__on_stack_line(&st, line, e);
 			} else {
-				rc = defer_stack_line(&st, line, e,
-						      sf_input_lineno(in));
+				rc = sf_perf__defer_stack_line(
+					&st, line, e, sf_input_lineno(in));
 			}
 		} else if (!st.in_event && !st.o.inferno) {
 			/* a frame line outside an event: perl files it under
@@ -1220,9 +508,7 @@ out:
 	sf_big_free(st.lc.text, st.lc.text_cap);
 	free(st.lc.ents);
 	free(st.lc.fids);
-	sf_idx_free(&st.sc.idx);
-	free(st.sc.ids);
-	free(st.sc.ents);
+	sf_perf__acache_free(&st.sc);
 	sf_sbuf_free(&st.name);
 	sf_sbuf_free(&st.tmp);
 	sf_sbuf_free(&st.modbuf);

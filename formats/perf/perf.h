@@ -1,15 +1,22 @@
 /*
- * perf.h - internal to the `perf script` reader.  fmt_perf.c holds the
- * format entry, the reader's state, its caches and the model building;
- * perf_dialects.c the line parsers of the two dialects it follows:
- * FlameGraph's stackcollapse-perf.pl ("perl") and inferno-collapse-perf
- * ("inferno", with --inferno), which split event and frame lines
- * differently.  All parsers take a line without its newline and only look
- * at it: no allocation, no errors.
+ * perf.h - what the two perf readers share: the `perf script` reader
+ * (fmt_perf.c, perf_script.h) and the perf.data reader (fmt_perfdata.c,
+ * perfdata.h), which names its frames as the first would name perf
+ * script's lines for them.
+ *
+ * perf_dialects.c holds the line parsers of the two dialects the text
+ * reader follows: FlameGraph's stackcollapse-perf.pl ("perl") and
+ * inferno-collapse-perf ("inferno", with --inferno), which split event and
+ * frame lines differently.  All parsers take a line without its newline
+ * and only look at it: no allocation, no errors.
+ *
+ * perf_cache.c holds the stack cache both readers keep (struct
+ * sf_perf_acache).
  */
 #ifndef SF_PERF_H
 #define SF_PERF_H
 
+#include "profile.h"
 #include "rustsym.h"
 #include "text.h"
 #include "chars.h"
@@ -125,5 +132,38 @@ void sf_perf__tidy_perl(struct sf_sbuf *b, size_t from);
 /* inferno's tidy_generic: ';' -> ':', drop the first top-level argument
  * list (brackets <>{}[] nest), keeping Go ".(" and anonymous namespaces. */
 void sf_perf__tidy_inferno(struct sf_sbuf *b, size_t from);
+
+/* ----- the stack cache ----- */
+
+/*
+ * An array-keyed cache: a key of bytes (a sample's frame ids, or the
+ * words of a perf.data sample's call chain and what it depends on) -> the
+ * model stack made of it, so that a stack seen before costs one hash and
+ * one memcmp instead of a model lookup (or a resolution) per frame.  The
+ * keys are kept back to back in `keys`.  Zeroed memory is an empty cache.
+ */
+struct sf_perf_acache {
+	struct sf_idx idx;
+	unsigned char *keys;
+	size_t len, cap;
+	struct sf_perf_aent {
+		size_t off, len;
+		sf_stack_id stack;
+	} *ents;
+	size_t nents, cap_ents;
+};
+
+/* The stack of `key` (`bytes` long, hash `h`), if it was added. */
+bool sf_perf__acache_find(const struct sf_perf_acache *c, const void *key,
+			  size_t bytes, uint64_t h, sf_stack_id *out);
+
+/* Add `key` -> `stack`; a key that would take the cache past `max` bytes
+ * of keys is not kept (callers resolve it again next time, with the same
+ * result).  Returns 0, or SF_ENOMEM through ctx. */
+int sf_perf__acache_add(struct sf_perf_acache *c, struct sf_ctx *ctx,
+			const void *key, size_t bytes, uint64_t h,
+			sf_stack_id stack, size_t max);
+
+void sf_perf__acache_free(struct sf_perf_acache *c);
 
 #endif

@@ -1,0 +1,174 @@
+/*
+ * perf_script.h - internal to the `perf script` reader, which is made of
+ * three files, each calling only those below it:
+ *
+ *     fmt_perf.c       the format entry, the pass over the lines, events
+ *                      and their samples
+ *     perf_records.c   the record cache: an event's stack lines looked
+ *                      up as one text, or skipped unread when seen before
+ *     perf_lines.c     the line cache: one frame line -> its frames
+ *
+ * and of the line parsers of perf.h (perf_dialects.c).
+ */
+#ifndef SF_PERF_SCRIPT_H
+#define SF_PERF_SCRIPT_H
+
+#include "perf.h"
+
+
+/* Bytes of frame-line text the line cache keeps at most. */
+#ifndef PERF_LINE_CACHE_MAX
+#define PERF_LINE_CACHE_MAX ((size_t)256 << 20)
+#endif
+
+struct perf_opts {
+	bool pid, tid, kernel, jit, addrs, inferno, no_comm;
+	const char *event_filter;
+};
+
+/* Line cache: the text of a frame line (after its indentation) -> the
+ * frames it makes (several with "a->b" inlining), leaf first. */
+struct line_cache {
+	struct sf_idx idx;
+	char *text;              /* all keys, back to back */
+	size_t text_len, text_cap;
+	struct line_ent {
+		size_t off;
+		uint32_t len;
+		uint32_t first;  /* index into fids */
+		uint32_t n;
+		bool java;
+		/* record cache only: its lines, and the record that
+		 * followed it last time (REC_NONE: none yet) */
+		uint32_t lines, next;
+		/* record cache only: the model stack of the last event
+		 * made of this record alone, and that event's root (its
+		 * process frame, ROOT_NONE without one); stack_root is
+		 * STACK_UNSET until then */
+		sf_stack_id stack;
+		sf_frame_id stack_root;
+	} *ents;
+	size_t nents, cap_ents;
+	sf_frame_id *fids;
+	size_t nfids, cap_fids;
+};
+
+/* Bytes of stack text the record cache keeps at most, and the longest
+ * record it caches. */
+#ifndef PERF_REC_CACHE_MAX
+#define PERF_REC_CACHE_MAX ((size_t)32 << 20)
+#endif
+#define PERF_REC_MAX ((size_t)1 << 20)
+#define REC_NONE UINT32_MAX
+#define HINT_BITS 14
+#define STACK_UNSET UINT32_MAX
+#define ROOT_NONE (UINT32_MAX - 1)
+
+struct perf_state {
+	struct sf_profile *p;
+	struct sf_ctx *ctx;
+	/* per (stack, thread), direct-mapped (HINT_BITS of a mix of the
+	 * two): the sample the last event of that key folded into
+	 * (sf_profile_add_sample_hint), so an aggregated read of events
+	 * whose stack and thread repeat skips the model's hash probe; two
+	 * keys sharing a slot only cost a probe, as the model checks the
+	 * hint */
+	uint32_t *hints;
+	/* the tail of the last typed event line that
+	 * sf_perf__parse_event_type read (from the ':' before the period
+	 * on), and what it gave: a line ending in the same bytes after a
+	 * ':' gives the same (event_type) */
+	struct sf_sbuf type_tail;
+	bool type_tail_ok;
+	size_t type_ev_off, type_evn;
+	double type_period;
+	struct sf_input *in;
+	struct perf_opts o;
+	struct line_cache lc;
+	/* frame ids of a sample (leaf first, root frame last) -> stack */
+	struct sf_perf_acache sc;
+	struct sf_sbuf name, tmp, modbuf, pname, comm, ev_filter;
+	/* Record cache (a line_cache whose keys are the whole text of an
+	 * event's stack lines): the stack lines of the current event are
+	 * kept in `rec` and looked up once at the end of the event; only a
+	 * record not seen before is parsed line by line (`pend` holds each
+	 * line's place and number for that). */
+	struct line_cache recc;
+	char *rec;
+	size_t rec_len, rec_cap;
+	struct pend_line {
+		size_t off, len;
+		uint64_t lineno;
+	} *pend;
+	size_t npend, cap_pend;
+	bool rec_direct;         /* record too long: lines go straight in */
+	uint32_t rec_prev;       /* the record of the last event, or
+				  * REC_NONE when it was not cached */
+	uint32_t ev_rec;         /* the record whose frames are all of the
+				  * current event's, or REC_NONE: its
+				  * stack is then the record's last one
+				  * (no hashing of the frames) */
+	bool warned;             /* a stack line was skipped with a warning */
+	uint64_t cur_line;       /* line number of the stack line at hand */
+	sf_frame_id *frames;     /* current event, leaf first */
+	size_t nframes, cap_frames;
+	/* current event */
+	bool in_event, skip, java;
+	int64_t pid, tid, time;
+	double period;
+	/* last root frame and thread, reused while they repeat */
+	struct sf_sbuf last_pname;
+	sf_frame_id pname_frame;
+	bool have_pname_frame;
+	struct sf_sbuf last_comm;
+	int64_t last_pid, last_tid;
+	sf_thread_idx last_thread;
+	bool have_thread;
+	uint32_t type;
+	bool have_type;
+	bool have_event_prop;    /* "perf.event" set (first kept typed event) */
+	double *w;
+	const char *k_kernel, *k_jit, *k_process;
+};
+
+struct line_key {
+	const char *s;
+	size_t n;
+	bool java;
+};
+
+/* ----- perf_lines.c ----- */
+
+/* Room in st->frames for `more` frames and the root frame. */
+int sf_perf__frames_room(struct perf_state *st, size_t more);
+
+/* The cache key's hash: the text's, told apart by the java flag. */
+uint64_t sf_perf__key_hash(const struct line_key *key);
+
+/* sf_idx_find's equality for a line_cache `c` and a line_key `k`. */
+bool sf_perf__line_eq(const void *c, uint32_t id, const void *k);
+
+/* Append the frames a cache entry stands for to the current event. */
+int sf_perf__append_cached(struct perf_state *st, const struct line_cache *c,
+			   const struct line_ent *e);
+
+/* Append the frames of a stack line to the current event. */
+int sf_perf__on_stack_line(struct perf_state *st, const char *l, size_t n);
+
+/* ----- perf_records.c ----- */
+
+/* Drop the stack lines kept for the current event. */
+void sf_perf__rec_clear(struct perf_state *st);
+
+/* A stack line of the current event (perl mode): keep it for the end. */
+int sf_perf__defer_stack_line(struct perf_state *st, const char *l, size_t n,
+			      uint64_t lineno);
+
+/* The event's stack lines are complete: one lookup for all of them. */
+int sf_perf__rec_flush(struct perf_state *st);
+
+/* Right after an event line: take a stack seen before without reading
+ * its lines (perf_records.c says when). */
+int sf_perf__rec_skip_seen(struct perf_state *st);
+
+#endif

@@ -1,0 +1,336 @@
+/*
+ * perfdata.h - internal to the perf.data reader, which is made of four
+ * files, each calling only those below it:
+ *
+ *     fmt_perfdata.c      the format entry, the pass over the records
+ *                         in time order, the samples
+ *     perfdata_header.c   the file header, the event attributes, the
+ *                         features and the pipe-mode header records
+ *     perfdata_syms.c     a call chain's entries -> named frames: ELF
+ *                         symbols, kallsyms, the JIT's perf-PID.map
+ *     perfdata_maps.c     processes, threads, their maps and dsos (the
+ *                         MMAP, COMM and FORK records), build-ids, small
+ *                         maps, errors
+ *
+ * fmt_perfdata.c says what the reader does and what it does not read.
+ */
+#ifndef SF_PERFDATA_H
+#define SF_PERFDATA_H
+
+#include "elfsym.h"
+#include "perf.h"
+
+#include <stdlib.h>
+
+/* ----- perf's constants (include/uapi/linux/perf_event.h) ----- */
+
+enum {
+	S_IDENTIFIER = 1u << 16, S_IP = 1u << 0, S_TID = 1u << 1,
+	S_TIME = 1u << 2, S_ADDR = 1u << 3, S_READ = 1u << 4,
+	S_CALLCHAIN = 1u << 5, S_ID = 1u << 6, S_CPU = 1u << 7,
+	S_PERIOD = 1u << 8, S_STREAM_ID = 1u << 9, S_RAW = 1u << 10,
+	S_BRANCH_STACK = 1u << 11, S_REGS_USER = 1u << 12,
+	S_STACK_USER = 1u << 13,
+};
+enum {
+	F_TOTAL_TIME_ENABLED = 1, F_TOTAL_TIME_RUNNING = 2, F_ID = 4,
+	F_GROUP = 8, F_LOST = 16,
+};
+enum {
+	R_MMAP = 1, R_LOST = 2, R_COMM = 3, R_EXIT = 4, R_FORK = 7,
+	R_SAMPLE = 9, R_MMAP2 = 10,
+	R_HEADER_ATTR = 64, R_HEADER_EVENT_TYPE = 65,
+	R_HEADER_TRACING_DATA = 66, R_HEADER_BUILD_ID = 67,
+	R_FINISHED_ROUND = 68, R_AUXTRACE = 71, R_EVENT_UPDATE = 78,
+	R_HEADER_FEATURE = 80, R_COMPRESSED = 81,
+};
+enum {
+	MISC_CPUMODE_MASK = 7, MISC_KERNEL = 1, MISC_USER = 2, MISC_HV = 3,
+	MISC_GUEST_KERNEL = 4, MISC_GUEST_USER = 5,
+	MISC_MMAP_BUILD_ID = 1 << 14, MISC_BUILD_ID_SIZE = 1 << 15,
+};
+#define CONTEXT_MAX ((uint64_t)-4095)
+#define CONTEXT_HV ((uint64_t)-32)
+#define CONTEXT_KERNEL ((uint64_t)-128)
+#define CONTEXT_USER ((uint64_t)-512)
+#define CONTEXT_GUEST_KERNEL ((uint64_t)-2176)
+#define CONTEXT_GUEST_USER ((uint64_t)-2560)
+#define FEAT_BUILD_ID 2
+#define FEAT_EVENT_DESC 12
+#define BRANCH_CALL_STACK (1u << 11)
+#define HEADER_SIZE 104
+#define PIPE_HEADER_SIZE 16
+
+/* ----- state ----- */
+
+struct pd_attr {
+	uint32_t type;
+	uint64_t config, sample_type, read_format, period, branch_type;
+	uint64_t regs_user;
+	bool sample_id_all, freq;
+	char name[128];
+	bool have_name;
+	uint32_t mtype;          /* the model's sample type */
+	bool typed;
+	uint64_t off;            /* where the attr was read, for messages */
+};
+
+struct pd_dso {
+	char *name;              /* as the mmap event names it */
+	unsigned char bid[20];
+	size_t bid_len;
+	struct sf_symtab *syms;
+	bool loaded;
+};
+
+struct pd_map {
+	uint64_t start, end, pgoff;
+	uint32_t dso;
+};
+
+struct pd_proc {
+	int64_t pid;
+	struct pd_map *maps;
+	size_t n, cap;
+	uint64_t gen;            /* bumped by every change of the maps */
+};
+
+struct pd_thread {
+	int64_t pid, tid;
+	char comm[64];
+	sf_thread_idx idx;
+	bool have_idx;
+	sf_frame_id root;
+	bool have_root;
+};
+
+/* An id -> index map for small integer-ish keys (ids, tids, pids). */
+struct pd_map64 {
+	struct sf_idx idx;
+	uint64_t *keys;
+};
+
+struct pd_rec {
+	uint64_t off, time;
+};
+
+/* A resolved ip -> frame: by the dso (or kernel, or none), the ip (the
+ * frame keeps it) and the offset in the dso (which names it). */
+struct pd_fent {
+	uint64_t dso, ip, off;
+	sf_frame_id f;
+	bool skip;               /* perl drops this frame line */
+};
+
+/*
+ * The stack cache (st->sc, perf.h): a sample whose call chain, process,
+ * maps (by generation) and root frame were seen before has the stack it
+ * had then; one hash of the chain instead of a lookup per entry.  Keys
+ * are words [pid, its maps' generation, the kernel maps' generation, root
+ * frame, count, chain...], at most PD_STACK_CACHE_MAX bytes of them
+ * (after that, stacks are resolved each time: same result, slower).
+ */
+#ifndef PD_STACK_CACHE_MAX
+#define PD_STACK_CACHE_MAX ((size_t)64 << 20)
+#endif
+
+struct pd_state {
+	struct sf_profile *p;
+	struct sf_ctx *ctx;
+	const char *name;
+	const unsigned char *d;
+	size_t size;
+	bool pipe;
+	struct pd_attr *attrs;
+	size_t nattrs, cap_attrs;
+	uint64_t *ids;           /* ids[i] belongs to attrs[id_attr[i]] */
+	uint32_t *id_attr;
+	size_t nids, cap_ids;
+	struct pd_map64 id_idx;
+	struct pd_dso *dsos;
+	size_t ndsos, cap_dsos;
+	struct pd_map64 dso_idx; /* hash of the name -> dso */
+	struct pd_proc *procs;
+	size_t nprocs, cap_procs;
+	struct pd_map64 proc_idx;
+	struct pd_thread *threads;
+	size_t nthreads, cap_threads;
+	struct pd_map64 thread_idx;
+	/* build-ids from the BUILD_ID feature, by file name */
+	struct pd_bid {
+		char *name;
+		unsigned char bid[20];
+		size_t len;
+	} *bids;
+	size_t nbids, cap_bids;
+	unsigned char kbid[20];   /* the kernel's, if recorded */
+	size_t kbid_len;
+	uint64_t ktext;           /* its "_text" (the kernel map's pgoff) */
+	struct sf_symtab *kallsyms;
+	bool kallsyms_loaded;
+	struct pd_rec *recs;
+	size_t nrecs, cap_recs;
+	struct pd_fent *fents;
+	size_t nf, cap_f;
+	struct sf_idx fidx;
+	sf_frame_id *frames;
+	size_t cap_frames;
+	struct sf_perf_acache sc;
+	uint64_t *key;
+	size_t cap_key;
+	double *w;
+	bool default_set;
+	/* options, as the perf script reader's */
+	bool o_pid, o_tid, o_kernel, o_jit;
+	const char *event_filter;
+	const struct pd_attr *kept;   /* the one event whose samples are
+				       * kept */
+	struct sf_sbuf name_buf, line_buf;
+	const char *k_kernel, *k_process;
+};
+
+static inline uint16_t rd16(const unsigned char *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return v;
+}
+
+static inline uint32_t rd32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static inline uint64_t rd64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* An SF_EINPUT error at byte `off`: `what` as it is, or as what runs
+ * past the end of the file. */
+static inline int bad(struct pd_state *st, uint64_t off, const char *what)
+{
+	return sf_error_at(st->ctx, SF_EINPUT, st->name, off, "%s", what);
+}
+
+static inline int truncated(struct pd_state *st, uint64_t off,
+			    const char *what)
+{
+	return sf_error_at(st->ctx, SF_EINPUT, st->name, off,
+			   "perf.data truncated: %s runs past the end of the "
+			   "file (%zu bytes); the recording was cut short",
+			   what, st->size);
+}
+
+/* ----- small maps ----- */
+
+static inline bool key_eq(const void *c, uint32_t id, const void *key)
+{
+	const uint64_t *keys = c;
+
+	return keys[id] == *(const uint64_t *)key;
+}
+
+static inline bool m64_find(const struct pd_map64 *m, uint64_t key,
+			    uint32_t *out)
+{
+	return sf_idx_find(&m->idx, sf_hash_u64(key, 0), key_eq, m->keys,
+			   &key, out);
+}
+
+/* keys must be sized by the caller to hold index `id`. */
+static inline bool m64_add(struct pd_map64 *m, uint64_t key, uint32_t id,
+			   size_t cap)
+{
+	uint64_t *nk = sf_reallocarray(m->keys, cap, sizeof(*nk));
+
+	if (!nk)
+		return false;
+	m->keys = nk;
+	m->keys[id] = key;
+	return sf_idx_insert(&m->idx, sf_hash_u64(key, 0), id);
+}
+
+static inline void m64_free(struct pd_map64 *m)
+{
+	sf_idx_free(&m->idx);
+	free(m->keys);
+}
+
+/* Room for `need` elements of `elem` bytes in *arr (capacity *cap). */
+static inline bool grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return true;
+	size_t nc = *cap ? *cap * 2 : 64;
+	while (nc < need)
+		nc *= 2;
+	void *n = sf_reallocarray(*arr, nc, elem);
+	if (!n)
+		return false;
+	*arr = n;
+	*cap = nc;
+	return true;
+}
+
+/* ----- perfdata_maps.c ----- */
+
+/* A build-id recorded for the file `name`. */
+int sf_pd__add_bid(struct pd_state *st, const char *name, size_t nl,
+		   const unsigned char *bid, size_t len);
+
+/* The process or thread of that id, made on first use. */
+int sf_pd__proc_of(struct pd_state *st, int64_t pid, struct pd_proc **out);
+int sf_pd__thread_of(struct pd_state *st, int64_t pid, int64_t tid,
+		     struct pd_thread **out);
+
+/* The map of `pr` holding `ip`, or NULL. */
+const struct pd_map *sf_pd__map_find(const struct pd_proc *pr, uint64_t ip);
+
+/* The generation of the maps of `pid` (0 if it has none). */
+uint64_t sf_pd__gen_of(const struct pd_state *st, int64_t pid);
+
+/* The side-band records that change what a sample resolves against. */
+int sf_pd__on_mmap(struct pd_state *st, uint64_t off, size_t size,
+		   uint32_t type, uint16_t misc);
+int sf_pd__on_comm(struct pd_state *st, uint64_t off, size_t size);
+int sf_pd__on_fork(struct pd_state *st, uint64_t off, size_t size);
+
+/* ----- perfdata_syms.c ----- */
+
+/* The frames of a sample into st->frames (leaf first): those of the call
+ * chain `chain` (nr entries), or of `ip` in `cpumode` when there is none;
+ * *n says how many. */
+int sf_pd__resolve(struct pd_state *st, const struct pd_thread *th,
+		   const unsigned char *chain, uint64_t nr, uint64_t ip,
+		   int cpumode, size_t *n);
+
+/* ----- perfdata_header.c ----- */
+
+/* The file header of a perf.data file (not pipe mode): its attrs and
+ * features; where the data section is. */
+int sf_pd__read_file_header(struct pd_state *st, uint64_t *data_off,
+			    uint64_t *data_end);
+
+/* A pipe-mode header record (type 64 and up) at `off`. */
+int sf_pd__header_record(struct pd_state *st, uint64_t off, uint32_t type,
+			 size_t size);
+
+/* The attr of a record at `off` of `size` bytes (type `type`), or NULL. */
+const struct pd_attr *sf_pd__attr_of(struct pd_state *st, uint64_t off,
+				     uint32_t type, size_t size);
+
+/* Bytes of the sample_id trailer of a non-sample record. */
+size_t sf_pd__trailer_size(const struct pd_attr *a);
+
+/* The model's sample type of `a`, made on first use. */
+int sf_pd__attr_type(struct pd_state *st, struct pd_attr *a);
+
+#endif
