@@ -1,4 +1,4 @@
-// sftools HTML report: the page's script (embedded by formats/fmt_html.c,
+// sftools HTML report: the page's script (embedded by fmt_html.c beside it,
 // allowed by the page's Content-Security-Policy through its sha256).
 // Every name reaches the DOM through textContent or a canvas fillText,
 // never as markup; no eval, no inline handlers, no network.
