@@ -95,14 +95,16 @@ $(BUILD)/table.gen.h: $(FMT_SRC) Makefile
 
 $(BUILD)/formats/format.o: $(BUILD)/table.gen.h
 
-# The HTML report's page sources, as byte arrays (xxd -i), and the sha256
+# The HTML report's page sources, as byte arrays (xxd -i, made static so
+# the library exports nothing without the sf_ prefix), and the sha256
 # of the script and style the page's Content-Security-Policy allows.
 HTML_SRC = formats/html/report.css formats/html/report.js \
 	   formats/html/report.html
 csp_hash = sha256sum $(1) | cut -c1-64 | xxd -r -p | base64 -w0
 $(BUILD)/html.gen.h: $(HTML_SRC) Makefile
 	@mkdir -p $(BUILD)
-	@{ for f in $(HTML_SRC); do (cd $$(dirname $$f) && xxd -i $$(basename $$f)) || exit 1; done; \
+	@{ for f in $(HTML_SRC); do (cd $$(dirname $$f) && xxd -i $$(basename $$f)) || exit 1; done | \
+	    sed 's/^unsigned /static const unsigned /'; \
 	  echo "#define HTML_JS_SHA256 \"$$($(call csp_hash,formats/html/report.js))\""; \
 	  echo "#define HTML_CSS_SHA256 \"$$($(call csp_hash,formats/html/report.css))\""; \
 	} > $@.tmp && mv $@.tmp $@

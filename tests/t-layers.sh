@@ -16,6 +16,8 @@
 #     so only formats/ and cmd/ reach the format table;
 #   - no two library files call each other (A uses a symbol B defines and
 #     B one A defines);
+#   - every global symbol the library defines starts with sf_ (sfc_ in
+#     sampler-core), so a program linking libsftools.a meets no clash;
 #   - no library .c over 1300 lines, no program's main file over 300.
 # The checker is first run on a made-up symbol list with known breaches,
 # so a checker that finds nothing cannot pass.
@@ -104,6 +106,13 @@ else
 	done < objs
 	LC_ALL=C sort def > def.s; LC_ALL=C sort und > und.s
 	LC_ALL=C join und.s def.s | awk '{ print $2, $3, $1 }' > edges
+	awk '$2 !~ /^cmd\// && $1 !~ /^sfc?_/ { print $2 ": " $1 }' def.s \
+		> unprefixed
+	if [ -s unprefixed ]; then
+		fail layers-prefix "global symbols without the sf_ prefix: $(head -n 5 unprefixed | tr '\n' ' ')"
+	else
+		pass layers-prefix
+	fi
 	if [ ! -s edges ]; then
 		fail layers-nm "no call between objects found: nm output unread"
 	else
