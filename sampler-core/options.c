@@ -6,6 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+void sfc_options_init(struct sfc_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->hz = 100;
+	o->unwind = SFC_UNWIND_DWARF;
+	o->stack_bytes = 32 * 1024;
+	o->max_frames = 512;
+	o->stop_timeout_ns = 20 * 1000000;
+}
+
 static int positive(struct sf_ctx *ctx, const char *name, const char *v,
 		    double max, double *out)
 {
