@@ -264,6 +264,49 @@ int sfc_add(struct sfc_session *s, struct sf_ctx *ctx, pid_t pid)
 	return add_proc(s, ctx, pid, false);
 }
 
+int sfc_start(struct sfc_session **out, struct sf_ctx *ctx,
+	      struct sfc_options *o, char *const *argv, int *status)
+{
+	int rc, ignored;
+
+	*out = NULL;
+	if (argv) {
+		if ((rc = sfc_launch(&o->pid, ctx, argv)))
+			return rc;
+		o->is_child = true;
+		o->children = !o->no_children;
+	}
+	if ((rc = sfc_open(out, ctx, o))) {
+		/* a command that ended before the first sample: nothing was
+		 * captured, and its status is what the caller reports (a
+		 * script that runs it under sfcapture must not fail because
+		 * it was quick) */
+		if (argv && waitpid(o->pid, status, WNOHANG) == o->pid) {
+			sf_error_clear(ctx);
+			return 1;
+		}
+		goto fail;
+	}
+	for (size_t i = 1; i < o->npids; i++)
+		if ((rc = sfc_add(*out, ctx, o->pids[i])))
+			goto fail;
+	return 0;
+fail:
+	if (argv)
+		sfc_end_child(o->pid, &ignored);
+	return rc;
+}
+
+int sfc_end_command(struct sfc_session *s, int *status)
+{
+	const struct sfc_stats *st = sfc_stats(s);
+
+	if (!s->o.is_child)
+		return -1;
+	*status = st->child_status;
+	return st->child_status_valid ? 0 : sfc_end_child(s->pid, status);
+}
+
 /* The children of every thread of the capture's live processes that are
  * not sampled yet join it (children option).  A child that cannot be
  * opened now (it exits, or its exec is under way) is tried again at the

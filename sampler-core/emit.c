@@ -1,7 +1,8 @@
 /*
  * emit.c - the capture as a profile (sfc_emit): metadata and the
  * capture.* properties, then each process's samples with their frames,
- * stacks, threads and labels, and what the sources add to them.
+ * stacks, threads and labels, and what the sources add to them; and the
+ * capture told to a person (sfc_summary).
  */
 #include "capture_int.h"
 #include "strbuf.h"
@@ -248,5 +249,44 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 	for (size_t i = 0; i < s->nprocs; i++)
 		if ((rc = emit_proc(s->procs[i], ctx, p)))
 			return rc;
+	p->d.meta.source_format = sf_profile_str(p, ctx, "sfcapture");
 	return 0;
+}
+
+void sfc_summary(const struct sfc_session *s, const struct sf_profile *p,
+		 void (*line)(const char *text, void *arg), void *arg)
+{
+	const struct sfc_stats *st = sfc_stats(s);
+	double secs = (double)st->elapsed_ns / 1e9;
+	int64_t med, p99;
+	char b[640];
+
+	sfc_stop_time(s, &med, &p99);
+	/* one line on why the capture ended early */
+	if (st->ended[0]) {
+		snprintf(b, sizeof(b), "the capture ended early after %.2f s: "
+			 "%s", secs, st->ended);
+		line(b, arg);
+	} else if (st->target_exited) {
+		snprintf(b, sizeof(b), "the target exited after %.2f s", secs);
+		line(b, arg);
+	}
+	snprintf(b, sizeof(b), "%" PRIu64 " samples taken (%" PRIu64 " reused "
+		 "from threads that had not run, %" PRIu64 " read from "
+		 "sleeping threads and %" PRIu64 " from running ones without "
+		 "a stop, %" PRIu64 " from stops that came late, %" PRIu64
+		 " for skipped ticks from stops that held the thread then), %"
+		 PRIu64 " missed, from %u threads in %.2f s", st->samples,
+		 st->reused, st->peeked, st->perf_samples, st->late,
+		 st->catchup, st->missed, st->threads_seen, secs);
+	line(b, arg);
+	snprintf(b, sizeof(b), "target stopped per sample: median %.0f us, "
+		 "p99 %.0f us", (double)med / 1e3, (double)p99 / 1e3);
+	line(b, arg);
+	const char *py = sf_profile_prop(p, "capture.python_samples");
+	if (py) {
+		snprintf(b, sizeof(b), "%s of %" PRIu64 " samples had Python "
+			 "frames", py, st->samples);
+		line(b, arg);
+	}
 }
