@@ -207,6 +207,12 @@ static int child_exit(const char *cmd, int st, bool ended)
 	return EXIT_OK;
 }
 
+/* sfc_summary's lines, as our messages */
+static void say(const char *text, void *arg)
+{
+	cli_msg("%s", text);
+}
+
 int main(int argc, char **argv)
 {
 	struct sf_ctx ctx;
@@ -214,9 +220,8 @@ int main(int argc, char **argv)
 	struct sfc_options o;
 	const char *outpath = NULL, *to = NULL, *val;
 	char **cmd = NULL, defpath[64];
-	bool gzip = false, launched = false, launched_done = false;
-	bool no_children = false;
-	int status = EXIT_OK, rc, c;
+	bool gzip = false;
+	int status = EXIT_OK, rc, c, cstatus = 0, cend = -1;
 	struct sfc_session *s = NULL;
 	struct sf_profile *p = NULL;
 
@@ -241,33 +246,14 @@ int main(int argc, char **argv)
 		case 't': to = val; break;
 		case 'z': gzip = true; break;
 		case 'q': cli_quiet = 1; break;
-		case 'p': case 'F': case 'd': case K_THREADS: case K_ON_CPU:
-		case K_ALL_STOP: case K_UNWIND: case K_STACK_BYTES:
-		case K_STACK_FRAMES: case K_LINES: case K_NO_DEMANGLE:
-		case K_NO_BOOST: case K_CHILDREN: case K_NO_PYTHON:
+		case '?': goto usage_error;
+		default:
+			/* the rest are the engine's, by their names */
 			if (sfc_options_set(&o, &ctx, cli_getopt_name(&g, c),
 					    val)) {
 				status = cli_fail(&ctx);
 				goto done;
 			}
-			break;
-		case K_NO_PEEK:
-			o.no_peek = true;
-			break;
-		case K_NO_CHILDREN:
-			no_children = true;
-			break;
-		case K_NO_PERF:
-			o.no_perf = true;
-			break;
-		case K_NO_REUSE:
-			o.no_reuse = true;
-			break;
-		case K_VERIFY_REUSE:
-			o.verify_reuse = true;
-			break;
-		default:
-			goto usage_error;
 		}
 	}
 	if (g.dashdash && g.optind < argc)
@@ -299,40 +285,15 @@ int main(int argc, char **argv)
 	cli_signals_call(on_stop);
 	o.suspend = &tstp_flag;
 	o.on_suspend = suspend_self;
-
-	if (cmd) {
-		if (sfc_launch(&o.pid, &ctx, cmd)) {
-			status = cli_fail(&ctx);
-			goto done;
-		}
-		o.is_child = true;
-		/* a command is followed into the processes it starts, as
-		 * perf record does */
-		o.children = !no_children;
-		launched = true;
-	}
-	if ((rc = sfc_open(&s, &ctx, &o))) {
-		int st;
-		if (launched && waitpid(o.pid, &st, WNOHANG) == o.pid) {
-			/* the command ended before the first sample: nothing
-			 * was captured, and the status is the command's (a
-			 * script that runs it under sfcapture must not fail
-			 * because it was quick) */
-			cli_msg("'%s' exited before the first sample: nothing "
-				"captured", cmd[0]);
-			launched = false;
-			status = child_exit(cmd[0], st, false);
-		} else {
-			status = cli_fail(&ctx);
-		}
+	if ((rc = sfc_start(&s, &ctx, &o, cmd, &cstatus)) == 1) {
+		cli_msg("'%s' exited before the first sample: nothing "
+			"captured", cmd[0]);
+		status = child_exit(cmd[0], cstatus, false);
+		goto done;
+	} else if (rc) {
+		status = cli_fail(&ctx);
 		goto done;
 	}
-	/* the other processes named by -p */
-	for (size_t i = 1; i < o.npids; i++)
-		if (sfc_add(s, &ctx, o.pids[i])) {
-			status = cli_fail(&ctx);
-			goto done;
-		}
 	int shown = 0;
 	bool tty = isatty(2) && !cli_quiet;
 	catch_tstp();
@@ -340,12 +301,7 @@ int main(int argc, char **argv)
 	signal(SIGTSTP, SIG_DFL);
 	if (shown)
 		fprintf(stderr, "\r\033[K");
-	const struct sfc_stats *st = sfc_stats(s);
-	int cstatus = st->child_status, cend = 0;
-	if (launched && !st->child_status_valid)
-		cend = sfc_end_child(o.pid, &cstatus);
-	launched_done = launched && cend >= 0;
-	launched = false;
+	cend = sfc_end_command(s, &cstatus);
 	if (rc) {
 		cli_warnings(&ctx);
 		status = cli_fail(&ctx);
@@ -364,42 +320,14 @@ int main(int argc, char **argv)
 	if ((rc = sf_profile_new(&p, &ctx)))
 		goto fail;
 	sf_profile_set_aggregate(p, !save.format->needs_order);
-	if ((rc = sfc_emit(s, &ctx, p)))
-		goto fail;
-	p->d.meta.source_format = sf_profile_str(p, &ctx, "sfcapture");
-	if (!strcmp(save.format->name, "html") &&
-	    (rc = cli_html_callgraph(p, &ctx)))
-		goto fail;
-	if ((rc = sf_save(&save, p, &ctx)))
+	if ((rc = sfc_emit(s, &ctx, p)) ||
+	    (!strcmp(save.format->name, "html") &&
+	     (rc = cli_html_callgraph(p, &ctx))) ||
+	    (rc = sf_save(&save, p, &ctx)))
 		goto fail;
 	cli_warnings(&ctx);
 	if (!cli_quiet) {
-		int64_t med, p99;
-		sfc_stop_time(s, &med, &p99);
-		/* one line on why the capture ended early */
-		if (st->ended[0])
-			cli_msg("the capture ended early after %.2f s: %s",
-				(double)st->elapsed_ns / 1e9, st->ended);
-		else if (st->target_exited)
-			cli_msg("the target exited after %.2f s",
-				(double)st->elapsed_ns / 1e9);
-		cli_msg("%" PRIu64 " samples taken (%" PRIu64 " reused from "
-			"threads that had not run, %" PRIu64 " read from "
-			"sleeping threads and %" PRIu64 " from running ones "
-			"without a stop, %" PRIu64 " from "
-			"stops that came late, %" PRIu64 " for skipped ticks "
-			"from stops that held the thread then), %" PRIu64
-			" missed, from %u threads in %.2f s", st->samples,
-			st->reused, st->peeked, st->perf_samples, st->late,
-			st->catchup,
-			st->missed, st->threads_seen,
-			(double)st->elapsed_ns / 1e9);
-		cli_msg("target stopped per sample: median %.0f us, p99 "
-			"%.0f us", (double)med / 1e3, (double)p99 / 1e3);
-		const char *py = sf_profile_prop(p, "capture.python_samples");
-		if (py)
-			cli_msg("%s of %" PRIu64 " samples had Python frames",
-				py, st->samples);
+		sfc_summary(s, p, say, NULL);
 		cli_msg("wrote %s (%s)", strcmp(outpath, "-") ? outpath
 						       : "standard output",
 			save.format->name);
@@ -414,7 +342,7 @@ int main(int argc, char **argv)
 	if (cli_close_stdout(outpath))
 		status = EXIT_IO;
 	/* the command's own status, once ours is a success */
-	if (launched_done && status == EXIT_OK)
+	if (cend >= 0 && status == EXIT_OK)
 		status = child_exit(cmd[0], cstatus, cend == 1);
 	goto done;
 usage_error:
@@ -424,10 +352,6 @@ fail:
 	cli_warnings(&ctx);
 	status = cli_fail(&ctx);
 done:
-	if (launched) {
-		int ignored;
-		sfc_end_child(o.pid, &ignored);
-	}
 	sfc_close(s);
 	sf_profile_free(p);
 	sf_ctx_free(&ctx);

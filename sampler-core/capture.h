@@ -165,6 +165,9 @@ struct sfc_options {
 				 * the new ones from that tick on */
 	bool is_child;          /* we started it (sfcapture -- CMD): its exit
 				 * status is collected by the dispatcher */
+	bool no_children;       /* sfc_start: a command started there is
+				 * followed into its children unless this
+				 * is set */
 	double hz;              /* samples per second per thread (> 0) */
 	int64_t duration_ns;    /* 0: until *stop or the target exits */
 	const pid_t *tids;      /* only these threads (NULL: all) */
@@ -208,9 +211,12 @@ struct sfc_options {
 /* Fill `o` with the defaults (100 Hz, DWARF, 32 KiB, 512 frames). */
 void sfc_options_init(struct sfc_options *o);
 /* Set the option sfcapture spells --NAME from its text (NULL for a flag):
- * "pid" (repeatable; ids separated by commas), "children", "frequency", "duration" (seconds), "threads" (ids separated by
- * commas), "on-cpu", "all-stop", "unwind" (dwarf|fp), "stack-bytes"
- * (4K..256K), "stack-frames", "lines", "no-demangle", "no-boost".  SF_EUSAGE with
+ * "pid" (repeatable; ids separated by commas), "children",
+ * "no-children", "frequency", "duration" (seconds), "threads" (ids
+ * separated by commas), "on-cpu", "all-stop", "unwind" (dwarf|fp),
+ * "stack-bytes" (4K..256K), "stack-frames", "lines", "no-demangle",
+ * "no-python", "no-reuse", "no-peek", "no-perf", "verify-reuse",
+ * "no-boost".  SF_EUSAGE with
  * "option '--NAME' needs ..." for a bad value.  The list "threads" makes
  * is malloc'ed and the caller's: free((void *)o->tids). */
 int sfc_options_set(struct sfc_options *o, struct sf_ctx *ctx,
@@ -288,6 +294,22 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx,
 	    void (*progress)(const struct sfc_stats *st, void *arg),
 	    void *arg);
 
+/* Open the capture o describes: with argv, first start that command as
+ * the target (sfc_launch; o->pid and is_child set, and o->children unless
+ * o->no_children, as perf record follows a command), then sfc_open
+ * o->pid and sfc_add the other o->pids.  Returns 1 when the command ended
+ * before its first sample (nothing captured; *status its wait status),
+ * else as sfc_open; on an error no command started here is left
+ * running. */
+int sfc_start(struct sfc_session **out, struct sf_ctx *ctx,
+	      struct sfc_options *o, char *const *argv, int *status);
+
+/* After sfc_run: the command sfc_start started, ended if it outlived the
+ * capture (sfc_end_child), its wait status in *status.  0 when it had
+ * ended by itself, 1 when it was ended here, -1 when there is none or it
+ * cannot be waited for. */
+int sfc_end_command(struct sfc_session *s, int *status);
+
 /* Add process pid to the capture of `s` (before sfc_run): sampled with
  * the same options, its samples keep their process.  Errors as
  * sfc_open's. */
@@ -312,9 +334,17 @@ void sfc_stop_time(const struct sfc_session *s, int64_t *median,
  * capture.perf_armed, and per thread capture.taken:TID and
  * capture.missed:TID (the samples due to it, ticks skipped included,
  * less those taken: the sum over threads is capture.missed); time in ns since meta.start_time, metadata (period, start, duration,
- * capture.* props).  Call sf_profile_set_aggregate first if wanted. */
+ * capture.* props, source format "sfcapture").  Call
+ * sf_profile_set_aggregate first if wanted. */
 int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx,
 	     struct sf_profile *p);
+
+/* The capture told to a person, one line at a time to line(text, arg):
+ * why it ended early, the samples and how they were taken, how long the
+ * target was stopped per sample, the samples with Python frames (p:
+ * what sfc_emit filled). */
+void sfc_summary(const struct sfc_session *s, const struct sf_profile *p,
+		 void (*line)(const char *text, void *arg), void *arg);
 
 /* Detach anything still seized (bounded wait) and free. Safe with NULL. */
 void sfc_close(struct sfc_session *s);

@@ -1,13 +1,14 @@
 /*
- * capture_int.h - internal to sampler-core: the session shared by the
- * sampling loop (capture.c), the stopper (stop.c) and the
- * unwinder/symbolizer (unwind.c).
+ * capture_int.h - internal to sampler-core: the session shared by its
+ * files (README.md lists them and what each may call), and each file's
+ * functions for the files above it.
  */
 #ifndef SF_CAPTURE_INT_H
 #define SF_CAPTURE_INT_H
 
 #include "capture.h"
 #include "hash.h"
+#include "source.h"
 
 #include <elfutils/libdwfl.h>
 #include <signal.h>
@@ -64,10 +65,10 @@ struct sfc_thr {
 	bool verify_peek;       /* stopped although read without a stop
 				 * (verify_reuse): its stack must equal that
 				 * read's when it provably did not run */
-	/* the stop's catch-up window (see record and scan in capture.c):
-	 * schedstat read at the scan (ck_*, ck_time when the read had
-	 * ended), and whether a read just after the interrupt found it
-	 * unchanged (then the thread had not run since ck_time) */
+	/* the stop's catch-up window (see sfc__fill_windows in reuse.c and
+	 * scan in tick.c): schedstat read at the scan (ck_*, ck_time when
+	 * the read had ended), and whether a read just after the interrupt
+	 * found it unchanged (then the thread had not run since ck_time) */
 	bool ck;
 	uint64_t ck_run, ck_slices;
 	int64_t ck_time;
@@ -75,8 +76,9 @@ struct sfc_thr {
 	int64_t t_rel;          /* just before PTRACE_DETACH */
 	bool win;               /* a stop of this tick (not a late one) */
 	uint64_t order;         /* who is stopped first (order_cur) */
-	uint32_t kern;          /* kernel.c record read before the stop */
-	uint32_t py;            /* python.c record read while stopped */
+	uint32_t rec[SFC_NSRC]; /* the sources' records (source.h): read
+				 * before the stop (read_asleep) or while
+				 * stopped (read_stopped) */
 };
 
 /* A stop that came after its tick's deadline: the registers and stack
@@ -99,7 +101,7 @@ struct sfc_owed {
 /* A thread of the capture, across ticks.  After every real stop it keeps
  * the unwinder's inputs (registers, and the bytes of the copy that the
  * unwinder read) so that a later tick can prove that the thread still
- * holds them without stopping it (see reuse_check in capture.c). */
+ * holds them without stopping it (see reuse_check in reuse.c). */
 struct sfc_cthread {
 	pid_t tid;
 	char name[64];
@@ -127,9 +129,9 @@ struct sfc_cthread {
 	uint32_t win_node;
 	int64_t win_lo, win_hi;
 	/* schedstat read after that stop's detach, during a tick that
-	 * overran (sweep in capture.c), and the earliest moment these values
-	 * were seen: if a later baseline finds the same values, the thread
-	 * held the stop's stack from ck_time on */
+	 * overran (sfc__sweep in reuse.c), and the earliest moment these
+	 * values were seen: if a later baseline finds the same values, the
+	 * thread held the stop's stack from ck_time on */
 	bool ck;
 	uint64_t ck_run, ck_slices;
 	int64_t ck_time;
@@ -151,9 +153,8 @@ struct sfc_cthread {
 	uint64_t copy_base;
 	size_t copy_len, copy_cap;
 	unsigned char *copy;
-	uint32_t kern;          /* kernel.c record of `node` */
-	uint32_t win_kern;      /* ... and of `win_node` */
-	uint32_t py, win_py;    /* python.c records of the same */
+	uint32_t rec[SFC_NSRC]; /* the sources' records of `node` */
+	uint32_t win_rec[SFC_NSRC]; /* ... and of `win_node` */
 };
 
 struct sfc_addr {
@@ -189,8 +190,7 @@ struct sfc_sample {
 	uint32_t stack;
 	char state;
 	unsigned char how;      /* enum sfc_how */
-	uint32_t kern;          /* kernel.c record, 0: none */
-	uint32_t py;            /* python.c record, 0: none */
+	uint32_t rec[SFC_NSRC]; /* the sources' records, 0: none */
 };
 
 /* How long the dispatcher polls waitpid for a stop the tick waits for
@@ -340,8 +340,8 @@ struct sfc_session {
 	size_t nskip, capskip;
 	bool shared;            /* hist belongs to the head */
 	struct sfc_stats gst;   /* sums over procs (sfc_stats) */
-	struct sfc_kern *kern;  /* kernel.c */
-	struct sfc_py *py;      /* python.c, NULL with no_python */
+	void *src[SFC_NSRC];    /* each source's state (source.h), NULL
+				 * when it is off */
 	struct {                /* inline.c: per address, its inlined */
 		uint32_t off, n; /* frames in inl_ids (set by */
 	} *inl;                 /* sfc__symbolize) */
@@ -353,6 +353,9 @@ struct sfc_session {
 				 * (jitmap.c) */
 };
 
+/* read.c: the bottom of sampler-core (it calls no other file of it):
+ * the clock, small /proc files, a thread's stat and schedstat, the
+ * target's memory */
 int64_t sfc__mono(void);
 /* Read a small /proc file into buf (NUL-terminated); -1 with errno. */
 ssize_t sfc__read_small(const char *path, char *buf, size_t size);
@@ -360,6 +363,14 @@ ssize_t sfc__read_small(const char *path, char *buf, size_t size);
  * thread is gone (no file, unparsable, zombie or dead). */
 bool sfc__task_stat(const struct sfc_session *s, pid_t tid,
 		    struct sfc_stat *out);
+/* Run time (ns) and timeslice count of c, from its schedstat file (kept
+ * open in c->fd).  -1 when the thread is gone or the file unreadable. */
+int sfc__sched_read(struct sfc_session *s, struct sfc_cthread *c,
+		    uint64_t *run, uint64_t *slices);
+/* Copy len bytes of the target at addr; returns the bytes copied (a
+ * prefix: the copy stops at the first unmapped page). */
+size_t sfc__read_mem(pid_t pid, uint64_t addr, size_t len,
+		     unsigned char *buf);
 
 /* stop.c: stopping, reading and releasing threads */
 /* PTRACE_SEIZE and PTRACE_INTERRUPT t (t->t_int, ps = PS_SEIZED); a
@@ -396,10 +407,6 @@ void sfc__release(struct sfc_session *s, struct sfc_thr *t, int64_t t0);
  * SFC_STACK_SLACK); sets t->stack_base, t->stack_len, t->short_copy. */
 void sfc__copy_stack(struct sfc_session *s, struct sfc_thr *t,
 		     unsigned char *stack);
-/* Copy len bytes of the target at addr; returns the bytes copied (a
- * prefix: the copy stops at the first unmapped page). */
-size_t sfc__read_mem(pid_t pid, uint64_t addr, size_t len,
-		     unsigned char *buf);
 /* The pending entry of tid (seized, stop not consumed), or NULL. */
 const struct sfc_thr *sfc__pending_find(const struct sfc_session *s,
 					pid_t tid);
@@ -423,6 +430,93 @@ void sfc__perf_cancel(struct sfc_cthread *c);
  * (kind capture.perf_refused) naming kernel.perf_event_paranoid. */
 void sfc__perf_refused(struct sfc_session *s, struct sf_ctx *ctx);
 void sfc__perf_close(struct sfc_cthread *c);
+
+/* Sample this tick's running threads without a stop: arm each one's
+ * perf event, wait a moment for the samples, unwind them at once; a
+ * thread whose sample did not come or does not unwind completely stays
+ * in s->cur to be stopped. */
+int sfc__perf_all(struct sfc_session *s, struct sf_ctx *ctx);
+
+/* intern.c: threads, addresses, stack nodes, samples */
+/* The thread tid (added, with `name`, when new; a new name replaces the
+ * old); -1 when out of memory. */
+int sfc__thread_get(struct sfc_session *s, pid_t tid, const char *name,
+		    uint32_t *out);
+bool sfc__thread_find(struct sfc_session *s, pid_t tid, uint32_t *out);
+/* Intern s->frames (leaf first) as a stack node, under [truncated] when
+ * incomplete; *known: every frame is in a known module. */
+int sfc__intern(struct sfc_session *s, struct sf_ctx *ctx, bool complete,
+		uint32_t *out, bool *known);
+/* A sample of thread tidx at `time` (sfc__mono), with the sources'
+ * records rec[SFC_NSRC]. */
+int sfc__add_sample(struct sfc_session *s, struct sf_ctx *ctx,
+		    uint32_t tidx, uint32_t node, char state, int64_t time,
+		    enum sfc_how how, const uint32_t *rec);
+
+/* image.c: the target's modules, and its execs */
+/* Did the target exec another program since the last call?  (False at
+ * the first.) */
+bool sfc__exec_changed(struct sfc_session *s);
+/* After an exec: the new image's modules; no stack of the old one is
+ * counted again. */
+int sfc__on_exec(struct sfc_session *s, struct sf_ctx *ctx);
+/* Open the modules of the current image unless open; false while they
+ * cannot be read yet (inside an exec; the target counts as exited after
+ * a grace time). */
+bool sfc__open_modules(struct sfc_session *s, struct sf_ctx *ctx);
+/* The modules changed: no kept stack is counted again. */
+void sfc__forget_stacks(struct sfc_session *s);
+/* Before unwinding t: modules that cover its leaf pc, or proof that no
+ * mapped file does (*fresh false when they could not be read). */
+int sfc__leaf_check(struct sfc_session *s, struct sf_ctx *ctx,
+		    const struct sfc_thr *t, bool *fresh);
+/* After unwinding: read the modules again when a frame fell in none
+ * while the map may be newer; true when the stack should be unwound
+ * again. */
+bool sfc__refresh_for(struct sfc_session *s);
+
+/* record.c: copies become samples */
+/* Keep what the unwinder read of t's copy in c, for later reuse. */
+int sfc__keep_copy(struct sfc_session *s, struct sfc_cthread *c,
+		   const struct sfc_thr *t, const unsigned char *stack);
+/* After unwinding a copy of c: where its outermost frame ends. */
+void sfc__stack_end(struct sfc_session *s, struct sfc_cthread *c,
+		    bool complete);
+/* Unwind and record t's copy (stack) as a sample of its tick. */
+int sfc__record(struct sfc_session *s, struct sf_ctx *ctx,
+		struct sfc_thr *t, const unsigned char *stack);
+/* The rest of sfc__record once the stack is a node: the audits, the
+ * window, the copy kept for reuse, the sample. */
+int sfc__settle(struct sfc_session *s, struct sf_ctx *ctx,
+		struct sfc_thr *t, const unsigned char *stack, uint32_t node,
+		bool complete, bool known, enum sfc_how how);
+/* Record the late stops read since the last tick, at their ticks. */
+int sfc__record_late(struct sfc_session *s, struct sf_ctx *ctx);
+
+/* reuse.c: samples from what a thread provably still holds */
+/* May c's last stack be counted again now?  *verify: it may, but
+ * verify_reuse wants a stop to compare; *old: the baseline predates
+ * this tick. */
+bool sfc__reusable(struct sfc_session *s, struct sfc_cthread *c,
+		   bool *verify, bool *old);
+/* Pay a tick skipped at `at` from the windows of the last tick's stops
+ * (*filled counts the samples added). */
+int sfc__fill_windows(struct sfc_session *s, struct sf_ctx *ctx,
+		      int64_t at, uint64_t *filled);
+/* Just after t's interrupt: where its stop's window starts. */
+void sfc__window_start(struct sfc_session *s, struct sfc_thr *t);
+/* The tick overruns: read the schedstat of s->cur[0..n) released. */
+void sfc__sweep(struct sfc_session *s, size_t n);
+
+/* peek.c: read this tick's sleeping threads without a stop where that
+ * works; the others stay in s->cur to be stopped. */
+int sfc__peek_all(struct sfc_session *s, struct sf_ctx *ctx);
+
+/* tick.c */
+/* One tick of process s (the schedule is sfc_run's). */
+int sfc__tick(struct sfc_session *s, struct sf_ctx *ctx);
+/* The threads the last scan listed are due n more samples each. */
+void sfc__sched_listed(struct sfc_session *s, uint64_t n);
 
 /* unwind.c */
 /* Open the modules of the current image (s->map_seq +1, the caches of

@@ -9,11 +9,10 @@
  * interrupts the call, so the kernel stack read after it would show the
  * stop), or between the two schedstat reads of a read without a stop.
  * A stop keeps the record only when its registers show the thread still
- * inside the same call (sfc__kern_match).  Records are interned: a
+ * inside the same call (kern_match).  Records are interned: a
  * sample carries a record id (0: none).
  */
 #include "capture_int.h"
-#include "source.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,6 +52,9 @@ struct sfc_kern {
 	} last[1024];
 	char buf[16384];
 };
+
+/* this source's state, behind the session */
+#define KERN(s) ((struct sfc_kern *)(s)->src[SFC_SRC_kernel])
 
 #define SC(n) [__NR_##n] = #n,
 static const char *const sc_names[] = {
@@ -115,7 +117,7 @@ static bool fd_call(long long nr)
 	return false;
 }
 
-const char *sfc__syscall_name(long long nr, char *buf, size_t size)
+static const char *syscall_name(long long nr, char *buf, size_t size)
 {
 	if (nr >= 0 && (size_t)nr < sizeof(sc_names) / sizeof(*sc_names) &&
 	    sc_names[nr])
@@ -124,17 +126,19 @@ const char *sfc__syscall_name(long long nr, char *buf, size_t size)
 	return buf;
 }
 
-int sfc__kern_open(struct sfc_session *s)
+static int kern_open(struct sfc_session *s)
 {
-	if (!(s->kern = sf_calloc(1, sizeof(*s->kern))))
+	struct sfc_kern *k = sf_calloc(1, sizeof(*k));
+
+	if (!(s->src[SFC_SRC_kernel] = k))
 		return -1;
-	s->kern->nrecs = 1;
+	k->nrecs = 1;
 	return 0;
 }
 
-void sfc__kern_close(struct sfc_session *s)
+static void kern_close(struct sfc_session *s)
 {
-	struct sfc_kern *k = s->kern;
+	struct sfc_kern *k = KERN(s);
 
 	if (!k)
 		return;
@@ -146,7 +150,7 @@ void sfc__kern_close(struct sfc_session *s)
 	free(k->socks);
 	sf_idx_free(&k->idx);
 	free(k);
-	s->kern = NULL;
+	s->src[SFC_SRC_kernel] = NULL;
 }
 
 /* Append text to b (at *len, room size), dropping what does not fit and
@@ -236,7 +240,7 @@ static const char *sock_desc(struct sfc_session *s, unsigned long ino)
 {
 	static const char *const files[] = { "tcp", "tcp6", "udp", "udp6",
 					     "unix" };
-	struct sfc_kern *k = s->kern;
+	struct sfc_kern *k = KERN(s);
 	char d[400] = "";
 
 	for (size_t i = 0; i < k->nsocks; i++)
@@ -263,10 +267,10 @@ static bool rec_eq(const void *c, uint32_t id, const void *key)
 	return !strcmp(k->recs[id].key, key);
 }
 
-int sfc__kern_read(struct sfc_session *s, struct sf_ctx *ctx, pid_t tid,
-		   uint32_t prev, long long was, uint32_t *out)
+static int kern_read(struct sfc_session *s, struct sf_ctx *ctx, pid_t tid,
+		     uint32_t prev, long long was, uint32_t *out)
 {
-	struct sfc_kern *k = s->kern;
+	struct sfc_kern *k = KERN(s);
 	char path[96], buf[512], link[300], nb[24], *b = k->buf;
 	size_t len = 0, size = sizeof(k->buf);
 	unsigned long long v[3];
@@ -301,12 +305,12 @@ int sfc__kern_read(struct sfc_session *s, struct sf_ctx *ctx, pid_t tid,
 		k->last[slot].nr = shown;
 	}
 #endif
-	/* the call as read first (sfc__kern_match compares it), then as
+	/* the call as read first (kern_match compares it), then as
 	 * named */
 	snprintf(nb, sizeof(nb), "%lld", nr);
 	put(b, &len, size, nb);
 	sep(b, &len, size);
-	put(b, &len, size, sfc__syscall_name(shown, nb, sizeof(nb)));
+	put(b, &len, size, syscall_name(shown, nb, sizeof(nb)));
 	sep(b, &len, size);
 	if (fd_call(shown) && v[1] < INT32_MAX) {
 		snprintf(nb, sizeof(nb), "%d", (int)v[1]);
@@ -396,15 +400,17 @@ int sfc__kern_read(struct sfc_session *s, struct sf_ctx *ctx, pid_t tid,
 	return 0;
 }
 
-bool sfc__kern_match(const struct sfc_session *s, uint32_t rec,
-		     const sfc_regs *r)
+static bool kern_match(const struct sfc_session *s, uint32_t rec,
+		       const struct sfc_thr *t)
 {
-	if (!rec || !s->kern || rec >= s->kern->nrecs)
+	const sfc_regs *r = &t->regs;
+
+	if (!rec || !KERN(s) || rec >= KERN(s)->nrecs)
 		return false;
 #if defined(__x86_64__)
 	/* the stop interrupted the call: -ERESTART* or -EINTR */
 	long long ax = (long long)r->rax;
-	return (long long)r->orig_rax == s->kern->recs[rec].nr &&
+	return (long long)r->orig_rax == KERN(s)->recs[rec].nr &&
 	       (ax == -4 || ax == -512 || ax == -513 || ax == -514 ||
 		ax == -516);
 #else
@@ -415,13 +421,14 @@ bool sfc__kern_match(const struct sfc_session *s, uint32_t rec,
 #endif
 }
 
-int sfc__kern_emit(struct sfc_session *s, struct sf_ctx *ctx,
-		   struct sf_profile *p, uint32_t rec, sf_stack_id *stack,
-		   struct sf_label *labels, size_t *nlabels)
+static int kern_emit(struct sfc_session *s, struct sf_ctx *ctx,
+		     struct sf_profile *p, uint32_t rec, uint32_t node,
+		     const sf_frame_id *fid, sf_stack_id *stack,
+		     struct sf_label *labels, size_t *nlabels)
 {
 	static const char *const keys[] = { "syscall", "fd", "fd.target",
 					    "futex", "wchan" };
-	struct sfc_kern *k = s->kern;
+	struct sfc_kern *k = KERN(s);
 	const char *c;
 	size_t i = 0;
 	int rc;
@@ -468,3 +475,29 @@ int sfc__kern_emit(struct sfc_session *s, struct sf_ctx *ctx,
 	}
 	return 0;
 }
+
+/* Read c asleep: `was` is the call its last stop interrupted, when the
+ * registers of that stop are kept (a restart_syscall is named after
+ * it). */
+static int kern_read_asleep(struct sfc_session *s, struct sf_ctx *ctx,
+			    const struct sfc_cthread *c, uint32_t prev,
+			    uint32_t *out)
+{
+#if defined(__x86_64__)
+	long long was = c->have ? (long long)c->regs.orig_rax : -1;
+#else
+	long long was = -1;
+#endif
+
+	return kern_read(s, ctx, c->tid, prev, was, out);
+}
+
+const struct sfc_source sfc_source_kernel = {
+	.name = "kernel",
+	.open = kern_open,
+	.close = kern_close,
+	.read_asleep = kern_read_asleep,
+	.match = kern_match,
+	.emit = kern_emit,
+	.max_labels = 5,
+};

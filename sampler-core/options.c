@@ -6,6 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+void sfc_options_init(struct sfc_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->hz = 100;
+	o->unwind = SFC_UNWIND_DWARF;
+	o->stack_bytes = 32 * 1024;
+	o->max_frames = 512;
+	o->stop_timeout_ns = 20 * 1000000;
+}
+
 static int positive(struct sf_ctx *ctx, const char *name, const char *v,
 		    double max, double *out)
 {
@@ -123,6 +133,16 @@ int sfc_options_set(struct sfc_options *o, struct sf_ctx *ctx,
 		o->no_boost = true;
 	} else if (!strcmp(name, "no-python")) {
 		o->no_python = true;
+	} else if (!strcmp(name, "no-children")) {
+		o->no_children = true;
+	} else if (!strcmp(name, "no-reuse")) {
+		o->no_reuse = true;
+	} else if (!strcmp(name, "no-peek")) {
+		o->no_peek = true;
+	} else if (!strcmp(name, "no-perf")) {
+		o->no_perf = true;
+	} else if (!strcmp(name, "verify-reuse")) {
+		o->verify_reuse = true;
 	} else {
 		return sf_error(ctx, SF_EUSAGE, NULL, 0,
 				"unknown capture option '--%s'", name);

@@ -273,3 +273,97 @@ void sfc__perf_refused(struct sfc_session *s, struct sf_ctx *ctx)
 			"stopped with ptrace instead", strerror(s->perf_errno),
 			lvl);
 }
+
+/* How long a tick waits for the samples of its armed perf events: a
+ * thread on a CPU gives its sample after 10 us of its own time; one that
+ * waits for a CPU is stopped instead, as before. */
+#define SFC_PERF_WAIT 100000
+/* Ticks a thread whose perf sample did not unwind is stopped without
+ * arming its event first. */
+#define SFC_PERF_BACKOFF 100
+
+/* Sample this tick's running threads without a stop (perf.c): arm each
+ * one's perf event, wait a moment for the samples, unwind them at once.
+ * A thread whose sample did not come, or does not unwind completely to
+ * its outermost frame (perf copies no red zone below sp), stays in s->cur
+ * and is stopped as usual. */
+int sfc__perf_all(struct sfc_session *s, struct sf_ctx *ctx)
+{
+	size_t armed = 0, keep = 0, running = 0;
+	int rc;
+
+	/* a sample needs its thread on a CPU, and the sampler takes one
+	 * while it waits: with as many runnable threads as CPUs or more,
+	 * some would wait for a CPU and give no sample in time, so all are
+	 * stopped as before */
+	for (size_t i = 0; i < s->ncur; i++)
+		running += s->cur[i].state == 'R';
+	if (running >= s->ncpus)
+		return 0;
+	for (size_t i = 0; i < s->ncur; i++) {
+		struct sfc_thr *t = &s->cur[i];
+		struct sfc_cthread *c = &s->threads[t->tidx];
+		t->armed = t->state == 'R' && !t->verify && s->perf &&
+			   s->tickno >= c->perf_after && sfc__perf_arm(s, c);
+		armed += t->armed;
+	}
+	sfc__perf_refused(s, ctx);
+	if (!armed)
+		return 0;
+	s->st.perf_armed += armed;
+	int64_t deadline = sfc__mono() + SFC_PERF_WAIT;
+	for (size_t left = armed; left;) {
+		for (size_t i = 0; i < s->ncur; i++) {
+			struct sfc_thr *t = &s->cur[i];
+			if (!t->armed || t->have)
+				continue;
+			if (sfc__perf_take(s, &s->threads[t->tidx], t,
+					   s->stacks + i * s->slot)) {
+				t->have = true;
+				left--;
+			}
+		}
+		if (left && sfc__mono() >= deadline)
+			break;
+	}
+	for (size_t i = 0; i < s->ncur; i++) {
+		struct sfc_thr *t = &s->cur[i];
+		struct sfc_cthread *c = &s->threads[t->tidx];
+		unsigned char *stack = s->stacks + i * s->slot;
+		if (t->armed && !t->have) {
+			/* not on a CPU: disarm; a sample that still comes is
+			 * dropped by the next arming */
+			sfc__perf_cancel(c);
+		} else if (t->armed) {
+			uint32_t node;
+			bool known;
+			t->strict = true;
+			bool complete = sfc__unwind(s, t, stack, true);
+			t->strict = false;
+			t->have = false;
+			if (complete) {
+				if ((rc = sfc__intern(s, ctx, true, &node,
+						      &known)))
+					return rc;
+				if (known) {
+					sfc__stack_end(s, c, true);
+					t->win = false;
+					if ((rc = sfc__settle(s, ctx, t, stack,
+							      node, true, true,
+							      SFC_PERF)))
+						return rc;
+					s->st.perf_samples++;
+					continue;
+				}
+			}
+			/* where it runs, its stack needs what perf does not
+			 * copy (the red zone, an unknown module): stop it
+			 * for a while without arming first */
+			c->perf_after = s->tickno + SFC_PERF_BACKOFF;
+		}
+		t->armed = false;
+		s->cur[keep++] = *t;
+	}
+	s->ncur = keep;
+	return 0;
+}

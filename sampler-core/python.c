@@ -20,7 +20,6 @@
  * the k-th group, named "qualname (file:line)".
  */
 #include "capture_int.h"
-#include "source.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -66,7 +65,7 @@ struct sfc_py {
 	int minor;
 	uint64_t runtime;
 	struct py_layout L;
-	const char *warn;       /* for sfc__py_report */
+	const char *warn;       /* for py_report */
 	char warnbuf[200];
 	/* strings and records */
 	struct py_str *strs;
@@ -83,6 +82,9 @@ struct sfc_py {
 		uint64_t ts;
 	} tcache[256];
 };
+
+/* this source's state, behind the session */
+#define PY(s) ((struct sfc_py *)(s)->src[SFC_SRC_python])
 
 /* 3.11 and 3.12 (x86-64 and aarch64 alike: LP64) */
 static const struct py_layout py311 = {
@@ -124,7 +126,7 @@ static bool debug_offsets(struct sfc_session *s, struct py_layout *L)
 {
 	uint64_t d[74];
 
-	if (!rd(s, s->py->runtime, d, sizeof(d)) || memcmp(d, "xdebugpy", 8))
+	if (!rd(s, PY(s)->runtime, d, sizeof(d)) || memcmp(d, "xdebugpy", 8))
 		return false;
 	/* indexes are byte offsets / 8 in the 3.13 struct */
 	if (d[2])               /* free-threaded: another frame layout */
@@ -191,7 +193,7 @@ static int find_syms(Dwfl_Module *mod, void **ud, const char *name,
 /* Find the runtime and its layout, and check it once */
 static void py_find(struct sfc_session *s)
 {
-	struct sfc_py *py = s->py;
+	struct sfc_py *py = PY(s);
 	uint64_t a[2] = { 0, 0 };
 	uint32_t ver;
 
@@ -266,7 +268,7 @@ static int str_get(struct sfc_py *py, const char *s, uint32_t *out)
 static bool read_str(const struct sfc_session *s, uint64_t obj, char *out,
 		     size_t size)
 {
-	const struct py_layout *L = &s->py->L;
+	const struct py_layout *L = &PY(s)->L;
 	uint64_t len;
 	uint32_t state;
 
@@ -330,7 +332,7 @@ static int addr2line(const unsigned char *p, size_t n, int line,
 static int frame_name(struct sfc_session *s, uint64_t code, uint64_t instr,
 		      uint32_t *out)
 {
-	struct sfc_py *py = s->py;
+	struct sfc_py *py = PY(s);
 	const struct py_layout *L = &py->L;
 	unsigned char hdr[256];
 	uint64_t qn, fn, lt;
@@ -388,24 +390,25 @@ static bool rec_eq(const void *c, uint32_t id, const void *key)
 	return a[0] == b[0] && !memcmp(a + 1, b + 1, a[0] * sizeof(*a));
 }
 
-bool sfc__py_active(struct sfc_session *s)
+static bool py_active(struct sfc_session *s)
 {
-	if (!s->py)
+	if (!PY(s))
 		return false;
 	py_find(s);
-	return s->py->ok;
+	return PY(s)->ok;
 }
 
-void sfc__py_read(struct sfc_session *s, struct sfc_thr *t)
+static void py_read(struct sfc_session *s, const struct sfc_thr *t,
+		    uint32_t *out)
 {
-	struct sfc_py *py = s->py;
+	struct sfc_py *py = PY(s);
 	const struct py_layout *L;
 	uint32_t rec[2 * PY_MAX_FRAMES + 2];
 	uint64_t interp, ts, id, fr;
 	size_t n = 1;
 
-	t->py = 0;
-	if (!sfc__py_active(s))
+	*out = 0;
+	if (!py_active(s))
 		return;
 	L = &py->L;
 	/* the thread state of this OS thread: the one found last time
@@ -507,7 +510,7 @@ void sfc__py_read(struct sfc_session *s, struct sfc_thr *t)
 	uint64_t h = sf_hash(rec, n * sizeof(*rec));
 	uint32_t rid;
 	if (sf_idx_find(&py->rec_idx, h, rec_eq, py, rec, &rid)) {
-		t->py = rid;
+		*out = rid;
 		return;
 	}
 	uint32_t *c = malloc(n * sizeof(*c));
@@ -521,26 +524,28 @@ void sfc__py_read(struct sfc_session *s, struct sfc_thr *t)
 	py->recs[py->nrecs++] = c;
 	if (!sf_idx_insert(&py->rec_idx, h, rid))
 		return;
-	t->py = rid;
+	*out = rid;
 }
 
-int sfc__py_open(struct sfc_session *s)
+static int py_open(struct sfc_session *s)
 {
 	if (s->o.no_python)
 		return 0;
-	if (!(s->py = sf_calloc(1, sizeof(*s->py))))
+	struct sfc_py *py = sf_calloc(1, sizeof(*py));
+
+	if (!(s->src[SFC_SRC_python] = py))
 		return -1;
-	s->py->nrecs = 1;
-	s->py->caprecs = 0;
-	s->py->ncodes = 4096;
-	if (!(s->py->codes = sf_calloc(s->py->ncodes, sizeof(*s->py->codes))))
+	py->nrecs = 1;
+	py->caprecs = 0;
+	py->ncodes = 4096;
+	if (!(py->codes = sf_calloc(py->ncodes, sizeof(*py->codes))))
 		return -1;
 	return 0;
 }
 
-void sfc__py_close(struct sfc_session *s)
+static void py_close(struct sfc_session *s)
 {
-	struct sfc_py *py = s->py;
+	struct sfc_py *py = PY(s);
 
 	if (!py)
 		return;
@@ -559,29 +564,30 @@ void sfc__py_close(struct sfc_session *s)
 	sf_idx_free(&py->str_idx);
 	sf_idx_free(&py->rec_idx);
 	free(py);
-	s->py = NULL;
+	s->src[SFC_SRC_python] = NULL;
 }
 
-int sfc__py_report(struct sfc_session *s, struct sf_ctx *ctx,
-		   struct sf_profile *p)
+static int py_report(struct sfc_session *s, struct sf_ctx *ctx,
+		     struct sf_profile *p)
 {
 	char b[32];
 
-	if (!s->py)
+	if (!PY(s))
 		return 0;
-	if (s->py->warn)
-		sf_warn(ctx, "capture.python", "%s", s->py->warn);
-	if (!s->py->ok)
+	if (PY(s)->warn)
+		sf_warn(ctx, "capture.python", "%s", PY(s)->warn);
+	if (!PY(s)->ok)
 		return 0;
-	snprintf(b, sizeof(b), "%" PRIu64, s->py->samples);
+	snprintf(b, sizeof(b), "%" PRIu64, PY(s)->samples);
 	return sf_profile_set_prop(p, ctx, "capture.python_samples", b);
 }
 
-int sfc__py_emit(struct sfc_session *s, struct sf_ctx *ctx,
-		 struct sf_profile *p, uint32_t rec, uint32_t node,
-		 const sf_frame_id *fid, sf_stack_id *stack)
+static int py_emit(struct sfc_session *s, struct sf_ctx *ctx,
+		   struct sf_profile *p, uint32_t rec, uint32_t node,
+		   const sf_frame_id *fid, sf_stack_id *stack,
+		   struct sf_label *labels, size_t *nlabels)
 {
-	struct sfc_py *py = s->py;
+	struct sfc_py *py = PY(s);
 	uint32_t chain[1024];
 	size_t nc = 0;
 	int rc;
@@ -647,3 +653,13 @@ int sfc__py_emit(struct sfc_session *s, struct sf_ctx *ctx,
 	}
 	return 0;
 }
+
+const struct sfc_source sfc_source_python = {
+	.name = "python",
+	.open = py_open,
+	.close = py_close,
+	.read_stopped = py_read,
+	.needs_stop = py_active,
+	.emit = py_emit,
+	.report = py_report,
+};

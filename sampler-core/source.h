@@ -1,54 +1,122 @@
 /*
- * source.h - internal to sampler-core: capture sources besides native
- * unwinding (docs/capture-sources.md).  Each is one file with the same
- * four roles: open with the session, read a thread at a sample (while its
- * state is proven), give frames and labels (or names) at emit, close.
+ * source.h - internal to sampler-core: the capture sources
+ * (docs/capture-sources.md).  A source adds to a sample what native
+ * unwinding does not give: the kernel side of a wait, an interpreter's
+ * frames.  Each is one file exporting a const struct sfc_source, and one
+ * row of SFC_SOURCES below; the sampling loop and emit call the sources
+ * only through the table (source.c), never by name.
+ *
+ * A source keeps its state behind the session and names what it read at
+ * a sample by a record id (0: nothing), one per source, kept in the
+ * sample, in the thread (for samples counted again without a stop) and in
+ * its window (catch-up samples).
  */
 #ifndef SF_SOURCE_H
 #define SF_SOURCE_H
 
-#include "capture_int.h"
+#include "profile.h"
 
-/* kernel.c: the kernel side of a blocked sample */
-int sfc__kern_open(struct sfc_session *s);
-void sfc__kern_close(struct sfc_session *s);
-/* Read tid's system call, its fd or futex, wait channel and (root)
- * kernel stack as an interned record (*out, 0: not in a call).  `prev`:
- * the thread's last record (a restart_syscall is named after it), else
- * `was`: the call number its last stop interrupted (-1: unknown).
- * ctx may be NULL: no warning, -1 when out of memory. */
-int sfc__kern_read(struct sfc_session *s, struct sf_ctx *ctx, pid_t tid,
-		   uint32_t prev, long long was, uint32_t *out);
-/* Do the registers of a stop show the thread inside rec's call? */
-bool sfc__kern_match(const struct sfc_session *s, uint32_t rec,
-		     const sfc_regs *r);
-/* Push rec's kernel frames (NAME_[k], outermost first) onto *stack and
- * add its labels (syscall, fd, fd.target, futex, wchan) at
- * labels[*nlabels] (room for 5; the strings last until the next call). */
-int sfc__kern_emit(struct sfc_session *s, struct sf_ctx *ctx,
-		   struct sf_profile *p, uint32_t rec, sf_stack_id *stack,
-		   struct sf_label *labels, size_t *nlabels);
-/* "read" for a system call number, else the number in buf */
-const char *sfc__syscall_name(long long nr, char *buf, size_t size);
+#include <elfutils/libdwfl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
 
-/* python.c: CPython frames in place of _PyEval_EvalFrameDefault */
-int sfc__py_open(struct sfc_session *s);
-void sfc__py_close(struct sfc_session *s);
-/* Is a CPython runtime found, its layout checked?  (Looked for again
- * when the modules change.) */
-bool sfc__py_active(struct sfc_session *s);
-/* Read t's Python frames into t->py (0: none); t is stopped, or the
- * caller proves the read consistent. */
-void sfc__py_read(struct sfc_session *s, struct sfc_thr *t);
-/* Rebuild the stack of `node` (frames fid) with record rec's Python
- * frames in place of its _PyEval_EvalFrameDefault frames, into *stack
- * (unchanged when nothing was replaced). */
-int sfc__py_emit(struct sfc_session *s, struct sf_ctx *ctx,
-		 struct sf_profile *p, uint32_t rec, uint32_t node,
-		 const sf_frame_id *fid, sf_stack_id *stack);
-/* The property capture.python_samples, and the warning, if any */
-int sfc__py_report(struct sfc_session *s, struct sf_ctx *ctx,
-		   struct sf_profile *p);
+struct sfc_session;
+struct sfc_thr;
+struct sfc_cthread;
+
+/* The table, one row per source, in the order emit calls them: a source
+ * that rebuilds the native stack comes before one that pushes frames
+ * above its leaf.  A row NAME is the sfc_source_NAME its file defines. */
+#define SFC_SOURCES(X)                                                    \
+	X(python)       /* python.c: CPython frames */                    \
+	X(kernel)       /* kernel.c: the kernel side of a blocked sample */
+
+enum {
+#define SFC_SRC_ID(name) SFC_SRC_##name,
+	SFC_SOURCES(SFC_SRC_ID)
+#undef SFC_SRC_ID
+	SFC_NSRC
+};
+
+/* Labels the sources may add to one sample, all together */
+#define SFC_SRC_LABELS 8
+
+/* One source.  Every role but name may be NULL: the source has no part
+ * there.  Roles are called from the sampling thread only. */
+struct sfc_source {
+	const char *name;
+	/* With the session (its state behind s, left NULL when the source
+	 * is off); -1 when out of memory.  close is also called after a
+	 * failed open. */
+	int (*open)(struct sfc_session *s);
+	void (*close)(struct sfc_session *s);
+	/* Read thread c, asleep in a system call, into *out (0: nothing),
+	 * while what it reads is provably the thread's state at the
+	 * sample: just before a stop interrupts it, between the two
+	 * schedstat reads of a read without a stop, or when a baseline for
+	 * reuse is taken (then ctx is NULL: no warning).  prev is c's last
+	 * record of this source.  0, or a negative sf_code. */
+	int (*read_asleep)(struct sfc_session *s, struct sf_ctx *ctx,
+			   const struct sfc_cthread *c, uint32_t prev,
+			   uint32_t *out);
+	/* Read t while it is stopped (at the end of sfc__grab), or inside
+	 * the proof of a read without a stop, into *out (0: nothing). */
+	void (*read_stopped)(struct sfc_session *s, const struct sfc_thr *t,
+			     uint32_t *out);
+	/* After a stop: do its registers (t->regs) show the thread still
+	 * where the asleep read found it (rec)?  False drops the record;
+	 * NULL keeps it. */
+	bool (*match)(const struct sfc_session *s, uint32_t rec,
+		      const struct sfc_thr *t);
+	/* Must running threads be stopped rather than read from a perf
+	 * sample (the source reads stopped threads only)? */
+	bool (*needs_stop)(struct sfc_session *s);
+	/* At emit, for a sample holding record rec on stack node `node`
+	 * (frames fid): rebuild or extend *stack, and add up to max_labels
+	 * labels at labels[*nlabels] (the strings last until the next
+	 * call). */
+	int (*emit)(struct sfc_session *s, struct sf_ctx *ctx,
+		    struct sf_profile *p, uint32_t rec, uint32_t node,
+		    const sf_frame_id *fid, sf_stack_id *stack,
+		    struct sf_label *labels, size_t *nlabels);
+	/* After every sample is emitted: properties, and warnings */
+	int (*report)(struct sfc_session *s, struct sf_ctx *ctx,
+		      struct sf_profile *p);
+	unsigned max_labels;
+};
+
+#define SFC_SRC_DECL(name) extern const struct sfc_source sfc_source_##name;
+SFC_SOURCES(SFC_SRC_DECL)
+#undef SFC_SRC_DECL
+
+/* source.c: the table, and each role called over it */
+extern const struct sfc_source *const sfc__sources[SFC_NSRC];
+/* Open every source; -1 when out of memory (then close them all). */
+int sfc__src_open(struct sfc_session *s);
+void sfc__src_close(struct sfc_session *s);
+/* read_asleep of every source into t->rec (prev: the thread's records) */
+int sfc__src_read_asleep(struct sfc_session *s, struct sf_ctx *ctx,
+			 struct sfc_thr *t);
+/* read_stopped of every source into t->rec */
+void sfc__src_read_stopped(struct sfc_session *s, struct sfc_thr *t);
+/* After t's stop: drop the records the stop does not confirm (all of
+ * them when `stopped` is false: the sample came from no stop). */
+void sfc__src_confirm(const struct sfc_session *s, struct sfc_thr *t,
+		      bool stopped);
+/* Does a source want running threads stopped? */
+bool sfc__src_needs_stop(struct sfc_session *s);
+/* Emit the records rec[] of one sample onto *stack and labels (room for
+ * SFC_SRC_LABELS more); *relabel when a source that adds labels held a
+ * record (the sample's label set is then labels[0..*nlabels)). */
+int sfc__src_emit(struct sfc_session *s, struct sf_ctx *ctx,
+		  struct sf_profile *p, const uint32_t *rec, uint32_t node,
+		  const sf_frame_id *fid, sf_stack_id *stack,
+		  struct sf_label *labels, size_t *nlabels, bool *relabel);
+int sfc__src_report(struct sfc_session *s, struct sf_ctx *ctx,
+		    struct sf_profile *p);
+
+/* ----- naming helpers of native unwinding (unwind.c) ----- */
 
 /* inline.c: the inlined subroutines holding pc (innermost ... up to its
  * function, `outer` its frame) as frames of their own, recorded for

@@ -4,10 +4,9 @@
  * WNOHANG), woken by SIGCHLD through sigtimedwait), reading a stopped
  * thread's registers and stack, and releasing it.  Stops that come after
  * their tick's deadline are kept here (pending, late, owed) for
- * capture.c to record.
+ * record.c to record.
  */
 #include "capture_int.h"
-#include "source.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -404,32 +403,6 @@ int sfc__wait_stopped(struct sfc_session *s, struct sf_ctx *ctx,
 	return 0;
 }
 
-/* Copy len bytes of the target at addr; returns the bytes copied (a
- * prefix: the copy stops at the first unmapped page). */
-size_t sfc__read_mem(pid_t pid, uint64_t addr, size_t len,
-		       unsigned char *buf)
-{
-	struct iovec local, remote[80];
-	size_t n = 0;
-
-	/* one iovec per page: a partial read never splits an iovec, so the
-	 * end of the stack mapping does not cost the whole copy */
-	uint64_t a = addr, end = addr + len;
-	while (a < end && n < sizeof(remote) / sizeof(remote[0])) {
-		uint64_t next = (a | 4095) + 1;
-		if (next > end)
-			next = end;
-		remote[n].iov_base = (void *)(uintptr_t)a;
-		remote[n].iov_len = (size_t)(next - a);
-		n++;
-		a = next;
-	}
-	local.iov_base = buf;
-	local.iov_len = len;
-	ssize_t got = process_vm_readv(pid, &local, 1, remote, n, 0);
-	return got > 0 ? (size_t)got : 0;
-}
-
 /* Bytes below the last sp that an early copy starts at (grab). */
 #define SFC_EARLY_BELOW 1024
 
@@ -472,7 +445,7 @@ void sfc__grab(struct sfc_session *s, struct sfc_thr *t,
 	}
 	t->have = true;
 	/* python.c: its frames, while it is stopped */
-	sfc__py_read(s, t);
+	sfc__src_read_stopped(s, t);
 }
 
 void sfc__copy_stack(struct sfc_session *s, struct sfc_thr *t,
