@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 const char *cli_prog = "sftools";
@@ -399,4 +400,61 @@ int cli_write_html(struct sf_output *o, struct sf_profile *p,
 	rc = html->write(d, o, ctx);
 	sf_profile_free(d);
 	return rc;
+}
+
+/* ----- sfcapture -- CMD: Ctrl-Z, and how the command ended ----- */
+
+volatile int cli_tstp_flag;
+
+static void on_tstp(int sig)
+{
+	cli_tstp_flag = 1;
+}
+
+void cli_tstp_catch(void)
+{
+	struct sigaction sa;
+
+	/* no SA_RESTART: the wait for the next tick wakes up */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_tstp;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTSTP, &sa, NULL);
+}
+
+void cli_tstp_suspend(void *arg)
+{
+	cli_tstp_flag = 0;
+	signal(SIGTSTP, SIG_DFL);
+	raise(SIGTSTP);
+	/* here after SIGCONT */
+	cli_tstp_catch();
+}
+
+int cli_child_status(const char *cmd, int st, bool ended)
+{
+	if (cli_quiet)
+		return ended ? EXIT_OK : WIFEXITED(st) ? WEXITSTATUS(st)
+			     : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : EXIT_OK;
+	if (ended) {
+		cli_msg("'%s' was still running at the end of the capture: "
+			"ended with SIGTERM", cmd);
+		return EXIT_OK;
+	}
+	if (WIFEXITED(st)) {
+		cli_msg("'%s' exited with status %d", cmd, WEXITSTATUS(st));
+		return WEXITSTATUS(st);
+	}
+	if (WIFSIGNALED(st)) {
+		int sig = WTERMSIG(st);
+		cli_msg("'%s' was killed by signal %d (%s)%s", cmd, sig,
+			strsignal(sig), WCOREDUMP(st) ? ", core dumped" : "");
+		return 128 + sig;
+	}
+	return EXIT_OK;
+}
+
+void cli_say(const char *text, void *arg)
+{
+	cli_msg("%s", text);
 }

@@ -132,4 +132,21 @@ void cli_keep_heap(void);
  * ulimit -v is kept and becomes ctx->limits.max_memory. */
 void cli_memory_budget(struct sf_ctx *ctx);
 
+/* sfcapture's Ctrl-Z: cli_tstp_catch() sets cli_tstp_flag on SIGTSTP
+ * (without SA_RESTART, so a wait wakes up); the engine, once it has
+ * released the target, calls cli_tstp_suspend(), which stops the program
+ * for real and catches SIGTSTP again after SIGCONT. */
+extern volatile int cli_tstp_flag;
+void cli_tstp_catch(void);
+void cli_tstp_suspend(void *arg);
+
+/* How a command we started ended (wait status st), said in one message
+ * unless quiet, and its exit status as a shell gives it (128+N for signal
+ * N).  `ended`: we ended it (it outlived the capture), which is not the
+ * command's failure: 0. */
+int cli_child_status(const char *cmd, int st, bool ended);
+
+/* A line of text as our message (a callback's form of cli_msg). */
+void cli_say(const char *text, void *arg);
+
 #endif

@@ -7,10 +7,10 @@
 #include "capture.h"
 
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 static volatile int stop_flag;
@@ -99,36 +99,6 @@ static void on_stop(int sig)
 	stop_flag = 1;
 }
 
-/* SIGTSTP (Ctrl-Z): the engine releases every thread of the target at
- * the end of its tick, then calls suspend_self, which stops us for real
- * until SIGCONT. */
-static volatile int tstp_flag;
-
-static void on_tstp(int sig)
-{
-	tstp_flag = 1;
-}
-
-static void catch_tstp(void)
-{
-	struct sigaction sa;
-
-	/* no SA_RESTART: the wait for the next tick wakes up */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_tstp;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTSTP, &sa, NULL);
-}
-
-static void suspend_self(void *arg)
-{
-	tstp_flag = 0;
-	signal(SIGTSTP, SIG_DFL);
-	raise(SIGTSTP);
-	/* here after SIGCONT */
-	catch_tstp();
-}
-
 static void progress(const struct sfc_stats *st, void *arg)
 {
 	fprintf(stderr, "\r%s: %.1f s, %" PRIu64 " samples, %u threads, "
@@ -179,38 +149,6 @@ static FILE *report_to(bool launched, const char *outpath, bool *opened)
 		return f;
 	}
 	return stderr;
-}
-
-/* Say how the command we started ended; its exit status as a shell gives
- * it (128+N for signal N).  `ended`: we ended it (it outlived the
- * capture), which is not the command's failure: 0. */
-static int child_exit(const char *cmd, int st, bool ended)
-{
-	if (cli_quiet)
-		return ended ? EXIT_OK : WIFEXITED(st) ? WEXITSTATUS(st)
-			     : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : EXIT_OK;
-	if (ended) {
-		cli_msg("'%s' was still running at the end of the capture: "
-			"ended with SIGTERM", cmd);
-		return EXIT_OK;
-	}
-	if (WIFEXITED(st)) {
-		cli_msg("'%s' exited with status %d", cmd, WEXITSTATUS(st));
-		return WEXITSTATUS(st);
-	}
-	if (WIFSIGNALED(st)) {
-		int sig = WTERMSIG(st);
-		cli_msg("'%s' was killed by signal %d (%s)%s", cmd, sig,
-			strsignal(sig), WCOREDUMP(st) ? ", core dumped" : "");
-		return 128 + sig;
-	}
-	return EXIT_OK;
-}
-
-/* sfc_summary's lines, as our messages */
-static void say(const char *text, void *arg)
-{
-	cli_msg("%s", text);
 }
 
 int main(int argc, char **argv)
@@ -283,12 +221,12 @@ int main(int argc, char **argv)
 
 	/* a signal ends the capture; the output is still written */
 	cli_signals_call(on_stop);
-	o.suspend = &tstp_flag;
-	o.on_suspend = suspend_self;
+	o.suspend = &cli_tstp_flag;
+	o.on_suspend = cli_tstp_suspend;
 	if ((rc = sfc_start(&s, &ctx, &o, cmd, &cstatus)) == 1) {
 		cli_msg("'%s' exited before the first sample: nothing "
 			"captured", cmd[0]);
-		status = child_exit(cmd[0], cstatus, false);
+		status = cli_child_status(cmd[0], cstatus, false);
 		goto done;
 	} else if (rc) {
 		status = cli_fail(&ctx);
@@ -296,7 +234,7 @@ int main(int argc, char **argv)
 	}
 	int shown = 0;
 	bool tty = isatty(2) && !cli_quiet;
-	catch_tstp();
+	cli_tstp_catch();
 	rc = sfc_run(s, &ctx, &stop_flag, tty ? progress : NULL, &shown);
 	signal(SIGTSTP, SIG_DFL);
 	if (shown)
@@ -319,7 +257,7 @@ int main(int argc, char **argv)
 	}
 	if ((rc = sf_profile_new(&p, &ctx)))
 		goto fail;
-	sf_profile_set_aggregate(p, !save.format->needs_order);
+	sf_profile_set_aggregate(p, !sf_save_needs_order(&save, &ctx));
 	if ((rc = sfc_emit(s, &ctx, p)) ||
 	    (!strcmp(save.format->name, "html") &&
 	     (rc = cli_html_callgraph(p, &ctx))) ||
@@ -327,7 +265,7 @@ int main(int argc, char **argv)
 		goto fail;
 	cli_warnings(&ctx);
 	if (!cli_quiet) {
-		sfc_summary(s, p, say, NULL);
+		sfc_summary(s, p, cli_say, NULL);
 		cli_msg("wrote %s (%s)", strcmp(outpath, "-") ? outpath
 						       : "standard output",
 			save.format->name);
@@ -343,7 +281,7 @@ int main(int argc, char **argv)
 		status = EXIT_IO;
 	/* the command's own status, once ours is a success */
 	if (cend >= 0 && status == EXIT_OK)
-		status = child_exit(cmd[0], cstatus, cend == 1);
+		status = cli_child_status(cmd[0], cstatus, cend == 1);
 	goto done;
 usage_error:
 	status = EXIT_USAGE;

@@ -15,7 +15,8 @@
 #       cmd       -> everything
 #     so only formats/ and cmd/ reach the format table;
 #   - no two library files call each other (A uses a symbol B defines and
-#     B one A defines);
+#     B one A defines), and more: the library's calls between files form
+#     no cycle at all (tsort), so every room's files stack one way;
 #   - every global symbol the library defines starts with sf_ (sfc_ in
 #     sampler-core), so a program linking libsftools.a meets no clash;
 #   - no library .c over 1300 lines, no program's main file over 300.
@@ -68,11 +69,18 @@ check() {
 				      pair[k] ", " pair[f[2] " " f[1]] ")"
 		}
 	}' | LC_ALL=C sort
+	# no cycle among the library's files (a call through a table counts
+	# at the table)
+	awk '$1 !~ /^cmd\// && $1 != $2 { print $1, $2 }' "$1" |
+		LC_ALL=C sort -u > "$1.pairs"
+	tsort "$1.pairs" > /dev/null 2> "$1.loop" ||
+		echo "cycle: $(grep -v 'input contains a loop' "$1.loop" |
+			sed 's/^tsort: //' | tr '\n' ' ')"
 }
 
-# the checker on a made-up list: one room breach (the model calling the
-# table), one mutual pair (two formats), one allowed call, one call within
-# a file
+# the checker on made-up lists: one with a room breach (the model calling
+# the table), a mutual pair (two formats), an allowed call and a call
+# within a file; one whose only breach is a cycle of three
 cat > fake <<'EOF'
 formats/model/profile formats/format sf_format_by_name
 formats/fmt_a formats/fmt_b sf_b
@@ -80,18 +88,28 @@ formats/fmt_b formats/fmt_a sf_a
 formats/fmt_a formats/base/io sf_input_line
 formats/fmt_a formats/fmt_a sf_self
 EOF
+cat > fake3 <<'EOF'
+formats/fmt_c formats/fmt_d sf_d
+formats/fmt_d formats/fmt_e sf_e
+formats/fmt_e formats/fmt_c sf_c
+formats/fmt_c formats/util/text sf_probe_prefix
+EOF
 check fake > fake.out
+check fake3 > fake3.out
 if [ "$(grep -c '^room: formats/model/profile (model) calls formats/format (table)' fake.out)" = 1 ] &&
    [ "$(grep -c '^mutual: formats/fmt_a and formats/fmt_b' fake.out)" = 1 ] &&
-   [ "$(wc -l < fake.out)" = 2 ]; then
+   [ "$(grep -c '^cycle: ' fake.out)" = 1 ] &&
+   [ "$(wc -l < fake.out)" = 3 ] &&
+   [ "$(grep -c '^cycle: .*formats/fmt_[cde]' fake3.out)" = 1 ] &&
+   [ "$(wc -l < fake3.out)" = 1 ]; then
 	pass layers-checker
 else
-	fail layers-checker "the checker missed a made-up breach: $(cat fake.out)"
+	fail layers-checker "the checker missed a made-up breach: $(cat fake.out fake3.out | tr '\n' ' ')"
 fi
 
 # the real objects
-if ! have nm; then
-	skip layers-nm "nm is missing (binutils)"
+if ! have nm || ! have tsort; then
+	skip layers-nm "nm or tsort is missing (binutils, coreutils)"
 elif [ ! -f "$obj/formats/format.o" ]; then
 	skip layers-nm "no objects under $obj (build first)"
 else
