@@ -302,6 +302,22 @@ static int on_sample(struct pd_state *st, uint64_t off, size_t size,
 			  (t & S_TIME) ? (int64_t)time : 0);
 }
 
+/* A process that exits needs its unwinding modules no more: a whole
+ * system recording of many short processes would keep them all (a
+ * sample after all, of a thread left behind, makes them again). */
+static int on_exit_rec(struct pd_state *st, uint64_t off, size_t size)
+{
+	const unsigned char *b = st->d + off;
+	uint32_t k;
+
+	if (size < 24)
+		return 0;
+	int64_t pid = (int32_t)rd32(b + 8), tid = (int32_t)rd32(b + 16);
+	if (pid == tid && m64_find(&st->proc_idx, (uint64_t)pid, &k))
+		sf_pd__unwind_free(&st->procs[k]);
+	return 0;
+}
+
 static int on_record(struct pd_state *st, uint64_t off)
 {
 	const unsigned char *b = st->d + off;
@@ -318,6 +334,8 @@ static int on_record(struct pd_state *st, uint64_t off)
 		return sf_pd__on_comm(st, off, size);
 	case R_FORK:
 		return sf_pd__on_fork(st, off, size);
+	case R_EXIT:
+		return on_exit_rec(st, off, size);
 	default:
 		return 0;
 	}
@@ -360,7 +378,7 @@ static int scan(struct pd_state *st, uint64_t off, uint64_t end)
 				return rc;
 		} else if (type == R_SAMPLE || type == R_MMAP ||
 			   type == R_MMAP2 || type == R_COMM ||
-			   type == R_FORK) {
+			   type == R_FORK || type == R_EXIT) {
 			if (!st->nattrs)
 				return bad(st, off, "record before any event "
 					   "attribute");

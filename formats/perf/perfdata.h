@@ -51,7 +51,8 @@ enum {
 enum {
 	MISC_CPUMODE_MASK = 7, MISC_KERNEL = 1, MISC_USER = 2, MISC_HV = 3,
 	MISC_GUEST_KERNEL = 4, MISC_GUEST_USER = 5,
-	MISC_MMAP_BUILD_ID = 1 << 14, MISC_BUILD_ID_SIZE = 1 << 15,
+	MISC_MMAP_DATA = 1 << 13, MISC_MMAP_BUILD_ID = 1 << 14,
+	MISC_BUILD_ID_SIZE = 1 << 15,
 };
 #define CONTEXT_MAX ((uint64_t)-4095)
 #define CONTEXT_HV ((uint64_t)-32)
@@ -94,6 +95,7 @@ struct pd_dso {
 struct pd_map {
 	uint64_t start, end, pgoff;
 	uint32_t dso;
+	uint32_t prot;           /* PROT_WRITE 2, PROT_EXEC 4, as mapped */
 };
 
 struct pd_proc {

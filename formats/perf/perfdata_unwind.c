@@ -156,11 +156,14 @@ static void elf_path(const struct pd_dso *d, char *out, size_t size)
 	snprintf(out, size, "%s", d->name);
 }
 
-/* The load bias of a file mapped at `start` from file offset `pgoff`:
- * where the PT_LOAD segment holding that offset puts its p_vaddr. */
-static bool load_bias(Elf *elf, uint64_t start, uint64_t pgoff,
-		      uint64_t *bias, int *machine)
+/* The load bias of a file mapped at m->start from file offset m->pgoff:
+ * where the PT_LOAD segment holding that offset, writable and executable
+ * as the map is, puts its p_vaddr (a data map's page may hold the end of
+ * a read-only segment too). */
+static bool load_bias(Elf *elf, const struct pd_map *m, uint64_t *bias,
+		      int *machine)
 {
+	uint64_t start = m->start, pgoff = m->pgoff;
 	size_t n;
 	GElf_Ehdr eh;
 
@@ -169,7 +172,9 @@ static bool load_bias(Elf *elf, uint64_t start, uint64_t pgoff,
 	*machine = eh.e_machine;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Phdr ph;
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X) != !(m->prot & 4) ||
+		    !(ph.p_flags & PF_W) != !(m->prot & 2))
 			continue;
 		uint64_t align = ph.p_align > 1 ? ph.p_align : 1;
 		uint64_t off = ph.p_offset & ~(align - 1);
@@ -182,7 +187,10 @@ static bool load_bias(Elf *elf, uint64_t start, uint64_t pgoff,
 	return false;
 }
 
-/* Report one map's file to `dwfl`, once per file. */
+/* Report the file of a map to `dwfl`, once per file: at the place its
+ * first map (by address) gives, as perf's unwinder takes a file's unwind
+ * tables from one place even where an image left maps behind (a process
+ * that forked, then exec'd the same library elsewhere). */
 static void report_map(struct pd_state *st, struct pd_proc *pr,
 		       const struct pd_map *m, bool *seen)
 {
@@ -202,7 +210,7 @@ static void report_map(struct pd_state *st, struct pd_proc *pr,
 	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		d->not_elf = true;
-	} else if (load_bias(elf, m->start, m->pgoff, &bias, &machine)) {
+	} else if (load_bias(elf, m, &bias, &machine)) {
 		/* libdwfl keeps the fd on success (and reads it itself) */
 		if (dwfl_report_elf(pr->dwfl, d->name, path, fd, bias, true)) {
 			seen[m->dso] = true;
@@ -219,8 +227,8 @@ static void report_map(struct pd_state *st, struct pd_proc *pr,
 }
 
 /* What the modules of a process depend on: its maps of files that may
- * be ELF, and where (anonymous and data maps come and go often, as
- * malloc maps memory, and change no module). */
+ * be ELF, and where (anonymous maps come and go often, as malloc maps
+ * memory, and change no module). */
 static uint64_t modules_key(const struct pd_state *st,
 			    const struct pd_proc *pr)
 {
