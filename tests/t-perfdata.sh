@@ -6,8 +6,10 @@
 #    time order, corrupt callchains, truncation at a known record offset,
 #    the other byte order.
 # 2. Real recordings made here (perf record -g of a C program built with
-#    frame pointers, gzip, python3; several events; pipe mode): collapsed
-#    output equals `perf script | sfconv --from perf`.  FlameGraph's
+#    frame pointers, gzip, python3; several events; pipe mode; perf
+#    record --call-graph dwarf of a C program without frame pointers,
+#    gzip and perl): collapsed output equals `perf script | sfconv --from
+#    perf` of the same file (so no test depends on what was sampled).  FlameGraph's
 #    stackcollapse-perf.pl has no Debian package: sftools' perf script
 #    reader stands in for it (t-peers.sh and t-perf.sh hold that reader
 #    byte-identical to stackcollapse-perf.pl), and the script itself is
@@ -192,8 +194,47 @@ for cut in 50 104 500 $((size / 2)) $((size - 9)); do
 	[ -e never.folded ] && fail perfdata-real-cut-$cut-output "never.folded was written"
 done
 
-# --call-graph dwarf is refused, naming perf script as the way round
-if perf record -q --call-graph dwarf -o dwarf.data ./prog > /dev/null 2>&1; then
-	expect_error perfdata-dwarf-refused 1 'call-graph dwarf.*perf script' \
-		$SFCONV dwarf.data -o never.folded
+# --call-graph dwarf: the user stacks are unwound here from the sampled
+# registers and stack copy (libdwfl, the CFI of the mapped files), with
+# the inlined functions perf script adds to unwound entries.  A program
+# without frame pointers, whose inlined function is hand-known
+if ! cc -O2 -g -fomit-frame-pointer -o dprog "$TOP/tests/fixtures/perfdata-inline.c"; then
+	fail perfdata-dwarf "cannot compile the test program"
+elif ! perf record -q --call-graph dwarf -o dwarf.data ./dprog > /dev/null 2> dwarf.err; then
+	skip perfdata-dwarf "perf record --call-graph dwarf refused: $(head -n 1 dwarf.err)"
+else
+	same_as_script perfdata-dwarf-c dwarf.data
+	if grep -Eq '^dprog;(.*;)?main;pd_outer;pd_inner [0-9]+$' perfdata-dwarf-c.folded; then
+		pass perfdata-dwarf-inline
+	else
+		fail perfdata-dwarf-inline "no dprog;...;main;pd_outer;pd_inner line"
+	fi
+	same_as_script perfdata-dwarf-c-kernel dwarf.data --kernel
+	$SFCONV -q -j1 dwarf.data -o dj1.folded && $SFCONV -q -j2 dwarf.data -o dj2.folded
+	expect_same perfdata-dwarf-jobs dj1.folded dj2.folded
+	# Debian programs: their own CFI and that of the libraries they map
+	if perf record -q --call-graph dwarf -o dgzip.data gzip -c zeros > /dev/null 2>&1; then
+		same_as_script perfdata-dwarf-gzip dgzip.data
+	fi
+	if have perl &&
+	   perf record -q --call-graph dwarf -o dperl.data perl -e '$s = 0; $s += $_ * $_ for 1 .. 2000000' > /dev/null 2>&1; then
+		same_as_script perfdata-dwarf-perl dperl.data
+	fi
+	# a stack deeper than the 8 KB copy perf keeps of it
+	if perf record -q --call-graph dwarf -o ddeep.data ./dprog 300 deep > /dev/null 2>&1; then
+		same_as_script perfdata-dwarf-deep ddeep.data
+	fi
+	# pipe mode
+	if perf record -q --call-graph dwarf -o - ./dprog 2>/dev/null > dpipe.data; then
+		same_as_script perfdata-dwarf-pipe dpipe.data
+	fi
+fi
+
+# --call-graph lbr needs the CPU's last branch records: refused, naming
+# perf script as the way round (where this machine can record it)
+if perf record -q --call-graph lbr -o lbr.data ./prog 10 > /dev/null 2> lbr.err; then
+	expect_error perfdata-lbr-refused 1 'call-graph lbr.*perf script' \
+		$SFCONV lbr.data -o never.folded
+else
+	skip perfdata-lbr "perf record --call-graph lbr refused here: $(grep . lbr.err | tail -n 1)"
 fi

@@ -25,10 +25,13 @@
  * after the event without modifiers (nanoseconds for cpu-clock and
  * task-clock, else events) and weighted by the sample's period.
  *
- * Not read: `--call-graph dwarf` samples (user stacks to unwind, and
- * perf script adds inlined frames from DWARF there), LBR call stacks,
- * compressed records (`perf record -z`): refused with a message naming
- * `perf script` as the way round.
+ * `--call-graph dwarf` samples carry the user registers and a copy of
+ * the user stack: their user part is unwound (perfdata_unwind.c), and
+ * named with the inlined functions perf script adds there
+ * (perfdata_inline.c).
+ *
+ * Not read: LBR call stacks, compressed records (`perf record -z`):
+ * refused with a message naming `perf script` as the way round.
  *
  * This file holds the pass over the records and the samples; perfdata.h
  * lists the others.
@@ -43,6 +46,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The root frame (the comm) after the n frames of st->frames. */
+static int add_root(struct pd_state *st, const struct pd_thread *th,
+		    size_t *n)
+{
+	if (!grow((void **)&st->frames, &st->cap_frames, *n + 1,
+		  sizeof(*st->frames)))
+		return sf_error_nomem(st->ctx);
+	st->frames[(*n)++] = th->root;
+	return 0;
+}
+
+static int add_sample(struct pd_state *st, const struct pd_attr *a,
+		      struct pd_thread *th, sf_stack_id stack,
+		      uint64_t period, int64_t time)
+{
+	int rc;
+
+	if (!th->have_idx) {
+		if ((rc = sf_profile_thread(st->p, st->ctx, th->pid, th->tid,
+					    th->comm, &th->idx)))
+			return rc;
+		th->have_idx = true;
+	}
+	for (size_t i = 0; i < st->p->d.ntypes; i++)
+		st->w[i] = 0;
+	/* without PERIOD in the sample, perf script prints the attr's
+	 * fixed period (perf record -c) */
+	st->w[a->mtype] = period ? (double)period : 1;
+	return sf_profile_add_sample(st->p, st->ctx, stack, th->idx, 0, time,
+				     st->w);
+}
 
 static int on_sample(struct pd_state *st, uint64_t off, size_t size,
 		     uint16_t misc)
@@ -134,6 +169,50 @@ static int on_sample(struct pd_state *st, uint64_t off, size_t size,
 		chain = pos;
 		pos += nr * 8;
 	}
+	/* --call-graph dwarf: the user registers and a copy of the user
+	 * stack, unwound below (the kernel's chain holds the kernel part) */
+	struct pd_ustack us = { NULL, 0, NULL, 0, 0 };
+	if (t & S_RAW) {
+		NEED(4, "raw data");
+		pos += 4 + (size_t)rd32(b + pos);
+	}
+	if (t & S_BRANCH_STACK) {
+		NEED(8, "branch stack");
+		uint64_t bn = rd64(b + pos);
+		if (bn > size)
+			return bad(st, off + pos, "sample branch stack longer "
+				   "than its record");
+		pos += 8 + ((a->branch_type & BRANCH_HW_INDEX) ? 8 : 0) +
+		       bn * 24;
+	}
+	if (t & S_REGS_USER) {
+		NEED(8, "user registers");
+		uint64_t abi = rd64(b + pos);
+		pos += 8;
+		if (abi) {
+			us.nregs = (size_t)__builtin_popcountll(a->regs_user);
+			NEED(us.nregs * 8, "user registers");
+			us.regs = b + pos;
+			us.abi = abi;
+			pos += us.nregs * 8;
+		}
+	}
+	if (t & S_STACK_USER) {
+		NEED(8, "user stack");
+		uint64_t sz = rd64(b + pos);
+		pos += 8;
+		if (sz) {
+			if (sz > size)
+				return bad(st, off + pos, "sample user stack "
+					   "larger than its record");
+			NEED(sz + 8, "user stack");
+			us.stack = b + pos;
+			us.len = rd64(b + pos + sz);
+			if (us.len > sz)
+				us.len = sz;
+			pos += sz + 8;
+		}
+	}
 	NEED(0, "fields");
 #undef NEED
 	if ((rc = sf_pd__attr_type(st, a)))
@@ -167,6 +246,25 @@ static int on_sample(struct pd_state *st, uint64_t off, size_t size,
 			return rc;
 		th->have_root = true;
 	}
+	/* perf unwinds a sample with user registers and a stack copy; its
+	 * stack is not cached (the copy would be the key) */
+	bool unwind = (t & S_REGS_USER) && (t & S_STACK_USER) && us.regs &&
+		      us.len;
+	sf_stack_id stack;
+	if (unwind) {
+		size_t n = 0;
+		if ((rc = sf_pd__resolve(st, th,
+					 (t & S_CALLCHAIN) ? b + chain : NULL,
+					 nr, ip, misc & MISC_CPUMODE_MASK,
+					 &n)) ||
+		    (rc = sf_pd__unwind(st, th, a, &us, &n)) ||
+		    (rc = add_root(st, th, &n)) ||
+		    (rc = sf_profile_stack(st->p, st->ctx, st->frames, n, true,
+					   &stack)))
+			return rc;
+		return add_sample(st, a, th, stack, period,
+				  (t & S_TIME) ? (int64_t)time : 0);
+	}
 	/* the stack cache's key */
 	size_t nk = 5 + ((t & S_CALLCHAIN) ? nr : 2);
 	if (!grow((void **)&st->key, &st->cap_key, nk, sizeof(*st->key)))
@@ -185,38 +283,39 @@ static int on_sample(struct pd_state *st, uint64_t off, size_t size,
 		key[6] = misc & MISC_CPUMODE_MASK;
 	}
 	uint64_t h = sf_hash(key, nk * sizeof(*key));
-	sf_stack_id stack;
 	if (!sf_perf__acache_find(&st->sc, key, nk * sizeof(*key), h,
 				  &stack)) {
-		if (!grow((void **)&st->frames, &st->cap_frames, nr + 2,
-			  sizeof(*st->frames)))
-			return sf_error_nomem(st->ctx);
-		size_t n;
+		size_t n = 0;
 		if ((rc = sf_pd__resolve(st, th,
 					 (t & S_CALLCHAIN) ? b + chain : NULL,
-					 nr, ip, misc & MISC_CPUMODE_MASK, &n)))
-			return rc;
-		st->frames[n++] = th->root;
-		if ((rc = sf_profile_stack(st->p, st->ctx, st->frames, n, true,
+					 nr, ip, misc & MISC_CPUMODE_MASK,
+					 &n)) ||
+		    (rc = add_root(st, th, &n)) ||
+		    (rc = sf_profile_stack(st->p, st->ctx, st->frames, n, true,
 					   &stack)) ||
 		    (rc = sf_perf__acache_add(&st->sc, st->ctx, key,
 					      nk * sizeof(*key), h, stack,
 					      PD_STACK_CACHE_MAX)))
 			return rc;
 	}
-	if (!th->have_idx) {
-		if ((rc = sf_profile_thread(st->p, st->ctx, th->pid, th->tid,
-					    th->comm, &th->idx)))
-			return rc;
-		th->have_idx = true;
-	}
-	for (size_t i = 0; i < st->p->d.ntypes; i++)
-		st->w[i] = 0;
-	/* without PERIOD in the sample, perf script prints the attr's
-	 * fixed period (perf record -c) */
-	st->w[a->mtype] = period ? (double)period : 1;
-	return sf_profile_add_sample(st->p, st->ctx, stack, th->idx, 0,
-				     (t & S_TIME) ? (int64_t)time : 0, st->w);
+	return add_sample(st, a, th, stack, period,
+			  (t & S_TIME) ? (int64_t)time : 0);
+}
+
+/* A process that exits needs its unwinding modules no more: a whole
+ * system recording of many short processes would keep them all (a
+ * sample after all, of a thread left behind, makes them again). */
+static int on_exit_rec(struct pd_state *st, uint64_t off, size_t size)
+{
+	const unsigned char *b = st->d + off;
+	uint32_t k;
+
+	if (size < 24)
+		return 0;
+	int64_t pid = (int32_t)rd32(b + 8), tid = (int32_t)rd32(b + 16);
+	if (pid == tid && m64_find(&st->proc_idx, (uint64_t)pid, &k))
+		sf_pd__unwind_free(&st->procs[k]);
+	return 0;
 }
 
 static int on_record(struct pd_state *st, uint64_t off)
@@ -235,6 +334,8 @@ static int on_record(struct pd_state *st, uint64_t off)
 		return sf_pd__on_comm(st, off, size);
 	case R_FORK:
 		return sf_pd__on_fork(st, off, size);
+	case R_EXIT:
+		return on_exit_rec(st, off, size);
 	default:
 		return 0;
 	}
@@ -277,7 +378,7 @@ static int scan(struct pd_state *st, uint64_t off, uint64_t end)
 				return rc;
 		} else if (type == R_SAMPLE || type == R_MMAP ||
 			   type == R_MMAP2 || type == R_COMM ||
-			   type == R_FORK) {
+			   type == R_FORK || type == R_EXIT) {
 			if (!st->nattrs)
 				return bad(st, off, "record before any event "
 					   "attribute");
@@ -329,11 +430,14 @@ static void pd_free(struct pd_state *st)
 	for (size_t i = 0; i < st->ndsos; i++) {
 		free(st->dsos[i].name);
 		sf_symtab_free(st->dsos[i].syms);
+		sf_pd__dwarf_free(st->dsos[i].dwarf);
 	}
 	free(st->dsos);
 	m64_free(&st->dso_idx);
-	for (size_t i = 0; i < st->nprocs; i++)
+	for (size_t i = 0; i < st->nprocs; i++) {
 		free(st->procs[i].maps);
+		sf_pd__unwind_free(&st->procs[i]);
+	}
 	free(st->procs);
 	m64_free(&st->proc_idx);
 	free(st->threads);
@@ -344,6 +448,7 @@ static void pd_free(struct pd_state *st)
 	sf_symtab_free(st->kallsyms);
 	free(st->recs);
 	free(st->fents);
+	free(st->fids);
 	sf_idx_free(&st->fidx);
 	free(st->frames);
 	free(st->w);

@@ -1,16 +1,20 @@
 /*
- * perfdata.h - internal to the perf.data reader, which is made of four
+ * perfdata.h - internal to the perf.data reader, which is made of six
  * files, each calling only those below it:
  *
  *     fmt_perfdata.c      the format entry, the pass over the records
  *                         in time order, the samples
  *     perfdata_header.c   the file header, the event attributes, the
  *                         features and the pipe-mode header records
+ *     perfdata_unwind.c   the user stacks of --call-graph dwarf samples,
+ *                         unwound with libdwfl
  *     perfdata_syms.c     a call chain's entries -> named frames: ELF
  *                         symbols, kallsyms, the JIT's perf-PID.map
+ *     perfdata_inline.c   the inlined functions at an address (DWARF)
  *     perfdata_maps.c     processes, threads, their maps and dsos (the
- *                         MMAP, COMM and FORK records), build-ids, small
- *                         maps, errors
+ *                         MMAP, COMM and FORK records), build-ids
+ *
+ * and of the small helpers below (maps of ids, growing arrays, errors).
  *
  * fmt_perfdata.c says what the reader does and what it does not read.
  */
@@ -47,7 +51,8 @@ enum {
 enum {
 	MISC_CPUMODE_MASK = 7, MISC_KERNEL = 1, MISC_USER = 2, MISC_HV = 3,
 	MISC_GUEST_KERNEL = 4, MISC_GUEST_USER = 5,
-	MISC_MMAP_BUILD_ID = 1 << 14, MISC_BUILD_ID_SIZE = 1 << 15,
+	MISC_MMAP_DATA = 1 << 13, MISC_MMAP_BUILD_ID = 1 << 14,
+	MISC_BUILD_ID_SIZE = 1 << 15,
 };
 #define CONTEXT_MAX ((uint64_t)-4095)
 #define CONTEXT_HV ((uint64_t)-32)
@@ -58,6 +63,7 @@ enum {
 #define FEAT_BUILD_ID 2
 #define FEAT_EVENT_DESC 12
 #define BRANCH_CALL_STACK (1u << 11)
+#define BRANCH_HW_INDEX (1u << 17)
 #define HEADER_SIZE 104
 #define PIPE_HEADER_SIZE 16
 
@@ -81,11 +87,15 @@ struct pd_dso {
 	size_t bid_len;
 	struct sf_symtab *syms;
 	bool loaded;
+	bool not_elf;            /* no ELF file to unwind with */
+	struct pd_dwarf *dwarf;  /* for inlines (perfdata_inline.c) */
+	bool dwarf_tried;
 };
 
 struct pd_map {
 	uint64_t start, end, pgoff;
 	uint32_t dso;
+	uint32_t prot;           /* PROT_WRITE 2, PROT_EXEC 4, as mapped */
 };
 
 struct pd_proc {
@@ -93,6 +103,12 @@ struct pd_proc {
 	struct pd_map *maps;
 	size_t n, cap;
 	uint64_t gen;            /* bumped by every change of the maps */
+	/* --call-graph dwarf (perfdata_unwind.c): the modules of the
+	 * maps as of generation dwfl_gen (their files and places: key) */
+	struct Dwfl *dwfl;
+	uint64_t dwfl_gen, dwfl_key;
+	bool attached;
+	int machine;
 };
 
 struct pd_thread {
@@ -114,12 +130,22 @@ struct pd_rec {
 	uint64_t off, time;
 };
 
-/* A resolved ip -> frame: by the dso (or kernel, or none), the ip (the
- * frame keeps it) and the offset in the dso (which names it). */
+/* A resolved ip -> frames: by the dso (or kernel, or none), the ip (the
+ * frames keep it), the offset in the dso (which names them) and whether
+ * the entry was unwound here (only those get their inlined functions);
+ * its frames are fids[first..first+n), leaf first: several with inlined
+ * functions, none for a line perl drops. */
 struct pd_fent {
-	uint64_t dso, ip, off;
-	sf_frame_id f;
-	bool skip;               /* perl drops this frame line */
+	uint64_t dso, ip, off, unwound;
+	uint32_t first, n;
+};
+
+/* A --call-graph dwarf sample's user registers and stack copy. */
+struct pd_ustack {
+	const unsigned char *regs;   /* nregs values, NULL without */
+	size_t nregs;
+	const unsigned char *stack;  /* len bytes from the sampled sp */
+	uint64_t len, abi;
 };
 
 /*
@@ -173,6 +199,9 @@ struct pd_state {
 	struct pd_fent *fents;
 	size_t nf, cap_f;
 	struct sf_idx fidx;
+	sf_frame_id *fids;       /* the fents' frames */
+	size_t nfids, cap_fids;
+	struct unw *unw;         /* the sample being unwound */
 	sf_frame_id *frames;
 	size_t cap_frames;
 	struct sf_perf_acache sc;
@@ -303,14 +332,43 @@ int sf_pd__on_mmap(struct pd_state *st, uint64_t off, size_t size,
 int sf_pd__on_comm(struct pd_state *st, uint64_t off, size_t size);
 int sf_pd__on_fork(struct pd_state *st, uint64_t off, size_t size);
 
+/* ----- perfdata_inline.c ----- */
+
+struct pd_dwarf;
+
+/* The functions addr2line -i -f names for the file offset `off` of `d`
+ * (its symbols loaded), innermost first, at most `max` into names; *n 0
+ * when perf would ask nothing or hear nothing. */
+int sf_pd__inlines(struct pd_dso *d, uint64_t off, const char **names,
+		   size_t max, size_t *n);
+void sf_pd__dwarf_free(struct pd_dwarf *w);
+
 /* ----- perfdata_syms.c ----- */
 
-/* The frames of a sample into st->frames (leaf first): those of the call
- * chain `chain` (nr entries), or of `ip` in `cpumode` when there is none;
- * *n says how many. */
+/* The frames of a sample into st->frames (leaf first), from *n on: those
+ * of the call chain `chain` (nr entries), or of `ip` in `cpumode` when
+ * there is none; *n says how many there are then. */
 int sf_pd__resolve(struct pd_state *st, const struct pd_thread *th,
 		   const unsigned char *chain, uint64_t nr, uint64_t ip,
 		   int cpumode, size_t *n);
+
+/* The same for `count` user addresses (an unwound stack). */
+int sf_pd__resolve_user(struct pd_state *st, const struct pd_thread *th,
+			const uint64_t *ips, size_t count, size_t *n);
+
+/* A file of perf's build-id cache (~/.debug, or $PERF_BUILDID_DIR):
+ * .build-id/XX/REST/`what` into out. */
+void sf_pd__cache_path(const unsigned char *bid, size_t len,
+		       const char *what, char *out, size_t size);
+
+/* ----- perfdata_unwind.c ----- */
+
+/* Unwind a --call-graph dwarf sample's user stack and append its frames
+ * to st->frames from *n on. */
+int sf_pd__unwind(struct pd_state *st, const struct pd_thread *th,
+		  const struct pd_attr *a, const struct pd_ustack *us,
+		  size_t *n);
+void sf_pd__unwind_free(struct pd_proc *pr);
 
 /* ----- perfdata_header.c ----- */
 

@@ -155,7 +155,7 @@ static int map_insert(struct pd_state *st, struct pd_proc *pr,
 	/* at most one more piece than before, plus the new map */
 	if (!grow((void **)&pr->maps, &pr->cap, n + 2, sizeof(*pr->maps)))
 		return sf_error_nomem(st->ctx);
-	struct pd_map after = { 0, 0, 0, 0 };
+	struct pd_map after = { 0, 0, 0, 0, 0 };
 	bool have_after = false;
 	for (size_t i = 0; i < n; i++) {
 		struct pd_map o = pr->maps[i];
@@ -282,7 +282,11 @@ int sf_pd__on_mmap(struct pd_state *st, uint64_t off, size_t size,
 	if ((rc = sf_pd__proc_of(st, pid, &pr)) ||
 	    (rc = dso_of(st, fn, fl, bid, bid_len, &dso)))
 		return rc;
-	struct pd_map m = { start, start + len, pgoff, dso };
+	/* MMAP2 says the protection; an MMAP is of code unless flagged as
+	 * data */
+	uint32_t prot = type == R_MMAP2 ? rd32(b + 64) :
+			(misc & MISC_MMAP_DATA) ? 1 : 5;
+	struct pd_map m = { start, start + len, pgoff, dso, prot };
 	return map_insert(st, pr, m);
 }
 

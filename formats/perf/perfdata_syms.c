@@ -30,9 +30,19 @@ static const char *buildid_dir(char *buf, size_t size)
 	return buf;
 }
 
-static void load_dso(struct pd_dso *d)
+void sf_pd__cache_path(const unsigned char *bid, size_t len,
+		       const char *what, char *out, size_t size)
 {
 	char bdir[4096], h[41];
+
+	hex(h, bid, len);
+	buildid_dir(bdir, sizeof(bdir));
+	snprintf(out, size, "%s/.build-id/%.2s/%s/%s", bdir, h, h + 2, what);
+}
+
+static void load_dso(struct pd_dso *d)
+{
+	char h[41];
 	char c1[4200], c2[4200], c3[4200], c4[4200];
 	const char *paths[5];
 	size_t n = 0;
@@ -48,15 +58,11 @@ static void load_dso(struct pd_dso *d)
 		d->bid_len = sf_elf_build_id(d->name, d->bid);
 	if (d->bid_len) {
 		hex(h, d->bid, d->bid_len);
-		buildid_dir(bdir, sizeof(bdir));
-		snprintf(c1, sizeof(c1), "%s/.build-id/%.2s/%s/elf", bdir, h,
-			 h + 2);
-		snprintf(c2, sizeof(c2), "%s/.build-id/%.2s/%s/debug", bdir,
-			 h, h + 2);
+		sf_pd__cache_path(d->bid, d->bid_len, "elf", c1, sizeof(c1));
+		sf_pd__cache_path(d->bid, d->bid_len, "debug", c2, sizeof(c2));
 		snprintf(c3, sizeof(c3), "/usr/lib/debug/.build-id/%.2s/%s.debug",
 			 h, h + 2);
-		snprintf(c4, sizeof(c4), "%s/.build-id/%.2s/%s/vdso", bdir, h,
-			 h + 2);
+		sf_pd__cache_path(d->bid, d->bid_len, "vdso", c4, sizeof(c4));
 		paths[n++] = c1;
 		paths[n++] = c2;
 		paths[n++] = c3;
@@ -120,27 +126,30 @@ static bool fent_eq(const void *c, uint32_t id, const void *key)
 	const struct pd_fent *a = &((const struct pd_fent *)c)[id];
 	const struct pd_fent *b = key;
 
-	return a->dso == b->dso && a->ip == b->ip && a->off == b->off;
+	return a->dso == b->dso && a->ip == b->ip && a->off == b->off &&
+	       a->unwound == b->unwound;
 }
 
 #define DSO_KERNEL ((uint64_t)-1)
 #define DSO_NONE ((uint64_t)-2)
+#define INLINE_MAX 64
 
 /*
  * The frame that `perf script`'s line for this entry,
  *
  *     ip sym+0xoff (dso)        or        ip [unknown] (dso)
  *
- * makes in stackcollapse-perf.pl.  The line is composed and cut by the
- * perf script reader's own parser (perf.h), so that a dso name with
- * blanks ("/memfd:x (deleted)") splits as perl splits it; then the rules
- * of that reader's frames_of_line for one frame: the offset dropped,
- * "[unknown]" named after the dso, the name tidied, a name that starts
- * with "(" skipped (*skip set).
+ * makes in stackcollapse-perf.pl, appended to st->fids (none when perl
+ * would skip the line).  The line is composed and cut by the perf script
+ * reader's own parser (perf.h), so that a dso name with blanks
+ * ("/memfd:x (deleted)") splits as perl splits it; then the rules of that
+ * reader's frames_of_line for one frame: the offset dropped, "[unknown]"
+ * named after the dso, the name tidied, a name that starts with "("
+ * skipped.  An inlined function's line has "(inlined)" for its dso, and
+ * its frame is marked so, without a module, as that reader marks it.
  */
 static int make_frame(struct pd_state *st, uint64_t ip, const char *sym,
-		      const char *mod, bool kernel, sf_frame_id *out,
-		      bool *skip)
+		      const char *mod, bool kernel, bool inlined)
 {
 	struct sf_sbuf *b = &st->name_buf, *l = &st->line_buf;
 	struct stack_line sl;
@@ -149,20 +158,18 @@ static int make_frame(struct pd_state *st, uint64_t ip, const char *sym,
 	char *dem = sym ? sf_demangle_perf(sym) : NULL;
 	bool ok;
 
-	*skip = false;
 	l->len = 0;
 	ok = sf_sbuf_add(l, pc, (size_t)pcn) && sf_sbuf_add(l, " ", 1) &&
 	     sf_sbuf_adds(l, sym ? (dem ? dem : sym) : "[unknown]") &&
 	     (!sym || sf_sbuf_add(l, "+0x0", 4)) &&
-	     sf_sbuf_add(l, " (", 2) && sf_sbuf_adds(l, mod) &&
+	     sf_sbuf_add(l, " (", 2) &&
+	     sf_sbuf_adds(l, inlined ? "inlined" : mod) &&
 	     sf_sbuf_add(l, ")", 1);
 	free(dem);
 	if (!ok)
 		return sf_error_nomem(st->ctx);
-	if (!sf_perf__parse_stack_line(l->s, l->len, &sl)) {
-		*skip = true;   /* perl would not see a frame line */
-		return 0;
-	}
+	if (!sf_perf__parse_stack_line(l->s, l->len, &sl))
+		return 0;       /* perl would not see a frame line */
 	const char *f = sl.func, *m = sl.mod;
 	size_t fl = sl.func_len, ml = sl.mod_len;
 	/* strip the last "+0x<hex>" that runs to the end */
@@ -178,10 +185,8 @@ static int make_frame(struct pd_state *st, uint64_t ip, const char *sym,
 			fl = i - 3;
 		break;
 	}
-	if (fl && f[0] == '(') {
-		*skip = true;
+	if (fl && f[0] == '(')
 		return 0;
-	}
 	b->len = 0;
 	if (fl == 9 && !memcmp(f, "[unknown]", 9)) {
 		const char *base = m;
@@ -212,24 +217,68 @@ static int make_frame(struct pd_state *st, uint64_t ip, const char *sym,
 	struct sf_frame fr;
 	sf_frame_init(&fr);
 	fr.name = b->s ? b->s : "";
-	if (strcmp(mod, "[unknown]"))
+	if (inlined)
+		fr.flags |= SF_FRAME_INLINE;
+	else if (strcmp(mod, "[unknown]"))
 		fr.module = mod;
 	fr.address = ip;
 	fr.kind = kernel ? st->k_kernel : NULL;
-	return sf_profile_frame(st->p, st->ctx, &fr, out);
+	if (!grow((void **)&st->fids, &st->cap_fids, st->nfids + 1,
+		  sizeof(*st->fids)))
+		return sf_error_nomem(st->ctx);
+	return sf_profile_frame(st->p, st->ctx, &fr, &st->fids[st->nfids++]);
 }
 
+/* Is `a` the symbol `b` once both are demangled, as perf compares an
+ * inlined function's name with the symbol's (new_inline_sym)? */
+static bool same_name(const char *a, const char *b)
+{
+	char *da = sf_demangle_perf(a), *db = sf_demangle_perf(b);
+	bool same = !strcmp(da ? da : a, db ? db : b);
+
+	free(da);
+	free(db);
+	return same;
+}
+
+/* The frames of a user entry in the map of dso `d`: for an unwound
+ * entry one per function addr2line names there (perf's unwind_entry and
+ * append_inlines; perf script 6.1 does not do it for the kernel's
+ * chains), else the symbol's. */
+static int user_frames(struct pd_state *st, struct pd_dso *d, uint64_t ip,
+		       uint64_t off, const char *sym, bool unwound)
+{
+	const char *names[INLINE_MAX];
+	size_t n = 0;
+	int rc;
+
+	/* perf asks only for an entry with a symbol, in a file */
+	if (unwound && sym &&
+	    (rc = sf_pd__inlines(d, off, names, INLINE_MAX, &n)))
+		return rc;
+	if (!n)
+		return make_frame(st, ip, sym, d->name, false, false);
+	for (size_t i = 0; i < n; i++) {
+		bool own = same_name(names[i], sym);
+		if ((rc = make_frame(st, ip, own ? sym : names[i], d->name,
+				     false, !own)))
+			return rc;
+	}
+	return 0;
+}
+
+/* Append the frames of one call chain entry (or unwound address) to
+ * st->frames at *n. */
 static int frame_of(struct pd_state *st, const struct pd_thread *t,
-		    uint64_t ip, int cpumode, sf_frame_id *out, bool *skip)
+		    uint64_t ip, int cpumode, bool unwound, size_t *n)
 {
 	const char *sym = NULL, *mod = "[unknown]";
 	bool kernel = cpumode == MISC_KERNEL || cpumode == MISC_GUEST_KERNEL;
 	const struct pd_map *m = NULL;
-	struct pd_fent key = { DSO_KERNEL, ip, 0, 0, false };
-	uint32_t id;
+	struct pd_fent key = { DSO_KERNEL, ip, 0, unwound, 0, 0 };
+	uint32_t id, k;
 	int rc;
 
-	uint32_t k;
 	if (kernel) {
 		/* in no kernel map: perf prints "[unknown] ([unknown])";
 		 * with no kernel map recorded at all, take the kernel's */
@@ -245,81 +294,88 @@ static int frame_of(struct pd_state *st, const struct pd_thread *t,
 		key.dso = m ? m->dso : DSO_NONE;
 		key.off = m ? ip - m->start + m->pgoff : 0;
 	}
-	uint64_t h = sf_hash(&key, 3 * sizeof(uint64_t));
-	if (sf_idx_find(&st->fidx, h, fent_eq, st->fents, &key, &id)) {
-		*out = st->fents[id].f;
-		*skip = st->fents[id].skip;
-		return 0;
+	uint64_t h = sf_hash(&key, 4 * sizeof(uint64_t));
+	if (!sf_idx_find(&st->fidx, h, fent_eq, st->fents, &key, &id)) {
+		key.first = (uint32_t)st->nfids;
+		if (kernel && key.dso != DSO_NONE) {
+			if (!st->kallsyms_loaded)
+				load_kallsyms(st);
+			sym = sf_symtab_lookup(st->kallsyms, ip);
+			mod = m ? st->dsos[m->dso].name : "[kernel.kallsyms]";
+			rc = make_frame(st, ip, sym, mod, true, false);
+		} else if (m) {
+			struct pd_dso *d = &st->dsos[m->dso];
+			if (!d->loaded)
+				load_dso(d);
+			sym = sf_symtab_lookup(d->syms, key.off);
+			rc = user_frames(st, d, ip, key.off, sym, unwound);
+		} else {
+			rc = make_frame(st, ip, NULL, mod, kernel, false);
+		}
+		if (rc)
+			return rc;
+		key.n = (uint32_t)(st->nfids - key.first);
+		if (!grow((void **)&st->fents, &st->cap_f, st->nf + 1,
+			  sizeof(*st->fents)))
+			return sf_error_nomem(st->ctx);
+		st->fents[st->nf] = key;
+		if (!sf_idx_insert(&st->fidx, h, (uint32_t)st->nf))
+			return sf_error_nomem(st->ctx);
+		id = (uint32_t)st->nf++;
 	}
-	if (kernel && key.dso != DSO_NONE) {
-		if (!st->kallsyms_loaded)
-			load_kallsyms(st);
-		sym = sf_symtab_lookup(st->kallsyms, ip);
-		mod = m ? st->dsos[m->dso].name : "[kernel.kallsyms]";
-	} else if (m) {
-		struct pd_dso *d = &st->dsos[m->dso];
-		if (!d->loaded)
-			load_dso(d);
-		sym = sf_symtab_lookup(d->syms, key.off);
-		mod = d->name;
-	}
-	if ((rc = make_frame(st, ip, sym, mod, kernel, &key.f, &key.skip)))
-		return rc;
-	if (!grow((void **)&st->fents, &st->cap_f, st->nf + 1,
-		  sizeof(*st->fents)))
+	const struct pd_fent *e = &st->fents[id];
+	if (!grow((void **)&st->frames, &st->cap_frames, *n + e->n + 1,
+		  sizeof(*st->frames)))
 		return sf_error_nomem(st->ctx);
-	st->fents[st->nf] = key;
-	if (!sf_idx_insert(&st->fidx, h, (uint32_t)st->nf))
-		return sf_error_nomem(st->ctx);
-	st->nf++;
-	*out = key.f;
-	*skip = key.skip;
+	if (e->n)
+		memcpy(st->frames + *n, st->fids + e->first,
+		       e->n * sizeof(*st->frames));
+	*n += e->n;
 	return 0;
 }
 
-
-/* The frames of a sample into st->frames (leaf first): those of the call
- * chain `chain` (nr entries), or of `ip` in `cpumode` when there is none;
- * *n says how many. */
 int sf_pd__resolve(struct pd_state *st, const struct pd_thread *th,
 		   const unsigned char *chain, uint64_t nr, uint64_t ip,
 		   int cpumode, size_t *n)
 {
-	int mode = MISC_USER, rc;
-	bool skip;
+	int mode = MISC_USER;
 
-	*n = 0;
-	if (!chain) {
-		if ((rc = frame_of(st, th, ip, cpumode, &st->frames[0], &skip)))
-			return rc;
-		*n = !skip;
-		return 0;
-	}
+	if (!chain)
+		return frame_of(st, th, ip, cpumode, false, n);
 	for (uint64_t i = 0; i < nr; i++) {
 		uint64_t x = rd64(chain + i * 8);
-		if (x >= CONTEXT_MAX) {
-			if (x == CONTEXT_KERNEL)
-				mode = MISC_KERNEL;
-			else if (x == CONTEXT_USER)
-				mode = MISC_USER;
-			else if (x == CONTEXT_HV)
-				mode = MISC_HV;
-			else if (x == CONTEXT_GUEST_KERNEL)
-				mode = MISC_GUEST_KERNEL;
-			else if (x == CONTEXT_GUEST_USER)
-				mode = MISC_GUEST_USER;
-			else {
-				/* perf: "invalid callchain context", the
-				 * chain is discarded */
-				*n = 0;
-				return 0;
-			}
-			continue;
+		if (x < CONTEXT_MAX) {
+			int rc = frame_of(st, th, x, mode, false, n);
+			if (rc)
+				return rc;
+		} else if (x == CONTEXT_KERNEL) {
+			mode = MISC_KERNEL;
+		} else if (x == CONTEXT_USER) {
+			mode = MISC_USER;
+		} else if (x == CONTEXT_HV) {
+			mode = MISC_HV;
+		} else if (x == CONTEXT_GUEST_KERNEL) {
+			mode = MISC_GUEST_KERNEL;
+		} else if (x == CONTEXT_GUEST_USER) {
+			mode = MISC_GUEST_USER;
+		} else {
+			/* perf: "invalid callchain context", the chain is
+			 * discarded */
+			*n = 0;
+			return 0;
 		}
-		if ((rc = frame_of(st, th, x, mode, &st->frames[*n], &skip)))
-			return rc;
-		*n += !skip;
 	}
 	return 0;
 }
 
+int sf_pd__resolve_user(struct pd_state *st, const struct pd_thread *th,
+			const uint64_t *ips, size_t count, size_t *n)
+{
+	for (size_t i = 0; i < count; i++) {
+		int rc;
+		if (ips[i] &&
+		    (rc = frame_of(st, th, ips[i], MISC_USER, true, n)))
+			return rc;
+	}
+	return 0;
+}

@@ -33,6 +33,7 @@ struct sf_symtab {
 	size_t names_len, names_cap;
 	struct seg *segs;        /* ELF: PT_LOAD segments; none for kallsyms */
 	size_t nsegs;
+	char *source;            /* ELF: the file of a .symtab, else NULL */
 	bool kallsyms;
 	bool absolute;           /* addresses are the process's (kallsyms,
 				  * perf maps): no segments */
@@ -149,20 +150,24 @@ static void finish(struct sf_symtab *t)
 	t->n = w;
 }
 
+bool sf_symtab_vaddr(const struct sf_symtab *t, uint64_t off,
+		     uint64_t *vaddr)
+{
+	if (!t || t->absolute)
+		return false;
+	for (size_t i = 0; i < t->nsegs; i++)
+		if (off >= t->segs[i].off &&
+		    off - t->segs[i].off < t->segs[i].size) {
+			*vaddr = off - t->segs[i].off + t->segs[i].vaddr;
+			return true;
+		}
+	return false;
+}
+
 const char *sf_symtab_lookup(const struct sf_symtab *t, uint64_t addr)
 {
-	if (!t || !t->n)
+	if (!t || !t->n || (!t->absolute && !sf_symtab_vaddr(t, addr, &addr)))
 		return NULL;
-	if (!t->absolute) {
-		size_t i;
-		for (i = 0; i < t->nsegs; i++)
-			if (addr >= t->segs[i].off &&
-			    addr - t->segs[i].off < t->segs[i].size)
-				break;
-		if (i == t->nsegs)
-			return NULL;
-		addr = addr - t->segs[i].off + t->segs[i].vaddr;
-	}
 	size_t lo = 0, hi = t->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -191,7 +196,13 @@ void sf_symtab_free(struct sf_symtab *t)
 	free(t->s);
 	free(t->names);
 	free(t->segs);
+	free(t->source);
 	free(t);
+}
+
+const char *sf_symtab_source(const struct sf_symtab *t)
+{
+	return t ? t->source : NULL;
 }
 
 /* ----- ELF ----- */
@@ -430,12 +441,14 @@ struct sf_symtab *sf_symtab_elf(const char *const *paths, size_t n,
 	size_t shstrndx;
 
 	elf_version(EV_CURRENT);
+	const char *syms_path = NULL;
 	for (size_t i = 0; i < n && !syms.elf; i++) {
 		struct cand c;
 		if (!cand_open(&c, paths[i], build_id, bid_len))
 			continue;
 		if (has_symtab(c.elf)) {
 			syms = c;
+			syms_path = paths[i];
 		} else if (!runtime.elf) {
 			runtime = c;
 		} else {
@@ -446,8 +459,11 @@ struct sf_symtab *sf_symtab_elf(const char *const *paths, size_t n,
 	if (!use->elf || elf_getshdrstrndx(use->elf, &shstrndx))
 		goto out;
 	t = calloc(1, sizeof(*t));
-	if (!t)
+	if (!t || (syms_path && !(t->source = strdup(syms_path)))) {
+		free(t);
+		t = NULL;
 		goto out;
+	}
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	int want = syms.elf ? SHT_SYMTAB : SHT_DYNSYM;

@@ -66,6 +66,16 @@ const char *sf_symtab_lookup(const struct sf_symtab *t, uint64_t addr);
 
 void sf_symtab_free(struct sf_symtab *t);
 
+/* For an ELF table: the file whose .symtab it holds (perf's "symsrc",
+ * the file perf asks addr2line about), NULL when it holds a .dynsym. */
+const char *sf_symtab_source(const struct sf_symtab *t);
+
+/* For an ELF table: the address in the file's own terms (what addr2line
+ * takes) of the file offset `off`, through the program headers; false
+ * when no segment holds it. */
+bool sf_symtab_vaddr(const struct sf_symtab *t, uint64_t off,
+		     uint64_t *vaddr);
+
 /* For a kallsyms table: the address of "_text" (0 if absent), to check a
  * copy against a recording. */
 uint64_t sf_symtab_kernel_text(const struct sf_symtab *t);

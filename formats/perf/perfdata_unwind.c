@@ -1,0 +1,371 @@
+/*
+ * perfdata_unwind.c - the user stacks of `perf record --call-graph dwarf`
+ * samples, unwound with elfutils libdwfl (perfdata.h).
+ *
+ * Such a sample carries the user registers (PERF_SAMPLE_REGS_USER) and a
+ * copy of the top of the user stack (PERF_SAMPLE_STACK_USER); its call
+ * chain holds only the kernel part.  As sfcapture does for its own
+ * samples (sampler-core/unwind.c), libdwfl unwinds it through
+ * Dwfl_Thread_Callbacks whose registers are the sampled ones and whose
+ * memory is the copy: a read outside the copy fails and ends the stack.
+ * The modules are the ELF files the process's MMAP/MMAP2 records map at
+ * that time (dwfl_report_elf at the load bias the map's start and pgoff
+ * give), one Dwfl per process, made again when those change.
+ *
+ * What perf script prints for the same sample (perf unwinds with
+ * libunwind or libdw, and both give this): the sampled ip, then each
+ * caller's return address minus one (a call site, not the next
+ * instruction), at most 127 addresses, zero addresses skipped.
+ */
+#include "perfdata.h"
+
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* perf script's default --max-stack (PERF_MAX_STACK_DEPTH) */
+#define UNWIND_MAX 127
+
+/* perf's register numbers (arch/x86/include/uapi/asm/perf_regs.h,
+ * arch/arm64/include/uapi/asm/perf_regs.h) of DWARF's registers 0..n-1
+ * and of the pc and the stack pointer. */
+static const int x86_64_regs[] = {
+	0 /* ax */, 3 /* dx */, 2 /* cx */, 1 /* bx */, 4 /* si */,
+	5 /* di */, 6 /* bp */, 7 /* sp */, 16, 17, 18, 19, 20, 21, 22, 23,
+};
+#define X86_64_PC 8
+#define X86_64_SP 7
+#define ARM64_PC 32
+#define ARM64_SP 31
+
+/* The sample being unwound (the callbacks' argument). */
+struct unw {
+	const struct pd_ustack *us;
+	uint64_t mask;           /* the attr's sample_regs_user */
+	int machine;             /* EM_X86_64 or EM_AARCH64 */
+	uint64_t sp;
+	uint64_t *pcs;
+	size_t n;
+	bool outside;            /* a read fell outside the stack copy, */
+	uint64_t addr;           /* the last such */
+};
+
+/* The sampled value of perf register r, if the sample has it. */
+static bool reg(const struct unw *u, int r, Dwarf_Word *out)
+{
+	if (r >= 64 || !(u->mask >> r & 1))
+		return false;
+	size_t i = (size_t)__builtin_popcountll(u->mask & ((1ull << r) - 1));
+	if (i >= u->us->nregs)
+		return false;
+	*out = rd64(u->us->regs + i * 8);
+	return true;
+}
+
+static pid_t cb_next_thread(Dwfl *dwfl, void *arg, void **thread_arg)
+{
+	return 0;   /* one thread at a time, dwfl_getthread_frames asks */
+}
+
+static bool cb_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_arg)
+{
+	*thread_arg = arg;
+	return true;
+}
+
+static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
+			   void *arg)
+{
+	struct pd_state *st = arg;
+	struct unw *u = st->unw;
+
+	/* perf's access_mem takes the copy's last word for outside too */
+	if (addr < u->sp || addr - u->sp >= u->us->len ||
+	    u->us->len - (addr - u->sp) <= sizeof(*result)) {
+		u->outside = true;
+		u->addr = addr;
+		return false;
+	}
+	memcpy(result, u->us->stack + (addr - u->sp), sizeof(*result));
+	return true;
+}
+
+static bool cb_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct pd_state *st = arg;
+	const struct unw *u = st->unw;
+	Dwarf_Word w, pc;
+
+	if (u->machine == EM_X86_64) {
+		for (int i = 0; i < 16; i++)
+			if (reg(u, x86_64_regs[i], &w) &&
+			    !dwfl_thread_state_registers(thread, i, 1, &w))
+				return false;
+		/* DWARF register 16 is rip too: the PLT's CFA expression
+		 * reads it */
+		if (!reg(u, X86_64_PC, &pc) ||
+		    !dwfl_thread_state_registers(thread, 16, 1, &pc))
+			return false;
+	} else {
+		for (int i = 0; i < 32; i++)
+			if (reg(u, i, &w) &&
+			    !dwfl_thread_state_registers(thread, i, 1, &w))
+				return false;
+		if (!reg(u, ARM64_PC, &pc))
+			return false;
+	}
+	dwfl_thread_state_register_pc(thread, pc);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks sample_callbacks = {
+	.next_thread = cb_next_thread,
+	.get_thread = cb_get_thread,
+	.memory_read = cb_memory_read,
+	.set_initial_registers = cb_set_initial_registers,
+};
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+/* The ELF file perf unwinds a dso with: its copy in the build-id cache
+ * (perf record keeps one), else the file named, if it has the recorded
+ * build-id.  Empty when there is none. */
+static void elf_path(const struct pd_dso *d, char *out, size_t size)
+{
+	unsigned char b[20];
+
+	out[0] = 0;
+	if (d->name[0] != '/' || sf_perf__is_perf_map(d->name, strlen(d->name)))
+		return;
+	if (d->bid_len) {
+		sf_pd__cache_path(d->bid, d->bid_len, "elf", out, size);
+		if (access(out, R_OK) == 0)
+			return;
+		out[0] = 0;
+		if (sf_elf_build_id(d->name, b) != d->bid_len ||
+		    memcmp(b, d->bid, d->bid_len))
+			return;
+	}
+	snprintf(out, size, "%s", d->name);
+}
+
+/* The load bias of a file mapped at m->start from file offset m->pgoff:
+ * where the PT_LOAD segment holding that offset, writable and executable
+ * as the map is, puts its p_vaddr (a data map's page may hold the end of
+ * a read-only segment too). */
+static bool load_bias(Elf *elf, const struct pd_map *m, uint64_t *bias,
+		      int *machine)
+{
+	uint64_t start = m->start, pgoff = m->pgoff;
+	size_t n;
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &n))
+		return false;
+	*machine = eh.e_machine;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X) != !(m->prot & 4) ||
+		    !(ph.p_flags & PF_W) != !(m->prot & 2))
+			continue;
+		uint64_t align = ph.p_align > 1 ? ph.p_align : 1;
+		uint64_t off = ph.p_offset & ~(align - 1);
+		if (pgoff < off ||
+		    pgoff - off >= ph.p_offset - off + ph.p_filesz)
+			continue;
+		*bias = start - (ph.p_vaddr - (ph.p_offset - pgoff));
+		return true;
+	}
+	return false;
+}
+
+/* Report the file of a map to `dwfl`, once per file: at the place its
+ * first map (by address) gives, as perf's unwinder takes a file's unwind
+ * tables from one place even where an image left maps behind (a process
+ * that forked, then exec'd the same library elsewhere). */
+static void report_map(struct pd_state *st, struct pd_proc *pr,
+		       const struct pd_map *m, bool *seen)
+{
+	struct pd_dso *d = &st->dsos[m->dso];
+	char path[4200];
+	uint64_t bias;
+	int machine = 0;
+
+	if (seen[m->dso] || d->not_elf)
+		return;
+	elf_path(d, path, sizeof(path));
+	if (!path[0]) {
+		d->not_elf = true;
+		return;
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		d->not_elf = true;
+	} else if (load_bias(elf, m, &bias, &machine)) {
+		/* libdwfl keeps the fd on success (and reads it itself) */
+		if (dwfl_report_elf(pr->dwfl, d->name, path, fd, bias, true)) {
+			seen[m->dso] = true;
+			if (!pr->machine)
+				pr->machine = machine;
+			elf_end(elf);
+			return;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* What the modules of a process depend on: its maps of files that may
+ * be ELF, and where (anonymous maps come and go often, as malloc maps
+ * memory, and change no module). */
+static uint64_t modules_key(const struct pd_state *st,
+			    const struct pd_proc *pr)
+{
+	uint64_t h = 0;
+
+	for (size_t i = 0; i < pr->n; i++) {
+		const struct pd_map *m = &pr->maps[i];
+		const struct pd_dso *d = &st->dsos[m->dso];
+		if (d->not_elf || d->name[0] != '/')
+			continue;
+		h = sf_hash_u64(m->start - m->pgoff, h ^ m->dso);
+	}
+	return h;
+}
+
+/* The Dwfl of a process for its maps as they are now. */
+static Dwfl *proc_dwfl(struct pd_state *st, struct pd_proc *pr)
+{
+	if (pr->dwfl && pr->dwfl_gen == pr->gen)
+		return pr->attached ? pr->dwfl : NULL;
+	uint64_t key = modules_key(st, pr);
+	pr->dwfl_gen = pr->gen;
+	if (pr->dwfl && pr->dwfl_key == key)
+		return pr->attached ? pr->dwfl : NULL;
+	if (pr->dwfl)
+		dwfl_end(pr->dwfl);
+	pr->dwfl_key = key;
+	pr->attached = false;
+	pr->machine = 0;
+	if (!(pr->dwfl = dwfl_begin(&offline_callbacks)))
+		return NULL;
+	bool *seen = calloc(st->ndsos ? st->ndsos : 1, sizeof(*seen));
+	if (!seen)
+		return NULL;
+	elf_version(EV_CURRENT);
+	dwfl_report_begin(pr->dwfl);
+	for (size_t i = 0; i < pr->n; i++)
+		report_map(st, pr, &pr->maps[i], seen);
+	free(seen);
+	dwfl_report_end(pr->dwfl, NULL, NULL);
+	if ((pr->machine == EM_X86_64 || pr->machine == EM_AARCH64) &&
+	    dwfl_attach_state(pr->dwfl, NULL, (pid_t)pr->pid,
+			      &sample_callbacks, st))
+		pr->attached = true;
+	return pr->attached ? pr->dwfl : NULL;
+}
+
+/* Does the CFI that covers pc (libdwfl's order: .eh_frame, then
+ * .debug_frame) leave the return address undefined (the outermost frame
+ * of a thread: _start, the child side of clone)?  The same test as
+ * sampler-core/unwind.c's outermost(). */
+static bool outermost(Dwfl *dwfl, uint64_t pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Dwarf_CFI *cfis[2];
+	Dwarf_Addr bias[2];
+
+	if (!mod)
+		return false;
+	cfis[0] = dwfl_module_eh_cfi(mod, &bias[0]);
+	cfis[1] = dwfl_module_dwarf_cfi(mod, &bias[1]);
+	for (int i = 0; i < 2; i++) {
+		Dwarf_Frame *fr;
+		Dwarf_Op mem[3], *ops;
+		size_t nops;
+		if (!cfis[i] || dwarf_cfi_addrframe(cfis[i], pc - bias[i], &fr))
+			continue;
+		int ra = dwarf_frame_info(fr, NULL, NULL, NULL);
+		/* libdw.h: *nops 0 with *ops == ops_mem is "undefined" */
+		bool undef = ra >= 0 &&
+			     !dwarf_frame_register(fr, ra, mem, &ops, &nops) &&
+			     ops == mem && !nops;
+		free(fr);
+		return undef;
+	}
+	return false;
+}
+
+static int frame_cb(Dwfl_Frame *f, void *arg)
+{
+	struct pd_state *st = arg;
+	struct unw *u = st->unw;
+	Dwarf_Addr pc;
+	bool act;
+
+	if (!dwfl_frame_pc(f, &pc, &act))
+		return DWARF_CB_ABORT;
+	u->pcs[u->n++] = act || !pc ? pc : pc - 1;
+	return u->n < UNWIND_MAX ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+int sf_pd__unwind(struct pd_state *st, const struct pd_thread *th,
+		  const struct pd_attr *a, const struct pd_ustack *us,
+		  size_t *n)
+{
+	struct pd_proc *pr;
+	uint64_t pcs[UNWIND_MAX];
+	struct unw u = { us, a->regs_user, 0, 0, pcs, 0, false, 0 };
+	Dwarf_Word w;
+	int rc;
+
+	if (th->pid < 0)
+		return 0;
+	if ((rc = sf_pd__proc_of(st, th->pid, &pr)))
+		return rc;
+	Dwfl *dwfl = proc_dwfl(st, pr);
+	u.machine = pr->machine ? pr->machine : EM_X86_64;
+	if (u.machine == EM_AARCH64 ? !reg(&u, ARM64_SP, &w) :
+				      !reg(&u, X86_64_SP, &w))
+		return 0;
+	u.sp = w;
+	if (dwfl && us->stack) {
+		st->unw = &u;
+		rc = dwfl_getthread_frames(dwfl, (pid_t)th->tid, frame_cb, st);
+		st->unw = NULL;
+		/* a stack deeper than its copy: where the return address
+		 * beyond it is in a map of the process ([stack]), perf's
+		 * libunwind memory reader fails with a positive code that
+		 * libunwind takes for a read of 0, and perf shows that
+		 * caller as address 0 minus one, "[unknown]"; elsewhere,
+		 * and at an outermost frame, the stack just ends, as
+		 * libdwfl ends it */
+		if (u.outside && u.n && u.n < UNWIND_MAX &&
+		    sf_pd__map_find(pr, u.addr) &&
+		    !outermost(dwfl, pcs[u.n - 1]))
+			pcs[u.n++] = UINT64_MAX;
+	}
+	/* perf shows the sampled ip even where nothing unwinds */
+	if (!u.n && reg(&u, u.machine == EM_AARCH64 ? ARM64_PC : X86_64_PC,
+			&w))
+		pcs[u.n++] = w;
+	return sf_pd__resolve_user(st, th, pcs, u.n, n);
+}
+
+void sf_pd__unwind_free(struct pd_proc *pr)
+{
+	if (pr->dwfl)
+		dwfl_end(pr->dwfl);
+	pr->dwfl = NULL;
+}
