@@ -20,6 +20,7 @@
  */
 #include "capture_int.h"
 #include "source.h"
+#include "cfi.h"
 
 #include <dlfcn.h>
 #include <dwarf.h>
@@ -355,36 +356,6 @@ static int clone_window(struct sfc_session *s, const struct sfc_thr *t,
 }
 #endif
 
-/* Does the CFI that covers pc (libdwfl's order: .eh_frame, then
- * .debug_frame) leave the return address undefined (the outermost frame
- * of a thread: _start, the child side of clone and clone3)? */
-static bool outermost(Dwfl *dwfl, uint64_t pc)
-{
-	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
-	Dwarf_CFI *cfis[2];
-	Dwarf_Addr bias[2];
-
-	if (!mod)
-		return false;
-	cfis[0] = dwfl_module_eh_cfi(mod, &bias[0]);
-	cfis[1] = dwfl_module_dwarf_cfi(mod, &bias[1]);
-	for (int i = 0; i < 2; i++) {
-		Dwarf_Frame *fr;
-		Dwarf_Op mem[3], *ops;
-		size_t nops;
-		if (!cfis[i] || dwarf_cfi_addrframe(cfis[i], pc - bias[i], &fr))
-			continue;
-		int ra = dwarf_frame_info(fr, NULL, NULL, NULL);
-		/* libdw.h: *nops 0 with *ops == ops_mem is "undefined" */
-		bool undef = ra >= 0 &&
-			     dwarf_frame_register(fr, ra, mem, &ops, &nops) == 0 &&
-			     ops == mem && !nops;
-		free(fr);
-		return undef;
-	}
-	return false;
-}
-
 bool sfc__unwind(struct sfc_session *s, const struct sfc_thr *t,
 		 const unsigned char *stack, bool fresh)
 {
@@ -411,7 +382,7 @@ bool sfc__unwind(struct sfc_session *s, const struct sfc_thr *t,
 		    !dwfl_addrmodule(s->dwfl, SFC_PC(t->regs)))
 			return false;
 		return run_dwfl(s, t, stack) == 0 && !s->unw_bad &&
-		       s->nframes && outermost(s->dwfl,
+		       s->nframes && sf_cfi_outermost(s->dwfl,
 					       s->frames[s->nframes - 1]);
 	}
 	if (s->o.unwind == SFC_UNWIND_FP || !s->attached)

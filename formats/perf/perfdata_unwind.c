@@ -18,6 +18,7 @@
  * instruction), at most 127 addresses, zero addresses skipped.
  */
 #include "perfdata.h"
+#include "cfi.h"
 
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
@@ -276,37 +277,6 @@ static Dwfl *proc_dwfl(struct pd_state *st, struct pd_proc *pr)
 	return pr->attached ? pr->dwfl : NULL;
 }
 
-/* Does the CFI that covers pc (libdwfl's order: .eh_frame, then
- * .debug_frame) leave the return address undefined (the outermost frame
- * of a thread: _start, the child side of clone)?  The same test as
- * sampler-core/unwind.c's outermost(). */
-static bool outermost(Dwfl *dwfl, uint64_t pc)
-{
-	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
-	Dwarf_CFI *cfis[2];
-	Dwarf_Addr bias[2];
-
-	if (!mod)
-		return false;
-	cfis[0] = dwfl_module_eh_cfi(mod, &bias[0]);
-	cfis[1] = dwfl_module_dwarf_cfi(mod, &bias[1]);
-	for (int i = 0; i < 2; i++) {
-		Dwarf_Frame *fr;
-		Dwarf_Op mem[3], *ops;
-		size_t nops;
-		if (!cfis[i] || dwarf_cfi_addrframe(cfis[i], pc - bias[i], &fr))
-			continue;
-		int ra = dwarf_frame_info(fr, NULL, NULL, NULL);
-		/* libdw.h: *nops 0 with *ops == ops_mem is "undefined" */
-		bool undef = ra >= 0 &&
-			     !dwarf_frame_register(fr, ra, mem, &ops, &nops) &&
-			     ops == mem && !nops;
-		free(fr);
-		return undef;
-	}
-	return false;
-}
-
 static int frame_cb(Dwfl_Frame *f, void *arg)
 {
 	struct pd_state *st = arg;
@@ -353,7 +323,7 @@ int sf_pd__unwind(struct pd_state *st, const struct pd_thread *th,
 		 * libdwfl ends it */
 		if (u.outside && u.n && u.n < UNWIND_MAX &&
 		    sf_pd__map_find(pr, u.addr) &&
-		    !outermost(dwfl, pcs[u.n - 1]))
+		    !sf_cfi_outermost(dwfl, pcs[u.n - 1]))
 			pcs[u.n++] = UINT64_MAX;
 	}
 	/* perf shows the sampled ip even where nothing unwinds */
