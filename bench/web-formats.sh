@@ -7,7 +7,8 @@
 # with 15.5 million samples in one thread).  INPUT picks which to run:
 # speedscope, trace, cpuprofile, firefox (default: these four), gecko
 # (the gecko form of the Firefox profile, 230 MB at SCALE 1), nodes (a
-# 106 MB .cpuprofile whose bulk is 600,000 nodes, one per line).  Needs GNU
+# 106 MB .cpuprofile whose bulk is 600,000 nodes, one per line), frames
+# (a 26 MB sampled speedscope file of 300,000 frames).  Needs GNU
 # time.  Each line gives the peak RSS over the input size (goal: at most
 # 2x, issue 18).  SFCONV picks the binary; WEB_KEEP=DIR keeps the inputs
 # in DIR.
@@ -102,6 +103,21 @@ def cpuprofile(f):
     f.write('],"timeDeltas":[')
     bulk(f, ns, lambda k: (str(random.randrange(10, 1600)) for _ in range(k)))
     f.write(']}')
+
+# A sampled speedscope file whose bulk is its frame table: 300,000
+# frames, as many three-frame samples.
+def frames(f):
+    random.seed(9)
+    n = int(300000 * scale)
+    f.write('{"$schema":"https://www.speedscope.app/file-format-schema.json",'
+            '"shared":{"frames":[')
+    f.write(','.join('{"name":"fn%d","file":"/src/mod%d.js","line":%d,"col":%d}'
+                     % (i, i % 300, 1 + i % 997, 1 + i % 61) for i in range(n)))
+    f.write(']},"profiles":[{"type":"sampled","name":"p","unit":"microseconds",'
+            '"startValue":0,"endValue":1,"samples":[')
+    f.write(','.join('[%d,%d,%d]' % (random.randrange(n), random.randrange(n), i)
+                     for i in range(n)))
+    f.write('],"weights":[' + ','.join('1' for i in range(n)) + ']}]}')
 
 # A .cpuprofile whose bulk is its node table: each node's parent a random
 # earlier node (depth grows like a log), one sample per node.
@@ -205,6 +221,7 @@ gens = {'gecko': ('gecko.firefox.json', gecko),
         'trace': ('x.trace.json', trace),
         'cpuprofile': ('bench.cpuprofile', cpuprofile),
         'nodes': ('nodes.cpuprofile', nodes),
+        'frames': ('frames.speedscope.json', frames),
         'firefox': ('processed.firefox.json', firefox)}
 for w in want:
     name, gen = gens[w]
@@ -219,6 +236,7 @@ for w in $want; do
 	trace) f=x.trace.json ;;
 	cpuprofile) f=bench.cpuprofile ;;
 	nodes) f=nodes.cpuprofile ;;
+	frames) f=frames.speedscope.json ;;
 	firefox) f=processed.firefox.json ;;
 	gecko) f=gecko.firefox.json ;;
 	esac

@@ -768,9 +768,10 @@ static int firefox_read(struct sf_profile *p, struct sf_input *in,
 	struct rd r = { p, ctx, sf_input_name(in), 0, NULL, NULL, 0, 0 };
 	struct cb c = { &r, NULL, 0, 0, { 0 } };
 	const struct sf_webjson_divert columns = { false, "samples", col_keys,
-						   column_cb, &c, NULL };
+						   column_cb, &c, NULL, false,
+						   NULL };
 	struct sf_webjson_divert dv = { false, "threads", NULL, thread_cb, &c,
-					&columns };
+					&columns, false, NULL };
 	double interval;
 	bool first = !p->d.nsamples;   /* threads arrive while parsing */
 	uint64_t last = 0;

@@ -76,8 +76,8 @@ struct rd {
 	struct sf_profile *p;
 	struct sf_ctx *ctx;
 	const char *name;
-	sf_frame_id *fmap;
-	size_t nframes;
+	sf_frame_id *fmap;      /* shared.frames[i] -> model frame */
+	size_t nframes, cfmap;
 	double *w;
 	struct side *side;
 	size_t nside;
@@ -187,6 +187,40 @@ static int element(void *ud, size_t index, const char *key, size_t n,
 			return sf_error_nomem(r->ctx);
 		sd->w[sd->nw++] = w;
 	}
+	return 0;
+}
+
+/* Each of shared.frames as the parser meets it (struct
+ * sf_webjson_divert): a model frame at once, so the frames are never a
+ * json-c tree (about 1 KB a frame). */
+static int frame_cb(void *ud, size_t index, const char *key, size_t n,
+		    struct json_object *fo, uint64_t line)
+{
+	struct rd *r = ud;
+	struct sf_frame f;
+	int64_t x;
+	int rc;
+
+	sf_frame_init(&f);
+	f.name = sf_webjson__str(fo, "name");
+	if (!f.name)
+		return bad(r, line, "shared.frames[%zu]: expected an object "
+			   "with a \"name\"", n, 0);
+	if (strlen(f.name) > r->ctx->limits.max_name)
+		return bad(r, line, "shared.frames[%zu]: name exceeds "
+			   "--max-name", n, 0);
+	f.file = sf_webjson__str(fo, "file");
+	if (sf_webjson__int(sf_webjson__get(fo, "line"), &x) &&
+	    x > 0 && x <= UINT32_MAX)
+		f.line = (uint32_t)x;
+	if (sf_webjson__int(sf_webjson__get(fo, "col"), &x) &&
+	    x > 0 && x <= UINT32_MAX)
+		f.column = (uint32_t)x;
+	if (sf_grow(&r->fmap, &r->cfmap, r->nframes + 1, sizeof(*r->fmap)))
+		return sf_error_nomem(r->ctx);
+	if ((rc = sf_profile_frame(r->p, r->ctx, &f, &r->fmap[r->nframes])))
+		return rc;
+	r->nframes++;
 	return 0;
 }
 
@@ -352,9 +386,14 @@ static int speedscope_read(struct sf_profile *p, struct sf_input *in,
 	static const char *const bulk[] = { "events", "samples", "weights",
 					    NULL };
 	struct json_object *root = NULL, *frames, *profiles;
-	struct rd r = { p, ctx, sf_input_name(in), NULL, 0, NULL, NULL, 0, 0 };
+	static const char *const frame_keys[] = { "frames", NULL };
+	struct rd r = { p, ctx, sf_input_name(in), NULL, 0, 0, NULL, NULL, 0,
+			0 };
+	/* shared.frames, then profiles[i].events/samples/weights */
+	struct sf_webjson_divert fdv = { false, "shared", frame_keys,
+					 frame_cb, &r, NULL, true, NULL };
 	struct sf_webjson_divert dv = { false, "profiles", bulk, element, &r,
-					NULL };
+					NULL, false, &fdv };
 	uint64_t last = 0;
 	int rc;
 
@@ -369,41 +408,6 @@ static int speedscope_read(struct sf_profile *p, struct sf_input *in,
 			      "not a speedscope file: needs \"shared\": "
 			      "{\"frames\": [...]} and \"profiles\": [...]");
 		goto out;
-	}
-	r.nframes = json_object_array_length(frames);
-	if (!(r.fmap = sf_calloc(r.nframes + 1, sizeof(*r.fmap)))) {
-		rc = sf_error_nomem(ctx);
-		goto out;
-	}
-	for (size_t i = 0; i < r.nframes; i++) {
-		struct json_object *fo = json_object_array_get_idx(frames, i);
-		struct sf_frame f;
-		int64_t x;
-		sf_frame_init(&f);
-		f.name = sf_webjson__str(fo, "name");
-		if (!f.name) {
-			rc = bad(&r, sf_webjson__line(fo) ?
-				     sf_webjson__line(fo) :
-				     sf_webjson__line(frames),
-				 "shared.frames[%zu]: expected an object "
-				     "with a \"name\"", i, 0);
-			goto out;
-		}
-		if (strlen(f.name) > ctx->limits.max_name) {
-			rc = bad(&r, sf_webjson__line(fo),
-				 "shared.frames[%zu]: name exceeds "
-				     "--max-name", i, 0);
-			goto out;
-		}
-		f.file = sf_webjson__str(fo, "file");
-		if (sf_webjson__int(sf_webjson__get(fo, "line"), &x) &&
-		    x > 0 && x <= UINT32_MAX)
-			f.line = (uint32_t)x;
-		if (sf_webjson__int(sf_webjson__get(fo, "col"), &x) &&
-		    x > 0 && x <= UINT32_MAX)
-			f.column = (uint32_t)x;
-		if ((rc = sf_profile_frame(p, ctx, &f, &r.fmap[i])))
-			goto out;
 	}
 	/* the sample types first, so every weight vector is complete */
 	size_t np = json_object_array_length(profiles);

@@ -83,6 +83,7 @@ struct parser {
 	struct json_tokener *tok, *etok;
 	struct json_object *root;
 	const struct sf_webjson_divert *dv;
+	const struct sf_webjson_divert *div_dv;  /* the path being diverted */
 	struct scan sc;
 	uint64_t line;
 	bool done;                 /* root complete: only space may follow */
@@ -320,20 +321,18 @@ static int end_elem(struct parser *ps)
 	json_tokener_reset(ps->etok);
 	if (!ps->sub)
 		assign_lines(ps, o, &ps->elines);
-	rc = ps->dv->element(ps->dv->ud, ps->div_index, ps->div_key,
+	rc = ps->div_dv->element(ps->div_dv->ud, ps->div_index, ps->div_key,
 			     ps->div_n++, o, ps->elem_line);
 	json_object_put(o);
 	return rc;
 }
 
-/* Is the '[' about to open at level sc.n a diverted array? */
-static const char *divert_key(struct parser *ps)
+/* Is the '[' about to open at level sc.n an array of path `dv`? */
+static const char *divert_match(const struct parser *ps,
+				const struct sf_webjson_divert *dv)
 {
-	struct scan *s = &ps->sc;
-	const struct sf_webjson_divert *dv = ps->dv;
+	const struct scan *s = &ps->sc;
 
-	if (!dv)
-		return NULL;
 	if (s->n == 0)
 		return dv->root_array ? "" : NULL;
 	if (!dv->top && dv->keys) {
@@ -351,15 +350,30 @@ static const char *divert_key(struct parser *ps)
 		return NULL;
 	if (!dv->keys)
 		return s->n == 1 ? dv->top : NULL;
-	/* top [i] key, or (inner diverts only) top key when top is an
-	 * object */
-	size_t lv = ps->is_sub && s->n == 2 && s->open[1] == '{' ? 1 : 2;
+	/* top [i] key, or (inner diverts and top_object) top key when top
+	 * is an object */
+	size_t lv = (ps->is_sub || dv->top_object) && s->n == 2 &&
+		    s->open[1] == '{' ? 1 : 2;
 	if (lv == 2 && (s->n != 3 || s->open[1] != '[' || s->open[2] != '{'))
 		return NULL;
 	for (size_t i = 0; dv->keys[i]; i++)
 		if (s->klen[lv] == strlen(dv->keys[i]) &&
 		    !memcmp(s->key[lv], dv->keys[i], s->klen[lv]))
 			return dv->keys[i];
+	return NULL;
+}
+
+/* Is the '[' about to open at level sc.n a diverted array?  Which path
+ * it is on goes to ps->div_dv. */
+static const char *divert_key(struct parser *ps)
+{
+	for (const struct sf_webjson_divert *d = ps->dv; d; d = d->next) {
+		const char *k = divert_match(ps, d);
+		if (k) {
+			ps->div_dv = d;
+			return k;
+		}
+	}
 	return NULL;
 }
 

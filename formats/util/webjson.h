@@ -49,7 +49,9 @@
  * the element as the root: the bulk arrays of one element (a Firefox
  * thread's sample columns, "samples"."stack") reach inner->element while
  * the element is read, before `element` gets the rest of it.  For `inner`,
- * `top` may name an object as well as an array: top . key.  Errors inside
+ * `top` may name an object as well as an array: top . key (for the outer
+ * divert too with `top_object`).  Several paths are a chain (`next`), as
+ * speedscope's shared.frames and profiles[i].events.  Errors inside
  * an element carry the line where they are.
  */
 struct sf_webjson_divert {
@@ -66,6 +68,10 @@ struct sf_webjson_divert {
 		       struct json_object *elem, uint64_t line);
 	void *ud;
 	const struct sf_webjson_divert *inner;   /* or NULL */
+	bool top_object;                /* top . key: top is an object */
+	/* another path, tried when this one does not match (its own
+	 * element and ud; `inner` of the first applies to all) */
+	const struct sf_webjson_divert *next;
 };
 
 /* Parse all of `in`, handing the diverted arrays' elements to `dv` (or
