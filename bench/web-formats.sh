@@ -6,7 +6,9 @@
 # .cpuprofile with 28 million samples, a 297 MB Firefox processed profile
 # with 15.5 million samples in one thread).  INPUT picks which to run:
 # speedscope, trace, cpuprofile, firefox (default: these four), gecko
-# (the gecko form of the Firefox profile, 230 MB at SCALE 1).  Needs GNU
+# (the gecko form of the Firefox profile, 230 MB at SCALE 1), nodes (a
+# 106 MB .cpuprofile whose bulk is 600,000 nodes, one per line), frames
+# (a 26 MB sampled speedscope file of 300,000 frames).  Needs GNU
 # time.  Each line gives the peak RSS over the input size (goal: at most
 # 2x, issue 18).  SFCONV picks the binary; WEB_KEEP=DIR keeps the inputs
 # in DIR.
@@ -76,21 +78,24 @@ def bulk(f, n, gen, sep=','):
         f.write(('' if first else sep) + sep.join(gen(k)))
         first, n = False, n - k
 
-def cpuprofile(f):
-    nn = 4000
-    parent = tree(nn, 3)
-    kids = [[] for _ in range(nn)]
-    for i in range(1, nn):
+def write_nodes(f, parent, hits, sep):
+    """The V8 nodes of a tree given by parent indexes, ids from 1."""
+    kids = [[] for _ in parent]
+    for i in range(1, len(parent)):
         kids[parent[i]].append(i)
     f.write('{"nodes":[')
-    for i in range(nn):
+    for i in range(len(parent)):
         name = '(root)' if i == 0 else 'fn%d' % i
-        f.write(('' if i == 0 else ',') +
+        f.write(('' if i == 0 else sep) +
                 '{"id":%d,"callFrame":{"functionName":"%s","scriptId":"%d",'
                 '"url":"file:///app/m%d.js","lineNumber":%d,"columnNumber":%d},'
-                '"hitCount":0,"children":[%s]}'
-                % (i + 1, name, i % 50, i % 50, i % 997, i % 61,
+                '"hitCount":%d,"children":[%s]}'
+                % (i + 1, name, i % 50, i % 50, i % 997, i % 61, hits,
                    ','.join(str(c + 1) for c in kids[i])))
+
+def cpuprofile(f):
+    nn = 4000
+    write_nodes(f, tree(nn, 3), 0, ',')
     ns = int(28000000 * scale)
     f.write('],"startTime":1000000,"endTime":%d,"samples":[' % (1000000 + 800 * ns))
     ids = list(range(2, nn + 1))
@@ -98,6 +103,34 @@ def cpuprofile(f):
     f.write('],"timeDeltas":[')
     bulk(f, ns, lambda k: (str(random.randrange(10, 1600)) for _ in range(k)))
     f.write(']}')
+
+# A sampled speedscope file whose bulk is its frame table: 300,000
+# frames, as many three-frame samples.
+def frames(f):
+    random.seed(9)
+    n = int(300000 * scale)
+    f.write('{"$schema":"https://www.speedscope.app/file-format-schema.json",'
+            '"shared":{"frames":[')
+    f.write(','.join('{"name":"fn%d","file":"/src/mod%d.js","line":%d,"col":%d}'
+                     % (i, i % 300, 1 + i % 997, 1 + i % 61) for i in range(n)))
+    f.write(']},"profiles":[{"type":"sampled","name":"p","unit":"microseconds",'
+            '"startValue":0,"endValue":1,"samples":[')
+    f.write(','.join('[%d,%d,%d]' % (random.randrange(n), random.randrange(n), i)
+                     for i in range(n)))
+    f.write('],"weights":[' + ','.join('1' for i in range(n)) + ']}]}')
+
+# A .cpuprofile whose bulk is its node table: each node's parent a random
+# earlier node (depth grows like a log), one sample per node.
+def nodes(f):
+    random.seed(7)
+    n = int(600000 * scale)
+    write_nodes(f, [-1] + [random.randrange(0, i) for i in range(1, n)], 1,
+                ',\n')
+    f.write('],"startTime":1000000,"endTime":%d,"samples":[' % (1000000 + 100 * n))
+    f.write(','.join(str(i + 1) for i in range(1, n)))
+    f.write('],"timeDeltas":[')
+    f.write(','.join('100' for i in range(1, n)))
+    f.write(']}\n')
 
 # One thread in the processed format samply writes: strings in the
 # thread's stringArray, 2000 functions, 3000 frames, 6000 stacks (each
@@ -187,6 +220,8 @@ gens = {'gecko': ('gecko.firefox.json', gecko),
         'speedscope': ('evented.speedscope.json', speedscope),
         'trace': ('x.trace.json', trace),
         'cpuprofile': ('bench.cpuprofile', cpuprofile),
+        'nodes': ('nodes.cpuprofile', nodes),
+        'frames': ('frames.speedscope.json', frames),
         'firefox': ('processed.firefox.json', firefox)}
 for w in want:
     name, gen = gens[w]
@@ -200,6 +235,8 @@ for w in $want; do
 	speedscope) f=evented.speedscope.json ;;
 	trace) f=x.trace.json ;;
 	cpuprofile) f=bench.cpuprofile ;;
+	nodes) f=nodes.cpuprofile ;;
+	frames) f=frames.speedscope.json ;;
 	firefox) f=processed.firefox.json ;;
 	gecko) f=gecko.firefox.json ;;
 	esac

@@ -213,11 +213,13 @@ static int chunk(struct rd *r, struct json_object *e, size_t i, int64_t pid,
 	struct json_object *smp = sf_webjson__arr(cp, "samples");
 	struct json_object *dl = sf_webjson__arr(data, "timeDeltas");
 	if (nodes && (rc = sf_cpuprof__add_nodes(&v->nodes, r->p, r->ctx,
-						nodes, r->name)))
+						nodes, r->name,
+						sf_webjson__line(e))))
 		return rc;
 	size_t ns = smp ? json_object_array_length(smp) : 0;
 	if (ns && (!dl || json_object_array_length(dl) != ns))
-		return sf_error(r->ctx, SF_EINPUT, r->name, 0,
+		return sf_error(r->ctx, SF_EINPUT, r->name,
+				sf_webjson__line(dl ? dl : smp),
 				"traceEvents[%zu]: ProfileChunk needs one "
 				"timeDelta per sample", i);
 	for (size_t k = 0; k < ns; k++) {
@@ -225,7 +227,8 @@ static int chunk(struct rd *r, struct json_object *e, size_t i, int64_t pid,
 		double d;
 		if (!sf_webjson__int(json_object_array_get_idx(smp, k), &nid) ||
 		    !sf_webjson__num(json_object_array_get_idx(dl, k), &d))
-			return sf_error(r->ctx, SF_EINPUT, r->name, 0,
+			return sf_error(r->ctx, SF_EINPUT, r->name,
+					sf_webjson__line(smp),
 					"traceEvents[%zu]: ProfileChunk "
 					"samples and timeDeltas must be "
 					"numbers", i);
@@ -279,7 +282,8 @@ static int one_event(struct rd *r, struct json_object *e, size_t i)
 		return 0;
 	}
 	if (!has_ts)
-		return sf_error(r->ctx, SF_EINPUT, r->name, 0,
+		return sf_error(r->ctx, SF_EINPUT, r->name,
+				sf_webjson__line(e),
 				"traceEvents[%zu]: \"%s\" event without a "
 				"numeric \"ts\"", i, ph);
 	if (!(t = thread_of(r, pid, tid)))
@@ -431,15 +435,20 @@ static int frame_stack(struct rd *r, struct json_object *frames,
 	for (;;) {
 		uintptr_t memo;
 		if (!fo || !json_object_is_type(fo, json_type_object))
-			return sf_error(r->ctx, SF_EINPUT, r->name, 0,
+			return sf_error(r->ctx, SF_EINPUT, r->name,
+					n ? sf_webjson__line(chain[n - 1]) :
+					    0,
 					"stackFrames: no frame '%s'", key);
+		/* the user data holds the frame's line until its stack,
+		 * marked, replaces it */
 		memo = (uintptr_t)json_object_get_userdata(fo);
-		if (memo) {
-			s = (sf_stack_id)(memo - 1);
+		if (memo & SF_WEBJSON_MARK) {
+			s = (sf_stack_id)(memo & ~SF_WEBJSON_MARK);
 			break;
 		}
 		if (n == sizeof(chain) / sizeof(chain[0]))
-			return sf_error(r->ctx, SF_ELIMIT, r->name, 0,
+			return sf_error(r->ctx, SF_ELIMIT, r->name,
+					sf_webjson__line(fo),
 					"stackFrames: a chain deeper than %zu "
 					"frames", n);
 		chain[n++] = fo;
@@ -453,12 +462,14 @@ static int frame_stack(struct rd *r, struct json_object *frames,
 			snprintf(kb, sizeof(kb), "%lld", (long long)pk);
 			key = kb;
 		} else
-			return sf_error(r->ctx, SF_EINPUT, r->name, 0,
+			return sf_error(r->ctx, SF_EINPUT, r->name,
+					sf_webjson__line(fo),
 					"stackFrames: bad parent");
 		fo = sf_webjson__get(frames, key);
 		for (size_t k = 0; k < n; k++)
 			if (chain[k] == fo)
-				return sf_error(r->ctx, SF_EINPUT, r->name, 0,
+				return sf_error(r->ctx, SF_EINPUT, r->name,
+						sf_webjson__line(fo),
 						"stackFrames: a frame is its "
 						"own ancestor");
 	}
@@ -472,7 +483,8 @@ static int frame_stack(struct rd *r, struct json_object *frames,
 						 NULL, &fid)) ||
 		    (rc = sf_profile_stack_push(r->p, r->ctx, s, fid, &s)))
 			return rc;
-		json_object_set_userdata(f, (void *)(uintptr_t)(s + 1), NULL);
+		json_object_set_userdata(f, (void *)(SF_WEBJSON_MARK |
+						     (uintptr_t)s), NULL);
 	}
 	*out = s;
 	return 0;
@@ -500,7 +512,8 @@ static int object_samples(struct rd *r, struct json_object *root,
 		bool has_ts = sf_webjson__num(sf_webjson__get(e, "ts"), &ts);
 		if (sf_webjson__get(e, "weight") &&
 		    !sf_webjson__num(sf_webjson__get(e, "weight"), &wt))
-			return sf_error(r->ctx, SF_EINPUT, r->name, 0,
+			return sf_error(r->ctx, SF_EINPUT, r->name,
+					sf_webjson__line(e),
 					"samples[%zu]: weight must be a "
 					"number", i);
 		if (sf && json_object_is_type(sf, json_type_string))
@@ -512,8 +525,11 @@ static int object_samples(struct rd *r, struct json_object *root,
 			key = NULL;
 		if (key && (rc = frame_stack(r, frames,
 					     sf_webjson__get(frames, key), key,
-					     &s)))
+					     &s))) {
+			/* a sample naming a frame that is not there */
+			sf_error_place(r->ctx, NULL, sf_webjson__line(e));
 			return rc;
+		}
 		struct tthread *t = thread_of(r, pid, tid);
 		if (!t)
 			return sf_error_nomem(r->ctx);
@@ -533,6 +549,7 @@ static int trace_read(struct sf_profile *p, struct sf_input *in,
 	struct rd r = { 0 };
 	int rc;
 	uint32_t tc = 0, tw = 0;
+	uint64_t last = 0;
 
 	r.p = p;
 	r.ctx = ctx;
@@ -540,17 +557,17 @@ static int trace_read(struct sf_profile *p, struct sf_input *in,
 	/* events are handled one by one as they are parsed: the tree
 	 * never holds them (a Chrome recording can be hundreds of MB) */
 	struct sf_webjson_divert dv = { true, "traceEvents", NULL, event_cb,
-					&r, NULL };
+					&r, NULL, false, NULL };
 	root = NULL;
 	if ((rc = sf_webjson__parse_divert(in, ctx, true,
 					   "chrome-trace.truncated", &dv,
-					   &root)))
+					   &root, &last)))
 		goto out;
 	bool objsamples = sf_webjson__arr(root, "samples") &&
 			  sf_webjson__get(root, "stackFrames");
 	if (!json_object_is_type(root, json_type_array) &&
 	    !sf_webjson__arr(root, "traceEvents") && !objsamples) {
-		rc = sf_error(ctx, SF_EINPUT, r.name, 0,
+		rc = sf_error(ctx, SF_EINPUT, r.name, last,
 			      "not a trace: expected an array of events or "
 			      "an object with \"traceEvents\"");
 		goto out;
@@ -638,7 +655,7 @@ static int trace_read(struct sf_profile *p, struct sf_input *in,
 			goto out;
 out:
 	if (rc)
-		sf_error_place(ctx, r.name, 0);
+		sf_error_place(ctx, r.name, last);
 	for (size_t i = 0; i < r.nth; i++)
 		free(r.th[i].ev);
 	free(r.th);

@@ -60,6 +60,7 @@ static int read_head(struct sf_cpuprof *t, struct sf_profile *p,
 		     const char *name)
 {
 	struct item { struct json_object *o; int64_t parent; } *st = NULL;
+	struct json_object *head_obj = head;
 	size_t n = 0, cap = 0;
 	int rc = 0;
 
@@ -82,14 +83,17 @@ static int read_head(struct sf_cpuprof *t, struct sf_profile *p,
 			break;
 		struct item it = st[--n];
 		int64_t id;
+		uint64_t line = sf_webjson__line(it.o);
+		if (!line)
+			line = sf_webjson__line(head_obj);
 		if (!sf_webjson__int(sf_webjson__get(it.o, "id"), &id)) {
-			rc = sf_error(ctx, SF_EINPUT, name, 0,
+			rc = sf_error(ctx, SF_EINPUT, name, line,
 				      "head: every node needs an integer "
 				      "\"id\"");
 			break;
 		}
 		if ((rc = sf_cpuprof__add_node(t, p, ctx, id, it.parent, it.o,
-					      name)))
+					      name, line)))
 			break;
 		struct json_object *ch = sf_webjson__arr(it.o, "children");
 		size_t nc = ch ? json_object_array_length(ch) : 0;
@@ -111,22 +115,50 @@ static int read_head(struct sf_cpuprof *t, struct sf_profile *p,
 	return rc;
 }
 
-/* The per-sample arrays, parsed element by element into compact arrays
- * (a json-c number costs ~50 bytes, and a long profile has millions).
- * Node ids are int32 (4 bytes where the file spends about 5) until one is
- * not, then doubles like the rest. */
+/* The node table and the per-sample arrays, parsed element by element:
+ * a node goes into the node table as it arrives, the numbers into
+ * compact arrays (a json-c number costs ~50 bytes, a node about 2 KB, and
+ * a long profile has millions of one and hundreds of thousands of the
+ * other).  Node ids are int32 (4 bytes where the file spends about 5)
+ * until one is not, then doubles like the rest. */
 struct bulk {
 	struct sf_ctx *ctx;
 	const char *name;
+	struct sf_profile *p;
+	struct sf_cpuprof *t;
 	double *v[3];          /* samples (when wide), timeDeltas, timestamps */
 	size_t n[3], cap[3];
 	int32_t *ids;          /* samples while !wide */
 	bool wide;
+	/* nodes with a hitCount, in file order: the samples when there is
+	 * no sample list */
+	struct hits { int64_t id, hits; } *hits;
+	size_t nhits, caphits;
+	struct sf_webjson_runs lines;   /* of the samples */
 };
 
-
-static const char *const bulk_keys[] = { "samples", "timeDeltas",
+static const char *const bulk_keys[] = { "nodes", "samples", "timeDeltas",
 					 "timestamps", NULL };
+
+static int node_cb(struct bulk *b, size_t n, struct json_object *e,
+		   uint64_t line)
+{
+	int64_t hits;
+	int rc;
+
+	if ((rc = sf_cpuprof__add_node_obj(b->t, b->p, b->ctx, e, n, b->name,
+					   line)))
+		return rc;
+	if (!sf_webjson__int(sf_webjson__get(e, "hitCount"), &hits) ||
+	    hits <= 0)
+		return 0;
+	if (sf_grow(&b->hits, &b->caphits, b->nhits + 1, sizeof(*b->hits)))
+		return sf_error_nomem(b->ctx);
+	/* add_node_obj checked the id */
+	sf_webjson__int(sf_webjson__get(e, "id"), &b->hits[b->nhits].id);
+	b->hits[b->nhits++].hits = hits;
+	return 0;
+}
 
 static int bulk_cb(void *ud, size_t index, const char *key, size_t n,
 		   struct json_object *e, uint64_t line)
@@ -135,6 +167,10 @@ static int bulk_cb(void *ud, size_t index, const char *key, size_t n,
 	int k = key[0] == 's' ? 0 : key[1] == 'i' && key[4] == 'D' ? 1 : 2;
 	double d;
 
+	if (key[0] == 'n')
+		return node_cb(b, n, e, line);
+	if (k == 0 && sf_webjson__runs_note(&b->lines, b->ctx, b->n[0], line))
+		return SF_ENOMEM;
 	if (!sf_webjson__num(e, &d))
 		return sf_error(b->ctx, SF_EINPUT, b->name, line,
 				"%s[%zu]: expected a number", key, n);
@@ -171,32 +207,32 @@ static int cpuprofile_read(struct sf_profile *p, struct sf_input *in,
 	struct json_object *root = NULL, *nodes, *v;
 	struct sf_cpuprof t = { 0 };
 	const char *name = sf_input_name(in);
-	struct bulk bk = { ctx, name, { NULL, NULL, NULL }, { 0, 0, 0 },
-			   { 0, 0, 0 }, NULL, false };
+	struct bulk bk = { .ctx = ctx, .name = name, .p = p, .t = &t };
 	struct sf_webjson_divert dv = { false, NULL, bulk_keys, bulk_cb, &bk,
-					NULL };
+					NULL, false, NULL };
 	uint32_t tc, tw = 0;
 	double *w = NULL, *ts = NULL;   /* ts: timeDeltas or timestamps */
 	double start = NAN, end = NAN;
+	uint64_t last = 0;
 	int rc;
 
 	if ((rc = sf_webjson__parse_divert(in, ctx, false,
 					   "cpuprofile.truncated", &dv,
-					   &root)))
+					   &root, &last)))
 		goto out;
 	if (!json_object_is_type(root, json_type_object)) {
-		rc = sf_error(ctx, SF_EINPUT, name, 0,
+		rc = sf_error(ctx, SF_EINPUT, name, sf_webjson__line(root),
 			      "not a CPU profile: expected a JSON object");
 		goto out;
 	}
+	/* the nodes went into the table as they came: the tree keeps an
+	 * empty array where they were */
 	nodes = sf_webjson__arr(root, "nodes");
-	if (nodes)
-		rc = sf_cpuprof__add_nodes(&t, p, ctx, nodes, name);
-	else if ((v = sf_webjson__get(root, "head")) &&
-		 json_object_is_type(v, json_type_object))
+	if (!nodes && (v = sf_webjson__get(root, "head")) &&
+	    json_object_is_type(v, json_type_object))
 		rc = read_head(&t, p, ctx, v, name);
-	else
-		rc = sf_error(ctx, SF_EINPUT, name, 0,
+	else if (!nodes)
+		rc = sf_error(ctx, SF_EINPUT, name, last,
 			      "not a CPU profile: no \"nodes\" array");
 	if (rc)
 		goto out;
@@ -222,19 +258,12 @@ static int cpuprofile_read(struct sf_profile *p, struct sf_input *in,
 
 	if (!samples) {
 		/* no sample list: a node's hitCount is its self count */
-		for (size_t i = 0; nodes && i < json_object_array_length(nodes);
-		     i++) {
-			int64_t hits = 0, id;
+		for (size_t i = 0; nodes && i < bk.nhits; i++) {
 			sf_stack_id s;
-			struct json_object *no = json_object_array_get_idx(nodes,
-									   i);
-			if (!sf_webjson__int(sf_webjson__get(no, "hitCount"),
-					     &hits) || hits <= 0 ||
-			    !sf_webjson__int(sf_webjson__get(no, "id"), &id))
-				continue;
-			if ((rc = sf_cpuprof__stack(&t, p, ctx, id, name, &s)))
+			if ((rc = sf_cpuprof__stack(&t, p, ctx, bk.hits[i].id,
+						   name, &s)))
 				goto out;
-			w[tc] = (double)hits;
+			w[tc] = (double)bk.hits[i].hits;
 			if ((rc = sf_profile_add_sample(p, ctx, s,
 							SF_NO_THREAD, 0,
 							SF_NO_TIME, w)))
@@ -278,13 +307,17 @@ static int cpuprofile_read(struct sf_profile *p, struct sf_input *in,
 			goto out;
 		}
 		if (idd != floor(idd) || fabs(idd) > 9e15) {
-			rc = sf_error(ctx, SF_EINPUT, name, 0,
+			rc = sf_error(ctx, SF_EINPUT, name,
+				      sf_webjson__runs_line(&bk.lines, i),
 				      "samples[%zu]: expected a node id", i);
 			goto out;
 		}
 		if ((rc = sf_cpuprof__stack(&t, p, ctx, (int64_t)idd, name,
-					   &s)))
+					   &s))) {
+			/* a node's own fault names its line already */
+			sf_error_place(ctx, name, sf_webjson__runs_line(&bk.lines, i));
 			goto out;
+		}
 		memset(w, 0, p->d.ntypes * sizeof(*w));
 		w[tc] = 1;
 		int64_t time = SF_NO_TIME;
@@ -300,10 +333,12 @@ static int cpuprofile_read(struct sf_profile *p, struct sf_input *in,
 	}
 out:
 	if (rc)
-		sf_error_place(ctx, name, 0);
+		sf_error_place(ctx, name, last);
 	for (int k = 0; k < 3; k++)
 		free(bk.v[k]);
 	free(bk.ids);
+	free(bk.hits);
+	free(bk.lines.v);
 	free(w);
 	sf_cpuprof__free(&t);
 	json_object_put(root);

@@ -62,6 +62,7 @@ struct rd {
 	struct json_object *shared_strings;
 	double *w;
 	size_t nw;
+	uint64_t tline;           /* line of the thread being read */
 };
 
 /*
@@ -97,6 +98,7 @@ struct cols {
 	size_t n[C_N], cap[C_N];
 	double wconst;          /* every weight so far, while !weight */
 	struct sf_sbuf rows;    /* n[C_ROWS] rows, each text and a NUL */
+	struct sf_webjson_runs lines;   /* of the stacks, or of the rows */
 };
 
 static void cols_free(struct cols *c)
@@ -106,6 +108,7 @@ static void cols_free(struct cols *c)
 	free(c->delta);
 	free(c->weight);
 	sf_sbuf_free(&c->rows);
+	free(c->lines.v);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -166,10 +169,29 @@ static int cols_add(struct cols *c, struct sf_ctx *ctx, int k,
 
 static int read_profile(struct rd *r, struct json_object *prof, int depth);
 
-static int bad(struct rd *r, size_t thread, const char *what)
+/* What is wrong with threads[thread], on `line` or else the thread's. */
+static int bad_line(struct rd *r, size_t thread, uint64_t line,
+		    const char *what)
 {
-	return sf_error(r->ctx, SF_EINPUT, r->name, 0, "threads[%zu]: %s",
-			thread, what);
+	return sf_error(r->ctx, SF_EINPUT, r->name, line ? line : r->tline,
+			"threads[%zu]: %s", thread, what);
+}
+
+/* The same at the line of `at` (a table, a column or a row). */
+static int bad(struct rd *r, size_t thread, struct json_object *at,
+	       const char *what)
+{
+	return bad_line(r, thread, sf_webjson__line(at), what);
+}
+
+/* The line of sample i of a thread: where the parser met it, or else
+ * where its column (or rows) start. */
+static uint64_t sample_line(const struct cols *c, size_t i,
+			    struct json_object *col)
+{
+	uint64_t l = sf_webjson__runs_line(&c->lines, i);
+
+	return l ? l : sf_webjson__line(col);
 }
 
 /* Cell i of a column (NULL cell or absent column: false). */
@@ -315,7 +337,9 @@ static int build_stacks(struct rd *r, size_t ti, size_t n,
 		}
 		if (fr < 0 || (size_t)fr >= nframes || pre >= (int64_t)i) {
 			free(st);
-			return bad(r, ti, "stackTable: a row's frame is out of "
+			return bad(r, ti, rows ? json_object_array_get_idx(
+					  rows, i) : frame_col,
+				   "stackTable: a row's frame is out of "
 				       "range or its prefix does not come "
 				       "before it");
 		}
@@ -400,7 +424,7 @@ static int gecko_thread(struct rd *r, struct json_object *th, size_t ti,
 
 	if (!strings || !frows || !srows || !mrows || loc < 0 || pc < 0 ||
 	    fc < 0 || sc < 0)
-		return bad(r, ti, "expected stringTable and frameTable, "
+		return bad(r, ti, th, "expected stringTable and frameTable, "
 			       "stackTable and samples with schema and data");
 	if ((rc = thread_of(r, th, &thr)) ||
 	    (rc = sample_type(r, sf_webjson__str(sm, "weightType"), &type)))
@@ -417,7 +441,7 @@ static int gecko_thread(struct rd *r, struct json_object *th, size_t ti,
 		if (!sf_webjson__int(row_cell(
 					     row, (size_t)loc), &x) ||
 		    !(s = string_at(strings, x))) {
-			rc = bad(r, ti, "frameTable: location is not a "
+			rc = bad(r, ti, row, "frameTable: location is not a "
 				        "string index");
 			goto out;
 		}
@@ -461,7 +485,8 @@ static int gecko_thread(struct rd *r, struct json_object *th, size_t ti,
 				     &s))
 			continue;   /* a sample without a stack */
 		if (s < 0 || (uint64_t)s >= nst) {
-			rc = bad(r, ti, "samples: stack index out of range");
+			rc = bad_line(r, ti, sample_line(cols, i, mrows),
+				      "samples: stack index out of range");
 			goto out;
 		}
 		bool timed = tc >= 0 && sf_webjson__num(
@@ -518,7 +543,7 @@ static int processed_thread(struct rd *r, struct json_object *th, size_t ti,
 		strings = r->shared_strings;
 	if (!strings || !f_func || !u_name || !s_stack ||
 	    !sf_webjson__arr(stt, "frame"))
-		return bad(r, ti, "expected a processed-format thread "
+		return bad(r, ti, th, "expected a processed-format thread "
 			       "(stringArray, frameTable.func, funcTable.name, "
 			       "stackTable.frame, samples.stack)");
 	if ((rc = thread_of(r, th, &thr)) ||
@@ -535,7 +560,7 @@ static int processed_thread(struct rd *r, struct json_object *th, size_t ti,
 		if (!cell_int(f_func, i, &fn) || fn < 0 ||
 		    !(f.name = string_at(strings, cell_int(u_name, (size_t)fn,
 							   &x) ? x : -1))) {
-			rc = bad(r, ti, "frameTable.func: not a function "
+			rc = bad(r, ti, f_func, "frameTable.func: not a function "
 				        "with a name");
 			goto out;
 		}
@@ -584,7 +609,8 @@ static int processed_thread(struct rd *r, struct json_object *th, size_t ti,
 		if (s == COL_NONE)
 			continue;   /* a sample without a stack */
 		if (s < 0 || (uint64_t)s >= nst) {
-			rc = bad(r, ti, "samples.stack: index out of range");
+			rc = bad_line(r, ti, sample_line(cols, i, s_stack),
+				      "samples.stack: index out of range");
 			goto out;
 		}
 		if (i < cols->n[C_WEIGHT])
@@ -610,6 +636,9 @@ static int one_thread(struct rd *r, struct json_object *th, size_t i,
 
 	if (sf_interrupted(r->ctx))
 		return sf_error(r->ctx, SF_EINTR, NULL, 0, "interrupted");
+	/* 0 for a thread embedded as a string: the caller names the
+	 * string's line */
+	r->tline = sf_webjson__line(th);
 	if (th && json_object_is_type(th, json_type_string)) {
 		struct json_tokener *tok = json_tokener_new_ex(
 			(int)(r->ctx->limits.max_nesting > 1000 ?
@@ -621,7 +650,7 @@ static int one_thread(struct rd *r, struct json_object *th, size_t i,
 					    json_object_get_string_len(th));
 		json_tokener_free(tok);
 		if (!sub)
-			return bad(r, i, "the embedded child process profile "
+			return bad(r, i, NULL, "the embedded child process profile "
 				       "is not valid JSON");
 		rc = read_profile(r, sub, depth + 1);
 		json_object_put(sub);
@@ -641,11 +670,13 @@ static int read_profile(struct rd *r, struct json_object *prof, int depth)
 	int rc;
 
 	if (!threads)
-		return sf_error(r->ctx, SF_EINPUT, r->name, 0,
+		return sf_error(r->ctx, SF_EINPUT, r->name,
+				sf_webjson__line(prof),
 				"not a Firefox profile: no \"threads\" "
 				"array");
 	if (depth > 64)
-		return sf_error(r->ctx, SF_ELIMIT, r->name, 0,
+		return sf_error(r->ctx, SF_ELIMIT, r->name,
+				sf_webjson__line(prof),
 				"processes nested too deeply");
 	sf_webjson__num(sf_webjson__get(sf_webjson__get(prof, "meta"),
 					"startTime"), &start);
@@ -692,7 +723,13 @@ static int column_cb(void *ud, size_t index, const char *key, size_t n,
 	struct cb *c = ud;
 	int k = col_key(key);
 
-	return k < 0 ? 0 : cols_add(&c->cur, c->r->ctx, k, v);
+	if (k < 0)
+		return 0;
+	if ((k == C_STACK || k == C_ROWS) &&
+	    sf_webjson__runs_note(&c->cur.lines, c->r->ctx, c->cur.n[k],
+				  line))
+		return SF_ENOMEM;
+	return cols_add(&c->cur, c->r->ctx, k, v);
 }
 
 static int thread_cb(void *ud, size_t index, const char *key, size_t n,
@@ -729,18 +766,21 @@ static int firefox_read(struct sf_profile *p, struct sf_input *in,
 			struct sf_ctx *ctx)
 {
 	struct json_object *root = NULL, *prof, *meta;
-	struct rd r = { p, ctx, sf_input_name(in), 0, NULL, NULL, 0 };
+	struct rd r = { p, ctx, sf_input_name(in), 0, NULL, NULL, 0, 0 };
 	struct cb c = { &r, NULL, 0, 0, { 0 } };
 	const struct sf_webjson_divert columns = { false, "samples", col_keys,
-						   column_cb, &c, NULL };
+						   column_cb, &c, NULL, false,
+						   NULL };
 	struct sf_webjson_divert dv = { false, "threads", NULL, thread_cb, &c,
-					&columns };
+					&columns, false, NULL };
 	double interval;
 	bool first = !p->d.nsamples;   /* threads arrive while parsing */
+	uint64_t last = 0;
 	int rc;
 
 	if ((rc = sf_webjson__parse_divert(in, ctx, false,
-					   "firefox.truncated", &dv, &root)))
+					   "firefox.truncated", &dv, &root,
+					   &last)))
 		goto out;
 	prof = root;
 	if (!sf_webjson__arr(prof, "threads") &&
@@ -748,7 +788,7 @@ static int firefox_read(struct sf_profile *p, struct sf_input *in,
 		prof = sf_webjson__get(root, "profile");
 	meta = sf_webjson__get(prof, "meta");
 	if (!meta || !sf_webjson__arr(prof, "threads")) {
-		rc = sf_error(ctx, SF_EINPUT, r.name, 0,
+		rc = sf_error(ctx, SF_EINPUT, r.name, last,
 			      "not a Firefox profile: needs \"meta\" and "
 			      "\"threads\"");
 		goto out;
@@ -784,7 +824,7 @@ out:
 	free(c.pend);
 	cols_free(&c.cur);
 	if (rc)
-		sf_error_place(ctx, r.name, 0);
+		sf_error_place(ctx, r.name, last);
 	free(r.w);
 	json_object_put(root);
 	return rc;

@@ -70,25 +70,28 @@ struct side {
 	double *w;
 	size_t nw, cw;
 	bool has_events, has_samples, has_weights;
+	struct sf_webjson_runs lev, lsmp;   /* lines of events, samples */
 };
 
 struct rd {
 	struct sf_profile *p;
 	struct sf_ctx *ctx;
 	const char *name;
-	sf_frame_id *fmap;
-	size_t nframes;
+	sf_frame_id *fmap;      /* shared.frames[i] -> model frame */
+	size_t nframes, cfmap;
 	double *w;
 	struct side *side;
 	size_t nside;
+	uint64_t pline;         /* line of the profile being read */
 };
 
-static int bad(struct rd *r, const char *fmt, size_t a, size_t b)
+static int bad(struct rd *r, uint64_t line, const char *fmt, size_t a,
+	       size_t b)
 {
 	char m[256];
 
 	snprintf(m, sizeof(m), fmt, a, b);
-	return sf_error(r->ctx, SF_EINPUT, r->name, 0, "%s", m);
+	return sf_error(r->ctx, SF_EINPUT, r->name, line, "%s", m);
 }
 
 static bool more(void **a, size_t *cap, size_t n, size_t size)
@@ -136,7 +139,8 @@ static int element(void *ud, size_t index, const char *key, size_t n,
 		v.open = ty[0] == 'O';
 		v.frame = f < 0 || f >= EV_BAD_FRAME ? EV_BAD_FRAME :
 						       (uint32_t)f;
-		if (!more((void **)&sd->ev, &sd->cev, sd->nev, sizeof(v)))
+		if (!more((void **)&sd->ev, &sd->cev, sd->nev, sizeof(v)) ||
+		    sf_webjson__runs_note(&sd->lev, r->ctx, sd->nev, line))
 			return sf_error_nomem(r->ctx);
 		sd->ev[sd->nev++] = v;
 	} else if (!strcmp(key, "samples")) {
@@ -147,6 +151,9 @@ static int element(void *ud, size_t index, const char *key, size_t n,
 					"profiles[%zu].samples[%zu]: expected "
 					"an array of frame indexes", index, n);
 		d = json_object_array_length(e);
+		if (sf_webjson__runs_note(&sd->lsmp, r->ctx,
+					  sd->noff ? sd->noff - 1 : 0, line))
+			return SF_ENOMEM;
 		if (!sd->noff) {
 			if (!more((void **)&sd->off, &sd->coff, 0,
 				  sizeof(*sd->off)))
@@ -184,6 +191,40 @@ static int element(void *ud, size_t index, const char *key, size_t n,
 	return 0;
 }
 
+/* Each of shared.frames as the parser meets it (struct
+ * sf_webjson_divert): a model frame at once, so the frames are never a
+ * json-c tree (about 1 KB a frame). */
+static int frame_cb(void *ud, size_t index, const char *key, size_t n,
+		    struct json_object *fo, uint64_t line)
+{
+	struct rd *r = ud;
+	struct sf_frame f;
+	int64_t x;
+	int rc;
+
+	sf_frame_init(&f);
+	f.name = sf_webjson__str(fo, "name");
+	if (!f.name)
+		return bad(r, line, "shared.frames[%zu]: expected an object "
+			   "with a \"name\"", n, 0);
+	if (strlen(f.name) > r->ctx->limits.max_name)
+		return bad(r, line, "shared.frames[%zu]: name exceeds "
+			   "--max-name", n, 0);
+	f.file = sf_webjson__str(fo, "file");
+	if (sf_webjson__int(sf_webjson__get(fo, "line"), &x) &&
+	    x > 0 && x <= UINT32_MAX)
+		f.line = (uint32_t)x;
+	if (sf_webjson__int(sf_webjson__get(fo, "col"), &x) &&
+	    x > 0 && x <= UINT32_MAX)
+		f.column = (uint32_t)x;
+	if (sf_grow(&r->fmap, &r->cfmap, r->nframes + 1, sizeof(*r->fmap)))
+		return sf_error_nomem(r->ctx);
+	if ((rc = sf_profile_frame(r->p, r->ctx, &f, &r->fmap[r->nframes])))
+		return rc;
+	r->nframes++;
+	return 0;
+}
+
 static int unit_type(struct rd *r, const char *unit, uint32_t *t, double *ns)
 {
 	double us = sf_webjson__unit_us(unit);
@@ -197,7 +238,7 @@ static int unit_type(struct rd *r, const char *unit, uint32_t *t, double *ns)
 					      t);
 	if (us)
 		return sf_profile_sample_type(r->p, r->ctx, "time", unit, t);
-	return sf_error(r->ctx, SF_EINPUT, r->name, 0,
+	return sf_error(r->ctx, SF_EINPUT, r->name, r->pline,
 			"unknown speedscope unit '%s'", unit);
 }
 
@@ -217,11 +258,12 @@ static int read_sampled(struct rd *r, struct side *sd, size_t pi,
 	int rc = 0;
 
 	if (!sd->has_samples)
-		return bad(r, "profiles[%zu]: a sampled profile needs "
+		return bad(r, r->pline, "profiles[%zu]: a sampled profile needs "
 			      "\"samples\"", pi, 0);
 	size_t ns = sd->noff ? sd->noff - 1 : 0;
 	if (sd->has_weights && sd->nw != ns)
-		return bad(r, "profiles[%zu]: %zu samples but a different "
+		return bad(r, r->pline, "profiles[%zu]: %zu samples but a "
+			      "different "
 			      "number of weights", pi, ns);
 	for (size_t i = 0; i < ns && !rc; i++) {
 		size_t d = sd->off[i + 1] - sd->off[i];
@@ -238,7 +280,8 @@ static int read_sampled(struct rd *r, struct side *sd, size_t pi,
 		for (size_t j = 0; j < d; j++) {
 			int64_t f = sd->fr[sd->off[i] + j];
 			if (f < 0 || (uint64_t)f >= r->nframes) {
-				rc = bad(r, "profiles[%zu].samples[%zu]: frame "
+				rc = bad(r, sf_webjson__runs_line(&sd->lsmp, i),
+					 "profiles[%zu].samples[%zu]: frame "
 					    "index out of range", pi, i);
 				goto out;
 			}
@@ -264,7 +307,8 @@ static int read_evented(struct rd *r, struct json_object *prof,
 	int rc = 0;
 
 	if (!sd->has_events)
-		return bad(r, "profiles[%zu]: an evented profile needs "
+		return bad(r, r->pline, "profiles[%zu]: an evented profile "
+			      "needs "
 			      "\"events\"", pi, 0);
 	sf_webjson__num(sf_webjson__get(prof, "startValue"), &last);
 	sf_webjson__num(sf_webjson__get(prof, "endValue"), &end);
@@ -287,13 +331,15 @@ static int read_evented(struct rd *r, struct json_object *prof,
 		} else {
 			at = e->at;
 			if (e->frame >= r->nframes) {
-				rc = bad(r, "profiles[%zu].events[%zu]: frame "
+				rc = bad(r, sf_webjson__runs_line(&sd->lev, i),
+				 "profiles[%zu].events[%zu]: frame "
 					    "index out of range", pi, i);
 				break;
 			}
 		}
 		if (at < last) {
-			rc = bad(r, "profiles[%zu].events[%zu]: events go back "
+			rc = bad(r, sf_webjson__runs_line(&sd->lev, i),
+				 "profiles[%zu].events[%zu]: events go back "
 				    "in time", pi, i);
 			break;
 		}
@@ -322,7 +368,8 @@ static int read_evented(struct rd *r, struct json_object *prof,
 			open[n++].frame = e->frame;
 		} else {
 			if (!n || open[n - 1].frame != e->frame) {
-				rc = bad(r, "profiles[%zu].events[%zu]: closes "
+				rc = bad(r, sf_webjson__runs_line(&sd->lev, i),
+				 "profiles[%zu].events[%zu]: closes "
 					    "a frame that is not the innermost "
 					    "open one", pi, i);
 				break;
@@ -340,53 +387,28 @@ static int speedscope_read(struct sf_profile *p, struct sf_input *in,
 	static const char *const bulk[] = { "events", "samples", "weights",
 					    NULL };
 	struct json_object *root = NULL, *frames, *profiles;
-	struct rd r = { p, ctx, sf_input_name(in), NULL, 0, NULL, NULL, 0 };
+	static const char *const frame_keys[] = { "frames", NULL };
+	struct rd r = { p, ctx, sf_input_name(in), NULL, 0, 0, NULL, NULL, 0,
+			0 };
+	/* shared.frames, then profiles[i].events/samples/weights */
+	struct sf_webjson_divert fdv = { false, "shared", frame_keys,
+					 frame_cb, &r, NULL, true, NULL };
 	struct sf_webjson_divert dv = { false, "profiles", bulk, element, &r,
-					NULL };
+					NULL, false, &fdv };
+	uint64_t last = 0;
 	int rc;
 
 	if ((rc = sf_webjson__parse_divert(in, ctx, false,
 					   "speedscope.truncated", &dv,
-					   &root)))
+					   &root, &last)))
 		goto out;
 	frames = sf_webjson__arr(sf_webjson__get(root, "shared"), "frames");
 	profiles = sf_webjson__arr(root, "profiles");
 	if (!frames || !profiles) {
-		rc = sf_error(ctx, SF_EINPUT, r.name, 0,
+		rc = sf_error(ctx, SF_EINPUT, r.name, last,
 			      "not a speedscope file: needs \"shared\": "
 			      "{\"frames\": [...]} and \"profiles\": [...]");
 		goto out;
-	}
-	r.nframes = json_object_array_length(frames);
-	if (!(r.fmap = sf_calloc(r.nframes + 1, sizeof(*r.fmap)))) {
-		rc = sf_error_nomem(ctx);
-		goto out;
-	}
-	for (size_t i = 0; i < r.nframes; i++) {
-		struct json_object *fo = json_object_array_get_idx(frames, i);
-		struct sf_frame f;
-		int64_t x;
-		sf_frame_init(&f);
-		f.name = sf_webjson__str(fo, "name");
-		if (!f.name) {
-			rc = bad(&r, "shared.frames[%zu]: expected an object "
-				     "with a \"name\"", i, 0);
-			goto out;
-		}
-		if (strlen(f.name) > ctx->limits.max_name) {
-			rc = bad(&r, "shared.frames[%zu]: name exceeds "
-				     "--max-name", i, 0);
-			goto out;
-		}
-		f.file = sf_webjson__str(fo, "file");
-		if (sf_webjson__int(sf_webjson__get(fo, "line"), &x) &&
-		    x > 0 && x <= UINT32_MAX)
-			f.line = (uint32_t)x;
-		if (sf_webjson__int(sf_webjson__get(fo, "col"), &x) &&
-		    x > 0 && x <= UINT32_MAX)
-			f.column = (uint32_t)x;
-		if ((rc = sf_profile_frame(p, ctx, &f, &r.fmap[i])))
-			goto out;
 	}
 	/* the sample types first, so every weight vector is complete */
 	size_t np = json_object_array_length(profiles);
@@ -396,6 +418,8 @@ static int speedscope_read(struct sf_profile *p, struct sf_input *in,
 		double ns;
 		struct json_object *po = json_object_array_get_idx(profiles,
 								   i);
+		r.pline = sf_webjson__line(po) ? sf_webjson__line(po) :
+						 sf_webjson__line(profiles);
 		if ((rc = unit_type(&r, sf_webjson__str(po, "unit"), &t, &ns)))
 			goto out;
 		if (first_type == UINT32_MAX)
@@ -418,6 +442,8 @@ static int speedscope_read(struct sf_profile *p, struct sf_input *in,
 		uint32_t t;
 		double ns;
 		sf_thread_idx th;
+		r.pline = sf_webjson__line(po) ? sf_webjson__line(po) :
+						 sf_webjson__line(profiles);
 		if ((rc = unit_type(&r, sf_webjson__str(po, "unit"), &t, &ns)))
 			goto out;
 		if (!pn) {
@@ -440,7 +466,7 @@ static int speedscope_read(struct sf_profile *p, struct sf_input *in,
 		else if (ty && !strcmp(ty, "evented"))
 			rc = read_evented(&r, po, sd, i, th, t, ns);
 		else
-			rc = bad(&r, "profiles[%zu]: \"type\" must be "
+			rc = bad(&r, r.pline, "profiles[%zu]: \"type\" must be "
 				     "\"sampled\" or \"evented\"", i, 0);
 		if (rc)
 			goto out;
@@ -450,8 +476,10 @@ static int speedscope_read(struct sf_profile *p, struct sf_input *in,
 		goto out;
 out:
 	if (rc)
-		sf_error_place(ctx, r.name, 0);
+		sf_error_place(ctx, r.name, last);
 	for (size_t i = 0; i < r.nside; i++) {
+		free(r.side[i].lev.v);
+		free(r.side[i].lsmp.v);
 		free(r.side[i].ev);
 		free(r.side[i].fr);
 		free(r.side[i].off);

@@ -176,10 +176,13 @@ else
 	# a .cpuprofile.gz of 40M empty arrays: 120 MB of JSON in 120 KB,
 	# a json-c tree of several GB.  The tree is checked against the
 	# budget as it grows; the message is true (it used to be "unexpected
-	# data after the JSON document" under a cap)
+	# data after the JSON document" under a cap).  They sit in a member
+	# the reader does not know: "nodes" is read node by node, and would
+	# refuse the first [] at once
 	python3 -c 'import gzip, sys
-sys.stdout.buffer.write(gzip.compress(b"{\"nodes\":[" + b"[],"*40000000 +
-    b"[]],\"samples\":[],\"timeDeltas\":[]}", 9))' > tree.cpuprofile.gz
+sys.stdout.buffer.write(gzip.compress(b"{\"nodes\":[],\"extra\":[" +
+    b"[],"*40000000 + b"[]],\"samples\":[],\"timeDeltas\":[]}", 9))' \
+	> tree.cpuprofile.gz
 	expect_error cpuprofile-tree-max-memory 1 \
 		'^sfconv: tree\.cpuprofile\.gz:1: the JSON tree outgrows the memory limit: [0-9]+ MiB in use, limit 256 MiB \(--max-memory\)$' \
 		$SFCONV --max-memory 256M tree.cpuprofile.gz -o tree.json

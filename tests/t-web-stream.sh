@@ -131,11 +131,11 @@ done
 # (a root thread with strings in "shared" waits for the end of the
 # document, its columns with it; wrapped, the threads keep their order,
 # so both threads of that case use "shared")
-# errors: an out-of-range stack names the thread and the line where the
-# threads array moves past it (the "]" on line 8); bad JSON in a column,
-# the line it is on (7)
+# errors: an out-of-range stack names the thread and the line of the
+# offending index (the 3 on line 7); bad JSON in a column, the line it is
+# on (7)
 printf '{"meta":{},\n"threads":[{"stringArray":["a"],\n"funcTable":{"name":[0]},\n"frameTable":{"func":[0]},\n"stackTable":{"prefix":[null],"frame":[0]},\n"samples":{"stack":[0,\n3]}}\n]}\n' > oob.json
-expect_error firefox-stream-oob-line 1 '^sfconv: oob.json:8: threads\[0\]: samples.stack: index out of range' $SFCONV oob.json -o never.folded
+expect_error firefox-stream-oob-line 1 '^sfconv: oob.json:7: threads\[0\]: samples.stack: index out of range' $SFCONV oob.json -o never.folded
 printf '{"meta":{},\n"threads":[{"stringArray":["a"],\n"funcTable":{"name":[0]},\n"frameTable":{"func":[0]},\n"stackTable":{"prefix":[null],"frame":[0]},\n"samples":{"stack":[0,\n0x]}}\n]}\n' > badnum.json
 expect_error firefox-stream-bad-json-line 1 '^sfconv: badnum.json:7: invalid JSON' $SFCONV badnum.json -o never.folded
 [ ! -e never.folded ] && pass firefox-stream-no-output || fail firefox-stream-no-output "never.folded was written"

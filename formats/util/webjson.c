@@ -61,12 +61,29 @@ static bool only_space(const char *b, size_t n, uint64_t *line)
 	return true;
 }
 
+/* The line of every array and object the scanner meets, in document
+ * order, for the tree json-c builds from the same bytes: json-c keeps no
+ * positions, so they are matched to its containers afterwards (walking
+ * the tree in the same order) and kept in each container's user data. */
+struct lines {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+/* A container being walked: the next array index or object entry. */
+struct walk {
+	struct json_object *o;
+	size_t i;
+	struct lh_entry *e;
+};
+
 struct parser {
 	struct sf_ctx *ctx;
 	const char *name;
 	struct json_tokener *tok, *etok;
 	struct json_object *root;
 	const struct sf_webjson_divert *dv;
+	const struct sf_webjson_divert *div_dv;  /* the path being diverted */
 	struct scan sc;
 	uint64_t line;
 	bool done;                 /* root complete: only space may follow */
@@ -77,6 +94,7 @@ struct parser {
 	const char *div_key;
 	size_t div_n;
 	bool elem;                 /* inside an element */
+	uint64_t elem_line;        /* where it starts */
 	bool have_value;           /* the element's value is complete */
 	struct json_object *value;
 	enum json_tokener_error jerr;
@@ -85,7 +103,87 @@ struct parser {
 	struct parser *sub;
 	bool is_sub;               /* this is one: `top` may be an object */
 	const char *after;         /* error for data after the value */
+	struct lines lines;        /* containers of the tree */
+	struct lines elines;       /* containers of the element (no sub) */
+	struct walk *walk;         /* the stack of walk_lines, kept */
+	size_t walk_cap;
 };
+
+static int note_line(struct parser *ps, struct lines *l)
+{
+	if (sf_grow(&l->v, &l->cap, l->n + 1, sizeof(*l->v)))
+		return sf_error_nomem(ps->ctx);
+	l->v[l->n++] = ps->line;
+	return 0;
+}
+
+static bool is_container(struct json_object *o)
+{
+	return json_object_is_type(o, json_type_object) ||
+	       json_object_is_type(o, json_type_array);
+}
+
+/* Visit the containers of `root` in document order (iteratively: the
+ * depth is --max-nesting), giving the k-th the k-th line of `l`, or no
+ * line when `l` is NULL; returns how many there are, or SIZE_MAX without
+ * memory.  `l` is never overrun: past its end they get no line. */
+static size_t walk_lines(struct parser *ps, struct json_object *root,
+			 const struct lines *l)
+{
+	size_t n = 0, k = 0;
+
+	if (!root || !is_container(root))
+		return 0;
+	for (struct json_object *o = root; o;) {
+		/* o: the next container in document order */
+		json_object_set_userdata(o, l && k < l->n ?
+					 (void *)(uintptr_t)l->v[k] : NULL,
+					 NULL);
+		k++;
+		if (sf_grow(&ps->walk, &ps->walk_cap, n + 1,
+			    sizeof(*ps->walk)))
+			return SIZE_MAX;
+		ps->walk[n++] = (struct walk){ o, 0,
+			json_object_is_type(o, json_type_object) ?
+				json_object_get_object(o)->head : NULL };
+		o = NULL;
+		while (n && !o) {
+			struct walk *w = &ps->walk[n - 1];
+			struct json_object *c = NULL;
+			bool more;
+			if (json_object_is_type(w->o, json_type_object)) {
+				more = w->e != NULL;
+				if (more) {
+					c = (struct json_object *)
+						lh_entry_v(w->e);
+					w->e = w->e->next;
+				}
+			} else {
+				more = w->i < json_object_array_length(w->o);
+				if (more)
+					c = json_object_array_get_idx(w->o,
+								      w->i++);
+			}
+			if (!more)
+				n--;
+			else if (c && is_container(c))
+				o = c;
+		}
+	}
+	return k;
+}
+
+/* Give the containers of `root` their lines and forget the lines.  A
+ * document with a key twice has fewer containers than lines (json-c
+ * keeps the last value): its tree then has no lines, and the readers
+ * name the line of the enclosing value they know. */
+static void assign_lines(struct parser *ps, struct json_object *root,
+			 struct lines *l)
+{
+	if (l->n && walk_lines(ps, root, l) != l->n)
+		walk_lines(ps, root, NULL);
+	l->n = 0;
+}
 
 static int feed(struct parser *ps, const char *b, size_t n);
 
@@ -115,6 +213,7 @@ static int feed_main(struct parser *ps, const char *b, size_t n,
 				"invalid JSON: %s",
 				json_tokener_error_desc(ps->jerr));
 	ps->done = true;
+	assign_lines(ps, ps->root, &ps->lines);
 	if (!only_space(b + used, n - used, &line0))
 		return sf_error(ps->ctx, SF_EINPUT, ps->name, line0, "%s",
 				ps->after);
@@ -135,6 +234,7 @@ static void sub_restart(struct parser *ps, uint64_t line)
 	sub->sc.in_str = sub->sc.esc = sub->sc.capture = false;
 	sub->sc.uhex = 0;
 	sub->sc.last = 0;
+	sub->lines.n = sub->elines.n = 0;
 	sub->line = line;
 	sub->done = sub->div = sub->elem = sub->have_value = false;
 	sub->jerr = json_tokener_continue;
@@ -143,6 +243,8 @@ static void sub_restart(struct parser *ps, uint64_t line)
 static void elem_start(struct parser *ps)
 {
 	ps->elem = true;
+	ps->elem_line = ps->line;
+	ps->elines.n = 0;
 	if (ps->sub)
 		sub_restart(ps, ps->line);
 }
@@ -217,20 +319,20 @@ static int end_elem(struct parser *ps)
 	ps->have_value = false;
 	ps->value = NULL;
 	json_tokener_reset(ps->etok);
-	rc = ps->dv->element(ps->dv->ud, ps->div_index, ps->div_key,
-			     ps->div_n++, o, ps->line);
+	if (!ps->sub)
+		assign_lines(ps, o, &ps->elines);
+	rc = ps->div_dv->element(ps->div_dv->ud, ps->div_index, ps->div_key,
+			     ps->div_n++, o, ps->elem_line);
 	json_object_put(o);
 	return rc;
 }
 
-/* Is the '[' about to open at level sc.n a diverted array? */
-static const char *divert_key(struct parser *ps)
+/* Is the '[' about to open at level sc.n an array of path `dv`? */
+static const char *divert_match(const struct parser *ps,
+				const struct sf_webjson_divert *dv)
 {
-	struct scan *s = &ps->sc;
-	const struct sf_webjson_divert *dv = ps->dv;
+	const struct scan *s = &ps->sc;
 
-	if (!dv)
-		return NULL;
 	if (s->n == 0)
 		return dv->root_array ? "" : NULL;
 	if (!dv->top && dv->keys) {
@@ -248,15 +350,30 @@ static const char *divert_key(struct parser *ps)
 		return NULL;
 	if (!dv->keys)
 		return s->n == 1 ? dv->top : NULL;
-	/* top [i] key, or (inner diverts only) top key when top is an
-	 * object */
-	size_t lv = ps->is_sub && s->n == 2 && s->open[1] == '{' ? 1 : 2;
+	/* top [i] key, or (inner diverts and top_object) top key when top
+	 * is an object */
+	size_t lv = (ps->is_sub || dv->top_object) && s->n == 2 &&
+		    s->open[1] == '{' ? 1 : 2;
 	if (lv == 2 && (s->n != 3 || s->open[1] != '[' || s->open[2] != '{'))
 		return NULL;
 	for (size_t i = 0; dv->keys[i]; i++)
 		if (s->klen[lv] == strlen(dv->keys[i]) &&
 		    !memcmp(s->key[lv], dv->keys[i], s->klen[lv]))
 			return dv->keys[i];
+	return NULL;
+}
+
+/* Is the '[' about to open at level sc.n a diverted array?  Which path
+ * it is on goes to ps->div_dv. */
+static const char *divert_key(struct parser *ps)
+{
+	for (const struct sf_webjson_divert *d = ps->dv; d; d = d->next) {
+		const char *k = divert_match(ps, d);
+		if (k) {
+			ps->div_dv = d;
+			return k;
+		}
+	}
 	return NULL;
 }
 
@@ -331,6 +448,15 @@ static int feed(struct parser *ps, const char *b, size_t n)
 				elem_start(ps);
 				from = i;
 			}
+			/* an element's own parser notes its lines */
+			if (!ps->div || s->n < ps->div_level)
+				rc = note_line(ps, &ps->lines);
+			else if (!ps->sub)
+				rc = note_line(ps, &ps->elines);
+			else
+				rc = 0;
+			if (rc)
+				return rc;
 			if (!scan_push(s, c))
 				return sf_error_nomem(ps->ctx);
 			s->last = c;
@@ -421,14 +547,6 @@ static int check_memory(struct parser *ps)
 			(unsigned long long)(ps->ctx->limits.max_memory >> 20));
 }
 
-int sf_webjson__parse(struct sf_input *in, struct sf_ctx *ctx,
-		      bool close_truncated, const char *warn_kind,
-		      struct json_object **out)
-{
-	return sf_webjson__parse_divert(in, ctx, close_truncated, warn_kind,
-					NULL, out);
-}
-
 static void parser_free(struct parser *ps)
 {
 	json_object_put(ps->root);
@@ -438,6 +556,9 @@ static void parser_free(struct parser *ps)
 	if (ps->etok)
 		json_tokener_free(ps->etok);
 	free(ps->sc.open);
+	free(ps->lines.v);
+	free(ps->elines.v);
+	free(ps->walk);
 	if (ps->sub) {
 		parser_free(ps->sub);
 		free(ps->sub);
@@ -475,12 +596,12 @@ static int parser_init(struct parser *ps, struct sf_ctx *ctx,
 int sf_webjson__parse_divert(struct sf_input *in, struct sf_ctx *ctx,
 			     bool close_truncated, const char *warn_kind,
 			     const struct sf_webjson_divert *dv,
-			     struct json_object **out)
+			     struct json_object **out, uint64_t *end_line)
 {
 	struct parser ps;
 	char buf[1 << 16];
 	int rc = 0;
-	bool any = false;
+	bool any = false, last_nl = false;
 	int depth = (int)(ctx->limits.max_nesting > 0x7fffffff ? 0x7fffffff :
 			  ctx->limits.max_nesting);
 
@@ -495,6 +616,7 @@ int sf_webjson__parse_divert(struct sf_input *in, struct sf_ctx *ctx,
 		}
 		if (n == 0)
 			break;
+		last_nl = buf[n - 1] == '\n';
 		if (!any) {
 			/* a UTF-8 BOM is not JSON but editors write it */
 			size_t skip = (n >= 3 && !memcmp(buf, "\xef\xbb\xbf",
@@ -554,6 +676,7 @@ int sf_webjson__parse_divert(struct sf_input *in, struct sf_ctx *ctx,
 		ps.root = json_tokener_parse_ex(ps.tok, close, (int)k);
 		if (ps.root) {
 			ps.done = true;
+			assign_lines(&ps, ps.root, &ps.lines);
 			sf_warn(ctx, warn_kind, "%s: the JSON document is "
 				"truncated; read up to its last complete "
 				"value", ps.name);
@@ -572,6 +695,8 @@ int sf_webjson__parse_divert(struct sf_input *in, struct sf_ctx *ctx,
 	}
 	*out = ps.root;
 	ps.root = NULL;
+	/* the line of the last byte, not the one after it */
+	*end_line = ps.line - (last_nl && ps.line > 1);
 out:
 	parser_free(&ps);
 	return rc;
@@ -675,6 +800,39 @@ void sf_webjson__put_str(struct sf_output *o, const char *s)
 	sf_output_putc(o, '"');
 }
 
+int sf_webjson__runs_note(struct sf_webjson_runs *r, struct sf_ctx *ctx,
+			  size_t at, uint64_t line)
+{
+	if (r->n && r->v[r->n - 1].line == line)
+		return 0;
+	if (sf_grow(&r->v, &r->cap, r->n + 1, sizeof(*r->v)))
+		return sf_error_nomem(ctx);
+	r->v[r->n++] = (struct sf_webjson_run){ at, line };
+	return 0;
+}
+
+uint64_t sf_webjson__runs_line(const struct sf_webjson_runs *r, size_t at)
+{
+	size_t lo = 0, hi = r->n;
+
+	/* the last run that starts at or before `at` */
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->v[mid].at <= at)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return r->n ? r->v[lo].line : 0;
+}
+
+uint64_t sf_webjson__line(struct json_object *v)
+{
+	uintptr_t u = v ? (uintptr_t)json_object_get_userdata(v) : 0;
+
+	return u & SF_WEBJSON_MARK ? 0 : u;
+}
+
 bool sf_webjson__has(const unsigned char *d, size_t n, const char *k)
 {
 	return memmem(d, n, k, strlen(k)) != NULL;
@@ -736,7 +894,8 @@ int sf_cpuprof__frame(struct sf_profile *p, struct sf_ctx *ctx,
 
 int sf_cpuprof__add_node(struct sf_cpuprof *t, struct sf_profile *p,
 			struct sf_ctx *ctx, int64_t id, int64_t parent,
-			struct json_object *cf, const char *name)
+			struct json_object *cf, const char *name,
+			uint64_t line)
 {
 	uint32_t at;
 	struct sf_cpuprof_node *nd;
@@ -748,7 +907,7 @@ int sf_cpuprof__add_node(struct sf_cpuprof *t, struct sf_profile *p,
 		 * it arrives; a real duplicate is an error */
 		nd = &t->nodes[at];
 		if (nd->stack != UINT32_MAX || nd->frame != UINT32_MAX)
-			return sf_error(ctx, SF_EINPUT, name, 0,
+			return sf_error(ctx, SF_EINPUT, name, line,
 					"CPU profile node id %lld appears "
 					"twice", (long long)id);
 	} else {
@@ -772,20 +931,24 @@ int sf_cpuprof__add_node(struct sf_cpuprof *t, struct sf_profile *p,
 	}
 	if (parent != INT64_MIN)
 		nd->parent = parent;
+	nd->line = line;
 	nd->is_root = fn && !strcmp(fn, "(root)");
 	nd->frame = UINT32_MAX;
 	if (!nd->is_root) {
 		sf_frame_id fr;
-		if ((rc = sf_cpuprof__frame(p, ctx, cf, &fr)))
+		if ((rc = sf_cpuprof__frame(p, ctx, cf, &fr))) {
+			sf_error_place(ctx, name, line);
 			return rc;
+		}
 		t->nodes[at].frame = fr;
 	}
 	return 0;
 }
 
-/* Record that `child` has parent `parent` (from a `children` list). */
+/* Record that `child` has parent `parent` (from a `children` list on
+ * `line`, which stays the child's line until the child itself comes). */
 static int set_parent(struct sf_cpuprof *t, struct sf_ctx *ctx, int64_t child,
-		      int64_t parent)
+		      int64_t parent, uint64_t line)
 {
 	uint32_t at;
 
@@ -808,49 +971,63 @@ static int set_parent(struct sf_cpuprof *t, struct sf_ctx *ctx, int64_t child,
 		nd->id = child;
 		nd->frame = UINT32_MAX;
 		nd->stack = UINT32_MAX;
+		nd->line = line;
 	}
 	t->nodes[at].parent = parent;
 	return 0;
 }
 
+int sf_cpuprof__add_node_obj(struct sf_cpuprof *t, struct sf_profile *p,
+			    struct sf_ctx *ctx, struct json_object *nd,
+			    size_t i, const char *name, uint64_t line)
+{
+	struct json_object *cf = sf_webjson__get(nd, "callFrame");
+	struct json_object *ch = sf_webjson__arr(nd, "children");
+	int64_t id, parent = INT64_MIN;
+	int rc;
+
+	if (sf_webjson__line(nd))
+		line = sf_webjson__line(nd);
+	if (!sf_webjson__int(sf_webjson__get(nd, "id"), &id) ||
+	    !cf || !json_object_is_type(cf, json_type_object))
+		return sf_error(ctx, SF_EINPUT, name, line,
+				"nodes[%zu]: expected an object with an "
+				"integer \"id\" and a \"callFrame\"", i);
+	if (sf_webjson__get(nd, "parent") &&
+	    !sf_webjson__int(sf_webjson__get(nd, "parent"), &parent))
+		return sf_error(ctx, SF_EINPUT, name, line,
+				"nodes[%zu]: \"parent\" must be a node id",
+				i);
+	if ((rc = sf_cpuprof__add_node(t, p, ctx, id, parent, cf, name,
+				      line)))
+		return rc;
+	for (size_t j = 0; ch && j < json_object_array_length(ch); j++) {
+		int64_t c;
+		if (!sf_webjson__int(json_object_array_get_idx(ch, j), &c))
+			return sf_error(ctx, SF_EINPUT, name,
+					sf_webjson__line(ch),
+					"nodes[%zu].children: expected node "
+					"ids", i);
+		if ((rc = set_parent(t, ctx, c, id, sf_webjson__line(ch))))
+			return rc;
+	}
+	return 0;
+}
+
 int sf_cpuprof__add_nodes(struct sf_cpuprof *t, struct sf_profile *p,
 			 struct sf_ctx *ctx, struct json_object *nodes,
-			 const char *name)
+			 const char *name, uint64_t line)
 {
 	size_t n = json_object_array_length(nodes);
 	int rc;
 
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *nd = json_object_array_get_idx(nodes, i);
-		struct json_object *cf = sf_webjson__get(nd, "callFrame");
-		struct json_object *ch = sf_webjson__arr(nd, "children");
-		int64_t id, parent = INT64_MIN;
-		if (!sf_webjson__int(sf_webjson__get(nd, "id"), &id) ||
-		    !cf || !json_object_is_type(cf, json_type_object))
-			return sf_error(ctx, SF_EINPUT, name, 0,
-					"nodes[%zu]: expected an object with "
-					"an integer \"id\" and a "
-					"\"callFrame\"", i);
-		if (sf_webjson__get(nd, "parent") &&
-		    !sf_webjson__int(sf_webjson__get(nd, "parent"), &parent))
-			return sf_error(ctx, SF_EINPUT, name, 0,
-					"nodes[%zu]: \"parent\" must be a "
-					"node id", i);
-		if ((rc = sf_cpuprof__add_node(t, p, ctx, id, parent, cf,
-					      name)))
+	if (sf_webjson__line(nodes))
+		line = sf_webjson__line(nodes);
+	for (size_t i = 0; i < n; i++)
+		if ((rc = sf_cpuprof__add_node_obj(
+			     t, p, ctx, json_object_array_get_idx(nodes, i), i,
+			     name, line)))
 			return rc;
-		for (size_t j = 0; ch && j < json_object_array_length(ch);
-		     j++) {
-			int64_t c;
-			if (!sf_webjson__int(json_object_array_get_idx(ch, j),
-					     &c))
-				return sf_error(ctx, SF_EINPUT, name, 0,
-						"nodes[%zu].children: "
-						"expected node ids", i);
-			if ((rc = set_parent(t, ctx, c, id)))
-				return rc;
-		}
-	}
 	return 0;
 }
 
@@ -878,13 +1055,13 @@ int sf_cpuprof__stack(struct sf_cpuprof *t, struct sf_profile *p,
 			break;
 		}
 		if (nd->resolving) {
-			rc = sf_error(ctx, SF_EINPUT, name, 0,
+			rc = sf_error(ctx, SF_EINPUT, name, nd->line,
 				      "CPU profile node %lld is its own "
 				      "ancestor", (long long)nd->id);
 			goto out;
 		}
 		if (nd->frame == UINT32_MAX && !nd->is_root) {
-			rc = sf_error(ctx, SF_EINPUT, name, 0,
+			rc = sf_error(ctx, SF_EINPUT, name, nd->line,
 				      "a sample refers to CPU profile node "
 				      "%lld, which is never defined",
 				      (long long)nd->id);
@@ -901,7 +1078,7 @@ int sf_cpuprof__stack(struct sf_cpuprof *t, struct sf_profile *p,
 			cap = nc;
 		}
 		if (n > ctx->limits.max_depth) {
-			rc = sf_error(ctx, SF_ELIMIT, name, 0,
+			rc = sf_error(ctx, SF_ELIMIT, name, t->nodes[at].line,
 				      "CPU profile nesting exceeds "
 				      "--max-depth");
 			goto out;

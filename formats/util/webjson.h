@@ -7,7 +7,9 @@
  *     whole, so memory is the parse tree only; nesting is capped by
  *     ctx->limits.max_nesting; errors carry the line number.  A document cut
  *     off after a complete value (a Chrome trace whose writer died before
- *     the final `]`) can be closed on request.  The bulk arrays of a
+ *     the final `]`) can be closed on request.  Each array and object of
+ *     the tree (and of a diverted element) knows the line where it starts
+ *     (sf_webjson__line), for messages.  The bulk arrays of a
  *     format (trace events, speedscope events and samples) can be
  *     "diverted": parsed element by element and handed to the reader, so
  *     the tree never holds them (struct sf_webjson_divert).
@@ -31,13 +33,6 @@
 #define SF_WEBJSON_FLAGS (JSON_C_TO_STRING_PLAIN | \
 			  JSON_C_TO_STRING_NOSLASHESCAPE)
 
-/* Parse all of `in`.  With `close_truncated`, input that ends inside
- * arrays or objects after a complete value is closed (warning kind
- * "<warn_kind>") instead of rejected.  *out is the root (caller puts it). */
-int sf_webjson__parse(struct sf_input *in, struct sf_ctx *ctx,
-		      bool close_truncated, const char *warn_kind,
-		      struct json_object **out);
-
 /*
  * Diverted arrays, for documents whose bulk is one kind of array (the
  * events of a speedscope evented profile, a trace's events): the elements
@@ -54,7 +49,9 @@ int sf_webjson__parse(struct sf_input *in, struct sf_ctx *ctx,
  * the element as the root: the bulk arrays of one element (a Firefox
  * thread's sample columns, "samples"."stack") reach inner->element while
  * the element is read, before `element` gets the rest of it.  For `inner`,
- * `top` may name an object as well as an array: top . key.  Errors inside
+ * `top` may name an object as well as an array: top . key (for the outer
+ * divert too with `top_object`).  Several paths are a chain (`next`), as
+ * speedscope's shared.frames and profiles[i].events.  Errors inside
  * an element carry the line where they are.
  */
 struct sf_webjson_divert {
@@ -66,17 +63,48 @@ struct sf_webjson_divert {
 					 * NULL, keys of the root object */
 	/* `elem` is borrowed (NULL for a JSON null); `index` is the
 	 * position in the top array, `key` the sub-key, `n` the element's
-	 * position, `line` where it ends. */
+	 * position, `line` where it starts. */
 	int (*element)(void *ud, size_t index, const char *key, size_t n,
 		       struct json_object *elem, uint64_t line);
 	void *ud;
 	const struct sf_webjson_divert *inner;   /* or NULL */
+	bool top_object;                /* top . key: top is an object */
+	/* another path, tried when this one does not match (its own
+	 * element and ud; `inner` of the first applies to all) */
+	const struct sf_webjson_divert *next;
 };
 
+/* Parse all of `in`, handing the diverted arrays' elements to `dv` (or
+ * NULL).  With `close_truncated`, input that ends inside arrays or
+ * objects after a complete value is closed (warning kind "<warn_kind>")
+ * instead of rejected.  *out is the root (caller puts it); *end_line the
+ * document's last line, for what is missing from it. */
 int sf_webjson__parse_divert(struct sf_input *in, struct sf_ctx *ctx,
 			     bool close_truncated, const char *warn_kind,
 			     const struct sf_webjson_divert *dv,
-			     struct json_object **out);
+			     struct json_object **out, uint64_t *end_line);
+
+/* The line where array or object `v` starts, kept in its json-c user
+ * data; 0 for a number, string or literal, for NULL, and in a tree whose
+ * lines could not be matched (an object with a key twice).  A reader may
+ * put its own marks in the user data with SF_WEBJSON_MARK set. */
+#define SF_WEBJSON_MARK ((uintptr_t)1 << (sizeof(uintptr_t) * 8 - 1))
+uint64_t sf_webjson__line(struct json_object *v);
+
+/* The lines of a diverted array's elements once they are kept in a
+ * compact array: a run of elements on one line costs one entry, so a file
+ * on one line costs one, and one with an element a line about as much as
+ * the elements themselves. */
+struct sf_webjson_runs {
+	struct sf_webjson_run { size_t at; uint64_t line; } *v;
+	size_t n, cap;
+};
+
+/* Element `at` (at least the last one noted) is on `line`. */
+int sf_webjson__runs_note(struct sf_webjson_runs *r, struct sf_ctx *ctx,
+			  size_t at, uint64_t line);
+/* The line of element `at` (0 when none was noted). */
+uint64_t sf_webjson__runs_line(const struct sf_webjson_runs *r, size_t at);
 
 /* Member `k` of object `o`, or NULL (also when `o` is not an object). */
 struct json_object *sf_webjson__get(struct json_object *o, const char *k);
@@ -109,6 +137,7 @@ struct sf_cpuprof_node {
 	bool is_root;           /* "(root)": not a frame of its own */
 	bool resolving;
 	sf_stack_id stack;      /* UINT32_MAX until resolved */
+	uint64_t line;          /* where it is defined (or first named) */
 };
 
 struct sf_cpuprof {
@@ -119,15 +148,22 @@ struct sf_cpuprof {
 
 void sf_cpuprof__free(struct sf_cpuprof *t);
 /* Add the nodes of a `nodes` array (V8 Profile.nodes: id, callFrame,
- * children and/or parent). `name`/`line` are for messages. */
+ * children and/or parent). `name` is for messages, and `line` where the
+ * array's own line is not known. */
 int sf_cpuprof__add_nodes(struct sf_cpuprof *t, struct sf_profile *p,
 			 struct sf_ctx *ctx, struct json_object *nodes,
-			 const char *name);
+			 const char *name, uint64_t line);
+/* Add nodes[i], `nd` (which ends on `line`). */
+int sf_cpuprof__add_node_obj(struct sf_cpuprof *t, struct sf_profile *p,
+			    struct sf_ctx *ctx, struct json_object *nd,
+			    size_t i, const char *name, uint64_t line);
 /* Add one node whose call frame fields sit in `cf` (the `callFrame`
- * object, or the node itself in the pre-2017 "head" format). */
+ * object, or the node itself in the pre-2017 "head" format), defined on
+ * `line`. */
 int sf_cpuprof__add_node(struct sf_cpuprof *t, struct sf_profile *p,
 			struct sf_ctx *ctx, int64_t id, int64_t parent,
-			struct json_object *cf, const char *name);
+			struct json_object *cf, const char *name,
+			uint64_t line);
 /* Is node `id` defined (not only named as a child or parent)? */
 bool sf_cpuprof__has(const struct sf_cpuprof *t, int64_t id);
 /* The stack of node `id`. */
