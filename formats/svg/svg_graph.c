@@ -39,6 +39,49 @@ static int desc_cmp(const void *a_, const void *b_)
 	return a > b ? -1 : a < b;
 }
 
+/*
+ * What v[k] would be once v[0..n) is sorted by desc_cmp (k < n; v is
+ * reordered): a selection with a three-way partition (runs of equal
+ * widths are common), O(n) where sorting every node's width was 5.6 % of
+ * `sfconv --to svg` of a 400,000-sample timeline.  Small or stubborn
+ * ranges are sorted.  Weights are finite, so values that compare equal
+ * are the same double except 0 and -0: which of those a sort puts at k
+ * depends on the order they came in, so for a zero result the caller
+ * sorts the widths in their first order, as before.
+ */
+static double kth_widest(double *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n;
+
+	for (int round = 0; hi - lo > 16 && round < 64; round++) {
+		double a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1];
+		double p = a < b ? (b < c ? b : a < c ? c : a) :
+				   (a < c ? a : b < c ? c : b);
+		size_t lt = lo, i = lo, gt = hi;
+		while (i < gt) {
+			double x = v[i];
+			if (x > p) {
+				v[i++] = v[lt];
+				v[lt++] = x;
+			} else if (x < p) {
+				v[i] = v[--gt];
+				v[gt] = x;
+			} else {
+				i++;
+			}
+		}
+		if (k < lt) {
+			hi = lt;
+		} else if (k >= gt) {
+			lo = gt;
+		} else {
+			return p;
+		}
+	}
+	qsort(v + lo, hi - lo, sizeof(*v), desc_cmp);
+	return v[k];
+}
+
 /* Names in the order flamegraph.pl's sorted lines put them: a name is
  * followed by ';' there, so "b " (0x20) comes before "b;" (0x3b). */
 static int name_cmp(const char *a, const char *b)
@@ -586,9 +629,15 @@ int svg_graph_build(struct svg_graph *g, const struct sf_profile *p,
 		}
 		for (size_t i = 0; i < g->n; i++)
 			ws[i] = g->nodes[i].w;
-		qsort(ws, g->n, sizeof(*ws), desc_cmp);
-		if (ws[o->max_frames] * scale >= minw) {
-			cut = ws[o->max_frames];
+		double kth = kth_widest(ws, g->n, o->max_frames);
+		if (kth == 0) {
+			for (size_t i = 0; i < g->n; i++)
+				ws[i] = g->nodes[i].w;
+			qsort(ws, g->n, sizeof(*ws), desc_cmp);
+			kth = ws[o->max_frames];
+		}
+		if (kth * scale >= minw) {
+			cut = kth;
 			g->minpx = cut * scale;
 			g->capped = true;
 		}
