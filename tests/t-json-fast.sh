@@ -116,6 +116,30 @@ num weight-null 5 null 1
 num weight-19-digits 5 1 1000000000000000000
 num weight-extra 5 1 1,7
 num max-name 12345 1 1 --max-name 4
+# the same batch reads "stacks" sections ([parent, frame]): in a
+# document of 3,000 distinct stacks, stack lines from the 97th on are
+# rewritten every 97 (so a batch has run before each), and both readers
+# must agree, error or not
+awk 'BEGIN { for (i = 0; i < 3000; i++) printf "a;b%d;c%d %d\n", i % 50, i, i + 1 }' > st.folded
+SF_JSON_SLOW=1 $SFCONV -q st.folded --to json > st.json
+sline=$(grep -n '^"stacks":\[' st.json | cut -d: -f1)
+stk() { # NAME REPLACEMENT (\1 parent, \2 frame)
+	sed "$sline,\$ {0~97s/^\[\([0-9]*\),\([0-9]*\)\]/$2/}" \
+		st.json > stk.json
+	both json-fast-stack-$1 stk.json --to json
+}
+strict json-fast-stack-strict st.json
+stk plain '[\1,\2]'
+stk extra '[\1,\2,7]'
+stk extra-null '[\1,\2,null]'
+stk parent-null '[null,\2]'
+stk parent-negative '[-\1,\2]'
+stk parent-leading-zero '[0\1,\2]'
+stk parent-range '[999999,\2]'
+stk frame-range '[\1,999999]'
+stk frame-exponent '[\1,\2e0]'
+stk frame-19-digits '[\1,1000000000000000000]'
+stk one-value '[\1]'
 # every element plain, cut by the end of a piece at each place: an
 # aggregated document (integer counts, no times) padded as above
 $GEN profile 11 12000 | SF_JSON_SLOW=1 $SFCONV -q - --from json --to collapsed > plain.folded

@@ -361,18 +361,40 @@ static int build_locations(struct wr *w)
 	    !(w->gstart = sf_calloc(ns, sizeof(*w->gstart))) ||
 	    !(w->needed = sf_calloc(ns, sizeof(*w->needed))))
 		return sf_error_nomem(w->ctx);
+	/* Per frame: inlined or not, and the trie node of the frame as the
+	 * first of its group (1 + id, 0 = not asked yet).  Read per stack
+	 * node, the frame's flags were a cache miss into p->d.frames (a third
+	 * of sf_pprof__write's time on a 400,000-sample timeline of 3.7
+	 * million nodes) and the (0, frame) key a hash probe; both are now
+	 * arrays as small as the frames.  The same pair_get calls in the
+	 * same order come first, so the trie's ids do not change. */
+	size_t nf = p->d.nframes;
+	unsigned char *finl = sf_calloc(nf ? nf : 1, 1);
+	uint32_t *froot = sf_calloc(nf ? nf : 1, sizeof(*froot));
+	if (!finl || !froot)
+		goto nomem;
+	for (size_t f = 0; f < nf; f++)
+		finl[f] = !!(p->d.frames[f].flags & SF_FRAME_INLINE);
 	for (size_t i = 1; i < ns; i++) {
 		const struct sf_stack_node *s = &p->d.stacks[i];
-		bool inl = (p->d.frames[s->frame].flags & SF_FRAME_INLINE) &&
-			   s->parent != SF_STACK_EMPTY;
-		int64_t t = pair_get(&w->trie,
+		bool inl = finl[s->frame] && s->parent != SF_STACK_EMPTY;
+		int64_t t;
+		if (!inl && froot[s->frame]) {
+			t = froot[s->frame] - 1;
+		} else {
+			t = pair_get(&w->trie,
 				     inl ? w->tnode[s->parent] + 1 : 0,
 				     s->frame, &added);
-		if (t < 0)
-			return sf_error_nomem(w->ctx);
+			if (t < 0)
+				goto nomem;
+			if (!inl)
+				froot[s->frame] = (uint32_t)t + 1;
+		}
 		w->tnode[i] = (uint32_t)t;
 		w->gstart[i] = inl ? w->gstart[s->parent] : (uint32_t)i;
 	}
+	free(finl);
+	free(froot);
 	for (size_t i = 0; i < p->d.nsamples; i++)
 		w->needed[p->d.samples[i].stack] = true;
 	/* parents have smaller ids than children */
@@ -391,6 +413,10 @@ static int build_locations(struct wr *w)
 		next++;
 	}
 	return 0;
+nomem:
+	free(finl);
+	free(froot);
+	return sf_error_nomem(w->ctx);
 }
 
 /* Is "NUM" or "NUM UNIT" a numeric label value? */
