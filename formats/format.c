@@ -1,4 +1,4 @@
-/* format.c - the format table, detection and the read entry point. */
+/* format.c - the format table and detection. */
 #include "format.h"
 
 #include <stdlib.h>
@@ -116,21 +116,4 @@ int sf_format_detect(const struct sf_format **out, struct sf_input *in,
 	}
 	*out = pick;
 	return 0;
-}
-
-int sf_read(struct sf_profile *p, const struct sf_format *fmt,
-	    struct sf_input *in, struct sf_ctx *ctx)
-{
-	int rc;
-
-	if (!fmt && (rc = sf_format_detect(&fmt, in, ctx, sf_input_name(in))))
-		return rc;
-	if (!fmt->read)
-		return sf_error(ctx, SF_EUSAGE, sf_input_name(in), 0,
-				"format '%s' cannot be read", fmt->name);
-	if (!p->d.meta.source_format)
-		p->d.meta.source_format = sf_profile_str(p, ctx, fmt->name);
-	if (fmt->split && (rc = sf_read_parallel(p, fmt, in, ctx)) != 1)
-		return rc;
-	return fmt->read(p, in, ctx);
 }

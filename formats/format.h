@@ -122,10 +122,6 @@ const struct sf_format *sf_format_by_path(const char *path, bool for_write);
 int sf_format_detect(const struct sf_format **out, struct sf_input *in,
 		     struct sf_ctx *ctx, const char *path);
 
-/* Read one input into `p`, with `fmt` or detection when NULL. */
-int sf_read(struct sf_profile *p, const struct sf_format *fmt,
-	    struct sf_input *in, struct sf_ctx *ctx);
-
 /*
  * Reading on several threads.  When `fmt` has a split function, the input
  * is a regular uncompressed file (sf_input_map) of at least

@@ -1,10 +1,28 @@
-/* load.c - the load stage (load.h): open, detect, read, merge. */
+/* load.c - the load stage (load.h): open, detect, read (whole or in
+ * parts: parallel.c), merge. */
 #include "load.h"
 #include "filter.h"
 
 #include <stdio.h>
 
 static const struct sf_load_options no_options;
+
+int sf_read(struct sf_profile *p, const struct sf_format *fmt,
+	    struct sf_input *in, struct sf_ctx *ctx)
+{
+	int rc;
+
+	if (!fmt && (rc = sf_format_detect(&fmt, in, ctx, sf_input_name(in))))
+		return rc;
+	if (!fmt->read)
+		return sf_error(ctx, SF_EUSAGE, sf_input_name(in), 0,
+				"format '%s' cannot be read", fmt->name);
+	if (!p->d.meta.source_format)
+		p->d.meta.source_format = sf_profile_str(p, ctx, fmt->name);
+	if (fmt->split && (rc = sf_read_parallel(p, fmt, in, ctx)) != 1)
+		return rc;
+	return fmt->read(p, in, ctx);
+}
 
 static int new_profile(struct sf_profile **out, struct sf_ctx *ctx,
 		       const struct sf_load_options *opt)

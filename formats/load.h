@@ -65,4 +65,9 @@ int sf_load_inputs(struct sf_profile **out, struct sf_ctx *ctx,
 #ifdef __cplusplus
 }
 #endif
+/* Read one input into `p`, with `fmt` or detection when NULL; in parts
+ * on several threads when the format can split (sf_read_parallel). */
+int sf_read(struct sf_profile *p, const struct sf_format *fmt,
+	    struct sf_input *in, struct sf_ctx *ctx);
+
 #endif
