@@ -35,7 +35,7 @@ struct wtot {
 	uint64_t count;
 	const char *name;
 	const char *module;
-	uint64_t address;
+	uint64_t address, offset;
 };
 
 struct wr {
@@ -102,8 +102,9 @@ static void put_text(struct sf_output *o, const char *s)
 		sf_output_putc(o, *s == '\n' || *s == '\r' ? ' ' : *s);
 }
 
-/* "name  (in module)  [0xaddr]  file:line", as sample prints a frame
- * (without "+ offset": the model has no symbol start) */
+/* "name  (in module) + offset  [0xaddr]  file:line", as sample prints a
+ * frame; the offset only after a module, where sample has it and where
+ * our reader looks for it */
 static void put_frame(struct sf_output *o, const struct sf_frame *f)
 {
 	/* a name of blanks only would vanish with the line's trailing
@@ -113,6 +114,9 @@ static void put_frame(struct sf_output *o, const struct sf_frame *f)
 		sf_output_puts(o, "  (in ");
 		put_text(o, base_name(f->module));
 		sf_output_putc(o, ')');
+		if (f->offset != SF_NO_OFFSET)
+			sf_output_printf(o, " + %llu",
+					 (unsigned long long)f->offset);
 	}
 	if (f->address != SF_NO_ADDR) {
 		sf_output_printf(o, "  [0x%llx]", (unsigned long long)f->address);
@@ -348,6 +352,8 @@ static int total_cmp(const void *a, const void *b)
 		return c;
 	if (x->address != y->address)
 		return x->address < y->address ? -1 : 1;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
 	return x->frame < y->frame ? -1 : x->frame > y->frame;
 }
 
@@ -370,7 +376,8 @@ static int write_total(struct wr *w)
 				p->d.frames[f].name ? p->d.frames[f].name : "",
 				p->d.frames[f].module ?
 					base_name(p->d.frames[f].module) : "",
-				p->d.frames[f].address };
+				p->d.frames[f].address,
+				p->d.frames[f].offset };
 	qsort(t, n, sizeof(*t), total_cmp);
 	for (size_t i = 0; i < n; i++) {
 		sf_output_printf(w->out, "        %-8llu",

@@ -158,3 +158,30 @@ $SFCONV -q --from sample mod2.txt --to sample > mod3.txt
 $SFCONV -q --from sample mod3.txt --to json | grep -o '"module":"[^"]*"' > mod.got
 expect_same sample-module-names-kept mod.want mod.got
 expect_same sample-reread-stable mod2.txt mod3.txt
+
+# offsets: main is on the stack at two return addresses, "+ 20" and
+# "+ 36"; the report keeps the two apart and prints the "+ N" that sample
+# printed after the module (offsets-want.sample.txt written by hand with
+# the writer's rules above; work is one frame, 6 + 4 = 10 in stacks)
+OIN=$FIX/sample/offsets.sample.txt
+$SFCONV -q "$OIN" --to sample > off.txt
+expect_same sample-offsets-golden "$FIX/sample/offsets-want.sample.txt" off.txt
+$SFCONV -q "$OIN" --to json > off.json
+if python3 - off.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+got = sorted((f['name'], f.get('address'), f.get('offset')) for f in m['frames'] if 'module' in f)
+assert got == [('app`main', '0x2014', 20), ('app`main', '0x2024', 36),
+               ('app`work', '0x3005', 5), ('libdyld`start', '0x1001', 1)], got
+PY
+then pass sample-offsets-json; else fail sample-offsets-json "offsets not in the native JSON"; fi
+# round trip sample -> json -> sample, and our report read back
+$SFCONV -q --from json off.json --to sample > off2.txt
+expect_same sample-offsets-json-roundtrip off.txt off2.txt
+$SFCONV -q --from sample off.txt --to sample > off3.txt
+expect_same sample-offsets-reread off.txt off3.txt
+# --inferno keys stacks on their text: no addresses, no offsets
+$SFCONV -q --inferno "$OIN" --to json > offi.json
+grep -q '"offset"' offi.json && fail sample-offsets-inferno "$(grep -c offset offi.json) offsets kept" ||
+	pass sample-offsets-inferno
+
