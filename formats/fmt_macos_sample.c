@@ -27,7 +27,8 @@
  * Each thread's root line becomes
  * the root frame ("Thread_15758535", or "Thread_N   DispatchQueue..." with
  * the queue) and the sample's thread (tid N, the label as name, the pid of
- * the "Process:" header line).  A frame keeps its address "[0x...]" and
+ * the "Process:" header line, or of the "Process:" line above the thread
+ * in our report of several processes).  A frame keeps its address "[0x...]" and
  * its offset into the function, the "+ 13" after the module (not with
  * --inferno).  One sample type ("samples", "count"); the
  * sampling interval of the first line is kept as the period.
@@ -439,6 +440,26 @@ static int finish(struct smp_state *st)
 	return rc;
 }
 
+/* "Process:         COMMAND [PID]  N samples" in the call graph (our
+ * report of several processes, analyze/sample.c): PID, SF_NO_ID if the
+ * line has none. */
+static int64_t graph_pid(const char *l, size_t n)
+{
+	const char *rb = NULL, *lb = NULL;
+	int64_t v;
+
+	for (size_t i = n; i-- > 0 && !rb;)
+		if (l[i] == ']')
+			rb = l + i;
+	for (const char *q = rb; q && q-- > l && !lb;)
+		if (*q == '[')
+			lb = q;
+	if (lb && rb - lb > 1 &&
+	    sf_parse_i64(lb + 1, (size_t)(rb - lb - 1), &v))
+		return v;
+	return SF_NO_ID;
+}
+
 static int sample_read(struct sf_profile *p, struct sf_input *in,
 		       struct sf_ctx *ctx)
 {
@@ -523,6 +544,12 @@ static int sample_read(struct sf_profile *p, struct sf_input *in,
 		if (e >= 21 && !memcmp(line, "Total number in stack", 21)) {
 			ended = true;
 			break;
+		}
+		if (e > 8 && !memcmp(line, "Process:", 8)) {
+			/* our report of several processes: the threads
+			 * that follow are this one's */
+			st.pid = graph_pid(line, e);
+			continue;
 		}
 		if (e < 4 || memcmp(line, "    ", 4)) {
 			rc = bad(&st, "call graph line does not start with "

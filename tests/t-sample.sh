@@ -185,3 +185,20 @@ $SFCONV -q --inferno "$OIN" --to json > offi.json
 grep -q '"offset"' offi.json && fail sample-offsets-inferno "$(grep -c offset offi.json) offsets kept" ||
 	pass sample-offsets-inferno
 
+# several processes: each one's threads under a "Process:" line with its
+# command (the main thread's name), pid and samples, most samples first
+# (procs-want.sample.txt by hand: helper 7 samples, app 3 + 2; app's
+# two threads are one list, so Thread_10's lines carry the '+' mark)
+$SFCONV -q "$FIX/sample/procs.json" --to sample > procs.txt
+expect_same sample-processes-golden "$FIX/sample/procs-want.sample.txt" procs.txt
+$SFANALYZE -q --sample --sample-min 0 "$FIX/sample/procs.json" > procs-a.txt
+expect_same sfanalyze-sample-processes "$FIX/sample/procs-want.sample.txt" procs-a.txt
+# read back: the threads keep their process
+$SFCONV -q --from sample procs.txt --to json > procs-back.json
+if python3 - procs-back.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+got = sorted((t.get('pid'), t.get('tid'), t.get('name')) for t in m['threads'])
+assert got == [(10, 10, 'app'), (10, 11, 'worker'), (20, 20, 'helper')], got
+PY
+then pass sample-processes-reread; else fail sample-processes-reread "threads lost their process"; fi

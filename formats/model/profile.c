@@ -658,21 +658,25 @@ void sf_thread_label(const struct sf_thread *t, char *buf, size_t size)
 		buf[0] = 0;
 }
 
+const char *sf_process_command(const struct sf_profile *p,
+			       const struct sf_thread *t)
+{
+	for (size_t i = 0; t->pid != SF_NO_ID && i < p->d.nthreads; i++)
+		if (p->d.threads[i].tid == t->pid &&
+		    p->d.threads[i].pid == t->pid && p->d.threads[i].name)
+			return p->d.threads[i].name;
+	return t->name;
+}
+
 void sf_process_label(const struct sf_profile *p, const struct sf_thread *t,
 		      char *buf, size_t size)
 {
-	const char *comm = t->name;
+	const char *comm = sf_process_command(p, t);
 
 	if (t->pid == SF_NO_ID) {
 		sf_thread_label(t, buf, size);
 		return;
 	}
-	for (size_t i = 0; i < p->d.nthreads; i++)
-		if (p->d.threads[i].tid == t->pid &&
-		    p->d.threads[i].pid == t->pid && p->d.threads[i].name) {
-			comm = p->d.threads[i].name;
-			break;
-		}
 	snprintf(buf, size, "%s-%lld", comm ? comm : "", (long long)t->pid);
 }
 

@@ -346,6 +346,10 @@ void sf_thread_label(const struct sf_thread *t, char *buf, size_t size);
  * p has it, else t's; t's own label when its pid is unknown. */
 void sf_process_label(const struct sf_profile *p, const struct sf_thread *t,
 		      char *buf, size_t size);
+/* The COMM of sf_process_label: the name of the main thread of t's
+ * process when p has it, else t's name (NULL when it has none). */
+const char *sf_process_command(const struct sf_profile *p,
+			       const struct sf_thread *t);
 
 #ifdef __cplusplus
 }
