@@ -35,7 +35,7 @@ struct wtot {
 	uint64_t count;
 	const char *name;
 	const char *module;
-	uint64_t address;
+	uint64_t address, offset;
 };
 
 struct wr {
@@ -102,8 +102,9 @@ static void put_text(struct sf_output *o, const char *s)
 		sf_output_putc(o, *s == '\n' || *s == '\r' ? ' ' : *s);
 }
 
-/* "name  (in module)  [0xaddr]  file:line", as sample prints a frame
- * (without "+ offset": the model has no symbol start) */
+/* "name  (in module) + offset  [0xaddr]  file:line", as sample prints a
+ * frame; the offset only after a module, where sample has it and where
+ * our reader looks for it */
 static void put_frame(struct sf_output *o, const struct sf_frame *f)
 {
 	/* a name of blanks only would vanish with the line's trailing
@@ -113,6 +114,9 @@ static void put_frame(struct sf_output *o, const struct sf_frame *f)
 		sf_output_puts(o, "  (in ");
 		put_text(o, base_name(f->module));
 		sf_output_putc(o, ')');
+		if (f->offset != SF_NO_OFFSET)
+			sf_output_printf(o, " + %llu",
+					 (unsigned long long)f->offset);
 	}
 	if (f->address != SF_NO_ADDR) {
 		sf_output_printf(o, "  [0x%llx]", (unsigned long long)f->address);
@@ -348,6 +352,8 @@ static int total_cmp(const void *a, const void *b)
 		return c;
 	if (x->address != y->address)
 		return x->address < y->address ? -1 : 1;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
 	return x->frame < y->frame ? -1 : x->frame > y->frame;
 }
 
@@ -370,7 +376,8 @@ static int write_total(struct wr *w)
 				p->d.frames[f].name ? p->d.frames[f].name : "",
 				p->d.frames[f].module ?
 					base_name(p->d.frames[f].module) : "",
-				p->d.frames[f].address };
+				p->d.frames[f].address,
+				p->d.frames[f].offset };
 	qsort(t, n, sizeof(*t), total_cmp);
 	for (size_t i = 0; i < n; i++) {
 		sf_output_printf(w->out, "        %-8llu",
@@ -630,6 +637,101 @@ static void write_header(struct wr *w)
 	}
 }
 
+/* The pid of thread block b (nthreads: the samples without a thread). */
+static int64_t block_pid(const struct sf_profile *p, size_t b)
+{
+	return b < p->d.nthreads ? p->d.threads[b].pid : SF_NO_ID;
+}
+
+struct grank {
+	size_t rank, pos, block;
+};
+
+static int grank_cmp(const void *a, const void *b)
+{
+	const struct grank *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* The processes of the thread blocks (sorted most samples first): *ng
+ * of them.  When there are several, blocks[] is reordered so that a
+ * process's threads are together, still most samples first, and the
+ * processes with most samples come first (the one seen first on a tie);
+ * (*group)[k] is then the rank of blocks[k]'s process and (*gtotal)[r]
+ * the samples of the process of rank r. */
+static int group_processes(struct wr *w, size_t *blocks, size_t nb,
+			   const uint64_t *btotal, size_t **group,
+			   uint64_t **gtotal, size_t *ng)
+{
+	const struct sf_profile *p = w->p;
+	size_t cap = nb ? nb : 1, n = 0;
+	int64_t *gpid = sf_calloc(cap, sizeof(*gpid));
+	size_t *rank = sf_calloc(cap, sizeof(*rank));
+	uint64_t *sum = sf_calloc(cap, sizeof(*sum));
+	struct grank *r = sf_calloc(cap, sizeof(*r));
+	int rc = 0;
+
+	*group = sf_calloc(cap, sizeof(**group));
+	*gtotal = sf_calloc(cap, sizeof(**gtotal));
+	if (!gpid || !rank || !sum || !r || !*group || !*gtotal) {
+		rc = sf_error(w->ctx, SF_ENOMEM, NULL, 0, "out of memory");
+		goto out;
+	}
+	/* processes in order of first sight; a few, so a linear search */
+	for (size_t k = 0; k < nb; k++) {
+		int64_t pid = block_pid(p, blocks[k]);
+		size_t g = 0;
+		while (g < n && gpid[g] != pid)
+			g++;
+		if (g == n)
+			gpid[n++] = pid;
+		(*group)[k] = g;
+		sum[g] += btotal[blocks[k]];
+	}
+	*ng = n;
+	for (size_t g = 0; g < n; g++) {
+		for (size_t h = 0; h < n; h++)
+			if (sum[h] > sum[g] || (sum[h] == sum[g] && h < g))
+				rank[g]++;
+		(*gtotal)[rank[g]] = sum[g];
+	}
+	for (size_t k = 0; k < nb; k++)
+		r[k] = (struct grank){ rank[(*group)[k]], k, blocks[k] };
+	qsort(r, nb, sizeof(*r), grank_cmp);
+	for (size_t k = 0; k < nb; k++) {
+		blocks[k] = r[k].block;
+		(*group)[k] = r[k].rank;
+	}
+out:
+	free(gpid);
+	free(rank);
+	free(sum);
+	free(r);
+	return rc;
+}
+
+/* The line over a process's threads in the call graph of several
+ * processes: "Process:         COMMAND [PID]  N samples", as the header
+ * names the process (our reader takes the pid of the threads under it
+ * from it). */
+static void put_process(struct wr *w, size_t b, uint64_t total)
+{
+	const struct sf_profile *p = w->p;
+	const struct sf_thread *t = b < p->d.nthreads ? &p->d.threads[b] :
+							NULL;
+	const char *cmd = t ? sf_process_command(p, t) : NULL;
+
+	sf_output_puts(w->out, "Process:         ");
+	put_text(w->out, cmd && cmd[0] ? cmd : "???");
+	if (t && t->pid != SF_NO_ID)
+		sf_output_printf(w->out, " [%lld]", (long long)t->pid);
+	sf_output_printf(w->out, "  %llu sample%s\n", (unsigned long long)total,
+			 total == 1 ? "" : "s");
+}
+
 int sf_an_sample_min(struct sf_an_sample_opts *out, const char *text,
 		     struct sf_ctx *ctx)
 {
@@ -654,7 +756,8 @@ int sf_an_sample(struct sf_output *out, const struct sf_profile *p,
 	size_t ns = p->d.nsamples, nthr = p->d.nthreads;
 	size_t nblocks = nthr + 1, *order = NULL, *first = NULL,
 	       *blocks = NULL;
-	uint64_t *btotal = NULL;
+	uint64_t *btotal = NULL, *gtotal = NULL;
+	size_t *group = NULL;
 	static const char *const counted[] = { "samples", NULL };
 	struct sf_records rec;
 	bool rounded = false;
@@ -725,16 +828,30 @@ int sf_an_sample(struct sf_output *out, const struct sf_profile *p,
 			blocks[j - 1] = x;
 		}
 
+	/* several processes: their threads under each process's line */
+	size_t ngroups = 0;
+	if ((rc = group_processes(&w, blocks, nb, btotal, &group, &gtotal,
+				  &ngroups)))
+		goto out;
+
 	/* the call graph goes to memory first: the header says what the
 	 * pruning hid, known only once the graph is made */
 	struct sf_output *graph = NULL;
 	if ((rc = sf_output_mem(&graph, ctx)))
 		goto out;
 	w.out = graph;
-	for (size_t k = 0; k < nb && !rc; k++) {
+	/* the threads of one process, blocks[k0..end), are one list as
+	 * sample's threads are */
+	for (size_t k = 0, k0 = 0, end = 0; k < nb && !rc; k++) {
 		size_t b = blocks[k];
+		if (k == end) {
+			for (k0 = end = k; end < nb && group[end] == group[k0];)
+				end++;
+			if (ngroups > 1)
+				put_process(&w, b, gtotal[group[k0]]);
+		}
 		rc = write_thread(&w, order + first[b], first[b + 1] - first[b],
-				  (uint32_t)k, k + 1 < nb, nb > 1, &rec,
+				  (uint32_t)k, k + 1 < end, end - k0 > 1, &rec,
 				  b == nthr ? SF_NO_THREAD : (sf_thread_idx)b);
 	}
 	w.out = out;
@@ -781,5 +898,7 @@ out:
 	free(first);
 	free(blocks);
 	free(btotal);
+	free(group);
+	free(gtotal);
 	return rc;
 }

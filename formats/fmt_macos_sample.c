@@ -27,7 +27,10 @@
  * Each thread's root line becomes
  * the root frame ("Thread_15758535", or "Thread_N   DispatchQueue..." with
  * the queue) and the sample's thread (tid N, the label as name, the pid of
- * the "Process:" header line).  One sample type ("samples", "count"); the
+ * the "Process:" header line, or of the "Process:" line above the thread
+ * in our report of several processes).  A frame keeps its address "[0x...]" and
+ * its offset into the function, the "+ 13" after the module (not with
+ * --inferno).  One sample type ("samples", "count"); the
  * sampling interval of the first line is kept as the period.
  */
 #include "analyze.h"
@@ -198,6 +201,25 @@ static void exact_thread_name(const char *s, const char *end,
 			}
 }
 
+/* "func  (in module) + 2567  [0x...]": the offset into the function
+ * after the module's ')' at `q`, SF_NO_OFFSET if there is none. */
+static uint64_t offset_of(const char *q, const char *end)
+{
+	uint64_t v = 0;
+
+	while (q < end && *q == ' ')
+		q++;
+	if (end - q < 3 || q[0] != '+' || q[1] != ' ')
+		return SF_NO_OFFSET;
+	const char *d = q + 2;
+	for (q = d; q < end && *q >= '0' && *q <= '9'; q++) {
+		if (v > (UINT64_MAX - 1 - 9) / 10)
+			return SF_NO_OFFSET;
+		v = v * 10 + (uint64_t)(*q - '0');
+	}
+	return q > d && (q == end || *q == ' ') ? v : SF_NO_OFFSET;
+}
+
 static int on_node(struct smp_state *st, const char *l, size_t n)
 {
 	struct sf_ctx *ctx = st->ctx;
@@ -249,9 +271,9 @@ static int on_node(struct smp_state *st, const char *l, size_t n)
 	}
 	while (fe > rest && (fe[-1] == ' ' || fe[-1] == '\t'))
 		fe--;
-	const char *mod = NULL;
+	const char *mod = NULL, *after = NULL;
 	size_t modn = 0;
-	if (!st->no_modules && depth > 1) {
+	if (depth > 1) {
 		const char *m = rest;
 		for (const char *q = rest; q + 4 <= end; q++)
 			if (!memcmp(q, "(in ", 4))
@@ -269,7 +291,10 @@ static int on_node(struct smp_state *st, const char *l, size_t n)
 				if (*q == ')')
 					close = q;
 		}
-		if (close) {
+		/* the offset follows the module even with --no-modules */
+		if (close)
+			after = close + 1;
+		if (close && !st->no_modules) {
 			mod = m;
 			modn = (size_t)(close - m);
 			if (!st->exact && ends_with(mod, modn, ".dylib"))
@@ -292,6 +317,9 @@ static int on_node(struct smp_state *st, const char *l, size_t n)
 	if (!sf_sbuf_add(&st->tmp, st->names.s + off, st->names.len - off))
 		return sf_error_nomem(ctx);
 	fr.name = st->tmp.s;
+	/* --inferno keys stacks on their text, which has no offsets */
+	if (after && !st->inferno)
+		fr.offset = offset_of(after, end);
 	struct sf_sbuf modbuf = { 0 }, srcbuf = { 0 };
 	if (modn) {
 		if (!sf_sbuf_add(&modbuf, mod, modn))
@@ -412,6 +440,26 @@ static int finish(struct smp_state *st)
 	return rc;
 }
 
+/* "Process:         COMMAND [PID]  N samples" in the call graph (our
+ * report of several processes, analyze/sample.c): PID, SF_NO_ID if the
+ * line has none. */
+static int64_t graph_pid(const char *l, size_t n)
+{
+	const char *rb = NULL, *lb = NULL;
+	int64_t v;
+
+	for (size_t i = n; i-- > 0 && !rb;)
+		if (l[i] == ']')
+			rb = l + i;
+	for (const char *q = rb; q && q-- > l && !lb;)
+		if (*q == '[')
+			lb = q;
+	if (lb && rb - lb > 1 &&
+	    sf_parse_i64(lb + 1, (size_t)(rb - lb - 1), &v))
+		return v;
+	return SF_NO_ID;
+}
+
 static int sample_read(struct sf_profile *p, struct sf_input *in,
 		       struct sf_ctx *ctx)
 {
@@ -496,6 +544,12 @@ static int sample_read(struct sf_profile *p, struct sf_input *in,
 		if (e >= 21 && !memcmp(line, "Total number in stack", 21)) {
 			ended = true;
 			break;
+		}
+		if (e > 8 && !memcmp(line, "Process:", 8)) {
+			/* our report of several processes: the threads
+			 * that follow are this one's */
+			st.pid = graph_pid(line, e);
+			continue;
 		}
 		if (e < 4 || memcmp(line, "    ", 4)) {
 			rc = bad(&st, "call graph line does not start with "

@@ -543,6 +543,12 @@ int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 			const char *pn = elf ? sfc__plt_name(elf, rel, pltname,
 							     sizeof(pltname))
 					     : NULL;
+			/* the offset into the function, "+ N" as macOS
+			 * sample prints it: two return addresses in one
+			 * function then read as such (a PLT entry or an
+			 * address without a symbol has no function) */
+			if (name && !pn)
+				f.offset = off;
 			if (pn)
 				name = pn;
 			if (!name) {

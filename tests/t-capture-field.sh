@@ -194,6 +194,14 @@ PY
 timeout 120 "$SFCAPTURE" -q -p $PA -p $PB -d 0.5 -o twop.json
 v=$(pid_check twop.json $PA $PB)
 [ "$v" = ok ] && pass capture-procs-repeat || fail capture-procs-repeat "$v"
+# the sample report groups threads by process: one "Process:" line per
+# pid, and each target's main thread (Thread_PID) under its own pid's
+$SFANALYZE -q --sample twop.json > twop.sample
+awk -v a=$PA -v b=$PB '
+/^Process: .* samples$/ { match($0, /\[[0-9]+\]/); cur = substr($0, RSTART + 1, RLENGTH - 2); np++ }
+/^    [0-9]+ Thread_[0-9]+/ { split($2, t, "_"); if (t[2] == a || t[2] == b) { if (t[2] != cur) bad = 1; seen[t[2]] = 1 } }
+END { exit !(np == 2 && seen[a] && seen[b] && !bad) }' twop.sample &&
+	pass capture-procs-sample-report || fail capture-procs-sample-report "$(grep -E '^(Process: |    [0-9]+ Thread_)' twop.sample | head -n 12)"
 timeout 120 "$SFCAPTURE" -q -p $PA,$PB -d 0.5 --to lines -o twoc.lines
 na=$(grep -c "^$PA:main	" twoc.lines); nb=$(grep -c "^$PB:main	" twoc.lines)
 if [ "$na" -gt 0 ] && [ "$nb" -gt 0 ]; then pass capture-procs-comma; else
@@ -281,11 +289,14 @@ for f, c in sorted(cnt.items(), key=lambda x: (-x[1],) + tie(x[0])):
         continue
     fr = d["frames"][f]
     # as sample prints a frame: "(in MODULE)" where there is a module,
-    # "[0xADDR]" (and "FILE:LINE") where there is an address: kernel
-    # frames have a module and no address, Python frames neither
+    # then "+ OFFSET" into the function where known, "[0xADDR]" (and
+    # "FILE:LINE") where there is an address: kernel frames have a module
+    # and no address, Python frames neither
     line = "        %-8d%s" % (c, fr["name"] or "???")
     if fr.get("module"):
         line += "  (in %s)" % os.path.basename(fr["module"])
+        if "offset" in fr:
+            line += " + %d" % fr["offset"]
     if fr.get("address"):
         line += "  [%s]" % fr["address"]
         if fr.get("file") and fr.get("line"):

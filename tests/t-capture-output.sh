@@ -75,6 +75,32 @@ $SFCONV -q --from sample --thread-prefix def/report.txt > report.folded
 grep -q '^cpu-[0-9]*;.*cpu_thread;cpu_recurse;.*;cpu_leaf [0-9]*$' report.folded &&
 	grep -q '^read-[0-9]*;.*read_thread;read_blocker' report.folded &&
 	pass capture-report-reads-back || fail capture-report-reads-back "$(head -n 5 report.folded)"
+# "+ N" on frames as sample prints them: the offset of the address into
+# its function, i.e. the frame's address less the symbol's value that nm
+# gives (target_nofp is not relocated, so both are link-time addresses);
+# and in the report after the module, as "(in target_nofp) + N  [0xA]"
+nm target_nofp | awk '$2 ~ /^[tT]$/ { print $3, $1 }' > nofp.syms
+python3 - def.json nofp.syms def/report.txt <<'PY' && pass capture-frame-offset || fail capture-frame-offset "see above"
+import json, re, sys
+m = json.load(open(sys.argv[1]))
+syms = {}
+for l in open(sys.argv[2]):
+    name, value = l.split()
+    syms.setdefault(name, int(value, 16))
+own = [f for f in m['frames'] if (f.get('module') or '').endswith('/target_nofp')
+       and f['name'] in syms and not f.get('inline')]
+assert own, 'no frame of a target_nofp function'
+for f in own:
+    want = int(f['address'], 16) - syms[f['name']]
+    assert f.get('offset') == want, (f, want)
+# the report shows the nodes over 1% of their thread: those it shows
+lines = re.findall(r' (\S+)  \(in target_nofp\) \+ (\d+)  \[0x([0-9a-f]+)\]',
+                   open(sys.argv[3]).read())
+lines = [x for x in lines if x[0] in syms]
+assert lines, 'no "(in target_nofp) + N" in the report'
+for name, off, addr in lines:
+    assert int(off) == int(addr, 16) - syms[name], (name, off, addr)
+PY
 # -o -: the capture on standard output, so the report on standard error
 timeout 60 "$SFCAPTURE" -p $TPID -d 0.2 --to collapsed -o - > out.folded 2> out.err
 grep -q '^Call graph:$' out.err && ! grep -q 'Call graph' out.folded && grep -q 'cpu_leaf' out.folded &&

@@ -26,6 +26,11 @@ except jsonschema.ValidationError:
 PY
 	if $py v.py "$TOP/docs/profile.schema.json" out.json; then pass json-schema-validates
 	else fail json-schema-validates "output does not match docs/profile.schema.json"; fi
+	# frames with offsets (a sample report's "+ N")
+	$SFCONV "$FIX/sample/offsets.sample.txt" -o off.json
+	if grep -q '"offset":20' off.json && $py v.py "$TOP/docs/profile.schema.json" off.json; then
+		pass json-schema-validates-offsets
+	else fail json-schema-validates-offsets "offsets missing or not in docs/profile.schema.json"; fi
 fi
 
 hdr='{"format":"sftools-profile","version":1,"sample_types":[{"type":"samples","unit":"count"}],"threads":[],"frames":[{"name":"a"}]'
@@ -46,3 +51,6 @@ expect_error json-syntax-line 1 '^sfconv: syntax.json:3: invalid JSON' $SFCONV -
 # nesting beyond --max-nesting is refused, not recursed into
 python3 -c 'print("{\"format\":\"sftools-profile\",\"x\":" + "["*600 + "]"*600 + "}")' > deep.json
 expect_error json-nesting-limit 1 'invalid JSON' $SFCONV deep.json
+printf '%s' "$hdr" | sed 's/{"name":"a"}/{"name":"a","offset":-1}/' > badoff.json
+printf ',"stacks":[[0,0]],"samples":[[1,null,null,0,1]]}\n' >> badoff.json
+expect_error json-offset-negative 1 'frames\[0\]: offset: expected an integer' $SFCONV badoff.json

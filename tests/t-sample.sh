@@ -158,3 +158,47 @@ $SFCONV -q --from sample mod2.txt --to sample > mod3.txt
 $SFCONV -q --from sample mod3.txt --to json | grep -o '"module":"[^"]*"' > mod.got
 expect_same sample-module-names-kept mod.want mod.got
 expect_same sample-reread-stable mod2.txt mod3.txt
+
+# offsets: main is on the stack at two return addresses, "+ 20" and
+# "+ 36"; the report keeps the two apart and prints the "+ N" that sample
+# printed after the module (offsets-want.sample.txt written by hand with
+# the writer's rules above; work is one frame, 6 + 4 = 10 in stacks)
+OIN=$FIX/sample/offsets.sample.txt
+$SFCONV -q "$OIN" --to sample > off.txt
+expect_same sample-offsets-golden "$FIX/sample/offsets-want.sample.txt" off.txt
+$SFCONV -q "$OIN" --to json > off.json
+if python3 - off.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+got = sorted((f['name'], f.get('address'), f.get('offset')) for f in m['frames'] if 'module' in f)
+assert got == [('app`main', '0x2014', 20), ('app`main', '0x2024', 36),
+               ('app`work', '0x3005', 5), ('libdyld`start', '0x1001', 1)], got
+PY
+then pass sample-offsets-json; else fail sample-offsets-json "offsets not in the native JSON"; fi
+# round trip sample -> json -> sample, and our report read back
+$SFCONV -q --from json off.json --to sample > off2.txt
+expect_same sample-offsets-json-roundtrip off.txt off2.txt
+$SFCONV -q --from sample off.txt --to sample > off3.txt
+expect_same sample-offsets-reread off.txt off3.txt
+# --inferno keys stacks on their text: no addresses, no offsets
+$SFCONV -q --inferno "$OIN" --to json > offi.json
+grep -q '"offset"' offi.json && fail sample-offsets-inferno "$(grep -c offset offi.json) offsets kept" ||
+	pass sample-offsets-inferno
+
+# several processes: each one's threads under a "Process:" line with its
+# command (the main thread's name), pid and samples, most samples first
+# (procs-want.sample.txt by hand: helper 7 samples, app 3 + 2; app's
+# two threads are one list, so Thread_10's lines carry the '+' mark)
+$SFCONV -q "$FIX/sample/procs.json" --to sample > procs.txt
+expect_same sample-processes-golden "$FIX/sample/procs-want.sample.txt" procs.txt
+$SFANALYZE -q --sample --sample-min 0 "$FIX/sample/procs.json" > procs-a.txt
+expect_same sfanalyze-sample-processes "$FIX/sample/procs-want.sample.txt" procs-a.txt
+# read back: the threads keep their process
+$SFCONV -q --from sample procs.txt --to json > procs-back.json
+if python3 - procs-back.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+got = sorted((t.get('pid'), t.get('tid'), t.get('name')) for t in m['threads'])
+assert got == [(10, 10, 'app'), (10, 11, 'worker'), (20, 20, 'helper')], got
+PY
+then pass sample-processes-reread; else fail sample-processes-reread "threads lost their process"; fi

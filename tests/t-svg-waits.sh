@@ -83,3 +83,32 @@ $SFCONV -q nosc.json -o nosc.svg
 classify nosc.svg | awk -F'\t' '$1 != "compute" && $1 != "half" && $2 != "io" { bad = 1 }
 	END { exit bad }' && pass svg-wait-needs-syscall ||
 	fail svg-wait-needs-syscall "$(classify nosc.svg | tr '\n' ' ')"
+
+# the titles say the wait kinds: one line per kind with off-CPU weight
+# under the frame, heaviest first as the colour picks (the first kind on
+# a tie), its share of the frame's samples.  By hand from the labels
+# above: mixed 6 samples, I/O 3, lock 2; tie lock 1 = sleep 1; half only
+# futex 1 of 3 (hot, but its wait still said); compute none; main 24:
+# lock 7, I/O 5, sleep 3, other 1, none 1.
+titles() {
+	python3 -c 'import sys,xml.etree.ElementTree as E
+ns = "{http://www.w3.org/2000/svg}"
+for g in E.parse(sys.argv[1]).getroot().iter(ns + "g"):
+    t = g.find(ns + "title")
+    if t is not None and t.text.split(" (")[0] in sys.argv[2:]:
+        print(t.text.replace("\n", " | "))' "$@"
+}
+cat > want.titles <<'W'
+main (24 samples, 100.00%) | off-CPU: 70.83% | lock: 7 samples (29.17%) | I/O: 5 samples (20.83%) | sleep: 3 samples (12.50%) | other syscall: 1 samples (4.17%) | no syscall: 1 samples (4.17%)
+compute (4 samples, 16.67%) | off-CPU: 0.00%
+half (3 samples, 12.50%) | off-CPU: 33.33% | lock: 1 samples (33.33%)
+mixed (6 samples, 25.00%) | off-CPU: 83.33% | I/O: 3 samples (50.00%) | lock: 2 samples (33.33%)
+tie (2 samples, 8.33%) | off-CPU: 100.00% | lock: 1 samples (50.00%) | sleep: 1 samples (50.00%)
+W
+titles w.svg main compute half mixed tie > got.titles
+expect_same svg-wait-titles want.titles got.titles
+# without syscall labels the titles have no wait lines
+titles nosc.svg main mixed > got.nosc
+printf '%s\n' 'main (24 samples, 100.00%) | off-CPU: 70.83%' \
+	'mixed (6 samples, 25.00%) | off-CPU: 83.33%' > want.nosc
+expect_same svg-wait-titles-need-syscall want.nosc got.nosc

@@ -26,6 +26,7 @@ static const struct {
 	{ "name", M_NAME }, { "module", M_MODULE }, { "file", M_FILE },
 	{ "kind", M_KIND }, { "line", M_LINE }, { "column", M_COLUMN },
 	{ "aux", M_AUX }, { "address", M_ADDRESS }, { "inline", M_INLINE },
+	{ "offset", M_OFFSET },
 	{ "pid", M_PID }, { "tid", M_TID }, { "input", M_INPUT },
 	{ "type", M_TYPE }, { "unit", M_UNIT },
 	{ "source_format", M_SOURCE }, { "period_type", M_PERIOD_TYPE },
@@ -366,6 +367,9 @@ static int elem_member(struct rd *r, enum vkind k, const char *s, size_t n)
 			ival_set(&r->iv[r->sub - M_LINE], k, s, n, 0,
 				 UINT32_MAX);
 			break;
+		case M_OFFSET:
+			ival_set(&r->iv[3], k, s, n, 0, INT64_MAX);
+			break;
 		case M_ADDRESS:
 			/* not a string: ignored, as before */
 			r->addr = 0;
@@ -412,6 +416,8 @@ static int frame_end(struct rd *r)
 		return efail(r, "column: expected an integer");
 	if (r->iv[2].set && !r->iv[2].ok)
 		return efail(r, "aux: expected an integer");
+	if (r->iv[3].set && !r->iv[3].ok)
+		return efail(r, "offset: expected an integer");
 	if (r->addr < 0)
 		return efail(r, "address: expected \"0xHEX\"");
 	if (strlen(r->s[0]) > r->ctx->limits.max_name)
@@ -431,6 +437,8 @@ static int frame_end(struct rd *r)
 	}
 	if (r->addr > 0)
 		f.address = r->addr_v;
+	if (r->iv[3].set)
+		f.offset = (uint64_t)r->iv[3].v;
 	if (r->inl)
 		f.flags |= SF_FRAME_INLINE;
 	return model(r, sf_profile_frame(r->p, r->ctx, &f, &id)) &&

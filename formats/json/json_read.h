@@ -46,7 +46,7 @@ enum jmember {
 	M_OTHER,
 	/* frames */
 	M_NAME, M_MODULE, M_FILE, M_KIND, M_LINE, M_COLUMN, M_AUX, M_ADDRESS,
-	M_INLINE,
+	M_INLINE, M_OFFSET,
 	/* threads (also M_NAME) */
 	M_PID, M_TID, M_INPUT,
 	/* sample types and meta.period_type */
@@ -119,7 +119,8 @@ struct rd {
 	const char *s[4];           /* strings: name, module, file, kind;
 				     * type, unit; thread name */
 	bool name_nul;
-	struct ival iv[3];          /* line, column, aux; pid, tid, input */
+	struct ival iv[4];          /* line, column, aux, offset; pid, tid,
+				     * input */
 	int addr;                   /* 0 none, 1 valid, -1 invalid */
 	uint64_t addr_v;
 	bool inl;

@@ -76,6 +76,10 @@ static struct json_object *frame_obj(const struct sf_frame *f)
 	if (f->flags & SF_FRAME_HAS_AUX)
 		json_object_object_add(o, "aux",
 				       json_object_new_int64(f->aux));
+	/* a JSON integer the reader takes: up to INT64_MAX */
+	if (f->offset <= INT64_MAX)
+		json_object_object_add(
+			o, "offset", json_object_new_int64((int64_t)f->offset));
 	return o;
 }
 

@@ -200,6 +200,7 @@ void sf_frame_init(struct sf_frame *f)
 	memset(f, 0, sizeof(*f));
 	f->name = "";
 	f->address = SF_NO_ADDR;
+	f->offset = SF_NO_OFFSET;
 }
 
 static uint64_t frame_hash(const struct sf_frame *f)
@@ -207,7 +208,7 @@ static uint64_t frame_hash(const struct sf_frame *f)
 	/* strings are interned: hash their addresses */
 	struct {
 		const void *a, *b, *c, *d;
-		uint64_t addr;
+		uint64_t addr, offset;
 		uint32_t line, column, flags, aux;
 	} k;
 
@@ -221,6 +222,7 @@ static uint64_t frame_hash(const struct sf_frame *f)
 	k.column = f->column;
 	k.flags = f->flags;
 	k.aux = f->aux;
+	k.offset = f->offset;
 	return sf_hash(&k, sizeof(k));
 }
 
@@ -233,7 +235,7 @@ static bool frame_eq(const void *c, uint32_t id, const void *k)
 	       a->file == b->file && a->kind == b->kind &&
 	       a->address == b->address && a->line == b->line &&
 	       a->column == b->column && a->flags == b->flags &&
-	       a->aux == b->aux;
+	       a->aux == b->aux && a->offset == b->offset;
 }
 
 int sf_profile_frame(struct sf_profile *p, struct sf_ctx *ctx,
@@ -656,21 +658,25 @@ void sf_thread_label(const struct sf_thread *t, char *buf, size_t size)
 		buf[0] = 0;
 }
 
+const char *sf_process_command(const struct sf_profile *p,
+			       const struct sf_thread *t)
+{
+	for (size_t i = 0; t->pid != SF_NO_ID && i < p->d.nthreads; i++)
+		if (p->d.threads[i].tid == t->pid &&
+		    p->d.threads[i].pid == t->pid && p->d.threads[i].name)
+			return p->d.threads[i].name;
+	return t->name;
+}
+
 void sf_process_label(const struct sf_profile *p, const struct sf_thread *t,
 		      char *buf, size_t size)
 {
-	const char *comm = t->name;
+	const char *comm = sf_process_command(p, t);
 
 	if (t->pid == SF_NO_ID) {
 		sf_thread_label(t, buf, size);
 		return;
 	}
-	for (size_t i = 0; i < p->d.nthreads; i++)
-		if (p->d.threads[i].tid == t->pid &&
-		    p->d.threads[i].pid == t->pid && p->d.threads[i].name) {
-			comm = p->d.threads[i].name;
-			break;
-		}
 	snprintf(buf, size, "%s-%lld", comm ? comm : "", (long long)t->pid);
 }
 

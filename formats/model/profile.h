@@ -6,8 +6,8 @@
  *   strings   interned once; a `const char *` from the profile is stable for
  *             the profile's life and equal strings are equal pointers.
  *   frames    interned once by all their fields (name, module, file, line,
- *             column, address, inline flag, kind, aux).  sf_frame_id indexes
- *             p->frames.
+ *             column, address, inline flag, kind, aux, offset).
+ *             sf_frame_id indexes p->frames.
  *   stacks    a prefix tree, root (outermost caller) at the top: a stack is
  *             a node id; node 0 is the empty stack; every other node is
  *             (parent, frame).  Memory grows with unique stacks, not with
@@ -67,6 +67,7 @@ typedef uint32_t sf_labels_id;
 #define SF_NO_TIME INT64_MIN
 #define SF_NO_ID INT64_MIN        /* a thread or process id that is unknown */
 #define SF_NO_ADDR UINT64_MAX
+#define SF_NO_OFFSET UINT64_MAX
 
 enum sf_frame_flags {
 	SF_FRAME_INLINE = 1u << 0,   /* inlined into its caller */
@@ -85,6 +86,10 @@ struct sf_frame {
 	uint32_t flags;
 	uint32_t aux;          /* format-specific word kept for round trips
 				* (Sampler's symbol `unknown` field) */
+	uint64_t offset;       /* bytes from the start of the function to
+				* `address` (macOS sample's "+ 2567"), so
+				* two return addresses in one function read
+				* as such; SF_NO_OFFSET if unknown */
 };
 
 struct sf_stack_node {
@@ -341,6 +346,10 @@ void sf_thread_label(const struct sf_thread *t, char *buf, size_t size);
  * p has it, else t's; t's own label when its pid is unknown. */
 void sf_process_label(const struct sf_profile *p, const struct sf_thread *t,
 		      char *buf, size_t size);
+/* The COMM of sf_process_label: the name of the main thread of t's
+ * process when p has it, else t's name (NULL when it has none). */
+const char *sf_process_command(const struct sf_profile *p,
+			       const struct sf_thread *t);
 
 #ifdef __cplusplus
 }

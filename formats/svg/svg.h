@@ -133,6 +133,14 @@ int sf_svg__colours_new(struct svg_colours **out, struct sf_ctx *ctx,
 int sf_svg__colour_frame(struct svg_colours *c, struct sf_ctx *ctx,
 			 const struct svg_node *nd, bool offcpu, bool waits,
 			 char *buf, size_t size);
+/* The wait kinds of `nd` by off-CPU weight, heaviest first (the first
+ * kind on a tie): order[0] is the kind whose palette a mostly off-CPU
+ * frame takes. */
+void sf_svg__wait_order(const struct svg_node *nd,
+			enum svg_wait order[SVG_WAIT_N]);
+/* The kinds as the subtitle's legend and the titles name them: "lock",
+ * "I/O", "sleep", "other syscall", "no syscall". */
+extern const char *const sf_svg__wait_names[SVG_WAIT_N];
 /* Red where it grew, blue where it shrank (or the opposite with
  * --negate); grey without change. */
 void sf_svg__colour_diff(double delta, double maxdelta, bool negate,

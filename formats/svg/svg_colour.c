@@ -396,6 +396,24 @@ int sf_svg__colours_new(struct svg_colours **out, struct sf_ctx *ctx,
 	return 0;
 }
 
+const char *const sf_svg__wait_names[SVG_WAIT_N] = {
+	[SVG_WAIT_LOCK] = "lock", [SVG_WAIT_IO] = "I/O",
+	[SVG_WAIT_SLEEP] = "sleep", [SVG_WAIT_OTHER] = "other syscall",
+	[SVG_WAIT_NONE] = "no syscall",
+};
+
+void sf_svg__wait_order(const struct svg_node *nd,
+			enum svg_wait order[SVG_WAIT_N])
+{
+	/* insertion sort, stable: equal weights keep the kinds' order */
+	for (int k = 0; k < SVG_WAIT_N; k++) {
+		int j = k;
+		for (; j > 0 && nd->wait[order[j - 1]] < nd->wait[k]; j--)
+			order[j] = order[j - 1];
+		order[j] = (enum svg_wait)k;
+	}
+}
+
 int sf_svg__colour_frame(struct svg_colours *c, struct sf_ctx *ctx,
 			 const struct svg_node *nd, bool offcpu, bool waits,
 			 char *buf, size_t size)
@@ -442,12 +460,11 @@ int sf_svg__colour_frame(struct svg_colours *c, struct sf_ctx *ctx,
 	 * io palette (blue), as in off-CPU flame graphs; with wait kinds, in
 	 * the palette of its heaviest kind (the first on a tie) */
 	bool off = offcpu && 2 * nd->off > nd->w;
-	enum svg_wait wk = SVG_WAIT_IO;
-	if (off && waits)
-		for (int k = 0; k < SVG_WAIT_N; k++)
-			if (nd->wait[k] > nd->wait[wk] ||
-			    (nd->wait[k] == nd->wait[wk] && k < (int)wk))
-				wk = (enum svg_wait)k;
+	enum svg_wait wk = SVG_WAIT_IO, order[SVG_WAIT_N];
+	if (off && waits) {
+		sf_svg__wait_order(nd, order);
+		wk = order[0];
+	}
 	static const enum svg_palette wait_pal[] = {
 		[SVG_WAIT_LOCK] = PAL_PURPLE, [SVG_WAIT_IO] = PAL_IO,
 		[SVG_WAIT_SLEEP] = PAL_AQUA, [SVG_WAIT_OTHER] = PAL_GREEN,

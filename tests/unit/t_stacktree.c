@@ -6,7 +6,8 @@
  * same frame names given as names and as frames with a module,
  * sf_profile_trim in the middle (the index is rebuilt), and the index
  * sized up front by sf_profile_reserve_stacks, too large and too small;
- * and the deepest stack, sf_profile_max_depth. */
+ * and the deepest stack, sf_profile_max_depth; a frame's offset is part of
+ * its identity. */
 #include "unit.h"
 #include "profile.h"
 
@@ -124,6 +125,36 @@ static void max_depth(struct sf_ctx *ctx)
 	sf_profile_free(p);
 }
 
+/* A frame's offset into its function is part of its identity: one
+ * function at two return addresses is two frames, at one address one. */
+static void frame_offset(struct sf_ctx *ctx)
+{
+	struct sf_profile *p;
+	struct sf_frame f;
+	sf_frame_id a = 0, b = 0, c = 0, d = 0;
+	int rc = 0;
+
+	if (sf_profile_new(&p, ctx)) {
+		CHECK("frame-offset-identity", 0);
+		return;
+	}
+	sf_frame_init(&f);
+	CHECK("frame-offset-unknown", f.offset == SF_NO_OFFSET);
+	f.name = "main";
+	f.module = "app";
+	rc |= sf_profile_frame(p, ctx, &f, &d);
+	f.address = 0x2014;
+	f.offset = 20;
+	rc |= sf_profile_frame(p, ctx, &f, &a);
+	rc |= sf_profile_frame(p, ctx, &f, &c);
+	f.address = 0x2024;
+	f.offset = 36;
+	rc |= sf_profile_frame(p, ctx, &f, &b);
+	CHECK("frame-offset-identity", !rc && a == c && a != b && a != d &&
+	      p->d.nframes == 3 && p->d.frames[b].offset == 36);
+	sf_profile_free(p);
+}
+
 int main(void)
 {
 	struct sf_ctx ctx;
@@ -135,5 +166,6 @@ int main(void)
 	run(&ctx, 40, 20000, 100000, "stacktree-reserved-large");
 	run(&ctx, 400, 6000, 10, "stacktree-reserved-small");
 	max_depth(&ctx);
+	frame_offset(&ctx);
 	return unit_failed;
 }
