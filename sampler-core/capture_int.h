@@ -160,6 +160,8 @@ struct sfc_cthread {
 struct sfc_addr {
 	uint64_t pc;            /* call site (pc - 1 for return addresses) */
 	uint32_t gen;           /* program image: +1 at every exec */
+	uint32_t jit;           /* the perf map entry holding pc when it
+				 * was sampled (jitmap.c), or 0 */
 	Dwfl_Module *mod;       /* NULL until known */
 };
 
@@ -351,6 +353,7 @@ struct sfc_session {
 	uid_t uid;              /* the target's user (owner of /proc/PID):
 				 * files it may write are believed
 				 * (jitmap.c) */
+	struct sfc_jitmap *jit; /* the perf map read so far (jitmap.c) */
 };
 
 /* read.c: the bottom of sampler-core (it calls no other file of it):

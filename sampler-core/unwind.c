@@ -501,7 +501,7 @@ int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 		/* jitmap.c: a perf map entry wins over a module whose range
 		 * merely spans the JIT heap (node maps part of its text far
 		 * above the rest, and libdwfl's module covers the gap) */
-		if ((name = sfc__jit_find(jit, pc))) {
+		if ((name = sfc__jit_find(jit, pc, s->addrs[i].jit))) {
 			f.kind = "jit";
 			f.address = pc;
 			mod = NULL;
