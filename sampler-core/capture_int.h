@@ -374,6 +374,11 @@ int sfc__sched_read(struct sfc_session *s, struct sfc_cthread *c,
  * prefix: the copy stops at the first unmapped page). */
 size_t sfc__read_mem(pid_t pid, uint64_t addr, size_t len,
 		     unsigned char *buf);
+/* Copy n blocks of len bytes, block i from addr[i] to buf + i * len, in
+ * one system call (a few for many blocks); returns the blocks copied (a
+ * prefix: the copy stops at the first block not wholly mapped). */
+size_t sfc__read_blocks(pid_t pid, const uint64_t *addr, size_t n,
+			size_t len, unsigned char *buf);
 
 /* stop.c: stopping, reading and releasing threads */
 /* PTRACE_SEIZE and PTRACE_INTERRUPT t (t->t_int, ps = PS_SEIZED); a

@@ -29,6 +29,9 @@
 #define PY_MAX_FRAMES 256
 #define PY_SEP UINT32_MAX       /* ends a group in a record */
 #define PY_CSTACK 3             /* FRAME_OWNED_BY_CSTACK */
+enum { PY_FRAME, PY_ENTRY, PY_SHIM };   /* a frame, one ending its eval
+					 * call (3.11 is_entry), a shim
+					 * (3.12+) */
 
 struct py_layout {
 	uint64_t rt_interp_head;
@@ -43,20 +46,31 @@ struct py_layout {
 	uint64_t co_code;       /* co_code_adaptive */
 	uint64_t str_state, str_ascii_size;
 	uint64_t bytes_size, bytes_data;
+	uint64_t co_lo, co_hi;  /* the bytes of a code object read per
+				 * frame: its four fields above (py_find) */
 };
+
+/* The most bytes of a code object read per frame */
+#define PY_CO_SPAN 128
 
 /* an interned string ("qualname (file:line)") */
 struct py_str {
 	char *s;
 };
 
-/* a code object seen: its names and line table, by address */
+/* a code object seen: its names and line table, by address, and the
+ * names of the last few instructions sampled in it (a hot loop comes
+ * back to the same few) */
+#define PY_CODE_LAST 4
 struct py_code {
-	uint64_t addr, qualname, filename;
+	uint64_t addr, qualname, filename, linetable;
 	int firstline;
 	char *name, *file;
 	unsigned char *lt;
 	size_t ltlen;
+	uint64_t last_instr[PY_CODE_LAST];
+	uint32_t last_sid[PY_CODE_LAST];
+	unsigned nlast;
 };
 
 struct sfc_py {
@@ -224,6 +238,23 @@ static void py_find(struct sfc_session *s)
 			"frames", major, minor);
 		return;
 	}
+	/* per frame, only the span of the code object that holds its
+	 * names, first line and line table is read */
+	struct py_layout *L = &py->L;
+	const uint64_t f[4] = { L->co_qualname, L->co_filename,
+				L->co_linetable, L->co_firstlineno };
+	L->co_lo = UINT64_MAX;
+	L->co_hi = 0;
+	for (int i = 0; i < 4; i++) {
+		L->co_lo = f[i] < L->co_lo ? f[i] : L->co_lo;
+		L->co_hi = f[i] + 8 > L->co_hi ? f[i] + 8 : L->co_hi;
+	}
+	if (L->co_hi - L->co_lo > PY_CO_SPAN) {
+		py_warn(py, "Python %d.%d: code object fields too far apart "
+			"for this reader: no Python frames", major, minor);
+		py->map_seq = UINT32_MAX - 1;   /* never again */
+		return;
+	}
 	/* self-check: the first thread state points back at its
 	 * interpreter */
 	uint64_t interp, ts, back;
@@ -328,25 +359,25 @@ static int addr2line(const unsigned char *p, size_t n, int line,
 	return -1;
 }
 
-/* name "qualname (file:line)" of the frame running `code` at `instr` */
-static int frame_name(struct sfc_session *s, uint64_t code, uint64_t instr,
-		      uint32_t *out)
+/* name "qualname (file:line)" of the frame running `code` at `instr`;
+ * hdr holds the code object's bytes [co_lo, co_hi) */
+static int frame_name(struct sfc_session *s, uint64_t code,
+		      const unsigned char *hdr, uint64_t instr, uint32_t *out)
 {
 	struct sfc_py *py = PY(s);
 	const struct py_layout *L = &py->L;
-	unsigned char hdr[256];
 	uint64_t qn, fn, lt;
 	int32_t first;
 
-	if (L->co_code > sizeof(hdr) || !rd(s, code, hdr, (size_t)L->co_code))
-		return 1;
-	memcpy(&qn, hdr + L->co_qualname, 8);
-	memcpy(&fn, hdr + L->co_filename, 8);
-	memcpy(&lt, hdr + L->co_linetable, 8);
-	memcpy(&first, hdr + L->co_firstlineno, 4);
+	memcpy(&qn, hdr + L->co_qualname - L->co_lo, 8);
+	memcpy(&fn, hdr + L->co_filename - L->co_lo, 8);
+	memcpy(&lt, hdr + L->co_linetable - L->co_lo, 8);
+	memcpy(&first, hdr + L->co_firstlineno - L->co_lo, 4);
 	struct py_code *pc = &py->codes[(code >> 4) % py->ncodes];
+	/* the same object still, by its fields (an address may be reused
+	 * by another code object) */
 	if (pc->addr != code || pc->qualname != qn || pc->filename != fn ||
-	    pc->firstline != first) {
+	    pc->linetable != lt || pc->firstline != first) {
 		char name[256], file[1024];
 		uint64_t n;
 		if (!read_str(s, qn, name, sizeof(name)))
@@ -368,8 +399,14 @@ static int frame_name(struct sfc_session *s, uint64_t code, uint64_t instr,
 		pc->addr = code;
 		pc->qualname = qn;
 		pc->filename = fn;
+		pc->linetable = lt;
 		pc->firstline = first;
 	}
+	for (unsigned i = 0; i < pc->nlast && i < PY_CODE_LAST; i++)
+		if (pc->last_instr[i] == instr) {
+			*out = pc->last_sid[i];
+			return 0;
+		}
 	uint64_t base = code + L->co_code;
 	int line = instr >= base ? addr2line(pc->lt, pc->ltlen, first,
 					     (instr - base) / 2) : -1;
@@ -379,7 +416,11 @@ static int frame_name(struct sfc_session *s, uint64_t code, uint64_t instr,
 			 line);
 	else
 		snprintf(buf, sizeof(buf), "%s (%s)", pc->name, pc->file);
-	return str_get(py, buf, out) ? -1 : 0;
+	if (str_get(py, buf, out))
+		return -1;
+	pc->last_instr[pc->nlast % PY_CODE_LAST] = instr;
+	pc->last_sid[pc->nlast++ % PY_CODE_LAST] = *out;
+	return 0;
 }
 
 static bool rec_eq(const void *c, uint32_t id, const void *key)
@@ -452,18 +493,20 @@ static void py_read(struct sfc_session *s, const struct sfc_thr *t,
 	if (L->ts_cframe != UINT64_MAX &&
 	    !rd64(s, fr + L->cf_current, &fr))
 		return;
-	bool any = false;
 	/* Frames live in the thread's data stack, older ones below newer:
 	 * one read of the block that ends with the current frame usually
 	 * holds the callers too */
 	unsigned char blk[4096];
 	uint64_t blo = 0, bhi = 0;
-	for (int k = 0; fr && k < PY_MAX_FRAMES; k++) {
+	uint64_t code[PY_MAX_FRAMES], instr[PY_MAX_FRAMES], co[PY_MAX_FRAMES];
+	unsigned char kind[PY_MAX_FRAMES];     /* PY_FRAME, _ENTRY, _SHIM */
+	size_t nf = 0, nco = 0;
+	size_t need = L->fr_owner + 1;
+	if (need > 128)
+		return;
+	for (; fr && nf < PY_MAX_FRAMES; nf++) {
 		unsigned char f[128];
-		uint64_t code, prev, instr;
-		size_t need = L->fr_owner + 1;
-		if (need > sizeof(f))
-			return;
+		uint64_t prev;
 		if (fr < blo || fr + need > bhi) {
 			uint64_t end = fr + need;
 			/* not below the page before fr's (a failed read falls
@@ -484,25 +527,42 @@ static void py_read(struct sfc_session *s, const struct sfc_thr *t,
 			bhi = end;
 		}
 		memcpy(f, blk + (fr - blo), need);
-		memcpy(&code, f + L->fr_code, 8);
+		memcpy(&code[nf], f + L->fr_code, 8);
 		memcpy(&prev, f + L->fr_previous, 8);
-		memcpy(&instr, f + L->fr_instr, 8);
+		memcpy(&instr[nf], f + L->fr_instr, 8);
 		if (L->fr_is_entry == UINT64_MAX && f[L->fr_owner] == PY_CSTACK) {
 			/* 3.12+: the shim at the base of one eval call */
-			rec[n++] = PY_SEP;
+			kind[nf] = PY_SHIM;
 		} else {
-			uint32_t sid;
-			int rc = frame_name(s, code, instr, &sid);
-			if (rc < 0)
-				return;
-			if (rc == 0) {
-				rec[n++] = sid;
-				any = true;
-			}
-			if (L->fr_is_entry != UINT64_MAX && f[L->fr_is_entry])
-				rec[n++] = PY_SEP;
+			kind[nf] = L->fr_is_entry != UINT64_MAX &&
+				   f[L->fr_is_entry] ? PY_ENTRY : PY_FRAME;
+			co[nco++] = code[nf] + L->co_lo;
 		}
 		fr = prev;
+	}
+	/* the code objects' names and lines, all in one read (a cached
+	 * name is still checked against them: an address may be reused) */
+	unsigned char hdr[PY_MAX_FRAMES][PY_CO_SPAN];
+	size_t span = (size_t)(L->co_hi - L->co_lo);
+	size_t nread = sfc__read_blocks(s->pid, co, nco, span, hdr[0]);
+	bool any = false;
+	for (size_t k = 0, j = 0; k < nf; k++) {
+		if (kind[k] == PY_SHIM) {
+			rec[n++] = PY_SEP;
+			continue;
+		}
+		/* past one the read could not copy, each on its own */
+		unsigned char *h = hdr[0] + j * span;
+		if (j < nread || rd(s, co[j], h, span)) {
+			uint32_t sid;
+			if (frame_name(s, code[k], h, instr[k], &sid))
+				return;
+			rec[n++] = sid;
+			any = true;
+		}
+		j++;
+		if (kind[k] == PY_ENTRY)
+			rec[n++] = PY_SEP;
 	}
 	if (!any)
 		return;

@@ -113,3 +113,28 @@ size_t sfc__read_mem(pid_t pid, uint64_t addr, size_t len,
 	ssize_t got = process_vm_readv(pid, &local, 1, remote, n, 0);
 	return got > 0 ? (size_t)got : 0;
 }
+
+size_t sfc__read_blocks(pid_t pid, const uint64_t *addr, size_t n,
+			size_t len, unsigned char *buf)
+{
+	struct iovec local, remote[256];
+	size_t done = 0;
+
+	while (done < n) {
+		size_t k = n - done;
+		if (k > sizeof(remote) / sizeof(remote[0]))
+			k = sizeof(remote) / sizeof(remote[0]);
+		for (size_t i = 0; i < k; i++) {
+			remote[i].iov_base = (void *)(uintptr_t)addr[done + i];
+			remote[i].iov_len = len;
+		}
+		local.iov_base = buf + done * len;
+		local.iov_len = k * len;
+		ssize_t got = process_vm_readv(pid, &local, 1, remote, k, 0);
+		size_t whole = got > 0 ? (size_t)got / len : 0;
+		done += whole;
+		if (whole < k)
+			break;
+	}
+	return done;
+}
