@@ -371,14 +371,19 @@ bool sfc__task_stat(const struct sfc_session *s, pid_t tid,
 int sfc__sched_read(struct sfc_session *s, struct sfc_cthread *c,
 		    uint64_t *run, uint64_t *slices);
 /* Copy len bytes of the target at addr; returns the bytes copied (a
- * prefix: the copy stops at the first unmapped page). */
+ * prefix: the copy stops at the first unmapped page, or after the 80th
+ * page). */
 size_t sfc__read_mem(pid_t pid, uint64_t addr, size_t len,
 		     unsigned char *buf);
-/* Copy n blocks of len bytes, block i from addr[i] to buf + i * len, in
- * one system call (a few for many blocks); returns the blocks copied (a
- * prefix: the copy stops at the first block not wholly mapped). */
-size_t sfc__read_blocks(pid_t pid, const uint64_t *addr, size_t n,
-			size_t len, unsigned char *buf);
+/* Copy the ranges r[0..n), one after another into buf, in one system
+ * call; returns the bytes copied (a prefix: the copy stops at the first
+ * unmapped page, or after 256 pages). */
+struct sfc_range {
+	uint64_t addr;
+	size_t len;
+};
+size_t sfc__read_ranges(pid_t pid, const struct sfc_range *r, size_t n,
+			unsigned char *buf);
 
 /* stop.c: stopping, reading and releasing threads */
 /* PTRACE_SEIZE and PTRACE_INTERRUPT t (t->t_int, ps = PS_SEIZED); a

@@ -13,7 +13,12 @@
  * A thread is read while it is stopped (sfc__grab), or inside the
  * schedstat proof of a read without a stop: its thread state is the one
  * whose native_thread_id is the thread's id; its frames are read from the
- * current frame back.  Each _PyEval_EvalFrameDefault call ran one group
+ * current frame back.  The thread is stopped meanwhile, so the reads are
+ * few: for a thread read before, its thread state, the current frame
+ * through the cframe seen last time and the block of frames read last
+ * time come in one process_vm_readv (each used only if what it hangs
+ * from is unchanged), and the code objects of all its frames in a
+ * second.  Each _PyEval_EvalFrameDefault call ran one group
  * of frames: on 3.11 up to the frame marked is_entry, on 3.12 and later
  * up to the shim frame the C stack owns (owner FRAME_OWNED_BY_CSTACK).
  * At emit, the k-th _PyEval_EvalFrameDefault from the leaf is replaced by
@@ -52,6 +57,10 @@ struct py_layout {
 
 /* The most bytes of a code object read per frame */
 #define PY_CO_SPAN 128
+/* The bytes of a thread's frames read at once: up to half below the
+ * current frame (its callers), the rest above it (deeper calls, the
+ * next time the thread is read) */
+#define PY_BLOCK 4096
 
 /* an interned string ("qualname (file:line)") */
 struct py_str {
@@ -94,6 +103,8 @@ struct sfc_py {
 	struct {                /* thread state by tid, direct-mapped */
 		pid_t tid;
 		uint64_t ts;
+		uint64_t cframe;        /* 3.11/3.12: tstate->cframe */
+		uint64_t blo;           /* the frames' block */
 	} tcache[256];
 };
 
@@ -468,10 +479,56 @@ static void py_read(struct sfc_session *s, const struct sfc_thr *t,
 		return;
 	size_t slot = (size_t)t->tid % 256;
 	ts = py->tcache[slot].tid == t->tid ? py->tcache[slot].ts : 0;
-	if (ts && (!rd(s, ts + lo, tb, hi - lo) ||
-		   (memcpy(&id, tb + L->ts_native_id - lo, 8),
-		    id != (uint64_t)t->tid)))
-		ts = 0;
+	/* Frames live in the thread's data stack, older ones below newer:
+	 * one read of the block that ends with the current frame usually
+	 * holds the callers too */
+	unsigned char blk[PY_BLOCK];
+	uint64_t blo = 0, bhi = 0;
+	uint64_t code[PY_MAX_FRAMES], instr[PY_MAX_FRAMES];
+	struct sfc_range co[PY_MAX_FRAMES];
+	unsigned char kind[PY_MAX_FRAMES];     /* PY_FRAME, _ENTRY, _SHIM */
+	size_t nf = 0, nco = 0;
+	size_t need = L->fr_owner + 1;
+	bool have_fr = false;
+	if (need > 128)
+		return;
+	if (ts) {
+		/* A thread read before: its thread state, the current frame
+		 * through the cframe seen last time, and the block of frames
+		 * read last time and what lies above it (deeper calls), in
+		 * one read; each is used only if what it hangs from is
+		 * unchanged */
+		uint64_t cf = py->tcache[slot].cframe;
+		struct sfc_range r[3] = {
+			{ ts + lo, (size_t)(hi - lo) },
+			{ cf + L->cf_current, cf ? 8 : 0 },
+			{ py->tcache[slot].blo, py->tcache[slot].blo ?
+						sizeof(blk) : 0 },
+		};
+		unsigned char b[sizeof(tb) + 8 + sizeof(blk)];
+		size_t got = sfc__read_ranges(s->pid, r, 3, b);
+		size_t at = r[0].len + r[1].len;
+		if (got >= r[0].len)
+			memcpy(&id, b + L->ts_native_id - lo, 8);
+		if (got < r[0].len || id != (uint64_t)t->tid) {
+			ts = 0;
+		} else {
+			memcpy(tb, b, r[0].len);
+			memcpy(&fr, tb + cur - lo, 8);
+			if (L->ts_cframe == UINT64_MAX) {
+				have_fr = true;
+			} else if (cf && fr == cf && got >= at) {
+				memcpy(&fr, b + r[0].len, 8);
+				have_fr = true;
+			}
+			if (have_fr && got > at && fr >= r[2].addr &&
+			    fr + need <= r[2].addr + (got - at)) {
+				blo = r[2].addr;
+				bhi = blo + (got - at);
+				memcpy(blk, b + at, (size_t)(bhi - blo));
+			}
+		}
+	}
 	if (!ts) {
 		if (!rd64(s, py->runtime + L->rt_interp_head, &interp) ||
 		    !rd64(s, interp + L->is_threads_head, &ts))
@@ -488,22 +545,17 @@ static void py_read(struct sfc_session *s, const struct sfc_thr *t,
 			return;
 		py->tcache[slot].tid = t->tid;
 		py->tcache[slot].ts = ts;
+		py->tcache[slot].cframe = 0;
+		py->tcache[slot].blo = 0;
 	}
-	memcpy(&fr, tb + cur - lo, 8);
-	if (L->ts_cframe != UINT64_MAX &&
-	    !rd64(s, fr + L->cf_current, &fr))
-		return;
-	/* Frames live in the thread's data stack, older ones below newer:
-	 * one read of the block that ends with the current frame usually
-	 * holds the callers too */
-	unsigned char blk[4096];
-	uint64_t blo = 0, bhi = 0;
-	uint64_t code[PY_MAX_FRAMES], instr[PY_MAX_FRAMES], co[PY_MAX_FRAMES];
-	unsigned char kind[PY_MAX_FRAMES];     /* PY_FRAME, _ENTRY, _SHIM */
-	size_t nf = 0, nco = 0;
-	size_t need = L->fr_owner + 1;
-	if (need > 128)
-		return;
+	if (!have_fr) {
+		memcpy(&fr, tb + cur - lo, 8);
+		if (L->ts_cframe != UINT64_MAX) {
+			py->tcache[slot].cframe = fr;
+			if (!rd64(s, fr + L->cf_current, &fr))
+				return;
+		}
+	}
 	for (; fr && nf < PY_MAX_FRAMES; nf++) {
 		unsigned char f[128];
 		uint64_t prev;
@@ -511,7 +563,7 @@ static void py_read(struct sfc_session *s, const struct sfc_thr *t,
 			uint64_t end = fr + need;
 			/* not below the page before fr's (a failed read falls
 			 * back to the frame alone) */
-			uint64_t start = end - sizeof(blk);
+			uint64_t start = end - PY_BLOCK / 2;
 			if (start < (fr & ~(uint64_t)4095) - 4096 || start > end)
 				start = (fr & ~(uint64_t)4095) - 4096;
 			if (start > fr)
@@ -525,6 +577,8 @@ static void py_read(struct sfc_session *s, const struct sfc_thr *t,
 			}
 			blo = start;
 			bhi = end;
+			if (!nf)        /* read from there next time */
+				py->tcache[slot].blo = start;
 		}
 		memcpy(f, blk + (fr - blo), need);
 		memcpy(&code[nf], f + L->fr_code, 8);
@@ -536,7 +590,8 @@ static void py_read(struct sfc_session *s, const struct sfc_thr *t,
 		} else {
 			kind[nf] = L->fr_is_entry != UINT64_MAX &&
 				   f[L->fr_is_entry] ? PY_ENTRY : PY_FRAME;
-			co[nco++] = code[nf] + L->co_lo;
+			co[nco].addr = code[nf] + L->co_lo;
+			co[nco++].len = (size_t)(L->co_hi - L->co_lo);
 		}
 		fr = prev;
 	}
@@ -544,7 +599,7 @@ static void py_read(struct sfc_session *s, const struct sfc_thr *t,
 	 * name is still checked against them: an address may be reused) */
 	unsigned char hdr[PY_MAX_FRAMES][PY_CO_SPAN];
 	size_t span = (size_t)(L->co_hi - L->co_lo);
-	size_t nread = sfc__read_blocks(s->pid, co, nco, span, hdr[0]);
+	size_t nread = sfc__read_ranges(s->pid, co, nco, hdr[0]) / span;
 	bool any = false;
 	for (size_t k = 0, j = 0; k < nf; k++) {
 		if (kind[k] == PY_SHIM) {
@@ -553,7 +608,7 @@ static void py_read(struct sfc_session *s, const struct sfc_thr *t,
 		}
 		/* past one the read could not copy, each on its own */
 		unsigned char *h = hdr[0] + j * span;
-		if (j < nread || rd(s, co[j], h, span)) {
+		if (j < nread || rd(s, co[j].addr, h, span)) {
 			uint32_t sid;
 			if (frame_name(s, code[k], h, instr[k], &sid))
 				return;
