@@ -49,6 +49,7 @@ struct sfc_jitmap {
 	int fd;                 /* the map while it may grow, else -1 */
 	bool refused, full, polled;
 	uint32_t tick;          /* of the last read */
+	uint32_t retry;         /* no map yet: the tick to look again */
 	off_t got;              /* bytes of the map read */
 	char *buf;              /* a line still being written */
 	size_t nbuf, capbuf;
@@ -377,13 +378,23 @@ static int map_read(struct sfc_session *s, struct sf_ctx *ctx,
 
 int sfc__jit_poll(struct sfc_session *s, struct sf_ctx *ctx)
 {
-	if (!s->jit && !(s->jit = jit_new()))
+	struct sfc_jitmap *m = s->jit;
+
+	if (!m && !(m = s->jit = jit_new()))
 		return -1;
-	if (s->jit->polled && s->jit->tick == s->tickno)
+	if (m->polled && m->tick == s->tickno)
 		return 0;
-	s->jit->polled = true;
-	s->jit->tick = s->tickno;
-	return map_read(s, ctx, s->jit);
+	/* most processes never write a map: look for one every 16 ticks
+	 * (an address sampled before it is found takes the last entry
+	 * written for it) */
+	if (m->fd < 0 && m->polled && s->tickno - m->retry >= 1u << 31)
+		return 0;
+	m->polled = true;
+	m->tick = s->tickno;
+	int rc = map_read(s, ctx, m);
+	if (m->fd < 0)
+		m->retry = s->tickno + 16;
+	return rc;
 }
 
 /* The number of the last entry holding pc, or 0 */

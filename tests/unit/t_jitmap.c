@@ -47,7 +47,10 @@ int main(void)
 	unlink(path);
 	/* no map yet: nothing holds anything, and no warning */
 	CHECK("jitmap-none", sample(s, &ctx, 0x1050) == 0);
+	/* a process without a map is looked at again 16 ticks later */
 	put(path, "1000 100 first\n");
+	CHECK("jitmap-not-yet", sample(s, &ctx, 0x1050) == 0);
+	s->tickno += 14;
 	uint32_t a = sample(s, &ctx, 0x1050);
 	CHECK("jitmap-first", a == 1);
 	/* a second read in the same tick reads nothing new */
