@@ -160,6 +160,8 @@ struct sfc_cthread {
 struct sfc_addr {
 	uint64_t pc;            /* call site (pc - 1 for return addresses) */
 	uint32_t gen;           /* program image: +1 at every exec */
+	uint32_t jit;           /* the perf map entry holding pc when it
+				 * was sampled (jitmap.c), or 0 */
 	Dwfl_Module *mod;       /* NULL until known */
 };
 
@@ -351,6 +353,7 @@ struct sfc_session {
 	uid_t uid;              /* the target's user (owner of /proc/PID):
 				 * files it may write are believed
 				 * (jitmap.c) */
+	struct sfc_jitmap *jit; /* the perf map read so far (jitmap.c) */
 };
 
 /* read.c: the bottom of sampler-core (it calls no other file of it):
@@ -368,9 +371,19 @@ bool sfc__task_stat(const struct sfc_session *s, pid_t tid,
 int sfc__sched_read(struct sfc_session *s, struct sfc_cthread *c,
 		    uint64_t *run, uint64_t *slices);
 /* Copy len bytes of the target at addr; returns the bytes copied (a
- * prefix: the copy stops at the first unmapped page). */
+ * prefix: the copy stops at the first unmapped page, or after the 80th
+ * page). */
 size_t sfc__read_mem(pid_t pid, uint64_t addr, size_t len,
 		     unsigned char *buf);
+/* Copy the ranges r[0..n), one after another into buf, in one system
+ * call; returns the bytes copied (a prefix: the copy stops at the first
+ * unmapped page, or after 256 pages). */
+struct sfc_range {
+	uint64_t addr;
+	size_t len;
+};
+size_t sfc__read_ranges(pid_t pid, const struct sfc_range *r, size_t n,
+			unsigned char *buf);
 
 /* stop.c: stopping, reading and releasing threads */
 /* PTRACE_SEIZE and PTRACE_INTERRUPT t (t->t_int, ps = PS_SEIZED); a

@@ -13,7 +13,12 @@
  * A thread is read while it is stopped (sfc__grab), or inside the
  * schedstat proof of a read without a stop: its thread state is the one
  * whose native_thread_id is the thread's id; its frames are read from the
- * current frame back.  Each _PyEval_EvalFrameDefault call ran one group
+ * current frame back.  The thread is stopped meanwhile, so the reads are
+ * few: for a thread read before, its thread state, the current frame
+ * through the cframe seen last time and the block of frames read last
+ * time come in one process_vm_readv (each used only if what it hangs
+ * from is unchanged), and the code objects of all its frames in a
+ * second.  Each _PyEval_EvalFrameDefault call ran one group
  * of frames: on 3.11 up to the frame marked is_entry, on 3.12 and later
  * up to the shim frame the C stack owns (owner FRAME_OWNED_BY_CSTACK).
  * At emit, the k-th _PyEval_EvalFrameDefault from the leaf is replaced by
@@ -29,6 +34,9 @@
 #define PY_MAX_FRAMES 256
 #define PY_SEP UINT32_MAX       /* ends a group in a record */
 #define PY_CSTACK 3             /* FRAME_OWNED_BY_CSTACK */
+enum { PY_FRAME, PY_ENTRY, PY_SHIM };   /* a frame, one ending its eval
+					 * call (3.11 is_entry), a shim
+					 * (3.12+) */
 
 struct py_layout {
 	uint64_t rt_interp_head;
@@ -43,20 +51,35 @@ struct py_layout {
 	uint64_t co_code;       /* co_code_adaptive */
 	uint64_t str_state, str_ascii_size;
 	uint64_t bytes_size, bytes_data;
+	uint64_t co_lo, co_hi;  /* the bytes of a code object read per
+				 * frame: its four fields above (py_find) */
 };
+
+/* The most bytes of a code object read per frame */
+#define PY_CO_SPAN 128
+/* The bytes of a thread's frames read at once: up to half below the
+ * current frame (its callers), the rest above it (deeper calls, the
+ * next time the thread is read) */
+#define PY_BLOCK 4096
 
 /* an interned string ("qualname (file:line)") */
 struct py_str {
 	char *s;
 };
 
-/* a code object seen: its names and line table, by address */
+/* a code object seen: its names and line table, by address, and the
+ * names of the last few instructions sampled in it (a hot loop comes
+ * back to the same few) */
+#define PY_CODE_LAST 4
 struct py_code {
-	uint64_t addr, qualname, filename;
+	uint64_t addr, qualname, filename, linetable;
 	int firstline;
 	char *name, *file;
 	unsigned char *lt;
 	size_t ltlen;
+	uint64_t last_instr[PY_CODE_LAST];
+	uint32_t last_sid[PY_CODE_LAST];
+	unsigned nlast;
 };
 
 struct sfc_py {
@@ -80,6 +103,8 @@ struct sfc_py {
 	struct {                /* thread state by tid, direct-mapped */
 		pid_t tid;
 		uint64_t ts;
+		uint64_t cframe;        /* 3.11/3.12: tstate->cframe */
+		uint64_t blo;           /* the frames' block */
 	} tcache[256];
 };
 
@@ -224,6 +249,23 @@ static void py_find(struct sfc_session *s)
 			"frames", major, minor);
 		return;
 	}
+	/* per frame, only the span of the code object that holds its
+	 * names, first line and line table is read */
+	struct py_layout *L = &py->L;
+	const uint64_t f[4] = { L->co_qualname, L->co_filename,
+				L->co_linetable, L->co_firstlineno };
+	L->co_lo = UINT64_MAX;
+	L->co_hi = 0;
+	for (int i = 0; i < 4; i++) {
+		L->co_lo = f[i] < L->co_lo ? f[i] : L->co_lo;
+		L->co_hi = f[i] + 8 > L->co_hi ? f[i] + 8 : L->co_hi;
+	}
+	if (L->co_hi - L->co_lo > PY_CO_SPAN) {
+		py_warn(py, "Python %d.%d: code object fields too far apart "
+			"for this reader: no Python frames", major, minor);
+		py->map_seq = UINT32_MAX - 1;   /* never again */
+		return;
+	}
 	/* self-check: the first thread state points back at its
 	 * interpreter */
 	uint64_t interp, ts, back;
@@ -328,25 +370,25 @@ static int addr2line(const unsigned char *p, size_t n, int line,
 	return -1;
 }
 
-/* name "qualname (file:line)" of the frame running `code` at `instr` */
-static int frame_name(struct sfc_session *s, uint64_t code, uint64_t instr,
-		      uint32_t *out)
+/* name "qualname (file:line)" of the frame running `code` at `instr`;
+ * hdr holds the code object's bytes [co_lo, co_hi) */
+static int frame_name(struct sfc_session *s, uint64_t code,
+		      const unsigned char *hdr, uint64_t instr, uint32_t *out)
 {
 	struct sfc_py *py = PY(s);
 	const struct py_layout *L = &py->L;
-	unsigned char hdr[256];
 	uint64_t qn, fn, lt;
 	int32_t first;
 
-	if (L->co_code > sizeof(hdr) || !rd(s, code, hdr, (size_t)L->co_code))
-		return 1;
-	memcpy(&qn, hdr + L->co_qualname, 8);
-	memcpy(&fn, hdr + L->co_filename, 8);
-	memcpy(&lt, hdr + L->co_linetable, 8);
-	memcpy(&first, hdr + L->co_firstlineno, 4);
+	memcpy(&qn, hdr + L->co_qualname - L->co_lo, 8);
+	memcpy(&fn, hdr + L->co_filename - L->co_lo, 8);
+	memcpy(&lt, hdr + L->co_linetable - L->co_lo, 8);
+	memcpy(&first, hdr + L->co_firstlineno - L->co_lo, 4);
 	struct py_code *pc = &py->codes[(code >> 4) % py->ncodes];
+	/* the same object still, by its fields (an address may be reused
+	 * by another code object) */
 	if (pc->addr != code || pc->qualname != qn || pc->filename != fn ||
-	    pc->firstline != first) {
+	    pc->linetable != lt || pc->firstline != first) {
 		char name[256], file[1024];
 		uint64_t n;
 		if (!read_str(s, qn, name, sizeof(name)))
@@ -368,8 +410,14 @@ static int frame_name(struct sfc_session *s, uint64_t code, uint64_t instr,
 		pc->addr = code;
 		pc->qualname = qn;
 		pc->filename = fn;
+		pc->linetable = lt;
 		pc->firstline = first;
 	}
+	for (unsigned i = 0; i < pc->nlast && i < PY_CODE_LAST; i++)
+		if (pc->last_instr[i] == instr) {
+			*out = pc->last_sid[i];
+			return 0;
+		}
 	uint64_t base = code + L->co_code;
 	int line = instr >= base ? addr2line(pc->lt, pc->ltlen, first,
 					     (instr - base) / 2) : -1;
@@ -379,7 +427,11 @@ static int frame_name(struct sfc_session *s, uint64_t code, uint64_t instr,
 			 line);
 	else
 		snprintf(buf, sizeof(buf), "%s (%s)", pc->name, pc->file);
-	return str_get(py, buf, out) ? -1 : 0;
+	if (str_get(py, buf, out))
+		return -1;
+	pc->last_instr[pc->nlast % PY_CODE_LAST] = instr;
+	pc->last_sid[pc->nlast++ % PY_CODE_LAST] = *out;
+	return 0;
 }
 
 static bool rec_eq(const void *c, uint32_t id, const void *key)
@@ -427,10 +479,56 @@ static void py_read(struct sfc_session *s, const struct sfc_thr *t,
 		return;
 	size_t slot = (size_t)t->tid % 256;
 	ts = py->tcache[slot].tid == t->tid ? py->tcache[slot].ts : 0;
-	if (ts && (!rd(s, ts + lo, tb, hi - lo) ||
-		   (memcpy(&id, tb + L->ts_native_id - lo, 8),
-		    id != (uint64_t)t->tid)))
-		ts = 0;
+	/* Frames live in the thread's data stack, older ones below newer:
+	 * one read of the block that ends with the current frame usually
+	 * holds the callers too */
+	unsigned char blk[PY_BLOCK];
+	uint64_t blo = 0, bhi = 0;
+	uint64_t code[PY_MAX_FRAMES], instr[PY_MAX_FRAMES];
+	struct sfc_range co[PY_MAX_FRAMES];
+	unsigned char kind[PY_MAX_FRAMES];     /* PY_FRAME, _ENTRY, _SHIM */
+	size_t nf = 0, nco = 0;
+	size_t need = L->fr_owner + 1;
+	bool have_fr = false;
+	if (need > 128)
+		return;
+	if (ts) {
+		/* A thread read before: its thread state, the current frame
+		 * through the cframe seen last time, and the block of frames
+		 * read last time and what lies above it (deeper calls), in
+		 * one read; each is used only if what it hangs from is
+		 * unchanged */
+		uint64_t cf = py->tcache[slot].cframe;
+		struct sfc_range r[3] = {
+			{ ts + lo, (size_t)(hi - lo) },
+			{ cf + L->cf_current, cf ? 8 : 0 },
+			{ py->tcache[slot].blo, py->tcache[slot].blo ?
+						sizeof(blk) : 0 },
+		};
+		unsigned char b[sizeof(tb) + 8 + sizeof(blk)];
+		size_t got = sfc__read_ranges(s->pid, r, 3, b);
+		size_t at = r[0].len + r[1].len;
+		if (got >= r[0].len)
+			memcpy(&id, b + L->ts_native_id - lo, 8);
+		if (got < r[0].len || id != (uint64_t)t->tid) {
+			ts = 0;
+		} else {
+			memcpy(tb, b, r[0].len);
+			memcpy(&fr, tb + cur - lo, 8);
+			if (L->ts_cframe == UINT64_MAX) {
+				have_fr = true;
+			} else if (cf && fr == cf && got >= at) {
+				memcpy(&fr, b + r[0].len, 8);
+				have_fr = true;
+			}
+			if (have_fr && got > at && fr >= r[2].addr &&
+			    fr + need <= r[2].addr + (got - at)) {
+				blo = r[2].addr;
+				bhi = blo + (got - at);
+				memcpy(blk, b + at, (size_t)(bhi - blo));
+			}
+		}
+	}
 	if (!ts) {
 		if (!rd64(s, py->runtime + L->rt_interp_head, &interp) ||
 		    !rd64(s, interp + L->is_threads_head, &ts))
@@ -447,28 +545,25 @@ static void py_read(struct sfc_session *s, const struct sfc_thr *t,
 			return;
 		py->tcache[slot].tid = t->tid;
 		py->tcache[slot].ts = ts;
+		py->tcache[slot].cframe = 0;
+		py->tcache[slot].blo = 0;
 	}
-	memcpy(&fr, tb + cur - lo, 8);
-	if (L->ts_cframe != UINT64_MAX &&
-	    !rd64(s, fr + L->cf_current, &fr))
-		return;
-	bool any = false;
-	/* Frames live in the thread's data stack, older ones below newer:
-	 * one read of the block that ends with the current frame usually
-	 * holds the callers too */
-	unsigned char blk[4096];
-	uint64_t blo = 0, bhi = 0;
-	for (int k = 0; fr && k < PY_MAX_FRAMES; k++) {
+	if (!have_fr) {
+		memcpy(&fr, tb + cur - lo, 8);
+		if (L->ts_cframe != UINT64_MAX) {
+			py->tcache[slot].cframe = fr;
+			if (!rd64(s, fr + L->cf_current, &fr))
+				return;
+		}
+	}
+	for (; fr && nf < PY_MAX_FRAMES; nf++) {
 		unsigned char f[128];
-		uint64_t code, prev, instr;
-		size_t need = L->fr_owner + 1;
-		if (need > sizeof(f))
-			return;
+		uint64_t prev;
 		if (fr < blo || fr + need > bhi) {
 			uint64_t end = fr + need;
 			/* not below the page before fr's (a failed read falls
 			 * back to the frame alone) */
-			uint64_t start = end - sizeof(blk);
+			uint64_t start = end - PY_BLOCK / 2;
 			if (start < (fr & ~(uint64_t)4095) - 4096 || start > end)
 				start = (fr & ~(uint64_t)4095) - 4096;
 			if (start > fr)
@@ -482,27 +577,47 @@ static void py_read(struct sfc_session *s, const struct sfc_thr *t,
 			}
 			blo = start;
 			bhi = end;
+			if (!nf)        /* read from there next time */
+				py->tcache[slot].blo = start;
 		}
 		memcpy(f, blk + (fr - blo), need);
-		memcpy(&code, f + L->fr_code, 8);
+		memcpy(&code[nf], f + L->fr_code, 8);
 		memcpy(&prev, f + L->fr_previous, 8);
-		memcpy(&instr, f + L->fr_instr, 8);
+		memcpy(&instr[nf], f + L->fr_instr, 8);
 		if (L->fr_is_entry == UINT64_MAX && f[L->fr_owner] == PY_CSTACK) {
 			/* 3.12+: the shim at the base of one eval call */
-			rec[n++] = PY_SEP;
+			kind[nf] = PY_SHIM;
 		} else {
-			uint32_t sid;
-			int rc = frame_name(s, code, instr, &sid);
-			if (rc < 0)
-				return;
-			if (rc == 0) {
-				rec[n++] = sid;
-				any = true;
-			}
-			if (L->fr_is_entry != UINT64_MAX && f[L->fr_is_entry])
-				rec[n++] = PY_SEP;
+			kind[nf] = L->fr_is_entry != UINT64_MAX &&
+				   f[L->fr_is_entry] ? PY_ENTRY : PY_FRAME;
+			co[nco].addr = code[nf] + L->co_lo;
+			co[nco++].len = (size_t)(L->co_hi - L->co_lo);
 		}
 		fr = prev;
+	}
+	/* the code objects' names and lines, all in one read (a cached
+	 * name is still checked against them: an address may be reused) */
+	unsigned char hdr[PY_MAX_FRAMES][PY_CO_SPAN];
+	size_t span = (size_t)(L->co_hi - L->co_lo);
+	size_t nread = sfc__read_ranges(s->pid, co, nco, hdr[0]) / span;
+	bool any = false;
+	for (size_t k = 0, j = 0; k < nf; k++) {
+		if (kind[k] == PY_SHIM) {
+			rec[n++] = PY_SEP;
+			continue;
+		}
+		/* past one the read could not copy, each on its own */
+		unsigned char *h = hdr[0] + j * span;
+		if (j < nread || rd(s, co[j].addr, h, span)) {
+			uint32_t sid;
+			if (frame_name(s, code[k], h, instr[k], &sid))
+				return;
+			rec[n++] = sid;
+			any = true;
+		}
+		j++;
+		if (kind[k] == PY_ENTRY)
+			rec[n++] = PY_SEP;
 	}
 	if (!any)
 		return;

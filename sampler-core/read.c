@@ -88,28 +88,42 @@ int sfc__sched_read(struct sfc_session *s, struct sfc_cthread *c,
 	return 0;
 }
 
-/* Copy len bytes of the target at addr; returns the bytes copied (a
- * prefix: the copy stops at the first unmapped page). */
-size_t sfc__read_mem(pid_t pid, uint64_t addr, size_t len,
-		       unsigned char *buf)
+size_t sfc__read_ranges(pid_t pid, const struct sfc_range *r, size_t n,
+			unsigned char *buf)
 {
-	struct iovec local, remote[80];
-	size_t n = 0;
+	struct iovec local, remote[256];
+	size_t k = 0, len = 0;
 
-	/* one iovec per page: a partial read never splits an iovec, so the
-	 * end of the stack mapping does not cost the whole copy */
-	uint64_t a = addr, end = addr + len;
-	while (a < end && n < sizeof(remote) / sizeof(remote[0])) {
-		uint64_t next = (a | 4095) + 1;
-		if (next > end)
-			next = end;
-		remote[n].iov_base = (void *)(uintptr_t)a;
-		remote[n].iov_len = (size_t)(next - a);
-		n++;
-		a = next;
+	/* one iovec per page: a partial read never splits an iovec, so an
+	 * unmapped page costs only what follows it */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = r[i].addr, end = a + r[i].len;
+		while (a < end) {
+			if (k == sizeof(remote) / sizeof(remote[0]))
+				goto full;
+			uint64_t next = (a | 4095) + 1;
+			if (next > end)
+				next = end;
+			remote[k].iov_base = (void *)(uintptr_t)a;
+			remote[k].iov_len = (size_t)(next - a);
+			len += remote[k++].iov_len;
+			a = next;
+		}
 	}
+full:
 	local.iov_base = buf;
 	local.iov_len = len;
-	ssize_t got = process_vm_readv(pid, &local, 1, remote, n, 0);
+	ssize_t got = k ? process_vm_readv(pid, &local, 1, remote, k, 0) : 0;
 	return got > 0 ? (size_t)got : 0;
+}
+
+size_t sfc__read_mem(pid_t pid, uint64_t addr, size_t len,
+		     unsigned char *buf)
+{
+	/* at most 80 pages, as the stack copies are sized */
+	uint64_t cap = (addr & ~(uint64_t)4095) + 80 * 4096;
+	struct sfc_range r = { addr, addr + len > cap ? (size_t)(cap - addr)
+						      : len };
+
+	return sfc__read_ranges(pid, &r, 1, buf);
 }

@@ -142,11 +142,20 @@ const char *sfc__plt_name(Elf *elf, uint64_t addr, char *buf, size_t size);
  * is no such file; -1 with the reason in why. */
 int sfc__open_owned(const char *path, uid_t owner, off_t max, int *fd,
 		    char *why, size_t whysize);
-/* The target's perf map (empty when there is none; one warning when it
- * is refused); NULL when out of memory. */
+/* Read what the target's perf map gained, at most once per tick (s->jit,
+ * made on the first call; one warning when the map is refused); -1 when
+ * out of memory. */
+int sfc__jit_poll(struct sfc_session *s, struct sf_ctx *ctx);
+/* The entry of the map as read so far that holds pc (its number, kept
+ * with the address), or 0 */
+uint32_t sfc__jit_holder(const struct sfc_session *s, uint64_t pc);
+/* The whole map, read to its end, and the mapped jitdump's records; the
+ * caller owns it (s->jit is taken).  NULL when out of memory. */
 struct sfc_jitmap *sfc__jit_load(struct sfc_session *s, struct sf_ctx *ctx);
-/* The name of the entry holding pc, or NULL */
-const char *sfc__jit_find(const struct sfc_jitmap *m, uint64_t pc);
+/* The name of entry `held` (sfc__jit_holder when pc was sampled), or
+ * when 0 of the last entry holding pc; NULL when none */
+const char *sfc__jit_find(const struct sfc_jitmap *m, uint64_t pc,
+			  uint32_t held);
 void sfc__jit_free(struct sfc_jitmap *m);
 
 #endif

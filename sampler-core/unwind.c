@@ -356,6 +356,20 @@ static int clone_window(struct sfc_session *s, const struct sfc_thr *t,
 }
 #endif
 
+#if defined(__x86_64__)
+/* Is pc in no ELF file's code?  libdwfl counts an anonymous mapping right
+ * after a file's mapping as part of that file (its .bss), so JIT code
+ * placed just above a mapped jitdump (which is no ELF) lies in the dump's
+ * "module": a module without an ELF names no code. */
+static bool jit_pc(Dwfl *dwfl, uint64_t pc)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Dwarf_Addr bias;
+
+	return !mod || !dwfl_module_getelf(mod, &bias);
+}
+#endif
+
 bool sfc__unwind(struct sfc_session *s, const struct sfc_thr *t,
 		 const unsigned char *stack, bool fresh)
 {
@@ -403,7 +417,7 @@ bool sfc__unwind(struct sfc_session *s, const struct sfc_thr *t,
 	 * at [sp]; if it lands in a known module, unwind on from there. */
 	uint64_t ret;
 	if ((rc != 0 || s->unw_bad) && s->nframes <= 2 &&
-	    (frameless || !dwfl_addrmodule(s->dwfl, SFC_PC(t->regs))) &&
+	    (frameless || jit_pc(s->dwfl, SFC_PC(t->regs))) &&
 	    read_word(s, t, stack, SFC_SP(t->regs), &ret) &&
 	    dwfl_addrmodule(s->dwfl, ret)) {
 		struct sfc_thr up = *t;
@@ -501,7 +515,7 @@ int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 		/* jitmap.c: a perf map entry wins over a module whose range
 		 * merely spans the JIT heap (node maps part of its text far
 		 * above the rest, and libdwfl's module covers the gap) */
-		if ((name = sfc__jit_find(jit, pc))) {
+		if ((name = sfc__jit_find(jit, pc, s->addrs[i].jit))) {
 			f.kind = "jit";
 			f.address = pc;
 			mod = NULL;

@@ -98,24 +98,28 @@ fi
 
 # a jitdump (./jit-PID.dump, mapped by the runtime as perf's spec asks)
 # names JIT code too; one owned by another user is ignored with a
-# warning.  (Only the leaf is checked: libdwfl takes the anonymous code
-# page right after the mapped dump for part of that "module", so the
-# callers are not guessed past it.)
+# warning.  The code page sits right above the mapped dump, and libdwfl
+# takes it for part of the dump's "module" (an anonymous mapping after a
+# file's is its .bss): the unwinder must still treat it as JIT code and
+# find the caller at [sp], jit_thread, not end the stack [truncated].
 jitdump() { # NAME CHOWN WANT-LEAF WANT-WARNING
 	start_target ./target_nofp -J || { fail "$1" "target not ready"; return; }
 	[ -n "$2" ] && chown "$2" jit-$TPID.dump
 	for try in 1 2 3; do
 		timeout 60 "$SFCAPTURE" -p $TPID -d 0.3 --to collapsed -o "$1.txt" 2>"$1.err"
-		leaf=$(awk '/jit_spin|\(0x/ && !/;cpu_|;main;/ { sub(/ [0-9]+$/, ""); n = split($0, f, ";"); print f[n]; exit }' "$1.txt")
-		[ -n "$leaf" ] && break
+		line=$(awk '/jit_spin|\(0x/ && !/;cpu_|;main;/ { sub(/ [0-9]+$/, ""); print; exit }' "$1.txt")
+		[ -n "$line" ] && break
 	done
 	rm -f jit-$TPID.dump
 	stop_target
+	leaf=${line##*;}
+	caller=$(printf '%s\n' "$line" | awk -F';' '{ print $(NF - 1) }')
 	nw=$(grep -c "$4" "$1.err")
-	if printf '%s\n' "$leaf" | grep -q "$3" && { [ -z "$4" ] || [ "$nw" = 1 ]; }; then
+	if printf '%s\n' "$leaf" | grep -q "$3" && [ "$caller" = jit_thread ] &&
+	   { [ -z "$4" ] || [ "$nw" = 1 ]; }; then
 		pass "$1"
 	else
-		fail "$1" "leaf '$leaf', $nw warnings '$4'"
+		fail "$1" "stack '$line', $nw warnings '$4'"
 	fi
 }
 jitdump capture-jitdump "" '^jit_spin_dump$' ""
