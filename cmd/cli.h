@@ -47,14 +47,6 @@ void cli_signals_call(void (*handler)(int));
  * is a terminal, say so and return EXIT_USAGE; else EXIT_OK. */
 int cli_refuse_terminal(const struct sf_save *s);
 
-/* Before writing `p` as an HTML report: the call-graph picture that
- * sfanalyze --callgraph -o X.svg draws (Graphviz's dot layout, pprof's
- * pruning), stored in p as the prop SF_HTML_CALLGRAPH_PROP, which the
- * html writer embeds as one more view.  Not for a comparison.  When
- * Graphviz cannot be loaded the page goes without it and a warning says
- * so.  Returns 0 or a negative sf_code with ctx->err set. */
-int cli_html_callgraph(struct sf_profile *p, struct sf_ctx *ctx);
-
 /* sfanalyze --html: the page of p weighed by sample type `type`, or with
  * p2 the page of their comparison (p2 weighed by new_type). */
 int cli_write_html(struct sf_output *o, struct sf_profile *p,

@@ -258,10 +258,7 @@ int main(int argc, char **argv)
 	if ((rc = sf_profile_new(&p, &ctx)))
 		goto fail;
 	sf_profile_set_aggregate(p, !sf_save_needs_order(&save, &ctx));
-	if ((rc = sfc_emit(s, &ctx, p)) ||
-	    (!strcmp(save.format->name, "html") &&
-	     (rc = cli_html_callgraph(p, &ctx))) ||
-	    (rc = sf_save(&save, p, &ctx)))
+	if ((rc = sfc_emit(s, &ctx, p)) || (rc = sf_save(&save, p, &ctx)))
 		goto fail;
 	cli_warnings(&ctx);
 	if (!cli_quiet) {

@@ -246,14 +246,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	note_losses(p, save.format);
-	rc = !diff && !strcmp(save.format->name, "html") ?
-	     cli_html_callgraph(p, &ctx) : 0;
 	/* the stack tree's index is for adding stacks: its memory goes back
 	 * before the writer takes its own */
-	if (!rc) {
-		sf_profile_trim(p);
-		rc = sf_save(&save, p, &ctx);
-	}
+	sf_profile_trim(p);
+	rc = sf_save(&save, p, &ctx);
 	cli_warnings(&ctx);
 	status = rc ? cli_fail(&ctx) : cli_close_stdout(outpath);
 out:

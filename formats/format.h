@@ -106,11 +106,6 @@ struct sf_format {
 	size_t (*split)(const char *data, size_t size, size_t pos);
 };
 
-/* The prop under which a program leaves the html writer the call-graph
- * picture (SVG text) of the profile, which the library's formats cannot
- * draw themselves (analyze/ is above them). */
-#define SF_HTML_CALLGRAPH_PROP "html.callgraph.svg"
-
 /* The table, sorted by name; terminated by NULL. */
 const struct sf_format *const *sf_formats(void);
 const struct sf_format *sf_format_by_name(const char *name);

@@ -55,12 +55,13 @@
  * For a capture (some sample carries the "state" label sfcapture gives
  * every sample) the JSON also holds "sample": the text of the `sample`
  * writer (the macOS sample report: per thread its tree with running and
- * blocked shares), which the page shows as text.  When the program left
- * the call-graph picture in the prop SF_HTML_CALLGRAPH_PROP (format.h),
- * the JSON holds it as "callgraph" (SVG text, Graphviz's), which the page
- * parses as XML (never as HTML), strips of anything active and shows.
+ * blocked shares), which the page shows as text.  The JSON also holds
+ * the call-graph picture (html_callgraph.c) as "callgraph" (SVG text,
+ * Graphviz's) where Graphviz could draw it, which the page parses as XML
+ * (never as HTML), strips of anything active and shows.
  * The page builds its DOM with textContent only.
  */
+#include "html.h"
 #include "format.h"
 #include "diff.h"
 
@@ -322,7 +323,7 @@ static int by_str(const void *a, const void *b)
  * into `bin`. */
 static int write_data(const struct sf_profile *p, struct sf_output *o,
 		      struct sf_output *bin, const char *sample,
-		      struct sf_ctx *ctx)
+		      const char *cg, struct sf_ctx *ctx)
 {
 	const struct sf_profile_data *d = &p->d;
 	size_t nf = d->nframes, ns = d->nstacks;
@@ -370,7 +371,6 @@ static int write_data(const struct sf_profile *p, struct sf_output *o,
 		sf_output_puts(o, ",\"sample\":");
 		json_str(o, sample);
 	}
-	const char *cg = sf_profile_prop(p, SF_HTML_CALLGRAPH_PROP);
 	if (cg) {
 		sf_output_puts(o, ",\"callgraph\":");
 		json_str(o, cg);
@@ -454,13 +454,14 @@ static int html_write(const struct sf_profile *p, struct sf_output *out,
 		      struct sf_ctx *ctx)
 {
 	struct sf_output *js = NULL, *bin = NULL, *smp = NULL;
-	char *sample = NULL;
+	char *sample = NULL, *cg = NULL;
 	unsigned char *gz = NULL, *all = NULL;
 	size_t jlen = 0, blen = 0, gzlen = 0;
 	const char *title = sf_ctx_opt(ctx, "title");
 	int rc;
 
-	if ((rc = sf_output_mem(&js, ctx)) || (rc = sf_output_mem(&bin, ctx)))
+	if ((rc = sf_html__callgraph(p, ctx, &cg)) ||
+	    (rc = sf_output_mem(&js, ctx)) || (rc = sf_output_mem(&bin, ctx)))
 		goto out;
 	/* the sample report of a capture, as the sample writer writes it */
 	if (is_capture(p) && !sf_diff_types(p, &(uint32_t){ 0 },
@@ -475,7 +476,7 @@ static int html_write(const struct sf_profile *p, struct sf_output *out,
 			goto out;
 		}
 	}
-	if ((rc = write_data(p, js, bin, sample, ctx)))
+	if ((rc = write_data(p, js, bin, sample, cg, ctx)))
 		goto out;
 	if (sf_output_failed(js) || sf_output_failed(bin)) {
 		rc = sf_error_nomem(ctx);
@@ -521,6 +522,7 @@ out:
 	free(gz);
 	free(all);
 	free(sample);
+	free(cg);
 	sf_output_abort(smp);
 	sf_output_abort(js);
 	sf_output_abort(bin);
