@@ -79,7 +79,8 @@ static int end_event(struct perf_state *st)
 	}
 	if (!st->o.no_comm) {
 		if (!st->have_pname_frame ||
-		    !sbuf_eq(&st->last_pname, st->pname.s, st->pname.len)) {
+		    (st->names_new &&
+		     !sbuf_eq(&st->last_pname, st->pname.s, st->pname.len))) {
 			struct sf_frame fr;
 			sf_frame_init(&fr);
 			fr.name = st->pname.s ? st->pname.s : "";
@@ -115,7 +116,8 @@ static int end_event(struct perf_state *st)
 	st->nframes = 0;
 	if (!st->have_thread || st->last_pid != st->pid ||
 	    st->last_tid != st->tid ||
-	    !sbuf_eq(&st->last_comm, st->comm.s, st->comm.len)) {
+	    (st->names_new &&
+	     !sbuf_eq(&st->last_comm, st->comm.s, st->comm.len))) {
 		if ((rc = sf_profile_thread(st->p, ctx, st->pid, st->tid,
 					    st->comm.s ? st->comm.s : "",
 					    &st->last_thread)))
@@ -128,6 +130,7 @@ static int end_event(struct perf_state *st)
 		st->last_tid = st->tid;
 		st->have_thread = true;
 	}
+	st->names_new = false;
 	st->w[st->type] = st->period;
 	if (!st->hints) {
 		st->hints = sf_reallocarray(NULL, (size_t)1 << HINT_BITS,
@@ -231,8 +234,9 @@ static bool event_type(struct perf_state *st, const char *l, size_t n,
 	return true;
 }
 
+/* An event line `l` (not a record) whose time is `time`. */
 static int on_event_line(struct perf_state *st, const struct event_line *e,
-			 const char *l, size_t n)
+			 const char *l, size_t n, int64_t time)
 {
 	struct sf_ctx *ctx = st->ctx;
 	const char *ev = NULL, *rest = NULL;
@@ -303,7 +307,13 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 	st->period = period > 0 ? period : 1;
 	st->pid = id_of(e->pid, e->pid_len);
 	st->tid = id_of(e->tid, e->tid_len);
-	st->time = sf_perf__parse_time(l, n, e->end);
+	st->time = time;
+	/* the same comm as the last event's gives the same names (the
+	 * root frame's holds the pid or tid only with --pid or --tid) */
+	if (st->comm.s && !st->o.tid && !st->o.pid &&
+	    sbuf_eq(&st->comm, e->comm, e->comm_len))
+		goto names_done;
+	st->names_new = true;
 	st->comm.len = 0;
 	st->pname.len = 0;
 	if (!sf_sbuf_add(&st->comm, e->comm, e->comm_len) ||
@@ -325,6 +335,7 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 			return sf_error_nomem(ctx);
 	}
 	st->java = sbuf_eq(&st->pname, "java", 4);
+names_done:
 	if (rest) {
 		/* inferno: a one-frame stack on the event line */
 		st->cur_line = sf_input_lineno(st->in);
@@ -404,6 +415,7 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 		}
 		struct event_line ev;
 		bool is_event;
+		int64_t time;
 		if (in_cmdline) {
 			/* up to the next "#" line or the first event line */
 			if (!sf_perf__parse_event_perl(line, e, &ev))
@@ -445,7 +457,7 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 				      "NUL byte: not perf script text");
 			break;
 		}
-		if (is_event && sf_perf__is_record_line(line, e, ev.end)) {
+		if (is_event && sf_perf__event_tail(line, e, ev.end, &time)) {
 			/* a side-band record (task, mmap, switch, lost ...):
 			 * no sample, no event type; perl takes it as an event
 			 * line that the next one replaces before any frame */
@@ -463,9 +475,9 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 				sf_perf__rec_clear(&st);
 			}
 			seen_event = true;
-			rc = on_event_line(&st, &ev, line, e);
-			if (!rc)
-				rc = sf_perf__rec_skip_seen(&st);
+			rc = on_event_line(&st, &ev, line, e, time);
+			if (!rc && (rc = sf_perf__rec_skip_seen(&st)) > 0)
+				rc = end_event(&st);
 		} else if (!seen_event) {
 			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
 				      sf_input_lineno(in),

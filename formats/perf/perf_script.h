@@ -116,7 +116,10 @@ struct perf_state {
 	bool in_event, skip, java;
 	int64_t pid, tid, time;
 	double period;
-	/* last root frame and thread, reused while they repeat */
+	/* last root frame and thread, reused while they repeat;
+	 * names_new: comm and pname were set since the last sample, so
+	 * they may differ from last_comm and last_pname */
+	bool names_new;
 	struct sf_sbuf last_pname;
 	sf_frame_id pname_frame;
 	bool have_pname_frame;
@@ -168,7 +171,8 @@ int sf_perf__defer_stack_line(struct perf_state *st, const char *l, size_t n,
 int sf_perf__rec_flush(struct perf_state *st);
 
 /* Right after an event line: take a stack seen before without reading
- * its lines (perf_records.c says when). */
+ * its lines (perf_records.c says when); 1 when its blank line was taken
+ * too, so the event is complete. */
 int sf_perf__rec_skip_seen(struct perf_state *st);
 
 #endif
