@@ -146,15 +146,6 @@ static int end_event(struct perf_state *st)
 					  &st->hints[slot]);
 }
 
-static int64_t id_of(const char *s, size_t n)
-{
-	int64_t v;
-
-	if (!s || !sf_parse_i64(s, n, &v))
-		return SF_NO_ID;
-	return v;
-}
-
 /* The sample type, from the first event kept. */
 /*
  * The sample type, from the first event kept: the event name without its
@@ -234,9 +225,58 @@ static bool event_type(struct perf_state *st, const char *l, size_t n,
 	return true;
 }
 
-/* An event line `l` (not a record) whose time is `time`. */
+static int64_t id_of(const char *s, size_t n)
+{
+	int64_t v;
+
+	if (!s || !sf_parse_i64(s, n, &v))
+		return SF_NO_ID;
+	return v;
+}
+
+/*
+ * sf_perf__parse_event_perl, remembering its answer: a line starting with
+ * the last event line's bytes up to its end (comm, pid/tid and the blanks
+ * after them) followed by a non-blank gives the same answer (the parser
+ * reads no further), and the same pid and tid (st->ev_pid, st->ev_tid).
+ * Successive events of one thread are the usual case.
+ */
+static bool event_perl(struct perf_state *st, const char *l, size_t n,
+		       struct event_line *e)
+{
+	struct sf_sbuf *pre = &st->ev_pre;
+	const struct event_line *last = &st->ev_last;
+
+	if (pre->len && n > pre->len && !is_space(l[pre->len]) &&
+	    !memcmp(l, pre->s, pre->len)) {
+		*e = *last;
+		e->comm = l;
+		if (last->pid)
+			e->pid = l + (last->pid - pre->s);
+		e->tid = l + (last->tid - pre->s);
+		return true;
+	}
+	if (!sf_perf__parse_event_perl(l, n, e))
+		return false;
+	pre->len = 0;
+	if (!sf_sbuf_add(pre, l, e->end)) {
+		pre->len = 0;   /* no memory: no reuse, the parse stands */
+		return true;
+	}
+	st->ev_last = *e;
+	st->ev_last.comm = pre->s;
+	if (e->pid)
+		st->ev_last.pid = pre->s + (e->pid - l);
+	st->ev_last.tid = pre->s + (e->tid - l);
+	st->ev_pid = id_of(e->pid, e->pid_len);
+	st->ev_tid = id_of(e->tid, e->tid_len);
+	return true;
+}
+
+/* An event line `l` (not a record) whose time is `time`; `ids`: its pid
+ * and tid are st->ev_pid and st->ev_tid (event_perl read it). */
 static int on_event_line(struct perf_state *st, const struct event_line *e,
-			 const char *l, size_t n, int64_t time)
+			 const char *l, size_t n, int64_t time, bool ids)
 {
 	struct sf_ctx *ctx = st->ctx;
 	const char *ev = NULL, *rest = NULL;
@@ -305,8 +345,8 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 	if (!st->have_type && (rc = set_type(st, ev, evn, period > 0)))
 		return rc;
 	st->period = period > 0 ? period : 1;
-	st->pid = id_of(e->pid, e->pid_len);
-	st->tid = id_of(e->tid, e->tid_len);
+	st->pid = ids ? st->ev_pid : id_of(e->pid, e->pid_len);
+	st->tid = ids ? st->ev_tid : id_of(e->tid, e->tid_len);
 	st->time = time;
 	/* the same comm as the last event's gives the same names (the
 	 * root frame's holds the pid or tid only with --pid or --tid) */
@@ -414,7 +454,7 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 			continue;
 		}
 		struct event_line ev;
-		bool is_event;
+		bool is_event, ids = false;
 		int64_t time;
 		if (in_cmdline) {
 			/* up to the next "#" line or the first event line */
@@ -426,7 +466,7 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 			is_event = !st.in_event &&
 				   sf_perf__parse_event_inferno(line, e, &ev);
 		else if (!is_space(line[0]))
-			is_event = sf_perf__parse_event_perl(line, e, &ev);
+			is_event = ids = event_perl(&st, line, e, &ev);
 		else if (!st.in_event) {
 			/* an indented event line (perl reads it as a frame of
 			 * no event; we read it as the event it is) */
@@ -475,7 +515,7 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 				sf_perf__rec_clear(&st);
 			}
 			seen_event = true;
-			rc = on_event_line(&st, &ev, line, e, time);
+			rc = on_event_line(&st, &ev, line, e, time, ids);
 			if (!rc && (rc = sf_perf__rec_skip_seen(&st)) > 0)
 				rc = end_event(&st);
 		} else if (!seen_event) {
@@ -528,6 +568,7 @@ out:
 	sf_sbuf_free(&st.comm);
 	sf_sbuf_free(&st.ev_filter);
 	sf_sbuf_free(&st.type_tail);
+	sf_sbuf_free(&st.ev_pre);
 	sf_sbuf_free(&st.last_pname);
 	sf_sbuf_free(&st.last_comm);
 	free(st.frames);
