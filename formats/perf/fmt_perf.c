@@ -62,7 +62,8 @@ static int end_event(struct perf_state *st)
 		sf_perf__rec_clear(st);
 		return 0;
 	}
-	if ((rc = sf_perf__rec_flush(st)))
+	/* no kept line (a record skipped unread): nothing to flush */
+	if (st->npend && (rc = sf_perf__rec_flush(st)))
 		return rc;
 	st->in_event = false;
 	if (st->o.inferno && !st->nframes)
