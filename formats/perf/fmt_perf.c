@@ -191,14 +191,16 @@ static int set_type(struct perf_state *st, const char *ev, size_t evn,
  * end to the ':' before the period (the time's): when the line ends in
  * the bytes the last typed line had there, after a ':', the answer is
  * the same and the scan is skipped (the type, period and event of one
- * recording seldom change). */
+ * recording seldom change).  `hit`: sf_perf__event_tail found that
+ * tail already. */
 static bool event_type(struct perf_state *st, const char *l, size_t n,
-		       const char **ev, size_t *evn, double *period)
+		       bool hit, const char **ev, size_t *evn, double *period)
 {
 	struct sf_sbuf *t = &st->type_tail;
 
-	if (st->type_tail_ok && n > t->len && l[n - t->len - 1] == ':' &&
-	    !memcmp(l + n - t->len, t->s, t->len)) {
+	if (hit || (st->type_tail_ok && n > t->len &&
+		    l[n - t->len - 1] == ':' &&
+		    !memcmp(l + n - t->len, t->s, t->len))) {
 		*ev = l + n - t->len + st->type_ev_off;
 		*evn = st->type_evn;
 		*period = st->type_period;
@@ -219,6 +221,9 @@ static bool event_type(struct perf_state *st, const char *l, size_t n,
 	t->len = 0;
 	if (k && l[k - 1] == ':' && sf_sbuf_add(t, l + k, n - k)) {
 		st->type_tail_ok = true;
+		/* after a time word these words alone decide that a line is
+		 * no record (sf_perf__event_tail's `known`) */
+		st->type_tail_plain = !sf_perf__is_record_line(t->s, t->len, 0);
 		st->type_ev_off = (size_t)(*ev - (l + k));
 		st->type_evn = *evn;
 		st->type_period = *period;
@@ -275,9 +280,11 @@ static bool event_perl(struct perf_state *st, const char *l, size_t n,
 }
 
 /* An event line `l` (not a record) whose time is `time`; `ids`: its pid
- * and tid are st->ev_pid and st->ev_tid (event_perl read it). */
+ * and tid are st->ev_pid and st->ev_tid (event_perl read it); `tail`: it
+ * ends in the last typed line's tail (st->type_tail). */
 static int on_event_line(struct perf_state *st, const struct event_line *e,
-			 const char *l, size_t n, int64_t time, bool ids)
+			 const char *l, size_t n, int64_t time, bool ids,
+			 bool tail)
 {
 	struct sf_ctx *ctx = st->ctx;
 	const char *ev = NULL, *rest = NULL;
@@ -296,7 +303,7 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 							  &evn, &period, &rest,
 							  &restn);
 	} else {
-		typed = event_type(st, l, n, &ev, &evn, &period);
+		typed = event_type(st, l, n, tail, &ev, &evn, &period);
 		/* a one-frame stack printed on the event line ("cycles:u:
 		 * ffffffff9b201293 sym (dso)"): perl sees no event there;
 		 * take it as inferno does when the rest is a frame */
@@ -455,7 +462,7 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 			continue;
 		}
 		struct event_line ev;
-		bool is_event, ids = false;
+		bool is_event, ids = false, tail = false;
 		int64_t time;
 		if (in_cmdline) {
 			/* up to the next "#" line or the first event line */
@@ -498,7 +505,13 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 				      "NUL byte: not perf script text");
 			break;
 		}
-		if (is_event && sf_perf__event_tail(line, e, ev.end, &time)) {
+		/* the last typed line's tail, known not to make a record */
+		const struct sf_sbuf *known = !st.o.inferno && st.type_tail_ok &&
+					      st.type_tail_plain ?
+					      &st.type_tail : NULL;
+		if (is_event &&
+		    sf_perf__event_tail(line, e, ev.end, known ? known->s : NULL,
+					known ? known->len : 0, &time, &tail)) {
 			/* a side-band record (task, mmap, switch, lost ...):
 			 * no sample, no event type; perl takes it as an event
 			 * line that the next one replaces before any frame */
@@ -516,7 +529,7 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 				sf_perf__rec_clear(&st);
 			}
 			seen_event = true;
-			rc = on_event_line(&st, &ev, line, e, time, ids);
+			rc = on_event_line(&st, &ev, line, e, time, ids, tail);
 			if (!rc && (rc = sf_perf__rec_skip_seen(&st)) > 0)
 				rc = end_event(&st);
 		} else if (!seen_event) {

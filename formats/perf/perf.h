@@ -106,8 +106,12 @@ bool sf_perf__is_record_line(const char *l, size_t n, size_t from);
 
 /* sf_perf__is_record_line, and in the same pass the timestamp: the first
  * "digits.digits:" word after the pid/tid, in nanoseconds (SF_NO_TIME
- * without one). */
-bool sf_perf__event_tail(const char *l, size_t n, size_t from, int64_t *time);
+ * without one).  `known` (may be NULL): the words after the time word of
+ * a line known not to be a record; a line ending in them after its time
+ * word is answered at once, *known_hit set. */
+bool sf_perf__event_tail(const char *l, size_t n, size_t from,
+			 const char *known, size_t known_len, int64_t *time,
+			 bool *known_hit);
 
 /*
  * perl's /^\s*(\w+)\s*(.+) \((\S*)\)/: a word (the ip), then the symbol,

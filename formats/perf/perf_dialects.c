@@ -276,13 +276,16 @@ static bool tail_words(const char *l, size_t n, size_t i, bool timed,
  * is read in one go: the time word, then the next word's first byte
  * decides unless it is '[', 'P' or a digit.
  */
-bool sf_perf__event_tail(const char *l, size_t n, size_t from, int64_t *time)
+bool sf_perf__event_tail(const char *l, size_t n, size_t from,
+			 const char *known, size_t known_len, int64_t *time,
+			 bool *known_hit)
 {
 	size_t i = from;
 	int64_t sec = 0, ns = 0;
 	int fd = 0;
 
 	*time = SF_NO_TIME;
+	*known_hit = false;
 	while (i < n && is_space(l[i]))
 		i++;
 	size_t s = i;
@@ -305,6 +308,11 @@ bool sf_perf__event_tail(const char *l, size_t n, size_t from, int64_t *time)
 		ns *= 10;
 	*time = sec * 1000000000 + ns;
 	i++;
+	/* the words after the time are those of a line read before */
+	if (known && n - i == known_len && !memcmp(l + i, known, known_len)) {
+		*known_hit = true;
+		return false;
+	}
 	while (i < n && is_space(l[i]))
 		i++;
 	if (i == n)
@@ -324,8 +332,9 @@ bool sf_perf__event_tail(const char *l, size_t n, size_t from, int64_t *time)
 bool sf_perf__is_record_line(const char *l, size_t n, size_t from)
 {
 	int64_t time;
+	bool hit;
 
-	return sf_perf__event_tail(l, n, from, &time);
+	return sf_perf__event_tail(l, n, from, NULL, 0, &time, &hit);
 }
 
 /* ----- frame lines ----- */

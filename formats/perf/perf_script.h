@@ -79,15 +79,18 @@ struct perf_state {
 	 * on), and what it gave: a line ending in the same bytes after a
 	 * ':' gives the same (event_type) */
 	struct sf_sbuf type_tail;
+	bool type_tail_ok;
+	size_t type_ev_off, type_evn;
+	double type_period;
+	/* the tail's words alone make no record (so a line whose time word
+	 * they follow is none: sf_perf__event_tail's `known`) */
+	bool type_tail_plain;
 	/* the last unindented event line up to its time (comm, pid/tid and
 	 * blanks), what sf_perf__parse_event_perl gave for it (pointing
 	 * into ev_pre) and its pid and tid as numbers (event_perl) */
 	struct sf_sbuf ev_pre;
 	struct event_line ev_last;
 	int64_t ev_pid, ev_tid;
-	bool type_tail_ok;
-	size_t type_ev_off, type_evn;
-	double type_period;
 	struct sf_input *in;
 	struct perf_opts o;
 	struct line_cache lc;
