@@ -62,7 +62,8 @@ static int end_event(struct perf_state *st)
 		sf_perf__rec_clear(st);
 		return 0;
 	}
-	if ((rc = sf_perf__rec_flush(st)))
+	/* no kept line (a record skipped unread): nothing to flush */
+	if (st->npend && (rc = sf_perf__rec_flush(st)))
 		return rc;
 	st->in_event = false;
 	if (st->o.inferno && !st->nframes)
@@ -79,7 +80,8 @@ static int end_event(struct perf_state *st)
 	}
 	if (!st->o.no_comm) {
 		if (!st->have_pname_frame ||
-		    !sbuf_eq(&st->last_pname, st->pname.s, st->pname.len)) {
+		    (st->names_new &&
+		     !sbuf_eq(&st->last_pname, st->pname.s, st->pname.len))) {
 			struct sf_frame fr;
 			sf_frame_init(&fr);
 			fr.name = st->pname.s ? st->pname.s : "";
@@ -115,7 +117,8 @@ static int end_event(struct perf_state *st)
 	st->nframes = 0;
 	if (!st->have_thread || st->last_pid != st->pid ||
 	    st->last_tid != st->tid ||
-	    !sbuf_eq(&st->last_comm, st->comm.s, st->comm.len)) {
+	    (st->names_new &&
+	     !sbuf_eq(&st->last_comm, st->comm.s, st->comm.len))) {
 		if ((rc = sf_profile_thread(st->p, ctx, st->pid, st->tid,
 					    st->comm.s ? st->comm.s : "",
 					    &st->last_thread)))
@@ -128,6 +131,7 @@ static int end_event(struct perf_state *st)
 		st->last_tid = st->tid;
 		st->have_thread = true;
 	}
+	st->names_new = false;
 	st->w[st->type] = st->period;
 	if (!st->hints) {
 		st->hints = sf_reallocarray(NULL, (size_t)1 << HINT_BITS,
@@ -141,15 +145,6 @@ static int end_event(struct perf_state *st)
 	return sf_profile_add_sample_hint(st->p, ctx, stack, st->last_thread,
 					  0, st->time, st->w,
 					  &st->hints[slot]);
-}
-
-static int64_t id_of(const char *s, size_t n)
-{
-	int64_t v;
-
-	if (!s || !sf_parse_i64(s, n, &v))
-		return SF_NO_ID;
-	return v;
 }
 
 /* The sample type, from the first event kept. */
@@ -196,14 +191,16 @@ static int set_type(struct perf_state *st, const char *ev, size_t evn,
  * end to the ':' before the period (the time's): when the line ends in
  * the bytes the last typed line had there, after a ':', the answer is
  * the same and the scan is skipped (the type, period and event of one
- * recording seldom change). */
+ * recording seldom change).  `hit`: sf_perf__event_tail found that
+ * tail already. */
 static bool event_type(struct perf_state *st, const char *l, size_t n,
-		       const char **ev, size_t *evn, double *period)
+		       bool hit, const char **ev, size_t *evn, double *period)
 {
 	struct sf_sbuf *t = &st->type_tail;
 
-	if (st->type_tail_ok && n > t->len && l[n - t->len - 1] == ':' &&
-	    !memcmp(l + n - t->len, t->s, t->len)) {
+	if (hit || (st->type_tail_ok && n > t->len &&
+		    l[n - t->len - 1] == ':' &&
+		    !memcmp(l + n - t->len, t->s, t->len))) {
 		*ev = l + n - t->len + st->type_ev_off;
 		*evn = st->type_evn;
 		*period = st->type_period;
@@ -224,6 +221,9 @@ static bool event_type(struct perf_state *st, const char *l, size_t n,
 	t->len = 0;
 	if (k && l[k - 1] == ':' && sf_sbuf_add(t, l + k, n - k)) {
 		st->type_tail_ok = true;
+		/* after a time word these words alone decide that a line is
+		 * no record (sf_perf__event_tail's `known`) */
+		st->type_tail_plain = !sf_perf__is_record_line(t->s, t->len, 0);
 		st->type_ev_off = (size_t)(*ev - (l + k));
 		st->type_evn = *evn;
 		st->type_period = *period;
@@ -231,8 +231,60 @@ static bool event_type(struct perf_state *st, const char *l, size_t n,
 	return true;
 }
 
+static int64_t id_of(const char *s, size_t n)
+{
+	int64_t v;
+
+	if (!s || !sf_parse_i64(s, n, &v))
+		return SF_NO_ID;
+	return v;
+}
+
+/*
+ * sf_perf__parse_event_perl, remembering its answer: a line starting with
+ * the last event line's bytes up to its end (comm, pid/tid and the blanks
+ * after them) followed by a non-blank gives the same answer (the parser
+ * reads no further), and the same pid and tid (st->ev_pid, st->ev_tid).
+ * Successive events of one thread are the usual case.
+ */
+static bool event_perl(struct perf_state *st, const char *l, size_t n,
+		       struct event_line *e)
+{
+	struct sf_sbuf *pre = &st->ev_pre;
+	const struct event_line *last = &st->ev_last;
+
+	if (pre->len && n > pre->len && !is_space(l[pre->len]) &&
+	    !memcmp(l, pre->s, pre->len)) {
+		*e = *last;
+		e->comm = l;
+		if (last->pid)
+			e->pid = l + (last->pid - pre->s);
+		e->tid = l + (last->tid - pre->s);
+		return true;
+	}
+	if (!sf_perf__parse_event_perl(l, n, e))
+		return false;
+	pre->len = 0;
+	if (!sf_sbuf_add(pre, l, e->end)) {
+		pre->len = 0;   /* no memory: no reuse, the parse stands */
+		return true;
+	}
+	st->ev_last = *e;
+	st->ev_last.comm = pre->s;
+	if (e->pid)
+		st->ev_last.pid = pre->s + (e->pid - l);
+	st->ev_last.tid = pre->s + (e->tid - l);
+	st->ev_pid = id_of(e->pid, e->pid_len);
+	st->ev_tid = id_of(e->tid, e->tid_len);
+	return true;
+}
+
+/* An event line `l` (not a record) whose time is `time`; `ids`: its pid
+ * and tid are st->ev_pid and st->ev_tid (event_perl read it); `tail`: it
+ * ends in the last typed line's tail (st->type_tail). */
 static int on_event_line(struct perf_state *st, const struct event_line *e,
-			 const char *l, size_t n)
+			 const char *l, size_t n, int64_t time, bool ids,
+			 bool tail)
 {
 	struct sf_ctx *ctx = st->ctx;
 	const char *ev = NULL, *rest = NULL;
@@ -251,7 +303,7 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 							  &evn, &period, &rest,
 							  &restn);
 	} else {
-		typed = event_type(st, l, n, &ev, &evn, &period);
+		typed = event_type(st, l, n, tail, &ev, &evn, &period);
 		/* a one-frame stack printed on the event line ("cycles:u:
 		 * ffffffff9b201293 sym (dso)"): perl sees no event there;
 		 * take it as inferno does when the rest is a frame */
@@ -301,9 +353,15 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 	if (!st->have_type && (rc = set_type(st, ev, evn, period > 0)))
 		return rc;
 	st->period = period > 0 ? period : 1;
-	st->pid = id_of(e->pid, e->pid_len);
-	st->tid = id_of(e->tid, e->tid_len);
-	st->time = sf_perf__parse_time(l, n, e->end);
+	st->pid = ids ? st->ev_pid : id_of(e->pid, e->pid_len);
+	st->tid = ids ? st->ev_tid : id_of(e->tid, e->tid_len);
+	st->time = time;
+	/* the same comm as the last event's gives the same names (the
+	 * root frame's holds the pid or tid only with --pid or --tid) */
+	if (st->comm.s && !st->o.tid && !st->o.pid &&
+	    sbuf_eq(&st->comm, e->comm, e->comm_len))
+		goto names_done;
+	st->names_new = true;
 	st->comm.len = 0;
 	st->pname.len = 0;
 	if (!sf_sbuf_add(&st->comm, e->comm, e->comm_len) ||
@@ -325,6 +383,7 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 			return sf_error_nomem(ctx);
 	}
 	st->java = sbuf_eq(&st->pname, "java", 4);
+names_done:
 	if (rest) {
 		/* inferno: a one-frame stack on the event line */
 		st->cur_line = sf_input_lineno(st->in);
@@ -403,7 +462,8 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 			continue;
 		}
 		struct event_line ev;
-		bool is_event;
+		bool is_event, ids = false, tail = false;
+		int64_t time;
 		if (in_cmdline) {
 			/* up to the next "#" line or the first event line */
 			if (!sf_perf__parse_event_perl(line, e, &ev))
@@ -414,7 +474,7 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 			is_event = !st.in_event &&
 				   sf_perf__parse_event_inferno(line, e, &ev);
 		else if (!is_space(line[0]))
-			is_event = sf_perf__parse_event_perl(line, e, &ev);
+			is_event = ids = event_perl(&st, line, e, &ev);
 		else if (!st.in_event) {
 			/* an indented event line (perl reads it as a frame of
 			 * no event; we read it as the event it is) */
@@ -445,7 +505,13 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 				      "NUL byte: not perf script text");
 			break;
 		}
-		if (is_event && sf_perf__is_record_line(line, e, ev.end)) {
+		/* the last typed line's tail, known not to make a record */
+		const struct sf_sbuf *known = !st.o.inferno && st.type_tail_ok &&
+					      st.type_tail_plain ?
+					      &st.type_tail : NULL;
+		if (is_event &&
+		    sf_perf__event_tail(line, e, ev.end, known ? known->s : NULL,
+					known ? known->len : 0, &time, &tail)) {
 			/* a side-band record (task, mmap, switch, lost ...):
 			 * no sample, no event type; perl takes it as an event
 			 * line that the next one replaces before any frame */
@@ -463,9 +529,9 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 				sf_perf__rec_clear(&st);
 			}
 			seen_event = true;
-			rc = on_event_line(&st, &ev, line, e);
-			if (!rc)
-				rc = sf_perf__rec_skip_seen(&st);
+			rc = on_event_line(&st, &ev, line, e, time, ids, tail);
+			if (!rc && (rc = sf_perf__rec_skip_seen(&st)) > 0)
+				rc = end_event(&st);
 		} else if (!seen_event) {
 			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
 				      sf_input_lineno(in),
@@ -516,6 +582,7 @@ out:
 	sf_sbuf_free(&st.comm);
 	sf_sbuf_free(&st.ev_filter);
 	sf_sbuf_free(&st.type_tail);
+	sf_sbuf_free(&st.ev_pre);
 	sf_sbuf_free(&st.last_pname);
 	sf_sbuf_free(&st.last_comm);
 	free(st.frames);

@@ -29,7 +29,9 @@
 /* Character classes of the C locale, as perl's regexes see them. */
 static inline bool is_space(char c)
 {
-	return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+	/* ' ', or '\t' '\v' '\f' '\r' (9, 11-13): one compare for most
+	 * bytes */
+	return c == ' ' || ((unsigned char)(c - '\t') <= 4 && c != '\n');
 }
 
 static inline bool is_digit(char c)
@@ -97,14 +99,19 @@ bool sf_perf__parse_event_type_inferno(const char *l, size_t n, size_t from,
 				       double *period, const char **rest,
 				       size_t *rest_len);
 
-/* The timestamp: the first "digits.digits:" word after the pid/tid, in
- * nanoseconds. */
-int64_t sf_perf__parse_time(const char *l, size_t n, size_t from);
-
 /* A side-band record, not a sample: after the pid/tid, "[cpu]" and time
  * words, a word starting "PERF_RECORD_" (perf script --show-task-events,
  * --show-mmap-events, --show-switch-events, --show-lost-events ...). */
 bool sf_perf__is_record_line(const char *l, size_t n, size_t from);
+
+/* sf_perf__is_record_line, and in the same pass the timestamp: the first
+ * "digits.digits:" word after the pid/tid, in nanoseconds (SF_NO_TIME
+ * without one).  `known` (may be NULL): the words after the time word of
+ * a line known not to be a record; a line ending in them after its time
+ * word is answered at once, *known_hit set. */
+bool sf_perf__event_tail(const char *l, size_t n, size_t from,
+			 const char *known, size_t known_len, int64_t *time,
+			 bool *known_hit);
 
 /*
  * perl's /^\s*(\w+)\s*(.+) \((\S*)\)/: a word (the ip), then the symbol,

@@ -201,66 +201,140 @@ bool sf_perf__parse_event_type_inferno(const char *l, size_t n, size_t from,
 	return true;
 }
 
-int64_t sf_perf__parse_time(const char *l, size_t n, size_t from)
+/* Not a blank of is_space: every blank is at most ' ', so most bytes
+ * take one compare. */
+static inline bool not_space(char c)
 {
-	size_t i = from;
-
-	while (i < n) {
-		while (i < n && is_space(l[i]))
-			i++;
-		size_t s = i;
-		while (i < n && !is_space(l[i]))
-			i++;
-		size_t e = i;
-		if (e > s && l[e - 1] == ':') {
-			size_t k = s;
-			int64_t sec = 0, ns = 0;
-			int fd = 0;
-			while (k < e - 1 && is_digit(l[k]) && sec < INT64_MAX / 100)
-				sec = sec * 10 + (l[k++] - '0');
-			if (k == s || k >= e - 1 || l[k] != '.')
-				return SF_NO_TIME;
-			k++;
-			while (k < e - 1 && is_digit(l[k])) {
-				if (fd < 9) {
-					ns = ns * 10 + (l[k] - '0');
-					fd++;
-				}
-				k++;
-			}
-			if (k != e - 1 || sec > INT64_MAX / 1000000000 - 1)
-				return SF_NO_TIME;
-			while (fd++ < 9)
-				ns *= 10;
-			return sec * 1000000000 + ns;
-		}
-		if (e > s && l[s] != '[')
-			return SF_NO_TIME;  /* only "[cpu]" may come first */
-	}
-	return SF_NO_TIME;
+	return (unsigned char)c > ' ' || !is_space(c);
 }
 
-bool sf_perf__is_record_line(const char *l, size_t n, size_t from)
-{
-	size_t i = from;
 
+/* The time word "sec.nsec:" of l[s..e) (its ':' at e - 1) in
+ * nanoseconds, or SF_NO_TIME. */
+static int64_t time_word(const char *l, size_t s, size_t e)
+{
+	size_t k = s;
+	int64_t sec = 0, ns = 0;
+	int fd = 0;
+
+	while (k < e - 1 && is_digit(l[k]) && sec < INT64_MAX / 100)
+		sec = sec * 10 + (l[k++] - '0');
+	if (k == s || k >= e - 1 || l[k] != '.')
+		return SF_NO_TIME;
+	k++;
+	while (k < e - 1 && is_digit(l[k])) {
+		if (fd < 9) {
+			ns = ns * 10 + (l[k] - '0');
+			fd++;
+		}
+		k++;
+	}
+	if (k != e - 1 || sec > INT64_MAX / 1000000000 - 1)
+		return SF_NO_TIME;
+	while (fd++ < 9)
+		ns *= 10;
+	return sec * 1000000000 + ns;
+}
+
+/* sf_perf__event_tail from word `i` on, `timed` when the time is
+ * decided (in *time) */
+static bool tail_words(const char *l, size_t n, size_t i, bool timed,
+		       int64_t *time)
+{
 	for (;;) {
 		while (i < n && is_space(l[i]))
 			i++;
 		size_t s = i;
-		while (i < n && !is_space(l[i]))
+		while (i < n && not_space(l[i]))
 			i++;
 		if (i == s)
 			return false;
 		if (i - s >= 12 && !memcmp(l + s, "PERF_RECORD_", 12))
 			return true;
-		/* "[cpu]" and "sec.nsec:" come before the record's name */
-		bool time = l[i - 1] == ':' && is_digit(l[s]);
-		for (size_t k = s; time && k < i - 1; k++)
-			time = is_digit(l[k]) || l[k] == '.';
-		if (l[s] != '[' && !time)
+		bool colon = l[i - 1] == ':';
+		if (!timed && (colon || l[s] != '[')) {
+			timed = true;
+			if (colon)
+				*time = time_word(l, s, i);
+		}
+		if (l[s] == '[')
+			continue;
+		bool tword = colon && is_digit(l[s]);
+		for (size_t k = s; tword && k < i - 1; k++)
+			tword = is_digit(l[k]) || l[k] == '.';
+		if (!tword)
 			return false;
 	}
+}
+
+/*
+ * One pass over the words after the pid/tid for both questions: the time
+ * is the first word ending in ':' ("[cpu]" words may come before it; any
+ * other word first means no time), and the line is a record when the
+ * first word that is neither "[cpu]" nor all digits and dots before a
+ * ':' starts "PERF_RECORD_".  The usual line ("sec.nsec: period event:")
+ * is read in one go: the time word, then the next word's first byte
+ * decides unless it is '[', 'P' or a digit.
+ */
+bool sf_perf__event_tail(const char *l, size_t n, size_t from,
+			 const char *known, size_t known_len, int64_t *time,
+			 bool *known_hit)
+{
+	size_t i = from;
+	int64_t sec = 0, ns = 0;
+	int fd = 0;
+
+	*time = SF_NO_TIME;
+	*known_hit = false;
+	while (i < n && is_space(l[i]))
+		i++;
+	size_t s = i;
+	while (i < n && is_digit(l[i]) && sec < INT64_MAX / 100)
+		sec = sec * 10 + (l[i++] - '0');
+	if (i == s || i >= n || l[i] != '.')
+		return tail_words(l, n, from, false, time);
+	i++;
+	while (i < n && is_digit(l[i])) {
+		if (fd < 9) {
+			ns = ns * 10 + (l[i] - '0');
+			fd++;
+		}
+		i++;
+	}
+	if (i >= n || l[i] != ':' || (i + 1 < n && not_space(l[i + 1])) ||
+	    sec > INT64_MAX / 1000000000 - 1)
+		return tail_words(l, n, from, false, time);
+	while (fd++ < 9)
+		ns *= 10;
+	*time = sec * 1000000000 + ns;
+	i++;
+	/* the words after the time are those of a line read before */
+	if (known && n - i == known_len && !memcmp(l + i, known, known_len)) {
+		*known_hit = true;
+		return false;
+	}
+	while (i < n && is_space(l[i]))
+		i++;
+	if (i == n)
+		return false;
+	if (is_digit(l[i])) {
+		/* the period, unless digits and dots end in ':' */
+		while (i < n && (is_digit(l[i]) || l[i] == '.'))
+			i++;
+		return i < n && l[i] == ':' &&
+		       tail_words(l, n, from, false, time);
+	}
+	if (l[i] == '[' || l[i] == 'P')
+		return tail_words(l, n, from, false, time);
+	return false;
+}
+
+bool sf_perf__is_record_line(const char *l, size_t n, size_t from)
+{
+	int64_t time;
+	bool hit;
+
+	return sf_perf__event_tail(l, n, from, NULL, 0, &time, &hit);
 }
 
 /* ----- frame lines ----- */

@@ -171,7 +171,9 @@ int sf_perf__rec_flush(struct perf_state *st)
  * lines unread.  Anything unusual (a CR, a comment, the end of the buffer
  * before the blank line) leaves them to the line-by-line path; a record
  * is only cached after that path read every line of it as a stack line,
- * so equal text here means equal frames. */
+ * so equal text here means equal frames.  The blank line is taken too
+ * (returns 1: the caller ends the event), which saves reading it as a
+ * line. */
 int sf_perf__rec_skip_seen(struct perf_state *st)
 {
 	struct line_cache *c = &st->recc;
@@ -203,8 +205,8 @@ int sf_perf__rec_skip_seen(struct perf_state *st)
 			if ((rc = sf_perf__append_cached(st, c, g)))
 				return rc;
 			rec_follows(st, guess);
-			sf_input_skip(st->in, g->len, g->lines);
-			return 0;
+			sf_input_skip(st->in, g->len + 1, g->lines + 1);
+			return 1;
 		}
 	}
 	for (;;) {
@@ -230,7 +232,7 @@ int sf_perf__rec_skip_seen(struct perf_state *st)
 	if ((rc = sf_perf__append_cached(st, c, e)))
 		return rc;
 	rec_follows(st, id);
-	sf_input_skip(st->in, key.n, lines);
-	return 0;
+	sf_input_skip(st->in, key.n + 1, lines + 1);
+	return 1;
 }
 

@@ -82,6 +82,15 @@ struct perf_state {
 	bool type_tail_ok;
 	size_t type_ev_off, type_evn;
 	double type_period;
+	/* the tail's words alone make no record (so a line whose time word
+	 * they follow is none: sf_perf__event_tail's `known`) */
+	bool type_tail_plain;
+	/* the last unindented event line up to its time (comm, pid/tid and
+	 * blanks), what sf_perf__parse_event_perl gave for it (pointing
+	 * into ev_pre) and its pid and tid as numbers (event_perl) */
+	struct sf_sbuf ev_pre;
+	struct event_line ev_last;
+	int64_t ev_pid, ev_tid;
 	struct sf_input *in;
 	struct perf_opts o;
 	struct line_cache lc;
@@ -116,7 +125,10 @@ struct perf_state {
 	bool in_event, skip, java;
 	int64_t pid, tid, time;
 	double period;
-	/* last root frame and thread, reused while they repeat */
+	/* last root frame and thread, reused while they repeat;
+	 * names_new: comm and pname were set since the last sample, so
+	 * they may differ from last_comm and last_pname */
+	bool names_new;
 	struct sf_sbuf last_pname;
 	sf_frame_id pname_frame;
 	bool have_pname_frame;
@@ -168,7 +180,8 @@ int sf_perf__defer_stack_line(struct perf_state *st, const char *l, size_t n,
 int sf_perf__rec_flush(struct perf_state *st);
 
 /* Right after an event line: take a stack seen before without reading
- * its lines (perf_records.c says when). */
+ * its lines (perf_records.c says when); 1 when its blank line was taken
+ * too, so the event is complete. */
 int sf_perf__rec_skip_seen(struct perf_state *st);
 
 #endif
