@@ -174,24 +174,27 @@ if [ "${1:-0}" -gt 0 ] && [ "${2:-1}" -eq 0 ] && [ "${3:-0}" -gt 0 ] && [ "$1" -
 why=$(target_runs $TPID) && pass capture-late-target-runs || fail capture-late-target-runs "$why"
 stop_target
 
-# the sampling thread runs at nice -10 where it may (root), so that a
-# target keeping every CPU busy does not starve it; --no-boost keeps its
-# nice value.  Read from /proc while it samples (field 19 of stat).
-# nices CAPTURE-ARGS...: the nice values the capture showed, one per line
-nices() {
+# the sampling thread runs at SCHED_FIFO priority 1 where it may (root),
+# so that a loaded machine does not make its ticks late (nice -10 where
+# only that is permitted); --no-boost keeps its scheduling.  Read from
+# /proc while it samples (fields 41 policy, 40 rt_priority and 19 nice of
+# stat).
+# scheds CAPTURE-ARGS...: "POLICY PRIORITY NICE" the capture showed, one
+# per line
+scheds() {
 	"$SFCAPTURE" -q -p $TPID -d 2 -o /dev/null --to collapsed "$@" &
 	cp=$!
 	while kill -0 $cp 2>/dev/null; do
-		cat /proc/$cp/task/*/stat 2>/dev/null | sed 's/^.*) //' | awk '{ print $17 }'
+		cat /proc/$cp/task/*/stat 2>/dev/null | sed 's/^.*) //' | awk '{ print $39, $38, $17 }'
 		sleep 0.05
 	done | sort -u
 	wait $cp
 }
 if [ "$(id -u)" -ne 0 ]; then skip capture-boost "needs root (CAP_SYS_NICE)"; else
 	start_target ./target_nofp || fail capture-boost-start "target not ready"
-	b=$(nices); nb=$(nices --no-boost)
-	echo "$b" | grep -qx -- -10 && pass capture-boost || fail capture-boost "nice values seen: $(echo $b)"
-	echo "$nb" | grep -qx -- -10 && fail capture-no-boost "nice values seen: $(echo $nb)" || pass capture-no-boost
+	b=$(scheds); nb=$(scheds --no-boost)
+	echo "$b" | grep -qx -- "1 1 0" && pass capture-boost || fail capture-boost "policy, priority, nice seen: $(echo $b)"
+	echo "$nb" | grep -qvx -- "0 0 0" && fail capture-no-boost "policy, priority, nice seen: $(echo $nb)" || pass capture-no-boost
 	stop_target
 fi
 
