@@ -41,22 +41,41 @@ struct boost {
  * leaves other tasks their share if a tick ever ran on.  The command it
  * starts was forked before, and SCHED_RESET_ON_FORK keeps any later
  * child out of it. */
-static void boost_up(struct boost *b)
+static void boost_nice(struct boost *b)
 {
-	struct sched_param rt = { .sched_priority = 1 };
 	id_t self = (id_t)gettid();
 
-	memset(b, 0, sizeof(*b));
-	b->policy = sched_getscheduler(0);
-	if (b->policy == SCHED_OTHER && !sched_getparam(0, &b->param) &&
-	    !sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &rt)) {
-		b->rt = true;
-		return;
-	}
 	errno = 0;
 	b->nice0 = getpriority(PRIO_PROCESS, self);
 	b->nice = !errno && b->nice0 > SFC_BOOST_NICE &&
 		  !setpriority(PRIO_PROCESS, self, SFC_BOOST_NICE);
+}
+
+static void boost_up(struct boost *b)
+{
+	struct sched_param rt = { .sched_priority = 1 };
+
+	memset(b, 0, sizeof(*b));
+	b->policy = sched_getscheduler(0);
+	if (b->policy == SCHED_OTHER && !sched_getparam(0, &b->param) &&
+	    !sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &rt))
+		b->rt = true;
+	else
+		boost_nice(b);
+}
+
+/* Half a second of ticks with no time left to sleep: a rate (or a
+ * target) this machine cannot keep up with.  At real-time priority the
+ * sampler would then hold a CPU from every other task, the target's and
+ * the shell's included, until the kernel's throttling: it goes back to
+ * nice -10 for the rest of the capture. */
+static void boost_demote(struct boost *b)
+{
+	if (!b->rt)
+		return;
+	sched_setscheduler(0, b->policy, &b->param);
+	b->rt = false;
+	boost_nice(b);
 }
 
 static void boost_down(const struct boost *b)
@@ -555,6 +574,7 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 		s->procs[i]->start_mono = s->start_mono;
 	}
 	int64_t next = s->start_mono, last_progress = s->start_mono;
+	int64_t busy_since = 0;
 	int64_t end = s->o.duration_ns > 0 ? s->start_mono + s->o.duration_ns
 					   : INT64_MAX;
 	while (!*stop) {
@@ -562,6 +582,7 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 			suspend(s);
 			/* no tick was due while we were stopped */
 			next = sfc__mono();
+			busy_since = 0;
 			for (size_t i = 0; i < s->nprocs; i++)
 				s->procs[i]->nlate = 0;
 			continue;
@@ -598,6 +619,13 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 			break;
 		int64_t now = sfc__mono();
 		next += period;
+		/* no sleep before the next tick (see boost_demote) */
+		if (now < next)
+			busy_since = 0;
+		else if (!busy_since)
+			busy_since = now;
+		else if (now - busy_since > 500000000)
+			boost_demote(&boost);
 		/* a tick more than one period late is skipped, not run in a
 		 * burst: the next scan fills its samples for the threads that
 		 * did not run meanwhile and counts the others' as missed */
