@@ -51,8 +51,8 @@ static const struct cli_opt opts[] = {
 	  "sample, rather than read it where it sleeps\n(label stopless=1)" },
 	{ "no-perf", K_NO_PERF, NULL, "stop a running thread rather than sample it with\n"
 	  "a perf event (label stopless=perf)" },
-	{ "no-boost", K_NO_BOOST, NULL, "do not raise the sampling thread to nice -10\n"
-	  "(done when permitted: root or CAP_SYS_NICE)" },
+	{ "no-boost", K_NO_BOOST, NULL, "do not raise the sampling thread to SCHED_FIFO 1\n"
+	  "or nice -10 (done when permitted: root or CAP_SYS_NICE)" },
 	{ "verify-reuse", K_VERIFY_REUSE, NULL, "stop such threads anyway and count reused and\n"
 	  "stopless stacks that would differ (audit;\ncapture.reuse_*, capture.stopless_* props)" },
 	{ "quiet", 'q', NULL, "no progress, summary, report or warnings" },

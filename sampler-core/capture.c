@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,73 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The nice value of the sampling thread during sfc_run (no_boost). */
+/* The boost of the sampling thread during sfc_run (no_boost): the
+ * lowest real-time priority where permitted, else this nice value. */
 #define SFC_BOOST_NICE (-10)
+
+/* The sampling thread's scheduling before sfc_run raised it, to give
+ * back at its end. */
+struct boost {
+	bool rt, nice;
+	int policy, nice0;
+	struct sched_param param;
+};
+
+/* Raise the calling thread (Linux: these calls act on one thread).  On a
+ * loaded machine a sampler at nice -10 still waits for a CPU at most of
+ * its wake-ups (half of its wall time, measured at load 12 on 2 CPUs):
+ * its ticks fall behind and are skipped, and the threads that ran
+ * meanwhile lose those samples while sleeping ones are paid from their
+ * unchanged schedstat (docs/PERFORMANCE.md, session 11).  SCHED_FIFO at
+ * priority 1 takes a CPU at once whenever a tick is due; the sampler
+ * sleeps between ticks, and the kernel's real-time throttling still
+ * leaves other tasks their share if a tick ever ran on.  The command it
+ * starts was forked before, and SCHED_RESET_ON_FORK keeps any later
+ * child out of it. */
+static void boost_nice(struct boost *b)
+{
+	id_t self = (id_t)gettid();
+
+	errno = 0;
+	b->nice0 = getpriority(PRIO_PROCESS, self);
+	b->nice = !errno && b->nice0 > SFC_BOOST_NICE &&
+		  !setpriority(PRIO_PROCESS, self, SFC_BOOST_NICE);
+}
+
+static void boost_up(struct boost *b)
+{
+	struct sched_param rt = { .sched_priority = 1 };
+
+	memset(b, 0, sizeof(*b));
+	b->policy = sched_getscheduler(0);
+	if (b->policy == SCHED_OTHER && !sched_getparam(0, &b->param) &&
+	    !sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK, &rt))
+		b->rt = true;
+	else
+		boost_nice(b);
+}
+
+/* Half a second of ticks with no time left to sleep: a rate (or a
+ * target) this machine cannot keep up with.  At real-time priority the
+ * sampler would then hold a CPU from every other task, the target's and
+ * the shell's included, until the kernel's throttling: it goes back to
+ * nice -10 for the rest of the capture. */
+static void boost_demote(struct boost *b)
+{
+	if (!b->rt)
+		return;
+	sched_setscheduler(0, b->policy, &b->param);
+	b->rt = false;
+	boost_nice(b);
+}
+
+static void boost_down(const struct boost *b)
+{
+	if (b->rt)
+		sched_setscheduler(0, b->policy, &b->param);
+	if (b->nice)
+		setpriority(PRIO_PROCESS, (id_t)gettid(), b->nice0);
+}
 
 /* "COMM [PPID]" of the target's parent, for the report's header */
 static void read_parent(struct sfc_session *s)
@@ -495,12 +561,10 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 
 	if (period < 1000)
 		period = 1000;
-	/* setpriority on a thread id applies to that thread (Linux) */
-	id_t self = (id_t)gettid();
-	errno = 0;
-	int nice0 = getpriority(PRIO_PROCESS, self);
-	bool boosted = !s->o.no_boost && !errno && nice0 > SFC_BOOST_NICE &&
-		       !setpriority(PRIO_PROCESS, self, SFC_BOOST_NICE);
+	struct boost boost = { 0 };
+
+	if (!s->o.no_boost)
+		boost_up(&boost);
 	clock_gettime(CLOCK_REALTIME, &rt);
 	s->start_real = (int64_t)rt.tv_sec * 1000000000 + rt.tv_nsec;
 	s->start_mono = sfc__mono();
@@ -510,6 +574,7 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 		s->procs[i]->start_mono = s->start_mono;
 	}
 	int64_t next = s->start_mono, last_progress = s->start_mono;
+	int64_t busy_since = 0;
 	int64_t end = s->o.duration_ns > 0 ? s->start_mono + s->o.duration_ns
 					   : INT64_MAX;
 	while (!*stop) {
@@ -517,6 +582,7 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 			suspend(s);
 			/* no tick was due while we were stopped */
 			next = sfc__mono();
+			busy_since = 0;
 			for (size_t i = 0; i < s->nprocs; i++)
 				s->procs[i]->nlate = 0;
 			continue;
@@ -553,6 +619,13 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 			break;
 		int64_t now = sfc__mono();
 		next += period;
+		/* no sleep before the next tick (see boost_demote) */
+		if (now < next)
+			busy_since = 0;
+		else if (!busy_since)
+			busy_since = now;
+		else if (now - busy_since > 500000000)
+			boost_demote(&boost);
 		/* a tick more than one period late is skipped, not run in a
 		 * burst: the next scan fills its samples for the threads that
 		 * did not run meanwhile and counts the others' as missed */
@@ -589,8 +662,7 @@ int sfc_run(struct sfc_session *s, struct sf_ctx *ctx, volatile int *stop,
 			;
 	}
 	s->st.elapsed_ns = sfc__mono() - s->start_mono;
-	if (boosted)
-		setpriority(PRIO_PROCESS, self, nice0);
+	boost_down(&boost);
 	if (!s->st.target_exited)
 		read_footprint(s);
 	for (size_t i = 0; i < s->nprocs; i++) {

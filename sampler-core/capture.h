@@ -183,7 +183,7 @@ struct sfc_options {
 	bool no_demangle;
 	bool source_lines;      /* add file:line (slower symbolization) */
 	bool no_reuse;          /* stop every thread at every tick */
-	bool no_boost;          /* keep our nice value (see sfc_run) */
+	bool no_boost;          /* keep our scheduling (see sfc_run) */
 	bool verify_reuse;      /* stop reusable threads too and compare the
 				 * stacks (st.reuse_verified, reuse_mismatch);
 				 * likewise read blocked threads without a
@@ -284,11 +284,12 @@ int sfc_open(struct sfc_session **out, struct sf_ctx *ctx,
 /* Sample until *stop becomes non-zero, the duration ends or the target
  * exits.  `progress` (may be NULL) is called about 5 times a second.
  * Every thread is detached when this returns, whatever the outcome.
- * Unless no_boost, the calling thread runs at nice -10 meanwhile where
- * it may (root or CAP_SYS_NICE; otherwise unchanged), then gets its nice
- * value back: a target whose threads keep every CPU busy would otherwise
- * starve the sampler, whose ticks then fall behind and lose the samples
- * of the threads that ran. */
+ * Unless no_boost, the calling thread runs at SCHED_FIFO priority 1
+ * meanwhile where it may (root, CAP_SYS_NICE or RLIMIT_RTPRIO), else at
+ * nice -10 where it may, else unchanged, then gets its scheduling back: a
+ * loaded machine (or a target whose threads keep every CPU busy) would
+ * otherwise keep the sampler waiting for a CPU, its ticks would fall
+ * behind and lose the samples of the threads that ran. */
 int sfc_run(struct sfc_session *s, struct sf_ctx *ctx,
 	    volatile int *stop,
 	    void (*progress)(const struct sfc_stats *st, void *arg),
