@@ -694,15 +694,9 @@ static const char *const perf_ext[] = { ".perf", ".perf-script",
 					NULL };
 
 static const struct sf_option perf_ropts[] = {
-	{ "pid", NULL, "perf: root frame COMM-PID (stackcollapse-perf.pl "
-	  "--pid)" },
-	{ "tid", NULL, "perf: root frame COMM-PID/TID (--tid)" },
-	{ "kernel", NULL, "perf: append _[k] to kernel frames (--kernel)" },
-	{ "jit", NULL, "perf: append _[j] to JIT frames (--jit)" },
-	{ "all", NULL, "perf: --kernel and --jit (--all)" },
+	SF_PERF_COMMON_ROPTS,
 	{ "addrs", NULL, "perf: name unknown frames [dso <ip>] (--addrs)" },
-	{ "event-filter", "EVENT", "perf: keep only events of type EVENT "
-	  "(default: the first event type seen)" },
+	SF_PERF_EVENT_FILTER_ROPT,
 	{ "inferno", NULL, "perf: follow inferno-collapse-perf where it "
 	  "differs from stackcollapse-perf.pl" },
 	{ "no-comm", NULL, "perf: no process-name root frame (the sample's "

@@ -567,14 +567,8 @@ static int pd_probe(const unsigned char *d, size_t n)
 static const char *const pd_ext[] = { ".data", NULL };
 
 static const struct sf_option pd_ropts[] = {
-	{ "pid", NULL, "perf: root frame COMM-PID (stackcollapse-perf.pl "
-	  "--pid)" },
-	{ "tid", NULL, "perf: root frame COMM-PID/TID (--tid)" },
-	{ "kernel", NULL, "perf: append _[k] to kernel frames (--kernel)" },
-	{ "jit", NULL, "perf: append _[j] to JIT frames (--jit)" },
-	{ "all", NULL, "perf: --kernel and --jit (--all)" },
-	{ "event-filter", "EVENT", "perf: keep only events of type EVENT "
-	  "(default: the first event type seen)" },
+	SF_PERF_COMMON_ROPTS,
+	SF_PERF_EVENT_FILTER_ROPT,
 	{ NULL, NULL, NULL },
 };
 

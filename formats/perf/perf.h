@@ -173,4 +173,17 @@ int sf_perf__acache_add(struct sf_perf_acache *c, struct sf_ctx *ctx,
 
 void sf_perf__acache_free(struct sf_perf_acache *c);
 
+/* The read options both readers take, with the meaning
+ * stackcollapse-perf.pl gives them (the rows of each reader's table). */
+#define SF_PERF_COMMON_ROPTS                                                \
+	{ "pid", NULL, "perf: root frame COMM-PID (stackcollapse-perf.pl "   \
+	  "--pid)" },                                                         \
+	{ "tid", NULL, "perf: root frame COMM-PID/TID (--tid)" },             \
+	{ "kernel", NULL, "perf: append _[k] to kernel frames (--kernel)" },  \
+	{ "jit", NULL, "perf: append _[j] to JIT frames (--jit)" },           \
+	{ "all", NULL, "perf: --kernel and --jit (--all)" }
+#define SF_PERF_EVENT_FILTER_ROPT                                           \
+	{ "event-filter", "EVENT", "perf: keep only events of type EVENT "   \
+	  "(default: the first event type seen)" }
+
 #endif
