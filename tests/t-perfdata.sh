@@ -92,6 +92,17 @@ same_as_script() {
 	elif [ ! -s "$n.want" ]; then
 		fail "$n" "perf script gave no stacks"
 	else
+		if [ -n "${NO_CFI_LEAVES:-}" ]; then
+			# unwound stacks whose leaf is code without CFI
+			# (_init, _fini: a sample at start or exit, by chance)
+			# are where perf's libunwind guesses and libdwfl does
+			# not (docs/formats.md, perfdata, "Not done"): set
+			# aside on both sides
+			for f in "$n.want" "$n.folded"; do
+				grep -Ev ';_(init|fini) [0-9]+$' "$f" > "$f.cfi"
+				mv "$f.cfi" "$f"
+			done
+		fi
 		expect_same "$n" "$n.want" "$n.folded"
 	fi
 }
@@ -203,30 +214,30 @@ if ! cc -O2 -g -fomit-frame-pointer -o dprog "$TOP/tests/fixtures/perfdata-inlin
 elif ! perf record -q --call-graph dwarf -o dwarf.data ./dprog > /dev/null 2> dwarf.err; then
 	skip perfdata-dwarf "perf record --call-graph dwarf refused: $(head -n 1 dwarf.err)"
 else
-	same_as_script perfdata-dwarf-c dwarf.data
+	NO_CFI_LEAVES=1 same_as_script perfdata-dwarf-c dwarf.data
 	if grep -Eq '^dprog;(.*;)?main;pd_outer;pd_inner [0-9]+$' perfdata-dwarf-c.folded; then
 		pass perfdata-dwarf-inline
 	else
 		fail perfdata-dwarf-inline "no dprog;...;main;pd_outer;pd_inner line"
 	fi
-	same_as_script perfdata-dwarf-c-kernel dwarf.data --kernel
+	NO_CFI_LEAVES=1 same_as_script perfdata-dwarf-c-kernel dwarf.data --kernel
 	$SFCONV -q -j1 dwarf.data -o dj1.folded && $SFCONV -q -j2 dwarf.data -o dj2.folded
 	expect_same perfdata-dwarf-jobs dj1.folded dj2.folded
 	# Debian programs: their own CFI and that of the libraries they map
 	if perf record -q --call-graph dwarf -o dgzip.data gzip -c zeros > /dev/null 2>&1; then
-		same_as_script perfdata-dwarf-gzip dgzip.data
+		NO_CFI_LEAVES=1 same_as_script perfdata-dwarf-gzip dgzip.data
 	fi
 	if have perl &&
 	   perf record -q --call-graph dwarf -o dperl.data perl -e '$s = 0; $s += $_ * $_ for 1 .. 2000000' > /dev/null 2>&1; then
-		same_as_script perfdata-dwarf-perl dperl.data
+		NO_CFI_LEAVES=1 same_as_script perfdata-dwarf-perl dperl.data
 	fi
 	# a stack deeper than the 8 KB copy perf keeps of it
 	if perf record -q --call-graph dwarf -o ddeep.data ./dprog 300 deep > /dev/null 2>&1; then
-		same_as_script perfdata-dwarf-deep ddeep.data
+		NO_CFI_LEAVES=1 same_as_script perfdata-dwarf-deep ddeep.data
 	fi
 	# pipe mode
 	if perf record -q --call-graph dwarf -o - ./dprog 2>/dev/null > dpipe.data; then
-		same_as_script perfdata-dwarf-pipe dpipe.data
+		NO_CFI_LEAVES=1 same_as_script perfdata-dwarf-pipe dpipe.data
 	fi
 fi
 
