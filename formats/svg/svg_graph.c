@@ -43,7 +43,7 @@ static int desc_cmp(const void *a_, const void *b_)
  * What v[k] would be once v[0..n) is sorted by desc_cmp (k < n; v is
  * reordered): a selection with a three-way partition (runs of equal
  * widths are common), O(n) where sorting every node's width was 5.6 % of
- * `sfconv --to svg` of a 400,000-sample timeline.  Small or stubborn
+ * `sfconv --to svg` of a 400,000-sample timeline.  Small or hard
  * ranges are sorted.  Weights are finite, so values that compare equal
  * are the same double except 0 and -0: which of those a sort puts at k
  * depends on the order they came in, so for a zero result the caller
