@@ -67,6 +67,27 @@ enum {
 #define HEADER_SIZE 104
 #define PIPE_HEADER_SIZE 16
 
+/* The cpumode a call chain's context marker switches to (entries at
+ * CONTEXT_MAX and above are markers), or -1 for one perf does not know:
+ * it then drops the chain ("invalid callchain context"). */
+static inline int context_mode(uint64_t x)
+{
+	switch (x) {
+	case CONTEXT_KERNEL:
+		return MISC_KERNEL;
+	case CONTEXT_USER:
+		return MISC_USER;
+	case CONTEXT_HV:
+		return MISC_HV;
+	case CONTEXT_GUEST_KERNEL:
+		return MISC_GUEST_KERNEL;
+	case CONTEXT_GUEST_USER:
+		return MISC_GUEST_USER;
+	default:
+		return -1;
+	}
+}
+
 /* ----- state ----- */
 
 struct pd_attr {
