@@ -60,6 +60,9 @@ enum {
 #define CONTEXT_USER ((uint64_t)-512)
 #define CONTEXT_GUEST_KERNEL ((uint64_t)-2176)
 #define CONTEXT_GUEST_USER ((uint64_t)-2560)
+/* perf script's --max-stack (PERF_MAX_STACK_DEPTH): where it looks for
+ * the user part of an LBR sample's chain */
+#define MAX_STACK 127
 #define FEAT_BUILD_ID 2
 #define FEAT_EVENT_DESC 12
 #define BRANCH_CALL_STACK (1u << 11)
@@ -228,6 +231,8 @@ struct pd_state {
 	struct sf_perf_acache sc;
 	uint64_t *key;
 	size_t cap_key;
+	uint64_t *lbr;           /* an LBR sample's chain, as perf makes it */
+	size_t cap_lbr;
 	double *w;
 	bool default_set;
 	/* options, as the perf script reader's */
