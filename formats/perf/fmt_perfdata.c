@@ -123,7 +123,8 @@ static int lbr_chain(struct pd_state *st, const unsigned char *br,
 		unsigned char to[8] = { 0 };
 		size_t at = (size_t)(br - st->d) + 8;
 		if (at < st->size)
-			memcpy(to, br + 8, st->size - at < 8 ? st->size - at : 8);
+			memcpy(to, st->d + at,
+			       st->size - at < 8 ? st->size - at : 8);
 		st->lbr[u + 1] = rd64(to);
 	}
 	for (uint64_t i = 0; i < bn; i++)
