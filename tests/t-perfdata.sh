@@ -114,6 +114,7 @@ else
 		i=0; while [ $i -lt $1 ]; do printf ';[unknown]'; i=$((i + 1)); done
 	}
 	{
+		echo 'lbrprog 9'
 		echo 'lbrprog;[unknown] 10'
 		echo 'lbrprog;[unknown];[unknown] 6'
 		echo 'lbrprog;main;[unknown] 1'

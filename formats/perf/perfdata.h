@@ -72,7 +72,9 @@ enum {
 
 /* The cpumode a call chain's context marker switches to (entries at
  * CONTEXT_MAX and above are markers), or -1 for one perf does not know:
- * it then drops the chain ("invalid callchain context"). */
+ * it then drops the chain ("invalid callchain context").  perf script
+ * knows three (add_callchain_ip in util/machine.c): a guest's markers,
+ * CONTEXT_GUEST_KERNEL and CONTEXT_GUEST_USER, drop the chain too. */
 static inline int context_mode(uint64_t x)
 {
 	switch (x) {
@@ -82,10 +84,6 @@ static inline int context_mode(uint64_t x)
 		return MISC_USER;
 	case CONTEXT_HV:
 		return MISC_HV;
-	case CONTEXT_GUEST_KERNEL:
-		return MISC_GUEST_KERNEL;
-	case CONTEXT_GUEST_USER:
-		return MISC_GUEST_USER;
 	default:
 		return -1;
 	}
