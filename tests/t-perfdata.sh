@@ -32,13 +32,17 @@ same_as_script() {
 		fail "$n" "perf script gave no stacks"
 	else
 		if [ -n "${NO_CFI_LEAVES:-}" ]; then
-			# unwound stacks whose leaf is code without CFI
-			# (_init, _fini: a sample at start or exit, by chance)
-			# are where perf's libunwind guesses and libdwfl does
-			# not (docs/formats.md, perfdata, "Not done"): set
-			# aside on both sides
+			# unwound stacks whose user leaf is code without CFI
+			# (_init, _fini: a sample at start or exit, by chance;
+			# at exit also under a page fault's kernel frames, and
+			# in a library's destructors, as __run_exit_handlers
+			# calls them) are where perf's libunwind guesses and
+			# libdwfl does not; and stacks through the vdso, whose
+			# unwind tables this reader does not read (both in
+			# docs/formats.md, perfdata, "Not done"): set aside on
+			# both sides
 			for f in "$n.want" "$n.folded"; do
-				grep -Ev ';_(init|fini) [0-9]+$' "$f" > "$f.cfi"
+				grep -Ev ';_(init|fini) [0-9]+$|;__run_exit_handlers;|;__vdso_' "$f" > "$f.cfi"
 				mv "$f.cfi" "$f"
 			done
 		fi
