@@ -30,8 +30,12 @@
  * named with the inlined functions perf script adds there
  * (perfdata_inline.c).
  *
- * Not read: LBR call stacks, compressed records (`perf record -z`):
- * refused with a message naming `perf script` as the way round.
+ * `--call-graph lbr` samples carry the CPU's last branch records as a
+ * call stack: their user part is made of those, as perf script makes it
+ * (lbr_chain below).
+ *
+ * Not read: compressed records (`perf record -z`): refused with a
+ * message naming `perf script` as the way round.
  *
  * This file holds the pass over the records and the samples; perfdata.h
  * lists the others.
@@ -77,6 +81,60 @@ static int add_sample(struct pd_state *st, const struct pd_attr *a,
 	st->w[a->mtype] = period ? (double)period : 1;
 	return sf_profile_add_sample(st->p, st->ctx, stack, th->idx, 0, time,
 				     st->w);
+}
+
+/*
+ * The call chain perf script shows for a sample of `perf record
+ * --call-graph lbr` (tools/perf/util/machine.c,
+ * resolve_lbr_callchain_sample, callee order, no --stitch-lbr): the
+ * kernel's chain up to and with its PERF_CONTEXT_USER marker, then where
+ * the most recent recorded call went (branch entry 0's "to": the leaf
+ * function's start, not the sampled ip), then where each recorded call
+ * was made ("from"), most recent first.  What the kernel's chain holds
+ * past the marker (the user stack by frame pointers) is not shown.
+ *
+ * It is made as a chain of the same words, so that it is resolved (and
+ * cached) as any other: *chain and *nr are replaced, or left as they are
+ * where perf falls back to the kernel's chain: no user part among its
+ * first MAX_STACK entries, or an entry perf takes for a context marker it
+ * does not know (perf drops the LBR chain then).
+ *
+ * An empty branch stack still has its entry 0 read (perf does not check):
+ * the 24 bytes after the stack, which in a file are the next record's
+ * (perf reads the file mapped); past the end of the file, zeros.
+ */
+static int lbr_chain(struct pd_state *st, const unsigned char *br,
+		     uint64_t bn, const unsigned char **chain, uint64_t *nr)
+{
+	const unsigned char *c = *chain;
+	uint64_t u, lim = *nr < MAX_STACK ? *nr : MAX_STACK;
+
+	for (u = 0; u < lim && rd64(c + u * 8) != CONTEXT_USER; u++)
+		;
+	if (u == lim)
+		return 0;
+	uint64_t n = u + 2 + bn;
+	if (!grow((void **)&st->lbr, &st->cap_lbr, n, sizeof(*st->lbr)))
+		return sf_error_nomem(st->ctx);
+	memcpy(st->lbr, c, (u + 1) * 8);
+	if (bn) {
+		st->lbr[u + 1] = rd64(br + 8);
+	} else {
+		unsigned char to[8] = { 0 };
+		size_t at = (size_t)(br - st->d) + 8;
+		if (at < st->size)
+			memcpy(to, st->d + at,
+			       st->size - at < 8 ? st->size - at : 8);
+		st->lbr[u + 1] = rd64(to);
+	}
+	for (uint64_t i = 0; i < bn; i++)
+		st->lbr[u + 2 + i] = rd64(br + i * 24);
+	for (uint64_t i = u + 1; i < n; i++)
+		if (st->lbr[i] >= CONTEXT_MAX && context_mode(st->lbr[i]) < 0)
+			return 0;
+	*chain = (const unsigned char *)st->lbr;
+	*nr = n;
+	return 0;
 }
 
 static int on_sample(struct pd_state *st, uint64_t off, size_t size,
@@ -176,14 +234,18 @@ static int on_sample(struct pd_state *st, uint64_t off, size_t size,
 		NEED(4, "raw data");
 		pos += 4 + (size_t)rd32(b + pos);
 	}
+	/* --call-graph lbr: the call stack the CPU recorded */
+	const unsigned char *br = NULL;
+	uint64_t bn = 0;
 	if (t & S_BRANCH_STACK) {
 		NEED(8, "branch stack");
-		uint64_t bn = rd64(b + pos);
+		bn = rd64(b + pos);
 		if (bn > size)
 			return bad(st, off + pos, "sample branch stack longer "
 				   "than its record");
-		pos += 8 + ((a->branch_type & BRANCH_HW_INDEX) ? 8 : 0) +
-		       bn * 24;
+		pos += 8 + ((a->branch_type & BRANCH_HW_INDEX) ? 8 : 0);
+		br = b + pos;
+		pos += bn * 24;
 	}
 	if (t & S_REGS_USER) {
 		NEED(8, "user registers");
@@ -215,6 +277,10 @@ static int on_sample(struct pd_state *st, uint64_t off, size_t size,
 	}
 	NEED(0, "fields");
 #undef NEED
+	const unsigned char *cp = (t & S_CALLCHAIN) ? b + chain : NULL;
+	if (cp && br && (a->branch_type & BRANCH_CALL_STACK) &&
+	    (rc = lbr_chain(st, br, bn, &cp, &nr)))
+		return rc;
 	if ((rc = sf_pd__attr_type(st, a)))
 		return rc;
 	struct pd_thread *th;
@@ -253,10 +319,8 @@ static int on_sample(struct pd_state *st, uint64_t off, size_t size,
 	sf_stack_id stack;
 	if (unwind) {
 		size_t n = 0;
-		if ((rc = sf_pd__resolve(st, th,
-					 (t & S_CALLCHAIN) ? b + chain : NULL,
-					 nr, ip, misc & MISC_CPUMODE_MASK,
-					 &n)) ||
+		if ((rc = sf_pd__resolve(st, th, cp, nr, ip,
+					 misc & MISC_CPUMODE_MASK, &n)) ||
 		    (rc = sf_pd__unwind(st, th, a, &us, &n)) ||
 		    (rc = add_root(st, th, &n)) ||
 		    (rc = sf_profile_stack(st->p, st->ctx, st->frames, n, true,
@@ -276,7 +340,7 @@ static int on_sample(struct pd_state *st, uint64_t off, size_t size,
 	key[3] = th->root;
 	if (t & S_CALLCHAIN) {
 		key[4] = nr;
-		memcpy(key + 5, b + chain, nr * 8);
+		memcpy(key + 5, cp, nr * 8);
 	} else {
 		key[4] = UINT64_MAX;
 		key[5] = ip;
@@ -286,10 +350,8 @@ static int on_sample(struct pd_state *st, uint64_t off, size_t size,
 	if (!sf_perf__acache_find(&st->sc, key, nk * sizeof(*key), h,
 				  &stack)) {
 		size_t n = 0;
-		if ((rc = sf_pd__resolve(st, th,
-					 (t & S_CALLCHAIN) ? b + chain : NULL,
-					 nr, ip, misc & MISC_CPUMODE_MASK,
-					 &n)) ||
+		if ((rc = sf_pd__resolve(st, th, cp, nr, ip,
+					 misc & MISC_CPUMODE_MASK, &n)) ||
 		    (rc = add_root(st, th, &n)) ||
 		    (rc = sf_profile_stack(st->p, st->ctx, st->frames, n, true,
 					   &stack)) ||
@@ -454,6 +516,7 @@ static void pd_free(struct pd_state *st)
 	free(st->w);
 	sf_perf__acache_free(&st->sc);
 	free(st->key);
+	free(st->lbr);
 	sf_sbuf_free(&st->name_buf);
 	sf_sbuf_free(&st->line_buf);
 }

@@ -60,12 +60,34 @@ enum {
 #define CONTEXT_USER ((uint64_t)-512)
 #define CONTEXT_GUEST_KERNEL ((uint64_t)-2176)
 #define CONTEXT_GUEST_USER ((uint64_t)-2560)
+/* perf script's --max-stack (PERF_MAX_STACK_DEPTH): where it looks for
+ * the user part of an LBR sample's chain */
+#define MAX_STACK 127
 #define FEAT_BUILD_ID 2
 #define FEAT_EVENT_DESC 12
 #define BRANCH_CALL_STACK (1u << 11)
 #define BRANCH_HW_INDEX (1u << 17)
 #define HEADER_SIZE 104
 #define PIPE_HEADER_SIZE 16
+
+/* The cpumode a call chain's context marker switches to (entries at
+ * CONTEXT_MAX and above are markers), or -1 for one perf does not know:
+ * it then drops the chain ("invalid callchain context").  perf script
+ * knows three (add_callchain_ip in util/machine.c): a guest's markers,
+ * CONTEXT_GUEST_KERNEL and CONTEXT_GUEST_USER, drop the chain too. */
+static inline int context_mode(uint64_t x)
+{
+	switch (x) {
+	case CONTEXT_KERNEL:
+		return MISC_KERNEL;
+	case CONTEXT_USER:
+		return MISC_USER;
+	case CONTEXT_HV:
+		return MISC_HV;
+	default:
+		return -1;
+	}
+}
 
 /* ----- state ----- */
 
@@ -207,6 +229,8 @@ struct pd_state {
 	struct sf_perf_acache sc;
 	uint64_t *key;
 	size_t cap_key;
+	uint64_t *lbr;           /* an LBR sample's chain, as perf makes it */
+	size_t cap_lbr;
 	double *w;
 	bool default_set;
 	/* options, as the perf script reader's */

@@ -57,12 +57,6 @@ static int parse_attr(struct pd_state *st, uint64_t off, size_t len,
 	if (len >= 88)
 		a->regs_user = rd64(b + 80);
 	default_name(a);
-	if ((a->sample_type & S_BRANCH_STACK) &&
-	    (a->branch_type & BRANCH_CALL_STACK))
-		return bad(st, off,
-			   "perf.data recorded with --call-graph lbr is not "
-			   "read; convert its text instead: "
-			   "perf script -i FILE | sfconv --from perf");
 	return 0;
 }
 

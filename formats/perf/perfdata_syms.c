@@ -348,17 +348,7 @@ int sf_pd__resolve(struct pd_state *st, const struct pd_thread *th,
 			int rc = frame_of(st, th, x, mode, false, n);
 			if (rc)
 				return rc;
-		} else if (x == CONTEXT_KERNEL) {
-			mode = MISC_KERNEL;
-		} else if (x == CONTEXT_USER) {
-			mode = MISC_USER;
-		} else if (x == CONTEXT_HV) {
-			mode = MISC_HV;
-		} else if (x == CONTEXT_GUEST_KERNEL) {
-			mode = MISC_GUEST_KERNEL;
-		} else if (x == CONTEXT_GUEST_USER) {
-			mode = MISC_GUEST_USER;
-		} else {
+		} else if ((mode = context_mode(x)) < 0) {
 			/* perf: "invalid callchain context", the chain is
 			 * discarded */
 			*n = 0;
