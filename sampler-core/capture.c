@@ -752,7 +752,7 @@ void sfc_close(struct sfc_session *s)
 	free(s->frames);
 	free(s->cmp);
 	sfc__src_close(s);
-	sfc__jit_free(s->jit);
+	sfc__name_close(s);
 	free(s->inl);
 	free(s->inl_ids);
 	free(s);

@@ -8,6 +8,7 @@
 
 #include "capture.h"
 #include "hash.h"
+#include "name.h"
 #include "source.h"
 
 #include <elfutils/libdwfl.h>
@@ -160,8 +161,9 @@ struct sfc_cthread {
 struct sfc_addr {
 	uint64_t pc;            /* call site (pc - 1 for return addresses) */
 	uint32_t gen;           /* program image: +1 at every exec */
-	uint32_t jit;           /* the perf map entry holding pc when it
-				 * was sampled (jitmap.c), or 0 */
+	uint32_t tag;           /* its namers' tag (name.h) when it was
+				 * sampled: the perf map entry holding pc
+				 * (jitmap.c), or 0 */
 	Dwfl_Module *mod;       /* NULL until known */
 };
 
@@ -346,7 +348,7 @@ struct sfc_session {
 				 * when it is off */
 	struct {                /* inline.c: per address, its inlined */
 		uint32_t off, n; /* frames in inl_ids (set by */
-	} *inl;                 /* sfc__symbolize) */
+	} *inl;                 /* symbolization) */
 	size_t capinl;
 	sf_frame_id *inl_ids;
 	size_t ninl_ids, capinl_ids;
@@ -467,6 +469,13 @@ int sfc__add_sample(struct sfc_session *s, struct sf_ctx *ctx,
 		    enum sfc_how how, const uint32_t *rec);
 
 /* image.c: the target's modules, and its execs */
+/* Open the modules of the current image (s->map_seq +1, the caches of
+ * the previous image forgotten), and ready the sources for them
+ * (sfc__src_image). */
+int sfc__dwfl_open(struct sfc_session *s, struct sf_ctx *ctx);
+/* Read the memory map into the modules again, keeping the known ones
+ * (s->map_seq +1). */
+void sfc__dwfl_refresh(struct sfc_session *s);
 /* Did the target exec another program since the last call?  (False at
  * the first.) */
 bool sfc__exec_changed(struct sfc_session *s);
@@ -530,24 +539,5 @@ int sfc__peek_all(struct sfc_session *s, struct sf_ctx *ctx);
 int sfc__tick(struct sfc_session *s, struct sf_ctx *ctx);
 /* The threads the last scan listed are due n more samples each. */
 void sfc__sched_listed(struct sfc_session *s, uint64_t n);
-
-/* unwind.c */
-/* Open the modules of the current image (s->map_seq +1, the caches of
- * the previous image forgotten). */
-int sfc__dwfl_open(struct sfc_session *s, struct sf_ctx *ctx);
-/* Read the memory map into the modules again, keeping the known ones
- * (s->map_seq +1). */
-void sfc__dwfl_refresh(struct sfc_session *s);
-/* Unwind one snapshot into s->frames (leaf first).  Returns true when the
- * stack is complete, false when unwinding stopped early.  `fresh`: the
- * modules were read after t's stop, so a leaf pc in none of them is in
- * no mapped file (JIT code) and may be unwound by guessing (rbp, [sp]).
- * Otherwise such a leaf may be in a library not reported yet, and the
- * words a guess would read may be stale (a new thread's stack): only
- * the leaf is recorded, and false returned. */
-bool sfc__unwind(struct sfc_session *s, const struct sfc_thr *t,
-		 const unsigned char *stack, bool fresh);
-int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
-		   struct sf_profile *p, sf_frame_id *out);
 
 #endif

@@ -89,7 +89,7 @@ static int emit_proc(struct sfc_session *s, struct sf_ctx *ctx,
 	/* a node's parent always comes before it */
 	for (size_t i = 1; i < s->nnodes; i++) {
 		sid[i] = sid[s->nodes[i].parent];
-		if ((rc = sfc__push_addr(s, ctx, p, fid, s->nodes[i].addr,
+		if ((rc = sfc__name_push(s, ctx, p, fid, s->nodes[i].addr,
 					 &sid[i])))
 			goto out;
 	}

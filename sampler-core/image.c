@@ -1,16 +1,91 @@
 /*
- * image.c - the target's program image: its modules opened and read
- * again when a stack passes through code they do not cover, an exec
- * noticed and the new image loaded (the old one kept to name the
- * addresses sampled before).
+ * image.c - the target's program image: its modules (libdwfl, from
+ * /proc/PID/maps: dwfl_linux_proc_report) opened and read again when a
+ * stack passes through code they do not cover, an exec noticed and the
+ * new image loaded (the old one kept to name the addresses sampled
+ * before).
  */
 #include "capture_int.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* Load each module's ELF and CFI now, so the first samples do not pay
+ * for it (opening libc's separate debug file takes a good part of a
+ * second here). */
+static int warm_module(Dwfl_Module *mod, void **userdata, const char *name,
+		       Dwarf_Addr start, void *arg)
+{
+	Dwarf_Addr bias;
+
+	if (dwfl_module_getelf(mod, &bias))
+		dwfl_module_eh_cfi(mod, &bias);
+	return DWARF_CB_OK;
+}
+
+/* The modules are about to change: what was cached per address may
+ * now mean something else (after an exec, the same pc is another
+ * image's code). */
+static void modules_changed(struct sfc_session *s, bool new_image)
+{
+	s->map_seq++;
+	memset(s->clone_pc, 0, sizeof(s->clone_pc));
+	memset(s->clone_yes, 0, sizeof(s->clone_yes));
+	s->clone_next = 0;
+	if (new_image)
+		memset(s->anon_pg, 0, sizeof(s->anon_pg));
+}
+
+static void report(struct sfc_session *s, bool add)
+{
+	modules_changed(s, false);
+	if (add)
+		dwfl_report_begin_add(s->dwfl);
+	else
+		dwfl_report_begin(s->dwfl);
+	dwfl_linux_proc_report(s->dwfl, s->mem);
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	dwfl_getmodules(s->dwfl, warm_module, s, 0);
+}
+
+int sfc__dwfl_open(struct sfc_session *s, struct sf_ctx *ctx)
+{
+	modules_changed(s, true);
+	s->cbs.find_elf = dwfl_linux_proc_find_elf;
+	s->cbs.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->cbs.debuginfo_path = &s->debuginfo_path;
+	if (!(s->dwfl = dwfl_begin(&s->cbs)))
+		return sf_error(ctx, SF_ENOMEM, NULL, 0,
+				"cannot start libdwfl: %s", dwfl_errmsg(-1));
+	dwfl_report_begin(s->dwfl);
+	int e = dwfl_linux_proc_report(s->dwfl, s->mem);
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	dwfl_getmodules(s->dwfl, warm_module, s, 0);
+	if (e == EACCES || e == EPERM) {
+		/* another user's process: say what would let us read it */
+		sfc__explain_eperm(s, ctx, s->pid);
+		return SF_EINPUT;
+	}
+	if (e > 0)
+		return sf_error(ctx, SF_EINPUT, NULL, 0,
+				"cannot read the memory map of process %d: %s",
+				(int)s->pid, strerror(e));
+	/* the sources ready themselves for the new modules (native
+	 * unwinding attaches its snapshot unwinder) */
+	return sfc__src_image(s, ctx);
+}
+
+void sfc__dwfl_refresh(struct sfc_session *s)
+{
+	/* keep the modules we know (their addresses are interned), add the
+	 * new ones (dlopen, or the libraries of a program just started) */
+	if (s->dwfl)
+		report(s, true);
+}
 
 /* Did the unwinding just done pass through code no module covers, while
  * the memory map may be newer than our modules?  Just after a start or an

@@ -4,18 +4,22 @@
  * holding it (libdw dwarf_getscopes) list the inlined subroutines from the
  * innermost out to the function the symbol names; each becomes a frame
  * marked inline (kind "inline", SF_FRAME_INLINE) above that function's.
- * Without DWARF nothing is added.
+ * Without DWARF nothing is added.  An address namer
+ * (docs/capture-sources.md) that names nothing itself: it adds frames
+ * after the address's own, so it comes last.
  */
 #include "capture_int.h"
-#include "source.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <stdlib.h>
 
-int sfc__inline_frames(struct sfc_session *s, struct sf_ctx *ctx,
-		       struct sf_profile *p, Dwfl_Module *mod, uint64_t pc,
-		       const struct sf_frame *outer, uint32_t addr)
+/* The inlined subroutines holding pc (innermost ... up to its function,
+ * `outer` its frame) as frames of their own, recorded for address index
+ * `addr`; every address gets an entry (maybe empty). */
+static int inline_frames(struct sfc_session *s, struct sf_ctx *ctx,
+			 struct sf_profile *p, Dwfl_Module *mod, uint64_t pc,
+			 const struct sf_frame *outer, uint32_t addr)
 {
 	Dwarf_Addr bias;
 	Dwarf_Die *cu, *scopes = NULL;
@@ -69,13 +73,20 @@ int sfc__inline_frames(struct sfc_session *s, struct sf_ctx *ctx,
 	return 0;
 }
 
-int sfc__push_addr(struct sfc_session *s, struct sf_ctx *ctx,
-		   struct sf_profile *p, const sf_frame_id *fid, uint32_t addr,
-		   sf_stack_id *st)
+static int inline_after(struct sfc_session *s, struct sf_ctx *ctx,
+			struct sf_profile *p, const struct sfc_naming *a,
+			const struct sf_frame *f)
 {
-	int rc = sf_profile_stack_push(p, ctx, *st, fid[addr], st);
+	return inline_frames(s, ctx, p, a->mod, a->pc, f, a->addr);
+}
 
-	if (rc || !s->inl || addr >= s->capinl)
+/* Push address addr's inlined frames onto *st (its own frame is there) */
+static int inline_push(struct sfc_session *s, struct sf_ctx *ctx,
+		       struct sf_profile *p, uint32_t addr, sf_stack_id *st)
+{
+	int rc = 0;
+
+	if (!s->inl || addr >= s->capinl)
 		return rc;
 	for (uint32_t k = 0; k < s->inl[addr].n && !rc; k++)
 		rc = sf_profile_stack_push(p, ctx, *st,
@@ -83,3 +94,9 @@ int sfc__push_addr(struct sfc_session *s, struct sf_ctx *ctx,
 					   st);
 	return rc;
 }
+
+const struct sfc_namer sfc_namer_inlined = {
+	.name = "inlined",
+	.after = inline_after,
+	.push = inline_push,
+};

@@ -60,7 +60,7 @@ static bool addr_eq(const void *c, uint32_t id, const void *key)
 	const uint64_t *k = key;
 
 	return id != SFC_ADDR_TRUNCATED && s->addrs[id].pc == k[0] &&
-	       s->addrs[id].gen == k[1] && s->addrs[id].jit == k[2];
+	       s->addrs[id].gen == k[1] && s->addrs[id].tag == k[2];
 }
 
 static size_t addr_cap(size_t n)
@@ -72,12 +72,12 @@ static size_t addr_cap(size_t n)
 	return c;
 }
 
-/* An address is a pc of one program image, and of one perf map entry
- * when one holds it: a JIT that reuses a freed range for other code
- * makes the same pc another frame. */
+/* An address is a pc of one program image, and of one namer tag: the
+ * perf map entry that holds it, for a JIT that reuses a freed range
+ * for other code makes the same pc another frame. */
 static int addr_get(struct sfc_session *s, uint64_t pc, uint32_t *out)
 {
-	uint64_t key[3] = { pc, s->gen, sfc__jit_holder(s, pc) };
+	uint64_t key[3] = { pc, s->gen, sfc__name_tag(s, pc) };
 	uint64_t h = sf_hash(key, sizeof(key));
 	uint32_t id;
 
@@ -95,7 +95,7 @@ static int addr_get(struct sfc_session *s, uint64_t pc, uint32_t *out)
 	id = (uint32_t)s->naddrs++;
 	s->addrs[id].pc = pc;
 	s->addrs[id].gen = s->gen;
-	s->addrs[id].jit = (uint32_t)key[2];
+	s->addrs[id].tag = (uint32_t)key[2];
 	s->addrs[id].mod = s->dwfl ? dwfl_addrmodule(s->dwfl, pc) : NULL;
 	if (!s->addrs[id].mod)
 		s->module_miss = true;
@@ -168,8 +168,9 @@ int sfc__intern(struct sfc_session *s, struct sf_ctx *ctx, bool complete,
 
 	if (!complete && node_get(s, node, SFC_ADDR_TRUNCATED, &node))
 		return sf_error_nomem(ctx);
-	/* jitmap.c: the perf map's new entries name this tick's JIT code */
-	if (sfc__jit_poll(s, ctx))
+	/* the namers' new input (the perf map's new entries name this tick's
+	 * JIT code) */
+	if (sfc__name_poll(s, ctx))
 		return sf_error_nomem(ctx);
 	*known = true;
 	for (size_t i = s->nframes; i-- > 0;) {

@@ -1,7 +1,7 @@
 /*
  * jitmap.c - names for JIT code from the target's perf map,
  * /tmp/perf-PID.map ("START SIZE name" in hex, one entry a line, perf's
- * JIT interface): a capture source that names addresses
+ * JIT interface): an address namer, asked before any module
  * (docs/capture-sources.md).
  *
  * The file sits in a world-writable directory under a name anyone can
@@ -17,7 +17,6 @@
  * the target's text, and reports print it to terminals.
  */
 #include "capture_int.h"
-#include "source.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -477,3 +476,50 @@ void sfc__jit_free(struct sfc_jitmap *m)
 	free(m->buf);
 	free(m);
 }
+
+/* ----- the namer (name.h) ----- */
+
+static int jit_begin(struct sfc_session *s, struct sf_ctx *ctx, void **state)
+{
+	if (!(*state = sfc__jit_load(s, ctx)))
+		return sf_error_nomem(ctx);
+	return 0;
+}
+
+static void jit_end(struct sfc_session *s, void *state)
+{
+	sfc__jit_free(state);
+}
+
+/* An entry wins over a module whose range merely spans the JIT heap
+ * (node maps part of its text far above the rest, and libdwfl's module
+ * covers the gap): the address leaves its module. */
+static int jit_lookup(struct sfc_session *s, struct sf_ctx *ctx, void *state,
+		    struct sfc_naming *a, struct sf_frame *f)
+{
+	const char *name = sfc__jit_find(state, a->pc, a->tag);
+
+	if (!name)
+		return 0;
+	f->name = name;
+	f->kind = "jit";
+	f->address = a->pc;
+	a->mod = NULL;
+	return 1;
+}
+
+static void jit_close(struct sfc_session *s)
+{
+	sfc__jit_free(s->jit);
+	s->jit = NULL;
+}
+
+const struct sfc_namer sfc_namer_jitmap = {
+	.name = "jitmap",
+	.poll = sfc__jit_poll,
+	.tag = sfc__jit_holder,
+	.begin = jit_begin,
+	.end = jit_end,
+	.lookup = jit_lookup,
+	.close = jit_close,
+};

@@ -59,7 +59,7 @@ static int peek(struct sfc_session *s, struct sf_ctx *ctx, struct sfc_thr *t,
 	    slices2 != slices)
 		return 0;
 	t->partial = true;
-	bool complete = sfc__unwind(s, t, s->cmp, true);
+	bool complete = sfc__src_unwind(s, t, s->cmp, true);
 	t->partial = false;
 	if (!complete) {
 		if (s->unw_short)

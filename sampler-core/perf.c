@@ -338,7 +338,7 @@ int sfc__perf_all(struct sfc_session *s, struct sf_ctx *ctx)
 			uint32_t node;
 			bool known;
 			t->strict = true;
-			bool complete = sfc__unwind(s, t, stack, true);
+			bool complete = sfc__src_unwind(s, t, stack, true);
 			t->strict = false;
 			t->have = false;
 			if (complete) {

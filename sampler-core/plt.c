@@ -4,10 +4,10 @@
  * prefix): "jmp *DISP(%rip)", in .plt (lazy binding, the first entry is
  * the resolver's), .plt.sec (IBT) or .plt.got (bound at load).  The slot's
  * relocation, in .rela.plt or .rela.dyn, names the symbol, as objdump
- * labels the entries.
+ * labels the entries.  An address namer (docs/capture-sources.md), asked
+ * before the symbols: a PLT entry has no symbol of its own.
  */
 #include "capture_int.h"
-#include "source.h"
 
 #include <gelf.h>
 #include <stdio.h>
@@ -90,3 +90,24 @@ const char *sfc__plt_name(Elf *elf, uint64_t addr, char *buf, size_t size)
 #endif
 	return NULL;
 }
+
+/* A name@plt is cut to 299 bytes */
+#define PLT_NAME_MAX 300
+
+static int plt_lookup(struct sfc_session *s, struct sf_ctx *ctx, void *state,
+		      struct sfc_naming *a, struct sf_frame *f)
+{
+	const char *pn = a->elf ? sfc__plt_name(a->elf, a->rel, a->buf,
+						PLT_NAME_MAX) : NULL;
+
+	/* no offset: an entry is no function */
+	if (pn)
+		f->name = pn;
+	return pn != NULL;
+}
+
+const struct sfc_namer sfc_namer_plt = {
+	.name = "plt",
+	.in_module = true,
+	.lookup = plt_lookup,
+};

@@ -758,7 +758,7 @@ static int py_emit(struct sfc_session *s, struct sf_ctx *ctx,
 				continue;
 			}
 		}
-		if ((rc = sfc__push_addr(s, ctx, p, fid,
+		if ((rc = sfc__name_push(s, ctx, p, fid,
 					 s->nodes[chain[i]].addr, &st)))
 			return rc;
 	}

@@ -83,9 +83,9 @@ int sfc__record(struct sfc_session *s, struct sf_ctx *ctx,
 
 	if (rc)
 		return rc;
-	bool complete = sfc__unwind(s, t, stack, fresh);
+	bool complete = sfc__src_unwind(s, t, stack, fresh);
 	if (sfc__refresh_for(s))
-		complete = sfc__unwind(s, t, stack, fresh);
+		complete = sfc__src_unwind(s, t, stack, fresh);
 	if (!complete) {
 		s->st.truncated++;
 		sf_warn(ctx, "capture.truncated",

@@ -27,6 +27,27 @@ void sfc__src_close(struct sfc_session *s)
 			sfc__sources[i]->close(s);
 }
 
+int sfc__src_image(struct sfc_session *s, struct sf_ctx *ctx)
+{
+	int rc;
+
+	for (size_t i = 0; i < SFC_NSRC; i++)
+		if (sfc__sources[i]->image &&
+		    (rc = sfc__sources[i]->image(s, ctx)))
+			return rc;
+	return 0;
+}
+
+bool sfc__src_unwind(struct sfc_session *s, const struct sfc_thr *t,
+		     const unsigned char *stack, bool fresh)
+{
+	for (size_t i = 0; i < SFC_NSRC; i++)
+		if (sfc__sources[i]->unwind)
+			return sfc__sources[i]->unwind(s, t, stack, fresh);
+	s->nframes = 0;
+	return false;
+}
+
 int sfc__src_read_asleep(struct sfc_session *s, struct sf_ctx *ctx,
 			 struct sfc_thr *t)
 {

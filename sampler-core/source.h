@@ -1,10 +1,11 @@
 /*
  * source.h - internal to sampler-core: the capture sources
- * (docs/capture-sources.md).  A source adds to a sample what native
- * unwinding does not give: the kernel side of a wait, an interpreter's
- * frames.  Each is one file exporting a const struct sfc_source, and one
- * row of SFC_SOURCES below; the sampling loop and emit call the sources
- * only through the table (source.c), never by name.
+ * (docs/capture-sources.md).  A source reads something per sample: the
+ * native stack, the kernel side of a wait, an interpreter's frames.
+ * Each is one file exporting a const struct sfc_source, and one row of
+ * SFC_SOURCES below; the sampling loop and emit call the sources only
+ * through the table (source.c), never by name.  (What names addresses at
+ * the end is a namer, name.h.)
  *
  * A source keeps its state behind the session and names what it read at
  * a sample by a record id (0: nothing), one per source, kept in the
@@ -25,10 +26,12 @@ struct sfc_session;
 struct sfc_thr;
 struct sfc_cthread;
 
-/* The table, one row per source, in the order emit calls them: a source
- * that rebuilds the native stack comes before one that pushes frames
- * above its leaf.  A row NAME is the sfc_source_NAME its file defines. */
+/* The table, one row per source, in the order emit calls them: native
+ * unwinding first (it makes the stack), a source that rebuilds the
+ * native stack before one that pushes frames above its leaf.  A row NAME
+ * is the sfc_source_NAME its file defines. */
 #define SFC_SOURCES(X)                                                    \
+	X(native)       /* unwind.c: the native stack */                  \
 	X(python)       /* python.c: CPython frames */                    \
 	X(kernel)       /* kernel.c: the kernel side of a blocked sample */
 
@@ -51,6 +54,22 @@ struct sfc_source {
 	 * failed open. */
 	int (*open)(struct sfc_session *s);
 	void (*close)(struct sfc_session *s);
+	/* The modules of a program image were just read (s->dwfl, at the
+	 * start and after an exec): make ready to work in them.  0, or a
+	 * negative sf_code. */
+	int (*image)(struct sfc_session *s, struct sf_ctx *ctx);
+	/* Unwind the copy of thread t (registers t->regs, its stack in
+	 * `stack`) into s->frames, leaf first: true when the stack is
+	 * complete, false when unwinding stopped early.  `fresh`: the
+	 * modules were read after t's stop, so a leaf pc in none of them is
+	 * in no mapped file (JIT code) and may be unwound by guessing (rbp,
+	 * [sp]).  Otherwise such a leaf may be in a library not reported
+	 * yet, and the words a guess would read may be stale (a new
+	 * thread's stack): only the leaf is recorded, and false returned.
+	 * The first row with this role makes every stack; unwinders are not
+	 * chained. */
+	bool (*unwind)(struct sfc_session *s, const struct sfc_thr *t,
+		       const unsigned char *stack, bool fresh);
 	/* Read thread c, asleep in a system call, into *out (0: nothing),
 	 * while what it reads is provably the thread's state at the
 	 * sample: just before a stop interrupts it, between the two
@@ -95,6 +114,12 @@ extern const struct sfc_source *const sfc__sources[SFC_NSRC];
 /* Open every source; -1 when out of memory (then close them all). */
 int sfc__src_open(struct sfc_session *s);
 void sfc__src_close(struct sfc_session *s);
+/* image of every source (after the modules are read) */
+int sfc__src_image(struct sfc_session *s, struct sf_ctx *ctx);
+/* The stack of t's copy by the first source that unwinds (the unwind
+ * role); false with an empty stack when none does */
+bool sfc__src_unwind(struct sfc_session *s, const struct sfc_thr *t,
+		     const unsigned char *stack, bool fresh);
 /* read_asleep of every source into t->rec (prev: the thread's records) */
 int sfc__src_read_asleep(struct sfc_session *s, struct sf_ctx *ctx,
 			 struct sfc_thr *t);
@@ -115,47 +140,5 @@ int sfc__src_emit(struct sfc_session *s, struct sf_ctx *ctx,
 		  struct sf_label *labels, size_t *nlabels, bool *relabel);
 int sfc__src_report(struct sfc_session *s, struct sf_ctx *ctx,
 		    struct sf_profile *p);
-
-/* ----- naming helpers of native unwinding (unwind.c) ----- */
-
-/* inline.c: the inlined subroutines holding pc (innermost ... up to its
- * function, `outer` its frame) as frames of their own, recorded for
- * address index `addr`; every address gets an entry (maybe empty). */
-int sfc__inline_frames(struct sfc_session *s, struct sf_ctx *ctx,
-		       struct sf_profile *p, Dwfl_Module *mod, uint64_t pc,
-		       const struct sf_frame *outer, uint32_t addr);
-/* Push address addr's frame (fid[addr]) and then its inlined frames onto
- * *st. */
-int sfc__push_addr(struct sfc_session *s, struct sf_ctx *ctx,
-		   struct sf_profile *p, const sf_frame_id *fid, uint32_t addr,
-		   sf_stack_id *st);
-
-/* plt.c: "name@plt" when addr (an address of elf's own, bias removed)
- * is in a PLT entry, into buf; else NULL (and elsewhere than x86-64) */
-const char *sfc__plt_name(Elf *elf, uint64_t addr, char *buf, size_t size);
-
-/* jitmap.c: names for JIT code from /tmp/perf-PID.map */
-#define SFC_JITMAP_MAX ((off_t)64 << 20)
-/* Open path for reading only if it is a regular file owned by `owner`
- * or root, not a symbolic link, at most max bytes (O_NOFOLLOW |
- * O_NONBLOCK: a FIFO is never waited on).  1 with *fd open; 0 when there
- * is no such file; -1 with the reason in why. */
-int sfc__open_owned(const char *path, uid_t owner, off_t max, int *fd,
-		    char *why, size_t whysize);
-/* Read what the target's perf map gained, at most once per tick (s->jit,
- * made on the first call; one warning when the map is refused); -1 when
- * out of memory. */
-int sfc__jit_poll(struct sfc_session *s, struct sf_ctx *ctx);
-/* The entry of the map as read so far that holds pc (its number, kept
- * with the address), or 0 */
-uint32_t sfc__jit_holder(const struct sfc_session *s, uint64_t pc);
-/* The whole map, read to its end, and the mapped jitdump's records; the
- * caller owns it (s->jit is taken).  NULL when out of memory. */
-struct sfc_jitmap *sfc__jit_load(struct sfc_session *s, struct sf_ctx *ctx);
-/* The name of entry `held` (sfc__jit_holder when pc was sampled), or
- * when 0 of the last entry holding pc; NULL when none */
-const char *sfc__jit_find(const struct sfc_jitmap *m, uint64_t pc,
-			  uint32_t held);
-void sfc__jit_free(struct sfc_jitmap *m);
 
 #endif

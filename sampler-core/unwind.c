@@ -1,35 +1,23 @@
 /*
- * unwind.c - unwinding stack copies and symbolizing addresses, with
- * elfutils libdwfl.
+ * unwind.c - native unwinding of stack copies with elfutils libdwfl (a
+ * capture source, docs/capture-sources.md: the first row, it makes the
+ * stack the other sources decorate).
  *
- * The modules come from /proc/PID/maps (dwfl_linux_proc_report); ELF and
- * CFI are loaded lazily by libdwfl, once per module.  Unwinding never
- * touches the live process: dwfl_attach_state gets our own
- * Dwfl_Thread_Callbacks whose registers and memory are the snapshot taken
- * while the thread was stopped (the technique of ddprof and eu-stacktrace).
- * libdwfl tries .eh_frame, then .debug_frame, then the architecture's
- * frame-pointer step.  A read outside the copy fails, which ends the stack
- * (reported as truncated).
- *
- * Symbolization runs once per unique address at the end
- * (dwfl_module_addrinfo scans the symbol table linearly, ~50 µs): names
- * from .symtab/.dynsym or a separate debug file found by build-id or
- * debuglink (dwfl_standard_find_debuginfo), C++ names demangled through
- * __cxa_demangle loaded at run time, JIT code from /tmp/perf-PID.map
- * (jitmap.c), and anything else as "[unknown] (module+0xOFFSET)".
+ * The modules are the image's (image.c); ELF and CFI are loaded lazily
+ * by libdwfl, once per module.  Unwinding never touches the live
+ * process: dwfl_attach_state gets our own Dwfl_Thread_Callbacks whose
+ * registers and memory are the snapshot taken while the thread was
+ * stopped (the technique of ddprof and eu-stacktrace).  libdwfl tries
+ * .eh_frame, then .debug_frame, then the architecture's frame-pointer
+ * step.  A read outside the copy fails, which ends the stack (reported as
+ * truncated).  The addresses are named at the end (name.c).
  */
 #include "capture_int.h"
-#include "source.h"
 #include "cfi.h"
 
-#include <dlfcn.h>
 #include <dwarf.h>
-#include <errno.h>
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* ----- the snapshot as a Dwfl process ----- */
 
@@ -109,88 +97,6 @@ static const Dwfl_Thread_Callbacks snapshot_callbacks = {
 	.memory_read = cb_memory_read,
 	.set_initial_registers = cb_set_initial_registers,
 };
-
-/* Load each module's ELF and CFI now, so the first samples do not pay
- * for it (opening libc's separate debug file takes a good part of a
- * second here). */
-static int warm_module(Dwfl_Module *mod, void **userdata, const char *name,
-		       Dwarf_Addr start, void *arg)
-{
-	Dwarf_Addr bias;
-
-	if (dwfl_module_getelf(mod, &bias))
-		dwfl_module_eh_cfi(mod, &bias);
-	return DWARF_CB_OK;
-}
-
-/* The modules are about to change: what was cached per address may
- * now mean something else (after an exec, the same pc is another
- * image's code). */
-static void modules_changed(struct sfc_session *s, bool new_image)
-{
-	s->map_seq++;
-	memset(s->clone_pc, 0, sizeof(s->clone_pc));
-	memset(s->clone_yes, 0, sizeof(s->clone_yes));
-	s->clone_next = 0;
-	if (new_image)
-		memset(s->anon_pg, 0, sizeof(s->anon_pg));
-}
-
-static void report(struct sfc_session *s, bool add)
-{
-	modules_changed(s, false);
-	if (add)
-		dwfl_report_begin_add(s->dwfl);
-	else
-		dwfl_report_begin(s->dwfl);
-	dwfl_linux_proc_report(s->dwfl, s->mem);
-	dwfl_report_end(s->dwfl, NULL, NULL);
-	dwfl_getmodules(s->dwfl, warm_module, s, 0);
-}
-
-int sfc__dwfl_open(struct sfc_session *s, struct sf_ctx *ctx)
-{
-	modules_changed(s, true);
-	s->cbs.find_elf = dwfl_linux_proc_find_elf;
-	s->cbs.find_debuginfo = dwfl_standard_find_debuginfo;
-	s->cbs.debuginfo_path = &s->debuginfo_path;
-	if (!(s->dwfl = dwfl_begin(&s->cbs)))
-		return sf_error(ctx, SF_ENOMEM, NULL, 0,
-				"cannot start libdwfl: %s", dwfl_errmsg(-1));
-	dwfl_report_begin(s->dwfl);
-	int e = dwfl_linux_proc_report(s->dwfl, s->mem);
-	dwfl_report_end(s->dwfl, NULL, NULL);
-	dwfl_getmodules(s->dwfl, warm_module, s, 0);
-	if (e == EACCES || e == EPERM) {
-		/* another user's process: say what would let us read it */
-		sfc__explain_eperm(s, ctx, s->pid);
-		return SF_EINPUT;
-	}
-	if (e > 0)
-		return sf_error(ctx, SF_EINPUT, NULL, 0,
-				"cannot read the memory map of process %d: %s",
-				(int)s->pid, strerror(e));
-	if (s->o.unwind == SFC_UNWIND_DWARF) {
-		if (dwfl_attach_state(s->dwfl, NULL, s->pid,
-				      &snapshot_callbacks, s)) {
-			s->attached = true;
-		} else {
-			sf_warn(ctx, "capture.nodwarf",
-				"DWARF unwinding unavailable (%s); using frame "
-				"pointers", dwfl_errmsg(-1));
-			s->o.unwind = SFC_UNWIND_FP;
-		}
-	}
-	return 0;
-}
-
-void sfc__dwfl_refresh(struct sfc_session *s)
-{
-	/* keep the modules we know (their addresses are interned), add the
-	 * new ones (dlopen, or the libraries of a program just started) */
-	if (s->dwfl)
-		report(s, true);
-}
 
 /* ----- unwinding ----- */
 
@@ -370,8 +276,8 @@ static bool jit_pc(Dwfl *dwfl, uint64_t pc)
 }
 #endif
 
-bool sfc__unwind(struct sfc_session *s, const struct sfc_thr *t,
-		 const unsigned char *stack, bool fresh)
+static bool native_unwind(struct sfc_session *s, const struct sfc_thr *t,
+			  const unsigned char *stack, bool fresh)
 {
 	s->nframes = 0;
 	s->unw_bad = false;
@@ -434,170 +340,26 @@ bool sfc__unwind(struct sfc_session *s, const struct sfc_thr *t,
 	return rc == 0 && !s->unw_bad;
 }
 
-/* ----- symbolization ----- */
-
-typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-
-static const char *base_name(const char *path)
+/* The modules of a new image were read: unwind in them with libdwfl,
+ * through our own Dwfl_Thread_Callbacks over the snapshot */
+static int native_image(struct sfc_session *s, struct sf_ctx *ctx)
 {
-	const char *b = strrchr(path, '/');
-
-	return b ? b + 1 : path;
-}
-
-/* The property "image:PATH" = "0xSTART 0xEND BUILD-ID" for each module a
- * frame names, once (the first image that mapped PATH wins after an
- * exec): what macOS sample lists under "Binary Images", and what a
- * symbol server needs to find the exact file again.  The build id is "?"
- * when the file has none. */
-static int note_image(struct sf_profile *p, struct sf_ctx *ctx,
-		      Dwfl_Module *mod, const char *path, Dwarf_Addr start,
-		      Dwarf_Addr end)
-{
-	char key[4200], val[64 + 2 * 64 + 1];
-	const unsigned char *bits = NULL;
-	GElf_Addr vaddr;
-	int n;
-
-	if ((size_t)snprintf(key, sizeof(key), "image:%s", path) >=
-	    sizeof(key) || sf_profile_prop(p, key))
-		return 0;
-	int len = snprintf(val, sizeof(val), "0x%" PRIx64 " 0x%" PRIx64 " ",
-			   (uint64_t)start, (uint64_t)end);
-	n = dwfl_module_build_id(mod, &bits, &vaddr);
-	if (n <= 0 || n > 64)
-		val[len++] = '?';
-	for (int i = 0; n > 0 && n <= 64 && i < n; i++)
-		len += snprintf(val + len, sizeof(val) - (size_t)len, "%02x",
-				bits[i]);
-	val[len] = 0;
-	return sf_profile_set_prop(p, ctx, key, val);
-}
-
-int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
-		   struct sf_profile *p, sf_frame_id *out)
-{
-	void *cxx = NULL;
-	demangle_fn demangle = NULL;
-	struct sfc_jitmap *jit = sfc__jit_load(s, ctx);
-	char buf[512], plain[512], pltname[300];
-	const char *at;
-	int rc = 0;
-
-	if (!jit)
-		return sf_error_nomem(ctx);
-	if (!s->o.no_demangle) {
-		cxx = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-		if (cxx)
-			*(void **)&demangle = dlsym(cxx, "__cxa_demangle");
-	}
-	for (size_t i = 0; i < s->naddrs && !rc; i++) {
-		struct sf_frame f;
-		char *dem = NULL;
-		sf_frame_init(&f);
-		if (i == SFC_ADDR_TRUNCATED) {
-			/* only when some stack uses it */
-			out[i] = 0;
-			if (!s->st.truncated)
-				continue;
-			f.name = "[truncated]";
-			rc = sf_profile_frame(p, ctx, &f, &out[i]);
-			continue;
+	if (s->o.unwind == SFC_UNWIND_DWARF) {
+		if (dwfl_attach_state(s->dwfl, NULL, s->pid,
+				      &snapshot_callbacks, s)) {
+			s->attached = true;
+		} else {
+			sf_warn(ctx, "capture.nodwarf",
+				"DWARF unwinding unavailable (%s); using frame "
+				"pointers", dwfl_errmsg(-1));
+			s->o.unwind = SFC_UNWIND_FP;
 		}
-		uint64_t pc = s->addrs[i].pc;
-		Dwfl_Module *mod = s->addrs[i].mod;
-		/* an address of an image replaced by exec keeps only the
-		 * module it had when sampled */
-		if (!mod && s->dwfl && s->addrs[i].gen == s->gen)
-			mod = dwfl_addrmodule(s->dwfl, pc);
-		const char *name = NULL, *mname = NULL;
-		Dwarf_Addr start = 0, end = 0, bias = 0;
-		/* jitmap.c: a perf map entry wins over a module whose range
-		 * merely spans the JIT heap (node maps part of its text far
-		 * above the rest, and libdwfl's module covers the gap) */
-		if ((name = sfc__jit_find(jit, pc, s->addrs[i].jit))) {
-			f.kind = "jit";
-			f.address = pc;
-			mod = NULL;
-		} else if (mod)
-			mname = dwfl_module_info(mod, NULL, &start, &end, NULL,
-						 NULL, NULL, NULL);
-		if (mod && (pc < start || pc >= end))
-			mod = NULL;
-		if (mod) {
-			GElf_Off off;
-			GElf_Sym sym;
-			uint64_t rel = pc - start;
-			Elf *elf = dwfl_module_getelf(mod, &bias);
-			if (elf)
-				rel = pc - bias;
-			name = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL,
-						    NULL, NULL);
-			f.module = mname;
-			f.address = rel;
-			if (mname && (rc = note_image(p, ctx, mod, mname,
-						      start, end)))
-				break;
-			if (name && (at = strchr(name, '@')) && at > name &&
-			    (size_t)(at - name) < sizeof(plain)) {
-				/* "pthread_cond_wait@@GLIBC_2.3.2": drop the
-				 * symbol version */
-				memcpy(plain, name, (size_t)(at - name));
-				plain[at - name] = 0;
-				name = plain;
-			}
-			if (name && demangle && name[0] == '_' &&
-			    name[1] == 'Z') {
-				int st = -1;
-				dem = demangle(name, NULL, NULL, &st);
-				if (st == 0 && dem)
-					name = dem;
-			}
-			/* plt.c: a PLT entry has no symbol of its own */
-			const char *pn = elf ? sfc__plt_name(elf, rel, pltname,
-							     sizeof(pltname))
-					     : NULL;
-			/* the offset into the function, "+ N" as macOS
-			 * sample prints it: two return addresses in one
-			 * function then read as such (a PLT entry or an
-			 * address without a symbol has no function) */
-			if (name && !pn)
-				f.offset = off;
-			if (pn)
-				name = pn;
-			if (!name) {
-				snprintf(buf, sizeof(buf),
-					 "[unknown] (%s+0x%" PRIx64 ")",
-					 mname ? base_name(mname) : "?", rel);
-				name = buf;
-			}
-			if (s->o.source_lines) {
-				Dwfl_Line *l = dwfl_module_getsrc(mod, pc);
-				int line = 0, col = 0;
-				const char *file = l ? dwfl_lineinfo(
-					l, NULL, &line, &col, NULL, NULL) : NULL;
-				if (file) {
-					f.file = file;
-					f.line = line > 0 ? (uint32_t)line : 0;
-					f.column = col > 0 ? (uint32_t)col : 0;
-				}
-			}
-		} else if (!name) {
-			snprintf(buf, sizeof(buf), "[unknown] (0x%" PRIx64 ")",
-				 pc);
-			name = buf;
-			f.address = pc;
-		}
-		f.name = name;
-		rc = sf_profile_frame(p, ctx, &f, &out[i]);
-		/* inline.c: functions inlined at pc, frames of their own */
-		if (!rc)
-			rc = sfc__inline_frames(s, ctx, p, mod, pc, &f,
-						(uint32_t)i);
-		free(dem);
 	}
-	sfc__jit_free(jit);
-	if (cxx)
-		dlclose(cxx);
-	return rc;
+	return 0;
 }
+
+const struct sfc_source sfc_source_native = {
+	.name = "native",
+	.image = native_image,
+	.unwind = native_unwind,
+};

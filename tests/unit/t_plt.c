@@ -4,7 +4,7 @@
  * program's own executable, at its first and last byte.
  */
 #include "unit.h"
-#include "source.h"
+#include "name.h"
 
 #include <fcntl.h>
 #include <gelf.h>

@@ -1,0 +1,145 @@
+/*
+ * name.h - internal to sampler-core: the address namers
+ * (docs/capture-sources.md, "Address namers").  A namer names native
+ * addresses at the end of a capture: the JIT maps, PLT entries, the ELF
+ * symbols, the functions inlined at an address.  Each is one file
+ * exporting a const struct sfc_namer, and one row of SFC_NAMERS below;
+ * interning and emit call the namers only through the table (name.c),
+ * never by name.
+ *
+ * The namers are a table of their own, not rows of SFC_SOURCES: they
+ * read no sample, and a row there has a record in every sample, thread
+ * and window.
+ */
+#ifndef SF_NAME_H
+#define SF_NAME_H
+
+#include "profile.h"
+
+#include <elfutils/libdwfl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct sfc_session;
+
+/* The table, one row per namer, in the order an address is offered to
+ * them; the first whose lookup names it wins.  A row NAME is the
+ * sfc_namer_NAME its file defines.  Why each sits where it does:
+ * docs/capture-sources.md. */
+#define SFC_NAMERS(X)                                                     \
+	X(jitmap)   /* jitmap.c: perf map, jitdump; before any module */  \
+	X(plt)      /* plt.c: name@plt; before the symbols */             \
+	X(symbols)  /* symbols.c: the ELF symbol tables */                \
+	X(inlined)  /* inline.c: inlined frames, after the address's */
+
+enum {
+#define SFC_NAM_ID(name) SFC_NAM_##name,
+	SFC_NAMERS(SFC_NAM_ID)
+#undef SFC_NAM_ID
+	SFC_NNAM
+};
+
+/* One address being named: what the namers see, and room for what they
+ * make.  The frame they fill is passed beside it. */
+struct sfc_naming {
+	uint64_t pc;
+	uint32_t addr;          /* its index among the session's addresses */
+	uint32_t tag;           /* its tag (the tag role, when interned) */
+	Dwfl_Module *mod;       /* its module; NULL: none, or a namer took
+				 * the address out of it */
+	/* Set by the module step, before the first in_module row: */
+	Elf *elf;               /* the module's ELF file; NULL: unread */
+	uint64_t rel;           /* pc in the ELF file's own addresses (bias
+				 * removed), else from the module's start */
+	char buf[512];          /* a name a row makes lives here ... */
+	char *own;              /* ... or here (freed once the frame is
+				 * made) */
+};
+
+/* One namer.  Every role but name may be NULL. */
+struct sfc_namer {
+	const char *name;
+	/* Each stack interned, while the target lives: read what the
+	 * namer's input gained.  -1 when out of memory. */
+	int (*poll)(struct sfc_session *s, struct sf_ctx *ctx);
+	/* Each new address: which version of pc it is now (0: none).
+	 * Addresses with different tags are different frames.  An address
+	 * keeps one tag, the first row's that is not 0. */
+	uint32_t (*tag)(const struct sfc_session *s, uint64_t pc);
+	/* Once around symbolization: *state is what lookup gets, end
+	 * releases it (called for every row whose begin returned 0). */
+	int (*begin)(struct sfc_session *s, struct sf_ctx *ctx,
+		     void **state);
+	void (*end)(struct sfc_session *s, void *state);
+	/* Asked only for an address in a module, after the module step */
+	bool in_module;
+	/* Name a->pc into f (f->name, and kind, offset, address as it
+	 * knows them; a name built lives in a): 1 when named, 0 when it
+	 * declines, or a negative sf_code. */
+	int (*lookup)(struct sfc_session *s, struct sf_ctx *ctx, void *state,
+		      struct sfc_naming *a, struct sf_frame *f);
+	/* Each address once it is frame f: frames of its own, recorded for
+	 * a->addr.  0 or a negative sf_code. */
+	int (*after)(struct sfc_session *s, struct sf_ctx *ctx,
+		     struct sf_profile *p, const struct sfc_naming *a,
+		     const struct sf_frame *f);
+	/* At emit, after address addr's frame is pushed onto *st: push
+	 * what after recorded for it. */
+	int (*push)(struct sfc_session *s, struct sf_ctx *ctx,
+		    struct sf_profile *p, uint32_t addr, sf_stack_id *st);
+	/* With the session */
+	void (*close)(struct sfc_session *s);
+};
+
+#define SFC_NAM_DECL(name) extern const struct sfc_namer sfc_namer_##name;
+SFC_NAMERS(SFC_NAM_DECL)
+#undef SFC_NAM_DECL
+
+/* name.c: the table, and each role called over it */
+extern const struct sfc_namer *const sfc__namers[SFC_NNAM];
+/* poll of every row; -1 when out of memory */
+int sfc__name_poll(struct sfc_session *s, struct sf_ctx *ctx);
+/* The tag of a new address at pc (the first row's that is not 0) */
+uint32_t sfc__name_tag(const struct sfc_session *s, uint64_t pc);
+/* Every address of the session as a frame, into out[naddrs] */
+int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
+		   struct sf_profile *p, sf_frame_id *out);
+/* Push address addr's frame (fid[addr]) onto *st, then what the rows
+ * add after it (its inlined frames). */
+int sfc__name_push(struct sfc_session *s, struct sf_ctx *ctx,
+		   struct sf_profile *p, const sf_frame_id *fid, uint32_t addr,
+		   sf_stack_id *st);
+void sfc__name_close(struct sfc_session *s);
+
+/* ----- the rows' own functions (their unit tests call them) ----- */
+
+/* plt.c: "name@plt" when addr (an address of elf's own, bias removed)
+ * is in a PLT entry, into buf; else NULL (and elsewhere than x86-64) */
+const char *sfc__plt_name(Elf *elf, uint64_t addr, char *buf, size_t size);
+
+/* jitmap.c: names for JIT code from /tmp/perf-PID.map */
+#define SFC_JITMAP_MAX ((off_t)64 << 20)
+/* Open path for reading only if it is a regular file owned by `owner`
+ * or root, not a symbolic link, at most max bytes (O_NOFOLLOW |
+ * O_NONBLOCK: a FIFO is never waited on).  1 with *fd open; 0 when there
+ * is no such file; -1 with the reason in why. */
+int sfc__open_owned(const char *path, uid_t owner, off_t max, int *fd,
+		    char *why, size_t whysize);
+/* Read what the target's perf map gained, at most once per tick (s->jit,
+ * made on the first call; one warning when the map is refused); -1 when
+ * out of memory. */
+int sfc__jit_poll(struct sfc_session *s, struct sf_ctx *ctx);
+/* The entry of the map as read so far that holds pc (its number, kept
+ * with the address), or 0 */
+uint32_t sfc__jit_holder(const struct sfc_session *s, uint64_t pc);
+/* The whole map, read to its end, and the mapped jitdump's records; the
+ * caller owns it (s->jit is taken).  NULL when out of memory. */
+struct sfc_jitmap *sfc__jit_load(struct sfc_session *s, struct sf_ctx *ctx);
+/* The name of entry `held` (sfc__jit_holder when pc was sampled), or
+ * when 0 of the last entry holding pc; NULL when none */
+const char *sfc__jit_find(const struct sfc_jitmap *m, uint64_t pc,
+			  uint32_t held);
+void sfc__jit_free(struct sfc_jitmap *m);
+
+#endif
