@@ -147,7 +147,10 @@ static int collapsed_read(struct sf_profile *p, struct sf_input *in,
  * their sanitised names.  Memory: a weight, flags and a children index
  * per stack node (O(unique stack nodes)), nothing per line; with
  * --thread-prefix a second weight and flags per node, and a sample index
- * per sample that has a thread (see struct walk).
+ * per sample that has a thread (see struct walk).  Without a prefix the
+ * same order is found a level of the tree at a time instead (see
+ * level_emit): a record per node in level order and a few words per
+ * merged node and per line.
  *
  * Plain DFS is not byte order when a sibling's name is a proper prefix of
  * another's: "a" < "a-x" but "a;b" > "a-x" (';' > '-').  So each child c
@@ -386,37 +389,38 @@ struct oent {
 	const struct kid *k;
 };
 
-/* Key order; equal keys in a fixed order, for a deterministic sum. */
-static bool oent_less(const struct oent *x, const struct oent *y)
-{
-	if (x->key != y->key)
-		return x->key < y->key;
-	if (x->ctx != y->ctx)
-		return x->ctx < y->ctx;
-	return x->k->node < y->k->node;
-}
+_Static_assert(sizeof(struct oent) <= 32, "short_sort holds one");
 
+/* Key order; equal keys in a fixed order, for a deterministic sum. */
 static int oent_cmp(const void *a, const void *b)
 {
 	const struct oent *x = a, *y = b;
 
-	return oent_less(x, y) ? -1 : oent_less(y, x);
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->ctx != y->ctx)
+		return x->ctx < y->ctx ? -1 : 1;
+	return x->k->node < y->k->node ? -1 : x->k->node > y->k->node;
 }
 
-/* Most lists are short (one child, or a child's own line and its lines
- * below): insertion sort, without qsort's calls. */
-static void oent_sort(struct oent *e, size_t n)
+/* Sort n elements of `size` bytes (at most 32).  Most lists are short
+ * (one child, or a child's own line and its lines below): insertion sort,
+ * without qsort's calls. */
+static void short_sort(void *base, size_t n, size_t size,
+		       int (*cmp)(const void *, const void *))
 {
+	unsigned char *e = base, x[32];
+
 	if (n > 16) {
-		qsort(e, n, sizeof(*e), oent_cmp);
+		qsort(base, n, size, cmp);
 		return;
 	}
 	for (size_t i = 1; i < n; i++) {
-		struct oent x = e[i];
 		size_t j = i;
-		for (; j && oent_less(&x, &e[j - 1]); j--)
-			e[j] = e[j - 1];
-		e[j] = x;
+		memcpy(x, e + i * size, size);
+		for (; j && cmp(x, e + (j - 1) * size) < 0; j--)
+			memcpy(e + j * size, e + (j - 1) * size, size);
+		memcpy(e + j * size, x, size);
 	}
 }
 
@@ -578,7 +582,8 @@ static int walk_emit(struct walk *w, struct sf_output *out,
 					     me.k->kbeg, me.k->kend);
 			}
 		}
-		oent_sort(ents + base, nents - base);
+		short_sort(ents + base, nents - base, sizeof(*ents),
+			   oent_cmp);
 		for (size_t k = base; k < nents && k < base + AHEAD; k++)
 			oent_prefetch(w, &ents[k]);
 		if (nvis == capvis) {
@@ -617,16 +622,8 @@ static int walk_emit(struct walk *w, struct sf_output *out,
 				     nm->node == 0;
 			size_t clen = empty ? 0 : plen + (cur->top ? 0 : 1) +
 						  nm->len;
-			if (clen + 1 > pathcap) {
-				size_t c = pathcap ? 2 * pathcap : 4096;
-				while (c < clen + 1)
-					c *= 2;
-				char *np = realloc(path, c);
-				if (!np)
-					goto nomem;
-				path = np;
-				pathcap = c;
-			}
+			if (sf_grow(&path, &pathcap, clen + 1, 1))
+				goto nomem;
 			if (!empty) {
 				if (!cur->top)
 					path[plen] = ';';
@@ -665,6 +662,357 @@ nomem:
 	free(vis);
 	free(path);
 	return sf_error_nomem(ctx);
+}
+
+/*
+ * Without a thread prefix: the same order, level by level.  The walk
+ * above visits nodes depth first in key order, which for a timeline
+ * (every sample its own stack, 3.7 million nodes) is a cache miss per
+ * node into an index as large as the tree.  The lines' order is that of
+ * their key sequences (the "c;" rank of each frame above the line, then
+ * the "c" rank of its own), so it can be found a level at a time:
+ *
+ *  - the nodes of level d are entries (merged parent, key, node), put in
+ *    order by a counting sort on the merged parent (the parents' ids are
+ *    in their level's order) and a sort of each parent's few children by
+ *    key, node; runs of equal (parent, key) are one merged node of the
+ *    output tree (a "c;" key) or one line (a "c" key), summed in node
+ *    order as the walk sums them;
+ *  - each merged node counts the lines below it (deepest level first),
+ *    which gives every line its place in the output (top level first);
+ *  - the lines are written in that order, the text of their merged
+ *    parents kept from one line to the next, and a level's merged nodes
+ *    are met in id order, so those reads go forward through memory.
+ *
+ * Every pass reads its arrays in about memory order: node ids within a
+ * level, and their parents' merged ids, increase together.
+ */
+struct lent {
+	uint32_t key;              /* its key's rank (struct walk's krank) */
+	uint32_t node;             /* its place (struct levels), which
+				    * orders as the node ids do */
+	uint32_t pp;               /* its parent's merged id */
+	uint32_t nm;               /* name id; LENT_LINE: an own line */
+	double weight;             /* an own line's weight: read here in
+				    * node order, not in key order */
+};
+#define LENT_LINE 0x80000000u
+_Static_assert(sizeof(struct lent) <= 32, "short_sort holds one");
+
+struct lrun {
+	uint32_t pp;               /* merged parent */
+	uint32_t x;                /* a line's id | LENT_LINE, or the merged
+				    * node's id */
+};
+
+/* One parent's children by key, then node. */
+static int lent_cmp(const void *a, const void *b)
+{
+	const struct lent *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+/* A stack node as the levels read it, in level order (the nodes of a
+ * level in id order): a level is one forward read, where reading it
+ * from the node arrays touched a line of each array per node, every
+ * level again. */
+struct lrec {
+	uint32_t ppos;             /* its parent's place */
+	uint32_t nm;               /* name id */
+	double weight;             /* its weight in context 0 */
+};
+
+struct levels {
+	struct lrec *rec;          /* by place: level d is rec[dstart[d] ..
+				    * dstart[d + 1]) */
+	unsigned char *flags;      /* by place: its flags in context 0 */
+	uint32_t *dstart;
+	uint32_t *merged;          /* by place: its merged id (places with
+				    * F_BELOW) */
+	struct lent *ent, *sorted; /* one level's entries */
+	uint32_t *cnt;
+	struct lrun *runs;         /* every level's runs, in order */
+	uint32_t *rstart;          /* level d's: runs[rstart[d] ..) */
+	uint32_t *mparent, *mname, *msize;   /* per merged node; msize is
+				    * its line count, then the output index
+				    * of its first line */
+	uint32_t *mstart;          /* level d's merged ids: from mstart[d] */
+	uint32_t *line_m, *line_nm, *order;
+	double *line_sum;
+	uint32_t *chain, *pathoff; /* per depth: the merged node on the
+				    * current path, the end of its text */
+};
+
+static void levels_free(struct levels *l)
+{
+	free(l->rec);
+	free(l->flags);
+	free(l->dstart);
+	free(l->merged);
+	free(l->ent);
+	free(l->sorted);
+	free(l->cnt);
+	free(l->runs);
+	free(l->rstart);
+	free(l->mparent);
+	free(l->mname);
+	free(l->msize);
+	free(l->mstart);
+	free(l->line_m);
+	free(l->line_nm);
+	free(l->order);
+	free(l->line_sum);
+	free(l->chain);
+	free(l->pathoff);
+}
+
+/* Sort level d's entries and append its runs; the merged nodes it makes
+ * get ids from *nmerged on, its lines from *nlines on. */
+static void level_runs(const struct walk *w, struct levels *l, size_t d,
+		       size_t nent, size_t *nruns, uint32_t *nmerged,
+		       uint32_t *nlines)
+{
+	uint32_t pbase = l->mstart[d - 1];
+	size_t np = l->mstart[d] - pbase;
+
+	memset(l->cnt, 0, (np + 1) * sizeof(*l->cnt));
+	for (size_t i = 0; i < nent; i++)
+		l->cnt[l->ent[i].pp - pbase + 1]++;
+	for (size_t g = 0; g < np; g++)
+		l->cnt[g + 1] += l->cnt[g];
+	for (size_t i = 0; i < nent; i++)
+		l->sorted[l->cnt[l->ent[i].pp - pbase]++] = l->ent[i];
+	/* cnt[g] is now the end of parent g's entries */
+	for (size_t g = 0, beg = 0; g < np; beg = l->cnt[g++])
+		short_sort(l->sorted + beg, l->cnt[g] - beg,
+			   sizeof(*l->sorted), lent_cmp);
+	for (size_t i = 0, j; i < nent; i = j) {
+		const struct lent *e = &l->sorted[i];
+		for (j = i + 1; j < nent && l->sorted[j].pp == e->pp &&
+				l->sorted[j].key == e->key; j++)
+			;
+		if (e->nm & LENT_LINE) {
+			double sum = 0;
+			for (size_t k = i; k < j; k++)
+				sum += l->sorted[k].weight;
+			l->line_m[*nlines] = e->pp;
+			l->line_nm[*nlines] = e->nm & ~LENT_LINE;
+			l->line_sum[*nlines] = sum;
+			l->runs[(*nruns)++] = (struct lrun){
+				e->pp, *nlines | LENT_LINE };
+			++*nlines;
+		} else {
+			uint32_t m = (*nmerged)++;
+			l->mparent[m] = e->pp;
+			l->mname[m] = e->nm;
+			l->msize[m] = 0;
+			for (size_t k = i; k < j; k++)
+				l->merged[l->sorted[k].node] = m;
+			l->runs[(*nruns)++] = (struct lrun){ e->pp, m };
+		}
+	}
+}
+
+/* The merged nodes' line counts (deepest level first), then each one's
+ * first line's place and each line's (top level first). */
+static void level_places(struct levels *l, size_t nlevels)
+{
+	for (size_t d = nlevels; d-- > 1;)
+		for (size_t r = l->rstart[d]; r < l->rstart[d + 1]; r++) {
+			const struct lrun *u = &l->runs[r];
+			l->msize[u->pp] += u->x & LENT_LINE ? 1 :
+					   l->msize[u->x];
+		}
+	l->msize[0] = 0;
+	for (size_t d = 1; d < nlevels; d++) {
+		uint32_t cur = 0, pp = UINT32_MAX;
+		for (size_t r = l->rstart[d]; r < l->rstart[d + 1]; r++) {
+			const struct lrun *u = &l->runs[r];
+			if (u->pp != pp) {
+				pp = u->pp;
+				cur = l->msize[pp];
+			}
+			if (u->x & LENT_LINE) {
+				l->order[cur++] = u->x & ~LENT_LINE;
+			} else {
+				uint32_t n = l->msize[u->x];
+				l->msize[u->x] = cur;
+				cur += n;
+			}
+		}
+	}
+}
+
+/* The depth of merged node m (level d holds mstart[d] .. mstart[d + 1]). */
+static size_t merged_depth(const struct levels *l, size_t nlevels,
+			   uint32_t m)
+{
+	size_t lo = 0, hi = nlevels;   /* mstart[lo] <= m < mstart[hi] */
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->mstart[mid] <= m)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int level_emit(struct walk *w, struct sf_output *out,
+		      uint32_t empty_name, struct sf_ctx *ctx)
+{
+	const struct sf_profile *p = w->p;
+	const struct onames *t = w->names;
+	size_t n = p->d.nstacks ? p->d.nstacks : 1;
+	struct levels l = { 0 };
+	char *path = NULL;
+	/* level 1 at least: it holds node 0's own line */
+	size_t pathcap = 0, nlevels = 2, maxlev = 1, nruns = 0;
+	uint32_t nmerged = 1, nlines = 0;
+	int rc = 0;
+
+	for (size_t v = 1; v < p->d.nstacks; v++)
+		if (p->d.stacks[v].depth + (size_t)1 > nlevels)
+			nlevels = p->d.stacks[v].depth + (size_t)1;
+	uint32_t *place = sf_calloc(n, sizeof(*place));
+	if (!place ||
+	    !(l.dstart = sf_calloc(nlevels + 1, sizeof(*l.dstart))) ||
+	    !(l.rec = sf_calloc(n, sizeof(*l.rec))) ||
+	    !(l.flags = sf_calloc(n, sizeof(*l.flags))) ||
+	    !(l.merged = sf_calloc(n, sizeof(*l.merged))) ||
+	    !(l.rstart = sf_calloc(nlevels + 1, sizeof(*l.rstart))) ||
+	    !(l.mstart = sf_calloc(nlevels + 1, sizeof(*l.mstart))) ||
+	    !(l.chain = sf_calloc(nlevels, sizeof(*l.chain))) ||
+	    !(l.pathoff = sf_calloc(nlevels, sizeof(*l.pathoff)))) {
+		free(place);
+		goto nomem;
+	}
+	/* a node gives at most a line and a merged node, node 0 one line
+	 * more; merged node 0 is node 0 */
+	size_t nbelow = 1, nline = 1;
+	for (size_t v = 0; v < p->d.nstacks; v++) {
+		l.dstart[p->d.stacks[v].depth + 1]++;
+		nbelow += (w->c[0].flags[v] & F_BELOW) != 0;
+		nline += (w->c[0].flags[v] & F_LINE) != 0;
+	}
+	for (size_t d = 0; d < nlevels; d++) {
+		if (l.dstart[d + 1] > maxlev)
+			maxlev = l.dstart[d + 1];
+		l.dstart[d + 1] += l.dstart[d];
+	}
+	/* one forward pass: the parent was placed before its child */
+	for (size_t v = 0; v < p->d.nstacks; v++) {
+		const struct sf_stack_node *sn = &p->d.stacks[v];
+		uint32_t i = l.dstart[sn->depth]++;
+		place[v] = i;
+		l.rec[i] = (struct lrec){ place[sn->parent],
+					  t->frame_name[sn->frame],
+					  w->c[0].weight[v] };
+		l.flags[i] = w->c[0].flags[v];
+	}
+	free(place);
+	/* what the levels need of the weights and flags is in rec now */
+	free(w->c[0].weight);
+	free(w->c[0].flags);
+	w->c[0].weight = NULL;
+	w->c[0].flags = NULL;
+	for (size_t d = nlevels; d > 0; d--)
+		l.dstart[d] = l.dstart[d - 1];
+	l.dstart[0] = 0;
+	size_t maxent = 2 * maxlev + 1;
+	if (!(l.ent = sf_calloc(maxent, sizeof(*l.ent))) ||
+	    !(l.sorted = sf_calloc(maxent, sizeof(*l.sorted))) ||
+	    !(l.cnt = sf_calloc(nbelow + 1, sizeof(*l.cnt))) ||
+	    !(l.runs = sf_calloc(nbelow + nline, sizeof(*l.runs))) ||
+	    !(l.mparent = sf_calloc(nbelow, sizeof(*l.mparent))) ||
+	    !(l.mname = sf_calloc(nbelow, sizeof(*l.mname))) ||
+	    !(l.msize = sf_calloc(nbelow, sizeof(*l.msize))) ||
+	    !(l.line_m = sf_calloc(nline, sizeof(*l.line_m))) ||
+	    !(l.line_nm = sf_calloc(nline, sizeof(*l.line_nm))) ||
+	    !(l.line_sum = sf_calloc(nline, sizeof(*l.line_sum))))
+		goto nomem;
+	l.mstart[0] = 0;
+	l.mstart[1] = 1;           /* merged node 0 is node 0 */
+	for (size_t d = 1; d < nlevels; d++) {
+		size_t nent = 0;
+		if (d == 1 && (l.flags[0] & F_LINE))
+			/* node 0's own line, the empty line, among the root
+			 * frames (one named "" merges with it) */
+			l.ent[nent++] = (struct lent){
+				w->krank[2 * empty_name], 0, 0,
+				empty_name | LENT_LINE, l.rec[0].weight };
+		for (uint32_t i = l.dstart[d]; i < l.dstart[d + 1]; i++) {
+			unsigned f = l.flags[i];
+			if (!f)
+				continue;
+			uint32_t nm = l.rec[i].nm;
+			uint32_t pp = l.merged[l.rec[i].ppos];
+			if (f & F_LINE)
+				l.ent[nent++] = (struct lent){
+					w->krank[2 * nm], i, pp,
+					nm | LENT_LINE, l.rec[i].weight };
+			if (f & F_BELOW)
+				l.ent[nent++] = (struct lent){
+					w->krank[2 * nm + 1], i, pp, nm, 0 };
+		}
+		l.rstart[d] = (uint32_t)nruns;
+		level_runs(w, &l, d, nent, &nruns, &nmerged, &nlines);
+		l.mstart[d + 1] = nmerged;
+	}
+	l.rstart[nlevels] = (uint32_t)nruns;
+	free(l.ent);
+	free(l.sorted);
+	free(l.cnt);
+	free(l.rec);
+	free(l.flags);
+	free(l.merged);
+	l.ent = l.sorted = NULL;
+	l.rec = NULL;
+	l.flags = NULL;
+	l.cnt = l.merged = NULL;
+	if (!(l.order = sf_calloc(nlines ? nlines : 1, sizeof(*l.order))))
+		goto nomem;
+	level_places(&l, nlevels);
+
+	size_t depth = 0;          /* chain[1 .. depth] is the path */
+	for (uint32_t i = 0; i < nlines; i++) {
+		uint32_t ln = l.order[i], m = l.line_m[ln];
+		size_t dm = merged_depth(&l, nlevels, m), k = dm;
+		/* climb to where the path so far is this line's too */
+		for (uint32_t x = m; k > 0 && (k > depth || l.chain[k] != x);
+		     x = l.mparent[x])
+			l.chain[k--] = x;
+		for (size_t j = k + 1; j <= dm; j++) {
+			const struct oname *o = &t->names[l.mname[l.chain[j]]];
+			size_t at = l.pathoff[j - 1] + (j > 1);
+			if (sf_grow(&path, &pathcap, at + o->len + 1, 1))
+				goto nomem;
+			if (j > 1)
+				path[at - 1] = ';';
+			memcpy(path + at, o->txt, o->len);
+			l.pathoff[j] = (uint32_t)(at + o->len);
+		}
+		depth = dm;
+		const struct oname *o = &t->names[l.line_nm[ln]];
+		sf_output_write(out, path, l.pathoff[dm]);
+		if (dm)
+			sf_output_putc(out, ';');
+		sf_output_write(out, o->txt, o->len);
+		sf_output_putc(out, ' ');
+		sf_output_num(out, l.line_sum[ln]);
+		sf_output_putc(out, '\n');
+	}
+	goto done;
+nomem:
+	rc = sf_error_nomem(ctx);
+done:
+	free(path);
+	levels_free(&l);
+	return rc;
 }
 
 /* --thread-prefix: group the samples with a thread by written label. */
@@ -771,15 +1119,14 @@ static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 			      (uint32_t)p->d.ntypes - 1) : 0;
 	t.frame_name = sf_calloc(p->d.nframes ? p->d.nframes : 1,
 				 sizeof(*t.frame_name));
-	uint32_t *first = sf_calloc(n + 1, sizeof(*first));
-	w.kids = sf_calloc(n, sizeof(*w.kids));
+	uint32_t *first = NULL;
 	for (int c = 0; c < (prefix ? 2 : 1); c++) {
 		w.c[c].weight = sf_calloc(n, sizeof(*w.c[c].weight));
 		w.c[c].flags = sf_calloc(n, 1);
 		if (!w.c[c].weight || !w.c[c].flags)
 			goto nomem;
 	}
-	if (!t.frame_name || !first || !w.kids)
+	if (!t.frame_name)
 		goto nomem;
 	for (size_t f = 0; f < p->d.nframes; f++)
 		if ((rc = oname_id(&t, ctx, p->d.frames[f].name, false,
@@ -805,6 +1152,14 @@ static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 	}
 	if ((rc = rank_keys(&w, ctx)))
 		goto out;
+	if (!prefix) {
+		rc = level_emit(&w, out, empty_name, ctx);
+		goto out;
+	}
+	first = sf_calloc(n + 1, sizeof(*first));
+	w.kids = sf_calloc(n, sizeof(*w.kids));
+	if (!first || !w.kids)
+		goto nomem;
 	/* children index: count into first[parent], sum up (first[v] = end
 	 * of v's list), fill backwards (first[v] = its start).  A child's
 	 * id is larger than its parent's, so when v is placed its own

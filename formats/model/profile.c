@@ -941,19 +941,15 @@ int sf_profile__add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 			return 0;
 		}
 	}
-	bool by_stack = agg && thread == SF_NO_THREAD && !labels;
-	if (by_stack) {
-		if (stack < p->in->cap_agg_stack && p->in->agg_stack[stack]) {
-			id = p->in->agg_stack[stack] - 1;
-			if (!p->in->nofold && fold_into(p, id, weights)) {
-				p->d.counts[id] += count;
-				p->d.nadded += count;
-				if (hint)
-					*hint = id;
-				return 0;
-			}
-			replace = true;
-		}
+	/* Where a sample of the same key is: the first key seen of each
+	 * stack (often its only one: a timeline's samples are each their own
+	 * stack, collapsed input has no thread) is found by the stack alone,
+	 * in agg_stack; only a stack's other keys are hashed.  A probe into a
+	 * hash table as large as the samples missed the cache once a sample,
+	 * where agg_stack is read in about the order stacks were made. */
+	bool by_stack = false;   /* the key is agg_stack[stack]'s sample's */
+	bool hashed = false;     /* `h` is the key's hash */
+	if (agg) {
 		if (stack >= p->in->cap_agg_stack) {
 			size_t old = p->in->cap_agg_stack;
 			size_t ncap = old ? old : 1024;
@@ -967,11 +963,24 @@ int sf_profile__add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 			p->in->agg_stack = a;
 			p->in->cap_agg_stack = ncap;
 		}
-		time = SF_NO_TIME;
-	} else if (agg) {
-		struct aggkey key = { stack, thread, labels };
-		h = sf_hash(&key, sizeof(key));
-		if (sf_idx_find(&p->in->agg, h, agg_eq, p, &key, &id)) {
+		uint32_t first = p->in->agg_stack[stack];
+		const struct sf_sample *fs = first ?
+					     &p->d.samples[first - 1] : NULL;
+		bool found = false;
+		if (!fs || (fs->thread == thread && fs->labels == labels)) {
+			by_stack = true;
+			if (fs) {
+				found = true;
+				id = first - 1;
+			}
+		} else {
+			struct aggkey key = { stack, thread, labels };
+			h = sf_hash(&key, sizeof(key));
+			hashed = true;
+			found = sf_idx_find(&p->in->agg, h, agg_eq, p, &key,
+					    &id);
+		}
+		if (found) {
 			if (!p->in->nofold && fold_into(p, id, weights)) {
 				p->d.counts[id] += count;
 				p->d.nadded += count;
@@ -1023,11 +1032,11 @@ int sf_profile__add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 		*hint = id;
 	if (by_stack) {
 		p->in->agg_stack[stack] = id + 1;
-	} else if (replace) {
+	} else if (replace && hashed) {
 		/* later samples of this key fold into the new one */
 		uint64_t *slot = agg_slot(p, h, unfolded);
 		*slot = (*slot & ~(uint64_t)UINT32_MAX) | id;
-	} else if (agg && !sf_idx_insert(&p->in->agg, h, id)) {
+	} else if (hashed && !sf_idx_insert(&p->in->agg, h, id)) {
 		return sf_error_nomem(ctx);
 	}
 	p->d.nsamples++;

@@ -40,10 +40,11 @@ struct sf_profile_internal {
 	size_t cap_kin;
 	struct sf_idx threads;
 	struct sf_idx label_sets;
-	struct sf_idx agg;       /* (stack, thread, labels) -> sample */
-	uint32_t *agg_stack;     /* stack -> sample + 1, for samples with no
-				  * thread and no labels (collapsed input):
-				  * an array lookup instead of a hash probe */
+	struct sf_idx agg;       /* (stack, thread, labels) -> sample, for
+				  * the keys not in agg_stack */
+	uint32_t *agg_stack;     /* stack -> sample + 1 of the first key
+				  * seen with that stack (0: none yet): an
+				  * array lookup instead of a hash probe */
 	size_t cap_agg_stack;
 	bool nofold;             /* exact folding: a negative weight was seen */
 	bool multi;              /* exact folding kept two samples of a key */
