@@ -37,9 +37,10 @@
  * lists the others.
  *
  * The input is held whole in memory (sections are found by offset, and
- * the records are sorted by time).  NEEDSWORK: a regular file could be
- * mapped instead of read, which would not lower the peak RSS (mapped
- * pages count too) but would spare the copy.
+ * the records are sorted by time): a regular file is mapped (as perf
+ * maps it), which spares the copy and the zeroed pages it was read into
+ * (a third of a 164 MB --call-graph dwarf conversion); standard input and
+ * gzip are read into memory.
  */
 #include "perfdata.h"
 
@@ -463,6 +464,7 @@ static int pd_read(struct sf_profile *p, struct sf_input *in,
 {
 	struct pd_state st;
 	char *data = NULL;
+	const unsigned char *map = NULL;
 	size_t size = 0;
 	uint64_t doff = 0, dend = 0;
 	int rc;
@@ -480,22 +482,25 @@ static int pd_read(struct sf_profile *p, struct sf_input *in,
 	st.k_process = sf_profile_str(p, ctx, "process");
 	if (!st.k_kernel || !st.k_process)
 		return ctx->err.code;
-	if ((rc = sf_input_slurp(in, ctx, ctx->limits.max_decompressed,
-				 &data, &size)))
+	rc = sf_input_map(in, ctx, ctx->limits.max_decompressed, &map, &size);
+	if (rc < 0)
 		return rc;
-	st.d = (const unsigned char *)data;
+	if (!rc && (rc = sf_input_slurp(in, ctx, ctx->limits.max_decompressed,
+					&data, &size)))
+		return rc;
+	st.d = map ? map : (const unsigned char *)data;
 	st.size = size;
 	if (size < PIPE_HEADER_SIZE) {
 		rc = truncated(&st, 0, "the file header");
 		goto out;
 	}
-	if (!memcmp(data, "2ELIFREP", 8)) {
+	if (!memcmp(st.d, "2ELIFREP", 8)) {
 		rc = bad(&st, 0, "perf.data written on a machine of the other "
 			 "byte order is not read; run perf script there "
 			 "and convert its text");
 		goto out;
 	}
-	if (memcmp(data, "PERFILE2", 8)) {
+	if (memcmp(st.d, "PERFILE2", 8)) {
 		rc = bad(&st, 0, "not a perf.data version 2 file (magic "
 			 "PERFILE2 expected)");
 		goto out;
@@ -553,6 +558,7 @@ static int pd_read(struct sf_profile *p, struct sf_input *in,
 	rc = 0;
 out:
 	pd_free(&st);
+	sf_input_unmap(map, size);
 	free(data);
 	return rc;
 }
