@@ -500,6 +500,7 @@ static void pd_free(struct pd_state *st)
 	}
 	free(st->procs);
 	m64_free(&st->proc_idx);
+	sf_pd__unwind_done(st);
 	free(st->threads);
 	m64_free(&st->thread_idx);
 	for (size_t i = 0; i < st->nbids; i++)
@@ -537,6 +538,8 @@ static int pd_read(struct sf_profile *p, struct sf_input *in,
 	st.o_kernel = sf_ctx_flag(ctx, "kernel") || sf_ctx_flag(ctx, "all");
 	st.o_jit = sf_ctx_flag(ctx, "jit") || sf_ctx_flag(ctx, "all");
 	st.event_filter = sf_ctx_opt(ctx, "event-filter");
+	const char *slow = getenv("SF_PERFDATA_SLOW");
+	st.slow = slow && *slow && strcmp(slow, "0");
 	st.k_kernel = sf_profile_str(p, ctx, "kernel");
 	st.k_process = sf_profile_str(p, ctx, "process");
 	if (!st.k_kernel || !st.k_process)
