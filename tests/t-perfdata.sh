@@ -248,6 +248,13 @@ else
 		perf record -q --call-graph dwarf -o dpy.data python3 -c 'import json
 print(sum(len(json.dumps({"a": i, "b": [i] * 8})) for i in range(20000)))' > /dev/null 2>&1
 	fi
+	# $PERF_BUILDID_DIR naming the default ~/.debug (perf sets it for
+	# what it runs: perf stat sfconv ...) finds the same files
+	if [ -n "${HOME:-}" ] && [ -s dgzip.data ]; then
+		PERF_BUILDID_DIR=$HOME/.debug $SFCONV -q dgzip.data -o dgzip-env.folded
+		$SFCONV -q dgzip.data -o dgzip-noenv.folded
+		expect_same perfdata-buildid-dir-env dgzip-noenv.folded dgzip-env.folded
+	fi
 	for d in dwarf dgzip dperl ddeep dpipe dpy; do
 		[ -s $d.data ] || continue
 		SF_PERFDATA_SLOW=1 $SFCONV -q $d.data -o $d-slow.folded
