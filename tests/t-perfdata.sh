@@ -12,8 +12,9 @@
 #    frame pointers, gzip, python3; several events; pipe mode; perf
 #    record --call-graph dwarf of a C program without frame pointers,
 #    gzip and perl): collapsed output equals `perf script | sfconv --from
-#    perf` of the same file (so no test depends on what was sampled).  FlameGraph's
-#    stackcollapse-perf.pl has no Debian package: sftools' perf script
+#    perf` of the same file (so no test depends on what was sampled);
+#    and the dwarf ones equal what libdw alone gives (SF_PERFDATA_SLOW=1).
+#    FlameGraph's stackcollapse-perf.pl has no Debian package: sftools' perf script
 #    reader stands in for it (t-peers.sh and t-perf.sh hold that reader
 #    byte-identical to stackcollapse-perf.pl), and the script itself is
 #    compared too where FLAMEGRAPH_DIR or PATH has it.
@@ -302,6 +303,31 @@ else
 	if perf record -q --call-graph dwarf -o - ./dprog 2>/dev/null > dpipe.data; then
 		NO_CFI_LEAVES=1 same_as_script perfdata-dwarf-pipe dpipe.data
 	fi
+	# the reader's own trees and caches (perfdata_inline.c,
+	# perfdata_unwind.c) against libdw and libdwfl doing all the work
+	# (SF_PERFDATA_SLOW=1): the same stacks, on every recording above
+	# and on a Python's (large units, many inlined functions)
+	if have python3; then
+		perf record -q --call-graph dwarf -o dpy.data python3 -c 'import json
+print(sum(len(json.dumps({"a": i, "b": [i] * 8})) for i in range(20000)))' > /dev/null 2>&1
+	fi
+	# $PERF_BUILDID_DIR naming the default ~/.debug (perf sets it for
+	# what it runs: perf stat sfconv ...) finds the same files
+	if [ -n "${HOME:-}" ] && [ -s dgzip.data ]; then
+		PERF_BUILDID_DIR=$HOME/.debug $SFCONV -q dgzip.data -o dgzip-env.folded
+		$SFCONV -q dgzip.data -o dgzip-noenv.folded
+		expect_same perfdata-buildid-dir-env dgzip-noenv.folded dgzip-env.folded
+	fi
+	for d in dwarf dgzip dperl ddeep dpipe dpy; do
+		[ -s $d.data ] || continue
+		SF_PERFDATA_SLOW=1 $SFCONV -q $d.data -o $d-slow.folded
+		$SFCONV -q $d.data -o $d-fast.folded
+		if [ ! -s $d-slow.folded ]; then
+			fail perfdata-dwarf-slow-$d "no stacks from SF_PERFDATA_SLOW=1"
+		else
+			expect_same perfdata-dwarf-slow-$d $d-slow.folded $d-fast.folded
+		fi
+	done
 fi
 
 # --call-graph lbr needs the CPU's last branch records (files written

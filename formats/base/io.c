@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -596,6 +597,33 @@ int sf_input_slurp(struct sf_input *in, struct sf_ctx *ctx, size_t max,
 	*data = d;
 	*size = n;
 	return 0;
+}
+
+int sf_input_map(struct sf_input *in, struct sf_ctx *ctx, size_t max,
+		 const unsigned char **data, size_t *size)
+{
+	uint64_t n;
+
+	if (max > ctx->limits.max_decompressed)
+		max = (size_t)ctx->limits.max_decompressed;
+	if (!sf_input_file_size(in, &n))
+		return 0;
+	if (n > max)
+		return sf_error(ctx, SF_ELIMIT, in->name, 0,
+				"input larger than %zu bytes, the limit for "
+				"this format", max);
+	void *m = mmap(NULL, (size_t)n, PROT_READ, MAP_PRIVATE, in->fd, 0);
+	if (m == MAP_FAILED)
+		return 0;
+	*data = m;
+	*size = (size_t)n;
+	return 1;
+}
+
+void sf_input_unmap(const unsigned char *data, size_t size)
+{
+	if (data)
+		munmap((void *)data, size);
 }
 
 /* ------------------------------------------------------------------ */

@@ -104,6 +104,16 @@ uint64_t sf_input_offset(const struct sf_input *in);
  * formats whose parser needs it (JSON).  Bounded by `max`: SF_ELIMIT. */
 int sf_input_slurp(struct sf_input *in, struct sf_ctx *ctx, size_t max,
 		   char **data, size_t *size);
+/* The same without the copy, for a regular uncompressed file of which
+ * nothing has been consumed (sf_input_file_size): the file mapped whole,
+ * read-only, *data valid (*size bytes, not NUL-terminated) until
+ * sf_input_unmap.  Returns 1 when mapped; 0 when `in` is no such file or
+ * the map failed (read it with sf_input_slurp then), negative on error
+ * (SF_ELIMIT past `max`, as sf_input_slurp).  A file cut short while it
+ * is mapped raises SIGBUS on a read past its new end. */
+int sf_input_map(struct sf_input *in, struct sf_ctx *ctx, size_t max,
+		 const unsigned char **data, size_t *size);
+void sf_input_unmap(const unsigned char *data, size_t size);
 
 /* ----- output ----- */
 

@@ -224,6 +224,15 @@ struct pd_state {
 	sf_frame_id *fids;       /* the fents' frames */
 	size_t nfids, cap_fids;
 	struct unw *unw;         /* the sample being unwound */
+	/* debug files whose sections are compressed, each inflated once
+	 * into a memory file for every process's libdwfl (fd -1: used as
+	 * it is) */
+	struct pd_dbg {
+		char *key, *path;
+		int fd;
+	} *dbgs;
+	size_t ndbgs, cap_dbgs;
+	bool slow;               /* SF_PERFDATA_SLOW: none of that */
 	sf_frame_id *frames;
 	size_t cap_frames;
 	struct sf_perf_acache sc;
@@ -393,6 +402,8 @@ int sf_pd__unwind(struct pd_state *st, const struct pd_thread *th,
 		  const struct pd_attr *a, const struct pd_ustack *us,
 		  size_t *n);
 void sf_pd__unwind_free(struct pd_proc *pr);
+/* The inflated debug files. */
+void sf_pd__unwind_done(struct pd_state *st);
 
 /* ----- perfdata_header.c ----- */
 

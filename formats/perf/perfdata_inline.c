@@ -18,6 +18,19 @@
  * symbol it finds, which is binutils' choice among aliases (better_fit in
  * bfd/elf.c), not perf's: kept here as the symbols of the file in table
  * order.
+ *
+ * libdw's dwarf_getscopes walks the unit's DIEs from its start for every
+ * address (and again for the abstract origin of an inlined instance), and
+ * dwarf_getscopes_die once more for each caller: in a large unit
+ * (CPython's ceval.c) that is most of a --call-graph dwarf conversion.
+ * So each unit is walked once, as libdw walks it (libdw_visit_scopes.c:
+ * the DIEs that may hold scopes, in order), into a tree of the DIEs that
+ * hold addresses, with their ranges; an address then descends that tree
+ * as dwarf_getscopes descends the unit (at each level the first DIE
+ * whose ranges hold it).  A unit libdw would walk otherwise (an imported
+ * unit, a range list libdw fails to read) and an inlined instance whose
+ * origin is not a subprogram of the unit are left to libdw, as is all of
+ * it under SF_PERFDATA_SLOW=1 (tests/t-perfdata.sh compares the two).
  */
 #include "perfdata.h"
 
@@ -36,10 +49,39 @@ struct bsym {
 	bool func;
 };
 
+#define NONE UINT32_MAX
+#define SCOPE_DEPTH_MAX 256
+
+/* A DIE of a unit that holds addresses, under its parent DIE that does
+ * (NONE: the unit), before its next sibling that does. */
+struct snode {
+	Dwarf_Die die;
+	uint32_t parent, next, child;
+	uint32_t r0, nr;         /* its ranges: rng[r0 .. r0 + nr) */
+	int tag;
+};
+
+/* The tree of one unit (struct pd_dwarf's units). */
+struct sunit {
+	bool libdw;              /* walked otherwise: libdw answers */
+	struct snode *nodes;
+	size_t n, cap;
+	struct srange {
+		uint64_t lo, hi;
+	} *rng;
+	size_t nrng, cap_rng;
+	uintptr_t *subs;         /* the subprograms libdw's walk meets */
+	size_t nsubs, cap_subs;  /* (by address of the DIE), sorted */
+};
+
 struct pd_dwarf {
 	int fd;
 	Elf *elf;
 	Dwarf *dw;
+	bool slow;               /* SF_PERFDATA_SLOW: libdw answers all */
+	struct sunit *units;     /* by the offset of the unit's DIE */
+	size_t nunits, cap_units;
+	struct pd_map64 unit_idx;
 	struct bsym *syms;       /* sorted by address, then table order */
 	size_t nsyms;
 	struct sec {
@@ -185,6 +227,13 @@ static const char *bsym_name(const struct pd_dwarf *w, uint64_t addr)
 
 static void dwarf_close(struct pd_dwarf *w)
 {
+	for (size_t i = 0; i < w->nunits; i++) {
+		free(w->units[i].nodes);
+		free(w->units[i].rng);
+		free(w->units[i].subs);
+	}
+	free(w->units);
+	m64_free(&w->unit_idx);
 	if (w->dw)
 		dwarf_end(w->dw);
 	if (w->elf)
@@ -220,6 +269,8 @@ static struct pd_dwarf *dwarf_open(const char *path)
 	}
 	w->dw = dwarf_begin_elf(w->elf, DWARF_C_READ, NULL);
 	load_bsyms(w);
+	const char *slow = getenv("SF_PERFDATA_SLOW");
+	w->slow = slow && *slow && strcmp(slow, "0");
 	return w;
 }
 
@@ -237,12 +288,15 @@ static const char *die_name(Dwarf_Die *die)
 		dwarf_formstring(&at) : NULL);
 }
 
-static bool is_function(Dwarf_Die *die)
+static bool is_function_tag(int tag)
 {
-	int tag = dwarf_tag(die);
-
 	return tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
 	       tag == DW_TAG_entry_point;
+}
+
+static bool is_function(Dwarf_Die *die)
+{
+	return is_function_tag(dwarf_tag(die));
 }
 
 /* The length of the range of `die` that holds addr, 0 if none does. */
@@ -277,26 +331,13 @@ static void last_equal(Dwarf_Die *die, uint64_t addr)
 	}
 }
 
-int sf_pd__inlines(struct pd_dso *d, uint64_t off, const char **names,
-		   size_t max, size_t *n)
+/* The functions at addr as libdw's scopes give them (the header). */
+static void inlines_libdw(struct pd_dwarf *w, uint64_t addr,
+			  const char **names, size_t max, size_t *n)
 {
-	uint64_t addr;
-
-	*n = 0;
-	if (!d->dwarf_tried) {
-		const char *src = sf_symtab_source(d->syms);
-		d->dwarf_tried = true;
-		if (!src && d->name[0] == '/' &&
-		    !sf_perf__is_perf_map(d->name, strlen(d->name)))
-			src = d->name;
-		if (src)
-			d->dwarf = dwarf_open(src);
-	}
-	if (!d->dwarf || !sf_symtab_vaddr(d->syms, off, &addr))
-		return 0;
-	struct pd_dwarf *w = d->dwarf;
 	Dwarf_Die cu, *scopes = NULL;
 	int ns = 0;
+
 	if (w->dw && dwarf_addrdie(w->dw, addr, &cu))
 		ns = dwarf_getscopes(&cu, addr, &scopes);
 	/* dwarf_getscopes follows an inlined instance with the containers
@@ -319,6 +360,233 @@ int sf_pd__inlines(struct pd_dso *d, uint64_t off, const char **names,
 		i = 0;   /* up[0] is the instance itself */
 	}
 	free(scopes);
+}
+
+/* ----- the scope tree of a unit ----- */
+
+/* The DIEs libdw's walk descends into (may_have_scopes). */
+static bool may_have_scopes(int tag)
+{
+	switch (tag) {
+	case DW_TAG_compile_unit: case DW_TAG_module:
+	case DW_TAG_lexical_block: case DW_TAG_with_stmt:
+	case DW_TAG_catch_block: case DW_TAG_try_block:
+	case DW_TAG_entry_point: case DW_TAG_inlined_subroutine:
+	case DW_TAG_subprogram: case DW_TAG_namespace:
+	case DW_TAG_class_type: case DW_TAG_structure_type:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The ranges of `die` into u->rng; false where libdw fails to read them
+ * (its walk would stop or skip there: libdw answers).  A DIE with
+ * neither DW_AT_high_pc nor DW_AT_ranges holds no address (dwarf_ranges
+ * gives it none, or an error dwarf_getscopes takes for none). */
+static bool add_ranges(struct sunit *u, Dwarf_Die *die, uint32_t *r0,
+		       uint32_t *nr)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+
+	*r0 = (uint32_t)u->nrng;
+	*nr = 0;
+	if (!dwarf_hasattr(die, DW_AT_high_pc) &&
+	    !dwarf_hasattr(die, DW_AT_ranges))
+		return true;
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (!grow((void **)&u->rng, &u->cap_rng, u->nrng + 1,
+			  sizeof(*u->rng)))
+			return false;
+		u->rng[u->nrng++] = (struct srange){ lo, hi };
+		(*nr)++;
+	}
+	return off == 0;
+}
+
+/* Walk the children of `parent` as libdw_visit_scopes does, keeping
+ * those that hold addresses under `pidx` when `held` (the parent holds
+ * some: libdw looks no deeper under a DIE without the address). */
+static bool walk_unit(struct sunit *u, Dwarf_Die *parent, uint32_t pidx,
+		      bool held, int depth)
+{
+	Dwarf_Die c;
+	uint32_t prev = NONE;
+	int r = dwarf_child(parent, &c);
+
+	if (r)
+		return r > 0;
+	if (depth > SCOPE_DEPTH_MAX)
+		return false;
+	do {
+		int tag = dwarf_tag(&c);
+		uint32_t me = NONE, r0, nr;
+		if (tag == DW_TAG_imported_unit)
+			return false;
+		if (tag == DW_TAG_subprogram) {
+			if (!grow((void **)&u->subs, &u->cap_subs,
+				  u->nsubs + 1, sizeof(*u->subs)))
+				return false;
+			u->subs[u->nsubs++] = (uintptr_t)c.addr;
+		}
+		if (held) {
+			if (!add_ranges(u, &c, &r0, &nr))
+				return false;
+			if (nr) {
+				if (!grow((void **)&u->nodes, &u->cap,
+					  u->n + 1, sizeof(*u->nodes)))
+					return false;
+				me = (uint32_t)u->n++;
+				u->nodes[me] = (struct snode){
+					c, pidx, NONE, NONE, r0, nr, tag };
+				if (prev != NONE)
+					u->nodes[prev].next = me;
+				else if (pidx != NONE)
+					u->nodes[pidx].child = me;
+				prev = me;
+			}
+		}
+		if (may_have_scopes(tag) && dwarf_haschildren(&c) > 0 &&
+		    !walk_unit(u, &c, me, me != NONE, depth + 1))
+			return false;
+	} while ((r = dwarf_siblingof(&c, &c)) == 0);
+	return r > 0;
+}
+
+static int cmp_uptr(const void *x, const void *y)
+{
+	uintptr_t a = *(const uintptr_t *)x, b = *(const uintptr_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The tree of the unit `cu`, walked on first use; NULL without memory. */
+static struct sunit *unit_of(struct pd_dwarf *w, Dwarf_Die *cu)
+{
+	uint64_t key = dwarf_dieoffset(cu);
+	uint32_t id;
+
+	if (m64_find(&w->unit_idx, key, &id))
+		return &w->units[id];
+	if (!grow((void **)&w->units, &w->cap_units, w->nunits + 1,
+		  sizeof(*w->units)))
+		return NULL;
+	id = (uint32_t)w->nunits;
+	struct sunit *u = &w->units[id];
+	memset(u, 0, sizeof(*u));
+	if (!m64_add(&w->unit_idx, key, id, w->cap_units))
+		return NULL;
+	w->nunits++;
+	if (!walk_unit(u, cu, NONE, true, 0))
+		u->libdw = true;
+	qsort(u->subs, u->nsubs, sizeof(*u->subs), cmp_uptr);
+	return u;
+}
+
+static uint64_t node_len(const struct sunit *u, uint32_t i, uint64_t addr)
+{
+	const struct snode *s = &u->nodes[i];
+
+	for (uint32_t k = 0; k < s->nr; k++)
+		if (addr >= u->rng[s->r0 + k].lo && addr < u->rng[s->r0 + k].hi)
+			return u->rng[s->r0 + k].hi - u->rng[s->r0 + k].lo;
+	return 0;
+}
+
+/* inlines_libdw on the unit's tree: false where libdw must answer. */
+static bool inlines_tree(struct pd_dwarf *w, uint64_t addr,
+			 const char **names, size_t max, size_t *n)
+{
+	Dwarf_Die cu;
+	uint32_t chain[SCOPE_DEPTH_MAX + 2];
+	size_t nc = 0;
+
+	if (!w->dw || !dwarf_addrdie(w->dw, addr, &cu))
+		return true;
+	struct sunit *u = unit_of(w, &cu);
+	if (!u || u->libdw)
+		return false;
+	/* dwarf_getscopes: at each level the first DIE holding addr */
+	uint32_t i = u->n ? 0 : NONE;
+	while (i != NONE && nc < SCOPE_DEPTH_MAX + 2) {
+		if (node_len(u, i, addr)) {
+			chain[nc++] = i;
+			i = u->nodes[i].child;
+		} else {
+			i = u->nodes[i].next;
+		}
+	}
+	/* and for the innermost inlined instance, its abstract origin
+	 * searched in the unit: found nowhere, it gives no scopes */
+	for (size_t k = nc; k-- > 0;) {
+		struct snode *s = &u->nodes[chain[k]];
+		if (s->tag != DW_TAG_inlined_subroutine)
+			continue;
+		Dwarf_Attribute at;
+		Dwarf_Die o;
+		if (!dwarf_attr(&s->die, DW_AT_abstract_origin, &at) ||
+		    !dwarf_formref_die(&at, &o))
+			return true;
+		if (dwarf_tag(&o) != DW_TAG_subprogram)
+			return false;
+		uintptr_t a = (uintptr_t)o.addr;
+		if (!bsearch(&a, u->subs, u->nsubs, sizeof(*u->subs),
+			     cmp_uptr))
+			return true;
+		break;
+	}
+	uint32_t f = NONE;
+	for (size_t k = nc; k-- > 0 && f == NONE;)
+		if (is_function_tag(u->nodes[chain[k]].tag))
+			f = chain[k];
+	if (f == NONE)
+		return true;
+	/* last_equal */
+	uint64_t best = node_len(u, f, addr);
+	for (uint32_t s = u->nodes[f].next; s != NONE; s = u->nodes[s].next) {
+		uint64_t len;
+		if (is_function_tag(u->nodes[s].tag) &&
+		    (len = node_len(u, s, addr)) && len <= best) {
+			f = s;
+			best = len;
+		}
+	}
+	/* an inlined instance's caller: the next function above it */
+	while (f != NONE && *n < max) {
+		const char *name = die_name(&u->nodes[f].die);
+		names[(*n)++] = name ? name : "??";
+		if (u->nodes[f].tag != DW_TAG_inlined_subroutine)
+			break;
+		do
+			f = u->nodes[f].parent;
+		while (f != NONE && !is_function_tag(u->nodes[f].tag));
+	}
+	return true;
+}
+
+int sf_pd__inlines(struct pd_dso *d, uint64_t off, const char **names,
+		   size_t max, size_t *n)
+{
+	uint64_t addr;
+
+	*n = 0;
+	if (!d->dwarf_tried) {
+		const char *src = sf_symtab_source(d->syms);
+		d->dwarf_tried = true;
+		if (!src && d->name[0] == '/' &&
+		    !sf_perf__is_perf_map(d->name, strlen(d->name)))
+			src = d->name;
+		if (src)
+			d->dwarf = dwarf_open(src);
+	}
+	if (!d->dwarf || !sf_symtab_vaddr(d->syms, off, &addr))
+		return 0;
+	struct pd_dwarf *w = d->dwarf;
+	if (w->slow || !inlines_tree(w, addr, names, max, n)) {
+		*n = 0;
+		inlines_libdw(w, addr, names, max, n);
+	}
 	if (!*n) {
 		const char *name = bsym_name(w, addr);
 		if (name)

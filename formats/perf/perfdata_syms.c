@@ -19,15 +19,18 @@ static void hex(char *out, const unsigned char *b, size_t n)
 	out[2 * n] = 0;
 }
 
-static const char *buildid_dir(char *buf, size_t size)
+/* perf's build-id cache directory into buf: both callers use buf, so
+ * $PERF_BUILDID_DIR (which perf sets for the programs it runs, under
+ * perf stat or perf record) must land there too. */
+static void buildid_dir(char *buf, size_t size)
 {
 	const char *e = getenv("PERF_BUILDID_DIR");
 	const char *home = getenv("HOME");
 
 	if (e && *e)
-		return e;
-	snprintf(buf, size, "%s/.debug", home ? home : "");
-	return buf;
+		snprintf(buf, size, "%s", e);
+	else
+		snprintf(buf, size, "%s/.debug", home ? home : "");
 }
 
 void sf_pd__cache_path(const unsigned char *bid, size_t len,

@@ -12,6 +12,11 @@
  * that time (dwfl_report_elf at the load bias the map's start and pgoff
  * give), one Dwfl per process, made again when those change.
  *
+ * libdwfl reads a module's debug file (for .debug_frame) where .eh_frame
+ * does not unwind a frame, once per process; a debug file with compressed
+ * sections is inflated once here and handed to every later process
+ * (find_debuginfo).
+ *
  * What perf script prints for the same sample (perf unwinds with
  * libunwind or libdw, and both give this): the sampled ip, then each
  * caller's return address minus one (a call site, not the next
@@ -26,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* perf script's default --max-stack (PERF_MAX_STACK_DEPTH) */
@@ -130,9 +136,174 @@ static const Dwfl_Thread_Callbacks sample_callbacks = {
 	.set_initial_registers = cb_set_initial_registers,
 };
 
+/*
+ * A copy of the debug file `in` with its compressed sections inflated,
+ * in a memory file: -1 where it has none (or .zdebug ones, or the copy
+ * fails).  libdwfl reads a module's debug file when .eh_frame does not
+ * unwind a frame (to try .debug_frame), and libdw inflates every
+ * compressed section of it as it opens it (libc6-dbg's: tens of MB), once
+ * for each process: most of what was left of a --call-graph dwarf
+ * conversion of a few processes.  The copy holds the same bytes libdw
+ * would inflate them into, so it reads the same.
+ */
+static int inflate_copy(int in)
+{
+	Elf *src = elf_begin(in, ELF_C_READ_MMAP, NULL), *dst = NULL;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	size_t nph, shstr;
+	bool any = false;
+	int fd = -1;
+
+	if (!src || elf_kind(src) != ELF_K_ELF || !gelf_getehdr(src, &eh) ||
+	    elf_getphdrnum(src, &nph) || elf_getshdrstrndx(src, &shstr) ||
+	    shstr >= SHN_LORESERVE)
+		goto out;
+	while ((scn = elf_nextscn(src, scn))) {
+		const char *name;
+		if (!gelf_getshdr(scn, &sh) ||
+		    !(name = elf_strptr(src, shstr, sh.sh_name)) ||
+		    !strncmp(name, ".zdebug", 7))
+			goto out;
+		if (sh.sh_flags & SHF_COMPRESSED)
+			any = true;
+	}
+	if (!any || (fd = memfd_create("sfconv-debug", MFD_CLOEXEC)) < 0 ||
+	    !(dst = elf_begin(fd, ELF_C_WRITE, NULL)) ||
+	    !gelf_newehdr(dst, gelf_getclass(src)) ||
+	    (nph && !gelf_newphdr(dst, nph)))
+		goto fail;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(src, (int)i, &ph) ||
+		    !gelf_update_phdr(dst, (int)i, &ph))
+			goto fail;
+	}
+	while ((scn = elf_nextscn(src, scn))) {
+		Elf_Scn *o = elf_newscn(dst);
+		Elf_Data *d, *od;
+		if (!o || !gelf_getshdr(scn, &sh) ||
+		    ((sh.sh_flags & SHF_COMPRESSED) &&
+		     (elf_compress(scn, 0, 0) < 0 || !gelf_getshdr(scn, &sh))) ||
+		    !(od = elf_newdata(o)))
+			goto fail;
+		if ((d = elf_getdata(scn, NULL))) {
+			od->d_buf = d->d_buf;
+			od->d_type = d->d_type;
+			od->d_size = d->d_size;
+			od->d_align = d->d_align;
+			od->d_version = d->d_version;
+		}
+		if (!gelf_update_shdr(o, &sh))
+			goto fail;
+	}
+	eh.e_shstrndx = (GElf_Half)shstr;
+	if (!gelf_update_ehdr(dst, &eh) || elf_update(dst, ELF_C_WRITE) < 0)
+		goto fail;
+	elf_end(dst);
+	elf_end(src);
+	return fd;
+fail:
+	if (dst)
+		elf_end(dst);
+	if (fd >= 0)
+		close(fd);
+	fd = -1;
+out:
+	if (src)
+		elf_end(src);
+	return fd;
+}
+
+/*
+ * libdwfl's own search for a module's debug file, then its inflated copy
+ * where it has compressed sections.  The search gives the same file for
+ * the same module file, build-id and debug link, so its answer is kept
+ * under those: the first time the search runs (libdwfl then opens what it
+ * found itself), later the copy is handed over without it.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata,
+			  const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct pd_state *st = *userdata;
+	struct sf_sbuf key = { 0 };
+	const unsigned char *bid = NULL;
+	GElf_Addr vaddr;
+	char crc[16], hexb[3];
+	size_t i;
+
+	if (!st || st->slow)
+		goto search;
+	int bl = dwfl_module_build_id(mod, &bid, &vaddr);
+	snprintf(crc, sizeof(crc), "%08x", (unsigned)debuglink_crc);
+	if (!sf_sbuf_adds(&key, file_name ? file_name : "") ||
+	    !sf_sbuf_add(&key, "\n", 1) ||
+	    !sf_sbuf_adds(&key, debuglink_file ? debuglink_file : "") ||
+	    !sf_sbuf_add(&key, "\n", 1) || !sf_sbuf_adds(&key, crc))
+		goto search;
+	for (int k = 0; k < bl; k++) {
+		snprintf(hexb, sizeof(hexb), "%02x", bid[k]);
+		if (!sf_sbuf_add(&key, hexb, 2))
+			goto search;
+	}
+	for (i = 0; i < st->ndbgs; i++)
+		if (!strcmp(st->dbgs[i].key, key.s))
+			break;
+	if (i < st->ndbgs && st->dbgs[i].fd >= 0) {
+		int copy = dup(st->dbgs[i].fd);
+		char *name = strdup(st->dbgs[i].path);
+		if (copy >= 0 && name) {
+			sf_sbuf_free(&key);
+			*debuginfo_file_name = name;
+			return copy;
+		}
+		if (copy >= 0)
+			close(copy);
+		free(name);
+		goto search;
+	}
+	if (i == st->ndbgs) {
+		int fd = dwfl_standard_find_debuginfo(mod, userdata, modname,
+						      base, file_name,
+						      debuglink_file,
+						      debuglink_crc,
+						      debuginfo_file_name);
+		char *path = fd >= 0 && *debuginfo_file_name ?
+			     strdup(*debuginfo_file_name) : NULL;
+		if (!path || !grow((void **)&st->dbgs, &st->cap_dbgs,
+				   st->ndbgs + 1, sizeof(*st->dbgs))) {
+			free(path);
+			sf_sbuf_free(&key);
+			return fd;
+		}
+		st->dbgs[st->ndbgs++] = (struct pd_dbg){ key.s, path,
+							 inflate_copy(fd) };
+		return fd;
+	}
+search:
+	sf_sbuf_free(&key);
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base,
+					    file_name, debuglink_file,
+					    debuglink_crc, debuginfo_file_name);
+}
+
+void sf_pd__unwind_done(struct pd_state *st)
+{
+	for (size_t i = 0; i < st->ndbgs; i++) {
+		free(st->dbgs[i].key);
+		free(st->dbgs[i].path);
+		if (st->dbgs[i].fd >= 0)
+			close(st->dbgs[i].fd);
+	}
+	free(st->dbgs);
+}
+
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 };
 
 /* The ELF file perf unwinds a dso with: its copy in the build-id cache
@@ -213,7 +384,14 @@ static void report_map(struct pd_state *st, struct pd_proc *pr,
 		d->not_elf = true;
 	} else if (load_bias(elf, m, &bias, &machine)) {
 		/* libdwfl keeps the fd on success (and reads it itself) */
-		if (dwfl_report_elf(pr->dwfl, d->name, path, fd, bias, true)) {
+		Dwfl_Module *mod = dwfl_report_elf(pr->dwfl, d->name, path, fd,
+						   bias, true);
+		if (mod) {
+			/* for find_debuginfo */
+			void **ud;
+			if (dwfl_module_info(mod, &ud, NULL, NULL, NULL, NULL,
+					     NULL, NULL))
+				*ud = st;
 			seen[m->dso] = true;
 			if (!pr->machine)
 				pr->machine = machine;
