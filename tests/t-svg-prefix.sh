@@ -117,6 +117,15 @@ json.dump({'format': 'sftools-profile', 'version': 1,
            'threads': threads, 'frames': frames, 'stacks': stacks,
            'samples': samples}, open('rand.json', 'w'))
 PY
+# the frames of the way to it before, a collapsed round trip (the same
+# frames, places and fills; the file may list them in another order)
+for how in pid thread; do
+	$SFCONV -q rand.json --$how-prefix -o direct.svg
+	$SFCONV -q rand.json --to collapsed --$how-prefix | $SFCONV -q --from collapsed --to svg -o folded.svg
+	$CHECK direct.svg > direct.out
+	$CHECK folded.svg > folded.out
+	expect_same svg-prefix-$how-as-collapsed folded.out direct.out
+done
 if [ ! -f "$FG" ] || ! have perl; then
 	skip svg-prefix-flamegraph-pl "no $FG (Debian package libdevel-nytprof-perl)"
 else
