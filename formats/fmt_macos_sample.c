@@ -352,6 +352,11 @@ static int on_node(struct smp_state *st, const char *l, size_t n)
 		if (!sf_sbuf_add(&modbuf, mod, modn))
 			return sf_error_nomem(ctx);
 		fr.module = modbuf.s;
+	} else if (st->exact && mod) {
+		/* our writer's "  (in )": an empty module, kept, else the
+		 * next write leaves it out and a "  (in X)" ending the name
+		 * becomes the module */
+		fr.module = "";
 	}
 	/* "[0x...]" at the end: the address */
 	const char *lb = NULL;

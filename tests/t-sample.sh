@@ -185,6 +185,21 @@ for f in m["frames"]:
 PY2
 expect_same sample-name-with-address-text hexname.want hexname.got
 expect_same sample-name-with-address-text-stable hex1.txt hex2.txt
+# an empty module is written "  (in )" and read back as one: read as none,
+# the next report left it out and a "  (in x)" ending the name became the
+# module (crash-3f4f9887... in tests/fuzz/crashes/roundtrip-sample/)
+cat > emptymod.json <<'J'
+{"format":"sftools-profile","version":1,"sample_types":[{"type":"samples","unit":"count"}],
+ "threads":[{"tid":3,"name":"t"}],
+ "frames":[{"name":"w  (in x)","module":""}],
+ "stacks":[[0,0]],"samples":[[1,0,null,0,2]]}
+J
+$SFCONV -q emptymod.json --to sample > em1.txt
+$SFCONV -q --from sample em1.txt --to sample > em2.txt
+$SFCONV -q --from sample em2.txt --to json | grep -o '"name":"w[^}]*}' > em.got
+printf '%s\n' '"name":"w  (in x)","module":""}' > em.want
+expect_same sample-empty-module-kept em.want em.got
+expect_same sample-empty-module-stable em1.txt em2.txt
 
 # offsets: main is on the stack at two return addresses, "+ 20" and
 # "+ 36"; the report keeps the two apart and prints the "+ N" that sample
