@@ -291,8 +291,14 @@ static int on_node(struct smp_state *st, const char *l, size_t n)
 	if (st->exact) {
 		/* names may hold '(' and blanks: "f(int)  (in m)  [0x1]" */
 		ad = exact_address(rest, end);
-		for (const char *q = rest; q < (ad ? ad : end); q++)
-			if (end - q >= 6 && !memcmp(q, "  (in ", 6))
+		/* the module's "  (in ": the last one a ')' follows before
+		 * the address; one without (a name "  (in val") is text */
+		const char *stop = ad ? ad : end, *last = NULL;
+		for (const char *q = rest; q < stop; q++)
+			if (*q == ')')
+				last = q;
+		for (const char *q = rest; last && q + 6 <= last; q++)
+			if (!memcmp(q, "  (in ", 6))
 				in = q;
 		fe = in ? in : ad ? ad : end;
 	}

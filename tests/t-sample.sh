@@ -200,6 +200,14 @@ $SFCONV -q --from sample em2.txt --to json | grep -o '"name":"w[^}]*}' > em.got
 printf '%s\n' '"name":"w  (in x)","module":""}' > em.want
 expect_same sample-empty-module-kept em.want em.got
 expect_same sample-empty-module-stable em1.txt em2.txt
+# "  (in " is a module only when a ')' follows it: the reader cut a name
+# "  (in val" to nothing (crash-5d3f21fa... in tests/fuzz/crashes/
+# roundtrip-sample/)
+printf '1:t\t2\t  (in val;bb\n1:t\t3\tx  (in y\n' > openin.lines
+$SFCONV -q openin.lines --to sample > oi1.txt
+$SFCONV -q --from sample oi1.txt --thread-prefix > oi.got
+printf '%s\n' 't-1;  (in val;bb 2' 't-1;x  (in y 3' > oi.want
+expect_same sample-name-with-open-in oi.want oi.got
 
 # offsets: main is on the stack at two return addresses, "+ 20" and
 # "+ 36"; the report keeps the two apart and prints the "+ N" that sample
