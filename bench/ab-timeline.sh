@@ -6,29 +6,7 @@
 # work falls on both alike; min and median of each, and peak RSS.  The
 # floors `wc -l` and `cat` run in the same run.  Needs perf.
 set -eu
-old=$(cd "${1:?usage: ab-timeline.sh OLD_BINDIR NEW_BINDIR [RUNS]}" && pwd)
-new=$(cd "${2:?usage: ab-timeline.sh OLD_BINDIR NEW_BINDIR [RUNS]}" && pwd)
-n=${3:-5}
-top=$(cd "$(dirname "$0")/.." && pwd)
-mkdir -p "$top/bench/data"
-cd "$top/bench/data"
-[ -x gen_timeline ] || cc -O2 -o gen_timeline "$top/bench/gen_timeline.c"
-f=timeline-400k.json
-[ -s $f ] || { ./gen_timeline 400000 3 25 1 > $f.tmp && mv $f.tmp $f; }
-
-# task-clock of one run of "$1", in ms
-tc() {
-	perf stat -x, -e task-clock sh -c "$1 > /dev/null" 2>&1 >/dev/null |
-		awk -F, '/task-clock/ { printf "%.0f\n", $1 }'
-}
-# min and median of the numbers on stdin
-minmed() {
-	sort -n | awk '{ v[NR] = $1 } END {
-		printf "min %6d med %6d ms", v[1], v[int((NR + 1) / 2)] }'
-}
-rss() {
-	/usr/bin/time -f %M sh -c "$1 > /dev/null" 2>&1 >/dev/null | tail -n 1
-}
+. "$(dirname "$0")/timeline-lib.sh"
 echo "$(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ), load average $(cut -d' ' -f1-3 /proc/loadavg), $n runs each"
 for c in "wc -l $f" "cat $f"; do
 	i=0; while [ $i -lt "$n" ]; do tc "$c"; i=$((i + 1)); done > .ab

@@ -34,6 +34,7 @@
  * sampling interval of the first line is kept as the period.
  */
 #include "analyze.h"
+#include "chars.h"
 #include "format.h"
 #include "rustsym.h"
 #include "text.h"
@@ -201,6 +202,34 @@ static void exact_thread_name(const char *s, const char *end,
 			}
 }
 
+/* Our writer's address of a node line: the last "  [0x" whose hex digits
+ * and ']' end the line, or are followed by the "  FILE:LINE" the writer
+ * puts after an address.  A name may hold "  [0x" itself (a collapsed
+ * name "f  [0xlwo"): taking any last "  [0x" cut such a name there on
+ * reading, so read -> write -> read changed it.  NULL when there is none. */
+static const char *exact_address(const char *rest, const char *end)
+{
+	for (const char *q = end; q - rest >= 5; q--) {
+		const char *a = q - 5, *h = q;
+		if (memcmp(a, "  [0x", 5))
+			continue;
+		while (h < end && h - q < 16 && sf_is_hex(*h))
+			h++;
+		if (h == q || h == end || *h != ']')
+			continue;
+		if (++h == end)
+			return a;
+		/* "  FILE:LINE": a non-empty file, digits to the end */
+		const char *d = end;
+		while (d > h && *--d >= '0' && *d <= '9')
+			;
+		if (end - h > 2 && !memcmp(h, "  ", 2) && *d == ':' &&
+		    d > h + 2 && d + 1 < end)
+			return a;
+	}
+	return NULL;
+}
+
 /* "func  (in module) + 2567  [0x...]": the offset into the function
  * after the module's ')' at `q`, SF_NO_OFFSET if there is none. */
 static uint64_t offset_of(const char *q, const char *end)
@@ -261,12 +290,16 @@ static int on_node(struct smp_state *st, const char *l, size_t n)
 	const char *in = NULL, *ad = NULL;
 	if (st->exact) {
 		/* names may hold '(' and blanks: "f(int)  (in m)  [0x1]" */
-		for (const char *q = rest; q < end; q++) {
-			if (end - q >= 6 && !memcmp(q, "  (in ", 6))
+		ad = exact_address(rest, end);
+		/* the module's "  (in ": the last one a ')' follows before
+		 * the address; one without (a name "  (in val") is text */
+		const char *stop = ad ? ad : end, *last = NULL;
+		for (const char *q = rest; q < stop; q++)
+			if (*q == ')')
+				last = q;
+		for (const char *q = rest; last && q + 6 <= last; q++)
+			if (!memcmp(q, "  (in ", 6))
 				in = q;
-			if (end - q >= 5 && !memcmp(q, "  [0x", 5))
-				ad = q;
-		}
 		fe = in ? in : ad ? ad : end;
 	}
 	while (fe > rest && (fe[-1] == ' ' || fe[-1] == '\t'))
@@ -325,14 +358,21 @@ static int on_node(struct smp_state *st, const char *l, size_t n)
 		if (!sf_sbuf_add(&modbuf, mod, modn))
 			return sf_error_nomem(ctx);
 		fr.module = modbuf.s;
+	} else if (st->exact && mod) {
+		/* our writer's "  (in )": an empty module, kept, else the
+		 * next write leaves it out and a "  (in X)" ending the name
+		 * becomes the module */
+		fr.module = "";
 	}
 	/* "[0x...]" at the end: the address */
 	const char *lb = NULL;
-	for (const char *q = end; q > rest; q--)
+	for (const char *q = end; !st->exact && q > rest; q--)
 		if (q[-1] == '[') {
 			lb = q;
 			break;
 		}
+	if (ad)
+		lb = ad + 3;
 	if (lb && end - lb > 3 && lb[0] == '0' && lb[1] == 'x') {
 		uint64_t a = 0;
 		const char *q = lb + 2;

@@ -159,6 +159,56 @@ $SFCONV -q --from sample mod3.txt --to json | grep -o '"module":"[^"]*"' > mod.g
 expect_same sample-module-names-kept mod.want mod.got
 expect_same sample-reread-stable mod2.txt mod3.txt
 
+# a name holding "  [0x" is no address unless hex digits and ']' end the
+# line (or come before the "  FILE:LINE" the writer puts after one): the
+# reader cut "f  [0xlwo" to "f" (issue 32, crash-a4d1e602... in
+# tests/fuzz/crashes/roundtrip-sample/)
+cat > hexname.json <<'J'
+{"format":"sftools-profile","version":1,"sample_types":[{"type":"samples","unit":"count"}],
+ "threads":[{"tid":3,"name":"t"}],
+ "frames":[{"name":"f  [0xlwo"},{"name":"g  [0x1f]","address":"0x30"},
+  {"name":"h  [0x2] x","module":"m","address":"0x40","file":"h.c","line":9}],
+ "stacks":[[0,0],[1,1],[2,2]],"samples":[[3,0,null,0,2]]}
+J
+printf '%s\n' '"f  [0xlwo" - - -' '"g  [0x1f]" 0x30 - -' '"h  [0x2] x" 0x40 m h.c:9' > hexname.want
+$SFCONV -q hexname.json --to sample > hex1.txt
+$SFCONV -q --from sample hex1.txt --to sample > hex2.txt
+$SFCONV -q --from sample hex2.txt --to json > hex2.json
+python3 - hex2.json > hexname.got <<'PY2'
+import json, sys
+m = json.load(open(sys.argv[1]))
+for f in m["frames"]:
+    if f["name"].startswith("Thread_"):
+        continue
+    src = "%s:%d" % (f["file"], f["line"]) if "file" in f else "-"
+    print('"%s" %s %s %s' % (f["name"], f.get("address", "-"), f.get("module", "-"), src))
+PY2
+expect_same sample-name-with-address-text hexname.want hexname.got
+expect_same sample-name-with-address-text-stable hex1.txt hex2.txt
+# an empty module is written "  (in )" and read back as one: read as none,
+# the next report left it out and a "  (in x)" ending the name became the
+# module (crash-3f4f9887... in tests/fuzz/crashes/roundtrip-sample/)
+cat > emptymod.json <<'J'
+{"format":"sftools-profile","version":1,"sample_types":[{"type":"samples","unit":"count"}],
+ "threads":[{"tid":3,"name":"t"}],
+ "frames":[{"name":"w  (in x)","module":""}],
+ "stacks":[[0,0]],"samples":[[1,0,null,0,2]]}
+J
+$SFCONV -q emptymod.json --to sample > em1.txt
+$SFCONV -q --from sample em1.txt --to sample > em2.txt
+$SFCONV -q --from sample em2.txt --to json | grep -o '"name":"w[^}]*}' > em.got
+printf '%s\n' '"name":"w  (in x)","module":""}' > em.want
+expect_same sample-empty-module-kept em.want em.got
+expect_same sample-empty-module-stable em1.txt em2.txt
+# "  (in " is a module only when a ')' follows it: the reader cut a name
+# "  (in val" to nothing (crash-5d3f21fa... in tests/fuzz/crashes/
+# roundtrip-sample/)
+printf '1:t\t2\t  (in val;bb\n1:t\t3\tx  (in y\n' > openin.lines
+$SFCONV -q openin.lines --to sample > oi1.txt
+$SFCONV -q --from sample oi1.txt --thread-prefix > oi.got
+printf '%s\n' 't-1;  (in val;bb 2' 't-1;x  (in y 3' > oi.want
+expect_same sample-name-with-open-in oi.want oi.got
+
 # offsets: main is on the stack at two return addresses, "+ 20" and
 # "+ 36"; the report keeps the two apart and prints the "+ N" that sample
 # printed after the module (offsets-want.sample.txt written by hand with

@@ -11,7 +11,9 @@
  * it (as many characters as --fontsize x --fontwidth allow, the last two
  * replaced by ".." when the name is longer).  The root "all" spans the full
  * width; callers are below their callees (flame) or above them
- * (--inverted, icicle).
+ * (--inverted, icicle).  With --pid-prefix or --thread-prefix each
+ * process or thread has a root frame of its own, named as the collapsed
+ * writer's prefix (COMM-PID, NAME-TID).
  *
  * Nodes narrower than --minwidth (pixels, or N% of the total; default 0.1
  * px) are not written, and neither are their descendants; the subtitle
@@ -512,6 +514,10 @@ static int parse_opts(struct svg_opts *o, struct sf_ctx *ctx,
 	o->inverted = sf_ctx_flag(ctx, "inverted");
 	o->reverse = sf_ctx_flag(ctx, "reverse");
 	o->by_module = sf_ctx_flag(ctx, "by-module");
+	/* the collapsed writer's prefixes; --pid-prefix wins, as there */
+	o->group = sf_ctx_flag(ctx, "pid-prefix") ? GROUP_PROCESS :
+		   sf_ctx_flag(ctx, "thread-prefix") ? GROUP_THREAD :
+		   GROUP_NONE;
 	o->negate = sf_ctx_flag(ctx, "negate");
 	o->flamechart = sf_ctx_flag(ctx, "flamechart");
 	o->cp = sf_ctx_flag(ctx, "cp");
@@ -891,6 +897,10 @@ static const struct sf_option svg_wopts[] = {
 	{ "palette-file", "FILE", "svg: the file of --cp (default "
 	  "palette.map)" },
 	{ "reverse", NULL, "svg: stacks read leaf first (merged at the leaves)" },
+	{ "pid-prefix", NULL, "svg: a root frame per process (COMM-PID), as "
+	  "flamegraph.pl draws stackcollapse-perf.pl --pid" },
+	{ "thread-prefix", NULL, "svg: a root frame per thread (NAME-TID), "
+	  "as the collapsed writer's --thread-prefix" },
 	{ "by-module", NULL, "svg: frames of one name from different modules "
 	  "(or kinds) are separate boxes (default: one box, as flamegraph.pl)" },
 	{ "inverted", NULL, "svg: icicle graph, roots at the top" },

@@ -42,6 +42,13 @@ enum svg_colour_key {
 		      * bytes */
 };
 
+/* What the root frames stand for, as the collapsed writer's prefixes. */
+enum svg_group {
+	GROUP_NONE,      /* the frames of every thread merged */
+	GROUP_THREAD,    /* --thread-prefix: a root frame per thread */
+	GROUP_PROCESS,   /* --pid-prefix: a root frame per process */
+};
+
 struct svg_opts {
 	const char *title, *subtitle, *notes;
 	const char *fonttype;
@@ -60,6 +67,7 @@ struct svg_opts {
 	bool reverse, inverted, negate, flamechart;
 	bool by_module;            /* frames merge by name, module and kind;
 				    * else by name alone */
+	enum svg_group group;
 	double factor;             /* counts shown are weights * factor */
 	double total;              /* --total, 0 if unset */
 };
@@ -99,6 +107,9 @@ struct svg_graph {
 	double minpx;      /* effective minimum width in pixels */
 	bool capped;       /* --max-frames raised it */
 	uint32_t maxdepth;
+	char **labels;     /* --pid-prefix, --thread-prefix: the root
+			    * frames' names, which the nodes point to */
+	size_t nlabels;
 };
 
 /* Build the tree of `p` as `o` asks (merged or reversed stacks, or a

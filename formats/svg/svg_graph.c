@@ -11,6 +11,13 @@
  * merged but consecutive samples that share a prefix; samples follow each
  * other in time order (by timestamp where every sample has one, else in
  * input order), each thread's after the previous thread's.
+ *
+ * With --pid-prefix or --thread-prefix each stack has its process's or
+ * thread's label (as the collapsed writer writes it) as its root frame,
+ * so the graph is the one flamegraph.pl draws of that collapsed output:
+ * one root frame per process or thread (the leaf with --reverse, as
+ * flamegraph.pl reverses the whole line); a flame chart puts each
+ * group's samples together.
  */
 #include "svg.h"
 #include "diff.h"
@@ -145,7 +152,98 @@ struct builder {
 	struct sf_idx idx;   /* (parent, frame) -> node, for the children of
 			      * nodes with more than KIN_LIST */
 	bool by_module;      /* frames merge by name, module and kind */
+	/* --pid-prefix, --thread-prefix (make_groups): label g is the
+	 * frame drawn as group g's root, frame id nframes + g in a path */
+	struct sf_frame *label;
+	char **text;         /* label g's own text (g->labels) */
+	uint32_t *group;     /* per thread: its group; NULL: no groups */
+	size_t ngroups;
+	size_t nframes;
 };
+
+#define NO_HEAD UINT32_MAX
+
+/* Frame `f` of a path: the profile's, or a group's label. */
+static const struct sf_frame *frame_at(const struct builder *b,
+				       const struct sf_profile *p,
+				       sf_frame_id f)
+{
+	return f < b->nframes ? &p->d.frames[f] : &b->label[f - b->nframes];
+}
+
+/* Sample i's group; b->ngroups for a sample without a thread, which is
+ * drawn without a label, as the collapsed writer writes it. */
+static uint32_t group_of(const struct builder *b, const struct sf_profile *p,
+			 size_t i)
+{
+	sf_thread_idx th = p->d.samples[i].thread;
+
+	return th == SF_NO_THREAD ? (uint32_t)b->ngroups : b->group[th];
+}
+
+static bool label_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct builder *b = ctx;
+
+	return !strcmp(b->text[id], key);
+}
+
+/*
+ * --pid-prefix, --thread-prefix: each thread's label (sf_process_label or
+ * sf_thread_label, as the collapsed writer names it); threads of one label
+ * are one group with one root frame.  A label that is also the name of a
+ * root frame takes that frame's interned name, so that samples without a
+ * thread whose stacks start there merge with the group, as flamegraph.pl
+ * merges the collapsed lines "LABEL;..." of both.  Returns 0 or -1 (out
+ * of memory).
+ */
+static int make_groups(struct builder *b, const struct sf_profile *p,
+		       enum svg_group how)
+{
+	size_t nt = p->d.nthreads ? p->d.nthreads : 1;
+	struct sf_idx idx = { 0 };
+	uint32_t g;
+	int rc = -1;
+
+	b->group = malloc(nt * sizeof(*b->group));
+	b->label = calloc(nt, sizeof(*b->label));
+	b->text = calloc(nt, sizeof(*b->text));
+	if (!b->group || !b->label || !b->text)
+		goto out;
+	for (size_t t = 0; t < p->d.nthreads; t++) {
+		char buf[512];
+		if (how == GROUP_PROCESS)
+			sf_process_label(p, &p->d.threads[t], buf,
+					 sizeof(buf));
+		else
+			sf_thread_label(&p->d.threads[t], buf, sizeof(buf));
+		uint64_t h = sf_hash(buf, strlen(buf));
+		if (sf_idx_find(&idx, h, label_eq, b, buf, &g)) {
+			b->group[t] = g;
+			continue;
+		}
+		g = (uint32_t)b->ngroups;
+		if (!(b->text[g] = strdup(buf)))
+			goto out;
+		b->ngroups++;
+		sf_frame_init(&b->label[g]);
+		b->label[g].name = b->text[g];
+		b->group[t] = g;
+		if (!sf_idx_insert(&idx, h, g))
+			goto out;
+	}
+	for (size_t s = 1; s < p->d.nstacks; s++) {
+		const char *nm = p->d.frames[p->d.stacks[s].frame].name;
+		if (!p->d.stacks[s].parent &&
+		    sf_idx_find(&idx, sf_hash(nm, strlen(nm)), label_eq, b,
+				nm, &g))
+			b->label[g].name = nm;
+	}
+	rc = 0;
+out:
+	sf_idx_free(&idx);
+	return rc;
+}
 
 struct node_key {
 	uint32_t parent;
@@ -334,11 +432,13 @@ static void add_sample(const struct sf_profile *p, struct weights *wt,
 	}
 }
 
-/* The frames of stack `s` from the root, into b->path. */
+/* The frames of stack `s` from the root, into *path, after `head` (a
+ * group's label) unless that is NO_HEAD. */
 static int stack_path(const struct sf_profile *p, sf_stack_id s,
-		      sf_frame_id **path, size_t *cap, size_t *n)
+		      sf_frame_id head, sf_frame_id **path, size_t *cap,
+		      size_t *n)
 {
-	size_t d = 0;
+	size_t d = head != NO_HEAD;
 
 	for (sf_stack_id x = s; x; x = p->d.stacks[x].parent)
 		d++;
@@ -352,6 +452,8 @@ static int stack_path(const struct sf_profile *p, sf_stack_id s,
 	*n = d;
 	for (sf_stack_id x = s; x; x = p->d.stacks[x].parent)
 		(*path)[--d] = p->d.stacks[x].frame;
+	if (head != NO_HEAD)
+		(*path)[0] = head;
 	return 0;
 }
 
@@ -392,8 +494,8 @@ static int build_merged(struct builder *b, const struct sf_profile *p,
 		for (size_t s = 1; !rc && s < p->d.nstacks; s++) {
 			if (!used[s])
 				continue;
-			if ((rc = stack_path(p, (sf_stack_id)s, &path, &cap,
-					     &n)))
+			if ((rc = stack_path(p, (sf_stack_id)s, NO_HEAD,
+					     &path, &cap, &n)))
 				break;
 			uint32_t cur = 0;
 			for (size_t k = n; k-- > 0 && !rc;)
@@ -403,34 +505,121 @@ static int build_merged(struct builder *b, const struct sf_profile *p,
 		}
 		free(used);
 	}
-	for (size_t i = 0; !rc && i < p->d.nsamples; i++)
-		add_sample(p, wt, b->g, i,
-			   &b->g->nodes[map[p->d.samples[i].stack]]);
+	for (size_t i = 0; !rc && i < p->d.nsamples; i++) {
+		uint32_t nd = map[p->d.samples[i].stack], g;
+		/* reversed, a group's label is the leaf: flamegraph.pl
+		 * --reverse reverses the whole line "LABEL;..." */
+		if (b->group && (g = group_of(b, p, i)) < b->ngroups &&
+		    (rc = child_of(b, nd, &b->label[g], &nd)))
+			break;
+		add_sample(p, wt, b->g, i, &b->g->nodes[nd]);
+	}
 	free(path);
 	free(map);
 	return rc;
 }
 
-static const struct sf_profile *chart_p;   /* for qsort */
+/*
+ * Merged under a root frame per group: the samples are taken group by
+ * group (a counting sort), and a group's stacks are mapped to nodes under
+ * its label as they come, each stack once: map[s] is stack s's node in
+ * the group that stamp[s] names (its index + 1).
+ */
+static int build_grouped(struct builder *b, const struct sf_profile *p,
+			 struct weights *wt)
+{
+	size_t ns = p->d.nstacks ? p->d.nstacks : 1, n = p->d.nsamples;
+	size_t ng = b->ngroups + 1, cap = 0;
+	uint32_t *map = malloc(ns * sizeof(*map));
+	uint32_t *stamp = calloc(ns, sizeof(*stamp));
+	uint32_t *start = calloc(ng + 1, sizeof(*start));
+	size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
+	sf_stack_id *up = NULL;
+	int rc = -1;
+
+	if (!map || !stamp || !start || !idx)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		start[group_of(b, p, i) + 1]++;
+	for (size_t g = 0; g < ng; g++)
+		start[g + 1] += start[g];
+	for (size_t i = 0; i < n; i++)
+		idx[start[group_of(b, p, i)]++] = i;
+	uint32_t cur = UINT32_MAX, base = 0;
+	for (size_t k = 0; k < n; k++) {
+		size_t i = idx[k], d = 0;
+		uint32_t g = group_of(b, p, i);
+		if (g != cur) {
+			cur = g;
+			base = 0;
+			if (g < b->ngroups && child_of(b, 0, &b->label[g], &base))
+				goto out;
+		}
+		/* the ancestors not yet mapped in this group, leaf first */
+		for (sf_stack_id x = p->d.samples[i].stack;
+		     x && stamp[x] != g + 1; x = p->d.stacks[x].parent) {
+			if (d == cap) {
+				size_t nc = cap ? 2 * cap : 64;
+				sf_stack_id *nu = realloc(up, nc * sizeof(*nu));
+				if (!nu)
+					goto out;
+				up = nu;
+				cap = nc;
+			}
+			up[d++] = x;
+		}
+		while (d > 0) {
+			sf_stack_id x = up[--d], par = p->d.stacks[x].parent;
+			if (child_of(b, par ? map[par] : base,
+				     &p->d.frames[p->d.stacks[x].frame],
+				     &map[x]))
+				goto out;
+			stamp[x] = g + 1;
+		}
+		sf_stack_id s = p->d.samples[i].stack;
+		add_sample(p, wt, b->g, i, &b->g->nodes[s ? map[s] : base]);
+	}
+	rc = 0;
+out:
+	free(map);
+	free(stamp);
+	free(start);
+	free(idx);
+	free(up);
+	return rc;
+}
+
+/* for qsort: the profile, its builder, whether samples are in time */
+static const struct sf_profile *chart_p;
+static const struct builder *chart_b;
+static bool chart_timed;
 
 static int time_cmp(const void *a_, const void *b_)
 {
-	const struct sf_sample *a = &chart_p->d.samples[*(const size_t *)a_];
-	const struct sf_sample *b = &chart_p->d.samples[*(const size_t *)b_];
+	size_t ia = *(const size_t *)a_, ib = *(const size_t *)b_;
+	const struct sf_sample *a = &chart_p->d.samples[ia];
+	const struct sf_sample *b = &chart_p->d.samples[ib];
 
+	/* a group's samples together: one root frame per group */
+	if (chart_b->group) {
+		uint32_t ga = group_of(chart_b, chart_p, ia);
+		uint32_t gb = group_of(chart_b, chart_p, ib);
+		if (ga != gb)
+			return ga < gb ? -1 : 1;
+	}
 	/* SF_NO_THREAD is the largest index: those samples come last */
-	if (a->thread != b->thread)
+	if (chart_timed && a->thread != b->thread)
 		return a->thread < b->thread ? -1 : 1;
-	if (a->time != b->time)
+	if (chart_timed && a->time != b->time)
 		return a->time < b->time ? -1 : 1;
-	return *(const size_t *)a_ < *(const size_t *)b_ ? -1 : 1;
+	return ia < ib ? -1 : 1;
 }
 
 static bool same_frame(const struct builder *b, const struct sf_profile *p,
 		       sf_frame_id x, sf_frame_id y)
 {
 	return x == y || (!b->by_module &&
-			  p->d.frames[x].name == p->d.frames[y].name);
+			  frame_at(b, p, x)->name == frame_at(b, p, y)->name);
 }
 
 /* Flame chart: consecutive samples share the nodes of their common
@@ -454,13 +643,18 @@ static int build_chart(struct builder *b, const struct sf_profile *p,
 			timed = false;
 	}
 	chart_p = p;
-	if (timed)
+	chart_b = b;
+	chart_timed = timed;
+	if (timed || b->group)
 		qsort(idx, n, sizeof(*idx), time_cmp);
 	sf_thread_idx prev_thread = SF_NO_THREAD;
 	for (size_t k = 0; k < n && !rc; k++) {
 		size_t i = idx[k];
-		if ((rc = stack_path(p, p->d.samples[i].stack, &path, &cap,
-				     &len)))
+		uint32_t g = b->group ? group_of(b, p, i) : UINT32_MAX;
+		sf_frame_id head = g < b->ngroups ?
+				   (sf_frame_id)(b->nframes + g) : NO_HEAD;
+		if ((rc = stack_path(p, p->d.samples[i].stack, head, &path,
+				     &cap, &len)))
 			break;
 		if (cap > pcap || !nodes) {
 			sf_frame_id *np = realloc(prev, (cap + 1) *
@@ -477,15 +671,16 @@ static int build_chart(struct builder *b, const struct sf_profile *p,
 			}
 			pcap = cap;
 		}
-		/* a thread's samples never continue another thread's */
-		size_t same = 0;
-		if (k == 0 || p->d.samples[i].thread == prev_thread)
-			while (same < len && same < plen &&
-			       same_frame(b, p, path[same], prev[same]))
-				same++;
+		/* a thread's samples never continue another thread's, but
+		 * for the root frame of their group */
+		size_t same = 0, lim = len < plen ? len : plen;
+		if (k && p->d.samples[i].thread != prev_thread)
+			lim = lim && head != NO_HEAD && path[0] == prev[0];
+		while (same < lim && same_frame(b, p, path[same], prev[same]))
+			same++;
 		nodes[0] = 0;
 		for (size_t d = same; d < len && !rc; d++)
-			rc = new_node(b, nodes[d], &p->d.frames[path[d]],
+			rc = new_node(b, nodes[d], frame_at(b, p, path[d]),
 				      &nodes[d + 1]);
 		if (rc)
 			break;
@@ -544,7 +739,8 @@ static int sort_nodes(struct svg_graph *g, bool chart)
 int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 			struct sf_ctx *ctx, const struct svg_opts *o)
 {
-	struct builder b = { .g = g, .cap = 16, .by_module = o->by_module };
+	struct builder b = { .g = g, .cap = 16, .by_module = o->by_module,
+			     .nframes = p->d.nframes };
 	struct weights wt = { 0 };
 	int rc = 0;
 
@@ -574,8 +770,10 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 	g->nodes[0].parent = UINT32_MAX;
 	b.kin[0] = (struct kin){ 0, 0, g->nodes[0].name };
 	g->n = 1;
-	if (o->flamechart ? build_chart(&b, p, &wt) :
-	    build_merged(&b, p, &wt, o->reverse)) {
+	if ((o->group != GROUP_NONE && make_groups(&b, p, o->group)) ||
+	    (o->flamechart ? build_chart(&b, p, &wt) :
+	     b.group && !o->reverse ? build_grouped(&b, p, &wt) :
+	     build_merged(&b, p, &wt, o->reverse))) {
 		rc = sf_error_nomem(ctx);
 		goto out;
 	}
@@ -674,6 +872,11 @@ out:
 	sf_idx_free(&b.idx);
 	free(b.kin);
 	free(wt.offcpu);
+	/* the nodes point to the texts: the graph keeps them */
+	g->labels = b.text;
+	g->nlabels = b.ngroups;
+	free(b.label);
+	free(b.group);
 	return rc;
 }
 
@@ -681,5 +884,8 @@ void sf_svg__graph_free(struct svg_graph *g)
 {
 	free(g->nodes);
 	free(g->order);
+	for (size_t i = 0; i < g->nlabels; i++)
+		free(g->labels[i]);
+	free(g->labels);
 	memset(g, 0, sizeof(*g));
 }
