@@ -11,10 +11,13 @@
  * integers over one common denominator, the lcm of the counts met so far
  * (raised, and the sums scaled up, when a new count does not divide it);
  * should a sum or the denominator overflow, they are recomputed with a
- * list of integer sums per divisor instead (exact for any value).  Either
- * way they become GMP rationals once, after the last sample, for the
- * ordering of docs/analyze.md, call graph 5 and 7 (a few operations per edge).
-  */
+ * list of integer sums per divisor instead (exact for any value).  The
+ * ordering of docs/analyze.md, call graph 5 and 7, and the output then run
+ * on those 128-bit numerators (one denominator: comparing two times is
+ * comparing two integers), with GMP rationals only where a value needs
+ * more: the per-divisor sums, node sums that would overflow, and the exact
+ * ratios of 5.2's cycle case.
+ */
 #include "analyze.h"
 #include "an_internal.h"
 #include "hash.h"
@@ -59,7 +62,10 @@ struct sf_an_cg {
 	struct node *nodes;
 	struct edge *edges;
 	size_t nedges;
-	mpq_t *caller, *callee;   /* per edge */
+	/* per edge, GMP rationals; NULL while the times are the edges'
+	 * numerators over `den` (see ints()) */
+	mpq_t *caller, *callee;
+	sf_an_w den;
 	sf_an_w total_time;
 	uint64_t nraw;
 	int64_t max_id;
@@ -265,6 +271,45 @@ static void rational_fast(mpq_t q, sf_an_w sum, sf_an_w den)
 	mpq_canonicalize(q);
 }
 
+/* The edges' times as GMP rationals, from the bucket sums `b` (slow sums)
+ * or, with b NULL, from the numerators over g->den. */
+static int mpq_edges(struct sf_an_cg *g, const struct bucket *b)
+{
+	mpq_t tmp;
+
+	g->caller = malloc((g->nedges ? g->nedges : 1) * sizeof(mpq_t));
+	g->callee = malloc((g->nedges ? g->nedges : 1) * sizeof(mpq_t));
+	if (!g->caller || !g->callee) {
+		free(g->caller);
+		free(g->callee);
+		g->caller = g->callee = NULL;
+		return -1;
+	}
+	mpq_init(tmp);
+	for (size_t e = 0; e < g->nedges; e++) {
+		const struct edge *x = &g->edges[e];
+		mpq_init(g->caller[e]);
+		mpq_init(g->callee[e]);
+		if (b) {
+			rational(g->caller[e], x->caller, b, x->bcaller, tmp);
+			rational(g->callee[e], x->callee, b, x->bcallee, tmp);
+		} else {
+			rational_fast(g->caller[e], x->caller, g->den);
+			rational_fast(g->callee[e], x->callee, g->den);
+		}
+	}
+	mpq_clear(tmp);
+	return 0;
+}
+
+/* An edge's caller or callee time as a numerator over g->den (only while
+ * g->caller is NULL). */
+static inline sf_an_w time_num(const struct sf_an_cg *g, uint32_t e,
+			       bool callee)
+{
+	return callee ? g->edges[e].callee : g->edges[e].caller;
+}
+
 void sf_an_cg_free(struct sf_an_cg *g)
 {
 	if (!g)
@@ -293,22 +338,32 @@ void sf_an_cg_free(struct sf_an_cg *g)
 
 /* ----- 5: node order ----- */
 
+/* 7: decreasing time, the newer edge first on a tie */
+static int cmp_edge(const struct sf_an_cg *g, uint32_t x, uint32_t y,
+		    bool callee)
+{
+	int c;
+
+	if (g->caller) {
+		mpq_t *t = callee ? g->callee : g->caller;
+		c = mpq_cmp(t[y], t[x]);
+	} else {
+		sf_an_w a = time_num(g, y, callee), b = time_num(g, x, callee);
+		c = (a > b) - (a < b);
+	}
+	return c ? c : (x < y) - (x > y);
+}
+
 static int cmp_edge_caller(const void *a, const void *b, void *arg)
 {
-	struct sf_an_cg *g = arg;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int c = mpq_cmp(g->caller[y], g->caller[x]);
-
-	return c ? c : (x < y) - (x > y);   /* newer edge first */
+	return cmp_edge(arg, *(const uint32_t *)a, *(const uint32_t *)b,
+			false);
 }
 
 static int cmp_edge_callee(const void *a, const void *b, void *arg)
 {
-	struct sf_an_cg *g = arg;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int c = mpq_cmp(g->callee[y], g->callee[x]);
-
-	return c ? c : (x < y) - (x > y);
+	return cmp_edge(arg, *(const uint32_t *)a, *(const uint32_t *)b,
+			true);
 }
 
 struct ordkey {
@@ -408,6 +463,130 @@ static int cmp_u32_desc(const void *a, const void *b)
 	return cmp_u32_asc(b, a);
 }
 
+/* 5.1's in or out of every node: numerators over g->den while the edges'
+ * times are (w), else rationals (q). */
+struct osum {
+	sf_an_w *w;
+	mpq_t *q;
+};
+
+/* s[n] += or -= an edge's callee or caller time */
+static inline void os_add(const struct sf_an_cg *g, struct osum *s,
+			  uint32_t n, uint32_t e, bool callee, bool sub)
+{
+	if (s->q) {
+		mpq_t *t = callee ? g->callee : g->caller;
+		if (sub)
+			mpq_sub(s->q[n], s->q[n], t[e]);
+		else
+			mpq_add(s->q[n], s->q[n], t[e]);
+	} else if (sub) {
+		s->w[n] -= time_num(g, e, callee);
+	} else {
+		s->w[n] += time_num(g, e, callee);
+	}
+}
+
+static inline int os_sgn(const struct osum *s, uint32_t n)
+{
+	return s->q ? mpq_sgn(s->q[n]) : (s->w[n] > 0) - (s->w[n] < 0);
+}
+
+/* near s[n]: only to narrow the candidates of an exact choice */
+static inline double os_d(const struct sf_an_cg *g, const struct osum *s,
+			  uint32_t n)
+{
+	return s->q ? mpq_get_d(s->q[n]) : (double)s->w[n] / (double)g->den;
+}
+
+/* r = in[n] / out[n] exactly (out[n] is not 0) */
+static void os_ratio(mpq_t r, const struct osum *in, const struct osum *out,
+		     uint32_t n)
+{
+	if (in->q) {
+		mpq_div(r, in->q[n], out->q[n]);
+		return;
+	}
+	/* the common denominator cancels */
+	rational_fast(r, in->w[n], out->w[n]);
+}
+
+/* *acc += |v|; true on overflow */
+static bool add_abs(sf_an_w *acc, sf_an_w v)
+{
+	sf_an_w m;
+
+	if (__builtin_sub_overflow((sf_an_w)0, v, &m))
+		return true;
+	return __builtin_add_overflow(*acc, v < 0 ? m : v, acc);
+}
+
+/* in and out of every node (5.1), as numerators when every sum of the
+ * edges' magnitudes fits, so that no partial sum of 5.2's subtractions can
+ * overflow; else the edges' times become rationals and so do the sums. */
+static int os_init(struct sf_an_cg *g, struct osum *in, struct osum *out)
+{
+	size_t N = g->nnodes;
+
+	if (!g->caller) {
+		sf_an_w *ai = calloc(N, sizeof(*ai)), *ao = calloc(N, sizeof(*ao));
+		bool over = !ai || !ao;
+		in->w = calloc(N, sizeof(*in->w));
+		out->w = calloc(N, sizeof(*out->w));
+		over = over || !in->w || !out->w;
+		for (size_t e = 0; e < g->nedges && !over; e++) {
+			const struct edge *x = &g->edges[e];
+			if (x->from == x->to || x->from == STAR ||
+			    x->to == STAR)
+				continue;
+			over = add_abs(&ai[x->to], x->callee) ||
+			       add_abs(&ao[x->from], x->caller);
+			if (over)
+				break;
+			in->w[x->to] += x->callee;
+			out->w[x->from] += x->caller;
+		}
+		free(ai);
+		free(ao);
+		if (!over)
+			return 0;
+		free(in->w);
+		free(out->w);
+		in->w = out->w = NULL;
+		if (mpq_edges(g, NULL))
+			return -1;
+	}
+	in->q = malloc(N * sizeof(*in->q));
+	out->q = malloc(N * sizeof(*out->q));
+	if (!in->q || !out->q) {
+		free(in->q);
+		free(out->q);
+		in->q = out->q = NULL;
+		return -1;
+	}
+	for (size_t n = 0; n < N; n++) {
+		mpq_init(in->q[n]);
+		mpq_init(out->q[n]);
+	}
+	for (size_t e = 0; e < g->nedges; e++) {
+		const struct edge *x = &g->edges[e];
+		if (x->from == x->to || x->from == STAR || x->to == STAR)
+			continue;
+		os_add(g, in, x->to, (uint32_t)e, true, false);
+		os_add(g, out, x->from, (uint32_t)e, false, false);
+	}
+	return 0;
+}
+
+static void os_free(struct osum *s, size_t N)
+{
+	if (s->q)
+		for (size_t n = 0; n < N; n++)
+			mpq_clear(s->q[n]);
+	free(s->q);
+	free(s->w);
+}
+
 static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 {
 	size_t N = g->nnodes;
@@ -430,27 +609,20 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 	uint32_t *layer = calloc(N, sizeof(*layer));
 	double *ind = malloc(N * sizeof(*ind)), *outd = malloc(N * sizeof(*outd));
 	double *rd = malloc(N * sizeof(*rd));
-	mpq_t *in = malloc(N * sizeof(*in)), *out = malloc(N * sizeof(*out));
+	struct osum in = { 0 }, out = { 0 };
 	struct ordkey *keys = malloc(N * sizeof(*keys));
 	mpq_t best, r;
 	size_t nd = 0, qh = 0, qt = 0, nleft = 0, nright = 0;
 	int rc = 0;
 
-	if (!disc || !queue || !seen || !inw || !cand || !stk || !didx ||
-	    !hat || !pk || !pr || !pend || !nonfin || !left || !sinks ||
-	    !right || !srcs || !pos || !layer || !ind || !outd || !rd || !in ||
-	    !out || !keys) {
-		free(in);
-		free(out);
-		in = out = NULL;
-		rc = sf_error_nomem(ctx);
-		goto done;
-	}
 	mpq_init(best);
 	mpq_init(r);
-	for (size_t n = 0; n < N; n++) {
-		mpq_init(in[n]);
-		mpq_init(out[n]);
+	if (!disc || !queue || !seen || !inw || !cand || !stk || !didx ||
+	    !hat || !pk || !pr || !pend || !nonfin || !left || !sinks ||
+	    !right || !srcs || !pos || !layer || !ind || !outd || !rd ||
+	    !keys || os_init(g, &in, &out)) {
+		rc = sf_error_nomem(ctx);
+		goto done;
 	}
 
 	/* 5.1 discovery: BFS from *, callees newest first */
@@ -468,18 +640,11 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 			}
 		}
 	}
-	/* in/out: without self-edges and * edges; in by callee_time, out by
-	 * caller_time */
-	for (size_t e = 0; e < g->nedges; e++) {
-		const struct edge *x = &g->edges[e];
-		if (x->from == x->to || x->from == STAR || x->to == STAR)
-			continue;
-		mpq_add(in[x->to], in[x->to], g->callee[e]);
-		mpq_add(out[x->from], out[x->from], g->caller[e]);
-	}
+	/* in/out (os_init): without self-edges and * edges; in by
+	 * callee_time, out by caller_time */
 	for (size_t n = 1; n < N; n++) {
-		ind[n] = mpq_get_d(in[n]);
-		outd[n] = mpq_get_d(out[n]);
+		ind[n] = os_d(g, &in, (uint32_t)n);
+		outd[n] = os_d(g, &out, (uint32_t)n);
 	}
 
 	/* 5.2 linear order.  Each round's sinks and sources are the nodes
@@ -496,11 +661,11 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 		didx[n] = (uint32_t)d;
 		inw[n] = true;
 		hat[n] = UINT32_MAX;
-		if (!mpq_sgn(out[n])) {
+		if (!os_sgn(&out, n)) {
 			pend[n] |= 1;
 			pk[npk++] = (uint32_t)d;
 		}
-		if (!mpq_sgn(in[n])) {
+		if (!os_sgn(&in, n)) {
 			pend[n] |= 2;
 			pr[npr++] = (uint32_t)d;
 		}
@@ -562,7 +727,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 			}
 			for (size_t j = 0; j < nc; j++) {
 				uint32_t n = disc[cand[j]];
-				mpq_div(r, in[n], out[n]);
+				os_ratio(r, &in, &out, n);
 				if (!have || mpq_cmp(r, best) < 0) {
 					mpq_set(best, r);
 					have = true;
@@ -572,7 +737,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 			qsort(cand, nc, sizeof(*cand), cmp_u32_asc);
 			for (size_t j = 0; j < nc; j++) {
 				uint32_t n = disc[cand[j]];
-				mpq_div(r, in[n], out[n]);
+				os_ratio(r, &in, &out, n);
 				if (mpq_equal(r, best))
 					srcs[nsrcs++] = n;
 			}
@@ -593,9 +758,9 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 					uint32_t y = g->edges[e].to;
 					if (y == STAR || !inw[y])
 						continue;
-					mpq_sub(in[y], in[y], g->callee[e]);
-					ind[y] = mpq_get_d(in[y]);
-					if (!mpq_sgn(in[y]) && !(pend[y] & 2)) {
+					os_add(g, &in, y, e, true, true);
+					ind[y] = os_d(g, &in, y);
+					if (!os_sgn(&in, y) && !(pend[y] & 2)) {
 						pend[y] |= 2;
 						pr[npr++] = didx[y];
 					}
@@ -607,9 +772,9 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 					uint32_t x = g->edges[e].from;
 					if (x == STAR || !inw[x])
 						continue;
-					mpq_sub(out[x], out[x], g->caller[e]);
-					outd[x] = mpq_get_d(out[x]);
-					if (!mpq_sgn(out[x]) && !(pend[x] & 1)) {
+					os_add(g, &out, x, e, false, true);
+					outd[x] = os_d(g, &out, x);
+					if (!os_sgn(&out, x) && !(pend[x] & 1)) {
 						pend[x] |= 1;
 						pk[npk++] = didx[x];
 					}
@@ -659,16 +824,10 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 		g->index[keys[i].node] = (uint32_t)(i + 1);
 	}
 done:
-	if (in) {
-		for (size_t n = 0; n < N; n++) {
-			mpq_clear(in[n]);
-			mpq_clear(out[n]);
-		}
-		mpq_clear(best);
-		mpq_clear(r);
-	}
-	free(in);
-	free(out);
+	os_free(&in, N);
+	os_free(&out, N);
+	mpq_clear(best);
+	mpq_clear(r);
 	free(disc);
 	free(queue);
 	free(seen);
@@ -832,34 +991,12 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	g->slow = a.slow;
 	g->nodes[STAR].total = g->total_time;
 
-	/* exact edge times */
-	g->caller = malloc((g->nedges ? g->nedges : 1) * sizeof(mpq_t));
-	g->callee = malloc((g->nedges ? g->nedges : 1) * sizeof(mpq_t));
-	if (!g->caller || !g->callee) {
-		free(g->caller);
-		free(g->callee);
-		g->caller = g->callee = NULL;
+	/* exact edge times: the slow sums' become rationals now, the fast
+	 * ones stay numerators over den (order_nodes may still turn them into
+	 * rationals, should its sums overflow) */
+	g->den = a.den;
+	if (a.slow && mpq_edges(g, a.b))
 		goto enomem;
-	}
-	{
-		mpq_t tmp;
-		mpq_init(tmp);
-		for (size_t e = 0; e < g->nedges; e++) {
-			const struct edge *x = &g->edges[e];
-			mpq_init(g->caller[e]);
-			mpq_init(g->callee[e]);
-			if (a.slow) {
-				rational(g->caller[e], x->caller, a.b,
-					 x->bcaller, tmp);
-				rational(g->callee[e], x->callee, a.b,
-					 x->bcallee, tmp);
-			} else {
-				rational_fast(g->caller[e], x->caller, a.den);
-				rational_fast(g->callee[e], x->callee, a.den);
-			}
-		}
-		mpq_clear(tmp);
-	}
 
 	/* adjacency, newest created first */
 	g->out_start = calloc(N + 1, sizeof(uint32_t));
@@ -979,6 +1116,53 @@ static double q_double(const mpq_t q, int exp)
 	return sign < 0 ? -res : res;
 }
 
+/* q_double of n / d (d > 0) without GMP: the same nearest double. */
+static double w_div_double(sf_an_w n, sf_an_w d, int exp)
+{
+	unsigned __int128 u = n < 0 ? -(unsigned __int128)n :
+			      (unsigned __int128)n;
+	unsigned __int128 ud = (unsigned __int128)d, q = u / ud, r = u % ud;
+	unsigned __int128 keep, rest, half;
+	int drop, bits = 0;
+	double res;
+
+	if (!r) {
+		/* an integer: the conversion rounds to nearest, ties to even */
+		res = ldexp((double)q, exp);
+		return n < 0 ? -res : res;
+	}
+	/* 55 bits of the quotient or more, then the remainder as a sticky
+	 * bit; r < d <= 2^96, so r * 2 cannot overflow */
+	while (q < ((unsigned __int128)1 << 54)) {
+		r <<= 1;
+		q <<= 1;
+		if (r >= ud) {
+			r -= ud;
+			q |= 1;
+		}
+		bits--;
+	}
+	half = (uint64_t)(q >> 64);
+	drop = (half ? 128 - __builtin_clzll((uint64_t)half) :
+		       64 - __builtin_clzll((uint64_t)q)) - 53;
+	keep = q >> drop;
+	rest = q & (((unsigned __int128)1 << drop) - 1);
+	half = (unsigned __int128)1 << (drop - 1);
+	/* round to nearest, ties (nothing left in r) to even */
+	if (rest > half || (rest == half && (r || (keep & 1))))
+		keep++;
+	res = ldexp((double)keep, drop + bits + exp);
+	return n < 0 ? -res : res;
+}
+
+/* An edge's caller or callee time as q_double gives it. */
+static double time_d(const struct sf_an_cg *g, uint32_t e, bool callee)
+{
+	if (g->caller)
+		return q_double(callee ? g->callee[e] : g->caller[e], g->exp);
+	return w_div_double(time_num(g, e, callee), g->den, g->exp);
+}
+
 static void put_q(struct sf_output *o, const mpq_t q, int exp)
 {
 	if (!mpz_cmp_ui(mpq_denref(q), 1) &&
@@ -1002,6 +1186,29 @@ static void put_q(struct sf_output *o, const mpq_t q, int exp)
 		return;
 	}
 	sf_output_num(o, q_double(q, exp));
+}
+
+/* An edge's caller or callee time as put_q writes it. */
+static void put_time(struct sf_output *o, const struct sf_an_cg *g,
+		     uint32_t e, bool callee)
+{
+	sf_an_w v;
+	mpq_t q;
+
+	if (g->caller) {
+		put_q(o, callee ? g->callee[e] : g->caller[e], g->exp);
+		return;
+	}
+	v = time_num(g, e, callee);
+	if (!g->exp && v % g->den == 0 && v / g->den >= INT64_MIN &&
+	    v / g->den <= INT64_MAX) {
+		sf_output_i64(o, (int64_t)(v / g->den));
+		return;
+	}
+	mpq_init(q);
+	rational_fast(q, v, g->den);
+	put_q(o, q, g->exp);
+	mpq_clear(q);
 }
 
 static bool shown(const struct sf_an_cg *g, uint32_t n,
@@ -1030,9 +1237,9 @@ static void put_edge_list(struct sf_output *o, const struct sf_an_cg *g,
 		sf_output_puts(o, ",\"total\":");
 		sf_an_put_w(o, x->total, g->exp);
 		sf_output_puts(o, ",\"caller_time\":");
-		put_q(o, g->caller[list[i]], g->exp);
+		put_time(o, g, list[i], false);
 		sf_output_puts(o, ",\"callee_time\":");
-		put_q(o, g->callee[list[i]], g->exp);
+		put_time(o, g, list[i], true);
 		sf_output_putc(o, '}');
 	}
 	sf_output_putc(o, ']');
@@ -1116,7 +1323,7 @@ static void text_edge(struct sf_output *o, const struct sf_an_cg *g,
 {
 	const struct edge *x = &g->edges[e];
 	uint32_t other = callee ? x->to : x->from;
-	double t = q_double(callee ? g->callee[e] : g->caller[e], g->exp);
+	double t = time_d(g, e, callee);
 	char val[64], idx[32];
 
 	sf_an_fmt_unit(val, sizeof(val), t, g->unit, raw);
@@ -1228,6 +1435,5 @@ void sf_an_cg_edge(const struct sf_an_cg *g, size_t i, bool callees,
 
 	*out = (struct sf_an_cg_edge){
 		other == STAR ? 0 : g->index[other], g->edges[e].total,
-		q_double(g->caller[e], g->exp),
-		q_double(g->callee[e], g->exp) };
+		time_d(g, e, false), time_d(g, e, true) };
 }
