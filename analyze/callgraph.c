@@ -1318,22 +1318,99 @@ static double pct(double part, double whole)
 	return whole != 0 ? 100.0 * part / whole : 0.0;
 }
 
+/* How text_edge writes numbers: a whole, non-negative time below `plain`
+ * (or 0) is its digits, as sf_an_fmt_unit writes it: for counts up to
+ * COUNT_PLAIN, for every value raw or of an unknown unit. */
+struct cgfmt {
+	const char *unit;
+	bool raw;
+	double plain;
+};
+
+/* Write the digits of u ending at `end`; returns where they begin. */
+static char *put_digits(char *end, uint64_t u)
+{
+	do {
+		*--end = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	return end;
+}
+
+/* `s` right-aligned in `width` columns at out; returns the end */
+static char *put_right(char *out, const char *s, size_t n, size_t width)
+{
+	if (n < width) {
+		memset(out, ' ', width - n);
+		out += width - n;
+	}
+	memcpy(out, s, n);
+	return out + n;
+}
+
+/* printf's "%14s" of sf_an_fmt_unit(v) */
+static char *put_time_col(char *out, double v, const struct cgfmt *f)
+{
+	char buf[64], *b = buf + sizeof(buf);
+
+	if (v >= 0 && !signbit(v) && v == floor(v) && (v < f->plain || !v)) {
+		char *d = put_digits(b, (uint64_t)v);
+		return put_right(out, d, (size_t)(b - d), 14);
+	}
+	sf_an_fmt_unit(buf, sizeof(buf), v, f->unit, f->raw);
+	return put_right(out, buf, strlen(buf), 14);
+}
+
+/* printf's "%6.1f" of p: when 10p is not within 1e-6 of a half, the
+ * rounded value of the computed 10p (off the exact one by far less) is
+ * the decimal rounding printf makes of p; else printf itself */
+static char *put_pct_col(char *out, double p)
+{
+	/* room for the largest double's 309 digits */
+	char buf[320], *b = buf + sizeof(buf), *d;
+	double y = p * 10, fl = floor(y);
+
+	if (!(p >= 0) || signbit(p) || y >= 1e9 || fabs(y - fl - 0.5) < 1e-6) {
+		int n = snprintf(buf, sizeof(buf), "%6.1f", p);
+		memcpy(out, buf, (size_t)n);
+		return out + n;
+	}
+	uint64_t k = (uint64_t)fl + (y - fl > 0.5);
+	*--b = (char)('0' + k % 10);
+	*--b = '.';
+	d = put_digits(b, k / 10);
+	return put_right(out, d, (size_t)(buf + sizeof(buf) - d), 6);
+}
+
 static void text_edge(struct sf_output *o, const struct sf_an_cg *g,
-		      uint32_t e, bool callee, double total, bool raw)
+		      uint32_t e, bool callee, double total,
+		      const struct cgfmt *f)
 {
 	const struct edge *x = &g->edges[e];
 	uint32_t other = callee ? x->to : x->from;
 	double t = time_d(g, e, callee);
-	char val[64], idx[32];
+	/* "   %-6s %-8s %14s %6.1f%%  " */
+	char line[512], *p = line, idx[16], *i = idx + sizeof(idx);
 
-	sf_an_fmt_unit(val, sizeof(val), t, g->unit, raw);
-	if (other == STAR)
-		snprintf(idx, sizeof(idx), "*");
-	else
-		snprintf(idx, sizeof(idx), "[%u]", g->index[other]);
-	sf_output_printf(o, "   %-6s %-8s %14s %6.1f%%  ",
-			 callee ? "callee" : "caller", idx, val,
-			 pct(t, total));
+	memcpy(p, callee ? "   callee " : "   caller ", 10);
+	p += 10;
+	if (other == STAR) {
+		*--i = '*';
+	} else {
+		*--i = ']';
+		i = put_digits(i, g->index[other]);
+		*--i = '[';
+	}
+	memcpy(p, i, (size_t)(idx + sizeof(idx) - i));
+	p += idx + sizeof(idx) - i;
+	while (p < line + 18)
+		*p++ = ' ';
+	*p++ = ' ';
+	p = put_time_col(p, t, f);
+	*p++ = ' ';
+	p = put_pct_col(p, pct(t, total));
+	memcpy(p, "%  ", 3);
+	sf_output_write(o, line, (size_t)(p + 3 - line));
 	if (other == STAR)
 		sf_output_puts(o, callee ? "(self time)" : "(stack root)");
 	else
@@ -1346,6 +1423,10 @@ int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
 {
 	bool raw = opt->raw, first = true;
 	double tt = sf_an_double(g->total_time, g->exp);
+	const char *fam = sf_an_unit_family(g->unit);
+	struct cgfmt f = { g->unit, raw,
+			   raw || !strcmp(fam, "other") ? 1e15 :
+			   !strcmp(fam, "count") ? 1e5 : 0 };
 	char val[64], v2[64];
 	static const char rule[] =
 		"==============================================================="
@@ -1389,7 +1470,7 @@ int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
 			sf_output_puts(o, sep);
 		first = false;
 		for (uint32_t j = g->in_start[n]; j < g->in_start[n + 1]; j++)
-			text_edge(o, g, g->in_edges[j], false, tot, raw);
+			text_edge(o, g, g->in_edges[j], false, tot, &f);
 		sf_an_fmt_unit(val, sizeof(val), tot, g->unit, raw);
 		sf_an_fmt_unit(v2, sizeof(v2), self, g->unit, raw);
 		snprintf(idx, sizeof(idx), "[%zu]", i + 1);
@@ -1399,7 +1480,7 @@ int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
 		sf_output_putc(o, '\n');
 		for (uint32_t j = g->out_start[n]; j < g->out_start[n + 1];
 		     j++)
-			text_edge(o, g, g->out_edges[j], true, tot, raw);
+			text_edge(o, g, g->out_edges[j], true, tot, &f);
 	}
 	sf_output_puts(o, rule);
 	return 0;
