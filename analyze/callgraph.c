@@ -70,8 +70,11 @@ struct sf_an_cg {
 	uint64_t nraw;
 	int64_t max_id;
 	sf_an_w *thread_time;     /* max_id + 1 */
-	/* adjacency, newest created first (CSR); then sorted per 7 */
+	/* adjacency, newest created first (CSR); then sorted per 7.
+	 * out_to and in_from: the other end of each entry, so that walking
+	 * a list does not load every edge (they are scattered) */
 	uint32_t *out_start, *out_edges, *in_start, *in_edges;
+	uint32_t *out_to, *in_from;
 	uint32_t *order;          /* output node order (real nodes) */
 	uint32_t *index;          /* node -> 1-based position in order */
 	bool slow;                /* the times came from the bucket sums */
@@ -331,6 +334,8 @@ void sf_an_cg_free(struct sf_an_cg *g)
 	free(g->out_edges);
 	free(g->in_start);
 	free(g->in_edges);
+	free(g->out_to);
+	free(g->in_from);
 	free(g->order);
 	free(g->index);
 	free(g);
@@ -364,6 +369,71 @@ static int cmp_edge_callee(const void *a, const void *b, void *arg)
 {
 	return cmp_edge(arg, *(const uint32_t *)a, *(const uint32_t *)b,
 			true);
+}
+
+/* A list entry with its time, so that sorting compares what it has at
+ * hand instead of loading the edge again for every comparison */
+struct timekey {
+	sf_an_w t;
+	uint32_t e, other;
+};
+
+static int cmp_timekey(const void *a, const void *b)
+{
+	const struct timekey *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t > y->t ? -1 : 1;
+	return (x->e < y->e) - (x->e > y->e);
+}
+
+/* list and its other ends, `other` */
+static void sort_list(struct sf_an_cg *g, uint32_t *list, uint32_t *other,
+		      size_t n, bool callee, struct timekey *tk)
+{
+	if (g->caller) {
+		qsort_r(list, n, sizeof(*list),
+			callee ? cmp_edge_callee : cmp_edge_caller, g);
+		for (size_t i = 0; i < n; i++)
+			other[i] = callee ? g->edges[list[i]].to :
+					    g->edges[list[i]].from;
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		tk[i] = (struct timekey){ time_num(g, list[i], callee),
+					  list[i], other[i] };
+	qsort(tk, n, sizeof(*tk), cmp_timekey);
+	for (size_t i = 0; i < n; i++) {
+		list[i] = tk[i].e;
+		other[i] = tk[i].other;
+	}
+}
+
+/* 7: every real node's callees by callee time, callers by caller time */
+static int sort_lists(struct sf_an_cg *g)
+{
+	size_t most = 0;
+	struct timekey *tk;
+
+	for (size_t n = 1; n < g->nnodes; n++) {
+		size_t no = g->out_start[n + 1] - g->out_start[n];
+		size_t ni = g->in_start[n + 1] - g->in_start[n];
+		most = no > most ? no : most;
+		most = ni > most ? ni : most;
+	}
+	tk = malloc((most ? most : 1) * sizeof(*tk));
+	if (!tk)
+		return -1;
+	for (size_t n = 1; n < g->nnodes; n++) {
+		sort_list(g, g->out_edges + g->out_start[n],
+			  g->out_to + g->out_start[n],
+			  g->out_start[n + 1] - g->out_start[n], true, tk);
+		sort_list(g, g->in_edges + g->in_start[n],
+			  g->in_from + g->in_start[n],
+			  g->in_start[n + 1] - g->in_start[n], false, tk);
+	}
+	free(tk);
+	return 0;
 }
 
 struct ordkey {
@@ -633,7 +703,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 		if (n != STAR)
 			disc[nd++] = n;
 		for (uint32_t i = g->out_start[n]; i < g->out_start[n + 1]; i++) {
-			uint32_t y = g->edges[g->out_edges[i]].to;
+			uint32_t y = g->out_to[i];
 			if (!seen[y]) {
 				seen[y] = true;
 				queue[qt++] = y;
@@ -755,7 +825,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 				for (uint32_t i = g->out_start[n];
 				     i < g->out_start[n + 1]; i++) {
 					uint32_t e = g->out_edges[i];
-					uint32_t y = g->edges[e].to;
+					uint32_t y = g->out_to[i];
 					if (y == STAR || !inw[y])
 						continue;
 					os_add(g, &in, y, e, true, true);
@@ -769,7 +839,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 				for (uint32_t i = g->in_start[n];
 				     i < g->in_start[n + 1]; i++) {
 					uint32_t e = g->in_edges[i];
-					uint32_t x = g->edges[e].from;
+					uint32_t x = g->in_from[i];
 					if (x == STAR || !inw[x])
 						continue;
 					os_add(g, &out, x, e, false, true);
@@ -805,7 +875,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 			uint32_t ly = 0;
 			for (uint32_t j = g->in_start[y]; j < g->in_start[y + 1];
 			     j++) {
-				uint32_t x = g->edges[g->in_edges[j]].from;
+				uint32_t x = g->in_from[j];
 				if (x == STAR || x == y || pos[x] >= pos[y])
 					continue;
 				if (layer[x] + 1 > ly)
@@ -1003,7 +1073,10 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	g->in_start = calloc(N + 1, sizeof(uint32_t));
 	g->out_edges = malloc((g->nedges + 1) * sizeof(uint32_t));
 	g->in_edges = malloc((g->nedges + 1) * sizeof(uint32_t));
-	if (!g->out_start || !g->in_start || !g->out_edges || !g->in_edges)
+	g->out_to = malloc((g->nedges + 1) * sizeof(uint32_t));
+	g->in_from = malloc((g->nedges + 1) * sizeof(uint32_t));
+	if (!g->out_start || !g->in_start || !g->out_edges || !g->in_edges ||
+	    !g->out_to || !g->in_from)
 		goto enomem;
 	for (size_t e = 0; e < g->nedges; e++) {
 		g->out_start[g->edges[e].from + 1]++;
@@ -1024,8 +1097,11 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 		memcpy(po, g->out_start, (N + 1) * sizeof(*po));
 		memcpy(pi, g->in_start, (N + 1) * sizeof(*pi));
 		for (size_t e = g->nedges; e-- > 0;) {
-			g->out_edges[po[g->edges[e].from]++] = (uint32_t)e;
-			g->in_edges[pi[g->edges[e].to]++] = (uint32_t)e;
+			const struct edge *x = &g->edges[e];
+			g->out_to[po[x->from]] = x->to;
+			g->out_edges[po[x->from]++] = (uint32_t)e;
+			g->in_from[pi[x->to]] = x->from;
+			g->in_edges[pi[x->to]++] = (uint32_t)e;
 		}
 		free(po);
 		free(pi);
@@ -1033,14 +1109,8 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	if ((rc = order_nodes(g, ctx)))
 		goto fail;
 	/* 7: sort real nodes' lists; * keeps newest-first */
-	for (size_t n = 1; n < N; n++) {
-		qsort_r(g->out_edges + g->out_start[n],
-			g->out_start[n + 1] - g->out_start[n],
-			sizeof(uint32_t), cmp_edge_callee, g);
-		qsort_r(g->in_edges + g->in_start[n],
-			g->in_start[n + 1] - g->in_start[n], sizeof(uint32_t),
-			cmp_edge_caller, g);
-	}
+	if (sort_lists(g))
+		goto enomem;
 	goto done;
 enomem:
 	rc = sf_error_nomem(ctx);
@@ -1383,11 +1453,9 @@ static char *put_pct_col(char *out, double p)
 }
 
 static void text_edge(struct sf_output *o, const struct sf_an_cg *g,
-		      uint32_t e, bool callee, double total,
+		      uint32_t e, uint32_t other, bool callee, double total,
 		      const struct cgfmt *f)
 {
-	const struct edge *x = &g->edges[e];
-	uint32_t other = callee ? x->to : x->from;
 	double t = time_d(g, e, callee);
 	/* "   %-6s %-8s %14s %6.1f%%  " */
 	char line[512], *p = line, idx[16], *i = idx + sizeof(idx);
@@ -1416,6 +1484,25 @@ static void text_edge(struct sf_output *o, const struct sf_an_cg *g,
 	else
 		sf_an__put_name(o, g->names[other - 1]);
 	sf_output_putc(o, '\n');
+}
+
+/* The lines of one list (entries `from` to `to` of the CSR arrays).  The
+ * edges lie scattered in memory, one load miss each: ask for those a few
+ * lines ahead, and for the names and indexes of the other ends. */
+static void text_list(struct sf_output *o, const struct sf_an_cg *g,
+		      const uint32_t *edges, const uint32_t *other,
+		      uint32_t from, uint32_t to, bool callee, double total,
+		      const struct cgfmt *f)
+{
+	for (uint32_t j = from; j < to; j++) {
+		if (j + 8 < to)
+			__builtin_prefetch(&g->edges[edges[j + 8]]);
+		if (j + 4 < to && other[j + 4] != STAR) {
+			__builtin_prefetch(&g->index[other[j + 4]]);
+			__builtin_prefetch(g->names[other[j + 4] - 1]);
+		}
+		text_edge(o, g, edges[j], other[j], callee, total, f);
+	}
 }
 
 int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
@@ -1469,8 +1556,8 @@ int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
 		if (!first)
 			sf_output_puts(o, sep);
 		first = false;
-		for (uint32_t j = g->in_start[n]; j < g->in_start[n + 1]; j++)
-			text_edge(o, g, g->in_edges[j], false, tot, &f);
+		text_list(o, g, g->in_edges, g->in_from, g->in_start[n],
+			  g->in_start[n + 1], false, tot, &f);
 		sf_an_fmt_unit(val, sizeof(val), tot, g->unit, raw);
 		sf_an_fmt_unit(v2, sizeof(v2), self, g->unit, raw);
 		snprintf(idx, sizeof(idx), "[%zu]", i + 1);
@@ -1478,9 +1565,8 @@ int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
 				 idx, val, pct(tot, tt), v2, pct(self, tt));
 		sf_an__put_name(o, g->names[n - 1]);
 		sf_output_putc(o, '\n');
-		for (uint32_t j = g->out_start[n]; j < g->out_start[n + 1];
-		     j++)
-			text_edge(o, g, g->out_edges[j], true, tot, &f);
+		text_list(o, g, g->out_edges, g->out_to, g->out_start[n],
+			  g->out_start[n + 1], true, tot, &f);
 	}
 	sf_output_puts(o, rule);
 	return 0;
