@@ -75,6 +75,10 @@ struct sf_an_cg {
 	 * a list does not load every edge (they are scattered) */
 	uint32_t *out_start, *out_edges, *in_start, *in_edges;
 	uint32_t *out_to, *in_from;
+	/* per entry, while the times are numerators (caller is NULL), the
+	 * time its list is sorted by: callee time of out entries, caller time
+	 * of in entries; kept along for the same reason */
+	sf_an_w *out_t, *in_t;
 	uint32_t *order;          /* output node order (real nodes) */
 	uint32_t *index;          /* node -> 1-based position in order */
 	bool slow;                /* the times came from the bucket sums */
@@ -336,6 +340,8 @@ void sf_an_cg_free(struct sf_an_cg *g)
 	free(g->in_edges);
 	free(g->out_to);
 	free(g->in_from);
+	free(g->out_t);
+	free(g->in_t);
 	free(g->order);
 	free(g->index);
 	free(g);
@@ -343,19 +349,13 @@ void sf_an_cg_free(struct sf_an_cg *g)
 
 /* ----- 5: node order ----- */
 
-/* 7: decreasing time, the newer edge first on a tie */
+/* 7 on rationals: decreasing time, the newer edge first on a tie */
 static int cmp_edge(const struct sf_an_cg *g, uint32_t x, uint32_t y,
 		    bool callee)
 {
-	int c;
+	mpq_t *t = callee ? g->callee : g->caller;
+	int c = mpq_cmp(t[y], t[x]);
 
-	if (g->caller) {
-		mpq_t *t = callee ? g->callee : g->caller;
-		c = mpq_cmp(t[y], t[x]);
-	} else {
-		sf_an_w a = time_num(g, y, callee), b = time_num(g, x, callee);
-		c = (a > b) - (a < b);
-	}
 	return c ? c : (x < y) - (x > y);
 }
 
@@ -387,9 +387,9 @@ static int cmp_timekey(const void *a, const void *b)
 	return (x->e < y->e) - (x->e > y->e);
 }
 
-/* list and its other ends, `other` */
+/* list, its other ends `other` and its times `t` (NULL on rationals) */
 static void sort_list(struct sf_an_cg *g, uint32_t *list, uint32_t *other,
-		      size_t n, bool callee, struct timekey *tk)
+		      sf_an_w *t, size_t n, bool callee, struct timekey *tk)
 {
 	if (g->caller) {
 		qsort_r(list, n, sizeof(*list),
@@ -400,10 +400,10 @@ static void sort_list(struct sf_an_cg *g, uint32_t *list, uint32_t *other,
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
-		tk[i] = (struct timekey){ time_num(g, list[i], callee),
-					  list[i], other[i] };
+		tk[i] = (struct timekey){ t[i], list[i], other[i] };
 	qsort(tk, n, sizeof(*tk), cmp_timekey);
 	for (size_t i = 0; i < n; i++) {
+		t[i] = tk[i].t;
 		list[i] = tk[i].e;
 		other[i] = tk[i].other;
 	}
@@ -427,9 +427,11 @@ static int sort_lists(struct sf_an_cg *g)
 	for (size_t n = 1; n < g->nnodes; n++) {
 		sort_list(g, g->out_edges + g->out_start[n],
 			  g->out_to + g->out_start[n],
+			  g->out_t + g->out_start[n],
 			  g->out_start[n + 1] - g->out_start[n], true, tk);
 		sort_list(g, g->in_edges + g->in_start[n],
 			  g->in_from + g->in_start[n],
+			  g->in_t + g->in_start[n],
 			  g->in_start[n + 1] - g->in_start[n], false, tk);
 	}
 	free(tk);
@@ -540,9 +542,11 @@ struct osum {
 	mpq_t *q;
 };
 
-/* s[n] += or -= an edge's callee or caller time */
+/* s[n] += or -= the callee or caller time of edge e, at entry i of the
+ * out or in lists */
 static inline void os_add(const struct sf_an_cg *g, struct osum *s,
-			  uint32_t n, uint32_t e, bool callee, bool sub)
+			  uint32_t n, uint32_t e, uint32_t i, bool callee,
+			  bool sub)
 {
 	if (s->q) {
 		mpq_t *t = callee ? g->callee : g->caller;
@@ -551,9 +555,9 @@ static inline void os_add(const struct sf_an_cg *g, struct osum *s,
 		else
 			mpq_add(s->q[n], s->q[n], t[e]);
 	} else if (sub) {
-		s->w[n] -= time_num(g, e, callee);
+		s->w[n] -= callee ? g->out_t[i] : g->in_t[i];
 	} else {
-		s->w[n] += time_num(g, e, callee);
+		s->w[n] += callee ? g->out_t[i] : g->in_t[i];
 	}
 }
 
@@ -642,8 +646,8 @@ static int os_init(struct sf_an_cg *g, struct osum *in, struct osum *out)
 		const struct edge *x = &g->edges[e];
 		if (x->from == x->to || x->from == STAR || x->to == STAR)
 			continue;
-		os_add(g, in, x->to, (uint32_t)e, true, false);
-		os_add(g, out, x->from, (uint32_t)e, false, false);
+		os_add(g, in, x->to, (uint32_t)e, 0, true, false);
+		os_add(g, out, x->from, (uint32_t)e, 0, false, false);
 	}
 	return 0;
 }
@@ -828,7 +832,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 					uint32_t y = g->out_to[i];
 					if (y == STAR || !inw[y])
 						continue;
-					os_add(g, &in, y, e, true, true);
+					os_add(g, &in, y, e, i, true, true);
 					ind[y] = os_d(g, &in, y);
 					if (!os_sgn(&in, y) && !(pend[y] & 2)) {
 						pend[y] |= 2;
@@ -842,7 +846,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 					uint32_t x = g->in_from[i];
 					if (x == STAR || !inw[x])
 						continue;
-					os_add(g, &out, x, e, false, true);
+					os_add(g, &out, x, e, i, false, true);
 					outd[x] = os_d(g, &out, x);
 					if (!os_sgn(&out, x) && !(pend[x] & 1)) {
 						pend[x] |= 1;
@@ -1075,8 +1079,13 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	g->in_edges = malloc((g->nedges + 1) * sizeof(uint32_t));
 	g->out_to = malloc((g->nedges + 1) * sizeof(uint32_t));
 	g->in_from = malloc((g->nedges + 1) * sizeof(uint32_t));
+	if (!g->caller) {
+		g->out_t = malloc((g->nedges + 1) * sizeof(*g->out_t));
+		g->in_t = malloc((g->nedges + 1) * sizeof(*g->in_t));
+	}
 	if (!g->out_start || !g->in_start || !g->out_edges || !g->in_edges ||
-	    !g->out_to || !g->in_from)
+	    !g->out_to || !g->in_from ||
+	    (!g->caller && (!g->out_t || !g->in_t)))
 		goto enomem;
 	for (size_t e = 0; e < g->nedges; e++) {
 		g->out_start[g->edges[e].from + 1]++;
@@ -1098,6 +1107,10 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 		memcpy(pi, g->in_start, (N + 1) * sizeof(*pi));
 		for (size_t e = g->nedges; e-- > 0;) {
 			const struct edge *x = &g->edges[e];
+			if (g->out_t) {
+				g->out_t[po[x->from]] = x->callee;
+				g->in_t[pi[x->to]] = x->caller;
+			}
 			g->out_to[po[x->from]] = x->to;
 			g->out_edges[po[x->from]++] = (uint32_t)e;
 			g->in_from[pi[x->to]] = x->from;
@@ -1453,10 +1466,9 @@ static char *put_pct_col(char *out, double p)
 }
 
 static void text_edge(struct sf_output *o, const struct sf_an_cg *g,
-		      uint32_t e, uint32_t other, bool callee, double total,
+		      uint32_t other, double t, bool callee, double total,
 		      const struct cgfmt *f)
 {
-	double t = time_d(g, e, callee);
 	/* "   %-6s %-8s %14s %6.1f%%  " */
 	char line[512], *p = line, idx[16], *i = idx + sizeof(idx);
 
@@ -1486,22 +1498,23 @@ static void text_edge(struct sf_output *o, const struct sf_an_cg *g,
 	sf_output_putc(o, '\n');
 }
 
-/* The lines of one list (entries `from` to `to` of the CSR arrays).  The
- * edges lie scattered in memory, one load miss each: ask for those a few
- * lines ahead, and for the names and indexes of the other ends. */
+/* The lines of one list (entries `from` to `to` of the CSR arrays, their
+ * times `t` unless rationals).  The other ends' names and indexes lie
+ * scattered in memory: ask for them a few lines ahead. */
 static void text_list(struct sf_output *o, const struct sf_an_cg *g,
 		      const uint32_t *edges, const uint32_t *other,
-		      uint32_t from, uint32_t to, bool callee, double total,
-		      const struct cgfmt *f)
+		      const sf_an_w *t, uint32_t from, uint32_t to,
+		      bool callee, double total, const struct cgfmt *f)
 {
 	for (uint32_t j = from; j < to; j++) {
-		if (j + 8 < to)
-			__builtin_prefetch(&g->edges[edges[j + 8]]);
 		if (j + 4 < to && other[j + 4] != STAR) {
 			__builtin_prefetch(&g->index[other[j + 4]]);
 			__builtin_prefetch(g->names[other[j + 4] - 1]);
 		}
-		text_edge(o, g, edges[j], other[j], callee, total, f);
+		text_edge(o, g, other[j],
+			  g->caller ? time_d(g, edges[j], callee) :
+				      w_div_double(t[j], g->den, g->exp),
+			  callee, total, f);
 	}
 }
 
@@ -1556,8 +1569,8 @@ int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
 		if (!first)
 			sf_output_puts(o, sep);
 		first = false;
-		text_list(o, g, g->in_edges, g->in_from, g->in_start[n],
-			  g->in_start[n + 1], false, tot, &f);
+		text_list(o, g, g->in_edges, g->in_from, g->in_t,
+			  g->in_start[n], g->in_start[n + 1], false, tot, &f);
 		sf_an_fmt_unit(val, sizeof(val), tot, g->unit, raw);
 		sf_an_fmt_unit(v2, sizeof(v2), self, g->unit, raw);
 		snprintf(idx, sizeof(idx), "[%zu]", i + 1);
@@ -1565,8 +1578,8 @@ int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
 				 idx, val, pct(tot, tt), v2, pct(self, tt));
 		sf_an__put_name(o, g->names[n - 1]);
 		sf_output_putc(o, '\n');
-		text_list(o, g, g->out_edges, g->out_to, g->out_start[n],
-			  g->out_start[n + 1], true, tot, &f);
+		text_list(o, g, g->out_edges, g->out_to, g->out_t,
+			  g->out_start[n], g->out_start[n + 1], true, tot, &f);
 	}
 	sf_output_puts(o, rule);
 	return 0;
