@@ -39,7 +39,7 @@ struct bucket {
 struct edge {
 	uint32_t from, to;       /* cg nodes; STAR = the * node */
 	uint32_t stamp;
-	uint32_t bcaller, bcallee;  /* slow sums: bucket lists (0 = none) */
+	/* 64 bytes: what one occurrence touches is one cache line */
 	sf_an_w total;
 	/* caller and callee time: over the common denominator, or (slow
 	 * sums) the part with divisor 1 */
@@ -91,6 +91,11 @@ struct acc {
 	struct sf_an_cg *g;
 	struct bucket *b;
 	size_t nb, capb, cape;
+	/* slow sums: per edge the heads of its caller and callee bucket
+	 * lists (0 = none), apart from the edges, which the fast sums keep
+	 * small */
+	uint32_t *bh;
+	size_t capbh;
 	struct sf_idx pairs;      /* (from, to) -> edge */
 	uint32_t *etab;           /* from * nnodes + to -> edge + 1, or NULL */
 	bool slow;                /* bucket sums */
@@ -122,8 +127,14 @@ static int edge_new(struct acc *a, uint32_t from, uint32_t to, uint32_t *out)
 
 	if (sf_grow(&g->edges, &a->cape, g->nedges + 1, sizeof(*g->edges)))
 		return -1;
-	if (g->nedges >= UINT32_MAX - 1)
+	if (g->nedges >= UINT32_MAX / 2 - 1)
 		return -1;
+	if (a->slow) {
+		if (sf_grow(&a->bh, &a->capbh, 2 * (g->nedges + 1),
+			    sizeof(*a->bh)))
+			return -1;
+		a->bh[2 * g->nedges] = a->bh[2 * g->nedges + 1] = 0;
+	}
 	memset(&g->edges[g->nedges], 0, sizeof(struct edge));
 	g->edges[g->nedges].from = from;
 	g->edges[g->nedges].to = to;
@@ -241,10 +252,10 @@ static inline int occur(struct acc *a, uint32_t e, uint32_t st, sf_an_w w,
 	}
 	/* caller_time is divided by the callee's count, callee_time by the
 	 * caller's count (docs/analyze.md, call graph 3 step 6, 9.1) */
-	if (time_add(a, &x->caller, &x->bcaller, kcaller, w))
+	if (time_add(a, &x->caller, a->bh + 2 * (size_t)e, kcaller, w))
 		return -1;
-	x = &a->g->edges[e];
-	return time_add(a, &x->callee, &x->bcallee, kcallee, w);
+	return time_add(a, &x->callee, a->bh + 2 * (size_t)e + 1, kcallee,
+			w);
 }
 
 static void mpz_set_w(mpz_t z, sf_an_w v)
@@ -278,9 +289,11 @@ static void rational_fast(mpq_t q, sf_an_w sum, sf_an_w den)
 	mpq_canonicalize(q);
 }
 
-/* The edges' times as GMP rationals, from the bucket sums `b` (slow sums)
- * or, with b NULL, from the numerators over g->den. */
-static int mpq_edges(struct sf_an_cg *g, const struct bucket *b)
+/* The edges' times as GMP rationals, from the bucket sums `b` with their
+ * lists' heads `bh` (slow sums) or, with b NULL, from the numerators over
+ * g->den. */
+static int mpq_edges(struct sf_an_cg *g, const struct bucket *b,
+		     const uint32_t *bh)
 {
 	mpq_t tmp;
 
@@ -298,8 +311,9 @@ static int mpq_edges(struct sf_an_cg *g, const struct bucket *b)
 		mpq_init(g->caller[e]);
 		mpq_init(g->callee[e]);
 		if (b) {
-			rational(g->caller[e], x->caller, b, x->bcaller, tmp);
-			rational(g->callee[e], x->callee, b, x->bcallee, tmp);
+			rational(g->caller[e], x->caller, b, bh[2 * e], tmp);
+			rational(g->callee[e], x->callee, b, bh[2 * e + 1],
+				 tmp);
 		} else {
 			rational_fast(g->caller[e], x->caller, g->den);
 			rational_fast(g->callee[e], x->callee, g->den);
@@ -627,7 +641,7 @@ static int os_init(struct sf_an_cg *g, struct osum *in, struct osum *out)
 		free(in->w);
 		free(out->w);
 		in->w = out->w = NULL;
-		if (mpq_edges(g, NULL))
+		if (mpq_edges(g, NULL, NULL))
 			return -1;
 	}
 	in->q = malloc(N * sizeof(*in->q));
@@ -1059,6 +1073,9 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 		for (size_t e = 0; e < g->nedges; e++)
 			g->edges[e].caller = g->edges[e].callee = 0;
 		a.slow = true;
+		a.capbh = 2 * g->nedges + 2;
+		if (!(a.bh = calloc(a.capbh, sizeof(*a.bh))))
+			goto enomem;
 		if ((rc = walk_samples(&a, v, cgp, distinct, false, ctx)))
 			goto fail;
 	}
@@ -1069,7 +1086,7 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	 * ones stay numerators over den (order_nodes may still turn them into
 	 * rationals, should its sums overflow) */
 	g->den = a.den;
-	if (a.slow && mpq_edges(g, a.b))
+	if (a.slow && mpq_edges(g, a.b, a.bh))
 		goto enomem;
 
 	/* adjacency, newest created first */
@@ -1132,6 +1149,7 @@ fail:
 	g = NULL;
 done:
 	free(a.b);
+	free(a.bh);
 	sf_idx_free(&a.pairs);
 	free(a.etab);
 	free(a.per);
