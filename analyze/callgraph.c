@@ -11,12 +11,16 @@
  * integers over one common denominator, the lcm of the counts met so far
  * (raised, and the sums scaled up, when a new count does not divide it);
  * should a sum or the denominator overflow, they are recomputed with a
- * list of integer sums per divisor instead (exact for any value).  Either
- * way they become GMP rationals once, after the last sample, for the
- * ordering of docs/analyze.md, call graph 5 and 7 (a few operations per edge).
-  */
+ * list of integer sums per divisor instead (exact for any value).  The
+ * ordering of docs/analyze.md, call graph 5 and 7, and the output then run
+ * on those 128-bit numerators (one denominator: comparing two times is
+ * comparing two integers), with GMP rationals only where a value needs
+ * more: the per-divisor sums, node sums that would overflow, and the exact
+ * ratios of 5.2's cycle case.
+ */
 #include "analyze.h"
 #include "an_internal.h"
+#include "cg_internal.h"
 #include "hash.h"
 
 #include <gmp.h>
@@ -26,49 +30,10 @@
 #include <string.h>
 
 #define UNSET UINT32_MAX
-#define STAR 0u
 
 struct bucket {
 	uint32_t k, next;
 	sf_an_w sum;
-};
-
-struct edge {
-	uint32_t from, to;       /* cg nodes; STAR = the * node */
-	uint32_t stamp;
-	uint32_t bcaller, bcallee;  /* slow sums: bucket lists (0 = none) */
-	sf_an_w total;
-	/* caller and callee time: over the common denominator, or (slow
-	 * sums) the part with divisor 1 */
-	sf_an_w caller, callee;
-};
-
-struct node {
-	sf_an_w total, self;
-	int64_t lastthr;
-	uint32_t stamp, cnt;
-	int64_t *tids;           /* increasing; printed reversed */
-	uint32_t ntids, captids;
-};
-
-struct sf_an_cg {
-	int exp;
-	const char *type, *unit;
-	const char **names;       /* names[n - 1] for cg node n >= 1 */
-	size_t nnodes;            /* including STAR */
-	struct node *nodes;
-	struct edge *edges;
-	size_t nedges;
-	mpq_t *caller, *callee;   /* per edge */
-	sf_an_w total_time;
-	uint64_t nraw;
-	int64_t max_id;
-	sf_an_w *thread_time;     /* max_id + 1 */
-	/* adjacency, newest created first (CSR); then sorted per 7 */
-	uint32_t *out_start, *out_edges, *in_start, *in_edges;
-	uint32_t *order;          /* output node order (real nodes) */
-	uint32_t *index;          /* node -> 1-based position in order */
-	bool slow;                /* the times came from the bucket sums */
 };
 
 /* Functions up to this many (with *) get a direct table of edge ids. */
@@ -78,6 +43,11 @@ struct acc {
 	struct sf_an_cg *g;
 	struct bucket *b;
 	size_t nb, capb, cape;
+	/* slow sums: per edge the heads of its caller and callee bucket
+	 * lists (0 = none), apart from the edges, which the fast sums keep
+	 * small */
+	uint32_t *bh;
+	size_t capbh;
 	struct sf_idx pairs;      /* (from, to) -> edge */
 	uint32_t *etab;           /* from * nnodes + to -> edge + 1, or NULL */
 	bool slow;                /* bucket sums */
@@ -109,8 +79,14 @@ static int edge_new(struct acc *a, uint32_t from, uint32_t to, uint32_t *out)
 
 	if (sf_grow(&g->edges, &a->cape, g->nedges + 1, sizeof(*g->edges)))
 		return -1;
-	if (g->nedges >= UINT32_MAX - 1)
+	if (g->nedges >= UINT32_MAX / 2 - 1)
 		return -1;
+	if (a->slow) {
+		if (sf_grow(&a->bh, &a->capbh, 2 * (g->nedges + 1),
+			    sizeof(*a->bh)))
+			return -1;
+		a->bh[2 * g->nedges] = a->bh[2 * g->nedges + 1] = 0;
+	}
 	memset(&g->edges[g->nedges], 0, sizeof(struct edge));
 	g->edges[g->nedges].from = from;
 	g->edges[g->nedges].to = to;
@@ -228,10 +204,10 @@ static inline int occur(struct acc *a, uint32_t e, uint32_t st, sf_an_w w,
 	}
 	/* caller_time is divided by the callee's count, callee_time by the
 	 * caller's count (docs/analyze.md, call graph 3 step 6, 9.1) */
-	if (time_add(a, &x->caller, &x->bcaller, kcaller, w))
+	if (time_add(a, &x->caller, a->bh + 2 * (size_t)e, kcaller, w))
 		return -1;
-	x = &a->g->edges[e];
-	return time_add(a, &x->callee, &x->bcallee, kcallee, w);
+	return time_add(a, &x->callee, a->bh + 2 * (size_t)e + 1, kcallee,
+			w);
 }
 
 static void mpz_set_w(mpz_t z, sf_an_w v)
@@ -258,11 +234,45 @@ static void rational(mpq_t q, sf_an_w one, const struct bucket *b,
 	}
 }
 
-static void rational_fast(mpq_t q, sf_an_w sum, sf_an_w den)
+void sf_an__cg_rational(mpq_t q, sf_an_w sum, sf_an_w den)
 {
 	mpz_set_w(mpq_numref(q), sum);
 	mpz_set_w(mpq_denref(q), den);
 	mpq_canonicalize(q);
+}
+
+/* The edges' times as GMP rationals, from the bucket sums `b` with their
+ * lists' heads `bh` (slow sums) or, with b NULL, from the numerators over
+ * g->den. */
+static int mpq_edges(struct sf_an_cg *g, const struct bucket *b,
+		     const uint32_t *bh)
+{
+	mpq_t tmp;
+
+	g->caller = malloc((g->nedges ? g->nedges : 1) * sizeof(mpq_t));
+	g->callee = malloc((g->nedges ? g->nedges : 1) * sizeof(mpq_t));
+	if (!g->caller || !g->callee) {
+		free(g->caller);
+		free(g->callee);
+		g->caller = g->callee = NULL;
+		return -1;
+	}
+	mpq_init(tmp);
+	for (size_t e = 0; e < g->nedges; e++) {
+		const struct edge *x = &g->edges[e];
+		mpq_init(g->caller[e]);
+		mpq_init(g->callee[e]);
+		if (b) {
+			rational(g->caller[e], x->caller, b, bh[2 * e], tmp);
+			rational(g->callee[e], x->callee, b, bh[2 * e + 1],
+				 tmp);
+		} else {
+			sf_an__cg_rational(g->caller[e], x->caller, g->den);
+			sf_an__cg_rational(g->callee[e], x->callee, g->den);
+		}
+	}
+	mpq_clear(tmp);
+	return 0;
 }
 
 void sf_an_cg_free(struct sf_an_cg *g)
@@ -286,6 +296,10 @@ void sf_an_cg_free(struct sf_an_cg *g)
 	free(g->out_edges);
 	free(g->in_start);
 	free(g->in_edges);
+	free(g->out_to);
+	free(g->in_from);
+	free(g->out_t);
+	free(g->in_t);
 	free(g->order);
 	free(g->index);
 	free(g);
@@ -293,22 +307,93 @@ void sf_an_cg_free(struct sf_an_cg *g)
 
 /* ----- 5: node order ----- */
 
+/* 7 on rationals: decreasing time, the newer edge first on a tie */
+static int cmp_edge(const struct sf_an_cg *g, uint32_t x, uint32_t y,
+		    bool callee)
+{
+	mpq_t *t = callee ? g->callee : g->caller;
+	int c = mpq_cmp(t[y], t[x]);
+
+	return c ? c : (x < y) - (x > y);
+}
+
 static int cmp_edge_caller(const void *a, const void *b, void *arg)
 {
-	struct sf_an_cg *g = arg;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int c = mpq_cmp(g->caller[y], g->caller[x]);
-
-	return c ? c : (x < y) - (x > y);   /* newer edge first */
+	return cmp_edge(arg, *(const uint32_t *)a, *(const uint32_t *)b,
+			false);
 }
 
 static int cmp_edge_callee(const void *a, const void *b, void *arg)
 {
-	struct sf_an_cg *g = arg;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int c = mpq_cmp(g->callee[y], g->callee[x]);
+	return cmp_edge(arg, *(const uint32_t *)a, *(const uint32_t *)b,
+			true);
+}
 
-	return c ? c : (x < y) - (x > y);
+/* A list entry with its time, so that sorting compares what it has at
+ * hand instead of loading the edge again for every comparison */
+struct timekey {
+	sf_an_w t;
+	uint32_t e, other;
+};
+
+static int cmp_timekey(const void *a, const void *b)
+{
+	const struct timekey *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t > y->t ? -1 : 1;
+	return (x->e < y->e) - (x->e > y->e);
+}
+
+/* list, its other ends `other` and its times `t` (NULL on rationals) */
+static void sort_list(struct sf_an_cg *g, uint32_t *list, uint32_t *other,
+		      sf_an_w *t, size_t n, bool callee, struct timekey *tk)
+{
+	if (g->caller) {
+		qsort_r(list, n, sizeof(*list),
+			callee ? cmp_edge_callee : cmp_edge_caller, g);
+		for (size_t i = 0; i < n; i++)
+			other[i] = callee ? g->edges[list[i]].to :
+					    g->edges[list[i]].from;
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		tk[i] = (struct timekey){ t[i], list[i], other[i] };
+	qsort(tk, n, sizeof(*tk), cmp_timekey);
+	for (size_t i = 0; i < n; i++) {
+		t[i] = tk[i].t;
+		list[i] = tk[i].e;
+		other[i] = tk[i].other;
+	}
+}
+
+/* 7: every real node's callees by callee time, callers by caller time */
+static int sort_lists(struct sf_an_cg *g)
+{
+	size_t most = 0;
+	struct timekey *tk;
+
+	for (size_t n = 1; n < g->nnodes; n++) {
+		size_t no = g->out_start[n + 1] - g->out_start[n];
+		size_t ni = g->in_start[n + 1] - g->in_start[n];
+		most = no > most ? no : most;
+		most = ni > most ? ni : most;
+	}
+	tk = malloc((most ? most : 1) * sizeof(*tk));
+	if (!tk)
+		return -1;
+	for (size_t n = 1; n < g->nnodes; n++) {
+		sort_list(g, g->out_edges + g->out_start[n],
+			  g->out_to + g->out_start[n],
+			  g->out_t + g->out_start[n],
+			  g->out_start[n + 1] - g->out_start[n], true, tk);
+		sort_list(g, g->in_edges + g->in_start[n],
+			  g->in_from + g->in_start[n],
+			  g->in_t + g->in_start[n],
+			  g->in_start[n + 1] - g->in_start[n], false, tk);
+	}
+	free(tk);
+	return 0;
 }
 
 struct ordkey {
@@ -408,6 +493,132 @@ static int cmp_u32_desc(const void *a, const void *b)
 	return cmp_u32_asc(b, a);
 }
 
+/* 5.1's in or out of every node: numerators over g->den while the edges'
+ * times are (w), else rationals (q). */
+struct osum {
+	sf_an_w *w;
+	mpq_t *q;
+};
+
+/* s[n] += or -= the callee or caller time of edge e, at entry i of the
+ * out or in lists */
+static inline void os_add(const struct sf_an_cg *g, struct osum *s,
+			  uint32_t n, uint32_t e, uint32_t i, bool callee,
+			  bool sub)
+{
+	if (s->q) {
+		mpq_t *t = callee ? g->callee : g->caller;
+		if (sub)
+			mpq_sub(s->q[n], s->q[n], t[e]);
+		else
+			mpq_add(s->q[n], s->q[n], t[e]);
+	} else if (sub) {
+		s->w[n] -= callee ? g->out_t[i] : g->in_t[i];
+	} else {
+		s->w[n] += callee ? g->out_t[i] : g->in_t[i];
+	}
+}
+
+static inline int os_sgn(const struct osum *s, uint32_t n)
+{
+	return s->q ? mpq_sgn(s->q[n]) : (s->w[n] > 0) - (s->w[n] < 0);
+}
+
+/* near s[n]: only to narrow the candidates of an exact choice */
+static inline double os_d(const struct sf_an_cg *g, const struct osum *s,
+			  uint32_t n)
+{
+	return s->q ? mpq_get_d(s->q[n]) : (double)s->w[n] / (double)g->den;
+}
+
+/* r = in[n] / out[n] exactly (out[n] is not 0) */
+static void os_ratio(mpq_t r, const struct osum *in, const struct osum *out,
+		     uint32_t n)
+{
+	if (in->q) {
+		mpq_div(r, in->q[n], out->q[n]);
+		return;
+	}
+	/* the common denominator cancels */
+	sf_an__cg_rational(r, in->w[n], out->w[n]);
+}
+
+/* *acc += |v|; true on overflow */
+static bool add_abs(sf_an_w *acc, sf_an_w v)
+{
+	sf_an_w m;
+
+	if (__builtin_sub_overflow((sf_an_w)0, v, &m))
+		return true;
+	return __builtin_add_overflow(*acc, v < 0 ? m : v, acc);
+}
+
+/* in and out of every node (5.1), as numerators when every sum of the
+ * edges' magnitudes fits, so that no partial sum of 5.2's subtractions can
+ * overflow; else the edges' times become rationals and so do the sums. */
+static int os_init(struct sf_an_cg *g, struct osum *in, struct osum *out)
+{
+	size_t N = g->nnodes;
+
+	if (!g->caller) {
+		sf_an_w *ai = calloc(N, sizeof(*ai)), *ao = calloc(N, sizeof(*ao));
+		bool over = !ai || !ao;
+		in->w = calloc(N, sizeof(*in->w));
+		out->w = calloc(N, sizeof(*out->w));
+		over = over || !in->w || !out->w;
+		for (size_t e = 0; e < g->nedges && !over; e++) {
+			const struct edge *x = &g->edges[e];
+			if (x->from == x->to || x->from == STAR ||
+			    x->to == STAR)
+				continue;
+			over = add_abs(&ai[x->to], x->callee) ||
+			       add_abs(&ao[x->from], x->caller);
+			if (over)
+				break;
+			in->w[x->to] += x->callee;
+			out->w[x->from] += x->caller;
+		}
+		free(ai);
+		free(ao);
+		if (!over)
+			return 0;
+		free(in->w);
+		free(out->w);
+		in->w = out->w = NULL;
+		if (mpq_edges(g, NULL, NULL))
+			return -1;
+	}
+	in->q = malloc(N * sizeof(*in->q));
+	out->q = malloc(N * sizeof(*out->q));
+	if (!in->q || !out->q) {
+		free(in->q);
+		free(out->q);
+		in->q = out->q = NULL;
+		return -1;
+	}
+	for (size_t n = 0; n < N; n++) {
+		mpq_init(in->q[n]);
+		mpq_init(out->q[n]);
+	}
+	for (size_t e = 0; e < g->nedges; e++) {
+		const struct edge *x = &g->edges[e];
+		if (x->from == x->to || x->from == STAR || x->to == STAR)
+			continue;
+		os_add(g, in, x->to, (uint32_t)e, 0, true, false);
+		os_add(g, out, x->from, (uint32_t)e, 0, false, false);
+	}
+	return 0;
+}
+
+static void os_free(struct osum *s, size_t N)
+{
+	if (s->q)
+		for (size_t n = 0; n < N; n++)
+			mpq_clear(s->q[n]);
+	free(s->q);
+	free(s->w);
+}
+
 static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 {
 	size_t N = g->nnodes;
@@ -430,27 +641,20 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 	uint32_t *layer = calloc(N, sizeof(*layer));
 	double *ind = malloc(N * sizeof(*ind)), *outd = malloc(N * sizeof(*outd));
 	double *rd = malloc(N * sizeof(*rd));
-	mpq_t *in = malloc(N * sizeof(*in)), *out = malloc(N * sizeof(*out));
+	struct osum in = { 0 }, out = { 0 };
 	struct ordkey *keys = malloc(N * sizeof(*keys));
 	mpq_t best, r;
 	size_t nd = 0, qh = 0, qt = 0, nleft = 0, nright = 0;
 	int rc = 0;
 
-	if (!disc || !queue || !seen || !inw || !cand || !stk || !didx ||
-	    !hat || !pk || !pr || !pend || !nonfin || !left || !sinks ||
-	    !right || !srcs || !pos || !layer || !ind || !outd || !rd || !in ||
-	    !out || !keys) {
-		free(in);
-		free(out);
-		in = out = NULL;
-		rc = sf_error_nomem(ctx);
-		goto done;
-	}
 	mpq_init(best);
 	mpq_init(r);
-	for (size_t n = 0; n < N; n++) {
-		mpq_init(in[n]);
-		mpq_init(out[n]);
+	if (!disc || !queue || !seen || !inw || !cand || !stk || !didx ||
+	    !hat || !pk || !pr || !pend || !nonfin || !left || !sinks ||
+	    !right || !srcs || !pos || !layer || !ind || !outd || !rd ||
+	    !keys || os_init(g, &in, &out)) {
+		rc = sf_error_nomem(ctx);
+		goto done;
 	}
 
 	/* 5.1 discovery: BFS from *, callees newest first */
@@ -461,25 +665,18 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 		if (n != STAR)
 			disc[nd++] = n;
 		for (uint32_t i = g->out_start[n]; i < g->out_start[n + 1]; i++) {
-			uint32_t y = g->edges[g->out_edges[i]].to;
+			uint32_t y = g->out_to[i];
 			if (!seen[y]) {
 				seen[y] = true;
 				queue[qt++] = y;
 			}
 		}
 	}
-	/* in/out: without self-edges and * edges; in by callee_time, out by
-	 * caller_time */
-	for (size_t e = 0; e < g->nedges; e++) {
-		const struct edge *x = &g->edges[e];
-		if (x->from == x->to || x->from == STAR || x->to == STAR)
-			continue;
-		mpq_add(in[x->to], in[x->to], g->callee[e]);
-		mpq_add(out[x->from], out[x->from], g->caller[e]);
-	}
+	/* in/out (os_init): without self-edges and * edges; in by
+	 * callee_time, out by caller_time */
 	for (size_t n = 1; n < N; n++) {
-		ind[n] = mpq_get_d(in[n]);
-		outd[n] = mpq_get_d(out[n]);
+		ind[n] = os_d(g, &in, (uint32_t)n);
+		outd[n] = os_d(g, &out, (uint32_t)n);
 	}
 
 	/* 5.2 linear order.  Each round's sinks and sources are the nodes
@@ -496,11 +693,11 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 		didx[n] = (uint32_t)d;
 		inw[n] = true;
 		hat[n] = UINT32_MAX;
-		if (!mpq_sgn(out[n])) {
+		if (!os_sgn(&out, n)) {
 			pend[n] |= 1;
 			pk[npk++] = (uint32_t)d;
 		}
-		if (!mpq_sgn(in[n])) {
+		if (!os_sgn(&in, n)) {
 			pend[n] |= 2;
 			pr[npr++] = (uint32_t)d;
 		}
@@ -562,7 +759,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 			}
 			for (size_t j = 0; j < nc; j++) {
 				uint32_t n = disc[cand[j]];
-				mpq_div(r, in[n], out[n]);
+				os_ratio(r, &in, &out, n);
 				if (!have || mpq_cmp(r, best) < 0) {
 					mpq_set(best, r);
 					have = true;
@@ -572,7 +769,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 			qsort(cand, nc, sizeof(*cand), cmp_u32_asc);
 			for (size_t j = 0; j < nc; j++) {
 				uint32_t n = disc[cand[j]];
-				mpq_div(r, in[n], out[n]);
+				os_ratio(r, &in, &out, n);
 				if (mpq_equal(r, best))
 					srcs[nsrcs++] = n;
 			}
@@ -590,12 +787,12 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 				for (uint32_t i = g->out_start[n];
 				     i < g->out_start[n + 1]; i++) {
 					uint32_t e = g->out_edges[i];
-					uint32_t y = g->edges[e].to;
+					uint32_t y = g->out_to[i];
 					if (y == STAR || !inw[y])
 						continue;
-					mpq_sub(in[y], in[y], g->callee[e]);
-					ind[y] = mpq_get_d(in[y]);
-					if (!mpq_sgn(in[y]) && !(pend[y] & 2)) {
+					os_add(g, &in, y, e, i, true, true);
+					ind[y] = os_d(g, &in, y);
+					if (!os_sgn(&in, y) && !(pend[y] & 2)) {
 						pend[y] |= 2;
 						pr[npr++] = didx[y];
 					}
@@ -604,12 +801,12 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 				for (uint32_t i = g->in_start[n];
 				     i < g->in_start[n + 1]; i++) {
 					uint32_t e = g->in_edges[i];
-					uint32_t x = g->edges[e].from;
+					uint32_t x = g->in_from[i];
 					if (x == STAR || !inw[x])
 						continue;
-					mpq_sub(out[x], out[x], g->caller[e]);
-					outd[x] = mpq_get_d(out[x]);
-					if (!mpq_sgn(out[x]) && !(pend[x] & 1)) {
+					os_add(g, &out, x, e, i, false, true);
+					outd[x] = os_d(g, &out, x);
+					if (!os_sgn(&out, x) && !(pend[x] & 1)) {
 						pend[x] |= 1;
 						pk[npk++] = didx[x];
 					}
@@ -640,7 +837,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 			uint32_t ly = 0;
 			for (uint32_t j = g->in_start[y]; j < g->in_start[y + 1];
 			     j++) {
-				uint32_t x = g->edges[g->in_edges[j]].from;
+				uint32_t x = g->in_from[j];
 				if (x == STAR || x == y || pos[x] >= pos[y])
 					continue;
 				if (layer[x] + 1 > ly)
@@ -659,16 +856,10 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 		g->index[keys[i].node] = (uint32_t)(i + 1);
 	}
 done:
-	if (in) {
-		for (size_t n = 0; n < N; n++) {
-			mpq_clear(in[n]);
-			mpq_clear(out[n]);
-		}
-		mpq_clear(best);
-		mpq_clear(r);
-	}
-	free(in);
-	free(out);
+	os_free(&in, N);
+	os_free(&out, N);
+	mpq_clear(best);
+	mpq_clear(r);
 	free(disc);
 	free(queue);
 	free(seen);
@@ -826,47 +1017,36 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 		for (size_t e = 0; e < g->nedges; e++)
 			g->edges[e].caller = g->edges[e].callee = 0;
 		a.slow = true;
+		a.capbh = 2 * g->nedges + 2;
+		if (!(a.bh = calloc(a.capbh, sizeof(*a.bh))))
+			goto enomem;
 		if ((rc = walk_samples(&a, v, cgp, distinct, false, ctx)))
 			goto fail;
 	}
 	g->slow = a.slow;
 	g->nodes[STAR].total = g->total_time;
 
-	/* exact edge times */
-	g->caller = malloc((g->nedges ? g->nedges : 1) * sizeof(mpq_t));
-	g->callee = malloc((g->nedges ? g->nedges : 1) * sizeof(mpq_t));
-	if (!g->caller || !g->callee) {
-		free(g->caller);
-		free(g->callee);
-		g->caller = g->callee = NULL;
+	/* exact edge times: the slow sums' become rationals now, the fast
+	 * ones stay numerators over den (order_nodes may still turn them into
+	 * rationals, should its sums overflow) */
+	g->den = a.den;
+	if (a.slow && mpq_edges(g, a.b, a.bh))
 		goto enomem;
-	}
-	{
-		mpq_t tmp;
-		mpq_init(tmp);
-		for (size_t e = 0; e < g->nedges; e++) {
-			const struct edge *x = &g->edges[e];
-			mpq_init(g->caller[e]);
-			mpq_init(g->callee[e]);
-			if (a.slow) {
-				rational(g->caller[e], x->caller, a.b,
-					 x->bcaller, tmp);
-				rational(g->callee[e], x->callee, a.b,
-					 x->bcallee, tmp);
-			} else {
-				rational_fast(g->caller[e], x->caller, a.den);
-				rational_fast(g->callee[e], x->callee, a.den);
-			}
-		}
-		mpq_clear(tmp);
-	}
 
 	/* adjacency, newest created first */
 	g->out_start = calloc(N + 1, sizeof(uint32_t));
 	g->in_start = calloc(N + 1, sizeof(uint32_t));
 	g->out_edges = malloc((g->nedges + 1) * sizeof(uint32_t));
 	g->in_edges = malloc((g->nedges + 1) * sizeof(uint32_t));
-	if (!g->out_start || !g->in_start || !g->out_edges || !g->in_edges)
+	g->out_to = malloc((g->nedges + 1) * sizeof(uint32_t));
+	g->in_from = malloc((g->nedges + 1) * sizeof(uint32_t));
+	if (!g->caller) {
+		g->out_t = malloc((g->nedges + 1) * sizeof(*g->out_t));
+		g->in_t = malloc((g->nedges + 1) * sizeof(*g->in_t));
+	}
+	if (!g->out_start || !g->in_start || !g->out_edges || !g->in_edges ||
+	    !g->out_to || !g->in_from ||
+	    (!g->caller && (!g->out_t || !g->in_t)))
 		goto enomem;
 	for (size_t e = 0; e < g->nedges; e++) {
 		g->out_start[g->edges[e].from + 1]++;
@@ -887,8 +1067,15 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 		memcpy(po, g->out_start, (N + 1) * sizeof(*po));
 		memcpy(pi, g->in_start, (N + 1) * sizeof(*pi));
 		for (size_t e = g->nedges; e-- > 0;) {
-			g->out_edges[po[g->edges[e].from]++] = (uint32_t)e;
-			g->in_edges[pi[g->edges[e].to]++] = (uint32_t)e;
+			const struct edge *x = &g->edges[e];
+			if (g->out_t) {
+				g->out_t[po[x->from]] = x->callee;
+				g->in_t[pi[x->to]] = x->caller;
+			}
+			g->out_to[po[x->from]] = x->to;
+			g->out_edges[po[x->from]++] = (uint32_t)e;
+			g->in_from[pi[x->to]] = x->from;
+			g->in_edges[pi[x->to]++] = (uint32_t)e;
 		}
 		free(po);
 		free(pi);
@@ -896,14 +1083,8 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	if ((rc = order_nodes(g, ctx)))
 		goto fail;
 	/* 7: sort real nodes' lists; * keeps newest-first */
-	for (size_t n = 1; n < N; n++) {
-		qsort_r(g->out_edges + g->out_start[n],
-			g->out_start[n + 1] - g->out_start[n],
-			sizeof(uint32_t), cmp_edge_callee, g);
-		qsort_r(g->in_edges + g->in_start[n],
-			g->in_start[n + 1] - g->in_start[n], sizeof(uint32_t),
-			cmp_edge_caller, g);
-	}
+	if (sort_lists(g))
+		goto enomem;
 	goto done;
 enomem:
 	rc = sf_error_nomem(ctx);
@@ -912,6 +1093,7 @@ fail:
 	g = NULL;
 done:
 	free(a.b);
+	free(a.bh);
 	sf_idx_free(&a.pairs);
 	free(a.etab);
 	free(a.per);
@@ -931,303 +1113,4 @@ int sf_an_cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 bool sf_an__cg_slow(const struct sf_an_cg *g)
 {
 	return g->slow;
-}
-
-/* ----- output ----- */
-
-/* The exact value q * 2^exp: an exact integer when it is one, else the
- * nearest double. */
-static double q_double(const mpq_t q, int exp)
-{
-	/* nearest double: scale to a 64-bit-or-more quotient, round half to
-	 * even by hand (mpq_get_d truncates) */
-	mpz_t n, d, qq, rr;
-	double res;
-	long sh;
-	int sign = mpq_sgn(q);
-
-	if (!sign)
-		return 0;
-	mpz_inits(n, d, qq, rr, NULL);
-	mpz_abs(n, mpq_numref(q));
-	mpz_set(d, mpq_denref(q));
-	/* choose sh so that n * 2^sh / d has 65..66 bits */
-	sh = 65 - ((long)mpz_sizeinbase(n, 2) - (long)mpz_sizeinbase(d, 2));
-	if (sh > 0)
-		mpz_mul_2exp(n, n, (mp_bitcnt_t)sh);
-	else if (sh < 0)
-		mpz_mul_2exp(d, d, (mp_bitcnt_t)-sh);
-	mpz_tdiv_qr(qq, rr, n, d);
-	/* qq has 65 or 66 bits: keep 53 with a sticky bit for the rest */
-	size_t bits = mpz_sizeinbase(qq, 2);
-	long drop = (long)bits - 53;
-	mpz_t keep, rest;
-	mpz_inits(keep, rest, NULL);
-	mpz_tdiv_q_2exp(keep, qq, (mp_bitcnt_t)drop);
-	mpz_tdiv_r_2exp(rest, qq, (mp_bitcnt_t)drop);
-	/* compare rest (+ sticky remainder) with half */
-	mpz_t half;
-	mpz_init_set_ui(half, 1);
-	mpz_mul_2exp(half, half, (mp_bitcnt_t)(drop - 1));
-	int c = mpz_cmp(rest, half);
-	if (c == 0 && mpz_sgn(rr))
-		c = 1;
-	if (c > 0 || (c == 0 && mpz_odd_p(keep)))
-		mpz_add_ui(keep, keep, 1);
-	res = ldexp(mpz_get_d(keep), (int)(drop - sh + exp));
-	mpz_clears(n, d, qq, rr, keep, rest, half, NULL);
-	return sign < 0 ? -res : res;
-}
-
-static void put_q(struct sf_output *o, const mpq_t q, int exp)
-{
-	if (!mpz_cmp_ui(mpq_denref(q), 1) &&
-	    (exp >= 0 || mpz_scan1(mpq_numref(q), 0) >= (mp_bitcnt_t)-exp ||
-	     !mpq_sgn(q))) {
-		mpz_t z;
-		mpz_init(z);
-		if (exp >= 0)
-			mpz_mul_2exp(z, mpq_numref(q), (mp_bitcnt_t)exp);
-		else
-			mpz_tdiv_q_2exp(z, mpq_numref(q), (mp_bitcnt_t)-exp);
-		if (mpz_fits_slong_p(z)) {
-			sf_output_i64(o, mpz_get_si(z));
-		} else {
-			char *s = mpz_get_str(NULL, 10, z);
-			if (s)
-				sf_output_puts(o, s);
-			free(s);
-		}
-		mpz_clear(z);
-		return;
-	}
-	sf_output_num(o, q_double(q, exp));
-}
-
-static bool shown(const struct sf_an_cg *g, uint32_t n,
-		  const struct sf_an_cg_opts *opt)
-{
-	for (size_t i = 0; i < opt->npeek; i++)
-		if (!regexec(&opt->peek[i], g->names[n - 1], 0, NULL, 0))
-			return true;
-	return !opt->npeek;
-}
-
-static void put_edge_list(struct sf_output *o, const struct sf_an_cg *g,
-			  const uint32_t *list, size_t n, bool callees)
-{
-	sf_output_putc(o, '[');
-	for (size_t i = 0; i < n; i++) {
-		const struct edge *x = &g->edges[list[i]];
-		uint32_t other = callees ? x->to : x->from;
-		if (i)
-			sf_output_putc(o, ',');
-		sf_output_puts(o, "{\"id\":");
-		if (other == STAR)
-			sf_output_puts(o, "null");
-		else
-			sf_an_put_json_str(o, g->names[other - 1]);
-		sf_output_puts(o, ",\"total\":");
-		sf_an_put_w(o, x->total, g->exp);
-		sf_output_puts(o, ",\"caller_time\":");
-		put_q(o, g->caller[list[i]], g->exp);
-		sf_output_puts(o, ",\"callee_time\":");
-		put_q(o, g->callee[list[i]], g->exp);
-		sf_output_putc(o, '}');
-	}
-	sf_output_putc(o, ']');
-}
-
-static void put_node(struct sf_output *o, const struct sf_an_cg *g,
-		     uint32_t n)
-{
-	const struct node *x = &g->nodes[n];
-
-	sf_output_puts(o, "{\"id\":");
-	if (n == STAR)
-		sf_output_puts(o, "null");
-	else
-		sf_an_put_json_str(o, g->names[n - 1]);
-	sf_output_puts(o, ",\"total\":");
-	sf_an_put_w(o, x->total, g->exp);
-	sf_output_puts(o, ",\"self\":");
-	sf_an_put_w(o, x->self, g->exp);
-	sf_output_puts(o, ",\"thread_ids\":[");
-	for (uint32_t i = x->ntids; i-- > 0;) {
-		sf_output_i64(o, x->tids[i]);
-		if (i)
-			sf_output_putc(o, ',');
-	}
-	sf_output_puts(o, "],\"callers\":");
-	put_edge_list(o, g, g->in_edges + g->in_start[n],
-		      g->in_start[n + 1] - g->in_start[n], false);
-	sf_output_puts(o, ",\"callees\":");
-	put_edge_list(o, g, g->out_edges + g->out_start[n],
-		      g->out_start[n + 1] - g->out_start[n], true);
-	sf_output_putc(o, '}');
-}
-
-int sf_an_cg_json(struct sf_output *o, const struct sf_an_cg *g,
-		  const struct sf_an_cg_opts *opt)
-{
-	bool first = true;
-
-	sf_output_puts(o, "{\"type\":");
-	sf_an_put_json_str(o, g->type);
-	sf_output_puts(o, ",\"unit\":");
-	sf_an_put_json_str(o, g->unit);
-	sf_output_puts(o, ",\"total_time\":");
-	sf_an_put_w(o, g->total_time, g->exp);
-	sf_output_puts(o, ",\"sample_number\":");
-	sf_output_u64(o, g->nraw);
-	sf_output_puts(o, ",\"thread_times\":[");
-	for (int64_t t = 0; t <= g->max_id; t++) {
-		if (t)
-			sf_output_putc(o, ',');
-		sf_output_putc(o, '[');
-		sf_output_i64(o, t);
-		sf_output_putc(o, ',');
-		sf_an_put_w(o, g->thread_time[t], g->exp);
-		sf_output_putc(o, ']');
-	}
-	sf_output_puts(o, "],\n\"nodes\":[");
-	for (size_t i = 0; i + 1 < g->nnodes; i++) {
-		if (!shown(g, g->order[i], opt))
-			continue;
-		sf_output_puts(o, first ? "\n" : ",\n");
-		first = false;
-		put_node(o, g, g->order[i]);
-	}
-	sf_output_puts(o, "],\n\"star_node\":");
-	put_node(o, g, STAR);
-	sf_output_putc(o, '}');
-	return 0;
-}
-
-/* ----- text, after Racket's profile/render-text ----- */
-
-static double pct(double part, double whole)
-{
-	return whole != 0 ? 100.0 * part / whole : 0.0;
-}
-
-static void text_edge(struct sf_output *o, const struct sf_an_cg *g,
-		      uint32_t e, bool callee, double total, bool raw)
-{
-	const struct edge *x = &g->edges[e];
-	uint32_t other = callee ? x->to : x->from;
-	double t = q_double(callee ? g->callee[e] : g->caller[e], g->exp);
-	char val[64], idx[32];
-
-	sf_an_fmt_unit(val, sizeof(val), t, g->unit, raw);
-	if (other == STAR)
-		snprintf(idx, sizeof(idx), "*");
-	else
-		snprintf(idx, sizeof(idx), "[%u]", g->index[other]);
-	sf_output_printf(o, "   %-6s %-8s %14s %6.1f%%  ",
-			 callee ? "callee" : "caller", idx, val,
-			 pct(t, total));
-	if (other == STAR)
-		sf_output_puts(o, callee ? "(self time)" : "(stack root)");
-	else
-		sf_an__put_name(o, g->names[other - 1]);
-	sf_output_putc(o, '\n');
-}
-
-int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
-		  const struct sf_an_cg_opts *opt)
-{
-	bool raw = opt->raw, first = true;
-	double tt = sf_an_double(g->total_time, g->exp);
-	char val[64], v2[64];
-	static const char rule[] =
-		"==============================================================="
-		"=========\n";
-	static const char sep[] =
-		"---------------------------------------------------------------"
-		"---------\n";
-
-	sf_an_fmt_unit(val, sizeof(val), tt, g->unit, raw);
-	sf_output_printf(o, "Call graph (%s, %s)\n", g->type, g->unit);
-	sf_output_printf(o, "  Total time: %s\n", val);
-	sf_output_printf(o, "  Samples: %llu\n", (unsigned long long)g->nraw);
-	sf_output_puts(o, "  Thread times:");
-	for (int64_t t = 0; t <= g->max_id; t++) {
-		/* tids up to 1023 are ids: list only threads with time */
-		if (!raw && !g->thread_time[t])
-			continue;
-		sf_an_fmt_w(val, sizeof(val), g->thread_time[t], g->exp,
-			    g->unit, raw);
-		sf_output_printf(o, " %lld: %s", (long long)t, val);
-	}
-	sf_output_puts(o, g->max_id < 0 ? " none\n" : "\n");
-	sf_output_puts(o, rule);
-	sf_output_puts(o, " Idx         Total (pct)           Self (pct)  "
-			  "Name\n");
-	sf_output_puts(o, "   caller: time of the node spent called from "
-			  "it, % of the node's total\n");
-	sf_output_puts(o, "   callee: time of the node spent calling it, "
-			  "% of the node's total\n");
-	sf_output_puts(o, rule);
-	for (size_t i = 0; i + 1 < g->nnodes; i++) {
-		uint32_t n = g->order[i];
-		const struct node *x = &g->nodes[n];
-		double tot = sf_an_double(x->total, g->exp);
-		double self = sf_an_double(x->self, g->exp);
-		char idx[32];
-
-		if (!shown(g, n, opt))
-			continue;
-		if (!first)
-			sf_output_puts(o, sep);
-		first = false;
-		for (uint32_t j = g->in_start[n]; j < g->in_start[n + 1]; j++)
-			text_edge(o, g, g->in_edges[j], false, tot, raw);
-		sf_an_fmt_unit(val, sizeof(val), tot, g->unit, raw);
-		sf_an_fmt_unit(v2, sizeof(v2), self, g->unit, raw);
-		snprintf(idx, sizeof(idx), "[%zu]", i + 1);
-		sf_output_printf(o, " %-6s %12s (%5.1f%%) %12s (%5.1f%%)  ",
-				 idx, val, pct(tot, tt), v2, pct(self, tt));
-		sf_an__put_name(o, g->names[n - 1]);
-		sf_output_putc(o, '\n');
-		for (uint32_t j = g->out_start[n]; j < g->out_start[n + 1];
-		     j++)
-			text_edge(o, g, g->out_edges[j], true, tot, raw);
-	}
-	sf_output_puts(o, rule);
-	return 0;
-}
-
-/* ----- read access, for the reports in other files ----- */
-
-void sf_an_cg_info(const struct sf_an_cg *g, struct sf_an_cg_info *out)
-{
-	*out = (struct sf_an_cg_info){ g->exp, g->type, g->unit,
-				       g->total_time, g->nraw,
-				       g->nnodes - 1 };
-}
-
-void sf_an_cg_node(const struct sf_an_cg *g, size_t i,
-		   struct sf_an_cg_node *out)
-{
-	uint32_t n = g->order[i - 1];
-
-	*out = (struct sf_an_cg_node){
-		g->names[n - 1], g->nodes[n].total, g->nodes[n].self,
-		g->in_start[n + 1] - g->in_start[n],
-		g->out_start[n + 1] - g->out_start[n] };
-}
-
-void sf_an_cg_edge(const struct sf_an_cg *g, size_t i, bool callees,
-		   size_t j, struct sf_an_cg_edge *out)
-{
-	uint32_t n = g->order[i - 1];
-	uint32_t e = callees ? g->out_edges[g->out_start[n] + j] :
-			       g->in_edges[g->in_start[n] + j];
-	uint32_t other = callees ? g->edges[e].to : g->edges[e].from;
-
-	*out = (struct sf_an_cg_edge){
-		other == STAR ? 0 : g->index[other], g->edges[e].total,
-		q_double(g->caller[e], g->exp),
-		q_double(g->callee[e], g->exp) };
 }

@@ -4,7 +4,9 @@
  * (the fallback) must give the same JSON and text bytes, on seeded random
  * profiles with heavy recursion (few functions, deep stacks, several
  * threads) and weights that are integers, fractions, or so far apart that
- * the fast sums overflow (then the fast build must have fallen back). */
+ * the fast sums overflow (then the fast build must have fallen back), and
+ * on one whose edges fit but whose node sums (docs/analyze.md, call graph
+ * 5.1) do not, so that the ordering goes over to rationals. */
 #include "unit.h"
 #include "analyze.h"
 #include "an_internal.h"
@@ -84,6 +86,42 @@ static char *render(const struct sf_an_cg *g, struct sf_ctx *ctx,
 	return copy;
 }
 
+/* The sample A;N;B;N;C;N;D;N of weight 2^109, and R;R;...;R of weight 1
+ * with 7, 9, 11, 13 and 16 frames, so that the common denominator is
+ * their lcm, 144144 (2^17.1): every edge's sums fit 128 bits over it (N->B
+ * has 2^109 x 144144 < 2^127), but out(N), the caller times of N->B, N->C
+ * and N->D, is three times that, so the ordering turns to rationals. */
+static struct sf_profile *mk_wide_node(struct sf_ctx *ctx)
+{
+	static const char names[] = "ANBCDR";
+	static const char *const stacks[] = {
+		"ANBNCNDN", "RRRRRRR", "RRRRRRRRR", "RRRRRRRRRRR",
+		"RRRRRRRRRRRRR", "RRRRRRRRRRRRRRRR"
+	};
+	struct sf_profile *p;
+	sf_frame_id fr[6], st[16];
+	sf_stack_id id;
+	sf_thread_idx th;
+	uint32_t t;
+
+	if (sf_profile_new(&p, ctx) ||
+	    sf_profile_sample_type(p, ctx, "samples", "count", &t) ||
+	    sf_profile_thread(p, ctx, SF_NO_ID, 1, NULL, &th))
+		return NULL;
+	for (int i = 0; i < 6; i++)
+		if (sf_profile_frame_named(p, ctx, names + i, 1, NULL, &fr[i]))
+			return NULL;
+	for (size_t s = 0; s < sizeof(stacks) / sizeof(*stacks); s++) {
+		size_t d = strlen(stacks[s]);
+		for (size_t i = 0; i < d; i++)
+			st[i] = fr[strchr(names, stacks[s][i]) - names];
+		if (sf_profile_stack(p, ctx, st, d, false, &id) ||
+		    sf_profile_add(p, ctx, id, th, s ? 1 : ldexp(1, 109)))
+			return NULL;
+	}
+	return p;
+}
+
 /* Both ways on one profile: same bytes; `want_slow`: whether the fast
  * build must have fallen back. */
 static void both(struct sf_ctx *ctx, const char *name, uint64_t seed,
@@ -99,7 +137,8 @@ static void both(struct sf_ctx *ctx, const char *name, uint64_t seed,
 	bool ok = false;
 
 	rs = seed;
-	p = mk(ctx, nfuncs, maxdepth, nsamples, wk);
+	p = nsamples ? mk(ctx, nfuncs, maxdepth, nsamples, wk) :
+		       mk_wide_node(ctx);
 	if (p && !sf_an_view_build(&v, p, &f, NULL, ctx) &&
 	    !sf_an__cg_build(&fast, v, false, ctx) &&
 	    !sf_an__cg_build(&slow, v, true, ctx)) {
@@ -142,5 +181,7 @@ int main(void)
 	 * their lcm is far past 2^96 */
 	both(&ctx, "cg-fast-falls-back-many-counts", 8, 3, 200, 300, W_ONE,
 	     true);
+	/* the edges' sums fit, a node's sum of them does not */
+	both(&ctx, "cg-node-sums-past-128-bits", 0, 0, 0, 0, W_ONE, false);
 	return unit_failed;
 }

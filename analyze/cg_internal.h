@@ -1,0 +1,74 @@
+/* cg_internal.h - the call graph's structure, shared by its build
+ * (callgraph.c) and its output and read access (cgprint.c, which calls
+ * the build's file, never the other way). */
+#ifndef SF_CG_INTERNAL_H
+#define SF_CG_INTERNAL_H
+
+#include "analyze.h"
+
+#include <gmp.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#define STAR 0u   /* the * node */
+
+struct edge {
+	uint32_t from, to;       /* cg nodes; STAR = the * node */
+	uint32_t stamp;
+	/* 64 bytes: what one occurrence touches is one cache line */
+	sf_an_w total;
+	/* caller and callee time: over the common denominator, or (slow
+	 * sums) the part with divisor 1 */
+	sf_an_w caller, callee;
+};
+
+struct node {
+	sf_an_w total, self;
+	int64_t lastthr;
+	uint32_t stamp, cnt;
+	int64_t *tids;           /* increasing; printed reversed */
+	uint32_t ntids, captids;
+};
+
+struct sf_an_cg {
+	int exp;
+	const char *type, *unit;
+	const char **names;       /* names[n - 1] for cg node n >= 1 */
+	size_t nnodes;            /* including STAR */
+	struct node *nodes;
+	struct edge *edges;
+	size_t nedges;
+	/* per edge, GMP rationals; NULL while the times are the edges'
+	 * numerators over `den` */
+	mpq_t *caller, *callee;
+	sf_an_w den;
+	sf_an_w total_time;
+	uint64_t nraw;
+	int64_t max_id;
+	sf_an_w *thread_time;     /* max_id + 1 */
+	/* adjacency, newest created first (CSR); then sorted per 7.
+	 * out_to and in_from: the other end of each entry, so that walking
+	 * a list does not load every edge (they are scattered) */
+	uint32_t *out_start, *out_edges, *in_start, *in_edges;
+	uint32_t *out_to, *in_from;
+	/* per entry, while the times are numerators (caller is NULL), the
+	 * time its list is sorted by: callee time of out entries, caller time
+	 * of in entries; kept along for the same reason */
+	sf_an_w *out_t, *in_t;
+	uint32_t *order;          /* output node order (real nodes) */
+	uint32_t *index;          /* node -> 1-based position in order */
+	bool slow;                /* the times came from the bucket sums */
+};
+
+/* An edge's caller or callee time as a numerator over g->den (only while
+ * g->caller is NULL). */
+static inline sf_an_w time_num(const struct sf_an_cg *g, uint32_t e,
+			       bool callee)
+{
+	return callee ? g->edges[e].callee : g->edges[e].caller;
+}
+
+/* q = sum / den in lowest terms (den > 0 or < 0; not 0). */
+void sf_an__cg_rational(mpq_t q, sf_an_w sum, sf_an_w den);
+
+#endif

@@ -1,0 +1,478 @@
+/*
+ * cgprint.c - the call graph's JSON and text (docs/analyze.md, call graph
+ * 6 and "Text output") and the read access of the other reports: exact
+ * values as integers or the nearest double, whether the graph holds them
+ * as 128-bit numerators over one denominator or as GMP rationals.
+ */
+#include "analyze.h"
+#include "an_internal.h"
+#include "cg_internal.h"
+
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The exact value q * 2^exp: an exact integer when it is one, else the
+ * nearest double. */
+static double q_double(const mpq_t q, int exp)
+{
+	/* nearest double: scale to a 64-bit-or-more quotient, round half to
+	 * even by hand (mpq_get_d truncates) */
+	mpz_t n, d, qq, rr;
+	double res;
+	long sh;
+	int sign = mpq_sgn(q);
+
+	if (!sign)
+		return 0;
+	mpz_inits(n, d, qq, rr, NULL);
+	mpz_abs(n, mpq_numref(q));
+	mpz_set(d, mpq_denref(q));
+	/* choose sh so that n * 2^sh / d has 65..66 bits */
+	sh = 65 - ((long)mpz_sizeinbase(n, 2) - (long)mpz_sizeinbase(d, 2));
+	if (sh > 0)
+		mpz_mul_2exp(n, n, (mp_bitcnt_t)sh);
+	else if (sh < 0)
+		mpz_mul_2exp(d, d, (mp_bitcnt_t)-sh);
+	mpz_tdiv_qr(qq, rr, n, d);
+	/* qq has 65 or 66 bits: keep 53 with a sticky bit for the rest */
+	size_t bits = mpz_sizeinbase(qq, 2);
+	long drop = (long)bits - 53;
+	mpz_t keep, rest;
+	mpz_inits(keep, rest, NULL);
+	mpz_tdiv_q_2exp(keep, qq, (mp_bitcnt_t)drop);
+	mpz_tdiv_r_2exp(rest, qq, (mp_bitcnt_t)drop);
+	/* compare rest (+ sticky remainder) with half */
+	mpz_t half;
+	mpz_init_set_ui(half, 1);
+	mpz_mul_2exp(half, half, (mp_bitcnt_t)(drop - 1));
+	int c = mpz_cmp(rest, half);
+	if (c == 0 && mpz_sgn(rr))
+		c = 1;
+	if (c > 0 || (c == 0 && mpz_odd_p(keep)))
+		mpz_add_ui(keep, keep, 1);
+	res = ldexp(mpz_get_d(keep), (int)(drop - sh + exp));
+	mpz_clears(n, d, qq, rr, keep, rest, half, NULL);
+	return sign < 0 ? -res : res;
+}
+
+/* q_double of n / d (d > 0) without GMP: the same nearest double. */
+static double w_div_double(sf_an_w n, sf_an_w d, int exp)
+{
+	unsigned __int128 u = n < 0 ? -(unsigned __int128)n :
+			      (unsigned __int128)n;
+	unsigned __int128 ud = (unsigned __int128)d, q = u / ud, r = u % ud;
+	unsigned __int128 keep, rest, half;
+	int drop, bits = 0;
+	double res;
+
+	if (!r) {
+		/* an integer: the conversion rounds to nearest, ties to even */
+		res = ldexp((double)q, exp);
+		return n < 0 ? -res : res;
+	}
+	/* 55 bits of the quotient or more, then the remainder as a sticky
+	 * bit; r < d <= 2^96, so r * 2 cannot overflow */
+	while (q < ((unsigned __int128)1 << 54)) {
+		r <<= 1;
+		q <<= 1;
+		if (r >= ud) {
+			r -= ud;
+			q |= 1;
+		}
+		bits--;
+	}
+	half = (uint64_t)(q >> 64);
+	drop = (half ? 128 - __builtin_clzll((uint64_t)half) :
+		       64 - __builtin_clzll((uint64_t)q)) - 53;
+	keep = q >> drop;
+	rest = q & (((unsigned __int128)1 << drop) - 1);
+	half = (unsigned __int128)1 << (drop - 1);
+	/* round to nearest, ties (nothing left in r) to even */
+	if (rest > half || (rest == half && (r || (keep & 1))))
+		keep++;
+	res = ldexp((double)keep, drop + bits + exp);
+	return n < 0 ? -res : res;
+}
+
+/* An edge's caller or callee time as q_double gives it. */
+static double time_d(const struct sf_an_cg *g, uint32_t e, bool callee)
+{
+	if (g->caller)
+		return q_double(callee ? g->callee[e] : g->caller[e], g->exp);
+	return w_div_double(time_num(g, e, callee), g->den, g->exp);
+}
+
+static void put_q(struct sf_output *o, const mpq_t q, int exp)
+{
+	if (!mpz_cmp_ui(mpq_denref(q), 1) &&
+	    (exp >= 0 || mpz_scan1(mpq_numref(q), 0) >= (mp_bitcnt_t)-exp ||
+	     !mpq_sgn(q))) {
+		mpz_t z;
+		mpz_init(z);
+		if (exp >= 0)
+			mpz_mul_2exp(z, mpq_numref(q), (mp_bitcnt_t)exp);
+		else
+			mpz_tdiv_q_2exp(z, mpq_numref(q), (mp_bitcnt_t)-exp);
+		if (mpz_fits_slong_p(z)) {
+			sf_output_i64(o, mpz_get_si(z));
+		} else {
+			char *s = mpz_get_str(NULL, 10, z);
+			if (s)
+				sf_output_puts(o, s);
+			free(s);
+		}
+		mpz_clear(z);
+		return;
+	}
+	sf_output_num(o, q_double(q, exp));
+}
+
+/* An edge's caller or callee time as put_q writes it. */
+static void put_time(struct sf_output *o, const struct sf_an_cg *g,
+		     uint32_t e, bool callee)
+{
+	sf_an_w v;
+	mpq_t q;
+
+	if (g->caller) {
+		put_q(o, callee ? g->callee[e] : g->caller[e], g->exp);
+		return;
+	}
+	v = time_num(g, e, callee);
+	if (!g->exp && v % g->den == 0 && v / g->den >= INT64_MIN &&
+	    v / g->den <= INT64_MAX) {
+		sf_output_i64(o, (int64_t)(v / g->den));
+		return;
+	}
+	mpq_init(q);
+	sf_an__cg_rational(q, v, g->den);
+	put_q(o, q, g->exp);
+	mpq_clear(q);
+}
+
+static bool shown(const struct sf_an_cg *g, uint32_t n,
+		  const struct sf_an_cg_opts *opt)
+{
+	for (size_t i = 0; i < opt->npeek; i++)
+		if (!regexec(&opt->peek[i], g->names[n - 1], 0, NULL, 0))
+			return true;
+	return !opt->npeek;
+}
+
+static void put_edge_list(struct sf_output *o, const struct sf_an_cg *g,
+			  const uint32_t *list, size_t n, bool callees)
+{
+	sf_output_putc(o, '[');
+	for (size_t i = 0; i < n; i++) {
+		const struct edge *x = &g->edges[list[i]];
+		uint32_t other = callees ? x->to : x->from;
+		if (i)
+			sf_output_putc(o, ',');
+		sf_output_puts(o, "{\"id\":");
+		if (other == STAR)
+			sf_output_puts(o, "null");
+		else
+			sf_an_put_json_str(o, g->names[other - 1]);
+		sf_output_puts(o, ",\"total\":");
+		sf_an_put_w(o, x->total, g->exp);
+		sf_output_puts(o, ",\"caller_time\":");
+		put_time(o, g, list[i], false);
+		sf_output_puts(o, ",\"callee_time\":");
+		put_time(o, g, list[i], true);
+		sf_output_putc(o, '}');
+	}
+	sf_output_putc(o, ']');
+}
+
+static void put_node(struct sf_output *o, const struct sf_an_cg *g,
+		     uint32_t n)
+{
+	const struct node *x = &g->nodes[n];
+
+	sf_output_puts(o, "{\"id\":");
+	if (n == STAR)
+		sf_output_puts(o, "null");
+	else
+		sf_an_put_json_str(o, g->names[n - 1]);
+	sf_output_puts(o, ",\"total\":");
+	sf_an_put_w(o, x->total, g->exp);
+	sf_output_puts(o, ",\"self\":");
+	sf_an_put_w(o, x->self, g->exp);
+	sf_output_puts(o, ",\"thread_ids\":[");
+	for (uint32_t i = x->ntids; i-- > 0;) {
+		sf_output_i64(o, x->tids[i]);
+		if (i)
+			sf_output_putc(o, ',');
+	}
+	sf_output_puts(o, "],\"callers\":");
+	put_edge_list(o, g, g->in_edges + g->in_start[n],
+		      g->in_start[n + 1] - g->in_start[n], false);
+	sf_output_puts(o, ",\"callees\":");
+	put_edge_list(o, g, g->out_edges + g->out_start[n],
+		      g->out_start[n + 1] - g->out_start[n], true);
+	sf_output_putc(o, '}');
+}
+
+int sf_an_cg_json(struct sf_output *o, const struct sf_an_cg *g,
+		  const struct sf_an_cg_opts *opt)
+{
+	bool first = true;
+
+	sf_output_puts(o, "{\"type\":");
+	sf_an_put_json_str(o, g->type);
+	sf_output_puts(o, ",\"unit\":");
+	sf_an_put_json_str(o, g->unit);
+	sf_output_puts(o, ",\"total_time\":");
+	sf_an_put_w(o, g->total_time, g->exp);
+	sf_output_puts(o, ",\"sample_number\":");
+	sf_output_u64(o, g->nraw);
+	sf_output_puts(o, ",\"thread_times\":[");
+	for (int64_t t = 0; t <= g->max_id; t++) {
+		if (t)
+			sf_output_putc(o, ',');
+		sf_output_putc(o, '[');
+		sf_output_i64(o, t);
+		sf_output_putc(o, ',');
+		sf_an_put_w(o, g->thread_time[t], g->exp);
+		sf_output_putc(o, ']');
+	}
+	sf_output_puts(o, "],\n\"nodes\":[");
+	for (size_t i = 0; i + 1 < g->nnodes; i++) {
+		if (!shown(g, g->order[i], opt))
+			continue;
+		sf_output_puts(o, first ? "\n" : ",\n");
+		first = false;
+		put_node(o, g, g->order[i]);
+	}
+	sf_output_puts(o, "],\n\"star_node\":");
+	put_node(o, g, STAR);
+	sf_output_putc(o, '}');
+	return 0;
+}
+
+/* ----- text, after Racket's profile/render-text ----- */
+
+static double pct(double part, double whole)
+{
+	return whole != 0 ? 100.0 * part / whole : 0.0;
+}
+
+/* How text_edge writes numbers: a whole, non-negative time below `plain`
+ * (or 0) is its digits, as sf_an_fmt_unit writes it: for counts up to
+ * COUNT_PLAIN, for every value raw or of an unknown unit. */
+struct cgfmt {
+	const char *unit;
+	bool raw;
+	double plain;
+};
+
+/* Write the digits of u ending at `end`; returns where they begin. */
+static char *put_digits(char *end, uint64_t u)
+{
+	do {
+		*--end = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	return end;
+}
+
+/* `s` right-aligned in `width` columns at out; returns the end */
+static char *put_right(char *out, const char *s, size_t n, size_t width)
+{
+	if (n < width) {
+		memset(out, ' ', width - n);
+		out += width - n;
+	}
+	memcpy(out, s, n);
+	return out + n;
+}
+
+/* printf's "%14s" of sf_an_fmt_unit(v) */
+static char *put_time_col(char *out, double v, const struct cgfmt *f)
+{
+	char buf[64], *b = buf + sizeof(buf);
+
+	if (v >= 0 && !signbit(v) && v == floor(v) && (v < f->plain || !v)) {
+		char *d = put_digits(b, (uint64_t)v);
+		return put_right(out, d, (size_t)(b - d), 14);
+	}
+	sf_an_fmt_unit(buf, sizeof(buf), v, f->unit, f->raw);
+	return put_right(out, buf, strlen(buf), 14);
+}
+
+/* printf's "%6.1f" of p: when 10p is not within 1e-6 of a half, the
+ * rounded value of the computed 10p (off the exact one by far less) is
+ * the decimal rounding printf makes of p; else printf itself */
+static char *put_pct_col(char *out, double p)
+{
+	/* room for the largest double's 309 digits */
+	char buf[320], *b = buf + sizeof(buf), *d;
+	double y = p * 10, fl = floor(y);
+
+	if (!(p >= 0) || signbit(p) || y >= 1e9 || fabs(y - fl - 0.5) < 1e-6) {
+		int n = snprintf(buf, sizeof(buf), "%6.1f", p);
+		memcpy(out, buf, (size_t)n);
+		return out + n;
+	}
+	uint64_t k = (uint64_t)fl + (y - fl > 0.5);
+	*--b = (char)('0' + k % 10);
+	*--b = '.';
+	d = put_digits(b, k / 10);
+	return put_right(out, d, (size_t)(buf + sizeof(buf) - d), 6);
+}
+
+static void text_edge(struct sf_output *o, const struct sf_an_cg *g,
+		      uint32_t other, double t, bool callee, double total,
+		      const struct cgfmt *f)
+{
+	/* "   %-6s %-8s %14s %6.1f%%  " */
+	char line[512], *p = line, idx[16], *i = idx + sizeof(idx);
+
+	memcpy(p, callee ? "   callee " : "   caller ", 10);
+	p += 10;
+	if (other == STAR) {
+		*--i = '*';
+	} else {
+		*--i = ']';
+		i = put_digits(i, g->index[other]);
+		*--i = '[';
+	}
+	memcpy(p, i, (size_t)(idx + sizeof(idx) - i));
+	p += idx + sizeof(idx) - i;
+	while (p < line + 18)
+		*p++ = ' ';
+	*p++ = ' ';
+	p = put_time_col(p, t, f);
+	*p++ = ' ';
+	p = put_pct_col(p, pct(t, total));
+	memcpy(p, "%  ", 3);
+	sf_output_write(o, line, (size_t)(p + 3 - line));
+	if (other == STAR)
+		sf_output_puts(o, callee ? "(self time)" : "(stack root)");
+	else
+		sf_an__put_name(o, g->names[other - 1]);
+	sf_output_putc(o, '\n');
+}
+
+/* The lines of one list (entries `from` to `to` of the CSR arrays, their
+ * times `t` unless rationals).  The other ends' names and indexes lie
+ * scattered in memory: ask for them a few lines ahead. */
+static void text_list(struct sf_output *o, const struct sf_an_cg *g,
+		      const uint32_t *edges, const uint32_t *other,
+		      const sf_an_w *t, uint32_t from, uint32_t to,
+		      bool callee, double total, const struct cgfmt *f)
+{
+	for (uint32_t j = from; j < to; j++) {
+		if (j + 4 < to && other[j + 4] != STAR) {
+			__builtin_prefetch(&g->index[other[j + 4]]);
+			__builtin_prefetch(g->names[other[j + 4] - 1]);
+		}
+		text_edge(o, g, other[j],
+			  g->caller ? time_d(g, edges[j], callee) :
+				      w_div_double(t[j], g->den, g->exp),
+			  callee, total, f);
+	}
+}
+
+int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
+		  const struct sf_an_cg_opts *opt)
+{
+	bool raw = opt->raw, first = true;
+	double tt = sf_an_double(g->total_time, g->exp);
+	const char *fam = sf_an_unit_family(g->unit);
+	struct cgfmt f = { g->unit, raw,
+			   raw || !strcmp(fam, "other") ? 1e15 :
+			   !strcmp(fam, "count") ? 1e5 : 0 };
+	char val[64], v2[64];
+	static const char rule[] =
+		"==============================================================="
+		"=========\n";
+	static const char sep[] =
+		"---------------------------------------------------------------"
+		"---------\n";
+
+	sf_an_fmt_unit(val, sizeof(val), tt, g->unit, raw);
+	sf_output_printf(o, "Call graph (%s, %s)\n", g->type, g->unit);
+	sf_output_printf(o, "  Total time: %s\n", val);
+	sf_output_printf(o, "  Samples: %llu\n", (unsigned long long)g->nraw);
+	sf_output_puts(o, "  Thread times:");
+	for (int64_t t = 0; t <= g->max_id; t++) {
+		/* tids up to 1023 are ids: list only threads with time */
+		if (!raw && !g->thread_time[t])
+			continue;
+		sf_an_fmt_w(val, sizeof(val), g->thread_time[t], g->exp,
+			    g->unit, raw);
+		sf_output_printf(o, " %lld: %s", (long long)t, val);
+	}
+	sf_output_puts(o, g->max_id < 0 ? " none\n" : "\n");
+	sf_output_puts(o, rule);
+	sf_output_puts(o, " Idx         Total (pct)           Self (pct)  "
+			  "Name\n");
+	sf_output_puts(o, "   caller: time of the node spent called from "
+			  "it, % of the node's total\n");
+	sf_output_puts(o, "   callee: time of the node spent calling it, "
+			  "% of the node's total\n");
+	sf_output_puts(o, rule);
+	for (size_t i = 0; i + 1 < g->nnodes; i++) {
+		uint32_t n = g->order[i];
+		const struct node *x = &g->nodes[n];
+		double tot = sf_an_double(x->total, g->exp);
+		double self = sf_an_double(x->self, g->exp);
+		char idx[32];
+
+		if (!shown(g, n, opt))
+			continue;
+		if (!first)
+			sf_output_puts(o, sep);
+		first = false;
+		text_list(o, g, g->in_edges, g->in_from, g->in_t,
+			  g->in_start[n], g->in_start[n + 1], false, tot, &f);
+		sf_an_fmt_unit(val, sizeof(val), tot, g->unit, raw);
+		sf_an_fmt_unit(v2, sizeof(v2), self, g->unit, raw);
+		snprintf(idx, sizeof(idx), "[%zu]", i + 1);
+		sf_output_printf(o, " %-6s %12s (%5.1f%%) %12s (%5.1f%%)  ",
+				 idx, val, pct(tot, tt), v2, pct(self, tt));
+		sf_an__put_name(o, g->names[n - 1]);
+		sf_output_putc(o, '\n');
+		text_list(o, g, g->out_edges, g->out_to, g->out_t,
+			  g->out_start[n], g->out_start[n + 1], true, tot, &f);
+	}
+	sf_output_puts(o, rule);
+	return 0;
+}
+
+/* ----- read access, for the reports in other files ----- */
+
+void sf_an_cg_info(const struct sf_an_cg *g, struct sf_an_cg_info *out)
+{
+	*out = (struct sf_an_cg_info){ g->exp, g->type, g->unit,
+				       g->total_time, g->nraw,
+				       g->nnodes - 1 };
+}
+
+void sf_an_cg_node(const struct sf_an_cg *g, size_t i,
+		   struct sf_an_cg_node *out)
+{
+	uint32_t n = g->order[i - 1];
+
+	*out = (struct sf_an_cg_node){
+		g->names[n - 1], g->nodes[n].total, g->nodes[n].self,
+		g->in_start[n + 1] - g->in_start[n],
+		g->out_start[n + 1] - g->out_start[n] };
+}
+
+void sf_an_cg_edge(const struct sf_an_cg *g, size_t i, bool callees,
+		   size_t j, struct sf_an_cg_edge *out)
+{
+	uint32_t n = g->order[i - 1];
+	uint32_t e = callees ? g->out_edges[g->out_start[n] + j] :
+			       g->in_edges[g->in_start[n] + j];
+	uint32_t other = callees ? g->edges[e].to : g->edges[e].from;
+
+	*out = (struct sf_an_cg_edge){
+		other == STAR ? 0 : g->index[other], g->edges[e].total,
+		time_d(g, e, false), time_d(g, e, true) };
+}
