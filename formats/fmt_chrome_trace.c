@@ -557,7 +557,7 @@ static int trace_read(struct sf_profile *p, struct sf_input *in,
 	/* events are handled one by one as they are parsed: the tree
 	 * never holds them (a Chrome recording can be hundreds of MB) */
 	struct sf_webjson_divert dv = { true, "traceEvents", NULL, event_cb,
-					&r, NULL, false, NULL };
+					&r, NULL, false, NULL, false };
 	root = NULL;
 	if ((rc = sf_webjson__parse_divert(in, ctx, true,
 					   "chrome-trace.truncated", &dv,

@@ -392,9 +392,9 @@ static int speedscope_read(struct sf_profile *p, struct sf_input *in,
 			0 };
 	/* shared.frames, then profiles[i].events/samples/weights */
 	struct sf_webjson_divert fdv = { false, "shared", frame_keys,
-					 frame_cb, &r, NULL, true, NULL };
+					 frame_cb, &r, NULL, true, NULL, false };
 	struct sf_webjson_divert dv = { false, "profiles", bulk, element, &r,
-					NULL, false, &fdv };
+					NULL, false, &fdv, false };
 	uint64_t last = 0;
 	int rc;
 

@@ -92,6 +92,7 @@ struct parser {
 	size_t div_level;          /* sc.n inside the diverted array */
 	size_t div_index;
 	const char *div_key;
+	char any_key[KEYMAX + 1];  /* div_key of an any_key path */
 	size_t div_n;
 	bool elem;                 /* inside an element */
 	uint64_t elem_line;        /* where it starts */
@@ -328,7 +329,7 @@ static int end_elem(struct parser *ps)
 }
 
 /* Is the '[' about to open at level sc.n an array of path `dv`? */
-static const char *divert_match(const struct parser *ps,
+static const char *divert_match(struct parser *ps,
 				const struct sf_webjson_divert *dv)
 {
 	const struct scan *s = &ps->sc;
@@ -360,6 +361,13 @@ static const char *divert_match(const struct parser *ps,
 		if (s->klen[lv] == strlen(dv->keys[i]) &&
 		    !memcmp(s->key[lv], dv->keys[i], s->klen[lv]))
 			return dv->keys[i];
+	if (dv->any_key) {
+		/* the key as far as the scanner kept it: a longer one is
+		 * no column a reader knows */
+		memcpy(ps->any_key, s->key[lv], s->klen[lv]);
+		ps->any_key[s->klen[lv]] = 0;
+		return ps->any_key;
+	}
 	return NULL;
 }
 

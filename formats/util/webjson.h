@@ -72,6 +72,12 @@ struct sf_webjson_divert {
 	/* another path, tried when this one does not match (its own
 	 * element and ud; `inner` of the first applies to all) */
 	const struct sf_webjson_divert *next;
+	/* top . KEY for every key: the arrays of a table whose members
+	 * the reader does not all know, so that none stays in the tree
+	 * (`keys` still lists the known ones, for their pointers; an
+	 * unknown key reaches `element` as a string valid until the
+	 * array ends) */
+	bool any_key;
 };
 
 /* Parse all of `in`, handing the diverted arrays' elements to `dv` (or
