@@ -3,6 +3,7 @@
  * formats (see webjson.h).
  */
 #include "webjson.h"
+#include "strbuf.h"
 
 #include <errno.h>
 #include <math.h>
@@ -93,6 +94,12 @@ struct parser {
 	size_t div_index;
 	const char *div_key;
 	char any_key[KEYMAX + 1];  /* div_key of an any_key path */
+	/* a diverted object (members): its elements are the values, each
+	 * after its key (mkey, as written) and a ':' */
+	bool div_members;
+	bool in_mkey, mkey_done, colon;
+	struct sf_sbuf mkey;
+	struct sf_sbuf ukey;       /* mkey without its escapes */
 	size_t div_n;
 	bool elem;                 /* inside an element */
 	uint64_t elem_line;        /* where it starts */
@@ -250,6 +257,12 @@ static void elem_start(struct parser *ps)
 		sub_restart(ps, ps->line);
 }
 
+/* What an element is called in messages. */
+static const char *elem_word(const struct parser *ps)
+{
+	return ps->div_members ? "object member" : "array element";
+}
+
 static int feed_elem(struct parser *ps, const char *b, size_t n)
 {
 	struct json_object *o;
@@ -264,7 +277,7 @@ static int feed_elem(struct parser *ps, const char *b, size_t n)
 		if (!only_space(b, n, &l))
 			return sf_error(ps->ctx, SF_EINPUT, ps->name, ps->line,
 					"invalid JSON: unexpected data after "
-					"an array element");
+					"an %s", elem_word(ps));
 		return 0;
 	}
 	o = json_tokener_parse_ex(ps->etok, b, (int)n);
@@ -281,9 +294,36 @@ static int feed_elem(struct parser *ps, const char *b, size_t n)
 	size_t used = (size_t)json_tokener_get_parse_end(ps->etok);
 	if (used < n && !only_space(b + used, n - used, &l))
 		return sf_error(ps->ctx, SF_EINPUT, ps->name, ps->line,
-				"invalid JSON: unexpected data after an "
-				"array element");
+				"invalid JSON: unexpected data after an %s",
+				elem_word(ps));
 	return 0;
+}
+
+/* The key of the member being ended, its escapes undone as json-c
+ * undoes them (a key that holds none is used as it is); NULL without
+ * memory. */
+static const char *member_key(struct parser *ps)
+{
+	struct json_object *k;
+	const char *ks;
+
+	ps->ukey.len = 0;
+	if (!ps->mkey.len || !memchr(ps->mkey.s, '\\', ps->mkey.len))
+		return sf_sbuf_add(&ps->ukey, ps->mkey.s ? ps->mkey.s : "",
+				   ps->mkey.len) ? ps->ukey.s : NULL;
+	if (!sf_sbuf_add(&ps->ukey, "\"", 1) ||
+	    !sf_sbuf_add(&ps->ukey, ps->mkey.s, ps->mkey.len) ||
+	    !sf_sbuf_add(&ps->ukey, "\"", 1))
+		return NULL;
+	/* the scanner saw a whole string, so only memory can fail here */
+	if (!(k = json_tokener_parse(ps->ukey.s)))
+		return NULL;
+	ps->ukey.len = 0;
+	ks = sf_sbuf_add(&ps->ukey, json_object_get_string(k),
+			 (size_t)json_object_get_string_len(k)) ?
+		     ps->ukey.s : NULL;
+	json_object_put(k);
+	return ks;
 }
 
 static int end_elem(struct parser *ps)
@@ -322,7 +362,13 @@ static int end_elem(struct parser *ps)
 	json_tokener_reset(ps->etok);
 	if (!ps->sub)
 		assign_lines(ps, o, &ps->elines);
-	rc = ps->div_dv->element(ps->div_dv->ud, ps->div_index, ps->div_key,
+	const char *key = ps->div_key;
+	if (ps->div_members && !(key = member_key(ps))) {
+		json_object_put(o);
+		return sf_error_nomem(ps->ctx);
+	}
+	ps->mkey_done = ps->colon = false;
+	rc = ps->div_dv->element(ps->div_dv->ud, ps->div_index, key,
 			     ps->div_n++, o, ps->elem_line);
 	json_object_put(o);
 	return rc;
@@ -371,11 +417,13 @@ static const char *divert_match(struct parser *ps,
 	return NULL;
 }
 
-/* Is the '[' about to open at level sc.n a diverted array?  Which path
- * it is on goes to ps->div_dv. */
-static const char *divert_key(struct parser *ps)
+/* Is the '[' (or '{', `open`) about to open at level sc.n a diverted
+ * array (or object)?  Which path it is on goes to ps->div_dv. */
+static const char *divert_key(struct parser *ps, char open)
 {
 	for (const struct sf_webjson_divert *d = ps->dv; d; d = d->next) {
+		if ((open == '{') != d->members)
+			continue;
 		const char *k = divert_match(ps, d);
 		if (k) {
 			ps->div_dv = d;
@@ -392,6 +440,13 @@ static int nul_name(struct parser *ps)
 	return sf_error(ps->ctx, SF_EINPUT, ps->name, ps->line,
 			"a string holds a NUL character (\\u0000), which "
 			"names cannot hold");
+}
+
+/* A diverted object whose members are not "key": value. */
+static int bad_member(struct parser *ps)
+{
+	return sf_error(ps->ctx, SF_EINPUT, ps->name, ps->line,
+			"invalid JSON: expected \"key\": value in an object");
 }
 
 static int feed(struct parser *ps, const char *b, size_t n)
@@ -423,8 +478,15 @@ static int feed(struct parser *ps, const char *b, size_t n)
 				s->in_str = false;
 				s->capture = false;
 				s->last = '"';
+				if (ps->in_mkey) {
+					ps->in_mkey = false;
+					ps->mkey_done = true;
+				}
+				continue;
 			} else if (s->capture && s->klen[s->n - 1] < KEYMAX)
 				s->key[s->n - 1][s->klen[s->n - 1]++] = c;
+			if (ps->in_mkey && !sf_sbuf_add(&ps->mkey, &c, 1))
+				return sf_error_nomem(ps->ctx);
 			ps->line += c == '\n';
 			continue;
 		}
@@ -443,6 +505,14 @@ static int feed(struct parser *ps, const char *b, size_t n)
 				s->klen[s->n - 1] = 0;
 			}
 			if (ps->div && s->n == ps->div_level && !ps->elem) {
+				if (ps->div_members && !ps->colon) {
+					/* a member's key */
+					if (ps->mkey_done)
+						return bad_member(ps);
+					ps->in_mkey = true;
+					ps->mkey.len = 0;
+					break;
+				}
 				elem_start(ps);
 				from = i;
 			}
@@ -450,9 +520,11 @@ static int feed(struct parser *ps, const char *b, size_t n)
 		case '[':
 		case '{': {
 			const char *dk = NULL;
-			if (c == '[' && !ps->div)
-				dk = divert_key(ps);
+			if (!ps->div)
+				dk = divert_key(ps, c);
 			if (ps->div && s->n == ps->div_level && !ps->elem) {
+				if (ps->div_members && !ps->colon)
+					return bad_member(ps);
 				elem_start(ps);
 				from = i;
 			}
@@ -474,6 +546,8 @@ static int feed(struct parser *ps, const char *b, size_t n)
 						    from_line)))
 					return rc;
 				ps->div = true;
+				ps->div_members = c == '{';
+				ps->mkey_done = ps->colon = false;
 				ps->div_level = s->n;
 				ps->div_index = s->n > 2 ? s->idx[1] : 0;
 				ps->div_key = dk;
@@ -485,8 +559,12 @@ static int feed(struct parser *ps, const char *b, size_t n)
 		}
 		case ']':
 		case '}':
-			if (ps->div && s->n == ps->div_level && c == ']') {
+			if (ps->div && s->n == ps->div_level &&
+			    c == (ps->div_members ? '}' : ']')) {
 				/* end of the diverted array */
+				if (ps->div_members && !ps->elem &&
+				    (ps->mkey_done || ps->colon))
+					return bad_member(ps);
 				if (ps->elem) {
 					if ((rc = feed_elem(ps, b + from,
 							    i - from)) ||
@@ -513,8 +591,8 @@ static int feed(struct parser *ps, const char *b, size_t n)
 					return sf_error(ps->ctx, SF_EINPUT,
 							ps->name, ps->line,
 							"invalid JSON: an "
-							"empty array "
-							"element");
+							"empty %s",
+							elem_word(ps));
 				if ((rc = feed_elem(ps, b + from, i - from)) ||
 				    (rc = end_elem(ps)))
 					return rc;
@@ -522,8 +600,20 @@ static int feed(struct parser *ps, const char *b, size_t n)
 			}
 			s->last = c;
 			break;
+		case ':':
+			if (ps->div && s->n == ps->div_level &&
+			    ps->div_members && !ps->elem) {
+				if (!ps->mkey_done || ps->colon)
+					return bad_member(ps);
+				ps->colon = true;
+				s->last = c;
+				break;
+			}
+			/* fall through */
 		default:
 			if (ps->div && s->n == ps->div_level && !ps->elem) {
+				if (ps->div_members && !ps->colon)
+					return bad_member(ps);
 				elem_start(ps);
 				from = i;
 			}
@@ -567,6 +657,8 @@ static void parser_free(struct parser *ps)
 	free(ps->lines.v);
 	free(ps->elines.v);
 	free(ps->walk);
+	sf_sbuf_free(&ps->mkey);
+	sf_sbuf_free(&ps->ukey);
 	if (ps->sub) {
 		parser_free(ps->sub);
 		free(ps->sub);
@@ -637,7 +729,8 @@ int sf_webjson__parse_divert(struct sf_input *in, struct sf_ctx *ctx,
 		    (rc = check_memory(&ps)))
 			goto out;
 	}
-	if (!ps.done && ps.div && close_truncated && any) {
+	if (!ps.done && ps.div && close_truncated && any &&
+	    !(ps.div_members && (ps.sc.in_str || ps.sc.last == ':'))) {
 		/* cut off inside a diverted array: deliver the last element
 		 * if it is whole, drop it if not, then close the array */
 		if (ps.elem && !ps.sc.in_str && ps.sc.last != ':' &&
@@ -668,8 +761,9 @@ int sf_webjson__parse_divert(struct sf_input *in, struct sf_ctx *ctx,
 			ps.sc.n--;
 		ps.div = false;
 		ps.sc.in_str = false;
-		ps.sc.last = ']';
-		if ((rc = feed_main(&ps, "]", 1, ps.line)))
+		ps.sc.last = ps.div_members ? '}' : ']';
+		if ((rc = feed_main(&ps, ps.div_members ? "}" : "]", 1,
+				    ps.line)))
 			goto out;
 	}
 	if (!ps.done && !ps.div && close_truncated && any && !ps.sc.in_str &&

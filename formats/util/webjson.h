@@ -78,6 +78,11 @@ struct sf_webjson_divert {
 	 * unknown key reaches `element` as a string valid until the
 	 * array ends) */
 	bool any_key;
+	/* the path names an object, not an array: its members' values
+	 * are the elements, `key` each one's name (escapes undone, valid
+	 * until `element` returns), `n` its position (a Chrome trace's
+	 * "stackFrames": {"id": {...}, ...}) */
+	bool members;
 };
 
 /* Parse all of `in`, handing the diverted arrays' elements to `dv` (or
