@@ -11,7 +11,9 @@
 # (a 26 MB sampled speedscope file of 300,000 frames), fftables and
 # geckotables (Firefox profiles, processed and gecko, whose bulk is one
 # thread's tables: 300,000 functions, frames and stacks, twice as many
-# strings, half of them unused, as many markers).  Needs GNU
+# strings, half of them unused, as many markers), objtrace (an 88 MB
+# Chrome trace in the JSON Object Format: 300,000 stackFrames, 1,000,000
+# samples).  Needs GNU
 # time.  Each line gives the peak RSS over the input size (goal: at most
 # 2x, issue 18).  SFCONV picks the binary; WEB_KEEP=DIR keeps the inputs
 # in DIR.
@@ -274,7 +276,21 @@ def geckotables(f):
     f.write(','.join('[%d,%d,{"type":"Text"}]' % (n + i, i) for i in range(n)))
     f.write(']}}],"processes":[]}')
 
+# A trace in the JSON Object Format: 300,000 stackFrames (each one's
+# parent a random earlier frame), 1,000,000 samples of random frames.
+def objtrace(f):
+    random.seed(13)
+    n, ns = int(300000 * scale), int(1000000 * scale)
+    f.write('{"traceEvents":[],"stackFrames":{"0":{"name":"main","category":"app"}')
+    f.write(''.join(',"%d":{"name":"fn%d","category":"app","parent":"%d"}'
+                    % (i, i, random.randrange(i)) for i in range(1, n)))
+    f.write('},"samples":[')
+    f.write(','.join('{"cpu":0,"tid":1,"ts":%d,"name":"cycles","sf":%d,"weight":1}'
+                     % (10 * i, random.randrange(n)) for i in range(ns)))
+    f.write(']}')
+
 gens = {'gecko': ('gecko.firefox.json', gecko),
+        'objtrace': ('object.trace.json', objtrace),
         'fftables': ('tables.firefox.json', fftables),
         'geckotables': ('tables.gecko.json', geckotables),
         'speedscope': ('evented.speedscope.json', speedscope),
@@ -300,6 +316,7 @@ for w in $want; do
 	firefox) f=processed.firefox.json ;;
 	gecko) f=gecko.firefox.json ;;
 	fftables) f=tables.firefox.json ;;
+	objtrace) f=object.trace.json ;;
 	geckotables) f=tables.gecko.json ;;
 	esac
 	size=$(wc -c < "$dir/$f")

@@ -10,7 +10,8 @@
  *     the final `]`) can be closed on request.  Each array and object of
  *     the tree (and of a diverted element) knows the line where it starts
  *     (sf_webjson__line), for messages.  The bulk arrays of a
- *     format (trace events, speedscope events and samples) can be
+ *     format (trace events, speedscope events and samples, a Firefox
+ *     thread's tables) and objects (a trace's stackFrames) can be
  *     "diverted": parsed element by element and handed to the reader, so
  *     the tree never holds them (struct sf_webjson_divert).
  *   - lenient accessors: numbers that arrive as JSON strings ("ts": "12")
