@@ -245,6 +245,7 @@ static void sub_restart(struct parser *ps, uint64_t line)
 	sub->lines.n = sub->elines.n = 0;
 	sub->line = line;
 	sub->done = sub->div = sub->elem = sub->have_value = false;
+	sub->in_mkey = sub->mkey_done = sub->colon = false;
 	sub->jerr = json_tokener_continue;
 }
 
@@ -300,30 +301,33 @@ static int feed_elem(struct parser *ps, const char *b, size_t n)
 }
 
 /* The key of the member being ended, its escapes undone as json-c
- * undoes them (a key that holds none is used as it is); NULL without
- * memory. */
-static const char *member_key(struct parser *ps)
+ * undoes them (a key that holds none is used as it is), in ps->ukey. */
+static int member_key(struct parser *ps)
 {
 	struct json_object *k;
-	const char *ks;
+	bool ok;
 
 	ps->ukey.len = 0;
 	if (!ps->mkey.len || !memchr(ps->mkey.s, '\\', ps->mkey.len))
 		return sf_sbuf_add(&ps->ukey, ps->mkey.s ? ps->mkey.s : "",
-				   ps->mkey.len) ? ps->ukey.s : NULL;
+				   ps->mkey.len) ? 0 : sf_error_nomem(ps->ctx);
 	if (!sf_sbuf_add(&ps->ukey, "\"", 1) ||
 	    !sf_sbuf_add(&ps->ukey, ps->mkey.s, ps->mkey.len) ||
 	    !sf_sbuf_add(&ps->ukey, "\"", 1))
-		return NULL;
-	/* the scanner saw a whole string, so only memory can fail here */
-	if (!(k = json_tokener_parse(ps->ukey.s)))
-		return NULL;
+		return sf_error_nomem(ps->ctx);
+	/* the scanner does not check escapes: json-c does */
+	if (!(k = json_tokener_parse(ps->ukey.s)) ||
+	    !json_object_is_type(k, json_type_string)) {
+		json_object_put(k);
+		return sf_error(ps->ctx, SF_EINPUT, ps->name, ps->elem_line,
+				"invalid JSON: a bad escape in an object "
+				"key");
+	}
 	ps->ukey.len = 0;
-	ks = sf_sbuf_add(&ps->ukey, json_object_get_string(k),
-			 (size_t)json_object_get_string_len(k)) ?
-		     ps->ukey.s : NULL;
+	ok = sf_sbuf_add(&ps->ukey, json_object_get_string(k),
+			 (size_t)json_object_get_string_len(k));
 	json_object_put(k);
-	return ks;
+	return ok ? 0 : sf_error_nomem(ps->ctx);
 }
 
 static int end_elem(struct parser *ps)
@@ -363,9 +367,12 @@ static int end_elem(struct parser *ps)
 	if (!ps->sub)
 		assign_lines(ps, o, &ps->elines);
 	const char *key = ps->div_key;
-	if (ps->div_members && !(key = member_key(ps))) {
-		json_object_put(o);
-		return sf_error_nomem(ps->ctx);
+	if (ps->div_members) {
+		if ((rc = member_key(ps))) {
+			json_object_put(o);
+			return rc;
+		}
+		key = ps->ukey.s;
 	}
 	ps->mkey_done = ps->colon = false;
 	rc = ps->div_dv->element(ps->div_dv->ud, ps->div_index, key,
