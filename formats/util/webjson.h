@@ -16,10 +16,10 @@
  *     the tree never holds them (struct sf_webjson_divert).
  *   - lenient accessors: numbers that arrive as JSON strings ("ts": "12")
  *     are numbers, as Hermes and Perfetto exporters write them.
- *   - the V8 CPU profile node table used by both .cpuprofile files and
- *     Chrome trace ProfileChunk events: nodes (id, parent id, call frame)
- *     arrive in any order, possibly spread over chunks; a node's stack is
- *     made when a sample first needs it.
+ *   - the V8 CPU profile node table (cpuprof.c) used by both .cpuprofile
+ *     files and Chrome trace ProfileChunk events: nodes (id, parent id,
+ *     call frame) arrive in any order, possibly spread over chunks; a
+ *     node's stack is made when a sample first needs it.
  *
  * Nothing here is public API; names are sf_webjson__* and sf_cpuprof__*.
  */
