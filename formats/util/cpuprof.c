@@ -63,6 +63,22 @@ int sf_cpuprof__frame(struct sf_profile *p, struct sf_ctx *ctx,
 	return sf_profile_frame(p, ctx, &f, out);
 }
 
+/* A new node `id` (defined or only named so far, on `line`), without
+ * parent, frame or stack yet; *at is its index. */
+static int node_new(struct sf_cpuprof *t, struct sf_ctx *ctx, int64_t id,
+		    uint64_t line, uint32_t *at)
+{
+	if (sf_grow(&t->nodes, &t->cap, t->n + 1, sizeof(*t->nodes)))
+		return sf_error_nomem(ctx);
+	*at = (uint32_t)t->n;
+	if (!sf_idx_insert(&t->idx, sf_hash(&id, sizeof(id)), *at))
+		return sf_error_nomem(ctx);
+	t->nodes[t->n++] = (struct sf_cpuprof_node){
+		.id = id, .parent = INT64_MIN, .frame = UINT32_MAX,
+		.stack = UINT32_MAX, .line = line };
+	return 0;
+}
+
 int sf_cpuprof__add_node(struct sf_cpuprof *t, struct sf_profile *p,
 			struct sf_ctx *ctx, int64_t id, int64_t parent,
 			struct json_object *cf, const char *name,
@@ -82,23 +98,9 @@ int sf_cpuprof__add_node(struct sf_cpuprof *t, struct sf_profile *p,
 					"CPU profile node id %lld appears "
 					"twice", (long long)id);
 	} else {
-		if (t->n == t->cap) {
-			size_t nc = t->cap ? t->cap * 2 : 256;
-			void *q = sf_reallocarray(t->nodes, nc,
-						  sizeof(*t->nodes));
-			if (!q)
-				return sf_error_nomem(ctx);
-			t->nodes = q;
-			t->cap = nc;
-		}
-		at = (uint32_t)t->n;
-		if (!sf_idx_insert(&t->idx, sf_hash(&id, sizeof(id)), at))
-			return sf_error_nomem(ctx);
-		nd = &t->nodes[t->n++];
-		nd->id = id;
-		nd->parent = INT64_MIN;
-		nd->stack = UINT32_MAX;
-		nd->resolving = false;
+		if ((rc = node_new(t, ctx, id, line, &at)))
+			return rc;
+		nd = &t->nodes[at];
 	}
 	if (parent != INT64_MIN)
 		nd->parent = parent;
@@ -123,27 +125,11 @@ static int set_parent(struct sf_cpuprof *t, struct sf_ctx *ctx, int64_t child,
 {
 	uint32_t at;
 
-	if (!node_find(t, child, &at)) {
-		if (t->n == t->cap) {
-			size_t nc = t->cap ? t->cap * 2 : 256;
-			void *q = sf_reallocarray(t->nodes, nc,
-						  sizeof(*t->nodes));
-			if (!q)
-				return sf_error_nomem(ctx);
-			t->nodes = q;
-			t->cap = nc;
-		}
-		at = (uint32_t)t->n;
-		if (!sf_idx_insert(&t->idx, sf_hash(&child, sizeof(child)),
-				   at))
-			return sf_error_nomem(ctx);
-		struct sf_cpuprof_node *nd = &t->nodes[t->n++];
-		memset(nd, 0, sizeof(*nd));
-		nd->id = child;
-		nd->frame = UINT32_MAX;
-		nd->stack = UINT32_MAX;
-		nd->line = line;
-	}
+	int rc;
+
+	if (!node_find(t, child, &at) &&
+	    (rc = node_new(t, ctx, child, line, &at)))
+		return rc;
 	t->nodes[at].parent = parent;
 	return 0;
 }
