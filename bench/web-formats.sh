@@ -8,7 +8,12 @@
 # speedscope, trace, cpuprofile, firefox (default: these four), gecko
 # (the gecko form of the Firefox profile, 230 MB at SCALE 1), nodes (a
 # 106 MB .cpuprofile whose bulk is 600,000 nodes, one per line), frames
-# (a 26 MB sampled speedscope file of 300,000 frames).  Needs GNU
+# (a 26 MB sampled speedscope file of 300,000 frames), fftables and
+# geckotables (Firefox profiles, processed and gecko, whose bulk is one
+# thread's tables: 300,000 functions, frames and stacks, twice as many
+# strings, half of them unused, as many markers), objtrace (an 88 MB
+# Chrome trace in the JSON Object Format: 300,000 stackFrames, 1,000,000
+# samples).  Needs GNU
 # time.  Each line gives the peak RSS over the input size (goal: at most
 # 2x, issue 18).  SFCONV picks the binary; WEB_KEEP=DIR keeps the inputs
 # in DIR.
@@ -216,7 +221,78 @@ def gecko(f):
     f.write(']},"markers":{"schema":{"name":0,"startTime":1,"endTime":2,"phase":3,'
             '"category":4,"data":5},"data":[]}}],"processes":[],"pausedRanges":[]}')
 
+# Firefox profiles whose bulk is one thread's tables, not its samples:
+# 300,000 functions, frames and stacks (each stack's prefix a random
+# earlier one), as many samples and markers, and the strings of the names with
+# as many that nothing uses; processed (every column samply writes) and
+# gecko (rows).
+def fftables(f):
+    random.seed(11)
+    n = int(300000 * scale)
+    col = lambda v: '[' + ','.join('null' if x is None else str(x) for x in v) + ']'
+    f.write('{"meta":{"interval":1,"startTime":1700000000000.5,"version":24,'
+            '"preprocessedProfileVersion":41},"libs":[],"threads":[{"name":"main",'
+            '"pid":"100","tid":101,"stringArray":[')
+    f.write(','.join(['"fn%d"' % i for i in range(n)] + ['"/src/m%d.rs"' % i for i in range(300)] +
+                     ['"unused string number %d"' % i for i in range(n)]))
+    f.write('],"funcTable":{"length":%d,"name":%s,"isJS":%s,"relevantForJS":%s,'
+            '"resource":%s,"fileName":%s,"lineNumber":%s,"columnNumber":%s},'
+            % (n, col(range(n)), col(['false'] * n), col(['false'] * n), col([-1] * n),
+               col([n + i % 300 for i in range(n)]), col([1 + i % 500 for i in range(n)]),
+               col([None] * n)))
+    f.write('"resourceTable":{"length":0,"lib":[],"name":[],"host":[],"type":[]},')
+    f.write('"frameTable":{"length":%d,"address":%s,"inlineDepth":%s,"category":%s,'
+            '"subcategory":%s,"func":%s,"nativeSymbol":%s,"innerWindowID":%s,'
+            '"implementation":%s,"line":%s,"column":%s},'
+            % (n, col([4096 + 16 * i for i in range(n)]), col([0] * n), col([0] * n),
+               col([0] * n), col(range(n)), col([None] * n), col([None] * n),
+               col([None] * n), col([None] * n), col([None] * n)))
+    prefix = [None] + [random.randrange(i) for i in range(1, n)]
+    f.write('"stackTable":{"length":%d,"prefix":%s,"frame":%s,"category":%s,"subcategory":%s},'
+            % (n, col(prefix), col(range(n)), col([0] * n), col([0] * n)))
+    f.write('"samples":{"length":%d,"weightType":"samples","stack":%s,"time":%s},'
+            % (n, col(random.randrange(n) for _ in range(n)), col(range(n))))
+    f.write('"markers":{"length":%d,"category":%s,"data":[%s],"endTime":%s,"name":%s,'
+            '"phase":%s,"startTime":%s}}],"pages":[],"counters":[]}'
+            % (n, col([0] * n), ','.join('{"type":"Text","name":"m%d"}' % i for i in range(n)),
+               col(range(n)), col([0] * n), col([1] * n), col(range(n))))
+
+def geckotables(f):
+    random.seed(12)
+    n = int(300000 * scale)
+    f.write('{"meta":{"interval":1,"startTime":1700000000000.5,"version":24},'
+            '"libs":[],"threads":[{"name":"main","pid":"100","tid":101,"stringTable":[')
+    f.write(','.join(['"fn%d (/src/m%d.js:%d:%d)"' % (i, i % 300, 1 + i % 500, 1 + i % 70)
+                      for i in range(n)] + ['"unused string number %d"' % i for i in range(n)]))
+    f.write('],"frameTable":{"schema":{"location":0,"relevantForJS":1,"innerWindowID":2,'
+            '"implementation":3,"line":4,"column":5,"category":6,"subcategory":7},"data":[')
+    f.write(','.join('[%d,false,0,null,null,null,0,0]' % i for i in range(n)))
+    f.write(']},"stackTable":{"schema":{"prefix":0,"frame":1},"data":[')
+    f.write(",".join("[%s,%d]" % ("null" if i == 0 else random.randrange(i), i)
+                     for i in range(n)))
+    f.write(']},"samples":{"schema":{"stack":0,"time":1},"data":[')
+    f.write(','.join('[%d,%d]' % (random.randrange(n), i) for i in range(n)))
+    f.write(']},"markers":{"schema":{"name":0,"startTime":1,"data":2},"data":[')
+    f.write(','.join('[%d,%d,{"type":"Text"}]' % (n + i, i) for i in range(n)))
+    f.write(']}}],"processes":[]}')
+
+# A trace in the JSON Object Format: 300,000 stackFrames (each one's
+# parent a random earlier frame), 1,000,000 samples of random frames.
+def objtrace(f):
+    random.seed(13)
+    n, ns = int(300000 * scale), int(1000000 * scale)
+    f.write('{"traceEvents":[],"stackFrames":{"0":{"name":"main","category":"app"}')
+    f.write(''.join(',"%d":{"name":"fn%d","category":"app","parent":"%d"}'
+                    % (i, i, random.randrange(i)) for i in range(1, n)))
+    f.write('},"samples":[')
+    f.write(','.join('{"cpu":0,"tid":1,"ts":%d,"name":"cycles","sf":%d,"weight":1}'
+                     % (10 * i, random.randrange(n)) for i in range(ns)))
+    f.write(']}')
+
 gens = {'gecko': ('gecko.firefox.json', gecko),
+        'objtrace': ('object.trace.json', objtrace),
+        'fftables': ('tables.firefox.json', fftables),
+        'geckotables': ('tables.gecko.json', geckotables),
         'speedscope': ('evented.speedscope.json', speedscope),
         'trace': ('x.trace.json', trace),
         'cpuprofile': ('bench.cpuprofile', cpuprofile),
@@ -239,6 +315,9 @@ for w in $want; do
 	frames) f=frames.speedscope.json ;;
 	firefox) f=processed.firefox.json ;;
 	gecko) f=gecko.firefox.json ;;
+	fftables) f=tables.firefox.json ;;
+	objtrace) f=object.trace.json ;;
+	geckotables) f=tables.gecko.json ;;
 	esac
 	size=$(wc -c < "$dir/$f")
 	/usr/bin/time -f "%e %M" -o "$dir/t" \

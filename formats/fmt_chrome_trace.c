@@ -34,8 +34,10 @@
  */
 #include "webjson.h"
 #include "text.h"
+#include "strbuf.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -421,122 +423,248 @@ static int replay(struct rd *r, struct tthread *t, uint32_t tw)
 	return rc;
 }
 
-/* The JSON Object Format's "stackFrames" + "samples". */
-static int frame_stack(struct rd *r, struct json_object *frames,
-		       struct json_object *fo, const char *key,
-		       sf_stack_id *out)
+/*
+ * The JSON Object Format's "stackFrames" + "samples", read member by
+ * member and sample by sample as the document is parsed (struct
+ * sf_webjson_divert), so that neither is a json-c tree: a frame keeps
+ * its key, name and parent key as text and its line; a sample the five
+ * values the reader takes from it.  The frames may come after the
+ * samples, so both wait for the end of the document.
+ */
+#define NO_TEXT SIZE_MAX
+
+struct oframe {
+	size_t key, name, parent;   /* offsets in the text, or NO_TEXT */
+	bool object;                /* the value is an object */
+	bool bad_parent;            /* its parent is no string or integer */
+	bool has_stack;
+	sf_stack_id stack;          /* once made */
+	uint64_t line;
+};
+
+struct osample {
+	int64_t pid, tid;
+	double ts, weight;
+	bool has_ts, bad_weight;
+	size_t key;                 /* of its frame, or NO_TEXT */
+	uint64_t line;              /* 0 when it is no object */
+};
+
+struct objfmt {
+	struct sf_ctx *ctx;
+	struct oframe *f;
+	size_t nf, cf;
+	struct osample *s;
+	size_t ns, cs;
+	struct sf_sbuf text;        /* keys, names, each with its NUL */
+	struct sf_idx idx;          /* frame key -> index */
+};
+
+static void objfmt_free(struct objfmt *o)
 {
-	struct json_object *chain[256];
+	free(o->f);
+	free(o->s);
+	sf_sbuf_free(&o->text);
+	sf_idx_free(&o->idx);
+}
+
+/* Keep `s` (NULL: none) in the text; *off its offset. */
+static bool keep_text(struct objfmt *o, const char *s, size_t *off)
+{
+	size_t at = o->text.len;
+
+	*off = NO_TEXT;
+	if (!s)
+		return true;
+	if (!sf_sbuf_add(&o->text, s, strlen(s) + 1))
+		return false;
+	*off = at;
+	return true;
+}
+
+/* A frame key or a sample's "sf" as the text the frames are keyed by: a
+ * string, or an integer written in decimal; NULL for anything else. */
+static const char *frame_key(struct json_object *v, char *buf, size_t size)
+{
+	int64_t k;
+
+	if (v && json_object_is_type(v, json_type_string))
+		return json_object_get_string(v);
+	if (!sf_webjson__int(v, &k))
+		return NULL;
+	snprintf(buf, size, "%lld", (long long)k);
+	return buf;
+}
+
+static bool oframe_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct objfmt *o = ctx;
+
+	return !strcmp(o->text.s + o->f[id].key, key);
+}
+
+static struct oframe *oframe_find(const struct objfmt *o, const char *key)
+{
+	uint32_t id;
+
+	if (!key || !sf_idx_find(&o->idx, sf_hash(key, strlen(key)),
+				 oframe_eq, o, key, &id))
+		return NULL;
+	return &o->f[id];
+}
+
+static bool is_container(struct json_object *v)
+{
+	return v && (json_object_is_type(v, json_type_object) ||
+		     json_object_is_type(v, json_type_array));
+}
+
+static int frame_member_cb(void *ud, size_t index, const char *key,
+			   size_t n, struct json_object *v, uint64_t line)
+{
+	struct objfmt *o = ud;
+	struct json_object *par = sf_webjson__get(v, "parent");
+	struct oframe fr = { 0 };
+	char kb[32];
+	uint32_t id;
+
+	if (!n) {
+		/* json-c keeps the last "stackFrames" of a root that has
+		 * two */
+		o->nf = 0;
+		sf_idx_free(&o->idx);
+		memset(&o->idx, 0, sizeof(o->idx));
+	}
+	fr.object = v && json_object_is_type(v, json_type_object);
+	fr.line = is_container(v) ? line : 0;
+	/* a JSON null parent is no parent, as json-c's tree gives it */
+	fr.bad_parent = par && !frame_key(par, kb, sizeof(kb));
+	if (!keep_text(o, key, &fr.key) ||
+	    !keep_text(o, sf_webjson__str(v, "name"), &fr.name) ||
+	    !keep_text(o, par ? frame_key(par, kb, sizeof(kb)) : NULL,
+		       &fr.parent))
+		return sf_error_nomem(o->ctx);
+	/* a key given twice: the last value, as json-c keeps it */
+	uint64_t h = sf_hash(key, strlen(key));
+	if (sf_idx_find(&o->idx, h, oframe_eq, o, key, &id)) {
+		o->f[id] = fr;
+		return 0;
+	}
+	if (o->nf >= UINT32_MAX ||
+	    sf_grow(&o->f, &o->cf, o->nf + 1, sizeof(*o->f)) ||
+	    !sf_idx_insert(&o->idx, h, (uint32_t)o->nf))
+		return sf_error_nomem(o->ctx);
+	o->f[o->nf++] = fr;
+	return 0;
+}
+
+static int osample_cb(void *ud, size_t index, const char *key, size_t n,
+		      struct json_object *e, uint64_t line)
+{
+	struct objfmt *o = ud;
+	struct osample s = { 0, 0, 0, 1, false, false, NO_TEXT, 0 };
+	struct json_object *wv = sf_webjson__get(e, "weight");
+	char kb[32];
+
+	if (!n)
+		o->ns = 0;   /* the last "samples", as json-c keeps it */
+	sf_webjson__int(sf_webjson__get(e, "pid"), &s.pid);
+	sf_webjson__int(sf_webjson__get(e, "tid"), &s.tid);
+	s.has_ts = sf_webjson__num(sf_webjson__get(e, "ts"), &s.ts);
+	s.bad_weight = wv && !sf_webjson__num(wv, &s.weight);
+	s.line = is_container(e) ? line : 0;
+	if (!keep_text(o, frame_key(sf_webjson__get(e, "sf"), kb,
+				    sizeof(kb)), &s.key) ||
+	    sf_grow(&o->s, &o->cs, o->ns + 1, sizeof(*o->s)))
+		return sf_error_nomem(o->ctx);
+	o->s[o->ns++] = s;
+	return 0;
+}
+
+/* The stack of frame `fo` (named `key`): its chain of parents up to one
+ * whose stack is made, then the stacks down from there. */
+static int frame_stack(struct rd *r, struct objfmt *o, struct oframe *fo,
+		       const char *key, sf_stack_id *out)
+{
+	struct oframe *chain[256];
 	size_t n = 0;
 	sf_stack_id s = SF_STACK_EMPTY;
 	int rc;
-	char kb[32];
 
 	for (;;) {
-		uintptr_t memo;
-		if (!fo || !json_object_is_type(fo, json_type_object))
+		if (!fo || !fo->object)
 			return sf_error(r->ctx, SF_EINPUT, r->name,
-					n ? sf_webjson__line(chain[n - 1]) :
-					    0,
+					n ? chain[n - 1]->line : 0,
 					"stackFrames: no frame '%s'", key);
-		/* the user data holds the frame's line until its stack,
-		 * marked, replaces it */
-		memo = (uintptr_t)json_object_get_userdata(fo);
-		if (memo & SF_WEBJSON_MARK) {
-			s = (sf_stack_id)(memo & ~SF_WEBJSON_MARK);
+		if (fo->has_stack) {
+			s = fo->stack;
 			break;
 		}
 		if (n == sizeof(chain) / sizeof(chain[0]))
-			return sf_error(r->ctx, SF_ELIMIT, r->name,
-					sf_webjson__line(fo),
+			return sf_error(r->ctx, SF_ELIMIT, r->name, fo->line,
 					"stackFrames: a chain deeper than %zu "
 					"frames", n);
 		chain[n++] = fo;
-		struct json_object *par = sf_webjson__get(fo, "parent");
-		int64_t pk;
-		if (!par)
-			break;
-		if (json_object_is_type(par, json_type_string))
-			key = json_object_get_string(par);
-		else if (sf_webjson__int(par, &pk)) {
-			snprintf(kb, sizeof(kb), "%lld", (long long)pk);
-			key = kb;
-		} else
-			return sf_error(r->ctx, SF_EINPUT, r->name,
-					sf_webjson__line(fo),
+		if (fo->bad_parent)
+			return sf_error(r->ctx, SF_EINPUT, r->name, fo->line,
 					"stackFrames: bad parent");
-		fo = sf_webjson__get(frames, key);
+		if (fo->parent == NO_TEXT)
+			break;
+		key = o->text.s + fo->parent;
+		fo = oframe_find(o, key);
 		for (size_t k = 0; k < n; k++)
 			if (chain[k] == fo)
 				return sf_error(r->ctx, SF_EINPUT, r->name,
-						sf_webjson__line(fo),
+						fo->line,
 						"stackFrames: a frame is its "
 						"own ancestor");
 	}
 	while (n) {
-		struct json_object *f = chain[--n];
-		const char *nm = sf_webjson__str(f, "name");
+		struct oframe *f = chain[--n];
+		const char *nm = f->name != NO_TEXT ? o->text.s + f->name :
+						      "(unnamed)";
 		sf_frame_id fid;
-		if (!nm)
-			nm = "(unnamed)";
 		if ((rc = sf_profile_frame_named(r->p, r->ctx, nm, strlen(nm),
 						 NULL, &fid)) ||
 		    (rc = sf_profile_stack_push(r->p, r->ctx, s, fid, &s)))
 			return rc;
-		json_object_set_userdata(f, (void *)(SF_WEBJSON_MARK |
-						     (uintptr_t)s), NULL);
+		f->stack = s;
+		f->has_stack = true;
 	}
 	*out = s;
 	return 0;
 }
 
-static int object_samples(struct rd *r, struct json_object *root,
-			  uint32_t tc)
+static int object_samples(struct rd *r, struct objfmt *o, uint32_t tc)
 {
-	struct json_object *frames = sf_webjson__get(root, "stackFrames");
-	struct json_object *smp = sf_webjson__arr(root, "samples");
-	size_t ns = json_object_array_length(smp);
 	int rc;
 
-	for (size_t i = 0; i < ns; i++) {
-		struct json_object *e = json_object_array_get_idx(smp, i);
-		struct json_object *sf = sf_webjson__get(e, "sf");
-		int64_t pid = 0, tid = 0, k;
-		double ts = 0, wt = 1;
-		const char *key;
-		char kb[32];
+	for (size_t i = 0; i < o->ns; i++) {
+		const struct osample *e = &o->s[i];
+		double wt = e->weight;
 		sf_stack_id s = SF_STACK_EMPTY;
 		sf_thread_idx th;
-		sf_webjson__int(sf_webjson__get(e, "pid"), &pid);
-		sf_webjson__int(sf_webjson__get(e, "tid"), &tid);
-		bool has_ts = sf_webjson__num(sf_webjson__get(e, "ts"), &ts);
-		if (sf_webjson__get(e, "weight") &&
-		    !sf_webjson__num(sf_webjson__get(e, "weight"), &wt))
-			return sf_error(r->ctx, SF_EINPUT, r->name,
-					sf_webjson__line(e),
+		if (e->bad_weight)
+			return sf_error(r->ctx, SF_EINPUT, r->name, e->line,
 					"samples[%zu]: weight must be a "
 					"number", i);
-		if (sf && json_object_is_type(sf, json_type_string))
-			key = json_object_get_string(sf);
-		else if (sf_webjson__int(sf, &k)) {
-			snprintf(kb, sizeof(kb), "%lld", (long long)k);
-			key = kb;
-		} else
-			key = NULL;
-		if (key && (rc = frame_stack(r, frames,
-					     sf_webjson__get(frames, key), key,
-					     &s))) {
-			/* a sample naming a frame that is not there */
-			sf_error_place(r->ctx, NULL, sf_webjson__line(e));
-			return rc;
+		if (e->key != NO_TEXT) {
+			const char *key = o->text.s + e->key;
+			if ((rc = frame_stack(r, o, oframe_find(o, key), key,
+					      &s))) {
+				/* a sample naming a frame that is not
+				 * there */
+				sf_error_place(r->ctx, NULL, e->line);
+				return rc;
+			}
 		}
-		struct tthread *t = thread_of(r, pid, tid);
+		struct tthread *t = thread_of(r, e->pid, e->tid);
 		if (!t)
 			return sf_error_nomem(r->ctx);
 		if ((rc = model_thread(r, t, &th)) ||
 		    (rc = add(r, s, th, &tc, &wt, 1,
-			      has_ts ? (int64_t)llround(ts * 1000) :
-				       SF_NO_TIME)))
+			      e->has_ts ? (int64_t)llround(e->ts * 1000) :
+					  SF_NO_TIME)))
 			return rc;
 	}
 	return 0;
@@ -556,8 +684,17 @@ static int trace_read(struct sf_profile *p, struct sf_input *in,
 	r.name = sf_input_name(in);
 	/* events are handled one by one as they are parsed: the tree
 	 * never holds them (a Chrome recording can be hundreds of MB) */
-	struct sf_webjson_divert dv = { true, "traceEvents", NULL, event_cb,
-					&r, NULL, false, NULL };
+	struct objfmt obj = { .ctx = ctx };
+	static const char *const frames_key[] = { "stackFrames", NULL };
+	static const char *const samples_key[] = { "samples", NULL };
+	const struct sf_webjson_divert sdv = {
+		.keys = samples_key, .element = osample_cb, .ud = &obj };
+	const struct sf_webjson_divert fdv = {
+		.keys = frames_key, .element = frame_member_cb, .ud = &obj,
+		.members = true, .next = &sdv };
+	struct sf_webjson_divert dv = {
+		.root_array = true, .top = "traceEvents", .element = event_cb,
+		.ud = &r, .next = &fdv };
 	root = NULL;
 	if ((rc = sf_webjson__parse_divert(in, ctx, true,
 					   "chrome-trace.truncated", &dv,
@@ -596,7 +733,7 @@ static int trace_read(struct sf_profile *p, struct sf_input *in,
 		goto out;
 	}
 	if (objsamples) {
-		if ((rc = object_samples(&r, root, tc)))
+		if ((rc = object_samples(&r, &obj, tc)))
 			goto out;
 	} else if (nvs) {
 		for (size_t i = 0; i < r.nvp; i++) {
@@ -656,6 +793,7 @@ static int trace_read(struct sf_profile *p, struct sf_input *in,
 out:
 	if (rc)
 		sf_error_place(ctx, r.name, last);
+	objfmt_free(&obj);
 	for (size_t i = 0; i < r.nth; i++)
 		free(r.th[i].ev);
 	free(r.th);

@@ -208,8 +208,8 @@ static int cpuprofile_read(struct sf_profile *p, struct sf_input *in,
 	struct sf_cpuprof t = { 0 };
 	const char *name = sf_input_name(in);
 	struct bulk bk = { .ctx = ctx, .name = name, .p = p, .t = &t };
-	struct sf_webjson_divert dv = { false, NULL, bulk_keys, bulk_cb, &bk,
-					NULL, false, NULL };
+	struct sf_webjson_divert dv = { .keys = bulk_keys, .element = bulk_cb,
+					.ud = &bk };
 	uint32_t tc, tw = 0;
 	double *w = NULL, *ts = NULL;   /* ts: timeDeltas or timestamps */
 	double start = NAN, end = NAN;

@@ -54,117 +54,266 @@ static int firefox_probe(const unsigned char *d, size_t n)
 	return 0;
 }
 
+struct col;
+
 struct rd {
 	struct sf_profile *p;
 	struct sf_ctx *ctx;
 	const char *name;
 	double root_start;        /* ms since the epoch */
-	struct json_object *shared_strings;
+	const struct col *shared; /* the profile's shared.stringArray */
 	double *w;
 	size_t nw;
 	uint64_t tline;           /* line of the thread being read */
 };
 
 /*
- * A processed thread's sample columns (samples.stack, .time, .timeDeltas,
- * .weight) in compact form: 12 bytes a sample where json-c needs about
- * 150.  They are filled while the document is parsed (the thread's
+ * A thread's tables in compact form: every column the reader uses
+ * (samples.stack, .time, ...; frameTable.func, ...; the strings) kept as
+ * an array of the one value the reader takes from each cell, 8 bytes or
+ * less where json-c needs about 150 a cell, and the strings as their
+ * bytes.  They are filled while the document is parsed (the thread's
  * arrays are diverted, struct sf_webjson_divert) or, for a thread that
  * was not (nested processes, a wrapped profile), from the tree; both go
- * through cols_add, so both give the same model.  A cell keeps exactly
- * what the reader uses of it: a stack is COL_NONE when it is not an
- * integer (the sample is skipped) and any negative index is -1 (out of
- * range all the same); a time is NaN when it is not a number; a weight is
- * what sf_webjson__num leaves in a 1.  A weight column that holds one
- * value throughout is not stored: the usual "weight": [1, 1, ...].
+ * through col_add, so both give the same model.  So a thread costs about
+ * the size of its text, not ten to thirty times it, and what the reader
+ * keeps after it is the model.  A cell keeps exactly what the reader
+ * uses of it: a stack is COL_NONE when it is not an integer (the sample
+ * is skipped) and any negative index is -1 (out of range all the same);
+ * an integer is INT64_MIN when the cell is not one (every use refuses
+ * negative values, so nothing else is lost); a number is NaN when it is
+ * not one; a string is its offset in the column's text, or SIZE_MAX for
+ * a cell that is not a string; a weight is what sf_webjson__num leaves in
+ * a 1.  A weight column that holds one value throughout is not stored:
+ * the usual "weight": [1, 1, ...].
  *
- * The gecko form's samples.data rows cannot be cut down to the cells
- * that matter: the schema that says which they are may come after them.
- * Each row is kept as its JSON text instead (json-c writes numbers back
- * as they were read, so parsing the text again gives the same values),
- * about the size it had in the file, and parsed again when the thread is
- * read.
+ * The gecko form's table rows ("data": [[...], ...]) cannot be cut down
+ * to the cells that matter: the schema that says which they are may come
+ * after them.  Each row is kept as its JSON text instead (json-c writes
+ * numbers back as they were read, so parsing the text again gives the
+ * same values), about the size it had in the file, and parsed again when
+ * the thread is read.
  */
 #define COL_NONE (-2)
 
-enum { C_STACK, C_TIME, C_DELTA, C_WEIGHT, C_ROWS, C_N };
+enum col_kind { K_STACK, K_NUM, K_WEIGHT, K_INT, K_STR, K_ROWS };
 
-static const char *const col_keys[] = { "stack", "time", "timeDeltas",
-					"weight", "data", NULL };
-
-struct cols {
-	int32_t *stack;
-	double *time, *delta, *weight;
-	size_t n[C_N], cap[C_N];
-	double wconst;          /* every weight so far, while !weight */
-	struct sf_sbuf rows;    /* n[C_ROWS] rows, each text and a NUL */
-	struct sf_webjson_runs lines;   /* of the stacks, or of the rows */
+enum {
+	C_STACK, C_TIME, C_DELTA, C_WEIGHT, C_ROWS,     /* samples */
+	F_FUNC, F_LINE, F_COL, F_INL, F_ADDR, F_ROWS,   /* frameTable */
+	U_NAME, U_FILE, U_LINE, U_COL, U_RES,           /* funcTable */
+	R_NAME,                                         /* resourceTable */
+	T_PREFIX, T_FRAME, T_ROWS,                      /* stackTable */
+	S_ARRAY, S_TABLE,                               /* the strings */
+	C_N
 };
 
-static void cols_free(struct cols *c)
+static const enum col_kind col_kinds[C_N] = {
+	K_STACK, K_NUM, K_NUM, K_WEIGHT, K_ROWS,
+	K_INT, K_INT, K_INT, K_INT, K_NUM, K_ROWS,
+	K_INT, K_INT, K_INT, K_INT, K_INT,
+	K_INT,
+	K_INT, K_INT, K_ROWS,
+	K_STR, K_STR,
+};
+
+/* The tables of a thread and their columns, in the order of the enum:
+ * each is a path the parser diverts (struct sf_webjson_divert). */
+static const char *const samples_keys[] = { "stack", "time", "timeDeltas",
+					    "weight", "data", NULL };
+static const char *const frame_keys[] = { "func", "line", "column",
+					  "inlineDepth", "address", "data",
+					  NULL };
+static const char *const func_keys[] = { "name", "fileName", "lineNumber",
+					 "columnNumber", "resource", NULL };
+static const char *const res_keys[] = { "name", NULL };
+static const char *const stack_keys[] = { "prefix", "frame", "data", NULL };
+static const char *const string_keys[] = { "stringArray", "stringTable",
+					   NULL };
+static const char *const no_keys[] = { NULL };
+
+static const struct table {
+	const char *name;               /* NULL: members of the thread */
+	const char *const *keys;
+	int first;                      /* the column of keys[0] */
+} tables[] = {
+	{ "samples", samples_keys, C_STACK },
+	{ "frameTable", frame_keys, F_FUNC },
+	{ "funcTable", func_keys, U_NAME },
+	{ "resourceTable", res_keys, R_NAME },
+	{ "stackTable", stack_keys, T_PREFIX },
+	{ NULL, string_keys, S_ARRAY },
+	/* tables that are not read: diverted so that they are dropped */
+	{ "markers", no_keys, -1 },
+	{ "nativeSymbols", no_keys, -1 },
+	{ "jsAllocations", no_keys, -1 },
+	{ "nativeAllocations", no_keys, -1 },
+};
+#define NTABLES (sizeof(tables) / sizeof(tables[0]))
+
+struct col {
+	void *v;                /* the cells, by kind (K_ROWS: none) */
+	size_t n, cap;
+	double wconst;          /* K_WEIGHT: every weight so far, while !v */
+	struct sf_sbuf text;    /* K_STR strings, K_ROWS rows, each with
+				 * its NUL */
+	struct sf_webjson_runs lines;   /* of the stacks and of rows */
+};
+
+struct cols {
+	struct col c[C_N];
+};
+
+static void col_free(struct col *c)
 {
-	free(c->stack);
-	free(c->time);
-	free(c->delta);
-	free(c->weight);
-	sf_sbuf_free(&c->rows);
+	free(c->v);
+	sf_sbuf_free(&c->text);
 	free(c->lines.v);
 	memset(c, 0, sizeof(*c));
 }
 
-static int col_key(const char *key)
+static void cols_free(struct cols *c)
 {
 	for (int k = 0; k < C_N; k++)
-		if (!strcmp(key, col_keys[k]))
-			return k;
-	return -1;
+		col_free(&c->c[k]);
 }
 
-/* Append cell `v` (NULL for a JSON null) to column k. */
-static int cols_add(struct cols *c, struct sf_ctx *ctx, int k,
-		    struct json_object *v)
+/* Append cell `v` (NULL for a JSON null) to column c of kind `kind`. */
+static int col_add(struct col *c, enum col_kind kind, struct sf_ctx *ctx,
+		   struct json_object *v)
 {
-	size_t i = c->n[k];
+	size_t i = c->n;
 	int64_t s;
 	double d = 1;
 
-	if (k == C_STACK) {
-		if (sf_grow(&c->stack, &c->cap[k], i + 1,
-			     sizeof(*c->stack)))
+	switch (kind) {
+	case K_STACK:
+		if (sf_grow(&c->v, &c->cap, i + 1, sizeof(int32_t)))
 			return sf_error_nomem(ctx);
 		/* larger than any stack table that fits in memory */
-		c->stack[i] = !sf_webjson__int(v, &s) ? COL_NONE :
-			      s < 0 ? -1 : s > INT32_MAX ? INT32_MAX :
-			      (int32_t)s;
-	} else if (k == C_ROWS) {
+		((int32_t *)c->v)[i] = !sf_webjson__int(v, &s) ? COL_NONE :
+			s < 0 ? -1 : s > INT32_MAX ? INT32_MAX : (int32_t)s;
+		break;
+	case K_INT:
+		if (sf_grow(&c->v, &c->cap, i + 1, sizeof(int64_t)))
+			return sf_error_nomem(ctx);
+		((int64_t *)c->v)[i] = sf_webjson__int(v, &s) ? s : INT64_MIN;
+		break;
+	case K_NUM:
+		if (sf_grow(&c->v, &c->cap, i + 1, sizeof(double)))
+			return sf_error_nomem(ctx);
+		((double *)c->v)[i] = sf_webjson__num(v, &d) ? d : NAN;
+		break;
+	case K_STR: {
+		size_t off = SIZE_MAX;
+		if (sf_grow(&c->v, &c->cap, i + 1, sizeof(size_t)))
+			return sf_error_nomem(ctx);
+		if (v && json_object_is_type(v, json_type_string)) {
+			off = c->text.len;
+			if (!sf_sbuf_add(&c->text, json_object_get_string(v),
+					 (size_t)json_object_get_string_len(v)
+					 + 1))
+				return sf_error_nomem(ctx);
+		}
+		((size_t *)c->v)[i] = off;
+		break;
+	}
+	case K_ROWS: {
 		const char *txt = v ? json_object_to_json_string_ext(
 					      v, SF_WEBJSON_FLAGS) : "null";
-		if (!txt || !sf_sbuf_add(&c->rows, txt, strlen(txt) + 1))
+		if (!txt || !sf_sbuf_add(&c->text, txt, strlen(txt) + 1))
 			return sf_error_nomem(ctx);
-	} else if (k == C_WEIGHT) {
+		break;
+	}
+	case K_WEIGHT: {
 		sf_webjson__num(v, &d);
-		if (!c->weight && (!i || !memcmp(&d, &c->wconst, sizeof(d)))) {
+		if (!c->v && (!i || !memcmp(&d, &c->wconst, sizeof(d)))) {
 			c->wconst = d;
-			c->n[k]++;
-			return 0;
+			break;
 		}
-		bool was_const = !c->weight;
+		bool was_const = !c->v;
 		if (was_const)
-			c->cap[k] = 0;
-		if (sf_grow(&c->weight, &c->cap[k],
-			     i + 1, sizeof(double)))
+			c->cap = 0;
+		if (sf_grow(&c->v, &c->cap, i + 1, sizeof(double)))
 			return sf_error_nomem(ctx);
 		for (size_t j = 0; was_const && j < i; j++)
-			c->weight[j] = c->wconst;
-		c->weight[i] = d;
-	} else {
-		double **a = k == C_TIME ? &c->time : &c->delta;
-		if (sf_grow(a, &c->cap[k], i + 1, sizeof(double)))
-			return sf_error_nomem(ctx);
-		(*a)[i] = sf_webjson__num(v, &d) ? d : NAN;
+			((double *)c->v)[j] = c->wconst;
+		((double *)c->v)[i] = d;
+		break;
 	}
-	c->n[k]++;
+	}
+	c->n++;
 	return 0;
+}
+
+/* Cell i of an integer or number column (absent, or not one: false). */
+static bool col_int(const struct cols *c, int k, int64_t i, int64_t *out)
+{
+	if (i < 0 || (uint64_t)i >= c->c[k].n ||
+	    ((const int64_t *)c->c[k].v)[i] == INT64_MIN)
+		return false;
+	*out = ((const int64_t *)c->c[k].v)[i];
+	return true;
+}
+
+static bool col_num(const struct cols *c, int k, size_t i, double *out)
+{
+	if (i >= c->c[k].n || isnan(((const double *)c->c[k].v)[i]))
+		return false;
+	*out = ((const double *)c->c[k].v)[i];
+	return true;
+}
+
+/* String i of a string column, or NULL. */
+static const char *string_at(const struct col *strings, int64_t i)
+{
+	size_t off;
+
+	if (!strings || i < 0 || (uint64_t)i >= strings->n ||
+	    (off = ((const size_t *)strings->v)[i]) == SIZE_MAX)
+		return NULL;
+	return strings->text.s + off;
+}
+
+/* The rows of a K_ROWS column, one at a time. */
+struct rows {
+	const char *text;
+	struct json_tokener *tok;
+	struct json_object *row;
+};
+
+static int rows_open(struct rows *it, const struct col *c,
+		     struct sf_ctx *ctx)
+{
+	int depth = (int)(ctx->limits.max_nesting > 1000 ?
+			  1000 : ctx->limits.max_nesting);
+
+	memset(it, 0, sizeof(*it));
+	it->text = c->text.s;
+	if (c->n && !(it->tok = json_tokener_new_ex(depth)))
+		return sf_error_nomem(ctx);
+	return 0;
+}
+
+/* The next row (NULL for a JSON null, or a row json-c cannot read
+ * again); it lasts until the next call. */
+static struct json_object *rows_next(struct rows *it)
+{
+	size_t len = strlen(it->text);
+
+	json_object_put(it->row);
+	json_tokener_reset(it->tok);
+	/* with its NUL, so that a bare number ends */
+	it->row = json_tokener_parse_ex(it->tok, it->text, (int)len + 1);
+	it->text += len + 1;
+	return it->row;
+}
+
+static void rows_close(struct rows *it)
+{
+	json_object_put(it->row);
+	if (it->tok)
+		json_tokener_free(it->tok);
 }
 
 static int read_profile(struct rd *r, struct json_object *prof, int depth);
@@ -177,48 +326,21 @@ static int bad_line(struct rd *r, size_t thread, uint64_t line,
 			"threads[%zu]: %s", thread, what);
 }
 
-/* The same at the line of `at` (a table, a column or a row). */
+/* The same at the line of `at` (a table or a column). */
 static int bad(struct rd *r, size_t thread, struct json_object *at,
 	       const char *what)
 {
 	return bad_line(r, thread, sf_webjson__line(at), what);
 }
 
-/* The line of sample i of a thread: where the parser met it, or else
- * where its column (or rows) start. */
-static uint64_t sample_line(const struct cols *c, size_t i,
-			    struct json_object *col)
+/* The line of cell i of column k: where the parser met it, or else
+ * where the column (the array `col` of the tree) starts. */
+static uint64_t cell_line(const struct cols *c, int k, size_t i,
+			  struct json_object *col)
 {
-	uint64_t l = sf_webjson__runs_line(&c->lines, i);
+	uint64_t l = sf_webjson__runs_line(&c->c[k].lines, i);
 
 	return l ? l : sf_webjson__line(col);
-}
-
-/* Cell i of a column (NULL cell or absent column: false). */
-static bool cell_int(struct json_object *col, size_t i, int64_t *out)
-{
-	if (!col || i >= json_object_array_length(col))
-		return false;
-	return sf_webjson__int(json_object_array_get_idx(col, i), out);
-}
-
-static bool cell_num(struct json_object *col, size_t i, double *out)
-{
-	if (!col || i >= json_object_array_length(col))
-		return false;
-	return sf_webjson__num(json_object_array_get_idx(col, i), out);
-}
-
-static const char *string_at(struct json_object *strings, int64_t i)
-{
-	struct json_object *v;
-
-	if (!strings || i < 0 ||
-	    (size_t)i >= json_object_array_length(strings))
-		return NULL;
-	v = json_object_array_get_idx(strings, (size_t)i);
-	return v && json_object_is_type(v, json_type_string) ?
-		       json_object_get_string(v) : NULL;
 }
 
 static int sample_type(struct rd *r, const char *wt, uint32_t *out)
@@ -306,53 +428,60 @@ static struct json_object *row_cell(struct json_object *row, size_t i)
 		       json_object_array_get_idx(row, i) : NULL;
 }
 
-/* Stack table rows -> model stacks; prefixes must point backwards. */
-static int build_stacks(struct rd *r, size_t ti, size_t n,
-			struct json_object *prefix_col,
-			struct json_object *frame_col,
-			struct json_object *rows, int pcol, int fcol,
+/* Stack table rows -> model stacks; prefixes must point backwards.  The
+ * gecko form's rows (pcol and fcol their cells) or, with pcol < 0, the
+ * processed form's prefix and frame columns (frame_col: that column in
+ * the tree, for messages).  *n is how many there are. */
+static int build_stacks(struct rd *r, size_t ti, const struct cols *c,
+			int pcol, int fcol, struct json_object *frame_col,
 			const sf_frame_id *frames, size_t nframes,
-			sf_stack_id **out)
+			sf_stack_id **out, size_t *nout)
 {
+	bool gecko = pcol >= 0;
+	size_t n = c->c[gecko ? T_ROWS : T_FRAME].n;
 	sf_stack_id *st = sf_calloc(n ? n : 1, sizeof(*st));
-	int rc;
+	struct rows it = { 0 };
+	int rc = 0;
 
 	if (!st)
 		return sf_error_nomem(r->ctx);
+	if (gecko && (rc = rows_open(&it, &c->c[T_ROWS], r->ctx)))
+		goto out;
 	for (size_t i = 0; i < n; i++) {
 		int64_t pre = -1, fr = -1;
-		if (rows) {
-			struct json_object *row =
-				json_object_array_get_idx(rows, i);
-			struct json_object *pv = row_cell(
-				row, (size_t)pcol);
-			if (!sf_webjson__int(pv, &pre))
+		if (gecko) {
+			struct json_object *row = rows_next(&it);
+			if (!sf_webjson__int(row_cell(row, (size_t)pcol),
+					     &pre))
 				pre = -1;
-			sf_webjson__int(row_cell(
-						row, (size_t)fcol), &fr);
+			sf_webjson__int(row_cell(row, (size_t)fcol), &fr);
 		} else {
-			if (!cell_int(prefix_col, i, &pre))
+			if (!col_int(c, T_PREFIX, (int64_t)i, &pre))
 				pre = -1;
-			cell_int(frame_col, i, &fr);
+			col_int(c, T_FRAME, (int64_t)i, &fr);
 		}
 		if (fr < 0 || (size_t)fr >= nframes || pre >= (int64_t)i) {
-			free(st);
-			return bad(r, ti, rows ? json_object_array_get_idx(
-					  rows, i) : frame_col,
-				   "stackTable: a row's frame is out of "
-				       "range or its prefix does not come "
-				       "before it");
+			rc = bad_line(r, ti, gecko ? sf_webjson__runs_line(
+					      &c->c[T_ROWS].lines, i) :
+					      sf_webjson__line(frame_col),
+				      "stackTable: a row's frame is out of "
+				      "range or its prefix does not come "
+				      "before it");
+			goto out;
 		}
 		if ((rc = sf_profile_stack_push(r->p, r->ctx,
 						pre < 0 ? SF_STACK_EMPTY :
 							  st[pre],
-						frames[fr], &st[i]))) {
-			free(st);
-			return rc;
-		}
+						frames[fr], &st[i])))
+			goto out;
 	}
 	*out = st;
-	return 0;
+	st = NULL;
+	*nout = n;
+out:
+	rows_close(&it);
+	free(st);
+	return rc;
 }
 
 static int schema_col(struct json_object *table, const char *k)
@@ -378,22 +507,44 @@ static int thread_of(struct rd *r, struct json_object *th,
 				 sf_webjson__str(th, "name"), out);
 }
 
-/* The columns of a thread that was not diverted, from the tree: k from
- * `from` to before `to`. */
+/* Fill column c from array `a` of the tree (when it was not diverted),
+ * with each cell's line if `lines`. */
+static int col_from_tree(struct col *c, enum col_kind kind,
+			 struct sf_ctx *ctx, struct json_object *a, bool lines)
+{
+	/* a column met while parsing is already whole */
+	size_t n = a && !c->n ? json_object_array_length(a) : 0;
+	int rc;
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *v = json_object_array_get_idx(a, i);
+		if ((lines && (rc = sf_webjson__runs_note(
+				       &c->lines, ctx, i,
+				       sf_webjson__line(v)))) ||
+		    (rc = col_add(c, kind, ctx, v)))
+			return rc;
+	}
+	return 0;
+}
+
+/* The columns of a thread that were not diverted, from the tree. */
 static int cols_from_tree(struct cols *c, struct sf_ctx *ctx,
-			  struct json_object *sm, int from, int to)
+			  struct json_object *th)
 {
 	int rc;
 
-	for (int k = from; k < to; k++) {
-		struct json_object *a = sf_webjson__arr(sm, col_keys[k]);
-		size_t n = a ? json_object_array_length(a) : 0;
-		if (c->n[k])
-			continue;   /* diverted */
-		for (size_t i = 0; i < n; i++)
-			if ((rc = cols_add(c, ctx, k,
-					   json_object_array_get_idx(a, i))))
+	for (size_t t = 0; t < NTABLES; t++) {
+		struct json_object *tab = tables[t].name ?
+			sf_webjson__get(th, tables[t].name) : th;
+		for (size_t j = 0; tables[t].keys[j]; j++) {
+			int k = tables[t].first + (int)j;
+			/* the gecko rows name their own lines */
+			if ((rc = col_from_tree(&c->c[k], col_kinds[k], ctx,
+						sf_webjson__arr(
+							tab, tables[t].keys[j]),
+						k == F_ROWS || k == T_ROWS)))
 				return rc;
+		}
 	}
 	return 0;
 }
@@ -415,8 +566,8 @@ static int gecko_thread(struct rd *r, struct json_object *th, size_t ti,
 	int wc = schema_col(sm, "weight");
 	sf_frame_id *frames = NULL;
 	sf_stack_id *stacks = NULL;
-	struct json_tokener *tok = NULL;
-	struct json_object *srow = NULL;  /* the sample row being read */
+	struct rows it = { 0 };
+	size_t nst = 0;
 	sf_thread_idx thr;
 	uint32_t type;
 	int rc;
@@ -427,22 +578,26 @@ static int gecko_thread(struct rd *r, struct json_object *th, size_t ti,
 		return bad(r, ti, th, "expected stringTable and frameTable, "
 			       "stackTable and samples with schema and data");
 	if ((rc = thread_of(r, th, &thr)) ||
-	    (rc = sample_type(r, sf_webjson__str(sm, "weightType"), &type)))
+	    (rc = sample_type(r, sf_webjson__str(sm, "weightType"), &type)) ||
+	    (rc = cols_from_tree(cols, r->ctx, th)))
 		return rc;
-	size_t nf = json_object_array_length(frows);
+	size_t nf = cols->c[F_ROWS].n;
 	if (!(frames = sf_calloc(nf ? nf : 1, sizeof(*frames))))
 		return sf_error_nomem(r->ctx);
+	if ((rc = rows_open(&it, &cols->c[F_ROWS], r->ctx)))
+		goto out;
 	for (size_t i = 0; i < nf; i++) {
-		struct json_object *row = json_object_array_get_idx(frows, i);
+		struct json_object *row = rows_next(&it);
 		struct sf_frame f;
 		int64_t x;
 		const char *s;
 		sf_frame_init(&f);
-		if (!sf_webjson__int(row_cell(
-					     row, (size_t)loc), &x) ||
-		    !(s = string_at(strings, x))) {
-			rc = bad(r, ti, row, "frameTable: location is not a "
-				        "string index");
+		if (!sf_webjson__int(row_cell(row, (size_t)loc), &x) ||
+		    !(s = string_at(&cols->c[S_TABLE], x))) {
+			rc = bad_line(r, ti, sf_webjson__runs_line(
+					      &cols->c[F_ROWS].lines, i),
+				      "frameTable: location is not a string "
+				      "index");
 			goto out;
 		}
 		split_location(&f, s, buf, sizeof(buf));
@@ -457,44 +612,28 @@ static int gecko_thread(struct rd *r, struct json_object *th, size_t ti,
 		if ((rc = sf_profile_frame(r->p, r->ctx, &f, &frames[i])))
 			goto out;
 	}
-	if ((rc = build_stacks(r, ti, json_object_array_length(srows), NULL,
-			       NULL, srows, pc, fc, frames, nf, &stacks)))
+	rows_close(&it);
+	memset(&it, 0, sizeof(it));
+	if ((rc = build_stacks(r, ti, cols, pc, fc, NULL, frames, nf,
+			       &stacks, &nst)) ||
+	    (rc = rows_open(&it, &cols->c[C_ROWS], r->ctx)))
 		goto out;
-	size_t nst = json_object_array_length(srows);
-	if ((rc = cols_from_tree(cols, r->ctx, sm, C_ROWS, C_ROWS + 1)))
-		goto out;
-	size_t ns = cols->n[C_ROWS];
-	const char *text = cols->rows.s;
-	int depth = (int)(r->ctx->limits.max_nesting > 1000 ?
-			  1000 : r->ctx->limits.max_nesting);
-	if (ns && !(tok = json_tokener_new_ex(depth))) {
-		rc = sf_error_nomem(r->ctx);
-		goto out;
-	}
+	size_t ns = cols->c[C_ROWS].n;
 	for (size_t i = 0; i < ns; i++) {
-		size_t len = strlen(text);
+		struct json_object *srow = rows_next(&it);
 		int64_t s;
 		double t = 0, wt = 1;
-		json_object_put(srow);
-		json_tokener_reset(tok);
-		/* with its NUL, so that a bare number ends */
-		srow = json_tokener_parse_ex(tok, text, (int)len + 1);
-		text += len + 1;
-		if (!sf_webjson__int(row_cell(srow,
-							       (size_t)sc),
-				     &s))
+		if (!sf_webjson__int(row_cell(srow, (size_t)sc), &s))
 			continue;   /* a sample without a stack */
 		if (s < 0 || (uint64_t)s >= nst) {
-			rc = bad_line(r, ti, sample_line(cols, i, mrows),
+			rc = bad_line(r, ti, cell_line(cols, C_ROWS, i, mrows),
 				      "samples: stack index out of range");
 			goto out;
 		}
 		bool timed = tc >= 0 && sf_webjson__num(
 			row_cell(srow, (size_t)tc), &t);
 		if (wc >= 0)
-			sf_webjson__num(row_cell(srow,
-								  (size_t)wc),
-					&wt);
+			sf_webjson__num(row_cell(srow, (size_t)wc), &wt);
 		if ((rc = add(r, stacks[s], thr, type, wt,
 			      timed ? (int64_t)llround((start + t -
 							r->root_start) * 1e6) :
@@ -502,9 +641,7 @@ static int gecko_thread(struct rd *r, struct json_object *th, size_t ti,
 			goto out;
 	}
 out:
-	json_object_put(srow);
-	if (tok)
-		json_tokener_free(tok);
+	rows_close(&it);
 	free(frames);
 	free(stacks);
 	return rc;
@@ -513,43 +650,37 @@ out:
 static int processed_thread(struct rd *r, struct json_object *th, size_t ti,
 			    double start, struct cols *cols)
 {
-	struct json_object *strings = sf_webjson__arr(th, "stringArray");
+	const struct col *strings = r->shared;
 	struct json_object *ft = sf_webjson__get(th, "frameTable");
 	struct json_object *fu = sf_webjson__get(th, "funcTable");
-	struct json_object *rt = sf_webjson__get(th, "resourceTable");
 	struct json_object *stt = sf_webjson__get(th, "stackTable");
 	struct json_object *sm = sf_webjson__get(th, "samples");
 	struct json_object *f_func = sf_webjson__arr(ft, "func");
-	struct json_object *f_line = sf_webjson__arr(ft, "line");
-	struct json_object *f_col = sf_webjson__arr(ft, "column");
-	struct json_object *f_addr = sf_webjson__arr(ft, "address");
-	struct json_object *f_inl = sf_webjson__arr(ft, "inlineDepth");
 	struct json_object *u_name = sf_webjson__arr(fu, "name");
-	struct json_object *u_file = sf_webjson__arr(fu, "fileName");
-	struct json_object *u_line = sf_webjson__arr(fu, "lineNumber");
-	struct json_object *u_col = sf_webjson__arr(fu, "columnNumber");
-	struct json_object *u_res = sf_webjson__arr(fu, "resource");
-	struct json_object *r_name = sf_webjson__arr(rt, "name");
 	struct json_object *s_stack = sf_webjson__arr(sm, "stack");
 	sf_frame_id *frames = NULL;
 	sf_stack_id *stacks = NULL;
+	size_t nst = 0;
 	sf_thread_idx thr;
 	uint32_t type;
 	int rc;
 
-	if (!strings)
-		strings = sf_webjson__arr(th, "stringTable");
-	if (!strings)
-		strings = r->shared_strings;
+	/* a diverted column leaves an empty array in the tree, so the
+	 * tree still says which the thread has */
+	if (sf_webjson__arr(th, "stringArray"))
+		strings = &cols->c[S_ARRAY];
+	else if (sf_webjson__arr(th, "stringTable"))
+		strings = &cols->c[S_TABLE];
 	if (!strings || !f_func || !u_name || !s_stack ||
 	    !sf_webjson__arr(stt, "frame"))
 		return bad(r, ti, th, "expected a processed-format thread "
 			       "(stringArray, frameTable.func, funcTable.name, "
 			       "stackTable.frame, samples.stack)");
 	if ((rc = thread_of(r, th, &thr)) ||
-	    (rc = sample_type(r, sf_webjson__str(sm, "weightType"), &type)))
+	    (rc = sample_type(r, sf_webjson__str(sm, "weightType"), &type)) ||
+	    (rc = cols_from_tree(cols, r->ctx, th)))
 		return rc;
-	size_t nf = json_object_array_length(f_func);
+	size_t nf = cols->c[F_FUNC].n;
 	if (!(frames = sf_calloc(nf ? nf : 1, sizeof(*frames))))
 		return sf_error_nomem(r->ctx);
 	for (size_t i = 0; i < nf; i++) {
@@ -557,64 +688,66 @@ static int processed_thread(struct rd *r, struct json_object *th, size_t ti,
 		int64_t fn, x;
 		double a;
 		sf_frame_init(&f);
-		if (!cell_int(f_func, i, &fn) || fn < 0 ||
-		    !(f.name = string_at(strings, cell_int(u_name, (size_t)fn,
-							   &x) ? x : -1))) {
+		if (!col_int(cols, F_FUNC, (int64_t)i, &fn) || fn < 0 ||
+		    !(f.name = string_at(strings, col_int(cols, U_NAME, fn,
+							  &x) ? x : -1))) {
 			rc = bad(r, ti, f_func, "frameTable.func: not a function "
 				        "with a name");
 			goto out;
 		}
-		if (cell_int(u_file, (size_t)fn, &x))
+		if (col_int(cols, U_FILE, fn, &x))
 			f.file = string_at(strings, x);
-		if (cell_int(f_line, i, &x) && x > 0 && x <= UINT32_MAX)
+		if (col_int(cols, F_LINE, (int64_t)i, &x) && x > 0 &&
+		    x <= UINT32_MAX)
 			f.line = (uint32_t)x;
-		else if (cell_int(u_line, (size_t)fn, &x) && x > 0 &&
+		else if (col_int(cols, U_LINE, fn, &x) && x > 0 &&
 			 x <= UINT32_MAX)
 			f.line = (uint32_t)x;
-		if (cell_int(f_col, i, &x) && x > 0 && x <= UINT32_MAX)
+		if (col_int(cols, F_COL, (int64_t)i, &x) && x > 0 &&
+		    x <= UINT32_MAX)
 			f.column = (uint32_t)x;
-		else if (cell_int(u_col, (size_t)fn, &x) && x > 0 &&
+		else if (col_int(cols, U_COL, fn, &x) && x > 0 &&
 			 x <= UINT32_MAX)
 			f.column = (uint32_t)x;
-		if (cell_int(u_res, (size_t)fn, &x) && x >= 0 &&
-		    cell_int(r_name, (size_t)x, &x))
+		if (col_int(cols, U_RES, fn, &x) && x >= 0 &&
+		    col_int(cols, R_NAME, x, &x))
 			f.module = string_at(strings, x);
-		if (cell_num(f_addr, i, &a) && a >= 0 && a < 1.8e19)
+		if (col_num(cols, F_ADDR, i, &a) && a >= 0 && a < 1.8e19)
 			f.address = (uint64_t)a;
-		if (cell_int(f_inl, i, &x) && x > 0)
+		if (col_int(cols, F_INL, (int64_t)i, &x) && x > 0)
 			f.flags |= SF_FRAME_INLINE;
 		if ((rc = sf_profile_frame(r->p, r->ctx, &f, &frames[i])))
 			goto out;
 	}
-	size_t nst = json_object_array_length(sf_webjson__arr(stt, "frame"));
-	if ((rc = build_stacks(r, ti, nst, sf_webjson__arr(stt, "prefix"),
-			       sf_webjson__arr(stt, "frame"), NULL, 0, 0,
-			       frames, nf, &stacks)))
+	if ((rc = build_stacks(r, ti, cols, -1, -1,
+			       sf_webjson__arr(stt, "frame"), frames, nf,
+			       &stacks, &nst)))
 		goto out;
-	if ((rc = cols_from_tree(cols, r->ctx, sm, 0, C_ROWS)))
-		goto out;
-	size_t ns = cols->n[C_STACK];
+	const struct col *st = &cols->c[C_STACK];
+	const struct col *cw = &cols->c[C_WEIGHT];
+	const double *tm = cols->c[C_TIME].v, *dl = cols->c[C_DELTA].v;
 	double t = 0;
-	for (size_t i = 0; i < ns; i++) {
-		int32_t s = cols->stack[i];
+	for (size_t i = 0; i < st->n; i++) {
+		int32_t s = ((const int32_t *)st->v)[i];
 		double wt = 1;
 		bool timed = false;
-		if (i < cols->n[C_DELTA] && !isnan(cols->delta[i])) {
-			t += cols->delta[i];
+		if (i < cols->c[C_DELTA].n && !isnan(dl[i])) {
+			t += dl[i];
 			timed = true;
-		} else if (i < cols->n[C_TIME] && !isnan(cols->time[i])) {
-			t = cols->time[i];
+		} else if (i < cols->c[C_TIME].n && !isnan(tm[i])) {
+			t = tm[i];
 			timed = true;
 		}
 		if (s == COL_NONE)
 			continue;   /* a sample without a stack */
 		if (s < 0 || (uint64_t)s >= nst) {
-			rc = bad_line(r, ti, sample_line(cols, i, s_stack),
+			rc = bad_line(r, ti, cell_line(cols, C_STACK, i,
+						       s_stack),
 				      "samples.stack: index out of range");
 			goto out;
 		}
-		if (i < cols->n[C_WEIGHT])
-			wt = cols->weight ? cols->weight[i] : cols->wconst;
+		if (i < cw->n)
+			wt = cw->v ? ((const double *)cw->v)[i] : cw->wconst;
 		if ((rc = add(r, stacks[s], thr, type, wt,
 			      timed ? (int64_t)llround((start + t -
 							r->root_start) * 1e6) :
@@ -715,21 +848,74 @@ struct cb {
 	struct cols cur;        /* the columns of the thread being read */
 };
 
-/* A sample column of the thread being read (struct sf_webjson_divert's
- * inner divert: threads[i].samples.<col_keys>). */
+/* A table of the thread being read (struct sf_webjson_divert's inner
+ * divert: threads[i].TABLE.KEY, or the thread's strings): which column
+ * its arrays go to, found at each array's first element. */
+struct tab_cb {
+	struct cb *c;
+	const struct table *t;
+	int k;                  /* the column of the array, or -1 */
+};
+
 static int column_cb(void *ud, size_t index, const char *key, size_t n,
 		     struct json_object *v, uint64_t line)
 {
-	struct cb *c = ud;
-	int k = col_key(key);
+	struct tab_cb *tc = ud;
+	struct sf_ctx *ctx = tc->c->r->ctx;
+	struct col *c;
+	int rc;
 
-	if (k < 0)
+	if (!n) {
+		tc->k = -1;
+		for (size_t j = 0; tc->t->keys[j]; j++)
+			if (!strcmp(key, tc->t->keys[j]))
+				tc->k = tc->t->first + (int)j;
+		/* json-c keeps the last of a key given twice */
+		if (tc->k >= 0)
+			col_free(&tc->c->cur.c[tc->k]);
+	}
+	if (tc->k < 0)
 		return 0;
-	if ((k == C_STACK || k == C_ROWS) &&
-	    sf_webjson__runs_note(&c->cur.lines, c->r->ctx, c->cur.n[k],
-				  line))
-		return SF_ENOMEM;
-	return cols_add(&c->cur, c->r->ctx, k, v);
+	c = &tc->c->cur.c[tc->k];
+	/* the line of a gecko row is that of the array it is, as in
+	 * the tree */
+	if (tc->k == F_ROWS || tc->k == T_ROWS)
+		line = v && (json_object_is_type(v, json_type_array) ||
+			     json_object_is_type(v, json_type_object)) ?
+			       line : 0;
+	if ((tc->k == C_STACK || tc->k == C_ROWS || tc->k == F_ROWS ||
+	     tc->k == T_ROWS) &&
+	    (rc = sf_webjson__runs_note(&c->lines, ctx, c->n, line)))
+		return rc;
+	return col_add(c, col_kinds[tc->k], ctx, v);
+}
+
+/* An element of a root array the reader does not read (counters, the
+ * profiler's overhead), parsed and dropped; the thread tables' divert
+ * also met its sample columns, which are no thread's. */
+static int drop_cb(void *ud, size_t index, const char *key, size_t n,
+		   struct json_object *v, uint64_t line)
+{
+	struct cb *c = ud;
+
+	cols_free(&c->cur);
+	return 0;
+}
+
+/* The profile's shared.stringArray, one string at a time. */
+struct shared_cb {
+	struct col *col;
+	struct sf_ctx *ctx;
+};
+
+static int shared_cb(void *ud, size_t index, const char *key, size_t n,
+		     struct json_object *v, uint64_t line)
+{
+	struct shared_cb *sc = ud;
+
+	if (!n)
+		col_free(sc->col);
+	return col_add(sc->col, K_STR, sc->ctx, v);
 }
 
 static int thread_cb(void *ud, size_t index, const char *key, size_t n,
@@ -767,12 +953,30 @@ static int firefox_read(struct sf_profile *p, struct sf_input *in,
 {
 	struct json_object *root = NULL, *prof, *meta;
 	struct rd r = { p, ctx, sf_input_name(in), 0, NULL, NULL, 0, 0 };
-	struct cb c = { &r, NULL, 0, 0, { 0 } };
-	const struct sf_webjson_divert columns = { false, "samples", col_keys,
-						   column_cb, &c, NULL, false,
-						   NULL };
-	struct sf_webjson_divert dv = { false, "threads", NULL, thread_cb, &c,
-					&columns, false, NULL };
+	struct cb c = { &r, NULL, 0, 0, { { { 0 } } } };
+	struct col shared = { 0 };
+	struct shared_cb scb = { &shared, ctx };
+	static const char *const shared_keys[] = { "stringArray", NULL };
+	static const char *const drop_keys[] = { "counters",
+						 "profilerOverhead", NULL };
+	const struct sf_webjson_divert ddv = {
+		.keys = drop_keys, .element = drop_cb, .ud = &c };
+	const struct sf_webjson_divert sdv = {
+		.top = "shared", .keys = shared_keys, .element = shared_cb,
+		.ud = &scb, .top_object = true, .next = &ddv };
+	struct tab_cb tcb[NTABLES];
+	struct sf_webjson_divert inner[NTABLES];
+	for (size_t t = 0; t < NTABLES; t++) {
+		tcb[t] = (struct tab_cb){ &c, &tables[t], -1 };
+		inner[t] = (struct sf_webjson_divert){
+			.top = tables[t].name, .keys = tables[t].keys,
+			.element = column_cb, .ud = &tcb[t],
+			.next = t + 1 < NTABLES ? &inner[t + 1] : NULL,
+			.any_key = tables[t].name != NULL };
+	}
+	const struct sf_webjson_divert dv = {
+		.top = "threads", .element = thread_cb, .ud = &c,
+		.inner = inner, .next = &sdv };
 	double interval;
 	bool first = !p->d.nsamples;   /* threads arrive while parsing */
 	uint64_t last = 0;
@@ -794,8 +998,16 @@ static int firefox_read(struct sf_profile *p, struct sf_input *in,
 		goto out;
 	}
 	sf_webjson__num(sf_webjson__get(meta, "startTime"), &r.root_start);
-	r.shared_strings = sf_webjson__arr(sf_webjson__get(prof, "shared"),
-					   "stringArray");
+	/* the strings of a wrapped profile's "shared" are in the tree */
+	struct json_object *sa = sf_webjson__arr(sf_webjson__get(prof,
+								 "shared"),
+						 "stringArray");
+	if (prof != root)
+		col_free(&shared);
+	if (sa && !(rc = col_from_tree(&shared, K_STR, ctx, sa, false)))
+		r.shared = &shared;
+	if (rc)
+		goto out;
 	if (first) {
 		if (r.root_start > 0)
 			p->d.meta.start_time = (int64_t)llround(
@@ -823,6 +1035,7 @@ out:
 	}
 	free(c.pend);
 	cols_free(&c.cur);
+	col_free(&shared);
 	if (rc)
 		sf_error_place(ctx, r.name, last);
 	free(r.w);

@@ -391,10 +391,12 @@ static int speedscope_read(struct sf_profile *p, struct sf_input *in,
 	struct rd r = { p, ctx, sf_input_name(in), NULL, 0, 0, NULL, NULL, 0,
 			0 };
 	/* shared.frames, then profiles[i].events/samples/weights */
-	struct sf_webjson_divert fdv = { false, "shared", frame_keys,
-					 frame_cb, &r, NULL, true, NULL };
-	struct sf_webjson_divert dv = { false, "profiles", bulk, element, &r,
-					NULL, false, &fdv };
+	struct sf_webjson_divert fdv = { .top = "shared", .keys = frame_keys,
+					 .element = frame_cb, .ud = &r,
+					 .top_object = true };
+	struct sf_webjson_divert dv = { .top = "profiles", .keys = bulk,
+					.element = element, .ud = &r,
+					.next = &fdv };
 	uint64_t last = 0;
 	int rc;
 

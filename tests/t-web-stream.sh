@@ -165,3 +165,85 @@ $SFCONV -q rows.json > rows.out 2>&1
 expect_same firefox-gecko-odd-rows rows.want rows.out
 printf '{"meta":{"startTime":0},"threads":[{"name":"m","stringTable":["a"],"frameTable":{"schema":{"location":0},"data":[7]},"stackTable":{"schema":{"prefix":0,"frame":1},"data":[[null,0]]},"samples":{"schema":{"stack":0},"data":[[0]]}}]}' > frow.json
 expect_error firefox-gecko-frame-row 1 'threads\[0\]: frameTable: location is not a string index' $SFCONV frow.json
+
+# a gecko frame row that is not a string index names the row's line (3),
+# as the tree did before the rows were read one by one
+printf '{"meta":{"startTime":0},"threads":[{"name":"m","stringTable":["a"],\n"frameTable":{"schema":{"location":0},"data":[[0],\n[9]]},"stackTable":{"schema":{"prefix":0,"frame":1},"data":[[null,0]]},"samples":{"schema":{"stack":0},"data":[[0]]}}]}\n' > frow3.json
+expect_error firefox-gecko-frame-row-line 1 '^sfconv: frow3\.json:3: threads\[0\]: frameTable: location is not a string index' $SFCONV frow3.json
+
+# Chrome's JSON Object Format: "stackFrames" is read member by member and
+# "samples" one by one, in either order.  Frames: 1 root, 2 kid (parent
+# "1"), 3 k3 (parent 2, an integer), a"b q (an escaped key, parent null),
+# 9 given twice (json-c kept the last: y).  Samples: sf "2"; sf 3 weight
+# "4"; one without sf and a bare 5 (empty stacks); the escaped key; 9.
+# Folded by hand: " 2", "q 1", "root;kid 1", "root;kid;k3 4", "y 1".
+smp='"samples":[{"sf":"2","ts":1,"pid":1,"tid":2},{"sf":3,"ts":2,"weight":"4"},{"ts":3},5,{"sf":"a\"b"},{"sf":9}]'
+frm='"stackFrames":{"1":{"name":"root"},"2":{"name":"kid","parent":"1"},"3":{"name":"k3","parent":2},"a\"b":{"name":"q","parent":null},"9":{"name":"x"},"9":{"name":"y"}}'
+printf '{"traceEvents":[],%s,\n%s}\n' "$smp" "$frm" > obj1.trace.json
+printf '{"traceEvents":[],%s,\n%s}\n' "$frm" "$smp" > obj2.trace.json
+printf ' 2\nq 1\nroot;kid 1\nroot;kid;k3 4\ny 1\n' > obj.want
+for n in 1 2; do
+	$SFCONV -q obj$n.trace.json > obj$n.out 2>&1
+	expect_same chrome-object-format-$n obj.want obj$n.out
+done
+# a frame's fault names the frame's line (3), a sample's the sample's (2)
+printf '{"samples":[{"sf":1}],\n"stackFrames":{"1":{"name":"a","parent":"2"},\n"2":{"name":"b","parent":[1]}}}\n' > objbad.trace.json
+expect_error chrome-object-frame-line 1 '^sfconv: objbad\.trace\.json:3: stackFrames: bad parent$' $SFCONV objbad.trace.json
+printf '{"stackFrames":{"1":{"name":"a"}},\n"samples":[{"sf":1},\n{"sf":1,"weight":"x"}]}\n' > objw.trace.json
+expect_error chrome-object-weight-line 1 '^sfconv: objw\.trace\.json:3: samples\[1\]: weight must be a number$' $SFCONV objw.trace.json
+
+# Bounded memory (docs/RELIABILITY.md, "Bounded memory"): a large input
+# whose model is small reads under a --max-memory far below the json-c
+# tree it used to need.  Firefox: 1.5 million strings no frame uses, as
+# many cells of a column the reader does not read and 500,000 markers
+# (63 MB, which took 755 MB); Chrome: 1 million stackFrames of which two
+# are used (66 MB, which took 1.2 GB); speedscope: 1.5 million events on
+# two frames; cpuprofile: 3 million samples of two nodes.
+capped="ulimit -v 524288;"
+sh -c "$capped exec $SFCONV --version" >/dev/null 2>&1 || capped=
+if ! have python3; then
+	skip web-bounded "python3 is needed to write the inputs"
+elif [ -z "$capped" ]; then
+	skip web-bounded "$SFCONV does not start under ulimit -v (sanitizer build: no budget)"
+else
+	python3 - <<'P'
+n = 1500000
+with open('big.firefox.json', 'w') as f:
+    f.write('{"meta":{"startTime":0,"interval":1},"threads":[{"name":"m","tid":1,"stringArray":["main"')
+    f.write(''.join(',"unused string number %d"' % i for i in range(n)))
+    f.write('],"funcTable":{"name":[0]},"frameTable":{"func":[0],"category":[' + ','.join('0' for i in range(n)) + ']},')
+    f.write('"stackTable":{"prefix":[null],"frame":[0]},"samples":{"stack":[0,0,0]},')
+    f.write('"markers":{"data":[' + ','.join('{"type":"Text","name":%d}' % i for i in range(n // 3)) + ']}}]}')
+n = 1000000
+with open('big.trace.json', 'w') as f:
+    f.write('{"traceEvents":[],"samples":[{"sf":"1"},{"sf":"2"},{"sf":"2"}],"stackFrames":{')
+    f.write('"1":{"name":"main"},"2":{"name":"work","parent":"1"}')
+    f.write(''.join(',"%d":{"name":"unused%d","parent":"%d","category":"c"}' % (i, i, i - 1) for i in range(3, n)))
+    f.write('}}')
+n = 750000
+with open('big.speedscope.json', 'w') as f:
+    f.write('{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"main"},{"name":"work"}]},'
+            '"profiles":[{"type":"evented","name":"p","unit":"microseconds","startValue":0,"endValue":%d,"events":[' % (2 * n + 1))
+    f.write('{"type":"O","frame":0,"at":0},')
+    f.write(','.join('{"type":"O","frame":1,"at":%d},{"type":"C","frame":1,"at":%d}' % (2 * i + 1, 2 * i + 2) for i in range(n)))
+    f.write(',{"type":"C","frame":0,"at":%d}]}]}' % (2 * n + 1))
+n = 3000000
+with open('big.cpuprofile', 'w') as f:
+    f.write('{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"},"children":[2]},'
+            '{"id":2,"callFrame":{"functionName":"main"},"children":[3]},{"id":3,"callFrame":{"functionName":"work"}}],'
+            '"startTime":0,"endTime":%d,"samples":[' % n)
+    f.write(','.join('3' if i % 3 else '2' for i in range(n)))
+    f.write('],"timeDeltas":[' + ','.join('1' for i in range(n)) + ']}')
+P
+	printf 'main 3\n' > big.firefox.want
+	printf 'main 1\nmain;work 2\n' > big.trace.want
+	# main open from 0 to 1,500,001 us, work inside it from 2i+1 to 2i+2:
+	# main alone 750,001 us, main;work 750,000
+	printf 'main 750001\nmain;work 750000\n' > big.speedscope.want
+	printf 'main 1000000\nmain;work 2000000\n' > big.cpuprofile.want
+	for f in big.firefox.json big.trace.json big.speedscope.json big.cpuprofile; do
+		w=${f%.json}.want
+		$SFCONV -q --max-memory 160M "$f" -o "$f.folded" 2>"$f.err"
+		expect_same "web-bounded-${f#big.}" "$w" "$f.folded"
+	done
+fi

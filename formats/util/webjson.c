@@ -3,6 +3,7 @@
  * formats (see webjson.h).
  */
 #include "webjson.h"
+#include "strbuf.h"
 
 #include <errno.h>
 #include <math.h>
@@ -92,6 +93,13 @@ struct parser {
 	size_t div_level;          /* sc.n inside the diverted array */
 	size_t div_index;
 	const char *div_key;
+	char any_key[KEYMAX + 1];  /* div_key of an any_key path */
+	/* a diverted object (members): its elements are the values, each
+	 * after its key (mkey, as written) and a ':' */
+	bool div_members;
+	bool in_mkey, mkey_done, colon;
+	struct sf_sbuf mkey;
+	struct sf_sbuf ukey;       /* mkey without its escapes */
 	size_t div_n;
 	bool elem;                 /* inside an element */
 	uint64_t elem_line;        /* where it starts */
@@ -237,6 +245,7 @@ static void sub_restart(struct parser *ps, uint64_t line)
 	sub->lines.n = sub->elines.n = 0;
 	sub->line = line;
 	sub->done = sub->div = sub->elem = sub->have_value = false;
+	sub->in_mkey = sub->mkey_done = sub->colon = false;
 	sub->jerr = json_tokener_continue;
 }
 
@@ -247,6 +256,12 @@ static void elem_start(struct parser *ps)
 	ps->elines.n = 0;
 	if (ps->sub)
 		sub_restart(ps, ps->line);
+}
+
+/* What an element is called in messages. */
+static const char *elem_word(const struct parser *ps)
+{
+	return ps->div_members ? "object member" : "array element";
 }
 
 static int feed_elem(struct parser *ps, const char *b, size_t n)
@@ -263,7 +278,7 @@ static int feed_elem(struct parser *ps, const char *b, size_t n)
 		if (!only_space(b, n, &l))
 			return sf_error(ps->ctx, SF_EINPUT, ps->name, ps->line,
 					"invalid JSON: unexpected data after "
-					"an array element");
+					"an %s", elem_word(ps));
 		return 0;
 	}
 	o = json_tokener_parse_ex(ps->etok, b, (int)n);
@@ -280,9 +295,39 @@ static int feed_elem(struct parser *ps, const char *b, size_t n)
 	size_t used = (size_t)json_tokener_get_parse_end(ps->etok);
 	if (used < n && !only_space(b + used, n - used, &l))
 		return sf_error(ps->ctx, SF_EINPUT, ps->name, ps->line,
-				"invalid JSON: unexpected data after an "
-				"array element");
+				"invalid JSON: unexpected data after an %s",
+				elem_word(ps));
 	return 0;
+}
+
+/* The key of the member being ended, its escapes undone as json-c
+ * undoes them (a key that holds none is used as it is), in ps->ukey. */
+static int member_key(struct parser *ps)
+{
+	struct json_object *k;
+	bool ok;
+
+	ps->ukey.len = 0;
+	if (!ps->mkey.len || !memchr(ps->mkey.s, '\\', ps->mkey.len))
+		return sf_sbuf_add(&ps->ukey, ps->mkey.s ? ps->mkey.s : "",
+				   ps->mkey.len) ? 0 : sf_error_nomem(ps->ctx);
+	if (!sf_sbuf_add(&ps->ukey, "\"", 1) ||
+	    !sf_sbuf_add(&ps->ukey, ps->mkey.s, ps->mkey.len) ||
+	    !sf_sbuf_add(&ps->ukey, "\"", 1))
+		return sf_error_nomem(ps->ctx);
+	/* the scanner does not check escapes: json-c does */
+	if (!(k = json_tokener_parse(ps->ukey.s)) ||
+	    !json_object_is_type(k, json_type_string)) {
+		json_object_put(k);
+		return sf_error(ps->ctx, SF_EINPUT, ps->name, ps->elem_line,
+				"invalid JSON: a bad escape in an object "
+				"key");
+	}
+	ps->ukey.len = 0;
+	ok = sf_sbuf_add(&ps->ukey, json_object_get_string(k),
+			 (size_t)json_object_get_string_len(k));
+	json_object_put(k);
+	return ok ? 0 : sf_error_nomem(ps->ctx);
 }
 
 static int end_elem(struct parser *ps)
@@ -321,14 +366,23 @@ static int end_elem(struct parser *ps)
 	json_tokener_reset(ps->etok);
 	if (!ps->sub)
 		assign_lines(ps, o, &ps->elines);
-	rc = ps->div_dv->element(ps->div_dv->ud, ps->div_index, ps->div_key,
+	const char *key = ps->div_key;
+	if (ps->div_members) {
+		if ((rc = member_key(ps))) {
+			json_object_put(o);
+			return rc;
+		}
+		key = ps->ukey.s;
+	}
+	ps->mkey_done = ps->colon = false;
+	rc = ps->div_dv->element(ps->div_dv->ud, ps->div_index, key,
 			     ps->div_n++, o, ps->elem_line);
 	json_object_put(o);
 	return rc;
 }
 
 /* Is the '[' about to open at level sc.n an array of path `dv`? */
-static const char *divert_match(const struct parser *ps,
+static const char *divert_match(struct parser *ps,
 				const struct sf_webjson_divert *dv)
 {
 	const struct scan *s = &ps->sc;
@@ -360,14 +414,23 @@ static const char *divert_match(const struct parser *ps,
 		if (s->klen[lv] == strlen(dv->keys[i]) &&
 		    !memcmp(s->key[lv], dv->keys[i], s->klen[lv]))
 			return dv->keys[i];
+	if (dv->any_key) {
+		/* the key as far as the scanner kept it: a longer one is
+		 * no column a reader knows */
+		memcpy(ps->any_key, s->key[lv], s->klen[lv]);
+		ps->any_key[s->klen[lv]] = 0;
+		return ps->any_key;
+	}
 	return NULL;
 }
 
-/* Is the '[' about to open at level sc.n a diverted array?  Which path
- * it is on goes to ps->div_dv. */
-static const char *divert_key(struct parser *ps)
+/* Is the '[' (or '{', `open`) about to open at level sc.n a diverted
+ * array (or object)?  Which path it is on goes to ps->div_dv. */
+static const char *divert_key(struct parser *ps, char open)
 {
 	for (const struct sf_webjson_divert *d = ps->dv; d; d = d->next) {
+		if ((open == '{') != d->members)
+			continue;
 		const char *k = divert_match(ps, d);
 		if (k) {
 			ps->div_dv = d;
@@ -384,6 +447,13 @@ static int nul_name(struct parser *ps)
 	return sf_error(ps->ctx, SF_EINPUT, ps->name, ps->line,
 			"a string holds a NUL character (\\u0000), which "
 			"names cannot hold");
+}
+
+/* A diverted object whose members are not "key": value. */
+static int bad_member(struct parser *ps)
+{
+	return sf_error(ps->ctx, SF_EINPUT, ps->name, ps->line,
+			"invalid JSON: expected \"key\": value in an object");
 }
 
 static int feed(struct parser *ps, const char *b, size_t n)
@@ -415,8 +485,15 @@ static int feed(struct parser *ps, const char *b, size_t n)
 				s->in_str = false;
 				s->capture = false;
 				s->last = '"';
+				if (ps->in_mkey) {
+					ps->in_mkey = false;
+					ps->mkey_done = true;
+				}
+				continue;
 			} else if (s->capture && s->klen[s->n - 1] < KEYMAX)
 				s->key[s->n - 1][s->klen[s->n - 1]++] = c;
+			if (ps->in_mkey && !sf_sbuf_add(&ps->mkey, &c, 1))
+				return sf_error_nomem(ps->ctx);
 			ps->line += c == '\n';
 			continue;
 		}
@@ -435,6 +512,14 @@ static int feed(struct parser *ps, const char *b, size_t n)
 				s->klen[s->n - 1] = 0;
 			}
 			if (ps->div && s->n == ps->div_level && !ps->elem) {
+				if (ps->div_members && !ps->colon) {
+					/* a member's key */
+					if (ps->mkey_done)
+						return bad_member(ps);
+					ps->in_mkey = true;
+					ps->mkey.len = 0;
+					break;
+				}
 				elem_start(ps);
 				from = i;
 			}
@@ -442,9 +527,11 @@ static int feed(struct parser *ps, const char *b, size_t n)
 		case '[':
 		case '{': {
 			const char *dk = NULL;
-			if (c == '[' && !ps->div)
-				dk = divert_key(ps);
+			if (!ps->div)
+				dk = divert_key(ps, c);
 			if (ps->div && s->n == ps->div_level && !ps->elem) {
+				if (ps->div_members && !ps->colon)
+					return bad_member(ps);
 				elem_start(ps);
 				from = i;
 			}
@@ -466,6 +553,8 @@ static int feed(struct parser *ps, const char *b, size_t n)
 						    from_line)))
 					return rc;
 				ps->div = true;
+				ps->div_members = c == '{';
+				ps->mkey_done = ps->colon = false;
 				ps->div_level = s->n;
 				ps->div_index = s->n > 2 ? s->idx[1] : 0;
 				ps->div_key = dk;
@@ -477,8 +566,12 @@ static int feed(struct parser *ps, const char *b, size_t n)
 		}
 		case ']':
 		case '}':
-			if (ps->div && s->n == ps->div_level && c == ']') {
+			if (ps->div && s->n == ps->div_level &&
+			    c == (ps->div_members ? '}' : ']')) {
 				/* end of the diverted array */
+				if (ps->div_members && !ps->elem &&
+				    (ps->mkey_done || ps->colon))
+					return bad_member(ps);
 				if (ps->elem) {
 					if ((rc = feed_elem(ps, b + from,
 							    i - from)) ||
@@ -505,8 +598,8 @@ static int feed(struct parser *ps, const char *b, size_t n)
 					return sf_error(ps->ctx, SF_EINPUT,
 							ps->name, ps->line,
 							"invalid JSON: an "
-							"empty array "
-							"element");
+							"empty %s",
+							elem_word(ps));
 				if ((rc = feed_elem(ps, b + from, i - from)) ||
 				    (rc = end_elem(ps)))
 					return rc;
@@ -514,8 +607,20 @@ static int feed(struct parser *ps, const char *b, size_t n)
 			}
 			s->last = c;
 			break;
+		case ':':
+			if (ps->div && s->n == ps->div_level &&
+			    ps->div_members && !ps->elem) {
+				if (!ps->mkey_done || ps->colon)
+					return bad_member(ps);
+				ps->colon = true;
+				s->last = c;
+				break;
+			}
+			/* fall through */
 		default:
 			if (ps->div && s->n == ps->div_level && !ps->elem) {
+				if (ps->div_members && !ps->colon)
+					return bad_member(ps);
 				elem_start(ps);
 				from = i;
 			}
@@ -559,6 +664,8 @@ static void parser_free(struct parser *ps)
 	free(ps->lines.v);
 	free(ps->elines.v);
 	free(ps->walk);
+	sf_sbuf_free(&ps->mkey);
+	sf_sbuf_free(&ps->ukey);
 	if (ps->sub) {
 		parser_free(ps->sub);
 		free(ps->sub);
@@ -629,7 +736,8 @@ int sf_webjson__parse_divert(struct sf_input *in, struct sf_ctx *ctx,
 		    (rc = check_memory(&ps)))
 			goto out;
 	}
-	if (!ps.done && ps.div && close_truncated && any) {
+	if (!ps.done && ps.div && close_truncated && any &&
+	    !(ps.div_members && (ps.sc.in_str || ps.sc.last == ':'))) {
 		/* cut off inside a diverted array: deliver the last element
 		 * if it is whole, drop it if not, then close the array */
 		if (ps.elem && !ps.sc.in_str && ps.sc.last != ':' &&
@@ -660,8 +768,9 @@ int sf_webjson__parse_divert(struct sf_input *in, struct sf_ctx *ctx,
 			ps.sc.n--;
 		ps.div = false;
 		ps.sc.in_str = false;
-		ps.sc.last = ']';
-		if ((rc = feed_main(&ps, "]", 1, ps.line)))
+		ps.sc.last = ps.div_members ? '}' : ']';
+		if ((rc = feed_main(&ps, ps.div_members ? "}" : "]", 1,
+				    ps.line)))
 			goto out;
 	}
 	if (!ps.done && !ps.div && close_truncated && any && !ps.sc.in_str &&
@@ -836,285 +945,6 @@ uint64_t sf_webjson__line(struct json_object *v)
 bool sf_webjson__has(const unsigned char *d, size_t n, const char *k)
 {
 	return memmem(d, n, k, strlen(k)) != NULL;
-}
-
-/* ----- V8 CPU profile nodes ----- */
-
-void sf_cpuprof__free(struct sf_cpuprof *t)
-{
-	free(t->nodes);
-	sf_idx_free(&t->idx);
-	memset(t, 0, sizeof(*t));
-}
-
-static bool node_eq(const void *c, uint32_t id, const void *key)
-{
-	const struct sf_cpuprof *t = c;
-
-	return t->nodes[id].id == *(const int64_t *)key;
-}
-
-static bool node_find(const struct sf_cpuprof *t, int64_t id, uint32_t *out)
-{
-	return sf_idx_find(&t->idx, sf_hash(&id, sizeof(id)), node_eq, t, &id,
-			   out);
-}
-
-bool sf_cpuprof__has(const struct sf_cpuprof *t, int64_t id)
-{
-	uint32_t at;
-
-	return node_find(t, id, &at) && (t->nodes[at].frame != UINT32_MAX ||
-					 t->nodes[at].is_root);
-}
-
-int sf_cpuprof__frame(struct sf_profile *p, struct sf_ctx *ctx,
-		     struct json_object *cf, sf_frame_id *out)
-{
-	struct sf_frame f;
-	const char *fn = sf_webjson__str(cf, "functionName");
-	const char *url = sf_webjson__str(cf, "url");
-	int64_t x;
-
-	sf_frame_init(&f);
-	f.name = fn && *fn ? fn : "(anonymous)";
-	if (url && *url)
-		f.file = url;
-	if (sf_webjson__int(sf_webjson__get(cf, "lineNumber"), &x) &&
-	    x >= 0 && x < UINT32_MAX)
-		f.line = (uint32_t)x + 1;
-	if (sf_webjson__int(sf_webjson__get(cf, "columnNumber"), &x) &&
-	    x >= 0 && x < UINT32_MAX)
-		f.column = (uint32_t)x + 1;
-	if (strlen(f.name) > ctx->limits.max_name)
-		return sf_error(ctx, SF_ELIMIT, NULL, 0,
-				"function name exceeds --max-name");
-	return sf_profile_frame(p, ctx, &f, out);
-}
-
-int sf_cpuprof__add_node(struct sf_cpuprof *t, struct sf_profile *p,
-			struct sf_ctx *ctx, int64_t id, int64_t parent,
-			struct json_object *cf, const char *name,
-			uint64_t line)
-{
-	uint32_t at;
-	struct sf_cpuprof_node *nd;
-	const char *fn = sf_webjson__str(cf, "functionName");
-	int rc;
-
-	if (node_find(t, id, &at)) {
-		/* a node may be announced by its parent's `children` before
-		 * it arrives; a real duplicate is an error */
-		nd = &t->nodes[at];
-		if (nd->stack != UINT32_MAX || nd->frame != UINT32_MAX)
-			return sf_error(ctx, SF_EINPUT, name, line,
-					"CPU profile node id %lld appears "
-					"twice", (long long)id);
-	} else {
-		if (t->n == t->cap) {
-			size_t nc = t->cap ? t->cap * 2 : 256;
-			void *q = sf_reallocarray(t->nodes, nc,
-						  sizeof(*t->nodes));
-			if (!q)
-				return sf_error_nomem(ctx);
-			t->nodes = q;
-			t->cap = nc;
-		}
-		at = (uint32_t)t->n;
-		if (!sf_idx_insert(&t->idx, sf_hash(&id, sizeof(id)), at))
-			return sf_error_nomem(ctx);
-		nd = &t->nodes[t->n++];
-		nd->id = id;
-		nd->parent = INT64_MIN;
-		nd->stack = UINT32_MAX;
-		nd->resolving = false;
-	}
-	if (parent != INT64_MIN)
-		nd->parent = parent;
-	nd->line = line;
-	nd->is_root = fn && !strcmp(fn, "(root)");
-	nd->frame = UINT32_MAX;
-	if (!nd->is_root) {
-		sf_frame_id fr;
-		if ((rc = sf_cpuprof__frame(p, ctx, cf, &fr))) {
-			sf_error_place(ctx, name, line);
-			return rc;
-		}
-		t->nodes[at].frame = fr;
-	}
-	return 0;
-}
-
-/* Record that `child` has parent `parent` (from a `children` list on
- * `line`, which stays the child's line until the child itself comes). */
-static int set_parent(struct sf_cpuprof *t, struct sf_ctx *ctx, int64_t child,
-		      int64_t parent, uint64_t line)
-{
-	uint32_t at;
-
-	if (!node_find(t, child, &at)) {
-		if (t->n == t->cap) {
-			size_t nc = t->cap ? t->cap * 2 : 256;
-			void *q = sf_reallocarray(t->nodes, nc,
-						  sizeof(*t->nodes));
-			if (!q)
-				return sf_error_nomem(ctx);
-			t->nodes = q;
-			t->cap = nc;
-		}
-		at = (uint32_t)t->n;
-		if (!sf_idx_insert(&t->idx, sf_hash(&child, sizeof(child)),
-				   at))
-			return sf_error_nomem(ctx);
-		struct sf_cpuprof_node *nd = &t->nodes[t->n++];
-		memset(nd, 0, sizeof(*nd));
-		nd->id = child;
-		nd->frame = UINT32_MAX;
-		nd->stack = UINT32_MAX;
-		nd->line = line;
-	}
-	t->nodes[at].parent = parent;
-	return 0;
-}
-
-int sf_cpuprof__add_node_obj(struct sf_cpuprof *t, struct sf_profile *p,
-			    struct sf_ctx *ctx, struct json_object *nd,
-			    size_t i, const char *name, uint64_t line)
-{
-	struct json_object *cf = sf_webjson__get(nd, "callFrame");
-	struct json_object *ch = sf_webjson__arr(nd, "children");
-	int64_t id, parent = INT64_MIN;
-	int rc;
-
-	if (sf_webjson__line(nd))
-		line = sf_webjson__line(nd);
-	if (!sf_webjson__int(sf_webjson__get(nd, "id"), &id) ||
-	    !cf || !json_object_is_type(cf, json_type_object))
-		return sf_error(ctx, SF_EINPUT, name, line,
-				"nodes[%zu]: expected an object with an "
-				"integer \"id\" and a \"callFrame\"", i);
-	if (sf_webjson__get(nd, "parent") &&
-	    !sf_webjson__int(sf_webjson__get(nd, "parent"), &parent))
-		return sf_error(ctx, SF_EINPUT, name, line,
-				"nodes[%zu]: \"parent\" must be a node id",
-				i);
-	if ((rc = sf_cpuprof__add_node(t, p, ctx, id, parent, cf, name,
-				      line)))
-		return rc;
-	for (size_t j = 0; ch && j < json_object_array_length(ch); j++) {
-		int64_t c;
-		if (!sf_webjson__int(json_object_array_get_idx(ch, j), &c))
-			return sf_error(ctx, SF_EINPUT, name,
-					sf_webjson__line(ch),
-					"nodes[%zu].children: expected node "
-					"ids", i);
-		if ((rc = set_parent(t, ctx, c, id, sf_webjson__line(ch))))
-			return rc;
-	}
-	return 0;
-}
-
-int sf_cpuprof__add_nodes(struct sf_cpuprof *t, struct sf_profile *p,
-			 struct sf_ctx *ctx, struct json_object *nodes,
-			 const char *name, uint64_t line)
-{
-	size_t n = json_object_array_length(nodes);
-	int rc;
-
-	if (sf_webjson__line(nodes))
-		line = sf_webjson__line(nodes);
-	for (size_t i = 0; i < n; i++)
-		if ((rc = sf_cpuprof__add_node_obj(
-			     t, p, ctx, json_object_array_get_idx(nodes, i), i,
-			     name, line)))
-			return rc;
-	return 0;
-}
-
-int sf_cpuprof__stack(struct sf_cpuprof *t, struct sf_profile *p,
-		     struct sf_ctx *ctx, int64_t id, const char *name,
-		     sf_stack_id *out)
-{
-	uint32_t at, cur, *path = NULL;
-	size_t n = 0, cap = 0;
-	sf_stack_id s = SF_STACK_EMPTY;
-	int rc = 0;
-
-	if (!node_find(t, id, &at))
-		return sf_error(ctx, SF_EINPUT, name, 0,
-				"sample refers to unknown node id %lld",
-				(long long)id);
-	/* walk up to a resolved node (or a root), remembering the path, then
-	 * push frames on the way back down: iterative, so deep chains cannot
-	 * overflow the C stack */
-	for (cur = at;;) {
-		struct sf_cpuprof_node *nd = &t->nodes[cur];
-		uint32_t up;
-		if (nd->stack != UINT32_MAX) {
-			s = nd->stack;
-			break;
-		}
-		if (nd->resolving) {
-			rc = sf_error(ctx, SF_EINPUT, name, nd->line,
-				      "CPU profile node %lld is its own "
-				      "ancestor", (long long)nd->id);
-			goto out;
-		}
-		if (nd->frame == UINT32_MAX && !nd->is_root) {
-			rc = sf_error(ctx, SF_EINPUT, name, nd->line,
-				      "a sample refers to CPU profile node "
-				      "%lld, which is never defined",
-				      (long long)nd->id);
-			goto out;
-		}
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			void *q = sf_reallocarray(path, nc, sizeof(*path));
-			if (!q) {
-				rc = sf_error_nomem(ctx);
-				goto out;
-			}
-			path = q;
-			cap = nc;
-		}
-		if (n > ctx->limits.max_depth) {
-			rc = sf_error(ctx, SF_ELIMIT, name, t->nodes[at].line,
-				      "CPU profile nesting exceeds "
-				      "--max-depth");
-			goto out;
-		}
-		path[n++] = cur;
-		nd->resolving = true;
-		if (nd->parent == INT64_MIN)
-			break;
-		if (!node_find(t, nd->parent, &up) ||
-		    (t->nodes[up].frame == UINT32_MAX &&
-		     !t->nodes[up].is_root)) {
-			/* Chrome drops chunks when its buffer fills: keep the
-			 * known part of the stack */
-			sf_warn(ctx, "cpuprofile.missing-parent", "%s: CPU "
-				"profile node %lld has an unknown parent "
-				"%lld; its stack starts there", name,
-				(long long)nd->id, (long long)nd->parent);
-			break;
-		}
-		cur = up;
-	}
-	while (n) {
-		struct sf_cpuprof_node *nd = &t->nodes[path[--n]];
-		/* "(root)" adds no frame of its own */
-		if (!nd->is_root &&
-		    (rc = sf_profile_stack_push(p, ctx, s, nd->frame, &s)))
-			goto out;
-		nd->stack = s;
-		nd->resolving = false;
-	}
-	*out = t->nodes[at].stack;
-out:
-	while (n)
-		t->nodes[path[--n]].resolving = false;
-	free(path);
-	return rc;
 }
 
 /* ----- writing helpers ----- */

@@ -10,15 +10,16 @@
  *     the final `]`) can be closed on request.  Each array and object of
  *     the tree (and of a diverted element) knows the line where it starts
  *     (sf_webjson__line), for messages.  The bulk arrays of a
- *     format (trace events, speedscope events and samples) can be
+ *     format (trace events, speedscope events and samples, a Firefox
+ *     thread's tables) and objects (a trace's stackFrames) can be
  *     "diverted": parsed element by element and handed to the reader, so
  *     the tree never holds them (struct sf_webjson_divert).
  *   - lenient accessors: numbers that arrive as JSON strings ("ts": "12")
  *     are numbers, as Hermes and Perfetto exporters write them.
- *   - the V8 CPU profile node table used by both .cpuprofile files and
- *     Chrome trace ProfileChunk events: nodes (id, parent id, call frame)
- *     arrive in any order, possibly spread over chunks; a node's stack is
- *     made when a sample first needs it.
+ *   - the V8 CPU profile node table (cpuprof.c) used by both .cpuprofile
+ *     files and Chrome trace ProfileChunk events: nodes (id, parent id,
+ *     call frame) arrive in any order, possibly spread over chunks; a
+ *     node's stack is made when a sample first needs it.
  *
  * Nothing here is public API; names are sf_webjson__* and sf_cpuprof__*.
  */
@@ -72,6 +73,17 @@ struct sf_webjson_divert {
 	/* another path, tried when this one does not match (its own
 	 * element and ud; `inner` of the first applies to all) */
 	const struct sf_webjson_divert *next;
+	/* top . KEY for every key: the arrays of a table whose members
+	 * the reader does not all know, so that none stays in the tree
+	 * (`keys` still lists the known ones, for their pointers; an
+	 * unknown key reaches `element` as a string valid until the
+	 * array ends) */
+	bool any_key;
+	/* the path names an object, not an array: its members' values
+	 * are the elements, `key` each one's name (escapes undone, valid
+	 * until `element` returns), `n` its position (a Chrome trace's
+	 * "stackFrames": {"id": {...}, ...}) */
+	bool members;
 };
 
 /* Parse all of `in`, handing the diverted arrays' elements to `dv` (or
