@@ -755,5 +755,6 @@ void sfc_close(struct sfc_session *s)
 	sfc__jit_free(s->jit);
 	free(s->inl);
 	free(s->inl_ids);
+	sfc__symidx_set_free(s->symidx);
 	free(s);
 }

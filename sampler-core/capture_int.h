@@ -354,6 +354,11 @@ struct sfc_session {
 				 * files it may write are believed
 				 * (jitmap.c) */
 	struct sfc_jitmap *jit; /* the perf map read so far (jitmap.c) */
+	struct sfc_symidx_set *symidx; /* head: the symbol index of each
+				 * file, shared by all procs (symidx.c) */
+	uint64_t sym_verified;  /* verify_symbols: addresses the index named
+				 * as libdwfl does ... */
+	uint64_t sym_mismatch;  /* ... and otherwise (a bug) */
 };
 
 /* read.c: the bottom of sampler-core (it calls no other file of it):

@@ -134,6 +134,27 @@ int sfc__push_addr(struct sfc_session *s, struct sf_ctx *ctx,
  * is in a PLT entry, into buf; else NULL (and elsewhere than x86-64) */
 const char *sfc__plt_name(Elf *elf, uint64_t addr, char *buf, size_t size);
 
+/* symidx.c: one sorted symbol index per ELF file, shared by the
+ * processes that map it, answering as dwfl_module_addrinfo does.  A set
+ * holds the indexes of one capture (the head's); it is made on the first
+ * call, and owns the indexes and their names. */
+struct sfc_symidx;
+struct sfc_symidx_set;
+/* The index of mod's file in *set, made from mod's symbol table on first
+ * use (*out stays NULL when the file has neither build id nor a file
+ * to stat); -1 when out of memory. */
+int sfc__symidx_get(struct sfc_symidx_set **set, Dwfl_Module *mod,
+		    struct sfc_symidx **out);
+/* The symbol dwfl_module_addrinfo names for pc in a module of x's file
+ * whose main file's bias is `bias` (dwfl_module_getelf), into *name
+ * (NULL: none; valid while x lives) and the offset into it, *off: 1.
+ * 0 when libdwfl must be asked (no index, or a case it does not
+ * reproduce; see symidx.c). */
+int sfc__symidx_find(const struct sfc_symidx *x, uint64_t bias, uint64_t pc,
+		     const char **name, uint64_t *off);
+void sfc__symidx_free(struct sfc_symidx *x);
+void sfc__symidx_set_free(struct sfc_symidx_set *set);
+
 /* jitmap.c: names for JIT code from /tmp/perf-PID.map */
 #define SFC_JITMAP_MAX ((off_t)64 << 20)
 /* Open path for reading only if it is a regular file owned by `owner`

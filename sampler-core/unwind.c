@@ -11,8 +11,10 @@
  * frame-pointer step.  A read outside the copy fails, which ends the stack
  * (reported as truncated).
  *
- * Symbolization runs once per unique address at the end
- * (dwfl_module_addrinfo scans the symbol table linearly, ~50 µs): names
+ * Symbolization runs once per unique address at the end, by binary
+ * search in a sorted index of each file's symbols shared by all processes
+ * (symidx.c; dwfl_module_addrinfo scans the table linearly, ~50 µs, in
+ * every process again): names
  * from .symtab/.dynsym or a separate debug file found by build-id or
  * debuglink (dwfl_standard_find_debuginfo), C++ names demangled through
  * __cxa_demangle loaded at run time, JIT code from /tmp/perf-PID.map
@@ -474,6 +476,21 @@ static int note_image(struct sf_profile *p, struct sf_ctx *ctx,
 	return sf_profile_set_prop(p, ctx, key, val);
 }
 
+/* --verify-symbols: does libdwfl's own search agree with the index? */
+static void verify_symbol(struct sfc_session *s, Dwfl_Module *mod,
+			  uint64_t pc, const char *name, GElf_Off off)
+{
+	GElf_Off woff;
+	GElf_Sym sym;
+	const char *want = dwfl_module_addrinfo(mod, pc, &woff, &sym, NULL,
+						NULL, NULL);
+
+	if (!want != !name || (want && (strcmp(want, name) || woff != off)))
+		s->head->sym_mismatch++;
+	else
+		s->head->sym_verified++;
+}
+
 int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 		   struct sf_profile *p, sf_frame_id *out)
 {
@@ -482,6 +499,8 @@ int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 	struct sfc_jitmap *jit = sfc__jit_load(s, ctx);
 	char buf[512], plain[512], pltname[300];
 	const char *at;
+	Dwfl_Module *xmod = NULL;
+	struct sfc_symidx *x = NULL;
 	int rc = 0;
 
 	if (!jit)
@@ -531,8 +550,26 @@ int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 			Elf *elf = dwfl_module_getelf(mod, &bias);
 			if (elf)
 				rel = pc - bias;
-			name = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL,
-						    NULL, NULL);
+			/* symidx.c: libdwfl's answer without its scan of
+			 * the table, from an index of the file that every
+			 * process mapping it shares */
+			if (mod != xmod) {
+				xmod = mod;
+				if (sfc__symidx_get(&s->head->symidx, mod,
+						    &x)) {
+					rc = sf_error_nomem(ctx);
+					break;
+				}
+			}
+			uint64_t xoff;
+			if (elf && sfc__symidx_find(x, bias, pc, &name, &xoff)) {
+				off = xoff;
+				if (s->o.verify_symbols)
+					verify_symbol(s, mod, pc, name, off);
+			} else {
+				name = dwfl_module_addrinfo(mod, pc, &off, &sym,
+							    NULL, NULL, NULL);
+			}
 			f.module = mname;
 			f.address = rel;
 			if (mname && (rc = note_image(p, ctx, mod, mname,
