@@ -13,12 +13,37 @@
 #include <elfutils/libdw.h>
 #include <stdlib.h>
 
+int sfc__inline_names(Dwfl_Module *mod, uint64_t pc, const char **names,
+		      int max)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu, *scopes = NULL;
+	int n = 0;
+
+	if (!mod || !(cu = dwfl_module_addrdie(mod, pc, &bias)))
+		return 0;
+	int ns = dwarf_getscopes(cu, pc - bias, &scopes);
+	/* scopes[0] is the innermost; stop at the enclosing function */
+	for (int i = 0; i < ns && n < max; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		Dwarf_Attribute at;
+		const char *name = dwarf_formstring(
+			dwarf_attr_integrate(&scopes[i], DW_AT_name, &at));
+		names[n++] = name ? name : "[inlined]";
+	}
+	free(scopes);
+	return n;
+}
+
 int sfc__inline_frames(struct sfc_session *s, struct sf_ctx *ctx,
 		       struct sf_profile *p, Dwfl_Module *mod, uint64_t pc,
 		       const struct sf_frame *outer, uint32_t addr)
 {
-	Dwarf_Addr bias;
-	Dwarf_Die *cu, *scopes = NULL;
+	const char *names[64];
 	sf_frame_id ids[64];
 	size_t n = 0;
 	int rc = 0;
@@ -34,29 +59,17 @@ int sfc__inline_frames(struct sfc_session *s, struct sf_ctx *ctx,
 		return 0;
 	s->inl[addr].off = s->ninl_ids;
 	s->inl[addr].n = 0;
-	if (!mod || !(cu = dwfl_module_addrdie(mod, pc, &bias)))
-		return 0;
-	int ns = dwarf_getscopes(cu, pc - bias, &scopes);
-	/* scopes[0] is the innermost; stop at the enclosing function */
-	for (int i = 0; i < ns && n < 64; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-		if (tag == DW_TAG_subprogram)
-			break;
-		if (tag != DW_TAG_inlined_subroutine)
-			continue;
-		Dwarf_Attribute at;
-		const char *name = dwarf_formstring(
-			dwarf_attr_integrate(&scopes[i], DW_AT_name, &at));
+	int nn = sfc__inline_names(mod, pc, names, 64);
+	for (int i = 0; i < nn; i++) {
 		struct sf_frame f;
 		sf_frame_init(&f);
-		f.name = name ? name : "[inlined]";
+		f.name = names[i];
 		f.module = outer->module;
 		f.kind = "inline";
 		f.flags = SF_FRAME_INLINE;
 		if ((rc = sf_profile_frame(p, ctx, &f, &ids[n++])))
 			break;
 	}
-	free(scopes);
 	if (rc || !n)
 		return rc;
 	if (sf_grow(&s->inl_ids, &s->capinl_ids, s->ninl_ids + n,

@@ -124,6 +124,11 @@ int sfc__src_report(struct sfc_session *s, struct sf_ctx *ctx,
 int sfc__inline_frames(struct sfc_session *s, struct sf_ctx *ctx,
 		       struct sf_profile *p, Dwfl_Module *mod, uint64_t pc,
 		       const struct sf_frame *outer, uint32_t addr);
+/* The names of the inlined subroutines holding pc in mod (innermost
+ * first, up to its function; "[inlined]" for one without a name), at
+ * most max; how many (0 without DWARF). */
+int sfc__inline_names(Dwfl_Module *mod, uint64_t pc, const char **names,
+		      int max);
 /* Push address addr's frame (fid[addr]) and then its inlined frames onto
  * *st. */
 int sfc__push_addr(struct sfc_session *s, struct sf_ctx *ctx,
@@ -152,6 +157,14 @@ int sfc__symidx_get(struct sfc_symidx_set **set, Dwfl_Module *mod,
  * reproduce; see symidx.c). */
 int sfc__symidx_find(const struct sfc_symidx *x, uint64_t bias, uint64_t pc,
 		     const char **name, uint64_t *off);
+/* The module to ask for x's DWARF (inlined scopes, lines) about pc of
+ * mod, a module of x's file whose main file's bias is `bias`: the file
+ * alone in a Dwfl of x's own (made on first use with the callbacks cbs,
+ * which must outlive x), so that its DWARF is read and decompressed once
+ * for all processes, and *pc moved to it; else mod, *pc unchanged (no
+ * build id, or the file at mod's path is not the one mapped). */
+Dwfl_Module *sfc__symidx_dwarf(struct sfc_symidx *x, const Dwfl_Callbacks *cbs,
+			       Dwfl_Module *mod, uint64_t bias, uint64_t *pc);
 void sfc__symidx_free(struct sfc_symidx *x);
 void sfc__symidx_set_free(struct sfc_symidx_set *set);
 

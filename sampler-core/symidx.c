@@ -89,6 +89,12 @@ struct sfc_symidx {
 	struct sec *secs;       /* allocated sections, libdwfl's order */
 	size_t nsecs;
 	char *names;
+	/* the file alone in a Dwfl of its own at its own addresses (bias
+	 * 0), where its DWARF is read once for all processes (inline
+	 * scopes, lines); dwarf_tried: made, or found not to work */
+	Dwfl *dw;
+	Dwfl_Module *dmod;
+	bool dwarf_tried;
 };
 
 struct sfc_symidx_set {
@@ -222,6 +228,8 @@ void sfc__symidx_free(struct sfc_symidx *x)
 	pass_free(&x->pass[1]);
 	free(x->secs);
 	free(x->names);
+	if (x->dw)
+		dwfl_end(x->dw);
 	free(x);
 }
 
@@ -525,4 +533,46 @@ int sfc__symidx_find(const struct sfc_symidx *x, uint64_t bias, uint64_t pc,
 		*off = pc - best.value;
 	}
 	return 1;
+}
+
+/* The file mod maps, reported alone at its own addresses, if it is the
+ * same file (same build id) */
+static Dwfl_Module *file_module(const Dwfl_Callbacks *cbs, Dwfl_Module *mod,
+				Dwfl **dw)
+{
+	const char *path = NULL;
+	const unsigned char *a, *b;
+	GElf_Addr va, vb;
+	Dwarf_Addr bias;
+
+	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &path, NULL);
+	int na = dwfl_module_build_id(mod, &a, &va);
+	if (!path || na <= 0 || !(*dw = dwfl_begin(cbs)))
+		return NULL;
+	dwfl_report_begin(*dw);
+	/* base 0 and p_vaddr added: bias 0, the file's own addresses */
+	Dwfl_Module *m = dwfl_report_elf(*dw, path, path, -1, 0, true);
+	dwfl_report_end(*dw, NULL, NULL);
+	if (!m || !dwfl_module_getelf(m, &bias) || bias ||
+	    dwfl_module_build_id(m, &b, &vb) != na || memcmp(a, b, (size_t)na))
+		return NULL;
+	return m;
+}
+
+Dwfl_Module *sfc__symidx_dwarf(struct sfc_symidx *x, const Dwfl_Callbacks *cbs,
+			       Dwfl_Module *mod, uint64_t bias, uint64_t *pc)
+{
+	if (!x)
+		return mod;
+	if (!x->dwarf_tried) {
+		x->dwarf_tried = true;
+		if (!(x->dmod = file_module(cbs, mod, &x->dw)) && x->dw) {
+			dwfl_end(x->dw);
+			x->dw = NULL;
+		}
+	}
+	if (!x->dmod)
+		return mod;
+	*pc -= bias;
+	return x->dmod;
 }

@@ -284,23 +284,25 @@ static int run_dwfl(struct sfc_session *s, const struct sfc_thr *t,
 }
 
 #if defined(__x86_64__)
-/* Does CFI (.eh_frame or .debug_frame) cover pc? */
-static bool has_cfi(Dwfl *dwfl, uint64_t pc)
+/* Does CFI cover pc: .eh_frame, or with `debug` .debug_frame?  The
+ * latter comes with the whole DWARF of a debug file: it is asked of the
+ * file's own Dwfl (symidx.c), which reads it once for all processes. */
+static bool has_cfi(struct sfc_session *s, uint64_t pc, bool debug)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, pc);
 	Dwarf_Addr bias;
 	Dwarf_CFI *cfi;
 	Dwarf_Frame *fr;
+	struct sfc_symidx *x;
 
 	if (!mod)
 		return false;
-	if ((cfi = dwfl_module_eh_cfi(mod, &bias)) &&
-	    !dwarf_cfi_addrframe(cfi, pc - bias, &fr)) {
-		free(fr);
-		return true;
-	}
-	if ((cfi = dwfl_module_dwarf_cfi(mod, &bias)) &&
-	    !dwarf_cfi_addrframe(cfi, pc - bias, &fr)) {
+	if (debug && dwfl_module_getelf(mod, &bias) &&
+	    !sfc__symidx_get(&s->head->symidx, mod, &x))
+		mod = sfc__symidx_dwarf(x, &s->head->cbs, mod, bias, &pc);
+	cfi = debug ? dwfl_module_dwarf_cfi(mod, &bias)
+		    : dwfl_module_eh_cfi(mod, &bias);
+	if (cfi && !dwarf_cfi_addrframe(cfi, pc - bias, &fr)) {
 		free(fr);
 		return true;
 	}
@@ -347,7 +349,11 @@ static int clone_window(struct sfc_session *s, const struct sfc_thr *t,
 			bool *frameless)
 {
 	*frameless = false;
-	if (has_cfi(s->dwfl, t->regs.rip) || !in_clone(s, t->regs.rip))
+	/* .debug_frame last, for a pc in clone only: libdwfl reads it with
+	 * the whole DWARF of the debug file, decompressed (libc's takes a
+	 * good part of a second), once per process */
+	if (has_cfi(s, t->regs.rip, false) || !in_clone(s, t->regs.rip) ||
+	    has_cfi(s, t->regs.rip, true))
 		return 0;
 	if (t->regs.rax == 0) {
 		s->frames[s->nframes++] = t->regs.rip;
@@ -476,16 +482,49 @@ static int note_image(struct sf_profile *p, struct sf_ctx *ctx,
 	return sf_profile_set_prop(p, ctx, key, val);
 }
 
-/* --verify-symbols: does libdwfl's own search agree with the index? */
+static bool same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Do the process's module at pc and the file's own at dpc give the
+ * same line and inlined functions? */
+static bool same_dwarf(Dwfl_Module *mod, uint64_t pc, Dwfl_Module *dmod,
+		       uint64_t dpc)
+{
+	const char *a[64], *b[64];
+	int na = sfc__inline_names(mod, pc, a, 64);
+	int nb = sfc__inline_names(dmod, dpc, b, 64);
+	Dwfl_Line *la = dwfl_module_getsrc(mod, pc);
+	Dwfl_Line *lb = dwfl_module_getsrc(dmod, dpc);
+	int line[2] = { 0, 0 }, col[2] = { 0, 0 };
+	const char *fa = la ? dwfl_lineinfo(la, NULL, &line[0], &col[0], NULL,
+					    NULL) : NULL;
+	const char *fb = lb ? dwfl_lineinfo(lb, NULL, &line[1], &col[1], NULL,
+					    NULL) : NULL;
+
+	if (na != nb || !same_str(fa, fb) || line[0] != line[1] ||
+	    col[0] != col[1])
+		return false;
+	for (int i = 0; i < na; i++)
+		if (strcmp(a[i], b[i]))
+			return false;
+	return true;
+}
+
+/* --verify-symbols: does libdwfl's own search in the process's module
+ * agree with the index, and its DWARF with the file's own Dwfl? */
 static void verify_symbol(struct sfc_session *s, Dwfl_Module *mod,
-			  uint64_t pc, const char *name, GElf_Off off)
+			  uint64_t pc, const char *name, GElf_Off off,
+			  Dwfl_Module *dmod, uint64_t dpc)
 {
 	GElf_Off woff;
 	GElf_Sym sym;
 	const char *want = dwfl_module_addrinfo(mod, pc, &woff, &sym, NULL,
 						NULL, NULL);
 
-	if (!want != !name || (want && (strcmp(want, name) || woff != off)))
+	if (!same_str(want, name) || (want && woff != off) ||
+	    (dmod != mod && !same_dwarf(mod, pc, dmod, dpc)))
 		s->head->sym_mismatch++;
 	else
 		s->head->sym_verified++;
@@ -531,6 +570,10 @@ int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 			mod = dwfl_addrmodule(s->dwfl, pc);
 		const char *name = NULL, *mname = NULL;
 		Dwarf_Addr start = 0, end = 0, bias = 0;
+		/* where DWARF is asked: the file's own Dwfl, read once for
+		 * every process, when there is one */
+		Dwfl_Module *dmod = NULL;
+		uint64_t dpc = pc;
 		/* jitmap.c: a perf map entry wins over a module whose range
 		 * merely spans the JIT heap (node maps part of its text far
 		 * above the rest, and libdwfl's module covers the gap) */
@@ -561,11 +604,15 @@ int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 					break;
 				}
 			}
+			dmod = elf ? sfc__symidx_dwarf(x, &s->head->cbs, mod,
+						       bias, &dpc)
+				   : mod;
 			uint64_t xoff;
 			if (elf && sfc__symidx_find(x, bias, pc, &name, &xoff)) {
 				off = xoff;
 				if (s->o.verify_symbols)
-					verify_symbol(s, mod, pc, name, off);
+					verify_symbol(s, mod, pc, name, off,
+						      dmod, dpc);
 			} else {
 				name = dwfl_module_addrinfo(mod, pc, &off, &sym,
 							    NULL, NULL, NULL);
@@ -609,7 +656,7 @@ int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 				name = buf;
 			}
 			if (s->o.source_lines) {
-				Dwfl_Line *l = dwfl_module_getsrc(mod, pc);
+				Dwfl_Line *l = dwfl_module_getsrc(dmod, dpc);
 				int line = 0, col = 0;
 				const char *file = l ? dwfl_lineinfo(
 					l, NULL, &line, &col, NULL, NULL) : NULL;
@@ -629,7 +676,7 @@ int sfc__symbolize(struct sfc_session *s, struct sf_ctx *ctx,
 		rc = sf_profile_frame(p, ctx, &f, &out[i]);
 		/* inline.c: functions inlined at pc, frames of their own */
 		if (!rc)
-			rc = sfc__inline_frames(s, ctx, p, mod, pc, &f,
+			rc = sfc__inline_frames(s, ctx, p, dmod, dpc, &f,
 						(uint32_t)i);
 		free(dem);
 	}
