@@ -236,9 +236,12 @@ static const char *self_path(Dwfl *self, const void *addr)
 
 int main(void)
 {
-	char exe[4096], dir[] = "/tmp/t_symidx.XXXXXX", cmd[9000];
+	char exe[4096], dir[4200], cmd[9000];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	const char *top = getenv("TOP");
+	const char *top = getenv("TOP"), *tmp = getenv("TMPDIR");
+
+	snprintf(dir, sizeof(dir), "%s/t_symidx.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
 
 	elf_version(EV_CURRENT);
 	Dwfl *self = dwfl_begin(&live);
