@@ -4,3 +4,6 @@
 echo
 echo "== sfcapture: sh bench/capture.sh ${CAPTURE_SECS:-3}"
 sh "$top/bench/capture.sh" "${CAPTURE_SECS:-3}"
+echo
+echo "== sfcapture following children: sh bench/capture-children.sh ${CAPTURE_ROUNDS:-3}"
+sh "$top/bench/capture-children.sh" "${CAPTURE_ROUNDS:-3}"

@@ -19,7 +19,7 @@ enum {
 	K_THREADS = CLI_KEY, K_ON_CPU, K_ALL_STOP, K_UNWIND, K_STACK_BYTES,
 	K_STACK_FRAMES, K_LINES, K_NO_DEMANGLE, K_NO_REUSE, K_VERIFY_REUSE,
 	K_NO_BOOST, K_NO_PEEK, K_NO_PERF, K_CHILDREN, K_NO_CHILDREN,
-	K_NO_PYTHON
+	K_NO_PYTHON, K_VERIFY_SYMBOLS
 };
 
 static const struct cli_opt opts[] = {
@@ -55,6 +55,8 @@ static const struct cli_opt opts[] = {
 	  "or nice -10 (done when permitted: root or CAP_SYS_NICE)" },
 	{ "verify-reuse", K_VERIFY_REUSE, NULL, "stop such threads anyway and count reused and\n"
 	  "stopless stacks that would differ (audit;\ncapture.reuse_*, capture.stopless_* props)" },
+	{ "verify-symbols", K_VERIFY_SYMBOLS, NULL, "name every address with libdwfl's symbol search\n"
+	  "too and count the names that would differ (audit;\ncapture.symbols_* props)" },
 	{ "quiet", 'q', NULL, "no progress, summary, report or warnings" },
 	{ "help", 'h', NULL, "this help" },
 	{ "version", 'V', NULL, "the version" },

@@ -193,6 +193,10 @@ struct sfc_options {
 				 * it with a perf event (see "Running
 				 * threads without a stop") */
 	bool no_python;         /* no CPython frames (python.c) */
+	bool verify_symbols;    /* name each address with libdwfl's own
+				 * search too (dwfl_module_addrinfo) and
+				 * count the answers that differ from the
+				 * symbol index's (capture.symbols_*) */
 	bool no_peek;           /* stop a blocked thread that ran since its
 				 * last sample rather than read it as it
 				 * sleeps (see "Reading without a stop") */
@@ -216,7 +220,7 @@ void sfc_options_init(struct sfc_options *o);
  * separated by commas), "on-cpu", "all-stop", "unwind" (dwarf|fp),
  * "stack-bytes" (4K..256K), "stack-frames", "lines", "no-demangle",
  * "no-python", "no-reuse", "no-peek", "no-perf", "verify-reuse",
- * "no-boost".  SF_EUSAGE with
+ * "verify-symbols", "no-boost".  SF_EUSAGE with
  * "option '--NAME' needs ..." for a bad value.  The list "threads" makes
  * is malloc'ed and the caller's: free((void *)o->tids). */
 int sfc_options_set(struct sfc_options *o, struct sf_ctx *ctx,

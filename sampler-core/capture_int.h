@@ -356,6 +356,14 @@ struct sfc_session {
 				 * files it may write are believed
 				 * (jitmap.c) */
 	struct sfc_jitmap *jit; /* the perf map read so far (jitmap.c) */
+	struct sfc_symidx_set *symidx; /* head: the symbol index and own
+				 * Dwfl of each file, shared by all procs
+				 * (symidx.c; the symbols row frees it) */
+	uint64_t sym_verified;  /* head, verify_symbols: answers (a name; an
+				 * address's lines and inlined functions)
+				 * the shared index and Dwfl gave as the
+				 * process's own Dwfl does ... */
+	uint64_t sym_mismatch;  /* ... and otherwise (a bug) */
 };
 
 /* read.c: the bottom of sampler-core (it calls no other file of it):

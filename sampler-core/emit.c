@@ -249,6 +249,13 @@ int sfc_emit(struct sfc_session *s, struct sf_ctx *ctx, struct sf_profile *p)
 	for (size_t i = 0; i < s->nprocs; i++)
 		if ((rc = emit_proc(s->procs[i], ctx, p)))
 			return rc;
+	/* counted while the processes' addresses were named */
+	if (s->o.verify_symbols &&
+	    ((rc = count_prop(p, ctx, "capture.symbols_verified",
+			      s->sym_verified)) ||
+	     (rc = count_prop(p, ctx, "capture.symbols_mismatch",
+			      s->sym_mismatch))))
+		return rc;
 	p->d.meta.source_format = sf_profile_str(p, ctx, "sfcapture");
 	return 0;
 }

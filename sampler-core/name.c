@@ -97,10 +97,11 @@ static int note_image(struct sf_profile *p, struct sf_ctx *ctx,
 }
 
 /* The module step: a->mod's path, the address relative to its ELF file
- * and its image property into f; a->mod left NULL when pc lies outside
+ * and its image property into f, and the file's shared entry (symidx.c)
+ * with where its DWARF is read; a->mod left NULL when pc lies outside
  * the module's range (the address is then in no module). */
-static int place(struct sf_profile *p, struct sf_ctx *ctx,
-		 struct sfc_naming *a, struct sf_frame *f)
+static int place(struct sfc_session *s, struct sf_profile *p,
+		 struct sf_ctx *ctx, struct sfc_naming *a, struct sf_frame *f)
 {
 	Dwarf_Addr start = 0, end = 0, bias = 0;
 	const char *mname = NULL;
@@ -115,6 +116,19 @@ static int place(struct sf_profile *p, struct sf_ctx *ctx,
 	a->rel = a->pc - start;
 	if ((a->elf = dwfl_module_getelf(a->mod, &bias)))
 		a->rel = a->pc - bias;
+	a->bias = bias;
+	a->dmod = a->mod;
+	/* what depends only on the file is asked of the entry every
+	 * process mapping it shares: the symbols row's index, the DWARF
+	 * (lines, inlined scopes) read once in the file's own Dwfl */
+	if (a->mod != a->filemod) {
+		a->filemod = a->mod;
+		if (sfc__symidx_get(&s->head->symidx, a->mod, &a->file))
+			return sf_error_nomem(ctx);
+	}
+	if (a->elf)
+		a->dmod = sfc__symidx_dwarf(a->file, &s->head->cbs, a->mod,
+					    bias, &a->dpc);
 	f->module = mname;
 	f->address = a->rel;
 	if (mname)
@@ -136,6 +150,9 @@ static int name_one(struct sfc_session *s, struct sf_ctx *ctx,
 	a->mod = s->addrs[i].mod;
 	a->elf = NULL;
 	a->rel = 0;
+	a->bias = 0;
+	a->dmod = NULL;
+	a->dpc = a->pc;
 	a->own = NULL;
 	/* an address of an image replaced by exec keeps only the module it
 	 * had when sampled */
@@ -147,7 +164,7 @@ static int name_one(struct sfc_session *s, struct sf_ctx *ctx,
 			continue;
 		if (nm->in_module && !placed) {
 			placed = true;
-			if ((rc = place(p, ctx, a, f)))
+			if ((rc = place(s, p, ctx, a, f)))
 				return rc;
 		}
 		if (nm->in_module && !a->mod)
@@ -155,7 +172,7 @@ static int name_one(struct sfc_session *s, struct sf_ctx *ctx,
 		if ((rc = nm->lookup(s, ctx, state[k], a, f)))
 			return rc < 0 ? rc : 0;
 	}
-	if (!placed && (rc = place(p, ctx, a, f)))
+	if (!placed && (rc = place(s, p, ctx, a, f)))
 		return rc;
 	if (a->mod)
 		snprintf(a->buf, sizeof(a->buf),
@@ -174,9 +191,9 @@ static int name_one(struct sfc_session *s, struct sf_ctx *ctx,
 static void source_line(struct sfc_session *s, const struct sfc_naming *a,
 			struct sf_frame *f)
 {
-	if (!s->o.source_lines || !a->mod)
+	if (!s->o.source_lines || !a->dmod)
 		return;
-	Dwfl_Line *l = dwfl_module_getsrc(a->mod, a->pc);
+	Dwfl_Line *l = dwfl_module_getsrc(a->dmod, a->dpc);
 	int line = 0, col = 0;
 	const char *file = l ? dwfl_lineinfo(l, NULL, &line, &col, NULL,
 					     NULL) : NULL;

@@ -52,6 +52,18 @@ struct sfc_naming {
 	Elf *elf;               /* the module's ELF file; NULL: unread */
 	uint64_t rel;           /* pc in the ELF file's own addresses (bias
 				 * removed), else from the module's start */
+	uint64_t bias;          /* the ELF file's bias in the module */
+	struct sfc_symidx *file; /* what depends only on the module's file,
+				 * shared by every process (symidx.c): its
+				 * symbol index, its own Dwfl; NULL: none
+				 * (read only while mod is not NULL) */
+	Dwfl_Module *dmod;      /* where the address's DWARF is read (lines,
+				 * inlined scopes): the file's own Dwfl,
+				 * else mod (NULL: in no module) ... */
+	uint64_t dpc;           /* ... and pc there */
+	Dwfl_Module *filemod;   /* the module `file` was found for, kept
+				 * across addresses: the next address is
+				 * mostly in the same module */
 	char buf[512];          /* a name a row makes lives here ... */
 	char *own;              /* ... or here (freed once the frame is
 				 * made) */
@@ -117,6 +129,40 @@ void sfc__name_close(struct sfc_session *s);
 /* plt.c: "name@plt" when addr (an address of elf's own, bias removed)
  * is in a PLT entry, into buf; else NULL (and elsewhere than x86-64) */
 const char *sfc__plt_name(Elf *elf, uint64_t addr, char *buf, size_t size);
+
+/* symidx.c: what depends only on an ELF file, kept once for all the
+ * processes of a capture: the file's symbols sorted, answering as
+ * dwfl_module_addrinfo does (for the symbols row), and the file alone in
+ * a Dwfl of its own, whose DWARF is read once (for the inlined row,
+ * source lines and unwinding's .debug_frame check).  A set holds the
+ * files of one capture (the head session's, freed by the symbols row's
+ * close); it is made on the first call, and owns the entries and their
+ * names. */
+struct sfc_symidx;
+struct sfc_symidx_set;
+/* The entry of mod's file in *set, made from mod's symbol table on first
+ * use (*out stays NULL when the file has neither build id nor a file
+ * to stat); -1 when out of memory. */
+int sfc__symidx_get(struct sfc_symidx_set **set, Dwfl_Module *mod,
+		    struct sfc_symidx **out);
+/* The symbol dwfl_module_addrinfo names for pc in a module of x's file
+ * whose main file's bias is `bias` (dwfl_module_getelf), into *name
+ * (NULL: none; valid while x lives) and the offset into it, *off: 1.
+ * 0 when libdwfl must be asked (no index, or a case it does not
+ * reproduce; see symidx.c). */
+int sfc__symidx_find(const struct sfc_symidx *x, uint64_t bias, uint64_t pc,
+		     const char **name, uint64_t *off);
+/* The module to ask for x's DWARF (inlined scopes, lines, .debug_frame)
+ * about pc of mod, a module of x's file whose main file's bias is
+ * `bias`: the file alone in a Dwfl of x's own (made on first use with
+ * the callbacks cbs, which must outlive x), so that its DWARF is read
+ * and decompressed once for all processes, and *pc moved to it; else
+ * mod, *pc unchanged (no build id, or the file at mod's path is not the
+ * one mapped). */
+Dwfl_Module *sfc__symidx_dwarf(struct sfc_symidx *x, const Dwfl_Callbacks *cbs,
+			       Dwfl_Module *mod, uint64_t bias, uint64_t *pc);
+void sfc__symidx_free(struct sfc_symidx *x);
+void sfc__symidx_set_free(struct sfc_symidx_set *set);
 
 /* jitmap.c: names for JIT code from /tmp/perf-PID.map */
 #define SFC_JITMAP_MAX ((off_t)64 << 20)

@@ -143,6 +143,8 @@ int sfc_options_set(struct sfc_options *o, struct sf_ctx *ctx,
 		o->no_perf = true;
 	} else if (!strcmp(name, "verify-reuse")) {
 		o->verify_reuse = true;
+	} else if (!strcmp(name, "verify-symbols")) {
+		o->verify_symbols = true;
 	} else {
 		return sf_error(ctx, SF_EUSAGE, NULL, 0,
 				"unknown capture option '--%s'", name);

@@ -188,23 +188,25 @@ static int run_dwfl(struct sfc_session *s, const struct sfc_thr *t,
 }
 
 #if defined(__x86_64__)
-/* Does CFI (.eh_frame or .debug_frame) cover pc? */
-static bool has_cfi(Dwfl *dwfl, uint64_t pc)
+/* Does CFI cover pc: .eh_frame, or with `debug` .debug_frame?  The
+ * latter comes with the whole DWARF of a debug file: it is asked of the
+ * file's own Dwfl (symidx.c), which reads it once for all processes. */
+static bool has_cfi(struct sfc_session *s, uint64_t pc, bool debug)
 {
-	Dwfl_Module *mod = dwfl_addrmodule(dwfl, pc);
+	Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, pc);
 	Dwarf_Addr bias;
 	Dwarf_CFI *cfi;
 	Dwarf_Frame *fr;
+	struct sfc_symidx *x;
 
 	if (!mod)
 		return false;
-	if ((cfi = dwfl_module_eh_cfi(mod, &bias)) &&
-	    !dwarf_cfi_addrframe(cfi, pc - bias, &fr)) {
-		free(fr);
-		return true;
-	}
-	if ((cfi = dwfl_module_dwarf_cfi(mod, &bias)) &&
-	    !dwarf_cfi_addrframe(cfi, pc - bias, &fr)) {
+	if (debug && dwfl_module_getelf(mod, &bias) &&
+	    !sfc__symidx_get(&s->head->symidx, mod, &x))
+		mod = sfc__symidx_dwarf(x, &s->head->cbs, mod, bias, &pc);
+	cfi = debug ? dwfl_module_dwarf_cfi(mod, &bias)
+		    : dwfl_module_eh_cfi(mod, &bias);
+	if (cfi && !dwarf_cfi_addrframe(cfi, pc - bias, &fr)) {
 		free(fr);
 		return true;
 	}
@@ -251,7 +253,11 @@ static int clone_window(struct sfc_session *s, const struct sfc_thr *t,
 			bool *frameless)
 {
 	*frameless = false;
-	if (has_cfi(s->dwfl, t->regs.rip) || !in_clone(s, t->regs.rip))
+	/* .debug_frame last, for a pc in clone only: libdwfl reads it with
+	 * the whole DWARF of the debug file, decompressed (libc's takes a
+	 * good part of a second), once per Dwfl */
+	if (has_cfi(s, t->regs.rip, false) || !in_clone(s, t->regs.rip) ||
+	    has_cfi(s, t->regs.rip, true))
 		return 0;
 	if (t->regs.rax == 0) {
 		s->frames[s->nframes++] = t->regs.rip;

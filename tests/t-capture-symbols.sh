@@ -117,3 +117,29 @@ bad=$(awk -F '\t' '{n=$1; sub(/^[0-9]*:/,"",n)} n=="read" && $3 ~ /\[(truncated|
 n=$(awk -F '\t' '{n=$1; sub(/^[0-9]*:/,"",n)} n=="read"' exec-nr.lines | wc -l)
 [ "$n" -gt 0 ] && [ -z "$bad" ] && pass capture-exec-read-real-stops ||
 	fail capture-exec-read-real-stops "$n samples of thread read; not fully unwound: $bad"
+
+# The symbol index (sampler-core/symidx.c) names every address as
+# libdwfl's own search does: a build followed into its compilers (cc1
+# runs once per file, each run a process of its own mapping the same
+# files, so one index serves several), every address named both ways
+# (--verify-symbols counts the answers that differ).
+for i in 1 2 3; do cp "$CAPFIX/target.c" sym$i.c; done
+timeout 300 "$SFCAPTURE" -q --verify-symbols -o verify-sym.json -- sh -c \
+	'for f in sym1 sym2 sym3; do cc -O2 -g -c $f.c -o $f.o || exit 1; done'
+rc=$?
+set -- $(python3 - verify-sym.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = dict(d["meta"].get("properties", []))
+# processes that sampled code of cc1 (the frames keep their module)
+cc1 = sum(1 for f in d["frames"] if f.get("module", "").endswith("/cc1"))
+print(p.get("capture.symbols_verified", "-"), p.get("capture.symbols_mismatch", "-"),
+      len(p.get("capture.pids", "").split(",")), cc1)
+PY
+)
+if [ $rc -eq 0 ] && [ $# -eq 4 ] && [ "$1" -gt 0 ] && [ "$2" -eq 0 ] && [ "$3" -ge 4 ]; then
+	pass capture-symidx-as-libdwfl
+	echo "# $1 addresses named, in $3 processes; $4 frames of cc1"
+else
+	fail capture-symidx-as-libdwfl "status $rc; verified, differing, processes, cc1 frames: $*"
+fi
