@@ -464,7 +464,10 @@ static int frame_cb(Dwfl_Frame *f, void *arg)
 
 	if (!dwfl_frame_pc(f, &pc, &act))
 		return DWARF_CB_ABORT;
-	u->pcs[u->n++] = act || !pc ? pc : pc - 1;
+	/* a caller whose return address reads as 0 (ld.so's start-up
+	 * code, before its frames are set up) is kept: perf's libunwind
+	 * takes that step too and prints 0 minus one, "[unknown]" */
+	u->pcs[u->n++] = act ? pc : pc - 1;
 	return u->n < UNWIND_MAX ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
@@ -498,9 +501,13 @@ int sf_pd__unwind(struct pd_state *st, const struct pd_thread *th,
 		 * libunwind takes for a read of 0, and perf shows that
 		 * caller as address 0 minus one, "[unknown]"; elsewhere,
 		 * and at an outermost frame, the stack just ends, as
-		 * libdwfl ends it */
+		 * libdwfl ends it.  So only where the frame has CFI: for
+		 * code of no module libdwfl guesses by the frame pointer,
+		 * reading wherever rbp points, where libunwind finds no
+		 * unwind table and stops before reading anything */
 		if (u.outside && u.n && u.n < UNWIND_MAX &&
 		    sf_pd__map_find(pr, u.addr) &&
+		    dwfl_addrmodule(dwfl, pcs[u.n - 1]) &&
 		    !sf_cfi_outermost(dwfl, pcs[u.n - 1]))
 			pcs[u.n++] = UINT64_MAX;
 	}
