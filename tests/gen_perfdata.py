@@ -6,6 +6,7 @@ every byte is known, where perf cannot record.
 
     gen_perfdata.py file OUT      file mode (PERFILE2, 104-byte header)
     gen_perfdata.py pipe OUT      pipe mode (16-byte header, HEADER_ATTR)
+    gen_perfdata.py anon OUT      file mode, with memory of no file (below)
 
 One cpu-clock event (type 1, config 0), sample_type IP|TID|TIME|PERIOD|
 CALLCHAIN with sample_id_all (trailer: pid, tid, time).  Records in file
@@ -24,6 +25,21 @@ the COMM, so its thread is still perf's ":42".  Expected collapsed output
     :42;[libdemo.so] 500
     demo 300
     demo;[unknown];[libdemo.so] 1000
+
+In "anon" mode two maps of no file follow the MMAP, and two samples
+have a caller in them (perf's map__new names executable anonymous memory
+after the JIT symbol file /tmp/perf-PID.map, other anonymous memory
+keeps its name, "//anon", whose base name is "anon"):
+
+    MMAP  t=11  pid 42: [0x3000, 0x4000) //anon, MISC_MMAP_DATA (data)
+    MMAP  t=12  pid 42: [0x5000, 0x6000) //anon (code)
+    SAMPLE t=130 42/42 period 700 chain USER 0x1000 0x3008
+    SAMPLE t=140 42/42 period 900 chain USER 0x1000 0x5008
+
+adding (when /tmp/perf-42.map does not exist):
+
+    demo;[anon];[libdemo.so] 700
+    demo;[perf-42.map];[libdemo.so] 900
 
 Prints the byte offset of each record, one per line, to stdout.
 """
@@ -65,6 +81,19 @@ def sample(time, period, chain):
     return rec(9, 2, body)
 
 
+def anon_records():
+    data = 1 << 13                      # PERF_RECORD_MISC_MMAP_DATA
+    return [
+        rec(1, 2 | data, struct.pack("<iiQQQ", 42, 42, 0x3000, 0x1000,
+                                     0x3000) +
+            name("//anon") + trailer(42, 42, 11)),
+        rec(1, 2, struct.pack("<iiQQQ", 42, 42, 0x5000, 0x1000, 0x5000) +
+            name("//anon") + trailer(42, 42, 12)),
+        sample(130, 700, [CONTEXT_USER, 0x1000, 0x3008]),
+        sample(140, 900, [CONTEXT_USER, 0x1000, 0x5008]),
+    ]
+
+
 def records():
     return [
         rec(1, 2, struct.pack("<iiQQQ", 42, 42, 0x1000, 0x1000, 0) +
@@ -80,6 +109,8 @@ def records():
 def main():
     mode, out = sys.argv[1], sys.argv[2]
     recs = records()
+    if mode == "anon":
+        recs += anon_records()
     if mode == "pipe":
         head = b"PERFILE2" + struct.pack("<Q", 16)
         hattr = rec(64, 0, attr() + struct.pack("<Q", 7))

@@ -63,6 +63,22 @@ if have python3; then
 	gzip -c syn.data > syngz
 	$SFCONV -q syngz --to collapsed -o syngz.folded
 	expect_same perfdata-handmade-gzip syn.want syngz.folded
+	# memory of no file: code named after the JIT's map file, data
+	# keeps its name "//anon" (hand-derived in gen_perfdata.py; perf
+	# script prints the same where it is installed)
+	if [ -e /tmp/perf-42.map ]; then
+		skip perfdata-handmade-anon "/tmp/perf-42.map exists here"
+	else
+		python3 "$TOP/tests/gen_perfdata.py" anon syna.data > /dev/null
+		{ cat syn.want
+		  printf 'demo;[anon];[libdemo.so] 700\ndemo;[perf-42.map];[libdemo.so] 900\n'
+		} | LC_ALL=C sort > syna.want
+		$SFCONV -q syna.data -o syna.folded
+		expect_same perfdata-handmade-anon syna.want syna.folded
+		if have perf; then
+			same_as_script perfdata-handmade-anon-script syna.data
+		fi
+	fi
 	# cpu-clock: nanoseconds, from the attr (type 1, config 0)
 	if $SFCONV -q syn.data --to json -o - |
 	   grep -q '"sample_types":\[{"type":"cpu-clock","unit":"nanoseconds"}\]'; then

@@ -54,6 +54,8 @@ enum {
 	MISC_MMAP_DATA = 1 << 13, MISC_MMAP_BUILD_ID = 1 << 14,
 	MISC_BUILD_ID_SIZE = 1 << 15,
 };
+/* an MMAP2 record's flags: Linux's MAP_HUGETLB, whatever the host */
+#define MAP_HUGETLB_FLAG 0x40000u
 #define CONTEXT_MAX ((uint64_t)-4095)
 #define CONTEXT_HV ((uint64_t)-32)
 #define CONTEXT_KERNEL ((uint64_t)-128)

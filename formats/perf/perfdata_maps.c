@@ -266,26 +266,37 @@ int sf_pd__on_mmap(struct pd_state *st, uint64_t off, size_t size,
 			fl = strlen(kname);
 		}
 	}
-	/* anonymous executable memory: perf names it after the JIT symbol
-	 * file /tmp/perf-PID.map and looks addresses up as they are */
+	/* MMAP2 says the protection; an MMAP is of code unless flagged as
+	 * data */
+	uint32_t prot = type == R_MMAP2 ? rd32(b + 64) :
+			(misc & MISC_MMAP_DATA) ? 1 : 5;
+	/* memory of no file (perf's map__new): addresses are looked up as
+	 * they are; where it is executable (a JIT's code) perf names it
+	 * after the JIT's symbol file /tmp/perf-PID.map, elsewhere (a
+	 * pointer into the heap a stack holds) it keeps the name the
+	 * record gives ("//anon", "[heap]") */
 	char jit[64];
-	if ((fl == 6 && !memcmp(fn, "//anon", 6)) ||
-	    (fl >= 9 && !memcmp(fn, "/dev/zero", 9)) ||
-	    (fl >= 14 && !memcmp(fn, "/anon_hugepage", 14))) {
-		snprintf(jit, sizeof(jit), "/tmp/perf-%lld.map", (long long)pid);
-		fn = jit;
-		fl = strlen(jit);
+	bool anon = (fl == 6 && !memcmp(fn, "//anon", 6)) ||
+		    (fl >= 9 && !memcmp(fn, "/dev/zero", 9)) ||
+		    (fl >= 14 && !memcmp(fn, "/anon_hugepage", 14)) ||
+		    (type == R_MMAP2 && (rd32(b + 68) & MAP_HUGETLB_FLAG));
+	bool no_dso = (fl >= 6 && !memcmp(fn, "[stack", 6)) ||
+		      (fl >= 5 && !memcmp(fn, "/SYSV", 5)) ||
+		      (fl == 6 && !memcmp(fn, "[heap]", 6));
+	if (anon || no_dso) {
 		pgoff = start;
+		if (prot & 4) {
+			snprintf(jit, sizeof(jit), "/tmp/perf-%lld.map",
+				 (long long)pid);
+			fn = jit;
+			fl = strlen(jit);
+		}
 	}
 	struct pd_proc *pr;
 	uint32_t dso = 0;
 	if ((rc = sf_pd__proc_of(st, pid, &pr)) ||
 	    (rc = dso_of(st, fn, fl, bid, bid_len, &dso)))
 		return rc;
-	/* MMAP2 says the protection; an MMAP is of code unless flagged as
-	 * data */
-	uint32_t prot = type == R_MMAP2 ? rd32(b + 64) :
-			(misc & MISC_MMAP_DATA) ? 1 : 5;
 	struct pd_map m = { start, start + len, pgoff, dso, prot };
 	return map_insert(st, pr, m);
 }

@@ -59,6 +59,7 @@ struct unw {
 	size_t n;
 	bool outside;            /* a read fell outside the stack copy, */
 	uint64_t addr;           /* the last such */
+	const struct pd_proc *pr;
 };
 
 /* The sampled value of perf register r, if the sample has it. */
@@ -464,7 +465,24 @@ static int frame_cb(Dwfl_Frame *f, void *arg)
 
 	if (!dwfl_frame_pc(f, &pc, &act))
 		return DWARF_CB_ABORT;
-	u->pcs[u->n++] = act || !pc ? pc : pc - 1;
+	/* the caller of code in no ELF file (the stack, the heap, a JIT's
+	 * code, or no map at all) is libdwfl's guess by the frame pointer;
+	 * perf finds no file to read unwind tables from there and ends the
+	 * stack (in a file without tables for the address libunwind
+	 * guesses too, and it has the vdso's: the guess is left to stand
+	 * for both) */
+	if (u->n && !dwfl_addrmodule(dwfl_thread_dwfl(dwfl_frame_thread(f)),
+				     u->pcs[u->n - 1])) {
+		const struct pd_map *m = sf_pd__map_find(u->pr,
+							 u->pcs[u->n - 1]);
+		if (!m || (st->dsos[m->dso].not_elf &&
+			   strcmp(st->dsos[m->dso].name, "[vdso]")))
+			return DWARF_CB_ABORT;
+	}
+	/* a caller whose return address reads as 0 (ld.so's start-up
+	 * code, before its frames are set up) is kept: perf's libunwind
+	 * takes that step too and prints 0 minus one, "[unknown]" */
+	u->pcs[u->n++] = act ? pc : pc - 1;
 	return u->n < UNWIND_MAX ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
@@ -474,7 +492,7 @@ int sf_pd__unwind(struct pd_state *st, const struct pd_thread *th,
 {
 	struct pd_proc *pr;
 	uint64_t pcs[UNWIND_MAX];
-	struct unw u = { us, a->regs_user, 0, 0, pcs, 0, false, 0 };
+	struct unw u = { us, a->regs_user, 0, 0, pcs, 0, false, 0, NULL };
 	Dwarf_Word w;
 	int rc;
 
@@ -483,6 +501,7 @@ int sf_pd__unwind(struct pd_state *st, const struct pd_thread *th,
 	if ((rc = sf_pd__proc_of(st, th->pid, &pr)))
 		return rc;
 	Dwfl *dwfl = proc_dwfl(st, pr);
+	u.pr = pr;
 	u.machine = pr->machine ? pr->machine : EM_X86_64;
 	if (u.machine == EM_AARCH64 ? !reg(&u, ARM64_SP, &w) :
 				      !reg(&u, X86_64_SP, &w))
@@ -498,9 +517,13 @@ int sf_pd__unwind(struct pd_state *st, const struct pd_thread *th,
 		 * libunwind takes for a read of 0, and perf shows that
 		 * caller as address 0 minus one, "[unknown]"; elsewhere,
 		 * and at an outermost frame, the stack just ends, as
-		 * libdwfl ends it */
+		 * libdwfl ends it.  So only where the frame has CFI: for
+		 * code of no module libdwfl guesses by the frame pointer,
+		 * reading wherever rbp points, where libunwind finds no
+		 * unwind table and stops before reading anything */
 		if (u.outside && u.n && u.n < UNWIND_MAX &&
 		    sf_pd__map_find(pr, u.addr) &&
+		    dwfl_addrmodule(dwfl, pcs[u.n - 1]) &&
 		    !sf_cfi_outermost(dwfl, pcs[u.n - 1]))
 			pcs[u.n++] = UINT64_MAX;
 	}
