@@ -257,3 +257,31 @@ $SFCONV -q untyped.perf --to sbsprof > got.sbs 2> err.txt ||
 n=$(grep -c '	L 0x2 main' got.sbs)
 if [ "$n" = 3 ]; then pass perf-untyped-first-sbsprof
 else fail perf-untyped-first-sbsprof "want 3 records, got $n"; fi
+
+# --max-records bounds the records a writer makes by repeating samples:
+# the 3 events are 3 records; 3 counted samples of 200 each are 600
+for lim in 2:1 3:0; do
+	$SFCONV -q untyped.perf --to sbsprof --max-records ${lim%:*} \
+		> /dev/null 2> err.txt
+	rc=$?
+	if [ $rc = ${lim#*:} ]; then pass perf-max-records-${lim%:*}
+	else fail perf-max-records-${lim%:*} "exit $rc: $(head -n 1 err.txt)"; fi
+done
+python3 - untyped-j1.json > counted.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["sample_types"] = [{"type": "samples", "unit": "count"}]
+for s in m["samples"]:
+    s[4] = 200
+json.dump(m, sys.stdout)
+PY
+if $SFCONV -q counted.json --to sbsprof --max-records 599 > /dev/null 2> err.txt
+then fail perf-max-records-counted "599 records allowed, 600 written"
+elif grep -q 'more than 599 sb-sprof sample lines (--max-records' err.txt
+then pass perf-max-records-counted
+else fail perf-max-records-counted "$(head -n 1 err.txt)"; fi
+$SFCONV -q counted.json --to sbsprof --max-records 600 > got.sbs 2> err.txt ||
+	fail perf-max-records-counted-600 "exit $?: $(head -n 1 err.txt)"
+n=$(grep -c '	L 0x2 main' got.sbs)
+if [ "$n" = 600 ]; then pass perf-max-records-counted-600
+else fail perf-max-records-counted-600 "want 600 records, got $n"; fi
