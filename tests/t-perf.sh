@@ -285,3 +285,11 @@ $SFCONV -q counted.json --to sbsprof --max-records 600 > got.sbs 2> err.txt ||
 n=$(grep -c '	L 0x2 main' got.sbs)
 if [ "$n" = 600 ]; then pass perf-max-records-counted-600
 else fail perf-max-records-counted-600 "want 600 records, got $n"; fi
+
+# two such files: the second one's untyped event weighs 1 in the type the
+# first made, as the script sums both files read as one stream
+cp untyped.perf untyped2.perf
+want 'app;main;f 500002' 'app;main;g 500000'
+$SFCONV -q untyped.perf untyped2.perf > got.txt 2> err.txt ||
+	fail perf-untyped-first-two "exit $?"
+expect_same perf-untyped-first-two want.txt got.txt

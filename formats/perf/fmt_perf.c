@@ -22,6 +22,7 @@
  * of its frame ids in the stack cache.  No allocation per sample.
  */
 #include "perf_script.h"
+#include "counts.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -181,14 +182,21 @@ static int set_type(struct perf_state *st, const char *ev, size_t evn,
 	int rc;
 
 	bool first = !st->p->d.ntypes;
+	st->have_type = true;
+	st->type_untyped = !evn || !has_period;
+	st->type_own = first;
+	if (!first && st->type_untyped) {
+		/* an earlier input made the types: the weight 1 goes to the
+		 * default one, as the script adds it to the same sum when
+		 * it reads the files as one stream */
+		st->type = sf_records_default_type(st->p);
+		return 0;
+	}
 	if ((rc = sf_profile_sample_type(st->p, st->ctx, name, unit,
 					 &st->type)))
 		return rc;
 	if (first)
 		st->p->d.meta.default_type = st->type;
-	st->have_type = true;
-	st->type_untyped = !evn || !has_period;
-	st->type_own = first;
 	return 0;
 }
 
@@ -201,8 +209,9 @@ static int set_type(struct perf_state *st, const char *ev, size_t evn,
  * once per count would write 250,000 records for one event).  The events
  * before weigh 1 each, as stackcollapse-perf.pl counts them.  The type is
  * renamed when this read made it and it is the only one; else (an earlier
- * input made types) the event's type is found or made and the weights go
- * there from now on.  Either way a serial read and the parts of a parallel
+ * input made types, and the events before weighed 1 in the default one)
+ * the event's type is found or made and the weights go there from now
+ * on.  Either way a serial read and the parts of a parallel
  * one make the same types from the same events (sf_read_parallel compares
  * the parts' types).
  */
