@@ -27,6 +27,9 @@ static const struct {
 	  "bytes in one text line (default 256M)" },
 	{ "max-decompressed", offsetof(struct sf_limits, max_decompressed),
 	  "bytes of decompressed input (default 64G)" },
+	{ "max-records", offsetof(struct sf_limits, max_records),
+	  "records written by repeating samples: sbsprof,\n"
+	  "sampler, cpuprofile (default 256M)" },
 	{ "max-memory", offsetof(struct sf_limits, max_memory),
 	  "bytes of memory for the whole run (default: half\n"
 	  "the RAM or cgroup limit, at least 1G)" },

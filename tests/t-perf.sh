@@ -220,3 +220,76 @@ n=$(($(wc -l < rep.perf) + 5))
 $SFCONV --from perf rep-bad.perf > /dev/null 2> err.txt
 if grep -q "rep-bad.perf:$n:" err.txt; then pass perf-record-cache-lineno
 else fail perf-record-cache-lineno "want line $n: $(head -n 1 err.txt)"; fi
+
+# An untyped first event ("250000 cpu-clock:pp<TAB>:": perl's event
+# pattern does not match, so it weighs 1) before typed ones (250000 ns of
+# cpu-clock each): the sample type is the typed events' (nanoseconds), not
+# ("samples", "count"), or a writer that repeats a sample once per count
+# writes 250,000 records per event (the fuzz finding kept in
+# tests/fuzz/crashes/roundtrip-sbsprof/).
+{
+	printf 'app 10/10 1.000001:     250000 cpu-clock:pp\t: \n'
+	printf '\t1 f (/bin/app)\n\t2 main (/bin/app)\n\n'
+	printf 'app 10/10 1.000002:     250000 cpu-clock:ppp: \n'
+	printf '\t3 g (/bin/app)\n\t2 main (/bin/app)\n\n'
+	printf 'app 10/10 1.000003:     250000 cpu-clock:ppp: \n'
+	printf '\t1 f (/bin/app)\n\t2 main (/bin/app)\n\n'
+} > untyped.perf
+want 'app;main;f 250001' 'app;main;g 250000'
+$SFCONV -q untyped.perf > got.txt 2> err.txt || fail perf-untyped-first "exit $?"
+expect_same perf-untyped-first want.txt got.txt
+for j in 1 2; do
+	SF_SPLIT_MIN=0 $SFCONV -q -j$j untyped.perf --to json > untyped-j$j.json ||
+		fail perf-untyped-first-type "-j$j: exit $?"
+done
+if python3 - untyped-j1.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+assert m["sample_types"] == [{"type": "cpu-clock", "unit": "nanoseconds"}], m["sample_types"]
+assert [s[4] for s in m["samples"]] == [1, 250000, 250000], m["samples"]
+assert ["perf.event", "cpu-clock:ppp"] in m["meta"]["properties"], m["meta"]
+PY
+then pass perf-untyped-first-type; else fail perf-untyped-first-type "see above"; fi
+expect_same perf-untyped-first-parallel untyped-j1.json untyped-j2.json
+# one sb-sprof record per event read, as perf counted them
+$SFCONV -q untyped.perf --to sbsprof > got.sbs 2> err.txt ||
+	fail perf-untyped-first-sbsprof "exit $?: $(head -n 1 err.txt)"
+n=$(grep -c '	L 0x2 main' got.sbs)
+if [ "$n" = 3 ]; then pass perf-untyped-first-sbsprof
+else fail perf-untyped-first-sbsprof "want 3 records, got $n"; fi
+
+# --max-records bounds the records a writer makes by repeating samples:
+# the 3 events are 3 records; 3 counted samples of 200 each are 600
+for lim in 2:1 3:0; do
+	$SFCONV -q untyped.perf --to sbsprof --max-records ${lim%:*} \
+		> /dev/null 2> err.txt
+	rc=$?
+	if [ $rc = ${lim#*:} ]; then pass perf-max-records-${lim%:*}
+	else fail perf-max-records-${lim%:*} "exit $rc: $(head -n 1 err.txt)"; fi
+done
+python3 - untyped-j1.json > counted.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["sample_types"] = [{"type": "samples", "unit": "count"}]
+for s in m["samples"]:
+    s[4] = 200
+json.dump(m, sys.stdout)
+PY
+if $SFCONV -q counted.json --to sbsprof --max-records 599 > /dev/null 2> err.txt
+then fail perf-max-records-counted "599 records allowed, 600 written"
+elif grep -q 'more than 599 sb-sprof sample lines (--max-records' err.txt
+then pass perf-max-records-counted
+else fail perf-max-records-counted "$(head -n 1 err.txt)"; fi
+$SFCONV -q counted.json --to sbsprof --max-records 600 > got.sbs 2> err.txt ||
+	fail perf-max-records-counted-600 "exit $?: $(head -n 1 err.txt)"
+n=$(grep -c '	L 0x2 main' got.sbs)
+if [ "$n" = 600 ]; then pass perf-max-records-counted-600
+else fail perf-max-records-counted-600 "want 600 records, got $n"; fi
+
+# two such files: the second one's untyped event weighs 1 in the type the
+# first made, as the script sums both files read as one stream
+cp untyped.perf untyped2.perf
+want 'app;main;f 500002' 'app;main;g 500000'
+$SFCONV -q untyped.perf untyped2.perf > got.txt 2> err.txt ||
+	fail perf-untyped-first-two "exit $?"
+expect_same perf-untyped-first-two want.txt got.txt

@@ -19,6 +19,7 @@ void sf_ctx_init(struct sf_ctx *ctx)
 	ctx->limits.max_nesting = SF_DEFAULT_MAX_NESTING;
 	ctx->limits.max_line = SF_DEFAULT_MAX_LINE;
 	ctx->limits.max_decompressed = SF_DEFAULT_MAX_DECOMPRESSED;
+	ctx->limits.max_records = SF_DEFAULT_MAX_RECORDS;
 	ctx->limits.max_memory = sf_default_max_memory();
 }
 

@@ -71,6 +71,8 @@ struct sf_limits {
 	uint64_t max_nesting;       /* JSON/XML nesting */
 	uint64_t max_line;          /* bytes in one text line */
 	uint64_t max_decompressed;  /* bytes out of gzip */
+	uint64_t max_records;       /* records a writer makes by repeating
+				     * samples (sbsprof, sampler, cpuprofile) */
 	uint64_t max_memory;        /* bytes of memory for the whole run:
 				     * readers refuse what would need more
 				     * (the programs also cap their address
@@ -82,6 +84,7 @@ struct sf_limits {
 #define SF_DEFAULT_MAX_NESTING 512u
 #define SF_DEFAULT_MAX_LINE (256u << 20)         /* 256 MiB */
 #define SF_DEFAULT_MAX_DECOMPRESSED (64ull << 30) /* 64 GiB */
+#define SF_DEFAULT_MAX_RECORDS (256u << 20)      /* 268,435,456 */
 /* max_memory's default: half the RAM (or of the cgroup's memory.max when
  * that is lower), at least SF_MIN_MAX_MEMORY */
 #define SF_MIN_MAX_MEMORY (1ull << 30)           /* 1 GiB */

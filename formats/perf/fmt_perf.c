@@ -22,6 +22,7 @@
  * of its frame ids in the stack cache.  No allocation per sample.
  */
 #include "perf_script.h"
+#include "counts.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -147,43 +148,95 @@ static int end_event(struct perf_state *st)
 					  &st->hints[slot]);
 }
 
-/* The sample type, from the first event kept. */
 /*
- * The sample type, from the first event kept: the event name without its
- * modifiers ("cpu-clock:pppH" -> "cpu-clock"; a tracepoint's
- * "sched:sched_switch" stays whole), unit "nanoseconds" for the clock
- * events, "events" for the others; ("samples", "count") when perf printed
- * no period.  (The full name of the first kept typed event is the property
- * "perf.event", set by on_event_line.)
+ * The sample type of an event: the event name without its modifiers
+ * ("cpu-clock:pppH" -> "cpu-clock"; a tracepoint's "sched:sched_switch"
+ * stays whole), unit "nanoseconds" for the clock events, "events" for the
+ * others; ("samples", "count") when perf printed no period.  (The full
+ * name of the first kept typed event is the property "perf.event", set by
+ * on_event_line.)
  */
+static const char *type_name(char *name, size_t size, const char *ev,
+			     size_t evn, bool has_period)
+{
+	if (!evn || !has_period) {
+		snprintf(name, size, "samples");
+		return "count";
+	}
+	snprintf(name, size, "%.*s", (int)(evn < 100 ? evn : 100), ev);
+	char *colon = strrchr(name, ':');
+	if (colon && colon[1] &&
+	    strspn(colon + 1, "ukhpPGHISDWe") == strlen(colon + 1))
+		*colon = 0;
+	if (!strcmp(name, "cpu-clock") || !strcmp(name, "task-clock"))
+		return "nanoseconds";
+	return "events";
+}
+
+/* The sample type, from the first event kept. */
 static int set_type(struct perf_state *st, const char *ev, size_t evn,
 		    bool has_period)
 {
 	char name[128];
-	const char *unit = "count";
+	const char *unit = type_name(name, sizeof(name), ev, evn, has_period);
 	int rc;
 
-	snprintf(name, sizeof(name), "%.*s", (int)(evn < 100 ? evn : 100),
-		 ev ? ev : "");
-	if (!evn || !has_period) {
-		snprintf(name, sizeof(name), "samples");
-	} else {
-		char *colon = strrchr(name, ':');
-		if (colon && colon[1] &&
-		    strspn(colon + 1, "ukhpPGHISDWe") == strlen(colon + 1))
-			*colon = 0;
-		if (!strcmp(name, "cpu-clock") || !strcmp(name, "task-clock"))
-			unit = "nanoseconds";
-		else
-			unit = "events";
-	}
 	bool first = !st->p->d.ntypes;
+	st->have_type = true;
+	st->type_untyped = !evn || !has_period;
+	st->type_own = first;
+	if (!first && st->type_untyped) {
+		/* an earlier input made the types: the weight 1 goes to the
+		 * default one, as the script adds it to the same sum when
+		 * it reads the files as one stream */
+		st->type = sf_records_default_type(st->p);
+		return 0;
+	}
 	if ((rc = sf_profile_sample_type(st->p, st->ctx, name, unit,
 					 &st->type)))
 		return rc;
 	if (first)
 		st->p->d.meta.default_type = st->type;
-	st->have_type = true;
+	return 0;
+}
+
+/*
+ * The first kept event with a period after kept events without one
+ * (perf script prints "cpu-clock:pp:" for the first event of some
+ * recordings, "250000 cpu-clock:pp:" for the others): from here on the
+ * weights are that event's periods, so the type must say so, or
+ * nanoseconds would pass for sample counts (a writer that repeats a sample
+ * once per count would write 250,000 records for one event).  The events
+ * before weigh 1 each, as stackcollapse-perf.pl counts them.  The type is
+ * renamed when this read made it and it is the only one; else (an earlier
+ * input made types, and the events before weighed 1 in the default one)
+ * the event's type is found or made and the weights go there from now
+ * on.  Either way a serial read and the parts of a parallel
+ * one make the same types from the same events (sf_read_parallel compares
+ * the parts' types).
+ */
+static int retype(struct perf_state *st, const char *ev, size_t evn)
+{
+	char name[128];
+	const char *unit = type_name(name, sizeof(name), ev, evn, true);
+	uint32_t old = st->type;
+	int rc;
+
+	st->type_untyped = false;
+	if (st->type_own) {
+		const char *t = sf_profile_str(st->p, st->ctx, name);
+		const char *u = sf_profile_str(st->p, st->ctx, unit);
+		if (!t || !u)
+			return st->ctx->err.code;
+		st->p->d.types[st->type].type = t;
+		st->p->d.types[st->type].unit = u;
+		return 0;
+	}
+	if ((rc = sf_profile_sample_type(st->p, st->ctx, name, unit,
+					 &st->type)))
+		return rc;
+	if (st->type != old)
+		st->w[old] = 0;
 	return 0;
 }
 
@@ -351,6 +404,9 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 		st->have_event_prop = true;
 	}
 	if (!st->have_type && (rc = set_type(st, ev, evn, period > 0)))
+		return rc;
+	if (st->type_untyped && period > 0 && evn &&
+	    (rc = retype(st, ev, evn)))
 		return rc;
 	st->period = period > 0 ? period : 1;
 	st->pid = ids ? st->ev_pid : id_of(e->pid, e->pid_len);

@@ -138,6 +138,10 @@ struct perf_state {
 	bool have_thread;
 	uint32_t type;
 	bool have_type;
+	/* the type is ("samples", "count"): no kept event had a period yet */
+	bool type_untyped;
+	bool type_own;           /* that type is the profile's only one, made
+				  * by this read: it may be renamed */
 	bool have_event_prop;    /* "perf.event" set (first kept typed event) */
 	double *w;
 	const char *k_kernel, *k_jit, *k_process;

@@ -17,8 +17,10 @@ static bool uncounted_source(const struct sf_profile *p)
 	return false;
 }
 
-int sf_records_plan(const struct sf_profile *p, struct sf_ctx *ctx,
-		    const char *what, struct sf_records *out)
+/* The plan's choice of weight and divisor, before the bound on the
+ * records it makes (sf_records_plan). */
+static int choose(const struct sf_profile *p, struct sf_ctx *ctx,
+		  const char *what, struct sf_records *out)
 {
 	static const char *const samples[] = { "samples", NULL };
 	const char *per = sf_ctx_opt(ctx, "period");
@@ -49,4 +51,30 @@ int sf_records_plan(const struct sf_profile *p, struct sf_ctx *ctx,
 			"write one record per N units of weight",
 			p->d.meta.source_format ? p->d.meta.source_format :
 			"profile", what);
+}
+
+int sf_records_plan(const struct sf_profile *p, struct sf_ctx *ctx,
+		    const char *what, struct sf_records *out)
+{
+	int rc = choose(p, ctx, what, out);
+	double total = 0, max = (double)ctx->limits.max_records;
+
+	if (rc)
+		return rc;
+	/* a count is what the input claims: a few bytes of pprof or JSON
+	 * can claim 10^12 samples, which a writer that repeats samples
+	 * would turn into terabytes.  Refuse before anything is written. */
+	for (size_t i = 0; i < p->d.nsamples && total <= max; i++) {
+		double r = sf_records_of(p, out, i);
+		if (r > 0)
+			total += r;
+	}
+	if (total > max)
+		return sf_error(ctx, SF_ELIMIT, NULL, 0,
+				"the samples would make more than %llu %s "
+				"(--max-records%s)",
+				(unsigned long long)ctx->limits.max_records,
+				what, sf_ctx_opt(ctx, "period") ?
+				"; or a larger --period" : "; or --period N");
+	return 0;
 }

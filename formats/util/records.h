@@ -29,7 +29,9 @@
  * the same unit; else, for an input that counted its samples (perf,
  * pprof, captures: anything but collapsed, lines and difffolded), one
  * record per sample (sf_sample_count).  Otherwise SF_EUSAGE with a message
- * naming `what` ("Sampler records") and --period. */
+ * naming `what` ("Sampler records") and --period.  SF_ELIMIT when the
+ * samples would make more records in all than ctx->limits.max_records
+ * (--max-records): a count is what the input claims. */
 int sf_records_plan(const struct sf_profile *p, struct sf_ctx *ctx,
 		    const char *what, struct sf_records *out);
 

@@ -61,6 +61,7 @@ static void fuzz_limits(struct sf_ctx *ctx)
 	ctx->limits.max_line = 8u << 20;
 	ctx->limits.max_name = 64u << 10;
 	ctx->limits.max_depth = 1u << 16;
+	ctx->limits.max_records = 1u << 16;
 }
 
 static void die(const char *what, const struct sf_ctx *ctx)
