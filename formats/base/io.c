@@ -929,7 +929,9 @@ const char *sf_output_mem_data(const struct sf_output *o, size_t *size)
 
 void sf_output_write(struct sf_output *o, const void *buf, size_t n)
 {
-	if (o->failed)
+	/* nothing to write: a caller may pass an empty name's NULL text,
+	 * which memcpy must never see, even with n 0 */
+	if (o->failed || !n)
 		return;
 	if (o->len + n > o->cap) {
 		if (o->is_mem) {
