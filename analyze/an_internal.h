@@ -24,6 +24,11 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 bool sf_an__cg_slow(const struct sf_an_cg *g);
 
 /* Text output shared by the tree, diff-tree and call-graph reports. */
+/* part as a percentage of whole; 0 when whole is 0 (an empty profile). */
+static inline double sf_an__pct(double part, double whole)
+{
+	return whole != 0 ? 100.0 * part / whole : 0.0;
+}
 /* A name on one text line: control characters become spaces. */
 void sf_an__put_name(struct sf_output *o, const char *s);
 /* The tree prefix for levels 1..d (pre holds the drawn prefix, plen[k]

@@ -255,11 +255,6 @@ int sf_an_cg_json(struct sf_output *o, const struct sf_an_cg *g,
 
 /* ----- text, after Racket's profile/render-text ----- */
 
-static double pct(double part, double whole)
-{
-	return whole != 0 ? 100.0 * part / whole : 0.0;
-}
-
 /* How text_edge writes numbers: a whole, non-negative time below `plain`
  * (or 0) is its digits, as sf_an_fmt_unit writes it: for counts up to
  * COUNT_PLAIN, for every value raw or of an unknown unit. */
@@ -347,7 +342,7 @@ static void text_edge(struct sf_output *o, const struct sf_an_cg *g,
 	*p++ = ' ';
 	p = put_time_col(p, t, f);
 	*p++ = ' ';
-	p = put_pct_col(p, pct(t, total));
+	p = put_pct_col(p, sf_an__pct(t, total));
 	memcpy(p, "%  ", 3);
 	sf_output_write(o, line, (size_t)(p + 3 - line));
 	if (other == STAR)
@@ -434,7 +429,8 @@ int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
 		sf_an_fmt_unit(v2, sizeof(v2), self, g->unit, raw);
 		snprintf(idx, sizeof(idx), "[%zu]", i + 1);
 		sf_output_printf(o, " %-6s %12s (%5.1f%%) %12s (%5.1f%%)  ",
-				 idx, val, pct(tot, tt), v2, pct(self, tt));
+				 idx, val, sf_an__pct(tot, tt), v2,
+				 sf_an__pct(self, tt));
 		sf_an__put_name(o, g->names[n - 1]);
 		sf_output_putc(o, '\n');
 		text_list(o, g, g->out_edges, g->out_to, g->out_t,

@@ -186,11 +186,6 @@ static int cmp_child(const void *a, const void *b, void *tree)
 	return x->func < y->func ? -1 : x->func > y->func;
 }
 
-static double pct(double part, double whole)
-{
-	return whole != 0 ? 100.0 * part / whole : 0.0;
-}
-
 static void mt_free(struct mtree *t)
 {
 	free(t->n);
@@ -273,9 +268,9 @@ static int mt_build(struct mtree *t, const struct sf_an_view *b,
 		size_t nhid = 0;
 		for (size_t k = 0; k < nc; k++) {
 			const struct mnode *x = &t->n[c[k]];
-			if (pct(sf_an_double(x->bt, b->exp), BT) >=
+			if (sf_an__pct(sf_an_double(x->bt, b->exp), BT) >=
 				    topt->min_percent ||
-			    pct(sf_an_double(x->nt, nv->exp), NT) >=
+			    sf_an__pct(sf_an_double(x->nt, nv->exp), NT) >=
 				    topt->min_percent)
 				c[nvis++] = c[k];
 			else

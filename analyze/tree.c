@@ -154,11 +154,6 @@ void sf_an__put_name(struct sf_output *o, const char *s)
 	}
 }
 
-static double pct(double part, double whole)
-{
-	return whole != 0 ? 100.0 * part / whole : 0.0;
-}
-
 /* How a report writes its weights: the unit, --raw, and the largest
  * integer that is written plainly either way (fast path without snprintf:
  * trees have many lines). */
@@ -285,7 +280,7 @@ static int tree_joins(bool *join, const struct tree *t, double whole,
 		if (i)
 			depth[i] = depth[t->n[i].parent] + 1;
 		if ((!opt->max_depth || depth[i] <= opt->max_depth) &&
-		    pct(sf_an_double(t->n[i].total, v->exp), whole) >= minp)
+		    sf_an__pct(sf_an_double(t->n[i].total, v->exp), whole) >= minp)
 			lines++;
 	}
 	free(depth);
@@ -329,7 +324,7 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 		size[t.n[i].parent] += size[i];
 	for (size_t i = 0; i < t.nn && !opt->json; i++) {
 		/* a node below min-percent is hidden, whatever its self */
-		if (pct(sf_an_double(t.n[i].total, v->exp), whole) < minp)
+		if (sf_an__pct(sf_an_double(t.n[i].total, v->exp), whole) < minp)
 			continue;
 		fmt_w(buf, sizeof(buf), t.n[i].total, v->exp, &fw);
 		if ((int)strlen(buf) > wt)
@@ -376,7 +371,7 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 				size_t zh;
 				uint32_t e = chain_end(&t, f->node, f->depth,
 						       opt->max_depth,
-						       pct(0, whole) < minp,
+						       sf_an__pct(0, whole) < minp,
 						       &clen, &zh, size);
 				if (clen >= SF_AN_TREE_CHAIN) {
 					f->node = e;
@@ -406,7 +401,7 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 				int n = put_val(line, wt, x->total, v->exp,
 						&fw);
 				line[n++] = ' ';
-				n += put_pct(line + n, pct(tot, whole));
+				n += put_pct(line + n, sf_an__pct(tot, whole));
 				line[n++] = ' ';
 				n += put_val(line + n, ws, x->self, v->exp,
 					     &fw);
@@ -439,7 +434,7 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 			for (uint32_t i = f->next; i < f->end; i++) {
 				double ct = sf_an_double(t.n[t.child[i]].total,
 							 v->exp);
-				if (pct(ct, whole) < minp) {
+				if (sf_an__pct(ct, whole) < minp) {
 					keep = i;
 					break;
 				}
@@ -502,7 +497,7 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 				    "(%.1f%%): --min-percent 0 shows all)\n",
 				 hidden_nodes, hidden_nodes == 1 ? "" : "s",
 				 minp, buf,
-				 pct(sf_an_double(hidden_w, v->exp), whole));
+				 sf_an__pct(sf_an_double(hidden_w, v->exp), whole));
 	}
 	if (!opt->json && depth_cut_nodes)
 		sf_output_printf(o, "(%zu deeper branches not shown: "
@@ -664,12 +659,12 @@ int sf_an_flat(struct sf_output *o, const struct sf_an_view *v,
 		double s = sf_an_double(rows[i].self, v->exp);
 		double tt = sf_an_double(rows[i].total, v->exp);
 		char b2[64];
-		cum += pct(s, whole);
+		cum += sf_an__pct(s, whole);
 		fmt_w(buf, sizeof(buf), rows[i].self, v->exp, &fw);
 		fmt_w(b2, sizeof(b2), rows[i].total, v->exp, &fw);
 		sf_output_printf(o, "%5zu %*s %5.1f%% %6.1f%% %*s %5.1f%%  ",
-				 i + 1, w, buf, pct(s, whole), cum, w, b2,
-				 pct(tt, whole));
+				 i + 1, w, buf, sf_an__pct(s, whole), cum, w, b2,
+				 sf_an__pct(tt, whole));
 		sf_an__put_name(o, v->names[rows[i].func]);
 		sf_output_putc(o, '\n');
 	}
@@ -678,10 +673,10 @@ int sf_an_flat(struct sf_output *o, const struct sf_an_view *v,
 		for (size_t i = nshow; i < nf; i++)
 			rest += rows[i].self;
 		fmt_w(buf, sizeof(buf), rest, v->exp, &fw);
-		cum += pct(sf_an_double(rest, v->exp), whole);
+		cum += sf_an__pct(sf_an_double(rest, v->exp), whole);
 		sf_output_printf(o, "%5s %*s %5.1f%% %6.1f%% %*s %6s  "
 				    "(%zu more function%s: --top %zu)\n", "",
-				 w, buf, pct(sf_an_double(rest, v->exp), whole),
+				 w, buf, sf_an__pct(sf_an_double(rest, v->exp), whole),
 				 cum, w, "", "", nf - nshow,
 				 nf - nshow == 1 ? "" : "s", nf);
 	}
@@ -689,8 +684,8 @@ int sf_an_flat(struct sf_output *o, const struct sf_an_view *v,
 		double s = sf_an_double(noframes, v->exp);
 		fmt_w(buf, sizeof(buf), noframes, v->exp, &fw);
 		sf_output_printf(o, "%5s %*s %5.1f%% %6.1f%% %*s %6s  "
-				    "(no frames)\n", "", w, buf, pct(s, whole),
-				 cum + pct(s, whole), w, "", "");
+				    "(no frames)\n", "", w, buf, sf_an__pct(s, whole),
+				 cum + sf_an__pct(s, whole), w, "", "");
 	}
 done:
 	free(rows);
