@@ -860,12 +860,124 @@ static void ev_frame(struct wr *w, bool begin, sf_frame_id fid, double ts)
 	sf_output_putc(w->out, '}');
 }
 
+/* A trace names a thread by (pid, tid) alone, and its reader puts a
+ * thread's events in time order: two groups written under one pair whose
+ * times overlap would read back as one thread, their frames interleaved.
+ * A group keeps its pair when no earlier group under that pair is still
+ * running at its start (a thread that exec'd and changed its name keeps
+ * its tid); otherwise it gets a tid no thread of the profile has. */
+struct tid_slot {
+	int64_t pid, tid;
+	size_t g;
+};
+
+struct trace_ids {
+	int64_t *pid, *tid;     /* per group, as the thread gives them */
+	size_t *lead;           /* per group: the first group of its pair */
+	double *end;            /* per lead: where its pair's last group ended */
+	bool *used;             /* per lead: a group was written under it */
+	int64_t fresh;          /* the next new tid */
+	int step;               /* +1 above every tid, -1 below them */
+	size_t renamed;
+};
+
+static void trace_ids_free(struct trace_ids *ids)
+{
+	free(ids->pid);
+	free(ids->tid);
+	free(ids->lead);
+	free(ids->end);
+	free(ids->used);
+}
+
+static int slot_cmp(const void *a, const void *b)
+{
+	const struct tid_slot *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->g < y->g ? -1 : x->g > y->g;
+}
+
+static int trace_ids_init(struct trace_ids *ids, const struct sf_profile *p,
+			  struct sf_ctx *ctx, const sf_thread_idx *threads,
+			  size_t ng)
+{
+	size_t n = ng ? ng : 1;
+	struct tid_slot *sl = sf_calloc(n, sizeof(*sl));
+	int64_t hi = 0, lo = 0;
+
+	*ids = (struct trace_ids){ 0 };
+	ids->pid = sf_calloc(n, sizeof(*ids->pid));
+	ids->tid = sf_calloc(n, sizeof(*ids->tid));
+	ids->lead = sf_calloc(n, sizeof(*ids->lead));
+	ids->end = sf_calloc(n, sizeof(*ids->end));
+	ids->used = sf_calloc(n, sizeof(*ids->used));
+	if (!sl || !ids->pid || !ids->tid || !ids->lead || !ids->end ||
+	    !ids->used) {
+		free(sl);
+		trace_ids_free(ids);
+		return sf_error_nomem(ctx);
+	}
+	for (size_t g = 0; g < ng; g++) {
+		const struct sf_thread *th = threads[g] == SF_NO_THREAD ?
+			NULL : &p->d.threads[threads[g]];
+		int64_t tid = th && th->tid != SF_NO_ID ? th->tid :
+			(th ? (int64_t)threads[g] + 1 : 0);
+		ids->pid[g] = th && th->pid != SF_NO_ID ? th->pid : 1;
+		ids->tid[g] = tid;
+		sl[g] = (struct tid_slot){ ids->pid[g], tid, g };
+		hi = tid > hi ? tid : hi;
+		lo = tid < lo ? tid : lo;
+	}
+	qsort(sl, ng, sizeof(*sl), slot_cmp);
+	for (size_t k = 0; k < ng; k++)
+		ids->lead[sl[k].g] = k && sl[k].pid == sl[k - 1].pid &&
+			sl[k].tid == sl[k - 1].tid ? ids->lead[sl[k - 1].g] :
+			sl[k].g;
+	free(sl);
+	/* new tids count up from above every tid (down from below them if
+	 * that would pass INT64_MAX) */
+	ids->step = hi < INT64_MAX - (int64_t)ng ? 1 : -1;
+	ids->fresh = ids->step > 0 ? hi + 1 : lo - 1;
+	return 0;
+}
+
+/* The tid group g is written under, given the time it starts at. */
+static int64_t trace_ids_take(struct trace_ids *ids, size_t g, double start)
+{
+	size_t l = ids->lead[g];
+
+	if (ids->used[l] && start < ids->end[l]) {
+		int64_t t = ids->fresh;
+		ids->fresh += ids->step;
+		ids->renamed++;
+		return t;
+	}
+	ids->used[l] = true;
+	ids->end[l] = start;
+	return ids->tid[g];
+}
+
+/* Group g, written under its own pair, ended at END. */
+static void trace_ids_ended(struct trace_ids *ids, size_t g, int64_t tid,
+			    double end)
+{
+	size_t l = ids->lead[g];
+
+	if (tid == ids->tid[g] && end > ids->end[l])
+		ids->end[l] = end;
+}
+
 static int trace_write(const struct sf_profile *p, struct sf_output *out,
 		       struct sf_ctx *ctx)
 {
 	size_t *order, *start, ng;
 	sf_thread_idx *threads;
 	sf_frame_id *open = NULL, *buf = NULL;
+	struct trace_ids ids = { 0 };
 	uint32_t t = p->d.meta.default_type;
 	struct wr w = { out, p, 0, 0, false };
 	int rc;
@@ -875,6 +987,8 @@ static int trace_write(const struct sf_profile *p, struct sf_output *out,
 	if ((rc = sf_webjson__by_thread(p, ctx, &order, &start, &threads,
 					&ng)))
 		return rc;
+	if ((rc = trace_ids_init(&ids, p, ctx, threads, ng)))
+		goto out;
 	size_t maxd = sf_profile_max_depth(p);
 	if (!(open = sf_calloc(maxd + 1, sizeof(*open))) ||
 	    !(buf = sf_calloc(maxd + 1, sizeof(*buf)))) {
@@ -897,9 +1011,12 @@ static int trace_write(const struct sf_profile *p, struct sf_output *out,
 		const struct sf_thread *th = threads[g] == SF_NO_THREAD ?
 			NULL : &p->d.threads[threads[g]];
 		char name[256];
-		w.pid = th && th->pid != SF_NO_ID ? th->pid : 1;
-		w.tid = th && th->tid != SF_NO_ID ? th->tid :
-			(th ? (int64_t)threads[g] + 1 : 0);
+		/* where the group's first event will be: its first sample's
+		 * time, else 0 */
+		const struct sf_sample *s0 = &p->d.samples[order[start[g]]];
+		w.pid = ids.pid[g];
+		w.tid = trace_ids_take(&ids, g, s0->time != SF_NO_TIME ?
+					       (double)s0->time / 1000 : 0);
 		/* the name alone: readers add the tid themselves */
 		if (th && th->name)
 			snprintf(name, sizeof(name), "%s", th->name);
@@ -951,10 +1068,17 @@ static int trace_write(const struct sf_profile *p, struct sf_output *out,
 		}
 		while (n)
 			ev_frame(&w, false, open[--n], cursor);
+		trace_ids_ended(&ids, g, w.tid, cursor);
 	}
+	if (ids.renamed)
+		sf_warn(ctx, "chrome-trace.tid", "%zu thread%s share a pid "
+			"and tid with another at the same time: written with "
+			"new tids", ids.renamed,
+			ids.renamed == 1 ? " would" : "s would");
 	sf_output_puts(out, "],\n\"displayTimeUnit\":\"ms\",\"otherData\":"
 			    "{\"exporter\":\"sftools " SF_VERSION "\"}}\n");
 out:
+	trace_ids_free(&ids);
 	free(open);
 	free(buf);
 	free(order);

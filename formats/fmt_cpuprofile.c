@@ -477,12 +477,24 @@ static int cpuprofile_write(const struct sf_profile *p, struct sf_output *out,
 	if (!unit_us &&
 	    (rc = sf_records_plan(p, ctx, "V8 samples", &plan)))
 		goto out;
+	/* timeDeltas are whole microseconds in 64-bit integers: the span the
+	 * samples cover must fit, with room for the largest timestamp */
+	double span = 0;
 	for (size_t k = lo; k < hi; k++) {
 		double wt = sf_records_of(p, &plan, order[k]);
 		if (!unit_us && wt != floor(wt))
 			sf_warn(ctx, "cpuprofile.fraction", "fractional "
 				"count %g rounded", wt);
-		total += unit_us ? 1 : reps_of(p, order[k], &plan);
+		uint64_t reps = unit_us ? 1 : reps_of(p, order[k], &plan);
+		total += reps;
+		span += unit_us ? fabs(sf_weight(p, order[k], t) * unit_us) :
+			(double)reps * period_us;
+	}
+	if (!(span < 0x1p61)) {
+		rc = sf_error(ctx, SF_ELIMIT, NULL, 0, "the samples would "
+			      "last %g microseconds, more than a .cpuprofile's "
+			      "64-bit time deltas hold", span);
+		goto out;
 	}
 	if (total > (1u << 28)) {
 		rc = sf_error(ctx, SF_ELIMIT, NULL, 0, "the profile would "

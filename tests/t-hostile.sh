@@ -85,6 +85,18 @@ for t in 'tid:>16</tid>:>99999999999999999999</tid>' \
 	no_output "xctrace-range-$n-no-output" "x-$n.folded"
 done
 
+# .cpuprofile time deltas are int64 microseconds: samples whose weights
+# add up beyond that are refused, never cast (a fuzz finding: a perf
+# period of 2.5e51 ns was undefined behaviour in the writer)
+printf 'a;b 5e60\n' > long.folded
+$SFCONV --from collapsed long.folded -o long.json 2>/dev/null
+sed 's/"sample_types":\[[^]]*\]/"sample_types":[{"type":"cpu","unit":"nanoseconds"}]/' \
+	long.json > long-ns.json
+expect_error cpuprofile-span-refused 1 \
+	'^sfconv: long\.cpuprofile: the samples would last 5e\+57 microseconds' \
+	$SFCONV -q long-ns.json -o long.cpuprofile
+no_output cpuprofile-span-no-output long.cpuprofile
+
 # an empty or blank xctrace file says so (not "Extra content at the end
 # of the document")
 : > empty.xctrace.xml

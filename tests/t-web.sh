@@ -282,3 +282,27 @@ fi
 # its line
 printf '{"nodes":[{"id":1,"callFrame":{"functionName":"f"}}],\n"startTime":0,\n"samples":[1,\n"one"],"timeDeltas":[0,1]}\n' > bad6.cpuprofile
 expect_error cpuprofile-bad-sample-line 1 '^sfconv: bad6.cpuprofile:4: samples\[1\]: expected a number' $SFCONV bad6.cpuprofile
+
+# A trace names a thread by (pid, tid) alone.  Two threads of one pid and
+# tid, or a thread without a tid, must not be written under a pair another
+# thread has: read back, their events would interleave in one thread (a
+# fuzz finding of roundtrip-chrome-trace).  The rule: such a thread gets
+# the next tid above every tid of the profile (here 2), in thread order.
+cat > dupthr.json <<'J'
+{"format":"sftools-profile","version":1,
+"meta":{"default_sample_type":0},
+"sample_types":[{"type":"cpu","unit":"microseconds"}],
+"threads":[{"pid":1,"tid":2,"name":"a"},{"name":"b"},{"pid":1,"tid":2,"name":"c"}],
+"frames":[{"name":"x"},{"name":"y"}],
+"stacks":[[0,0],[1,1]],
+"samples":[[1,0,null,0,5],[2,1,null,0,7],[1,2,null,0,3]]}
+J
+printf 'a-2;x 5\nb-3;x;y 7\nc-4;x 3\n' > dupthr.want
+$SFCONV dupthr.json --to chrome-trace -o dupthr.trace.json 2>dupthr.err
+$SFCONV dupthr.trace.json -t collapsed --thread-prefix -o dupthr.out 2>/dev/null
+expect_same chrome-trace-unique-tids dupthr.want dupthr.out
+if grep -q '2 threads would share a pid and tid with another at the same time' dupthr.err; then
+	pass chrome-trace-unique-tids-warns
+else
+	fail chrome-trace-unique-tids-warns "$(head -n 2 dupthr.err)"
+fi
