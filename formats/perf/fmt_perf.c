@@ -69,48 +69,42 @@ static int end_event(struct perf_state *st)
 	st->in_event = false;
 	if (st->o.inferno && !st->nframes)
 		return 0;  /* inferno drops events without frames */
-	size_t n = st->nframes;
-	if (n + 1 > st->cap_frames) {
-		size_t ncap = st->cap_frames ? st->cap_frames * 2 : 256;
-		sf_frame_id *nf = sf_reallocarray(st->frames, ncap,
-						  sizeof(*nf));
-		if (!nf)
+	if (!st->o.no_comm &&
+	    (!st->have_pname_frame ||
+	     (st->names_new &&
+	      !sbuf_eq(&st->last_pname, st->pname.s, st->pname.len)))) {
+		struct sf_frame fr;
+		sf_frame_init(&fr);
+		fr.name = st->pname.s ? st->pname.s : "";
+		fr.kind = st->k_process;
+		if ((rc = sf_profile_frame(st->p, ctx, &fr, &st->pname_frame)))
+			return rc;
+		st->last_pname.len = 0;
+		if (!sf_sbuf_add(&st->last_pname, fr.name, st->pname.len))
 			return sf_error_nomem(ctx);
-		st->frames = nf;
-		st->cap_frames = ncap;
-	}
-	if (!st->o.no_comm) {
-		if (!st->have_pname_frame ||
-		    (st->names_new &&
-		     !sbuf_eq(&st->last_pname, st->pname.s, st->pname.len))) {
-			struct sf_frame fr;
-			sf_frame_init(&fr);
-			fr.name = st->pname.s ? st->pname.s : "";
-			fr.kind = st->k_process;
-			if ((rc = sf_profile_frame(st->p, ctx, &fr,
-						   &st->pname_frame)))
-				return rc;
-			st->last_pname.len = 0;
-			if (!sf_sbuf_add(&st->last_pname, fr.name,
-					 st->pname.len))
-				return sf_error_nomem(ctx);
-			st->have_pname_frame = true;
-		}
-		st->frames[n++] = st->pname_frame;
+		st->have_pname_frame = true;
 	}
 	sf_stack_id stack;
-	struct line_ent *re = st->ev_rec != REC_NONE ?
-			      &st->recc.ents[st->ev_rec] : NULL;
 	sf_frame_id root = st->o.no_comm ? ROOT_NONE : st->pname_frame;
+	uint32_t rid = st->ev_rec;
+	struct rec_ent *re = rid != REC_NONE ? rec_at(&st->recc, rid) : NULL;
 	st->ev_rec = REC_NONE;
-	if (re && re->n != st->nframes)
-		re = NULL;
 	if (re && re->stack_root == root) {
 		stack = re->stack;
 	} else {
+		/* a record's frames are copied only here, when its stack
+		 * under this root is not known yet */
+		if (re && (rc = sf_perf__rec_frames(st, rid)))
+			return rc;
+		if ((rc = sf_perf__frames_room(st, 0)))
+			return rc;
+		size_t n = st->nframes;
+		if (!st->o.no_comm)
+			st->frames[n++] = st->pname_frame;
 		if ((rc = stack_of(st, st->frames, n, &stack)))
 			return rc;
 		if (re) {
+			re = rec_at(&st->recc, rid);
 			re->stack = stack;
 			re->stack_root = root;
 		}
@@ -621,9 +615,7 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 		rc = end_event(&st);
 out:
 	sf_idx_free(&st.recc.idx);
-	sf_big_free(st.recc.text, st.recc.text_cap);
-	free(st.recc.ents);
-	free(st.recc.fids);
+	sf_big_free(st.recc.mem, st.recc.cap);
 	free(st.rec);
 	free(st.pend);
 	sf_idx_free(&st.lc.idx);
