@@ -49,6 +49,33 @@ static bool sbuf_eq(const struct sf_sbuf *b, const char *s, size_t n)
 	return b->len == n && (!n || !memcmp(b->s, s, n));
 }
 
+/* The model's thread of the current event.  When many threads are
+ * sampled together the thread changes at nearly every event, and
+ * sf_profile_thread (interning the comm, then a hash probe) cost as much
+ * as the rest of the event: a small cache by (pid, tid) answers first,
+ * the comm checked against the name the model keeps for that thread. */
+static int thread_of(struct perf_state *st, const char *comm, size_t n,
+		     sf_thread_idx *out)
+{
+	uint32_t i = (uint32_t)((uint64_t)st->tid * 0x9e3779b97f4a7c15ull >>
+				(64 - THREAD_CACHE_BITS));
+	struct thread_slot *s = &st->threads[i];
+	int rc;
+
+	if (s->used && s->pid == st->pid && s->tid == st->tid) {
+		const char *name = st->p->d.threads[s->thread].name;
+		if (name && !strncmp(name, comm, n) && !name[n]) {
+			*out = s->thread;
+			return 0;
+		}
+	}
+	if ((rc = sf_profile_thread(st->p, st->ctx, st->pid, st->tid, comm,
+				    out)))
+		return rc;
+	*s = (struct thread_slot){ st->pid, st->tid, *out, true };
+	return 0;
+}
+
 /* The event is complete: add its sample. */
 static int end_event(struct perf_state *st)
 {
@@ -114,9 +141,8 @@ static int end_event(struct perf_state *st)
 	    st->last_tid != st->tid ||
 	    (st->names_new &&
 	     !sbuf_eq(&st->last_comm, st->comm.s, st->comm.len))) {
-		if ((rc = sf_profile_thread(st->p, ctx, st->pid, st->tid,
-					    st->comm.s ? st->comm.s : "",
-					    &st->last_thread)))
+		if ((rc = thread_of(st, st->comm.s ? st->comm.s : "",
+				    st->comm.len, &st->last_thread)))
 			return rc;
 		st->last_comm.len = 0;
 		if (!sf_sbuf_add(&st->last_comm, st->comm.s ? st->comm.s : "",

@@ -101,6 +101,7 @@ static inline const sf_frame_id *rec_fids(const struct rec_ent *e)
 #define PERF_REC_MAX ((size_t)1 << 20)
 #define REC_NONE UINT32_MAX
 #define HINT_BITS 14
+#define THREAD_CACHE_BITS 8
 #define STACK_UNSET UINT32_MAX
 #define ROOT_NONE (UINT32_MAX - 1)
 
@@ -178,6 +179,13 @@ struct perf_state {
 	int64_t last_pid, last_tid;
 	sf_thread_idx last_thread;
 	bool have_thread;
+	/* (pid, tid) -> the model's thread for them, direct-mapped by tid
+	 * (THREAD_CACHE_BITS): fmt_perf.c's thread_of */
+	struct thread_slot {
+		int64_t pid, tid;
+		sf_thread_idx thread;
+		bool used;
+	} threads[1 << THREAD_CACHE_BITS];
 	uint32_t type;
 	bool have_type;
 	/* the type is ("samples", "count"): no kept event had a period yet */
