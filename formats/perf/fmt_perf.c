@@ -161,11 +161,28 @@ static int end_event(struct perf_state *st)
 			return sf_error_nomem(ctx);
 		memset(st->hints, 0xff, sizeof(*st->hints) << HINT_BITS);
 	}
-	uint32_t slot = (stack * 0x9e3779b1u ^ st->last_thread * 0x85ebca77u) >>
-			(32 - HINT_BITS);
-	return sf_profile_add_sample_hint(st->p, ctx, stack, st->last_thread,
-					  0, st->time, st->w,
-					  &st->hints[slot]);
+	/* the event's record keeps the sample its last event went to, and
+	 * that event's thread: where a record is one thread's (most are,
+	 * unless many threads run the same code), that hint is in the line
+	 * just read and the hint table is not touched */
+	uint32_t *hint;
+	if (re && re->hint_thread == st->last_thread) {
+		hint = &re->hint;
+	} else {
+		uint32_t slot = (stack * 0x9e3779b1u ^
+				 st->last_thread * 0x85ebca77u) >>
+				(32 - HINT_BITS);
+		hint = &st->hints[slot];
+	}
+	if ((rc = sf_profile_add_sample_hint(st->p, ctx, stack,
+					     st->last_thread, 0, st->time,
+					     st->w, hint)))
+		return rc;
+	if (re) {
+		re->hint = *hint;
+		re->hint_thread = st->last_thread;
+	}
+	return 0;
 }
 
 /*

@@ -176,6 +176,8 @@ int sf_perf__rec_flush(struct perf_state *st)
 	e->next = REC_NONE;
 	e->stack = 0;
 	e->stack_root = STACK_UNSET;
+	e->hint = UINT32_MAX;
+	e->hint_thread = UINT32_MAX;
 	e->java = st->java;
 	memcpy((char *)rec_text(e), key.s, key.n);
 	if (n)

@@ -71,6 +71,10 @@ struct rec_ent {
 	 * stack_root is STACK_UNSET until then */
 	sf_stack_id stack;
 	sf_frame_id stack_root;
+	/* the sample that event went to and its thread (UINT32_MAX: none
+	 * yet), a hint for sf_profile_add_sample_hint */
+	uint32_t hint;
+	sf_thread_idx hint_thread;
 	bool java;
 };
 
