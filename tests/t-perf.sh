@@ -101,6 +101,22 @@ assert got == [0, 1, 2, 1, 2, 1, 0], got
 PY
 then pass perf-thread-renamed; else fail perf-thread-renamed "wrong thread"; fi
 
+# time words of every length the reader takes in one go (up to 7 digits
+# each side) and longer: nanoseconds, the fraction cut at 9 digits
+printf 'app 1 %s: 1 cycles:\n\tffff f+0x1 (m)\n\n' 5.5 1234567.1234567 \
+	12345678.123456789 0000000000012.000001 98765.1234567891234 3. \
+	> times.perf
+$SFCONV -q times.perf --to json > times.json
+if python3 - times.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+got = [s[2] for s in m["samples"]]
+want = [5500000000, 1234567123456700, 12345678123456789, 12000001000,
+        98765123456789, 3000000000]
+assert got == want, got
+PY
+then pass perf-time-words; else fail perf-time-words "wrong times"; fi
+
 # tracepoint events print their payload after the event name: no period
 # and no event type for the script (weight 1, nothing filtered)
 printf '%s\n' \
