@@ -330,42 +330,88 @@ static int64_t id_of(const char *s, size_t n)
 	return v;
 }
 
+/* Event line `l` starts with x's line up to its end, and a non-blank
+ * follows: the parser would give the same answer (it reads no further). */
+static bool prefix_is(const struct ev_prefix *x, const char *l, size_t n)
+{
+	size_t m = x->pre.len;
+
+	return m && n > m && !is_space(l[m]) && !memcmp(l, x->pre.s, m);
+}
+
+static void prefix_take(struct perf_state *st, struct ev_prefix *x,
+			const char *l, struct event_line *e)
+{
+	*e = x->e;
+	e->comm = l;
+	if (x->e.pid)
+		e->pid = l + (x->e.pid - x->pre.s);
+	e->tid = l + (x->e.tid - x->pre.s);
+	st->ev_pid = x->pid;
+	st->ev_tid = x->tid;
+	st->ev_cur = x;
+}
+
+/* The slot of event line `l`: a hash of its first two words (through
+ * the second ' ' within 64 bytes), which lie in the part the parser
+ * reads for "comm pid/tid" or "two-word comm ..."; NULL without them.
+ * Only a key: prefix_is decides. */
+static struct ev_prefix *prefix_slot(struct perf_state *st, const char *l,
+				     size_t n)
+{
+	size_t m = n < 64 ? n : 64;
+	const char *b1 = m > 1 ? memchr(l + 1, ' ', m - 1) : NULL;
+	const char *b2 = b1 ? memchr(b1 + 1, ' ', (size_t)(l + m - b1 - 1)) :
+			 NULL;
+
+	if (!b2)
+		return NULL;
+	return &st->ev_pre[sf_hash(l, (size_t)(b2 - l)) >>
+			   (64 - EV_CACHE_BITS)];
+}
+
 /*
- * sf_perf__parse_event_perl, remembering its answer: a line starting with
- * the last event line's bytes up to its end (comm, pid/tid and the blanks
- * after them) followed by a non-blank gives the same answer (the parser
- * reads no further), and the same pid and tid (st->ev_pid, st->ev_tid).
- * Successive events of one thread are the usual case.
+ * sf_perf__parse_event_perl, remembering its answers: a line starting with
+ * a kept event line's bytes up to its end (comm, pid/tid and the blanks
+ * after them) followed by a non-blank gives the same answer, and the same
+ * pid and tid (st->ev_pid, st->ev_tid).  The last line's is tried first
+ * (successive events of one thread), then the one kept for the line's
+ * first two words (many threads sampled together take turns).
  */
 static bool event_perl(struct perf_state *st, const char *l, size_t n,
 		       struct event_line *e)
 {
-	struct sf_sbuf *pre = &st->ev_pre;
-	const struct event_line *last = &st->ev_last;
+	struct ev_prefix *x = st->ev_cur;
 
-	if (pre->len && n > pre->len && !is_space(l[pre->len]) &&
-	    !memcmp(l, pre->s, pre->len)) {
-		*e = *last;
-		e->comm = l;
-		if (last->pid)
-			e->pid = l + (last->pid - pre->s);
-		e->tid = l + (last->tid - pre->s);
+	if (x && prefix_is(x, l, n)) {
+		prefix_take(st, x, l, e);
+		return true;
+	}
+	x = prefix_slot(st, l, n);
+	if (x && prefix_is(x, l, n)) {
+		prefix_take(st, x, l, e);
 		return true;
 	}
 	if (!sf_perf__parse_event_perl(l, n, e))
 		return false;
-	pre->len = 0;
-	if (!sf_sbuf_add(pre, l, e->end)) {
-		pre->len = 0;   /* no memory: no reuse, the parse stands */
-		return true;
-	}
-	st->ev_last = *e;
-	st->ev_last.comm = pre->s;
-	if (e->pid)
-		st->ev_last.pid = pre->s + (e->pid - l);
-	st->ev_last.tid = pre->s + (e->tid - l);
 	st->ev_pid = id_of(e->pid, e->pid_len);
 	st->ev_tid = id_of(e->tid, e->tid_len);
+	st->ev_cur = NULL;
+	if (!x)
+		return true;
+	x->pre.len = 0;
+	if (!sf_sbuf_add(&x->pre, l, e->end)) {
+		x->pre.len = 0;   /* no memory: no reuse, the parse stands */
+		return true;
+	}
+	x->e = *e;
+	x->e.comm = x->pre.s;
+	if (e->pid)
+		x->e.pid = x->pre.s + (e->pid - l);
+	x->e.tid = x->pre.s + (e->tid - l);
+	x->pid = st->ev_pid;
+	x->tid = st->ev_tid;
+	st->ev_cur = x;
 	return true;
 }
 
@@ -673,7 +719,8 @@ out:
 	sf_sbuf_free(&st.comm);
 	sf_sbuf_free(&st.ev_filter);
 	sf_sbuf_free(&st.type_tail);
-	sf_sbuf_free(&st.ev_pre);
+	for (size_t i = 0; i < (size_t)1 << EV_CACHE_BITS; i++)
+		sf_sbuf_free(&st.ev_pre[i].pre);
 	sf_sbuf_free(&st.last_pname);
 	sf_sbuf_free(&st.last_comm);
 	free(st.frames);

@@ -106,6 +106,7 @@ static inline const sf_frame_id *rec_fids(const struct rec_ent *e)
 #define REC_NONE UINT32_MAX
 #define HINT_BITS 14
 #define THREAD_CACHE_BITS 8
+#define EV_CACHE_BITS 6
 #define STACK_UNSET UINT32_MAX
 #define ROOT_NONE (UINT32_MAX - 1)
 
@@ -130,11 +131,17 @@ struct perf_state {
 	/* the tail's words alone make no record (so a line whose time word
 	 * they follow is none: sf_perf__event_tail's `known`) */
 	bool type_tail_plain;
-	/* the last unindented event line up to its time (comm, pid/tid and
-	 * blanks), what sf_perf__parse_event_perl gave for it (pointing
-	 * into ev_pre) and its pid and tid as numbers (event_perl) */
-	struct sf_sbuf ev_pre;
-	struct event_line ev_last;
+	/* unindented event lines up to their time (comm, pid/tid and
+	 * blanks), what sf_perf__parse_event_perl gave for each (pointing
+	 * into `pre`) and its pid and tid as numbers, direct-mapped by the
+	 * line's first two words (fmt_perf.c's event_perl); ev_cur: the
+	 * last line's, or NULL */
+	struct ev_prefix {
+		struct sf_sbuf pre;
+		struct event_line e;
+		int64_t pid, tid;
+	} ev_pre[1 << EV_CACHE_BITS], *ev_cur;
+	/* the pid and tid of the line event_perl read last */
 	int64_t ev_pid, ev_tid;
 	struct sf_input *in;
 	struct perf_opts o;
