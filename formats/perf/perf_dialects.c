@@ -272,7 +272,7 @@ static bool tail_words(const char *l, size_t n, size_t i, bool timed,
  * unset; the caller reads them one by one).  A time word has 5-7 digits
  * before its '.' and 6 or 9 after, so this spares a loop of a compare
  * and a multiply per digit on every event line. */
-static size_t digits8(const char *p, int64_t *v)
+static inline size_t digits8(const char *p, int64_t *v)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	uint64_t x;
