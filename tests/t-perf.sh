@@ -82,6 +82,44 @@ assert inl.get("inline"), inl
 PY
 then pass perf-model; else fail perf-model "threads/time/weights/kinds not kept"; fi
 
+# threads taking turns, one of them renamed by exec and back, two with
+# a two-word comm and tids one a prefix of the other: each event's
+# thread is (tid, comm) as printed, whatever came just before
+ev() { # COMM TID TIME
+	printf '%s\n' "$1 $2 1.00000$3: 1000 cycles:" \
+		'	ffffffff81000001 a+0x1 ([kernel.kallsyms])' ''
+}
+{ ev perf-exec 7 1; ev other 8 2; ev app 7 3; ev other 8 4; ev app 7 5
+  ev other 8 6; ev perf-exec 7 7; ev 'V8 W' 9/1 8; ev 'V8 W' 9/12 9
+  ev 'V8 W' 9/1 8; ev 'V8 W' 9/12 9; } > exec.perf
+$SFCONV -q exec.perf --to json > exec.json
+if python3 - exec.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+th = [(t.get("pid"), t.get("tid"), t.get("name")) for t in m["threads"]]
+assert th == [(None, 7, "perf-exec"), (None, 8, "other"), (None, 7, "app"),
+              (9, 1, "V8 W"), (9, 12, "V8 W")], th
+got = [s[1] for s in m["samples"]]
+assert got == [0, 1, 2, 1, 2, 1, 0, 3, 4, 3, 4], got
+PY
+then pass perf-thread-renamed; else fail perf-thread-renamed "wrong thread"; fi
+
+# time words of every length the reader takes in one go (up to 7 digits
+# each side) and longer: nanoseconds, the fraction cut at 9 digits
+printf 'app 1 %s: 1 cycles:\n\tffff f+0x1 (m)\n\n' 5.5 1234567.1234567 \
+	12345678.123456789 0000000000012.000001 98765.1234567891234 3. \
+	> times.perf
+$SFCONV -q times.perf --to json > times.json
+if python3 - times.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+got = [s[2] for s in m["samples"]]
+want = [5500000000, 1234567123456700, 12345678123456789, 12000001000,
+        98765123456789, 3000000000]
+assert got == want, got
+PY
+then pass perf-time-words; else fail perf-time-words "wrong times"; fi
+
 # tracepoint events print their payload after the event name: no period
 # and no event type for the script (weight 1, nothing filtered)
 printf '%s\n' \

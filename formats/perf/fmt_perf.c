@@ -49,6 +49,33 @@ static bool sbuf_eq(const struct sf_sbuf *b, const char *s, size_t n)
 	return b->len == n && (!n || !memcmp(b->s, s, n));
 }
 
+/* The model's thread of the current event.  When many threads are
+ * sampled together the thread changes at nearly every event, and
+ * sf_profile_thread (interning the comm, then a hash probe) cost as much
+ * as the rest of the event: a small cache by (pid, tid) answers first,
+ * the comm checked against the name the model keeps for that thread. */
+static int thread_of(struct perf_state *st, const char *comm, size_t n,
+		     sf_thread_idx *out)
+{
+	uint32_t i = (uint32_t)((uint64_t)st->tid * 0x9e3779b97f4a7c15ull >>
+				(64 - THREAD_CACHE_BITS));
+	struct thread_slot *s = &st->threads[i];
+	int rc;
+
+	if (s->used && s->pid == st->pid && s->tid == st->tid) {
+		const char *name = st->p->d.threads[s->thread].name;
+		if (name && !strncmp(name, comm, n) && !name[n]) {
+			*out = s->thread;
+			return 0;
+		}
+	}
+	if ((rc = sf_profile_thread(st->p, st->ctx, st->pid, st->tid, comm,
+				    out)))
+		return rc;
+	*s = (struct thread_slot){ st->pid, st->tid, *out, true };
+	return 0;
+}
+
 /* The event is complete: add its sample. */
 static int end_event(struct perf_state *st)
 {
@@ -69,48 +96,42 @@ static int end_event(struct perf_state *st)
 	st->in_event = false;
 	if (st->o.inferno && !st->nframes)
 		return 0;  /* inferno drops events without frames */
-	size_t n = st->nframes;
-	if (n + 1 > st->cap_frames) {
-		size_t ncap = st->cap_frames ? st->cap_frames * 2 : 256;
-		sf_frame_id *nf = sf_reallocarray(st->frames, ncap,
-						  sizeof(*nf));
-		if (!nf)
+	if (!st->o.no_comm &&
+	    (!st->have_pname_frame ||
+	     (st->names_new &&
+	      !sbuf_eq(&st->last_pname, st->pname.s, st->pname.len)))) {
+		struct sf_frame fr;
+		sf_frame_init(&fr);
+		fr.name = st->pname.s ? st->pname.s : "";
+		fr.kind = st->k_process;
+		if ((rc = sf_profile_frame(st->p, ctx, &fr, &st->pname_frame)))
+			return rc;
+		st->last_pname.len = 0;
+		if (!sf_sbuf_add(&st->last_pname, fr.name, st->pname.len))
 			return sf_error_nomem(ctx);
-		st->frames = nf;
-		st->cap_frames = ncap;
-	}
-	if (!st->o.no_comm) {
-		if (!st->have_pname_frame ||
-		    (st->names_new &&
-		     !sbuf_eq(&st->last_pname, st->pname.s, st->pname.len))) {
-			struct sf_frame fr;
-			sf_frame_init(&fr);
-			fr.name = st->pname.s ? st->pname.s : "";
-			fr.kind = st->k_process;
-			if ((rc = sf_profile_frame(st->p, ctx, &fr,
-						   &st->pname_frame)))
-				return rc;
-			st->last_pname.len = 0;
-			if (!sf_sbuf_add(&st->last_pname, fr.name,
-					 st->pname.len))
-				return sf_error_nomem(ctx);
-			st->have_pname_frame = true;
-		}
-		st->frames[n++] = st->pname_frame;
+		st->have_pname_frame = true;
 	}
 	sf_stack_id stack;
-	struct line_ent *re = st->ev_rec != REC_NONE ?
-			      &st->recc.ents[st->ev_rec] : NULL;
 	sf_frame_id root = st->o.no_comm ? ROOT_NONE : st->pname_frame;
+	uint32_t rid = st->ev_rec;
+	struct rec_ent *re = rid != REC_NONE ? rec_at(&st->recc, rid) : NULL;
 	st->ev_rec = REC_NONE;
-	if (re && re->n != st->nframes)
-		re = NULL;
 	if (re && re->stack_root == root) {
 		stack = re->stack;
 	} else {
+		/* a record's frames are copied only here, when its stack
+		 * under this root is not known yet */
+		if (re && (rc = sf_perf__rec_frames(st, rid)))
+			return rc;
+		if ((rc = sf_perf__frames_room(st, 0)))
+			return rc;
+		size_t n = st->nframes;
+		if (!st->o.no_comm)
+			st->frames[n++] = st->pname_frame;
 		if ((rc = stack_of(st, st->frames, n, &stack)))
 			return rc;
 		if (re) {
+			re = rec_at(&st->recc, rid);
 			re->stack = stack;
 			re->stack_root = root;
 		}
@@ -120,9 +141,8 @@ static int end_event(struct perf_state *st)
 	    st->last_tid != st->tid ||
 	    (st->names_new &&
 	     !sbuf_eq(&st->last_comm, st->comm.s, st->comm.len))) {
-		if ((rc = sf_profile_thread(st->p, ctx, st->pid, st->tid,
-					    st->comm.s ? st->comm.s : "",
-					    &st->last_thread)))
+		if ((rc = thread_of(st, st->comm.s ? st->comm.s : "",
+				    st->comm.len, &st->last_thread)))
 			return rc;
 		st->last_comm.len = 0;
 		if (!sf_sbuf_add(&st->last_comm, st->comm.s ? st->comm.s : "",
@@ -141,11 +161,28 @@ static int end_event(struct perf_state *st)
 			return sf_error_nomem(ctx);
 		memset(st->hints, 0xff, sizeof(*st->hints) << HINT_BITS);
 	}
-	uint32_t slot = (stack * 0x9e3779b1u ^ st->last_thread * 0x85ebca77u) >>
-			(32 - HINT_BITS);
-	return sf_profile_add_sample_hint(st->p, ctx, stack, st->last_thread,
-					  0, st->time, st->w,
-					  &st->hints[slot]);
+	/* the event's record keeps the sample its last event went to, and
+	 * that event's thread: where a record is one thread's (most are,
+	 * unless many threads run the same code), that hint is in the line
+	 * just read and the hint table is not touched */
+	uint32_t *hint;
+	if (re && re->hint_thread == st->last_thread) {
+		hint = &re->hint;
+	} else {
+		uint32_t slot = (stack * 0x9e3779b1u ^
+				 st->last_thread * 0x85ebca77u) >>
+				(32 - HINT_BITS);
+		hint = &st->hints[slot];
+	}
+	if ((rc = sf_profile_add_sample_hint(st->p, ctx, stack,
+					     st->last_thread, 0, st->time,
+					     st->w, hint)))
+		return rc;
+	if (re) {
+		re->hint = *hint;
+		re->hint_thread = st->last_thread;
+	}
+	return 0;
 }
 
 /*
@@ -293,42 +330,88 @@ static int64_t id_of(const char *s, size_t n)
 	return v;
 }
 
+/* Event line `l` starts with x's line up to its end, and a non-blank
+ * follows: the parser would give the same answer (it reads no further). */
+static bool prefix_is(const struct ev_prefix *x, const char *l, size_t n)
+{
+	size_t m = x->pre.len;
+
+	return m && n > m && !is_space(l[m]) && !memcmp(l, x->pre.s, m);
+}
+
+static void prefix_take(struct perf_state *st, struct ev_prefix *x,
+			const char *l, struct event_line *e)
+{
+	*e = x->e;
+	e->comm = l;
+	if (x->e.pid)
+		e->pid = l + (x->e.pid - x->pre.s);
+	e->tid = l + (x->e.tid - x->pre.s);
+	st->ev_pid = x->pid;
+	st->ev_tid = x->tid;
+	st->ev_cur = x;
+}
+
+/* The slot of event line `l`: a hash of its first two words (through
+ * the second ' ' within 64 bytes), which lie in the part the parser
+ * reads for "comm pid/tid" or "two-word comm ..."; NULL without them.
+ * Only a key: prefix_is decides. */
+static struct ev_prefix *prefix_slot(struct perf_state *st, const char *l,
+				     size_t n)
+{
+	size_t m = n < 64 ? n : 64;
+	const char *b1 = m > 1 ? memchr(l + 1, ' ', m - 1) : NULL;
+	const char *b2 = b1 ? memchr(b1 + 1, ' ', (size_t)(l + m - b1 - 1)) :
+			 NULL;
+
+	if (!b2)
+		return NULL;
+	return &st->ev_pre[sf_hash(l, (size_t)(b2 - l)) >>
+			   (64 - EV_CACHE_BITS)];
+}
+
 /*
- * sf_perf__parse_event_perl, remembering its answer: a line starting with
- * the last event line's bytes up to its end (comm, pid/tid and the blanks
- * after them) followed by a non-blank gives the same answer (the parser
- * reads no further), and the same pid and tid (st->ev_pid, st->ev_tid).
- * Successive events of one thread are the usual case.
+ * sf_perf__parse_event_perl, remembering its answers: a line starting with
+ * a kept event line's bytes up to its end (comm, pid/tid and the blanks
+ * after them) followed by a non-blank gives the same answer, and the same
+ * pid and tid (st->ev_pid, st->ev_tid).  The last line's is tried first
+ * (successive events of one thread), then the one kept for the line's
+ * first two words (many threads sampled together take turns).
  */
 static bool event_perl(struct perf_state *st, const char *l, size_t n,
 		       struct event_line *e)
 {
-	struct sf_sbuf *pre = &st->ev_pre;
-	const struct event_line *last = &st->ev_last;
+	struct ev_prefix *x = st->ev_cur;
 
-	if (pre->len && n > pre->len && !is_space(l[pre->len]) &&
-	    !memcmp(l, pre->s, pre->len)) {
-		*e = *last;
-		e->comm = l;
-		if (last->pid)
-			e->pid = l + (last->pid - pre->s);
-		e->tid = l + (last->tid - pre->s);
+	if (x && prefix_is(x, l, n)) {
+		prefix_take(st, x, l, e);
+		return true;
+	}
+	x = prefix_slot(st, l, n);
+	if (x && prefix_is(x, l, n)) {
+		prefix_take(st, x, l, e);
 		return true;
 	}
 	if (!sf_perf__parse_event_perl(l, n, e))
 		return false;
-	pre->len = 0;
-	if (!sf_sbuf_add(pre, l, e->end)) {
-		pre->len = 0;   /* no memory: no reuse, the parse stands */
-		return true;
-	}
-	st->ev_last = *e;
-	st->ev_last.comm = pre->s;
-	if (e->pid)
-		st->ev_last.pid = pre->s + (e->pid - l);
-	st->ev_last.tid = pre->s + (e->tid - l);
 	st->ev_pid = id_of(e->pid, e->pid_len);
 	st->ev_tid = id_of(e->tid, e->tid_len);
+	st->ev_cur = NULL;
+	if (!x)
+		return true;
+	x->pre.len = 0;
+	if (!sf_sbuf_add(&x->pre, l, e->end)) {
+		x->pre.len = 0;   /* no memory: no reuse, the parse stands */
+		return true;
+	}
+	x->e = *e;
+	x->e.comm = x->pre.s;
+	if (e->pid)
+		x->e.pid = x->pre.s + (e->pid - l);
+	x->e.tid = x->pre.s + (e->tid - l);
+	x->pid = st->ev_pid;
+	x->tid = st->ev_tid;
+	st->ev_cur = x;
 	return true;
 }
 
@@ -621,9 +704,7 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 		rc = end_event(&st);
 out:
 	sf_idx_free(&st.recc.idx);
-	sf_big_free(st.recc.text, st.recc.text_cap);
-	free(st.recc.ents);
-	free(st.recc.fids);
+	sf_big_free(st.recc.mem, st.recc.cap);
 	free(st.rec);
 	free(st.pend);
 	sf_idx_free(&st.lc.idx);
@@ -638,7 +719,8 @@ out:
 	sf_sbuf_free(&st.comm);
 	sf_sbuf_free(&st.ev_filter);
 	sf_sbuf_free(&st.type_tail);
-	sf_sbuf_free(&st.ev_pre);
+	for (size_t i = 0; i < (size_t)1 << EV_CACHE_BITS; i++)
+		sf_sbuf_free(&st.ev_pre[i].pre);
 	sf_sbuf_free(&st.last_pname);
 	sf_sbuf_free(&st.last_comm);
 	free(st.frames);

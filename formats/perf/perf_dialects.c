@@ -267,6 +267,45 @@ static bool tail_words(const char *l, size_t n, size_t i, bool timed,
 	}
 }
 
+/* The digits starting at p, 8 bytes of which may be read, eight at a
+ * time: their number if fewer than 8 (their value in *v), else 8 (*v
+ * unset; the caller reads them one by one).  A time word has 5-7 digits
+ * before its '.' and 6 or 9 after, so this spares a loop of a compare
+ * and a multiply per digit on every event line. */
+static inline size_t digits8(const char *p, int64_t *v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t x;
+
+	memcpy(&x, p, 8);
+	/* a byte is a digit when its high nibble is 3 and its low one at
+	 * most 9 (adding 6 then carries into the high nibble) */
+	uint64_t bad = ((x & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull) |
+		       (((x & 0x0F0F0F0F0F0F0F0Full) + 0x0606060606060606ull) &
+			0xF0F0F0F0F0F0F0F0ull);
+	if (!bad)
+		return 8;
+	size_t c = (size_t)__builtin_ctzll(bad) / 8;
+	if (!c) {
+		*v = 0;
+		return 0;
+	}
+	/* the c digits to the top bytes, zeros below: then pairs, fours
+	 * and eights of digits are combined, the first the most
+	 * significant */
+	uint64_t d = (x & 0x0F0F0F0F0F0F0F0Full) << (8 * (8 - c));
+	d = (d * 10 + (d >> 8)) & 0x00FF00FF00FF00FFull;
+	d = (d * 100 + (d >> 16)) & 0x0000FFFF0000FFFFull;
+	d = (d * 10000 + (d >> 32)) & 0xFFFFFFFFull;
+	*v = (int64_t)d;
+	return c;
+#else
+	(void)p;
+	(void)v;
+	return 8;
+#endif
+}
+
 /*
  * One pass over the words after the pid/tid for both questions: the time
  * is the first word ending in ':' ("[cpu]" words may come before it; any
@@ -288,25 +327,35 @@ bool sf_perf__event_tail(const char *l, size_t n, size_t from,
 	*known_hit = false;
 	while (i < n && is_space(l[i]))
 		i++;
-	size_t s = i;
-	while (i < n && is_digit(l[i]) && sec < INT64_MAX / 100)
-		sec = sec * 10 + (l[i++] - '0');
+	size_t s = i, c;
+	if (n - i >= 8 && (c = digits8(l + i, &sec)) < 8)
+		i += c;
+	else
+		while (i < n && is_digit(l[i]) && sec < INT64_MAX / 100)
+			sec = sec * 10 + (l[i++] - '0');
 	if (i == s || i >= n || l[i] != '.')
 		return tail_words(l, n, from, false, time);
 	i++;
-	while (i < n && is_digit(l[i])) {
-		if (fd < 9) {
-			ns = ns * 10 + (l[i] - '0');
-			fd++;
+	if (n - i >= 8 && (c = digits8(l + i, &ns)) < 8) {
+		i += c;
+		fd = (int)c;
+	} else {
+		while (i < n && is_digit(l[i])) {
+			if (fd < 9) {
+				ns = ns * 10 + (l[i] - '0');
+				fd++;
+			}
+			i++;
 		}
-		i++;
 	}
 	if (i >= n || l[i] != ':' || (i + 1 < n && not_space(l[i + 1])) ||
 	    sec > INT64_MAX / 1000000000 - 1)
 		return tail_words(l, n, from, false, time);
-	while (fd++ < 9)
-		ns *= 10;
-	*time = sec * 1000000000 + ns;
+	static const int64_t pow10[10] = {
+		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+		100000000, 1000000000
+	};
+	*time = sec * 1000000000 + ns * pow10[9 - fd];
 	i++;
 	/* the words after the time are those of a line read before */
 	if (known && n - i == known_len && !memcmp(l + i, known, known_len)) {

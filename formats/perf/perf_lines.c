@@ -309,7 +309,6 @@ int sf_perf__on_stack_line(struct perf_state *st, const char *l, size_t n)
 		e->off = lc->text_len;
 		e->len = (uint32_t)key.n;
 		e->java = st->java;
-		e->stack_root = STACK_UNSET;
 		lc->text_len += key.n;
 		id = (uint32_t)lc->nents;
 		if (!sf_idx_insert(&lc->idx, h, id))

@@ -82,14 +82,63 @@ int sf_perf__defer_stack_line(struct perf_state *st, const char *l, size_t n,
 static void rec_follows(struct perf_state *st, uint32_t id)
 {
 	if (st->rec_prev != REC_NONE)
-		st->recc.ents[st->rec_prev].next = id;
+		rec_at(&st->recc, st->rec_prev)->next = id;
 	st->rec_prev = id;
+}
+
+static bool rec_eq(const void *cache, uint32_t id, const void *k)
+{
+	const struct rec_ent *e = rec_at(cache, id);
+	const struct line_key *key = k;
+
+	return e->len == key->n && e->java == key->java &&
+	       !memcmp(rec_text(e), key->s, key->n);
+}
+
+/* Append the frames of record `id` to the current event. */
+int sf_perf__rec_frames(struct perf_state *st, uint32_t id)
+{
+	const struct rec_ent *e = rec_at(&st->recc, id);
+	int rc;
+
+	if ((rc = sf_perf__frames_room(st, e->n)))
+		return rc;
+	if (e->n)
+		memcpy(st->frames + st->nframes, rec_fids(e),
+		       e->n * sizeof(sf_frame_id));
+	st->nframes += e->n;
+	return 0;
+}
+
+/* Record `id` is the current event's stack (after any frames it has):
+ * an event with no other frame only names it, and end_event takes its
+ * frames from the record if it needs them. */
+static int rec_take(struct perf_state *st, uint32_t id)
+{
+	int rc;
+
+	if (!st->nframes)
+		st->ev_rec = id;
+	else if ((rc = sf_perf__rec_frames(st, id)))
+		return rc;
+	rec_follows(st, id);
+	return 0;
+}
+
+/* Bytes a record of `len` bytes of text and `n` frames takes in `mem`
+ * (struct rec_cache says how it is laid out). */
+static size_t rec_size(size_t len, size_t n)
+{
+	size_t fo = (sizeof(struct rec_ent) + len + 3) & ~(size_t)3;
+
+	return (fo + n * sizeof(sf_frame_id) + REC_ALIGN - 1) &
+	       ~(size_t)(REC_ALIGN - 1);
 }
 
 /* The event's stack lines are complete: one lookup for all of them. */
 int sf_perf__rec_flush(struct perf_state *st)
 {
-	struct line_cache *c = &st->recc;
+	struct rec_cache *c = &st->recc;
 	struct line_key key = { st->rec, st->rec_len, st->java };
 	uint32_t id;
 	int rc;
@@ -97,12 +146,9 @@ int sf_perf__rec_flush(struct perf_state *st)
 	if (!st->npend)
 		return 0;
 	uint64_t h = sf_perf__key_hash(&key);
-	if (sf_idx_find(&c->idx, h, sf_perf__line_eq, c, &key, &id)) {
-		if (!st->nframes)
-			st->ev_rec = id;
-		if ((rc = sf_perf__append_cached(st, c, &c->ents[id])))
+	if (sf_idx_find(&c->idx, h, rec_eq, c, &key, &id)) {
+		if ((rc = rec_take(st, id)))
 			return rc;
-		rec_follows(st, id);
 		sf_perf__rec_clear(st);
 		return 0;
 	}
@@ -111,56 +157,42 @@ int sf_perf__rec_flush(struct perf_state *st)
 	if ((rc = rec_replay(st)))
 		return rc;
 	size_t n = st->nframes - start;
+	size_t need = rec_size(key.n, n);
 	/* a record that warned is parsed again next time, so the warning
 	 * count stays that of the lines */
-	if (st->warned || c->text_len + key.n > PERF_REC_CACHE_MAX ||
-	    n > UINT32_MAX) {
+	if (st->warned || need > PERF_REC_CACHE_MAX ||
+	    c->len > PERF_REC_CACHE_MAX - need) {
 		st->rec_prev = REC_NONE;
 		sf_perf__rec_clear(st);
 		return 0;
 	}
-	if (c->nents == c->cap_ents) {
-		size_t ncap = c->cap_ents ? c->cap_ents * 2 : 1024;
-		struct line_ent *ne = sf_reallocarray(c->ents, ncap,
-						      sizeof(*ne));
-		if (!ne)
-			return sf_error_nomem(st->ctx);
-		c->ents = ne;
-		c->cap_ents = ncap;
-	}
-	if (sf_big_grow(&c->text, &c->text_cap, c->text_len + key.n))
+	if (sf_big_grow(&c->mem, &c->cap, c->len + need))
 		return sf_error_nomem(st->ctx);
-	if (c->nfids + n > c->cap_fids) {
-		size_t ncap = c->cap_fids ? c->cap_fids * 2 : 16384;
-		while (ncap < c->nfids + n)
-			ncap *= 2;
-		sf_frame_id *nf = sf_reallocarray(c->fids, ncap, sizeof(*nf));
-		if (!nf)
-			return sf_error_nomem(st->ctx);
-		c->fids = nf;
-		c->cap_fids = ncap;
-	}
-	struct line_ent *e = &c->ents[c->nents];
-	e->off = c->text_len;
+	id = (uint32_t)(c->len / REC_ALIGN);
+	struct rec_ent *e = rec_at(c, id);
 	e->len = (uint32_t)key.n;
-	e->first = (uint32_t)c->nfids;
 	e->n = (uint32_t)n;
-	e->java = st->java;
 	e->lines = (uint32_t)st->npend;
 	e->next = REC_NONE;
+	e->stack = 0;
 	e->stack_root = STACK_UNSET;
-	memcpy(c->text + c->text_len, key.s, key.n);
-	c->text_len += key.n;
+	e->hint = UINT32_MAX;
+	e->hint_thread = UINT32_MAX;
+	e->java = st->java;
+	memcpy((char *)rec_text(e), key.s, key.n);
 	if (n)
-		memcpy(c->fids + c->nfids, st->frames + start,
+		memcpy((sf_frame_id *)rec_fids(e), st->frames + start,
 		       n * sizeof(sf_frame_id));
-	c->nfids += n;
-	if (!sf_idx_insert(&c->idx, h, (uint32_t)c->nents))
+	c->len += need;
+	if (!sf_idx_insert(&c->idx, h, id))
 		return sf_error_nomem(st->ctx);
-	rec_follows(st, (uint32_t)c->nents);
-	if (!start)
-		st->ev_rec = (uint32_t)c->nents;
-	c->nents++;
+	/* the frames just parsed are the record's: named by it alone when
+	 * they are all of the event's */
+	if (!start) {
+		st->nframes = 0;
+		st->ev_rec = id;
+	}
+	rec_follows(st, id);
 	sf_perf__rec_clear(st);
 	return 0;
 }
@@ -176,7 +208,7 @@ int sf_perf__rec_flush(struct perf_state *st)
  * line. */
 int sf_perf__rec_skip_seen(struct perf_state *st)
 {
-	struct line_cache *c = &st->recc;
+	struct rec_cache *c = &st->recc;
 	size_t avail;
 	const char *b = sf_input_buffered(st->in, &avail);
 	const char *p = b, *end = b + avail;
@@ -184,7 +216,7 @@ int sf_perf__rec_skip_seen(struct perf_state *st)
 	uint32_t id;
 	int rc;
 
-	if (!c->nents || !st->in_event || st->skip || st->rec_direct ||
+	if (!c->len || !st->in_event || st->skip || st->rec_direct ||
 	    st->o.inferno || st->npend)
 		return 0;
 	/* Input made of repeated runs (a loop profiled over and over)
@@ -194,17 +226,13 @@ int sf_perf__rec_skip_seen(struct perf_state *st)
 	 * record has no empty line, no comment, no line ending in CR), so
 	 * one comparison replaces the scan, the hash and the lookup. */
 	uint32_t guess = st->rec_prev != REC_NONE ?
-			 c->ents[st->rec_prev].next : REC_NONE;
+			 rec_at(c, st->rec_prev)->next : REC_NONE;
 	if (guess != REC_NONE) {
-		const struct line_ent *g = &c->ents[guess];
+		const struct rec_ent *g = rec_at(c, guess);
 		if (g->java == st->java && avail > g->len &&
-		    b[g->len] == '\n' &&
-		    !memcmp(b, c->text + g->off, g->len)) {
-			if (!st->nframes)
-				st->ev_rec = guess;
-			if ((rc = sf_perf__append_cached(st, c, g)))
+		    b[g->len] == '\n' && !memcmp(b, rec_text(g), g->len)) {
+			if ((rc = rec_take(st, guess)))
 				return rc;
-			rec_follows(st, guess);
 			sf_input_skip(st->in, g->len + 1, g->lines + 1);
 			return 1;
 		}
@@ -224,14 +252,10 @@ int sf_perf__rec_skip_seen(struct perf_state *st)
 		return 0;
 	struct line_key key = { b, (size_t)(p - b), st->java };
 	uint64_t h = sf_perf__key_hash(&key);
-	if (!sf_idx_find(&c->idx, h, sf_perf__line_eq, c, &key, &id))
+	if (!sf_idx_find(&c->idx, h, rec_eq, c, &key, &id))
 		return 0;
-	const struct line_ent *e = &c->ents[id];
-	if (!st->nframes)
-		st->ev_rec = id;
-	if ((rc = sf_perf__append_cached(st, c, e)))
+	if ((rc = rec_take(st, id)))
 		return rc;
-	rec_follows(st, id);
 	sf_input_skip(st->in, key.n + 1, lines + 1);
 	return 1;
 }

@@ -38,22 +38,66 @@ struct line_cache {
 		uint32_t first;  /* index into fids */
 		uint32_t n;
 		bool java;
-		/* record cache only: its lines, and the record that
-		 * followed it last time (REC_NONE: none yet) */
-		uint32_t lines, next;
-		/* record cache only: the model stack of the last event
-		 * made of this record alone, and that event's root (its
-		 * process frame, ROOT_NONE without one); stack_root is
-		 * STACK_UNSET until then */
-		sf_stack_id stack;
-		sf_frame_id stack_root;
 	} *ents;
 	size_t nents, cap_ents;
 	sf_frame_id *fids;
 	size_t nfids, cap_fids;
 };
 
-/* Bytes of stack text the record cache keeps at most, and the longest
+/*
+ * Record cache: the whole text of an event's stack lines -> its frames.
+ * Each record is one piece of `mem`: a struct rec_ent, its text, then its
+ * frame ids (leaf first, 4-aligned), the next record 8-aligned after
+ * them.  Finding a record and checking its text then touch neighbouring
+ * bytes: on a large input the cache is out of the CPU's caches between
+ * two events of a record, and an array of entries apart from a buffer of
+ * texts cost a miss in each.  A record's id is its offset in `mem` over
+ * REC_ALIGN, which stays valid while `mem` grows (and moves).
+ */
+struct rec_cache {
+	struct sf_idx idx;
+	unsigned char *mem;
+	size_t len, cap;
+};
+
+struct rec_ent {
+	uint32_t len;            /* bytes of text */
+	uint32_t n;              /* frames */
+	uint32_t lines;          /* stack lines of the text */
+	uint32_t next;           /* the record that followed it last time
+				  * (REC_NONE: none yet) */
+	/* the model stack of the last event made of this record alone, and
+	 * that event's root (its process frame, ROOT_NONE without one);
+	 * stack_root is STACK_UNSET until then */
+	sf_stack_id stack;
+	sf_frame_id stack_root;
+	/* the sample that event went to and its thread (UINT32_MAX: none
+	 * yet), a hint for sf_profile_add_sample_hint */
+	uint32_t hint;
+	sf_thread_idx hint_thread;
+	bool java;
+};
+
+#define REC_ALIGN 8
+
+static inline struct rec_ent *rec_at(const struct rec_cache *c, uint32_t id)
+{
+	return (struct rec_ent *)(void *)(c->mem + (size_t)id * REC_ALIGN);
+}
+
+static inline const char *rec_text(const struct rec_ent *e)
+{
+	return (const char *)(e + 1);
+}
+
+static inline const sf_frame_id *rec_fids(const struct rec_ent *e)
+{
+	size_t off = (sizeof(*e) + e->len + 3) & ~(size_t)3;
+
+	return (const sf_frame_id *)(const void *)((const char *)e + off);
+}
+
+/* Bytes of records the record cache keeps at most, and the longest
  * record it caches. */
 #ifndef PERF_REC_CACHE_MAX
 #define PERF_REC_CACHE_MAX ((size_t)32 << 20)
@@ -61,6 +105,8 @@ struct line_cache {
 #define PERF_REC_MAX ((size_t)1 << 20)
 #define REC_NONE UINT32_MAX
 #define HINT_BITS 14
+#define THREAD_CACHE_BITS 8
+#define EV_CACHE_BITS 6
 #define STACK_UNSET UINT32_MAX
 #define ROOT_NONE (UINT32_MAX - 1)
 
@@ -85,11 +131,17 @@ struct perf_state {
 	/* the tail's words alone make no record (so a line whose time word
 	 * they follow is none: sf_perf__event_tail's `known`) */
 	bool type_tail_plain;
-	/* the last unindented event line up to its time (comm, pid/tid and
-	 * blanks), what sf_perf__parse_event_perl gave for it (pointing
-	 * into ev_pre) and its pid and tid as numbers (event_perl) */
-	struct sf_sbuf ev_pre;
-	struct event_line ev_last;
+	/* unindented event lines up to their time (comm, pid/tid and
+	 * blanks), what sf_perf__parse_event_perl gave for each (pointing
+	 * into `pre`) and its pid and tid as numbers, direct-mapped by the
+	 * line's first two words (fmt_perf.c's event_perl); ev_cur: the
+	 * last line's, or NULL */
+	struct ev_prefix {
+		struct sf_sbuf pre;
+		struct event_line e;
+		int64_t pid, tid;
+	} ev_pre[1 << EV_CACHE_BITS], *ev_cur;
+	/* the pid and tid of the line event_perl read last */
 	int64_t ev_pid, ev_tid;
 	struct sf_input *in;
 	struct perf_opts o;
@@ -97,12 +149,12 @@ struct perf_state {
 	/* frame ids of a sample (leaf first, root frame last) -> stack */
 	struct sf_perf_acache sc;
 	struct sf_sbuf name, tmp, modbuf, pname, comm, ev_filter;
-	/* Record cache (a line_cache whose keys are the whole text of an
-	 * event's stack lines): the stack lines of the current event are
+	/* Record cache (keyed by the whole text of an event's stack
+	 * lines): the stack lines of the current event are
 	 * kept in `rec` and looked up once at the end of the event; only a
 	 * record not seen before is parsed line by line (`pend` holds each
 	 * line's place and number for that). */
-	struct line_cache recc;
+	struct rec_cache recc;
 	char *rec;
 	size_t rec_len, rec_cap;
 	struct pend_line {
@@ -114,8 +166,10 @@ struct perf_state {
 	uint32_t rec_prev;       /* the record of the last event, or
 				  * REC_NONE when it was not cached */
 	uint32_t ev_rec;         /* the record whose frames are all of the
-				  * current event's, or REC_NONE: its
-				  * stack is then the record's last one
+				  * current event's, or REC_NONE: they
+				  * are then not copied to `frames`
+				  * (nframes is 0), and the stack is the
+				  * record's last one when the root is
 				  * (no hashing of the frames) */
 	bool warned;             /* a stack line was skipped with a warning */
 	uint64_t cur_line;       /* line number of the stack line at hand */
@@ -136,6 +190,13 @@ struct perf_state {
 	int64_t last_pid, last_tid;
 	sf_thread_idx last_thread;
 	bool have_thread;
+	/* (pid, tid) -> the model's thread for them, direct-mapped by tid
+	 * (THREAD_CACHE_BITS): fmt_perf.c's thread_of */
+	struct thread_slot {
+		int64_t pid, tid;
+		sf_thread_idx thread;
+		bool used;
+	} threads[1 << THREAD_CACHE_BITS];
 	uint32_t type;
 	bool have_type;
 	/* the type is ("samples", "count"): no kept event had a period yet */
@@ -182,6 +243,9 @@ int sf_perf__defer_stack_line(struct perf_state *st, const char *l, size_t n,
 
 /* The event's stack lines are complete: one lookup for all of them. */
 int sf_perf__rec_flush(struct perf_state *st);
+
+/* Append the frames of record `id` to the current event. */
+int sf_perf__rec_frames(struct perf_state *st, uint32_t id);
 
 /* Right after an event line: take a stack seen before without reading
  * its lines (perf_records.c says when); 1 when its blank line was taken
