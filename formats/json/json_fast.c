@@ -99,6 +99,8 @@ static const unsigned char *num_end(const unsigned char *p,
 #define FAST_TYPES 4           /* more sample types: the generic loop */
 #define AHEAD_SLOT 8
 #define AHEAD_SAMPLE 4
+#define AHEAD_NODE0 16         /* sf_profile_stack_prefetch's stages */
+#define AHEAD_NODE1 8
 
 struct fast_sample {
 	int64_t v[4];
@@ -248,22 +250,51 @@ static size_t plain_batch(const struct rd *r, const unsigned char *p,
 		}                                                             \
 	} while (0)
 
+/* Stage `stage` of the model's prefetch for stack node s's push (its
+ * values unchecked yet: out of range, nothing). */
+static void ahead_node(const struct rd *r, const struct fast_sample *s,
+		       int stage)
+{
+	if ((s->okm & 3) == 3 && (uint64_t)s->v[0] < r->smap.n &&
+	    (uint64_t)s->v[1] < r->fmap.n)
+		sf_profile_stack_prefetch(r->p, u32v_at(&r->smap, s->v[0]),
+					  u32v_at(&r->fmap, s->v[1]), stage);
+}
+
 /* Fold the batch b[0..nb) in order, as the generic loop would: 0, or
- * FAST_ERR when an element is invalid (r->rc). */
+ * FAST_ERR when an element is invalid (r->rc).  Samples: prefetch their
+ * hint slots and samples; stack nodes: what the model's lookup of each
+ * node's parent reads (sf_profile_stack_prefetch, its two stages). */
 static int fold_batch(struct rd *r, const unsigned char *base,
 		      struct fast_sample *b, size_t nb, size_t *used)
 {
-	for (size_t i = 0; i < nb && i < AHEAD_SLOT; i++)
-		if (b[i].slot)
-			__builtin_prefetch(b[i].slot);
-	for (size_t i = 0; i < nb && i < AHEAD_SAMPLE; i++)
-		AHEAD_SAMPLE_AT(r->p, b[i].slot);
+	bool stacks = r->key == K_STACKS;
+
+	if (stacks) {
+		for (size_t i = 0; i < nb && i < AHEAD_NODE0; i++)
+			ahead_node(r, &b[i], 0);
+		for (size_t i = 0; i < nb && i < AHEAD_NODE1; i++)
+			ahead_node(r, &b[i], 1);
+	} else {
+		for (size_t i = 0; i < nb && i < AHEAD_SLOT; i++)
+			if (b[i].slot)
+				__builtin_prefetch(b[i].slot);
+		for (size_t i = 0; i < nb && i < AHEAD_SAMPLE; i++)
+			AHEAD_SAMPLE_AT(r->p, b[i].slot);
+	}
 	for (size_t i = 0; i < nb; i++) {
 		const struct fast_sample *s = &b[i];
-		if (i + AHEAD_SLOT < nb && b[i + AHEAD_SLOT].slot)
-			__builtin_prefetch(b[i + AHEAD_SLOT].slot);
-		if (i + AHEAD_SAMPLE < nb)
-			AHEAD_SAMPLE_AT(r->p, b[i + AHEAD_SAMPLE].slot);
+		if (stacks) {
+			if (i + AHEAD_NODE0 < nb)
+				ahead_node(r, &b[i + AHEAD_NODE0], 0);
+			if (i + AHEAD_NODE1 < nb)
+				ahead_node(r, &b[i + AHEAD_NODE1], 1);
+		} else {
+			if (i + AHEAD_SLOT < nb && b[i + AHEAD_SLOT].slot)
+				__builtin_prefetch(b[i + AHEAD_SLOT].slot);
+			if (i + AHEAD_SAMPLE < nb)
+				AHEAD_SAMPLE_AT(r->p, b[i + AHEAD_SAMPLE].slot);
+		}
 		memcpy(r->v, s->v, sizeof(r->v));
 		if (r->key == K_SAMPLES && r->ntypes)
 			memcpy(r->wf, s->wf, r->ntypes * sizeof(*r->wf));

@@ -454,6 +454,39 @@ int sf_profile_stack_push(struct sf_profile *p, struct sf_ctx *ctx,
 	return 0;
 }
 
+/*
+ * On a timeline nearly every sample is a stack of its own: its first new
+ * frame hangs under an old node of its thread's last stack, so the push
+ * looks up that parent's children (its list entry, then each child's, or
+ * a slot of the index) at random places of arrays as large as the tree,
+ * and finds nothing.  Those reads are cache misses, a chain of them; the
+ * reader knows its pushes a batch ahead, so stage 0 fetches the parent's
+ * entries and stage 1, once they are in, its first child or index slot.
+ */
+void sf_profile_stack_prefetch(const struct sf_profile *p,
+			       sf_stack_id parent, sf_frame_id frame,
+			       int stage)
+{
+	const struct sf_profile_internal *in = p->in;
+
+	if (in->stacks_trimmed || parent + 1 >= p->d.nstacks)
+		return;
+	if (stage == 0) {
+		__builtin_prefetch(&in->kin[parent]);
+		__builtin_prefetch(&p->d.stacks[parent]);
+		return;
+	}
+	uint32_t c = in->kin[parent].first;
+	if (c == KIN_HASHED) {
+		if (in->stacks.cap)
+			__builtin_prefetch(&in->stacks.slots[
+				sf_idx_tag(sf_hash_u64(parent, frame)) &
+				(in->stacks.cap - 1)]);
+	} else if (c) {
+		__builtin_prefetch(&in->kin[c]);
+	}
+}
+
 int sf_profile_reserve_stacks(struct sf_profile *p, struct sf_ctx *ctx,
 			      size_t n)
 {
