@@ -148,6 +148,10 @@ for off in $(seq 0 20); do
 	$GEN pad plain.json $off > pad.json
 	strict json-fast-plain-cut-$off pad.json
 	both json-fast-plain-cut-$off-both pad.json --to collapsed
+	# a file is mapped, a pipe read into a buffer: the same pieces
+	$SFCONV -q pad.json --to collapsed > map.out
+	cat pad.json | $SFCONV -q - --from json --to collapsed > pipe.out
+	expect_same json-fast-plain-cut-$off-pipe map.out pipe.out
 done
 
 # ---- the reader skips its index maps (file index -> model id) while they
