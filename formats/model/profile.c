@@ -45,18 +45,17 @@ int sf_profile__nodes_resize(void *arr, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
-/* Room for `need` entries, doubling as sf_grow does. */
+/* Room for `need` entries, doubling (sf_big_grow). */
 static int nodes_grow(void *arr, size_t *cap, size_t need, size_t size)
 {
+	size_t bytes = *cap * size;
+
 	if (need <= *cap)
 		return 0;
-	size_t n = *cap > 16 ? *cap : 16;
-	while (n < need) {
-		if (n > SIZE_MAX / 2)
-			return -1;
-		n *= 2;
-	}
-	return sf_profile__nodes_resize(arr, cap, n, size);
+	if (need > SIZE_MAX / size || sf_big_grow(arr, &bytes, need * size))
+		return -1;
+	*cap = bytes / size;
+	return 0;
 }
 
 static void nodes_free(void *a, size_t cap, size_t size)
