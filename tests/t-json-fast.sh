@@ -148,7 +148,59 @@ for off in $(seq 0 20); do
 	$GEN pad plain.json $off > pad.json
 	strict json-fast-plain-cut-$off pad.json
 	both json-fast-plain-cut-$off-both pad.json --to collapsed
+	# a file is mapped, a pipe read into a buffer: the same pieces
+	$SFCONV -q pad.json --to collapsed > map.out
+	cat pad.json | $SFCONV -q - --from json --to collapsed > pipe.out
+	expect_same json-fast-plain-cut-$off-pipe map.out pipe.out
 done
+
+# ---- the reader skips its index maps (file index -> model id) while they
+# are the identity; a frame or stack node the file repeats, or a second
+# input, ends that.  dup.json names frame "a" twice and the stack "a"
+# and "a;b" twice each: "a" weighs 5 and "a;b" 1 + 2; rev.json lists
+# its frames in the other order (its "a;b" weighs 7), so after dup.json
+# neither of its maps is the identity.
+cat > dup.json <<'EOF'
+{"format":"sftools-profile","version":1,
+"sample_types":[{"type":"samples","unit":"count"}],
+"threads":[],
+"label_sets":[],
+"frames":[
+{"name":"a"},
+{"name":"b"},
+{"name":"a"}],
+"stacks":[
+[0,0],
+[1,1],
+[0,2],
+[3,1]],
+"samples":[
+[2,null,null,0,1],
+[4,null,null,0,2],
+[3,null,null,0,5]]}
+EOF
+cat > rev.json <<'EOF'
+{"format":"sftools-profile","version":1,
+"sample_types":[{"type":"samples","unit":"count"}],
+"threads":[],
+"label_sets":[],
+"frames":[
+{"name":"b"},
+{"name":"a"}],
+"stacks":[
+[0,1],
+[1,0]],
+"samples":[
+[2,null,null,0,7]]}
+EOF
+printf 'a 5\na;b 3\n' > dup.want
+printf 'a 5\na;b 10\n' > duprev.want
+SF_JSON_STRICT=1 $SFCONV -q dup.json --to collapsed > dup.got 2>&1
+expect_same json-fast-map-repeated dup.want dup.got
+SF_JSON_STRICT=1 $SFCONV -q dup.json rev.json --to collapsed > duprev.got 2>&1
+expect_same json-fast-map-second-input duprev.want duprev.got
+$SFCONV -q rev.json dup.json --to collapsed > revdup.got 2>&1
+expect_same json-fast-map-second-input-rev duprev.want revdup.got
 
 # ---- bad input in a fast section: one line, the same as yajl's, at the
 # line of the bad element (its line number found here with grep)

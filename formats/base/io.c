@@ -626,6 +626,20 @@ void sf_input_unmap(const unsigned char *data, size_t size)
 		munmap((void *)data, size);
 }
 
+void sf_input_unmap_part(const unsigned char *data, size_t size,
+			 size_t from, size_t to)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t mask = pg > 0 ? (size_t)pg - 1 : 4095;
+
+	/* the mapping starts on a page; the page holding `from` is not
+	 * given back yet when the reader is not past all of it */
+	from &= ~mask;
+	to = to >= size ? (size + mask) & ~mask : to & ~mask;
+	if (data && from < to)
+		munmap((void *)(data + from), to - from);
+}
+
 /* ------------------------------------------------------------------ */
 /* output */
 

@@ -114,6 +114,14 @@ int sf_input_slurp(struct sf_input *in, struct sf_ctx *ctx, size_t max,
 int sf_input_map(struct sf_input *in, struct sf_ctx *ctx, size_t max,
 		 const unsigned char **data, size_t *size);
 void sf_input_unmap(const unsigned char *data, size_t size);
+/* The same in parts, for a reader that streams through the mapping and
+ * so keeps no more of the file resident than a reader of pieces would:
+ * give back data[from..to), which it has passed and will not read again,
+ * where `from` is the last call's `to` (0 the first time).  A page goes
+ * once all of it is passed; to == size gives back the rest of the mapping
+ * and stands for sf_input_unmap, which must not follow a call of this. */
+void sf_input_unmap_part(const unsigned char *data, size_t size,
+			 size_t from, size_t to);
 
 /* ----- output ----- */
 

@@ -37,8 +37,19 @@ static const struct {
 
 static int u32v_push(struct rd *r, struct u32v *a, uint32_t x)
 {
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? a->cap * 2 : 64;
+	bool fill = false;
+
+	if (!a->moved) {
+		if (x == a->n) {
+			a->n++;
+			return 1;
+		}
+		fill = true;    /* the identity so far is written out first */
+	}
+	if (a->n >= a->cap) {
+		size_t cap = a->cap ? a->cap : 64;
+		while (cap <= a->n)
+			cap *= 2;
 		uint32_t *v = sf_reallocarray(a->v, cap, sizeof(*v));
 		if (!v) {
 			r->rc = sf_error_nomem(r->ctx);
@@ -46,6 +57,11 @@ static int u32v_push(struct rd *r, struct u32v *a, uint32_t x)
 		}
 		a->v = v;
 		a->cap = cap;
+	}
+	if (fill) {
+		for (size_t i = 0; i < a->n; i++)
+			a->v[i] = (uint32_t)i;
+		a->moved = true;
 	}
 	a->v[a->n++] = x;
 	return 1;
@@ -486,19 +502,21 @@ static int sample_end(struct rd *r)
 		return efail(r, "weights must be finite numbers");
 	memset(r->w, 0, r->nw * sizeof(*r->w));
 	for (size_t t = 0; t < r->ntypes; t++)
-		r->w[r->tmap.v[t]] += r->wf[t];
-	sf_thread_idx th = (r->nullm & 2) ? SF_NO_THREAD : r->thmap.v[v[1]];
+		r->w[u32v_at(&r->tmap, t)] += r->wf[t];
+	sf_thread_idx th = (r->nullm & 2) ? SF_NO_THREAD :
+					    u32v_at(&r->thmap, v[1]);
 	int64_t tm = (r->nullm & 4) ? SF_NO_TIME : v[2];
 	if (r->hint) {
 		size_t h = (size_t)v[0] * r->hstride +
 			   ((r->nullm & 2) ? 0 : (size_t)v[1] + 1);
 		return model(r, sf_profile_add_sample_hint(
-					r->p, r->ctx, r->smap.v[v[0]], th,
-					r->lmap.v[v[3]], tm, r->w,
+					r->p, r->ctx, u32v_at(&r->smap, v[0]),
+					th, u32v_at(&r->lmap, v[3]), tm, r->w,
 					&r->hint[h]));
 	}
-	return model(r, sf_profile_add_sample(r->p, r->ctx, r->smap.v[v[0]],
-					      th, r->lmap.v[v[3]], tm, r->w));
+	return model(r, sf_profile_add_sample(r->p, r->ctx,
+					      u32v_at(&r->smap, v[0]),
+					      th, u32v_at(&r->lmap, v[3]), tm, r->w));
 }
 
 int sf_json__elem_end(struct rd *r)
@@ -528,8 +546,8 @@ int sf_json__elem_end(struct rd *r)
 		    (uint64_t)r->v[1] >= r->fmap.n)
 			return efail(r, elem_expected(K_STACKS));
 		ok = model(r, sf_profile_stack_push(p, r->ctx,
-						    r->smap.v[r->v[0]],
-						    r->fmap.v[r->v[1]],
+						    u32v_at(&r->smap, r->v[0]),
+						    u32v_at(&r->fmap, r->v[1]),
 						    &id)) &&
 		     u32v_push(r, &r->smap, id);
 		break;
@@ -1071,7 +1089,7 @@ int sf_json__finish(struct rd *r)
 	if (dt >= r->ntypes)
 		return sf_json__end_fail(r, "meta.default_sample_type",
 					 "index out of range");
-	p->d.meta.default_type = r->tmap.v[dt];
+	p->d.meta.default_type = u32v_at(&r->tmap, dt);
 	return 0;
 }
 

@@ -99,6 +99,8 @@ static const unsigned char *num_end(const unsigned char *p,
 #define FAST_TYPES 4           /* more sample types: the generic loop */
 #define AHEAD_SLOT 8
 #define AHEAD_SAMPLE 4
+#define AHEAD_NODE0 16         /* sf_profile_stack_prefetch's stages */
+#define AHEAD_NODE1 8
 
 struct fast_sample {
 	int64_t v[4];
@@ -248,22 +250,51 @@ static size_t plain_batch(const struct rd *r, const unsigned char *p,
 		}                                                             \
 	} while (0)
 
+/* Stage `stage` of the model's prefetch for stack node s's push (its
+ * values unchecked yet: out of range, nothing). */
+static void ahead_node(const struct rd *r, const struct fast_sample *s,
+		       int stage)
+{
+	if ((s->okm & 3) == 3 && (uint64_t)s->v[0] < r->smap.n &&
+	    (uint64_t)s->v[1] < r->fmap.n)
+		sf_profile_stack_prefetch(r->p, u32v_at(&r->smap, s->v[0]),
+					  u32v_at(&r->fmap, s->v[1]), stage);
+}
+
 /* Fold the batch b[0..nb) in order, as the generic loop would: 0, or
- * FAST_ERR when an element is invalid (r->rc). */
+ * FAST_ERR when an element is invalid (r->rc).  Samples: prefetch their
+ * hint slots and samples; stack nodes: what the model's lookup of each
+ * node's parent reads (sf_profile_stack_prefetch, its two stages). */
 static int fold_batch(struct rd *r, const unsigned char *base,
 		      struct fast_sample *b, size_t nb, size_t *used)
 {
-	for (size_t i = 0; i < nb && i < AHEAD_SLOT; i++)
-		if (b[i].slot)
-			__builtin_prefetch(b[i].slot);
-	for (size_t i = 0; i < nb && i < AHEAD_SAMPLE; i++)
-		AHEAD_SAMPLE_AT(r->p, b[i].slot);
+	bool stacks = r->key == K_STACKS;
+
+	if (stacks) {
+		for (size_t i = 0; i < nb && i < AHEAD_NODE0; i++)
+			ahead_node(r, &b[i], 0);
+		for (size_t i = 0; i < nb && i < AHEAD_NODE1; i++)
+			ahead_node(r, &b[i], 1);
+	} else {
+		for (size_t i = 0; i < nb && i < AHEAD_SLOT; i++)
+			if (b[i].slot)
+				__builtin_prefetch(b[i].slot);
+		for (size_t i = 0; i < nb && i < AHEAD_SAMPLE; i++)
+			AHEAD_SAMPLE_AT(r->p, b[i].slot);
+	}
 	for (size_t i = 0; i < nb; i++) {
 		const struct fast_sample *s = &b[i];
-		if (i + AHEAD_SLOT < nb && b[i + AHEAD_SLOT].slot)
-			__builtin_prefetch(b[i + AHEAD_SLOT].slot);
-		if (i + AHEAD_SAMPLE < nb)
-			AHEAD_SAMPLE_AT(r->p, b[i + AHEAD_SAMPLE].slot);
+		if (stacks) {
+			if (i + AHEAD_NODE0 < nb)
+				ahead_node(r, &b[i + AHEAD_NODE0], 0);
+			if (i + AHEAD_NODE1 < nb)
+				ahead_node(r, &b[i + AHEAD_NODE1], 1);
+		} else {
+			if (i + AHEAD_SLOT < nb && b[i + AHEAD_SLOT].slot)
+				__builtin_prefetch(b[i + AHEAD_SLOT].slot);
+			if (i + AHEAD_SAMPLE < nb)
+				AHEAD_SAMPLE_AT(r->p, b[i + AHEAD_SAMPLE].slot);
+		}
 		memcpy(r->v, s->v, sizeof(r->v));
 		if (r->key == K_SAMPLES && r->ntypes)
 			memcpy(r->wf, s->wf, r->ntypes * sizeof(*r->wf));
@@ -479,15 +510,70 @@ static int parse_piece(struct rd *r, const unsigned char *buf, size_t avail,
 	return 0;
 }
 
+/*
+ * The pieces of input: read into a buffer, or, from a regular file, taken
+ * in place from the file mapped whole (sf_input_map).  A timeline
+ * document is tens of megabytes; reading copied it twice (the kernel's
+ * page cache into the input's buffer, then into ours), 7 % of loading
+ * one.  The pieces are the same size either way, each starts with what
+ * the last one left, and parse_piece() reads them alike.
+ */
+struct pieces {
+	struct sf_input *in;
+	const unsigned char *map;  /* the file, or NULL: read into buf */
+	size_t size, off;          /* its size; where the next piece starts */
+	size_t kept;               /* the mapping from here on is kept */
+	unsigned char *buf;
+	size_t carry;              /* bytes of the last piece not taken */
+};
+
+/* The next piece, at *b: the carry and then *n new bytes (0 at the end);
+ * 0 or a negative code. */
+static int piece_next(struct pieces *pc, struct sf_ctx *ctx,
+		      const unsigned char **b, size_t *n)
+{
+	if (pc->map) {
+		size_t left = pc->size - pc->off - pc->carry;
+		*b = pc->map + pc->off;
+		*n = left < JSON_CHUNK ? left : JSON_CHUNK;
+		return 0;
+	}
+	long got = sf_input_read_some(pc->in, ctx, pc->buf + pc->carry,
+				      JSON_CHUNK);
+	if (got < 0)
+		return (int)got;
+	*b = pc->buf;
+	*n = (size_t)got;
+	return 0;
+}
+
+/* The piece's first `taken` bytes are parsed; keep the rest. */
+static void piece_done(struct pieces *pc, size_t n, size_t taken)
+{
+	pc->carry = pc->carry + n - taken;
+	if (pc->map) {
+		pc->off += taken;
+		/* what is parsed is not read again: resident memory stays
+		 * bounded by the pieces, as when reading */
+		if (pc->off - pc->kept >= JSON_CHUNK) {
+			sf_input_unmap_part(pc->map, pc->size, pc->kept,
+					    pc->off);
+			pc->kept = pc->off;
+		}
+	} else
+		memmove(pc->buf, pc->buf + taken, pc->carry);
+}
+
 int sf_json__read(struct sf_profile *p, struct sf_input *in,
 		  struct sf_ctx *ctx)
 {
 	struct jscan scan = { 0 };
 	struct rd r = { 0 };
+	struct pieces pc = { .in = in };
 	const char *slow = getenv("SF_JSON_SLOW");
 	const char *strict = getenv("SF_JSON_STRICT");
-	unsigned char *buf = sf_malloc(JSON_CHUNK + FAST_CARRY + 16);
-	size_t carry = 0, taken = 0;
+	uint64_t fsize;
+	size_t taken = 0;
 	yajl_status st;
 	int rc = 0;
 
@@ -498,33 +584,38 @@ int sf_json__read(struct sf_profile *p, struct sf_input *in,
 	r.slow = slow && *slow && strcmp(slow, "0");
 	r.strict = strict && *strict && strcmp(strict, "0");
 	r.first_input = !p->d.nsamples;
-	if (!buf || !(r.h = sf_json__parser(&r))) {
-		free(buf);
+	/* a file over --max-decompressed is read, so that the scan below
+	 * stops it where it crosses the limit, with that line */
+	if (sf_input_file_size(in, &fsize) &&
+	    fsize <= ctx->limits.max_decompressed &&
+	    sf_input_map(in, ctx, (size_t)fsize, &pc.map, &pc.size) != 1)
+		pc.map = NULL;
+	if ((!pc.map && !(pc.buf = sf_malloc(JSON_CHUNK + FAST_CARRY + 16))) ||
+	    !(r.h = sf_json__parser(&r))) {
+		sf_input_unmap_part(pc.map, pc.size, 0, pc.size);
+		free(pc.buf);
 		return sf_error_nomem(ctx);
 	}
 	for (;;) {
+		const unsigned char *b = NULL;
+		size_t n = 0;
 		if (sf_interrupted(ctx)) {
 			rc = sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
 			goto out;
 		}
-		long n = sf_input_read_some(in, ctx, buf + carry, JSON_CHUNK);
-		if (n < 0) {
-			rc = (int)n;
+		if ((rc = piece_next(&pc, ctx, &b, &n)))
 			goto out;
-		}
 		if (n > 0) {
-			if ((rc = sf_json__scan(&scan, buf + carry, (size_t)n,
-						in, ctx,
+			if ((rc = sf_json__scan(&scan, b + pc.carry, n, in,
+						ctx,
 						r.lnum + sf_json__count_nl(
-								 buf, carry))))
+								 b, pc.carry))))
 				goto out;
-			r.last_nl = buf[carry + (size_t)n - 1] == '\n';
+			r.last_nl = b[pc.carry + n - 1] == '\n';
 		}
-		if ((rc = parse_piece(&r, buf, carry + (size_t)n, n == 0,
-				      &taken)))
+		if ((rc = parse_piece(&r, b, pc.carry + n, n == 0, &taken)))
 			goto out;
-		carry = carry + (size_t)n - taken;
-		memmove(buf, buf + taken, carry);
+		piece_done(&pc, n, taken);
 		if (n == 0)
 			break;
 	}
@@ -545,6 +636,7 @@ int sf_json__read(struct sf_profile *p, struct sf_input *in,
 out:
 	yajl_free(r.h);
 	sf_json__rd_free(&r);
-	free(buf);
+	sf_input_unmap_part(pc.map, pc.size, pc.kept, pc.size);
+	free(pc.buf);
 	return rc;
 }

@@ -58,21 +58,14 @@ static int merge_reserve(struct sf_profile *dst, const struct sf_profile *src)
 	size_t ns = dst->d.nstacks + src->d.nstacks;
 	size_t nn = dst->d.nsamples + src->d.nsamples, nt = dst->d.ntypes;
 
-	if (in->cap_stacks < ns) {
-		struct sf_stack_node *a = sf_reallocarray(dst->d.stacks, ns,
-							  sizeof(*a));
-		if (!a)
-			return -1;
-		dst->d.stacks = a;
-		in->cap_stacks = ns;
-	}
-	if (in->kin && in->cap_kin < ns) {
-		struct stack_kin *k = sf_reallocarray(in->kin, ns, sizeof(*k));
-		if (!k)
-			return -1;
-		in->kin = k;
-		in->cap_kin = ns;
-	}
+	if (in->cap_stacks < ns &&
+	    sf_profile__nodes_resize(&dst->d.stacks, &in->cap_stacks, ns,
+				     sizeof(*dst->d.stacks)))
+		return -1;
+	if (in->kin && in->cap_kin < ns &&
+	    sf_profile__nodes_resize(&in->kin, &in->cap_kin, ns,
+				     sizeof(*in->kin)))
+		return -1;
 	if (nt && src->d.nsamples && in->cap_samples < nn) {
 		struct sf_sample *a = sf_reallocarray(dst->d.samples, nn,
 						      sizeof(*a));

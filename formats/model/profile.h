@@ -229,6 +229,16 @@ int sf_profile_stack(struct sf_profile *p, struct sf_ctx *ctx,
 int sf_profile_stack_push(struct sf_profile *p, struct sf_ctx *ctx,
 			  sf_stack_id parent, sf_frame_id frame,
 			  sf_stack_id *out);
+/* A hint for a reader that knows its next pushes ahead of time: bring
+ * into the cache what sf_profile_stack_push(p, ctx, parent, frame) will
+ * read to find whether `parent` already has that child.  Call it with
+ * stage 0 some pushes ahead, then with stage 1 a few pushes ahead (stage
+ * 1 follows what stage 0 fetched).  It reads only; a parent that does not
+ * exist yet, or is the newest stack (which has no children to look up),
+ * is ignored.  Nothing but speed depends on it. */
+void sf_profile_stack_prefetch(const struct sf_profile *p,
+			       sf_stack_id parent, sf_frame_id frame,
+			       int stage);
 /* A reader's estimate that about `n` more stacks are coming (e.g. its
  * sample count): the index of the stack tree is sized for them at once,
  * instead of being rehashed at every doubling.  Only speed and memory

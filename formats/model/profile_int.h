@@ -64,6 +64,12 @@ struct sf_profile_internal {
 	size_t last_n, cap_last;
 };
 
+/* Make the stack tree's array *arr (d.stacks or kin, *cap entries of
+ * `size` bytes) hold n entries (at least), keeping what fits: 0, or -1
+ * when out of memory (nothing changed).  Those two arrays are allocated
+ * only by this (profile.c says why) and freed by sf_profile_free. */
+int sf_profile__nodes_resize(void *arr, size_t *cap, size_t n, size_t size);
+
 /* Add a sample standing for `count` added samples (1, or a folded
  * sample of another profile being merged): folded into an equal one
  * when aggregating.  `hint`, when not NULL, is the caller's guess of
