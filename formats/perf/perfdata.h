@@ -235,6 +235,10 @@ struct pd_state {
 	} *dbgs;
 	size_t ndbgs, cap_dbgs;
 	bool slow;               /* SF_PERFDATA_SLOW: none of that */
+	/* the vdso perf unwinds with: its own, copied into a memory file
+	 * (vdso_tried: made or failed; vdso_fd -1 where it failed) */
+	bool vdso_tried;
+	int vdso_fd;
 	sf_frame_id *frames;
 	size_t cap_frames;
 	struct sf_perf_acache sc;
