@@ -7,7 +7,8 @@
  * chain holds only the kernel part.  As sfcapture does for its own
  * samples (sampler-core/unwind.c), libdwfl unwinds it through
  * Dwfl_Thread_Callbacks whose registers are the sampled ones and whose
- * memory is the copy: a read outside the copy fails and ends the stack.
+ * memory is the copy, and outside it what perf's unwinder reads there
+ * (perf_word).
  * The modules are the ELF files the process's MMAP/MMAP2 records map at
  * that time (dwfl_report_elf at the load bias the map's start and pgoff
  * give), one Dwfl per process, made again when those change.
@@ -60,8 +61,7 @@ struct unw {
 	uint64_t sp;
 	uint64_t *pcs;
 	size_t n;
-	bool outside;            /* a read fell outside the stack copy, */
-	uint64_t addr;           /* the last such */
+	bool failed;             /* a read of memory no map holds */
 	const struct pd_proc *pr;
 	/* libunwind's guess at a frame perf has no tables for (x86_64):
 	 * unwinding starts again from these, rip/rsp/rbp only */
@@ -106,17 +106,76 @@ static bool copy_word(const struct unw *u, uint64_t addr, uint64_t *out)
 	return true;
 }
 
+/*
+ * len bytes of the file mapped at pc, as perf's access_mem reads memory
+ * outside the stack copy (from the file of pc's map): through the
+ * libdwfl module of that file, which is reported at another place where
+ * pc's map is not the first.  False for a map of no ELF file.
+ */
+static bool code_bytes(const struct pd_state *st, const struct unw *u,
+		       Dwfl *dwfl, uint64_t pc, unsigned char *out, size_t len)
+{
+	const struct pd_map *m = sf_pd__map_find(u->pr, pc), *m0 = NULL;
+	const char *name = NULL;
+	Dwarf_Addr bias;
+	size_t size;
+
+	if (!m)
+		return false;
+	for (size_t i = 0; i < u->pr->n && !m0; i++)
+		if (u->pr->maps[i].dso == m->dso)
+			m0 = &u->pr->maps[i];
+	uint64_t off = pc - m->start + m->pgoff;
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, m0->start - m0->pgoff + off);
+	Elf *elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
+	char *raw = elf ? elf_rawfile(elf, &size) : NULL;
+	if (raw)
+		name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL,
+					NULL, NULL);
+	if (!name || strcmp(name, st->dsos[m->dso].name) || off > size ||
+	    size - off < len)
+		return false;
+	memcpy(out, raw + off, len);
+	return true;
+}
+
+/*
+ * A word as perf's access_mem gives it to its unwinder: from the copy;
+ * outside it, where a map of the process holds the address, what
+ * access_dso_mem reads from that map's file, or where there is none
+ * (the [stack] beyond the copy, the heap) a read that fails with a
+ * positive code, which libunwind takes for a read of 0.  False (a
+ * failed read) where no map holds it.
+ */
+static bool perf_word(const struct pd_state *st, const struct unw *u,
+		      Dwfl *dwfl, uint64_t addr, uint64_t *out)
+{
+	unsigned char b[8];
+
+	if (copy_word(u, addr, out))
+		return true;
+	*out = 0;
+	if (!sf_pd__map_find(u->pr, addr))
+		return false;
+	if (code_bytes(st, u, dwfl, addr, b, sizeof(b)))
+		memcpy(out, b, sizeof(b));
+	return true;
+}
+
+/* Memory as perf's unwinder reads it (perf_word): libdwfl then unwinds
+ * from the values libunwind would use. */
 static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 			   void *arg)
 {
 	struct pd_state *st = arg;
 	struct unw *u = st->unw;
+	uint64_t w;
 
-	if (!copy_word(u, addr, result)) {
-		u->outside = true;
-		u->addr = addr;
+	if (!perf_word(st, u, dwfl, addr, &w)) {
+		u->failed = true;
 		return false;
 	}
+	*result = w;
 	return true;
 }
 
@@ -528,38 +587,6 @@ static Dwfl *proc_dwfl(struct pd_state *st, struct pd_proc *pr)
 }
 
 /*
- * len bytes of the file mapped at pc, as perf's access_mem reads code
- * (from the file of pc's map): through the libdwfl module of that file,
- * which is reported at another place where pc's map is not the first.
- */
-static bool code_bytes(const struct pd_state *st, const struct unw *u,
-		       Dwfl *dwfl, uint64_t pc, unsigned char *out, size_t len)
-{
-	const struct pd_map *m = sf_pd__map_find(u->pr, pc), *m0 = NULL;
-	const char *name = NULL;
-	Dwarf_Addr bias;
-	size_t size;
-
-	if (!m)
-		return false;
-	for (size_t i = 0; i < u->pr->n && !m0; i++)
-		if (u->pr->maps[i].dso == m->dso)
-			m0 = &u->pr->maps[i];
-	uint64_t off = pc - m->start + m->pgoff;
-	Dwfl_Module *mod = dwfl_addrmodule(dwfl, m0->start - m0->pgoff + off);
-	Elf *elf = mod ? dwfl_module_getelf(mod, &bias) : NULL;
-	char *raw = elf ? elf_rawfile(elf, &size) : NULL;
-	if (raw)
-		name = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL,
-					NULL, NULL);
-	if (!name || strcmp(name, st->dsos[m->dso].name) || off > size ||
-	    size - off < len)
-		return false;
-	memcpy(out, raw + off, len);
-	return true;
-}
-
-/*
  * Does perf's libunwind find no unwind entry for pc, in an ELF file?
  * Where the file's CFI does not cover pc (_init, _fini, code without
  * tables); and where pc is in a map of a file that is not where the file
@@ -578,18 +605,6 @@ static bool no_unwind_entry(const struct pd_state *st, const struct unw *u,
 		return !sf_cfi_covers(dwfl, pc);
 	const struct pd_map *m = sf_pd__map_find(u->pr, pc);
 	return m && !st->dsos[m->dso].not_elf && st->dsos[m->dso].name[0] == '/';
-}
-
-/* A word as perf's access_mem gives it to libunwind: from the copy;
- * outside it, where a map of the process holds the address (the
- * [stack] beyond the copy), a read that fails with a positive code,
- * which libunwind takes for a read of 0; else a failure. */
-static bool perf_word(const struct unw *u, uint64_t addr, uint64_t *out)
-{
-	if (copy_word(u, addr, out))
-		return true;
-	*out = 0;
-	return sf_pd__map_find(u->pr, addr) != NULL;
 }
 
 /*
@@ -619,13 +634,14 @@ static bool libunwind_guess(const struct pd_state *st, Dwfl_Frame *f,
 	    c[0] == 0xff && c[1] == 0x25 && c[6] == 0x68 && c[11] == 0xe9) {
 		/* a lazy-binding PLT entry (jmp *x(%rip); push $n; jmp):
 		 * the return address at rsp, rbp kept */
-		if (!perf_word(u, sp, &ra))
+		if (!perf_word(st, u, dwfl, sp, &ra))
 			return false;
 		u->r_sp = sp + 8;
 		u->r_bp = bp;
 	} else {
 		if (!u->r_bp_known || !bp || bp < sp || bp - sp > 0x4000 ||
-		    !perf_word(u, bp, &next_bp) || !perf_word(u, bp + 8, &ra))
+		    !perf_word(st, u, dwfl, bp, &next_bp) ||
+		    !perf_word(st, u, dwfl, bp + 8, &ra))
 			return false;
 		u->r_sp = sp + 16;
 		u->r_bp = next_bp;
@@ -719,28 +735,21 @@ int sf_pd__unwind(struct pd_state *st, const struct pd_thread *th,
 		do {
 			u.resume = false;
 			u.n0 = u.n;
-			u.outside = false;
+			u.failed = false;
 			rc = dwfl_getthread_frames(dwfl, (pid_t)th->tid,
 						   frame_cb, st);
 			u.resumed = true;
 		} while (u.resume && u.n < UNWIND_MAX);
 		st->unw = NULL;
-		/* where libdwfl ended the stack itself (not libunwind's
-		 * guess above) perf's libunwind took one more step, to
-		 * address 0, shown as 0 minus one, "[unknown]": after a
-		 * return address of 0 (libdwfl stops there, rc 0), and in
-		 * a stack deeper than its copy, where the return address
-		 * beyond it is in a map of the process ([stack]): perf's
-		 * memory reader fails there with a positive code that
-		 * libunwind takes for a read of 0.  Elsewhere, and at an
-		 * outermost frame, the stack just ends, as libdwfl ends
-		 * it.  Only where the frame has CFI: for code of no module
-		 * libdwfl guesses by the frame pointer, reading wherever
-		 * rbp points, where libunwind finds no unwind table and
-		 * stops before reading anything */
-		if (!u.guessed_end &&
-		    ((u.outside && sf_pd__map_find(pr, u.addr)) ||
-		     (!u.outside && rc == 0)) &&
+		/* libdwfl ends the stack (rc 0) without a frame where the
+		 * return address is 0 (a stack deeper than its copy, whose
+		 * next return address in [stack] reads as 0 as in perf;
+		 * ld.so's start-up; a caller read from a wrong slot) or
+		 * where the CFI marks the outermost frame.  perf's libunwind
+		 * takes the first step, to address 0, shown as 0 minus one,
+		 * "[unknown]"; not where a read failed (no map: the step
+		 * fails) nor where its guess ended the stack */
+		if (!u.guessed_end && !u.failed && rc == 0 &&
 		    u.n && u.n < UNWIND_MAX && pcs[u.n - 1] != UINT64_MAX &&
 		    dwfl_addrmodule(dwfl, pcs[u.n - 1]) &&
 		    !sf_cfi_outermost(dwfl, pcs[u.n - 1]))
