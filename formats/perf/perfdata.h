@@ -239,6 +239,12 @@ struct pd_state {
 	 * (vdso_tried: made or failed; vdso_fd -1 where it failed) */
 	bool vdso_tried;
 	int vdso_fd;
+	/* does the CFI cover a pc, per (modules key, pc): most return
+	 * addresses recur; NULL until the first lookup */
+	struct pd_cfi_memo {
+		uint64_t key, pc;
+		bool covers;
+	} *cfi_memo;
 	sf_frame_id *frames;
 	size_t cap_frames;
 	struct sf_perf_acache sc;

@@ -38,6 +38,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+/* entries of the memo of CFI lookups (a power of two) */
+#define CFI_MEMO 8192
+
 /* perf script's default --max-stack (PERF_MAX_STACK_DEPTH) */
 #define UNWIND_MAX 127
 
@@ -423,6 +426,7 @@ void sf_pd__unwind_done(struct pd_state *st)
 	free(st->dbgs);
 	if (st->vdso_tried && st->vdso_fd >= 0)
 		close(st->vdso_fd);
+	free(st->cfi_memo);
 }
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -598,11 +602,23 @@ static Dwfl *proc_dwfl(struct pd_state *st, struct pd_proc *pr)
  * libc frame of a program a shell started) its search of the table
  * finds nothing.
  */
-static bool no_unwind_entry(const struct pd_state *st, const struct unw *u,
+static bool no_unwind_entry(struct pd_state *st, const struct unw *u,
 			    Dwfl *dwfl, uint64_t pc)
 {
-	if (dwfl_addrmodule(dwfl, pc))
-		return !sf_cfi_covers(dwfl, pc);
+	if (dwfl_addrmodule(dwfl, pc)) {
+		/* the modules key names the files and their places, so
+		 * (key, pc) gives one answer */
+		uint64_t key = u->pr->dwfl_key;
+		if (!st->cfi_memo &&
+		    !(st->cfi_memo = calloc(CFI_MEMO, sizeof(*st->cfi_memo))))
+			return !sf_cfi_covers(dwfl, pc);
+		struct pd_cfi_memo *e =
+			&st->cfi_memo[sf_hash_u64(pc, key) & (CFI_MEMO - 1)];
+		if (e->key != key || e->pc != pc || !e->pc)
+			*e = (struct pd_cfi_memo){ key, pc,
+						   sf_cfi_covers(dwfl, pc) };
+		return !e->covers;
+	}
 	const struct pd_map *m = sf_pd__map_find(u->pr, pc);
 	return m && !st->dsos[m->dso].not_elf && st->dsos[m->dso].name[0] == '/';
 }
