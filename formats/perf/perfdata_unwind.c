@@ -65,6 +65,7 @@ struct unw {
 	uint64_t *pcs;
 	size_t n;
 	bool failed;             /* a read of memory no map holds */
+	bool last_zero;          /* the last read gave 0 */
 	const struct pd_proc *pr;
 	/* libunwind's guess at a frame perf has no tables for (x86_64):
 	 * unwinding starts again from these, rip/rsp/rbp only */
@@ -178,6 +179,7 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 		u->failed = true;
 		return false;
 	}
+	u->last_zero = !w;
 	*result = w;
 	return true;
 }
@@ -752,20 +754,21 @@ int sf_pd__unwind(struct pd_state *st, const struct pd_thread *th,
 			u.resume = false;
 			u.n0 = u.n;
 			u.failed = false;
+			u.last_zero = false;
 			rc = dwfl_getthread_frames(dwfl, (pid_t)th->tid,
 						   frame_cb, st);
 			u.resumed = true;
 		} while (u.resume && u.n < UNWIND_MAX);
 		st->unw = NULL;
 		/* libdwfl ends the stack (rc 0) without a frame where the
-		 * return address is 0 (a stack deeper than its copy, whose
+		 * return address (the last register it reads) is 0 (a stack deeper than its copy, whose
 		 * next return address in [stack] reads as 0 as in perf;
 		 * ld.so's start-up; a caller read from a wrong slot) or
 		 * where the CFI marks the outermost frame.  perf's libunwind
 		 * takes the first step, to address 0, shown as 0 minus one,
 		 * "[unknown]"; not where a read failed (no map: the step
 		 * fails) nor where its guess ended the stack */
-		if (!u.guessed_end && !u.failed && rc == 0 &&
+		if (!u.guessed_end && !u.failed && rc == 0 && u.last_zero &&
 		    u.n && u.n < UNWIND_MAX && pcs[u.n - 1] != UINT64_MAX &&
 		    dwfl_addrmodule(dwfl, pcs[u.n - 1]) &&
 		    !sf_cfi_outermost(dwfl, pcs[u.n - 1]))
