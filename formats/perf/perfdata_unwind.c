@@ -70,6 +70,13 @@ struct unw {
 	/* libunwind's guess at a frame perf has no tables for (x86_64):
 	 * unwinding starts again from these, rip/rsp/rbp only */
 	bool resume, resumed, r_bp_known;
+	/* libunwind's "same value" for a callee-saved register that libdw
+	 * leaves undefined: the last values known (DWARF rbx, rbp,
+	 * r12-r15), the last frame's rsp; carry: start again at the last
+	 * frame with them (skip_first: it is recorded already) */
+	uint64_t cs[16], last_sp;
+	unsigned cs_known;
+	bool carry, skip_first;
 	bool guessed_end;        /* libunwind's guess ended the stack */
 	size_t n0;               /* pcs before this run of libdwfl */
 	bool tramp;              /* the last frame was a signal trampoline */
@@ -190,7 +197,18 @@ static bool cb_set_initial_registers(Dwfl_Thread *thread, void *arg)
 	const struct unw *u = st->unw;
 	Dwarf_Word w, pc;
 
-	if (u->resumed) {
+	if (u->carry) {
+		/* the last frame again, its callee-saved registers as
+		 * libunwind keeps them */
+		pc = u->pcs[u->n - 1];
+		for (int i = 0; i < 16; i++)
+			if ((u->cs_known >> i & 1) &&
+			    !dwfl_thread_state_registers(thread, i, 1, &u->cs[i]))
+				return false;
+		if (!dwfl_thread_state_registers(thread, 7, 1, &u->last_sp) ||
+		    !dwfl_thread_state_registers(thread, 16, 1, &pc))
+			return false;
+	} else if (u->resumed) {
 		/* the caller libunwind guessed: its pc is the return address
 		 * minus one already, as libunwind looks it up */
 		pc = u->r_pc;
@@ -682,6 +700,21 @@ static int frame_cb(Dwfl_Frame *f, void *arg)
 
 	if (!dwfl_frame_pc(f, &pc, &act))
 		return DWARF_CB_ABORT;
+	if (u->machine == EM_X86_64) {
+		static const unsigned saved[] = { 3, 6, 12, 13, 14, 15 };
+		Dwarf_Word v;
+		for (size_t i = 0; i < sizeof(saved) / sizeof(*saved); i++)
+			if (!dwfl_frame_reg(f, saved[i], &v)) {
+				u->cs[saved[i]] = v;
+				u->cs_known |= 1u << saved[i];
+			}
+		if (!dwfl_frame_reg(f, 7, &v))
+			u->last_sp = v;
+	}
+	if (u->skip_first) {
+		u->skip_first = false;
+		return DWARF_CB_OK;
+	}
 	/* the caller of code in no ELF file (the stack, the heap, a JIT's
 	 * code, or no map at all) is libdwfl's guess by the frame pointer;
 	 * perf finds no file to read unwind tables from there and ends the
@@ -750,6 +783,7 @@ int sf_pd__unwind(struct pd_state *st, const struct pd_thread *th,
 	u.sp = w;
 	if (dwfl && us->stack) {
 		st->unw = &u;
+		size_t carried = 0;
 		do {
 			u.resume = false;
 			u.n0 = u.n;
@@ -758,6 +792,22 @@ int sf_pd__unwind(struct pd_state *st, const struct pd_thread *th,
 			rc = dwfl_getthread_frames(dwfl, (pid_t)th->tid,
 						   frame_cb, st);
 			u.resumed = true;
+			u.carry = u.skip_first = false;
+			/* libdwfl stopped (rc 0) with neither a return address
+			 * of 0 nor a failed read: a register its CFA needs
+			 * is undefined for libdw (rbx, unsaved yet in
+			 * _dl_fixup, below _dl_runtime_resolve_xsavec, whose
+			 * CFA is rbx+32); libunwind keeps it and goes on, so
+			 * start again at that frame, once */
+			if (!u.resume && rc == 0 && !u.last_zero && !u.failed &&
+			    !u.guessed_end && u.machine == EM_X86_64 &&
+			    u.n > carried && u.n < UNWIND_MAX &&
+			    pcs[u.n - 1] != UINT64_MAX &&
+			    dwfl_addrmodule(dwfl, pcs[u.n - 1]) &&
+			    !sf_cfi_outermost(dwfl, pcs[u.n - 1])) {
+				carried = u.n;
+				u.resume = u.carry = u.skip_first = true;
+			}
 		} while (u.resume && u.n < UNWIND_MAX);
 		st->unw = NULL;
 		/* libdwfl ends the stack (rc 0) without a frame where the
