@@ -16,4 +16,8 @@
  * false when no module or no CFI covers pc. */
 bool sf_cfi_outermost(Dwfl *dwfl, uint64_t pc);
 
+/* Does the CFI of pc's module (.eh_frame, else .debug_frame) cover pc?
+ * false when no module covers it. */
+bool sf_cfi_covers(Dwfl *dwfl, uint64_t pc);
+
 #endif

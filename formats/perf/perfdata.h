@@ -235,6 +235,16 @@ struct pd_state {
 	} *dbgs;
 	size_t ndbgs, cap_dbgs;
 	bool slow;               /* SF_PERFDATA_SLOW: none of that */
+	/* the vdso perf unwinds with: its own, copied into a memory file
+	 * (vdso_tried: made or failed; vdso_fd -1 where it failed) */
+	bool vdso_tried;
+	int vdso_fd;
+	/* does the CFI cover a pc, per (modules key, pc): most return
+	 * addresses recur; NULL until the first lookup */
+	struct pd_cfi_memo {
+		uint64_t key, pc;
+		bool covers;
+	} *cfi_memo;
 	sf_frame_id *frames;
 	size_t cap_frames;
 	struct sf_perf_acache sc;

@@ -311,7 +311,11 @@ static int load_syms(struct sf_symtab *t, Elf *elf, Elf_Scn *scn,
 		 * but only in text sections */
 		bool label = type == STT_NOTYPE && s.st_shndx != SHN_ABS &&
 			     vis != STV_HIDDEN && vis != STV_INTERNAL;
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC && !label) ||
+		/* perf's elf_sym__filter keeps data objects too (one
+		 * table for both since perf 4.17): a "return address" read
+		 * from a wrong slot may point into .rodata */
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC &&
+		     type != STT_OBJECT && !label) ||
 		    !s.st_name || s.st_shndx == SHN_UNDEF ||
 		    s.st_shndx >= nsec || !alloc[s.st_shndx] ||
 		    (label && !text[s.st_shndx]))

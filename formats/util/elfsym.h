@@ -1,5 +1,5 @@
 /*
- * elfsym.h - function symbols of an ELF file or of /proc/kallsyms, chosen
+ * elfsym.h - the symbols of an ELF file or of /proc/kallsyms, chosen
  * and sized the way Linux perf (tools/perf/util/symbol-elf.c, symbol.c)
  * chooses them, so that a reader resolving addresses names frames as
  * `perf script` prints them.
@@ -11,9 +11,9 @@
  *     caches, the file itself) that has a .symtab, else the .dynsym of the
  *     first that opens; a file whose build-id differs from the recorded
  *     one is skipped;
- *   - functions (STT_FUNC, STT_GNU_IFUNC) with a name, defined in a
- *     loaded section, and assembler labels (STT_NOTYPE, not hidden) in
- *     a section whose name contains "text";
+ *   - functions (STT_FUNC, STT_GNU_IFUNC) and data objects (STT_OBJECT)
+ *     with a name, defined in a loaded section, and assembler labels
+ *     (STT_NOTYPE, not hidden) in a section whose name contains "text";
  *   - "name@plt" for each .rela.plt entry, placed in .plt.sec or .plt;
  *   - of several symbols at one address the one perf's choose_best_symbol
  *     keeps (sized, not weak, global, fewer leading '_', longer name);
