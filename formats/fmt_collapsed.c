@@ -529,7 +529,7 @@ static int walk_emit(struct walk *w, struct sf_output *out,
 	char *path = NULL;
 	size_t nents = 0, capents = 0, nvis = 0, capvis = 0, pathcap = 0;
 	size_t mem = 0, nmem = 0, pathlen = 0;
-	bool at_top = true;
+	bool at_top = true, first_line = true;
 
 	for (;;) {
 		/* push the sorted entries of the merged node: the children
@@ -645,6 +645,9 @@ static int walk_emit(struct walk *w, struct sf_output *out,
 				       ents[k].ctx ?
 				       w->c[1].weight[ents[k].k->node] :
 				       ents[k].k->weight0;
+			if (first_line)
+				sf_text_guard_mark(out, path, clen);
+			first_line = false;
 			sf_output_write(out, path, clen);
 			sf_output_putc(out, ' ');
 			sf_output_num(out, sum);
@@ -998,6 +1001,13 @@ static int level_emit(struct walk *w, struct sf_output *out,
 		}
 		depth = dm;
 		const struct oname *o = &t->names[l.line_nm[ln]];
+		if (!i) {
+			/* the line begins with the path, or is one name */
+			if (dm)
+				sf_text_guard_mark(out, path, l.pathoff[dm]);
+			else
+				sf_text_guard_mark(out, o->txt, o->len);
+		}
 		sf_output_write(out, path, l.pathoff[dm]);
 		if (dm)
 			sf_output_putc(out, ';');
