@@ -394,9 +394,13 @@ static int speedscope_read(struct sf_profile *p, struct sf_input *in,
 	struct sf_webjson_divert fdv = { .top = "shared", .keys = frame_keys,
 					 .element = frame_cb, .ud = &r,
 					 .top_object = true };
+	/* what the reader reads from the tree; others are checked and
+	 * dropped */
+	static const char *const root_keys[] = { "shared", "profiles",
+						 "name", NULL };
 	struct sf_webjson_divert dv = { .top = "profiles", .keys = bulk,
 					.element = element, .ud = &r,
-					.next = &fdv };
+					.next = &fdv, .root_keys = root_keys };
 	uint64_t last = 0;
 	int rc;
 
