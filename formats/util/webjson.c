@@ -120,6 +120,8 @@ struct parser {
 	bool raw;
 	size_t raw_level;
 	yajl_handle yh;
+	/* bytes parsed, and when to look at the heap next (check_memory) */
+	uint64_t fed, next_check;
 };
 
 static int note_line(struct parser *ps, struct lines *l)
@@ -252,6 +254,10 @@ static void sub_restart(struct parser *ps, uint64_t line)
 	sub->done = sub->div = sub->elem = sub->have_value = false;
 	sub->in_mkey = sub->mkey_done = sub->colon = false;
 	sub->jerr = json_tokener_continue;
+	if (sub->yh)
+		yajl_free(sub->yh);
+	sub->yh = NULL;
+	sub->raw = false;
 }
 
 static void elem_start(struct parser *ps)
@@ -461,8 +467,20 @@ static int bad_member(struct parser *ps)
 			"invalid JSON: expected \"key\": value in an object");
 }
 
-/* Is the array or object about to open a root member that json-c must
- * not see?  Then *cb is the callbacks for its events (NULL: check only). */
+static bool in_list(const char *const *keys, const char *k, size_t kl)
+{
+	/* a key longer than the scanner keeps is none a reader knows */
+	for (size_t i = 0; keys[i]; i++)
+		if (kl == strlen(keys[i]) && !memcmp(k, keys[i], kl))
+			return true;
+	return false;
+}
+
+/* Is the array or object about to open a member of the root object
+ * (of the document, or of an element its own parser reads) that json-c
+ * must not see (root_keys, events_key)?  Then *cb is the callbacks for
+ * its events (NULL: check only).  A key with an escape might spell a
+ * known one: it is left to the tree. */
 static bool raw_match(struct parser *ps, const yajl_callbacks **cb)
 {
 	const struct sf_webjson_divert *dv = ps->dv;
@@ -471,22 +489,14 @@ static bool raw_match(struct parser *ps, const yajl_callbacks **cb)
 	size_t kl = s->klen[0];
 
 	*cb = NULL;
-	if (!dv || ps->is_sub || s->n != 1 || s->open[0] != '{' ||
-	    (!dv->root_keys && !dv->events_key) || memchr(k, '\\', kl))
+	if (!dv || s->n != 1 || s->open[0] != '{' || memchr(k, '\\', kl))
 		return false;
 	if (dv->events_key && kl == strlen(dv->events_key) &&
 	    !memcmp(k, dv->events_key, kl)) {
 		*cb = dv->events;
 		return true;
 	}
-	if (!dv->root_keys)
-		return false;
-	/* a key longer than the scanner keeps is none a reader knows */
-	for (size_t i = 0; dv->root_keys[i]; i++)
-		if (kl == strlen(dv->root_keys[i]) &&
-		    !memcmp(k, dv->root_keys[i], kl))
-			return false;
-	return true;
+	return dv->root_keys && !in_list(dv->root_keys, k, kl);
 }
 
 static int raw_status(struct parser *ps, yajl_status st)
@@ -697,6 +707,12 @@ static int feed(struct parser *ps, const char *b, size_t n)
 		}
 		case ']':
 		case '}':
+			/* json-c would say so, but a diverted array's or a
+			 * dropped value's bytes do not reach it */
+			if (s->n && (c == ']') != (s->open[s->n - 1] == '['))
+				return sf_error(ps->ctx, SF_EINPUT, ps->name,
+						ps->line, "invalid JSON: "
+						"unexpected character");
 			if (ps->raw) {
 				if (s->n)
 					s->n--;
@@ -781,16 +797,28 @@ static int feed(struct parser *ps, const char *b, size_t n)
 
 /* json-c ignores some failed allocations (a string or an array it cannot
  * grow is cut short), so the tree must never reach the address-space
- * cap the programs set at --max-memory: the heap is checked after every
- * piece (64 KiB of JSON grows it by at most a few MiB), against three
- * quarters of the budget.  The message is then the true one, not
- * whatever json-c makes of a document it silently cut. */
-static int check_memory(struct parser *ps)
+ * cap the programs set at --max-memory: the heap is checked against
+ * three quarters of the budget, often enough that the tree cannot reach
+ * the cap in between: after (cap - in use) / 256 bytes of JSON, 64 KiB
+ * at least (json-c spends at most about 120 bytes a byte, on "[]," ).
+ * Not after every piece: mallinfo walks malloc's free lists, which the
+ * elements parsed and freed one by one make long (a file of 300,000
+ * small speedscope profiles spent 90% of its time there).  The message
+ * is then the true one, not whatever json-c makes of a document it
+ * silently cut. */
+static int check_memory(struct parser *ps, size_t n)
 {
 	uint64_t cap = ps->ctx->limits.max_memory / 4 * 3;
 	uint64_t used;
 
-	if (!cap || (used = sf_heap_in_use()) <= cap)
+	if (!cap)
+		return 0;
+	ps->fed += n;
+	if (ps->fed < ps->next_check)
+		return 0;
+	used = sf_heap_in_use();
+	ps->next_check = ps->fed + (used < cap ? (cap - used) / 256 : 0);
+	if (used <= cap)
 		return 0;
 	return sf_error(ps->ctx, SF_ELIMIT, ps->name, ps->line,
 			"the JSON tree outgrows the memory limit: %llu MiB in "
@@ -882,7 +910,7 @@ int sf_webjson__parse_divert(struct sf_input *in, struct sf_ctx *ctx,
 			any = true;
 		}
 		if ((rc = feed(&ps, buf, (size_t)n)) ||
-		    (rc = check_memory(&ps)))
+		    (rc = check_memory(&ps, (size_t)n)))
 			goto out;
 	}
 	if (ps.raw) {

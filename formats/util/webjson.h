@@ -85,8 +85,9 @@ struct sf_webjson_divert {
 	 * until `element` returns), `n` its position (a Chrome trace's
 	 * "stackFrames": {"id": {...}, ...}) */
 	bool members;
-	/* Only in the first path of the chain, for the root object: the
-	 * members the reader reads from the tree.  When set, the value of
+	/* Only in the first path of the chain, for the root object (of
+	 * the document; in `inner`, of each element): the members the
+	 * reader reads from the tree.  When set, the value of
 	 * any other member that is an array or an object is checked by
 	 * yajl, which keeps nothing, and dropped: the tree gets null in its
 	 * place, so a member the reader does not know costs no memory
