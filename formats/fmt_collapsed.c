@@ -3,14 +3,17 @@
  *
  * Reading: the count is the last blank-separated field and may be
  * fractional; everything before the blanks is the stack, split on ';', names
- * kept verbatim (spaces included).  CRLF line ends and a UTF-8 BOM are
- * accepted; blank lines are skipped.  An empty stack (" 5") is a sample with
- * no frames.  Collapsed stacks carry no threads and no time.
+ * kept verbatim (spaces included).  CRLF line ends, a UTF-8 BOM and UTF-16
+ * with a BOM (utf16.h) are accepted; blank lines are skipped.  An empty
+ * stack (" 5") is a sample with no frames.  Collapsed stacks carry no
+ * threads and no time.
  *
  * Writing: one line per distinct stack (per thread with --thread-prefix),
  * sorted bytewise by the stack text, with the summed weight of the
  * profile's default sample type.  ';' inside a name is written as ':' (the
- * separator cannot be escaped in this syntax), LF/CR/TAB as spaces.
+ * separator cannot be escaped in this syntax), LF/CR/TAB as spaces.  A
+ * first line that begins with a byte-order mark gets an empty line before
+ * it (sf_text_guard_mark), so that the reader keeps the name's bytes.
  */
 #include "text.h"
 #include "utf16.h"
