@@ -799,8 +799,9 @@ static int feed(struct parser *ps, const char *b, size_t n)
  * grow is cut short), so the tree must never reach the address-space
  * cap the programs set at --max-memory: the heap is checked against
  * three quarters of the budget, often enough that the tree cannot reach
- * the cap in between: after (cap - in use) / 256 bytes of JSON, 64 KiB
- * at least (json-c spends at most about 120 bytes a byte, on "[]," ).
+ * the cap in between: at the end of the first piece (64 KiB) after
+ * (cap - in use) / 256 more bytes of JSON (json-c spends at most about
+ * 120 bytes a byte, on "[],").
  * Not after every piece: mallinfo walks malloc's free lists, which the
  * elements parsed and freed one by one make long (a file of 300,000
  * small speedscope profiles spent 90% of its time there).  The message
