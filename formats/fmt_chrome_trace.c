@@ -692,9 +692,13 @@ static int trace_read(struct sf_profile *p, struct sf_input *in,
 	const struct sf_webjson_divert fdv = {
 		.keys = frames_key, .element = frame_member_cb, .ud = &obj,
 		.members = true, .next = &sdv };
+	/* what the reader reads from the tree; others are checked and
+	 * dropped */
+	static const char *const root_keys[] = { "traceEvents", "samples",
+						 "stackFrames", NULL };
 	struct sf_webjson_divert dv = {
 		.root_array = true, .top = "traceEvents", .element = event_cb,
-		.ud = &r, .next = &fdv };
+		.ud = &r, .next = &fdv, .root_keys = root_keys };
 	root = NULL;
 	if ((rc = sf_webjson__parse_divert(in, ctx, true,
 					   "chrome-trace.truncated", &dv,

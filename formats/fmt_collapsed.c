@@ -3,14 +3,17 @@
  *
  * Reading: the count is the last blank-separated field and may be
  * fractional; everything before the blanks is the stack, split on ';', names
- * kept verbatim (spaces included).  CRLF line ends and a UTF-8 BOM are
- * accepted; blank lines are skipped.  An empty stack (" 5") is a sample with
- * no frames.  Collapsed stacks carry no threads and no time.
+ * kept verbatim (spaces included).  CRLF line ends, a UTF-8 BOM and UTF-16
+ * with a BOM (utf16.h) are accepted; blank lines are skipped.  An empty
+ * stack (" 5") is a sample with no frames.  Collapsed stacks carry no
+ * threads and no time.
  *
  * Writing: one line per distinct stack (per thread with --thread-prefix),
  * sorted bytewise by the stack text, with the summed weight of the
  * profile's default sample type.  ';' inside a name is written as ':' (the
- * separator cannot be escaped in this syntax), LF/CR/TAB as spaces.
+ * separator cannot be escaped in this syntax), LF/CR/TAB as spaces.  A
+ * first line that begins with a byte-order mark gets an empty line before
+ * it (sf_text_guard_mark), so that the reader keeps the name's bytes.
  */
 #include "text.h"
 #include "utf16.h"
@@ -529,7 +532,7 @@ static int walk_emit(struct walk *w, struct sf_output *out,
 	char *path = NULL;
 	size_t nents = 0, capents = 0, nvis = 0, capvis = 0, pathcap = 0;
 	size_t mem = 0, nmem = 0, pathlen = 0;
-	bool at_top = true;
+	bool at_top = true, first_line = true;
 
 	for (;;) {
 		/* push the sorted entries of the merged node: the children
@@ -645,6 +648,9 @@ static int walk_emit(struct walk *w, struct sf_output *out,
 				       ents[k].ctx ?
 				       w->c[1].weight[ents[k].k->node] :
 				       ents[k].k->weight0;
+			if (first_line)
+				sf_text_guard_mark(out, path, clen);
+			first_line = false;
 			sf_output_write(out, path, clen);
 			sf_output_putc(out, ' ');
 			sf_output_num(out, sum);
@@ -998,6 +1004,13 @@ static int level_emit(struct walk *w, struct sf_output *out,
 		}
 		depth = dm;
 		const struct oname *o = &t->names[l.line_nm[ln]];
+		if (!i) {
+			/* the line begins with the path, or is one name */
+			if (dm)
+				sf_text_guard_mark(out, path, l.pathoff[dm]);
+			else
+				sf_text_guard_mark(out, o->txt, o->len);
+		}
 		sf_output_write(out, path, l.pathoff[dm]);
 		if (dm)
 			sf_output_putc(out, ';');

@@ -54,65 +54,261 @@ static int cpuprofile_probe(const unsigned char *d, size_t n)
 
 /* ----- reading ----- */
 
-/* The legacy "head" tree: nodes hold their call frame fields directly. */
-static int read_head(struct sf_cpuprof *t, struct sf_profile *p,
-		     struct sf_ctx *ctx, struct json_object *head,
-		     const char *name)
-{
-	struct item { struct json_object *o; int64_t parent; } *st = NULL;
-	struct json_object *head_obj = head;
-	size_t n = 0, cap = 0;
-	int rc = 0;
+/*
+ * The legacy "head" tree (nodes hold their call frame fields directly and
+ * nest through "children") read as yajl events (struct
+ * sf_webjson_divert's events_key): a node's scalar members are kept until
+ * it ends, so memory is the open nodes (at most --max-nesting) and the
+ * node table, not a json-c object (about 1 KB) per node.  A node's frame
+ * is made when its "children" begin, or at its end without them: that is
+ * the order of a walk of the tree, in which the frames were made when the
+ * tree was read whole, for V8's files, which put "functionName", "url"
+ * and the numbers before "children".  A node whose name comes after its
+ * children gets its frame at its end (after theirs), and one whose other
+ * fields do, a second frame then.  V8 writes "id" before or after
+ * "children"; a child's parent is set when the parent ends.
+ */
+enum hkind { H_NODE, H_CHILDREN, H_OTHER };
 
-	for (;;) {
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			void *q = sf_reallocarray(st, nc, sizeof(*st));
-			if (!q) {
-				rc = sf_error_nomem(ctx);
-				break;
-			}
-			st = q;
-			cap = nc;
-		}
-		if (head) {
-			st[n++] = (struct item){ head, INT64_MIN };
-			head = NULL;
-		}
-		if (!n)
-			break;
-		struct item it = st[--n];
-		int64_t id;
-		uint64_t line = sf_webjson__line(it.o);
-		if (!line)
-			line = sf_webjson__line(head_obj);
-		if (!sf_webjson__int(sf_webjson__get(it.o, "id"), &id)) {
-			rc = sf_error(ctx, SF_EINPUT, name, line,
-				      "head: every node needs an integer "
-				      "\"id\"");
-			break;
-		}
-		if ((rc = sf_cpuprof__add_node(t, p, ctx, id, it.parent, it.o,
-					      name, line)))
-			break;
-		struct json_object *ch = sf_webjson__arr(it.o, "children");
-		size_t nc = ch ? json_object_array_length(ch) : 0;
-		if (n + nc > cap) {
-			void *q = sf_reallocarray(st, n + nc + 64,
-						  sizeof(*st));
-			if (!q) {
-				rc = sf_error_nomem(ctx);
-				break;
-			}
-			st = q;
-			cap = n + nc + 64;
-		}
-		for (size_t j = nc; j-- > 0;)
-			st[n++] = (struct item){
-				json_object_array_get_idx(ch, j), id };
+struct hnode {
+	struct json_object *cf;        /* the fields that matter */
+	uint64_t line;
+	size_t pend;                   /* its ended children: pend[pend..] */
+	sf_frame_id frame;
+	bool framed, late;             /* late: a frame field after it */
+};
+
+struct head {
+	struct sf_ctx *ctx;
+	const char *name;
+	struct sf_profile *p;
+	struct sf_cpuprof *t;
+	uint64_t line;                 /* of the last '{' or '[' */
+	bool seen;                     /* head was an object */
+	char *kinds;                   /* the open containers, enum hkind */
+	size_t nk, capk;
+	struct hnode *open;            /* the open nodes */
+	size_t no, capo;
+	uint32_t *pend;                /* node table indices */
+	size_t np, capp;
+	int key;                       /* of the innermost node: 0 none,
+					* 1 children, 2 a field */
+	char field[16];
+	struct json_tokener *tok;
+};
+
+static const char *const head_fields[] = { "functionName", "url",
+					   "lineNumber", "columnNumber", "id",
+					   NULL };
+
+static int head_push(struct head *h, char kind)
+{
+	if (sf_grow(&h->kinds, &h->capk, h->nk + 1, 1)) {
+		sf_error_nomem(h->ctx);
+		return 0;
 	}
-	free(st);
-	return rc;
+	h->kinds[h->nk++] = kind;
+	return 1;
+}
+
+static int head_frame(struct head *h, struct hnode *nd)
+{
+	if (sf_cpuprof__node_frame(h->p, h->ctx, nd->cf, h->name, nd->line,
+				   &nd->frame))
+		return 0;
+	nd->framed = true;
+	nd->late = false;
+	return 1;
+}
+
+static int head_start_map(void *ud)
+{
+	struct head *h = ud;
+
+	if (h->nk ? h->kinds[h->nk - 1] != H_CHILDREN : false)
+		return head_push(h, H_OTHER);
+	if (!h->nk)
+		h->seen = true;
+	if (sf_grow(&h->open, &h->capo, h->no + 1, sizeof(*h->open))) {
+		sf_error_nomem(h->ctx);
+		return 0;
+	}
+	h->open[h->no++] = (struct hnode){ json_object_new_object(), h->line,
+					   h->np, UINT32_MAX, false, false };
+	h->key = 0;
+	if (!h->open[h->no - 1].cf) {
+		sf_error_nomem(h->ctx);
+		return 0;
+	}
+	return head_push(h, H_NODE);
+}
+
+static int head_key(void *ud, const unsigned char *k, size_t len)
+{
+	struct head *h = ud;
+
+	h->key = 0;
+	if (h->kinds[h->nk - 1] != H_NODE)
+		return 1;
+	if (len == 8 && !memcmp(k, "children", 8)) {
+		h->key = 1;
+		return 1;
+	}
+	for (size_t i = 0; head_fields[i]; i++)
+		if (len == strlen(head_fields[i]) &&
+		    !memcmp(k, head_fields[i], len)) {
+			memcpy(h->field, k, len);
+			h->field[len] = 0;
+			h->key = 2;
+		}
+	return 1;
+}
+
+/* A field of the innermost node, as json-c would have made it. */
+static int head_value(struct head *h, struct json_object *v)
+{
+	struct hnode *nd = &h->open[h->no - 1];
+
+	if (h->kinds[h->nk - 1] == H_CHILDREN) {
+		/* a child that is no object: named at the head's line */
+		json_object_put(v);
+		sf_error(h->ctx, SF_EINPUT, h->name, h->open[0].line,
+			 "head: every node needs an integer \"id\"");
+		return 0;
+	}
+	if (h->kinds[h->nk - 1] != H_NODE || h->key != 2) {
+		json_object_put(v);
+		return 1;
+	}
+	if (json_object_object_add(nd->cf, h->field, v)) {
+		sf_error_nomem(h->ctx);
+		return 0;
+	}
+	nd->late |= nd->framed && strcmp(h->field, "id");
+	return 1;
+}
+
+static int head_null(void *ud)
+{
+	return head_value(ud, NULL);
+}
+
+static int head_bool(void *ud, int b)
+{
+	return head_value(ud, json_object_new_boolean(b));
+}
+
+static int head_number(void *ud, const char *s, size_t len)
+{
+	struct head *h = ud;
+	char buf[64];
+
+	/* json-c's own reading of the number; longer ones are no id,
+	 * line or column anyway */
+	if (len >= sizeof(buf) || h->kinds[h->nk - 1] != H_NODE ||
+	    h->key != 2)
+		return head_value(h, NULL);
+	memcpy(buf, s, len);
+	buf[len] = 0;
+	json_tokener_reset(h->tok);
+	return head_value(h, json_tokener_parse_ex(h->tok, buf,
+						   (int)len + 1));
+}
+
+static int head_string(void *ud, const unsigned char *s, size_t len)
+{
+	struct head *h = ud;
+
+	if (h->kinds[h->nk - 1] != H_NODE || h->key != 2)
+		return head_value(h, NULL);
+	return head_value(h, json_object_new_string_len((const char *)s,
+							(int)len));
+}
+
+static int head_start_array(void *ud)
+{
+	struct head *h = ud;
+
+	if (h->nk && h->kinds[h->nk - 1] == H_CHILDREN)
+		return head_value(h, NULL);
+	if (h->nk && h->kinds[h->nk - 1] == H_NODE && h->key == 1) {
+		struct hnode *nd = &h->open[h->no - 1];
+		/* the children of a node that had some before (json-c
+		 * kept the last) are its children too */
+		if (!nd->framed && sf_webjson__get(nd->cf, "functionName") &&
+		    !head_frame(h, nd))
+			return 0;
+		return head_push(h, H_CHILDREN);
+	}
+	return head_push(h, H_OTHER);
+}
+
+static int head_end_array(void *ud)
+{
+	struct head *h = ud;
+
+	h->nk--;
+	return 1;
+}
+
+static int head_end_map(void *ud)
+{
+	struct head *h = ud;
+	struct hnode *nd;
+	int64_t id;
+	uint32_t at;
+
+	if (h->kinds[--h->nk] != H_NODE)
+		return 1;
+	nd = &h->open[h->no - 1];
+	if (!sf_webjson__int(sf_webjson__get(nd->cf, "id"), &id)) {
+		sf_error(h->ctx, SF_EINPUT, h->name, nd->line,
+			 "head: every node needs an integer \"id\"");
+		return 0;
+	}
+	if ((!nd->framed || nd->late) && !head_frame(h, nd))
+		return 0;
+	if (sf_cpuprof__add_framed(h->t, h->ctx, id, INT64_MIN, nd->frame,
+				   h->name, nd->line, &at))
+		return 0;
+	for (size_t i = nd->pend; i < h->np; i++)
+		h->t->nodes[h->pend[i]].parent = id;
+	h->np = nd->pend;
+	json_object_put(nd->cf);
+	h->no--;
+	/* the parent sets ours when it ends and knows its id */
+	if (h->no) {
+		if (sf_grow(&h->pend, &h->capp, h->np + 1, sizeof(*h->pend))) {
+			sf_error_nomem(h->ctx);
+			return 0;
+		}
+		h->pend[h->np++] = at;
+	}
+	h->key = 0;
+	return 1;
+}
+
+static const yajl_callbacks head_events = {
+	.yajl_null = head_null,
+	.yajl_boolean = head_bool,
+	.yajl_number = head_number,
+	.yajl_string = head_string,
+	.yajl_start_map = head_start_map,
+	.yajl_map_key = head_key,
+	.yajl_end_map = head_end_map,
+	.yajl_start_array = head_start_array,
+	.yajl_end_array = head_end_array,
+};
+
+static void head_free(struct head *h)
+{
+	for (size_t i = 0; i < h->no; i++)
+		json_object_put(h->open[i].cf);
+	free(h->open);
+	free(h->kinds);
+	free(h->pend);
+	if (h->tok)
+		json_tokener_free(h->tok);
 }
 
 /* The node table and the per-sample arrays, parsed element by element:
@@ -139,6 +335,10 @@ struct bulk {
 
 static const char *const bulk_keys[] = { "nodes", "samples", "timeDeltas",
 					 "timestamps", NULL };
+/* what the reader reads from the tree; others are checked and dropped */
+static const char *const root_keys[] = { "nodes", "samples", "timeDeltas",
+					 "timestamps", "head", "startTime",
+					 "endTime", NULL };
 
 static int node_cb(struct bulk *b, size_t n, struct json_object *e,
 		   uint64_t line)
@@ -204,18 +404,28 @@ static int bulk_cb(void *ud, size_t index, const char *key, size_t n,
 static int cpuprofile_read(struct sf_profile *p, struct sf_input *in,
 			   struct sf_ctx *ctx)
 {
-	struct json_object *root = NULL, *nodes, *v;
+	struct json_object *root = NULL, *nodes;
 	struct sf_cpuprof t = { 0 };
 	const char *name = sf_input_name(in);
 	struct bulk bk = { .ctx = ctx, .name = name, .p = p, .t = &t };
+	struct head hd = { .ctx = ctx, .name = name, .p = p, .t = &t,
+			   .tok = json_tokener_new() };
 	struct sf_webjson_divert dv = { .keys = bulk_keys, .element = bulk_cb,
-					.ud = &bk };
+					.ud = &bk, .root_keys = root_keys,
+					.events_key = "head",
+					.events = &head_events,
+					.events_ud = &hd,
+					.events_line = &hd.line };
 	uint32_t tc, tw = 0;
 	double *w = NULL, *ts = NULL;   /* ts: timeDeltas or timestamps */
 	double start = NAN, end = NAN;
 	uint64_t last = 0;
 	int rc;
 
+	if (!hd.tok) {
+		rc = sf_error_nomem(ctx);
+		goto out;
+	}
 	if ((rc = sf_webjson__parse_divert(in, ctx, false,
 					   "cpuprofile.truncated", &dv,
 					   &root, &last)))
@@ -228,14 +438,11 @@ static int cpuprofile_read(struct sf_profile *p, struct sf_input *in,
 	/* the nodes went into the table as they came: the tree keeps an
 	 * empty array where they were */
 	nodes = sf_webjson__arr(root, "nodes");
-	if (!nodes && (v = sf_webjson__get(root, "head")) &&
-	    json_object_is_type(v, json_type_object))
-		rc = read_head(&t, p, ctx, v, name);
-	else if (!nodes)
+	if (!nodes && !hd.seen) {
 		rc = sf_error(ctx, SF_EINPUT, name, last,
 			      "not a CPU profile: no \"nodes\" array");
-	if (rc)
 		goto out;
+	}
 
 	/* the tree keeps an empty array where a diverted one was */
 	bool samples = sf_webjson__arr(root, "samples") != NULL;
@@ -341,6 +548,7 @@ out:
 	free(bk.lines.v);
 	free(w);
 	sf_cpuprof__free(&t);
+	head_free(&hd);
 	json_object_put(root);
 	return rc;
 }

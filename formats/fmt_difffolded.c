@@ -247,6 +247,9 @@ static int difffolded_write(const struct sf_profile *p, struct sf_output *out,
 			b += lines[i].b;
 			n += lines[i].n;
 		}
+		if (!i)
+			sf_text_guard_mark(out, tx + lines[i].off,
+					   lines[i].len);
 		sf_output_write(out, tx + lines[i].off, lines[i].len);
 		sf_output_putc(out, ' ');
 		put_count(out, b);

@@ -316,7 +316,10 @@ static void rows_close(struct rows *it)
 		json_tokener_free(it->tok);
 }
 
-static int read_profile(struct rd *r, struct json_object *prof, int depth);
+struct pend;
+static int read_profile(struct rd *r, struct json_object *prof, int depth,
+			struct pend *mine, size_t nmine, struct pend *kids,
+			size_t nkids);
 
 /* What is wrong with threads[thread], on `line` or else the thread's. */
 static int bad_line(struct rd *r, size_t thread, uint64_t line,
@@ -785,7 +788,7 @@ static int one_thread(struct rd *r, struct json_object *th, size_t i,
 		if (!sub)
 			return bad(r, i, NULL, "the embedded child process profile "
 				       "is not valid JSON");
-		rc = read_profile(r, sub, depth + 1);
+		rc = read_profile(r, sub, depth + 1, NULL, 0, NULL, 0);
 		json_object_put(sub);
 		return rc;
 	}
@@ -794,8 +797,20 @@ static int one_thread(struct rd *r, struct json_object *th, size_t i,
 	return processed_thread(r, th, i, start, cols);
 }
 
-/* One (sub)profile: its threads, then its nested processes. */
-static int read_profile(struct rd *r, struct json_object *prof, int depth)
+struct pend {
+	struct json_object *th;
+	size_t i;
+	struct cols cols;
+	size_t proc;            /* its process's index in "processes" */
+};
+
+/* One (sub)profile: its threads, then its nested processes.  `mine` are
+ * its threads that were diverted while the document was parsed (the tree
+ * has an empty array for them), `kids` those of its processes, in
+ * document order. */
+static int read_profile(struct rd *r, struct json_object *prof, int depth,
+			struct pend *mine, size_t nmine, struct pend *kids,
+			size_t nkids)
 {
 	struct json_object *threads = sf_webjson__arr(prof, "threads");
 	struct json_object *procs = sf_webjson__arr(prof, "processes");
@@ -813,6 +828,10 @@ static int read_profile(struct rd *r, struct json_object *prof, int depth)
 				"processes nested too deeply");
 	sf_webjson__num(sf_webjson__get(sf_webjson__get(prof, "meta"),
 					"startTime"), &start);
+	for (size_t k = 0; k < nmine; k++)
+		if ((rc = one_thread(r, mine[k].th, mine[k].i, start, depth,
+				     &mine[k].cols)))
+			return rc;
 	for (size_t i = 0; i < json_object_array_length(threads); i++) {
 		struct cols c = { 0 };
 		rc = one_thread(r, json_object_array_get_idx(threads, i), i,
@@ -821,10 +840,16 @@ static int read_profile(struct rd *r, struct json_object *prof, int depth)
 		if (rc)
 			return rc;
 	}
-	for (size_t i = 0; procs && i < json_object_array_length(procs); i++)
+	for (size_t i = 0, k = 0; procs && i < json_object_array_length(procs);
+	     i++) {
+		size_t from = k;
+		while (k < nkids && kids[k].proc == i)
+			k++;
 		if ((rc = read_profile(r, json_object_array_get_idx(procs, i),
-				       depth + 1)))
+				       depth + 1, kids + from, k - from, NULL,
+				       0)))
 			return rc;
+	}
 	return 0;
 }
 
@@ -835,16 +860,20 @@ static int read_profile(struct rd *r, struct json_object *prof, int depth)
  * so they need no offset; a thread whose strings live in "shared" (not
  * parsed yet) or an embedded child profile waits for the end.
  */
-struct pend {
-	struct json_object *th;
-	size_t i;
-	struct cols cols;
-};
-
 struct cb {
 	struct rd *r;
 	struct pend *pend;
 	size_t n, cap;
+	/* the threads of the root's nested processes (processes[i].threads),
+	 * diverted too: they wait for the end, where the root's meta and
+	 * each process's are known, and come after the root's threads as
+	 * the tree had them */
+	struct pend *ppend;
+	size_t np, capp;
+	/* the threads of a wrapped profile ({"profile": {...}}) wait too:
+	 * their times are then computed from the same start as before */
+	struct pend *wpend;
+	size_t nw, capw;
 	struct cols cur;        /* the columns of the thread being read */
 };
 
@@ -918,6 +947,35 @@ static int shared_cb(void *ud, size_t index, const char *key, size_t n,
 	return col_add(sc->col, K_STR, sc->ctx, v);
 }
 
+/* Keep thread `th` (index n, of process `proc`) and its columns for the
+ * end. */
+static int pend_add(struct cb *c, struct pend **v, size_t *nv, size_t *cap,
+		    struct json_object *th, size_t n, size_t proc)
+{
+	if (sf_grow(v, cap, *nv + 1, sizeof(**v)))
+		return sf_error_nomem(c->r->ctx);
+	(*v)[*nv] = (struct pend){ json_object_get(th), n, c->cur, proc };
+	memset(&c->cur, 0, sizeof(c->cur));
+	(*nv)++;
+	return 0;
+}
+
+static int proc_thread_cb(void *ud, size_t index, const char *key, size_t n,
+			  struct json_object *th, uint64_t line)
+{
+	struct cb *c = ud;
+
+	return pend_add(c, &c->ppend, &c->np, &c->capp, th, n, index);
+}
+
+static int wrapped_thread_cb(void *ud, size_t index, const char *key,
+			     size_t n, struct json_object *th, uint64_t line)
+{
+	struct cb *c = ud;
+
+	return pend_add(c, &c->wpend, &c->nw, &c->capw, th, n, 0);
+}
+
 static int thread_cb(void *ud, size_t index, const char *key, size_t n,
 		     struct json_object *th, uint64_t line)
 {
@@ -933,19 +991,7 @@ static int thread_cb(void *ud, size_t index, const char *key, size_t n,
 		cols_free(&c->cur);
 		return rc;
 	}
-	if (c->n == c->cap) {
-		size_t nc = c->cap ? c->cap * 2 : 8;
-		void *q = sf_reallocarray(c->pend, nc, sizeof(*c->pend));
-		if (!q)
-			return sf_error_nomem(c->r->ctx);
-		c->pend = q;
-		c->cap = nc;
-	}
-	c->pend[c->n].th = json_object_get(th);
-	c->pend[c->n].cols = c->cur;
-	memset(&c->cur, 0, sizeof(c->cur));
-	c->pend[c->n++].i = n;
-	return 0;
+	return pend_add(c, &c->pend, &c->n, &c->cap, th, n, 0);
 }
 
 static int firefox_read(struct sf_profile *p, struct sf_input *in,
@@ -953,7 +999,7 @@ static int firefox_read(struct sf_profile *p, struct sf_input *in,
 {
 	struct json_object *root = NULL, *prof, *meta;
 	struct rd r = { p, ctx, sf_input_name(in), 0, NULL, NULL, 0, 0 };
-	struct cb c = { &r, NULL, 0, 0, { { { 0 } } } };
+	struct cb c = { .r = &r };
 	struct col shared = { 0 };
 	struct shared_cb scb = { &shared, ctx };
 	static const char *const shared_keys[] = { "stringArray", NULL };
@@ -974,9 +1020,24 @@ static int firefox_read(struct sf_profile *p, struct sf_input *in,
 			.next = t + 1 < NTABLES ? &inner[t + 1] : NULL,
 			.any_key = tables[t].name != NULL };
 	}
+	/* what the reader reads from the tree; others are checked and
+	 * dropped */
+	static const char *const root_keys[] = { "meta", "threads",
+						 "processes", "shared",
+						 "profile", NULL };
+	/* the threads of nested processes, and of a profile wrapped as
+	 * {"profile": ...} (the old DevTools form) */
+	static const char *const threads_key[] = { "threads", NULL };
+	const struct sf_webjson_divert pdv = {
+		.top = "processes", .keys = threads_key,
+		.element = proc_thread_cb, .ud = &c, .next = &sdv };
+	const struct sf_webjson_divert wdv = {
+		.top = "profile", .keys = threads_key,
+		.element = wrapped_thread_cb,
+		.ud = &c, .top_object = true, .next = &pdv };
 	const struct sf_webjson_divert dv = {
 		.top = "threads", .element = thread_cb, .ud = &c,
-		.inner = inner, .next = &sdv };
+		.inner = inner, .next = &wdv, .root_keys = root_keys };
 	double interval;
 	bool first = !p->d.nsamples;   /* threads arrive while parsing */
 	uint64_t last = 0;
@@ -1027,13 +1088,23 @@ static int firefox_read(struct sf_profile *p, struct sf_input *in,
 		rc = one_thread(&r, c.pend[i].th, c.pend[i].i, r.root_start,
 				0, &c.pend[i].cols);
 	if (!rc)
-		rc = read_profile(&r, prof, 0);
+		rc = read_profile(&r, prof, 0, c.wpend, c.nw, c.ppend, c.np);
 out:
 	for (size_t i = 0; i < c.n; i++) {
 		json_object_put(c.pend[i].th);
 		cols_free(&c.pend[i].cols);
 	}
+	for (size_t i = 0; i < c.np; i++) {
+		json_object_put(c.ppend[i].th);
+		cols_free(&c.ppend[i].cols);
+	}
+	for (size_t i = 0; i < c.nw; i++) {
+		json_object_put(c.wpend[i].th);
+		cols_free(&c.wpend[i].cols);
+	}
 	free(c.pend);
+	free(c.ppend);
+	free(c.wpend);
 	cols_free(&c.cur);
 	col_free(&shared);
 	if (rc)

@@ -71,6 +71,11 @@ struct side {
 	size_t nw, cw;
 	bool has_events, has_samples, has_weights;
 	struct sf_webjson_runs lev, lsmp;   /* lines of events, samples */
+	/* the header, kept when the profile ends: the profiles are
+	 * diverted too, so a file of many profiles is no tree either */
+	char *type, *pname, *unit;          /* NULL: none, or no string */
+	double start, end;                  /* startValue (0), endValue */
+	uint64_t line;
 };
 
 struct rd {
@@ -82,6 +87,7 @@ struct rd {
 	double *w;
 	struct side *side;
 	size_t nside;
+	size_t nprof;           /* profiles ended so far */
 	uint64_t pline;         /* line of the profile being read */
 };
 
@@ -98,7 +104,7 @@ static bool more(void **a, size_t *cap, size_t n, size_t size)
 {
 	if (n < *cap)
 		return true;
-	size_t nc = *cap ? *cap * 2 : 64;
+	size_t nc = *cap ? *cap * 2 : 4;
 	void *q = sf_reallocarray(*a, nc, size);
 	if (!q)
 		return false;
@@ -107,12 +113,9 @@ static bool more(void **a, size_t *cap, size_t n, size_t size)
 	return true;
 }
 
-static int element(void *ud, size_t index, const char *key, size_t n,
-		   struct json_object *e, uint64_t line)
+/* The compact side of profile `index`. */
+static int side_of(struct rd *r, size_t index, struct side **out)
 {
-	struct rd *r = ud;
-	struct side *sd;
-
 	if (index >= r->nside) {
 		size_t nn = index + 1;
 		void *q = sf_reallocarray(r->side, nn, sizeof(*r->side));
@@ -123,7 +126,22 @@ static int element(void *ud, size_t index, const char *key, size_t n,
 		       (nn - r->nside) * sizeof(*r->side));
 		r->nside = nn;
 	}
-	sd = &r->side[index];
+	*out = &r->side[index];
+	return 0;
+}
+
+/* A profile's events, samples or weights, met while the profile itself
+ * is parsed (the inner divert): it is profile number r->nprof. */
+static int element(void *ud, size_t index, const char *key, size_t n,
+		   struct json_object *e, uint64_t line)
+{
+	struct rd *r = ud;
+	struct side *sd;
+	int rc;
+
+	index = r->nprof;
+	if ((rc = side_of(r, index, &sd)))
+		return rc;
 	if (!strcmp(key, "events")) {
 		const char *ty = sf_webjson__str(e, "type");
 		struct ev v;
@@ -189,6 +207,45 @@ static int element(void *ud, size_t index, const char *key, size_t n,
 		sd->w[sd->nw++] = w;
 	}
 	return 0;
+}
+
+static int keep_str(struct rd *r, struct json_object *o, const char *k,
+		    char **out)
+{
+	const char *s = sf_webjson__str(o, k);
+
+	if (s && !(*out = strdup(s)))
+		return sf_error_nomem(r->ctx);
+	return 0;
+}
+
+/* A profile, its bulk already gone to element(): its header. */
+static int profile_cb(void *ud, size_t index, const char *key, size_t n,
+		      struct json_object *po, uint64_t line)
+{
+	struct rd *r = ud;
+	struct side *sd;
+	int rc;
+
+	if ((rc = side_of(r, n, &sd)))
+		return rc;
+	r->nprof = n + 1;
+	sd->line = line;
+	sd->end = NAN;
+	sf_webjson__num(sf_webjson__get(po, "startValue"), &sd->start);
+	sf_webjson__num(sf_webjson__get(po, "endValue"), &sd->end);
+	/* an empty array never reaches element(): its key is still in the
+	 * profile */
+	if (sf_webjson__arr(po, "events"))
+		sd->has_events = true;
+	if (sf_webjson__arr(po, "samples"))
+		sd->has_samples = true;
+	if (sf_webjson__arr(po, "weights"))
+		sd->has_weights = true;
+	if ((rc = keep_str(r, po, "type", &sd->type)) ||
+	    (rc = keep_str(r, po, "name", &sd->pname)))
+		return rc;
+	return keep_str(r, po, "unit", &sd->unit);
 }
 
 /* Each of shared.frames as the parser meets it (struct
@@ -297,9 +354,8 @@ out:
 	return rc;
 }
 
-static int read_evented(struct rd *r, struct json_object *prof,
-			struct side *sd, size_t pi, sf_thread_idx th,
-			uint32_t t, double ns_per_unit)
+static int read_evented(struct rd *r, struct side *sd, size_t pi,
+			sf_thread_idx th, uint32_t t, double ns_per_unit)
 {
 	struct { sf_stack_id stack; uint32_t frame; } *open = NULL;
 	size_t n = 0, cap = 0;
@@ -310,8 +366,8 @@ static int read_evented(struct rd *r, struct json_object *prof,
 		return bad(r, r->pline, "profiles[%zu]: an evented profile "
 			      "needs "
 			      "\"events\"", pi, 0);
-	sf_webjson__num(sf_webjson__get(prof, "startValue"), &last);
-	sf_webjson__num(sf_webjson__get(prof, "endValue"), &end);
+	last = sd->start;
+	end = sd->end;
 	size_t ne = sd->nev;
 	for (size_t i = 0; i <= ne && !rc; i++) {
 		struct ev *e = i < ne ? &sd->ev[i] : NULL;
@@ -388,15 +444,28 @@ static int speedscope_read(struct sf_profile *p, struct sf_input *in,
 					    NULL };
 	struct json_object *root = NULL, *frames, *profiles;
 	static const char *const frame_keys[] = { "frames", NULL };
-	struct rd r = { p, ctx, sf_input_name(in), NULL, 0, 0, NULL, NULL, 0,
-			0 };
+	struct rd r = { .p = p, .ctx = ctx, .name = sf_input_name(in) };
 	/* shared.frames, then profiles[i].events/samples/weights */
 	struct sf_webjson_divert fdv = { .top = "shared", .keys = frame_keys,
 					 .element = frame_cb, .ud = &r,
 					 .top_object = true };
-	struct sf_webjson_divert dv = { .top = "profiles", .keys = bulk,
-					.element = element, .ud = &r,
-					.next = &fdv };
+	/* what the reader reads from the tree; others are checked and
+	 * dropped */
+	static const char *const root_keys[] = { "shared", "profiles",
+						 "name", NULL };
+	static const char *const profile_keys[] = { "type", "name", "unit",
+						    "startValue", "endValue",
+						    "events", "samples",
+						    "weights", NULL };
+	/* a profile's bulk, and any array or object among its members
+	 * that the reader does not read, never reach the profile's tree
+	 * (the frames go through the same parser: they hold no arrays) */
+	struct sf_webjson_divert idv = { .keys = bulk, .element = element,
+					 .ud = &r, .root_keys = profile_keys };
+	struct sf_webjson_divert dv = { .top = "profiles",
+					.element = profile_cb, .ud = &r,
+					.inner = &idv, .next = &fdv,
+					.root_keys = root_keys };
 	uint64_t last = 0;
 	int rc;
 
@@ -413,16 +482,13 @@ static int speedscope_read(struct sf_profile *p, struct sf_input *in,
 		goto out;
 	}
 	/* the sample types first, so every weight vector is complete */
-	size_t np = json_object_array_length(profiles);
+	size_t np = r.nprof;
 	uint32_t first_type = UINT32_MAX;
 	for (size_t i = 0; i < np; i++) {
 		uint32_t t;
 		double ns;
-		struct json_object *po = json_object_array_get_idx(profiles,
-								   i);
-		r.pline = sf_webjson__line(po) ? sf_webjson__line(po) :
-						 sf_webjson__line(profiles);
-		if ((rc = unit_type(&r, sf_webjson__str(po, "unit"), &t, &ns)))
+		r.pline = r.side[i].line;
+		if ((rc = unit_type(&r, r.side[i].unit, &t, &ns)))
 			goto out;
 		if (first_type == UINT32_MAX)
 			first_type = t;
@@ -434,19 +500,15 @@ static int speedscope_read(struct sf_profile *p, struct sf_input *in,
 		goto out;
 	}
 	for (size_t i = 0; i < np; i++) {
-		struct json_object *po = json_object_array_get_idx(profiles,
-								   i);
-		const char *ty = sf_webjson__str(po, "type");
-		const char *pn = sf_webjson__str(po, "name");
-		struct side none = { 0 };
-		struct side *sd = i < r.nside ? &r.side[i] : &none;
+		struct side *sd = &r.side[i];
+		const char *ty = sd->type;
+		const char *pn = sd->pname;
 		char nb[32];
 		uint32_t t;
 		double ns;
 		sf_thread_idx th;
-		r.pline = sf_webjson__line(po) ? sf_webjson__line(po) :
-						 sf_webjson__line(profiles);
-		if ((rc = unit_type(&r, sf_webjson__str(po, "unit"), &t, &ns)))
+		r.pline = sd->line;
+		if ((rc = unit_type(&r, sd->unit, &t, &ns)))
 			goto out;
 		if (!pn) {
 			snprintf(nb, sizeof(nb), "profile %zu", i);
@@ -455,18 +517,10 @@ static int speedscope_read(struct sf_profile *p, struct sf_input *in,
 		if ((rc = sf_profile_thread(p, ctx, SF_NO_ID, SF_NO_ID, pn,
 					    &th)))
 			goto out;
-		/* an empty array never reaches element(): its key is
-		 * still in the tree */
-		if (sf_webjson__arr(po, "events"))
-			sd->has_events = true;
-		if (sf_webjson__arr(po, "samples"))
-			sd->has_samples = true;
-		if (sf_webjson__arr(po, "weights"))
-			sd->has_weights = true;
 		if (ty && !strcmp(ty, "sampled"))
 			rc = read_sampled(&r, sd, i, th, t);
 		else if (ty && !strcmp(ty, "evented"))
-			rc = read_evented(&r, po, sd, i, th, t, ns);
+			rc = read_evented(&r, sd, i, th, t, ns);
 		else
 			rc = bad(&r, r.pline, "profiles[%zu]: \"type\" must be "
 				     "\"sampled\" or \"evented\"", i, 0);
@@ -486,6 +540,9 @@ out:
 		free(r.side[i].fr);
 		free(r.side[i].off);
 		free(r.side[i].w);
+		free(r.side[i].type);
+		free(r.side[i].pname);
+		free(r.side[i].unit);
 	}
 	free(r.side);
 	free(r.fmap);

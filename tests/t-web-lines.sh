@@ -79,11 +79,11 @@ refuse firefox-line-thread bare.firefox.json '3: threads\[0\]: expected a proces
 # ----- a key twice -----
 
 # json-c keeps the last of two "shared" members, so the tree has fewer
-# containers than the scanner met and its lines are not trusted: the
-# profile (line 4) has no line of its own, and the message names the
-# document's last line (5) instead of a wrong one.  The bulk elements
-# keep theirs: samples[1] is still on line 5 of range.speedscope.json
+# containers than the scanner met and its lines are not trusted; the
+# profiles are diverted, so the profile keeps its own line (4), and the
+# bulk elements theirs: samples[1] is still on line 5 of
+# range.speedscope.json
 printf "$ss"'"shared":{"frames":[]},"shared":{"frames":[{"name":"a"}]},\n"profiles":[\n{"type":"sampled","name":"p","unit":"parsecs","startValue":0,"endValue":2,\n"samples":[[0]],"weights":[1]}]}\n' > dup.speedscope.json
-refuse speedscope-line-dup dup.speedscope.json "5: unknown speedscope unit 'parsecs'\$"
+refuse speedscope-line-dup dup.speedscope.json "4: unknown speedscope unit 'parsecs'\$"
 [ -e never.folded ] && fail web-lines-no-output "an output was written" ||
 	pass web-lines-no-output

@@ -1,13 +1,15 @@
 # Compact bulk arrays of the web readers.
 #
-# The Firefox reader's two ways to a thread's sample columns give the same
+# The Firefox reader's ways to a thread's sample columns give the same
 # model: the root "threads" of a processed profile have their
 # samples.stack/time/timeDeltas/weight parsed element by element into
 # compact arrays (the gecko form's samples.data rows into their text)
-# while the document is read; the same profile wrapped as
-# {"profile": ...} (the old DevTools form) reaches the reader as a json-c
-# tree.  Generated documents with awkward columns go both ways and must
-# give the same bytes; a small one is checked against a hand computation.
+# and are read while the document is; the same profile wrapped as
+# {"profile": ...} (the old DevTools form), or as the one process of an
+# empty root, is diverted too but read at the end; as a process of a
+# process it reaches the reader as a json-c tree.  Generated documents
+# with awkward columns go all ways and must give the same bytes; a small
+# one is checked against a hand computation.
 . "$TOP/tests/lib.sh"
 
 # hand: stacks 0 = a, 1 = a;b, 2 = c; samples (stack, time ms, weight):
@@ -112,18 +114,27 @@ for name, shapes in cases.items():
         json.dump(doc, f, indent=1 if name == "plain" else None)
     with open("gw-%s.json" % name, "w") as f:
         json.dump({"label": "x", "duration": 1, "profile": doc}, f)
+    # the same start time: the process's times are the root's
+    meta = doc["meta"]
+    with open("gp-%s.json" % name, "w") as f:
+        json.dump({"meta": meta, "threads": [], "processes": [doc]}, f)
+    with open("gq-%s.json" % name, "w") as f:
+        json.dump({"meta": meta, "threads": [], "processes": [
+            {"meta": meta, "threads": [], "processes": [doc]}]}, f)
 P
 for f in g-*.json; do
 	n=${f#g-}; n=${n%.json}
 	ok=1
 	for to in json collapsed; do
 		$SFCONV -q --from firefox "$f" --to $to -o "a.$to" 2>a.err
-		$SFCONV -q --from firefox "gw-$n.json" --to $to -o "b.$to" 2>b.err
-		if ! cmp -s "a.$to" "b.$to" || [ ! -s "a.$to" -a "$n" != empty ]; then
-			ok=0; fail "firefox-stream-$n" "--to $to differs: $(head -c 200 a.err)"
-			diff a.$to b.$to | head -n 5
-			break
-		fi
+		for w in gw gp gq; do
+			$SFCONV -q --from firefox "$w-$n.json" --to $to -o "b.$to" 2>b.err
+			if ! cmp -s "a.$to" "b.$to" || [ ! -s "a.$to" -a "$n" != empty ]; then
+				ok=0; fail "firefox-stream-$n" "$w: --to $to differs: $(head -c 200 a.err)"
+				diff a.$to b.$to | head -n 5
+				break 2
+			fi
+		done
 	done
 	[ $ok = 1 ] && pass "firefox-stream-$n"
 done
@@ -234,6 +245,28 @@ with open('big.cpuprofile', 'w') as f:
             '"startTime":0,"endTime":%d,"samples":[' % n)
     f.write(','.join('3' if i % 3 else '2' for i in range(n)))
     f.write('],"timeDeltas":[' + ','.join('1' for i in range(n)) + ']}')
+# the Firefox profile again, wrapped and as a nested process
+body = open('big.firefox.json').read()
+with open('bigw.firefox.json', 'w') as f:
+    f.write('{"label":"x","duration":1,"profile":' + body + '}')
+with open('bigp.firefox.json', 'w') as f:
+    f.write('{"meta":{"startTime":0,"interval":1},"threads":[],"processes":[' + body + ']}')
+# a legacy head of 400,001 nodes (1,000 under the root, 400 under each)
+# and three samples; node ids: root 1, child c 2+c, grandchild after
+with open('big-head.cpuprofile', 'w') as f:
+    f.write('{"head":{"functionName":"(root)","url":"","lineNumber":0,"id":1,"children":[')
+    nid = 1002
+    for c in range(1000):
+        f.write((',' if c else '') + '{"functionName":"f%d","url":"x.js","lineNumber":%d,"id":%d,"children":[' % (c, c, 2 + c))
+        f.write(','.join('{"functionName":"g%d","url":"x.js","lineNumber":%d,"children":[],"id":%d}' % (k, k, nid + k) for k in range(400)))
+        nid += 400
+        f.write(']}')
+    f.write(']},"startTime":0,"endTime":0,"samples":[2,1003,1003],"timestamps":[0,1,2]}')
+# 1.5 million objects in a root member speedscope does not know
+with open('big-extra.speedscope.json', 'w') as f:
+    f.write('{"shared":{"frames":[{"name":"main"}]},"extra":[')
+    f.write(','.join('{"k":%d,"v":[1,2]}' % i for i in range(1500000)))
+    f.write('],"profiles":[{"type":"sampled","name":"p","unit":"none","startValue":0,"endValue":2,"samples":[[0],[0]],"weights":[1,1]}]}')
 P
 	printf 'main 3\n' > big.firefox.want
 	printf 'main 1\nmain;work 2\n' > big.trace.want
@@ -241,7 +274,14 @@ P
 	# main alone 750,001 us, main;work 750,000
 	printf 'main 750001\nmain;work 750000\n' > big.speedscope.want
 	printf 'main 1000000\nmain;work 2000000\n' > big.cpuprofile.want
-	for f in big.firefox.json big.trace.json big.speedscope.json big.cpuprofile; do
+	cp big.firefox.want bigw.firefox.want
+	cp big.firefox.want bigp.firefox.want
+	# node 2 is f0, node 1003 is g1 under f0 (ids 1002.. are f0's)
+	printf 'f0 1\nf0;g1 2\n' > big-head.cpuprofile.want
+	printf 'main 2\n' > big-extra.speedscope.want
+	for f in big.firefox.json big.trace.json big.speedscope.json \
+		 big.cpuprofile bigw.firefox.json bigp.firefox.json \
+		 big-head.cpuprofile big-extra.speedscope.json; do
 		w=${f%.json}.want
 		$SFCONV -q --max-memory 160M "$f" -o "$f.folded" 2>"$f.err"
 		expect_same "web-bounded-${f#big.}" "$w" "$f.folded"

@@ -84,9 +84,37 @@ int sf_cpuprof__add_node(struct sf_cpuprof *t, struct sf_profile *p,
 			struct json_object *cf, const char *name,
 			uint64_t line)
 {
+	sf_frame_id fr;
+	uint32_t at;
+	int rc;
+
+	if ((rc = sf_cpuprof__node_frame(p, ctx, cf, name, line, &fr)))
+		return rc;
+	return sf_cpuprof__add_framed(t, ctx, id, parent, fr, name, line,
+				      &at);
+}
+
+int sf_cpuprof__node_frame(struct sf_profile *p, struct sf_ctx *ctx,
+			   struct json_object *cf, const char *name,
+			   uint64_t line, sf_frame_id *out)
+{
+	const char *fn = sf_webjson__str(cf, "functionName");
+	int rc;
+
+	*out = UINT32_MAX;
+	if (fn && !strcmp(fn, "(root)"))
+		return 0;
+	if ((rc = sf_cpuprof__frame(p, ctx, cf, out)))
+		sf_error_place(ctx, name, line);
+	return rc;
+}
+
+int sf_cpuprof__add_framed(struct sf_cpuprof *t, struct sf_ctx *ctx,
+			   int64_t id, int64_t parent, sf_frame_id frame,
+			   const char *name, uint64_t line, uint32_t *out)
+{
 	uint32_t at;
 	struct sf_cpuprof_node *nd;
-	const char *fn = sf_webjson__str(cf, "functionName");
 	int rc;
 
 	if (node_find(t, id, &at)) {
@@ -105,16 +133,9 @@ int sf_cpuprof__add_node(struct sf_cpuprof *t, struct sf_profile *p,
 	if (parent != INT64_MIN)
 		nd->parent = parent;
 	nd->line = line;
-	nd->is_root = fn && !strcmp(fn, "(root)");
-	nd->frame = UINT32_MAX;
-	if (!nd->is_root) {
-		sf_frame_id fr;
-		if ((rc = sf_cpuprof__frame(p, ctx, cf, &fr))) {
-			sf_error_place(ctx, name, line);
-			return rc;
-		}
-		t->nodes[at].frame = fr;
-	}
+	nd->is_root = frame == UINT32_MAX;
+	nd->frame = frame;
+	*out = at;
 	return 0;
 }
 

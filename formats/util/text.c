@@ -236,6 +236,16 @@ int sf_text_line_check(struct sf_ctx *ctx, const char *name, uint64_t lineno,
 	return 0;
 }
 
+void sf_text_guard_mark(struct sf_output *o, const char *name, size_t len)
+{
+	const unsigned char *d = (const unsigned char *)name;
+
+	if ((len >= 3 && !memcmp(d, "\xef\xbb\xbf", 3)) ||
+	    (len >= 2 && ((d[0] == 0xfe && d[1] == 0xff) ||
+			  (d[0] == 0xff && d[1] == 0xfe))))
+		sf_output_putc(o, '\n');
+}
+
 size_t sf_text_split_lines(const char *data, size_t size, size_t pos)
 {
 	if (!pos || pos > size)

@@ -45,6 +45,15 @@ void sf_stack_cache_free(struct sf_stack_cache *c);
 int sf_text_line_check(struct sf_ctx *ctx, const char *name, uint64_t lineno,
 		       bool *first, char **line, size_t *len);
 
+/* For writers of line text whose readers drop a byte-order mark from
+ * the start of the input (collapsed, difffolded): called with the first
+ * name of the first line, before it is written.  A name that begins with
+ * a mark (EF BB BF, FE FF, FF FE: names are carried byte-exact, so any
+ * bytes may start one) would lose it, or turn the file into UTF-16, when
+ * the output is read back; so an empty line is written first, which the
+ * readers skip and which moves the name off the first bytes. */
+void sf_text_guard_mark(struct sf_output *o, const char *name, size_t len);
+
 /* The split function (struct sf_format) of a format whose every line is
  * one record: the offset just after the first LF at or after pos - 1. */
 size_t sf_text_split_lines(const char *data, size_t size, size_t pos);

@@ -15,6 +15,21 @@ int sf_utf16_bom(const unsigned char *d, size_t n)
 	return 0;
 }
 
+int sf_utf16_mark(const unsigned char *d, size_t n)
+{
+	int kind = sf_utf16_bom(d, n);
+
+	if (n > SF_UTF16_LOOK)
+		n = SF_UTF16_LOOK;
+	for (size_t i = 2; kind && i + 1 < n; i += 2) {
+		unsigned u = kind == 2 ? (unsigned)d[i] << 8 | d[i + 1] :
+					 (unsigned)d[i + 1] << 8 | d[i];
+		if (u == '\n' || u == '\t' || u == ' ' || u == ';')
+			return kind;
+	}
+	return 0;
+}
+
 static size_t put(char *o, uint32_t cp)
 {
 	if (cp < 0x80) {
@@ -95,9 +110,9 @@ int sf_utf16_input(struct sf_input **out, char **buf, struct sf_input *in,
 
 	*out = NULL;
 	*buf = NULL;
-	if ((rc = sf_input_peek(in, ctx, 2, &d, &got)))
+	if ((rc = sf_input_peek(in, ctx, SF_UTF16_LOOK, &d, &got)))
 		return rc;
-	if (!(kind = sf_utf16_bom(d, got)))
+	if (!(kind = sf_utf16_mark(d, got)))
 		return 0;
 	c.be = kind == 2;
 	if ((rc = sf_input_read(in, ctx, chunk, 2, &got)) < 0)
@@ -149,7 +164,7 @@ size_t sf_utf16_probe(const unsigned char *d, size_t n, char *out,
 		      size_t size)
 {
 	struct sf_utf16 c = { 0 };
-	int kind = sf_utf16_bom(d, n);
+	int kind = sf_utf16_mark(d, n);
 	size_t take;
 
 	if (!kind || size < 8)

@@ -115,6 +115,13 @@ struct parser {
 	struct lines elines;       /* containers of the element (no sub) */
 	struct walk *walk;         /* the stack of walk_lines, kept */
 	size_t walk_cap;
+	/* a root member's value that json-c never sees (root_keys,
+	 * events_key): its bytes go to yajl until sc.n is raw_level again */
+	bool raw;
+	size_t raw_level;
+	yajl_handle yh;
+	/* bytes parsed, and when to look at the heap next (check_memory) */
+	uint64_t fed, next_check;
 };
 
 static int note_line(struct parser *ps, struct lines *l)
@@ -247,6 +254,10 @@ static void sub_restart(struct parser *ps, uint64_t line)
 	sub->done = sub->div = sub->elem = sub->have_value = false;
 	sub->in_mkey = sub->mkey_done = sub->colon = false;
 	sub->jerr = json_tokener_continue;
+	if (sub->yh)
+		yajl_free(sub->yh);
+	sub->yh = NULL;
+	sub->raw = false;
 }
 
 static void elem_start(struct parser *ps)
@@ -456,6 +467,99 @@ static int bad_member(struct parser *ps)
 			"invalid JSON: expected \"key\": value in an object");
 }
 
+static bool in_list(const char *const *keys, const char *k, size_t kl)
+{
+	/* a key longer than the scanner keeps is none a reader knows */
+	for (size_t i = 0; keys[i]; i++)
+		if (kl == strlen(keys[i]) && !memcmp(k, keys[i], kl))
+			return true;
+	return false;
+}
+
+/* Is the array or object about to open a member of the root object
+ * (of the document, or of an element its own parser reads) that json-c
+ * must not see (root_keys, events_key)?  Then *cb is the callbacks for
+ * its events (NULL: check only).  A key with an escape might spell a
+ * known one: it is left to the tree. */
+static bool raw_match(struct parser *ps, const yajl_callbacks **cb)
+{
+	const struct sf_webjson_divert *dv = ps->dv;
+	const struct scan *s = &ps->sc;
+	const char *k = s->key[0];
+	size_t kl = s->klen[0];
+
+	*cb = NULL;
+	if (!dv || s->n != 1 || s->open[0] != '{' || memchr(k, '\\', kl))
+		return false;
+	if (dv->events_key && kl == strlen(dv->events_key) &&
+	    !memcmp(k, dv->events_key, kl)) {
+		*cb = dv->events;
+		return true;
+	}
+	return dv->root_keys && !in_list(dv->root_keys, k, kl);
+}
+
+static int raw_status(struct parser *ps, yajl_status st)
+{
+	unsigned char *msg;
+	const char *m;
+	size_t ml;
+
+	if (st == yajl_status_ok)
+		return 0;
+	if (st == yajl_status_client_canceled)
+		return ps->ctx->err.code ? ps->ctx->err.code :
+		       sf_error(ps->ctx, SF_EINPUT, ps->name, ps->line,
+				"invalid JSON");
+	if (!(msg = yajl_get_error(ps->yh, 0, NULL, 0)))
+		return sf_error_nomem(ps->ctx);
+	/* "parse error: what\n" */
+	m = (const char *)msg;
+	if (!strncmp(m, "parse error: ", 13))
+		m += 13;
+	ml = strlen(m);
+	while (ml && (m[ml - 1] == '\n' || m[ml - 1] == ' '))
+		ml--;
+	sf_error(ps->ctx, SF_EINPUT, ps->name, ps->line, "invalid JSON: %.*s",
+		 (int)ml, m);
+	yajl_free_error(ps->yh, msg);
+	return ps->ctx->err.code;
+}
+
+static int raw_feed(struct parser *ps, const char *b, size_t n)
+{
+	if (!n)
+		return 0;
+	if (ps->dv->events_line)
+		*ps->dv->events_line = ps->line;
+	return raw_status(ps, yajl_parse(ps->yh, (const unsigned char *)b,
+					 n));
+}
+
+static int raw_start(struct parser *ps, const yajl_callbacks *cb)
+{
+	if (ps->yh)
+		yajl_free(ps->yh);
+	ps->yh = yajl_alloc(cb, NULL, cb ? ps->dv->events_ud : NULL);
+	if (!ps->yh)
+		return sf_error_nomem(ps->ctx);
+	/* json-c does not check UTF-8 either */
+	yajl_config(ps->yh, yajl_dont_validate_strings, 1);
+	ps->raw = true;
+	ps->raw_level = ps->sc.n;
+	return 0;
+}
+
+static int raw_end(struct parser *ps)
+{
+	int rc = raw_status(ps, yajl_complete_parse(ps->yh));
+
+	yajl_free(ps->yh);
+	ps->yh = NULL;
+	ps->raw = false;
+	return rc;
+}
+
 static int feed(struct parser *ps, const char *b, size_t n)
 {
 	struct scan *s = &ps->sc;
@@ -479,9 +583,14 @@ static int feed(struct parser *ps, const char *b, size_t n)
 					s->uhex = 4;
 					s->uzero = true;
 				}
-			} else if (c == '\\')
+			} else if (c == '\\') {
 				s->esc = true;
-			else if (c == '"') {
+				/* kept: a key with an escape is no plain
+				 * key (raw_match) */
+				if (s->capture && s->klen[s->n - 1] < KEYMAX)
+					s->key[s->n - 1][s->klen[s->n - 1]++] =
+						c;
+			} else if (c == '"') {
 				s->in_str = false;
 				s->capture = false;
 				s->last = '"';
@@ -527,8 +636,40 @@ static int feed(struct parser *ps, const char *b, size_t n)
 		case '[':
 		case '{': {
 			const char *dk = NULL;
+			const yajl_callbacks *cb;
+			if (ps->raw) {
+				/* as json-c counts: the root is one level */
+				if (s->n + 1 > ps->ctx->limits.max_nesting)
+					return sf_error(ps->ctx, SF_EINPUT,
+							ps->name, ps->line,
+							"invalid JSON: "
+							"nesting too deep");
+				if (!scan_push(s, c))
+					return sf_error_nomem(ps->ctx);
+				s->last = c;
+				/* the events of '{' see its line */
+				if ((rc = raw_feed(ps, b + from, i + 1 - from)))
+					return rc;
+				from = i + 1;
+				break;
+			}
 			if (!ps->div)
 				dk = divert_key(ps, c);
+			if (!ps->div && !dk && raw_match(ps, &cb)) {
+				/* the tree gets null for the value */
+				if ((rc = feed_main(ps, b + from, i - from,
+						    from_line)) ||
+				    (rc = feed_main(ps, "null", 4, ps->line)) ||
+				    (rc = raw_start(ps, cb)))
+					return rc;
+				if (!scan_push(s, c))
+					return sf_error_nomem(ps->ctx);
+				s->last = c;
+				if ((rc = raw_feed(ps, b + i, 1)))
+					return rc;
+				from = i + 1;
+				break;
+			}
 			if (ps->div && s->n == ps->div_level && !ps->elem) {
 				if (ps->div_members && !ps->colon)
 					return bad_member(ps);
@@ -566,6 +707,26 @@ static int feed(struct parser *ps, const char *b, size_t n)
 		}
 		case ']':
 		case '}':
+			/* json-c would say so, but a diverted array's or a
+			 * dropped value's bytes do not reach it */
+			if (s->n && (c == ']') != (s->open[s->n - 1] == '['))
+				return sf_error(ps->ctx, SF_EINPUT, ps->name,
+						ps->line, "invalid JSON: "
+						"unexpected character");
+			if (ps->raw) {
+				if (s->n)
+					s->n--;
+				s->last = c;
+				if (s->n > ps->raw_level)
+					break;
+				if ((rc = raw_feed(ps, b + from,
+						   i + 1 - from)) ||
+				    (rc = raw_end(ps)))
+					return rc;
+				from = i + 1;
+				from_line = ps->line;
+				break;
+			}
 			if (ps->div && s->n == ps->div_level &&
 			    c == (ps->div_members ? '}' : ']')) {
 				/* end of the diverted array */
@@ -627,6 +788,8 @@ static int feed(struct parser *ps, const char *b, size_t n)
 			s->last = c;
 		}
 	}
+	if (ps->raw)
+		return raw_feed(ps, b + from, n - from);
 	if (ps->div)
 		return ps->elem ? feed_elem(ps, b + from, n - from) : 0;
 	return feed_main(ps, b + from, n - from, from_line);
@@ -634,16 +797,29 @@ static int feed(struct parser *ps, const char *b, size_t n)
 
 /* json-c ignores some failed allocations (a string or an array it cannot
  * grow is cut short), so the tree must never reach the address-space
- * cap the programs set at --max-memory: the heap is checked after every
- * piece (64 KiB of JSON grows it by at most a few MiB), against three
- * quarters of the budget.  The message is then the true one, not
- * whatever json-c makes of a document it silently cut. */
-static int check_memory(struct parser *ps)
+ * cap the programs set at --max-memory: the heap is checked against
+ * three quarters of the budget, often enough that the tree cannot reach
+ * the cap in between: at the end of the first piece (64 KiB) after
+ * (cap - in use) / 256 more bytes of JSON (json-c spends at most about
+ * 120 bytes a byte, on "[],").
+ * Not after every piece: mallinfo walks malloc's free lists, which the
+ * elements parsed and freed one by one make long (a file of 300,000
+ * small speedscope profiles spent 90% of its time there).  The message
+ * is then the true one, not whatever json-c makes of a document it
+ * silently cut. */
+static int check_memory(struct parser *ps, size_t n)
 {
 	uint64_t cap = ps->ctx->limits.max_memory / 4 * 3;
 	uint64_t used;
 
-	if (!cap || (used = sf_heap_in_use()) <= cap)
+	if (!cap)
+		return 0;
+	ps->fed += n;
+	if (ps->fed < ps->next_check)
+		return 0;
+	used = sf_heap_in_use();
+	ps->next_check = ps->fed + (used < cap ? (cap - used) / 256 : 0);
+	if (used <= cap)
 		return 0;
 	return sf_error(ps->ctx, SF_ELIMIT, ps->name, ps->line,
 			"the JSON tree outgrows the memory limit: %llu MiB in "
@@ -666,6 +842,8 @@ static void parser_free(struct parser *ps)
 	free(ps->walk);
 	sf_sbuf_free(&ps->mkey);
 	sf_sbuf_free(&ps->ukey);
+	if (ps->yh)
+		yajl_free(ps->yh);
 	if (ps->sub) {
 		parser_free(ps->sub);
 		free(ps->sub);
@@ -733,8 +911,16 @@ int sf_webjson__parse_divert(struct sf_input *in, struct sf_ctx *ctx,
 			any = true;
 		}
 		if ((rc = feed(&ps, buf, (size_t)n)) ||
-		    (rc = check_memory(&ps)))
+		    (rc = check_memory(&ps, (size_t)n)))
 			goto out;
+	}
+	if (ps.raw) {
+		/* cut off inside a value nobody reads (or the events'):
+		 * drop it; a closed document has null there */
+		ps.sc.n = ps.raw_level;
+		ps.sc.in_str = false;
+		ps.sc.last = ']';
+		ps.raw = false;
 	}
 	if (!ps.done && ps.div && close_truncated && any &&
 	    !(ps.div_members && (ps.sc.in_str || ps.sc.last == ':'))) {

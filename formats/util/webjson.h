@@ -30,6 +30,7 @@
 #include "hash.h"
 
 #include <json-c/json.h>
+#include <yajl/yajl_parse.h>
 
 #define SF_WEBJSON_FLAGS (JSON_C_TO_STRING_PLAIN | \
 			  JSON_C_TO_STRING_NOSLASHESCAPE)
@@ -84,6 +85,26 @@ struct sf_webjson_divert {
 	 * until `element` returns), `n` its position (a Chrome trace's
 	 * "stackFrames": {"id": {...}, ...}) */
 	bool members;
+	/* Only in the first path of the chain, for the root object (of
+	 * the document; in `inner`, of each element): the members the
+	 * reader reads from the tree.  When set, the value of
+	 * any other member that is an array or an object is checked by
+	 * yajl, which keeps nothing, and dropped: the tree gets null in its
+	 * place, so a member the reader does not know costs no memory
+	 * however large it is.  A key with an escape is left to the tree
+	 * (it might spell a known one). */
+	const char *const *root_keys;
+	/* Only in the first path: the root member `events_key`, an array or
+	 * an object, is handed over as yajl events (`events`, with
+	 * `events_ud` as their context) instead of being parsed, for a
+	 * value that nests without bound (a legacy .cpuprofile's "head");
+	 * the tree gets null in its place.  Before the callbacks see a '{'
+	 * or '[', *events_line is set to its line.  A callback that fails
+	 * sets the context's error and returns 0. */
+	const char *events_key;
+	const yajl_callbacks *events;
+	void *events_ud;
+	uint64_t *events_line;
 };
 
 /* Parse all of `in`, handing the diverted arrays' elements to `dv` (or
@@ -176,6 +197,17 @@ int sf_cpuprof__add_node(struct sf_cpuprof *t, struct sf_profile *p,
 			struct sf_ctx *ctx, int64_t id, int64_t parent,
 			struct json_object *cf, const char *name,
 			uint64_t line);
+/* The same in two steps, for a reader that makes a node's frame before
+ * it knows the node's id (the legacy "head" read as events):
+ * sf_cpuprof__node_frame makes the model frame of call frame `cf`
+ * (UINT32_MAX for "(root)", which has none), sf_cpuprof__add_framed adds
+ * node `id` with it and puts the node's index in *out. */
+int sf_cpuprof__node_frame(struct sf_profile *p, struct sf_ctx *ctx,
+			   struct json_object *cf, const char *name,
+			   uint64_t line, sf_frame_id *out);
+int sf_cpuprof__add_framed(struct sf_cpuprof *t, struct sf_ctx *ctx,
+			   int64_t id, int64_t parent, sf_frame_id frame,
+			   const char *name, uint64_t line, uint32_t *out);
 /* Is node `id` defined (not only named as a child or parent)? */
 bool sf_cpuprof__has(const struct sf_cpuprof *t, int64_t id);
 /* The stack of node `id`. */

@@ -57,6 +57,18 @@ int main(void)
 	CHECK("utf16-bom-none", sf_utf16_bom((const unsigned char *)"\xef\xbb",
 					     2) == 0);
 
+	/* a mark is believed when a LF, TAB, space or ';' code unit follows
+	 * it; FE FF as the first bytes of a name in 8-bit text is not */
+	static const unsigned char be_text[] = { 0xfe, 0xff, 0, 'a', 0, ' ',
+						 0, '1' };
+	static const unsigned char le_text[] = { 0xff, 0xfe, ';', 0 };
+	CHECK("utf16-mark-be", sf_utf16_mark(be_text, sizeof(be_text)) == 2);
+	CHECK("utf16-mark-le", sf_utf16_mark(le_text, sizeof(le_text)) == 1);
+	CHECK("utf16-mark-8bit-name",
+	      sf_utf16_mark((const unsigned char *)"\xfe\xffx;b 3\n", 9) == 0);
+	CHECK("utf16-mark-odd-unit",
+	      sf_utf16_mark((const unsigned char *)"\xff\xfe ; 1\n", 7) == 0);
+
 	/* the input layer: a BOM'd memory input becomes UTF-8 text */
 	struct sf_ctx ctx;
 	struct sf_input *in, *u;
