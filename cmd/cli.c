@@ -162,9 +162,31 @@ void cli_signals_call(void (*handler)(int))
 	signal(SIGPIPE, SIG_IGN);
 }
 
+/* A mapped input that another process cuts short raises SIGBUS on the
+ * first read past its new end.  Say so in one line, remove the output's
+ * temporary file, and exit as for bad input, instead of dying with a
+ * core. */
+static void on_sigbus(int sig)
+{
+	static const char msg[] = ": an input file was cut short while it was "
+				  "read (SIGBUS)\n";
+
+	sf_output_signal_cleanup();
+	/* nothing to do if stderr is gone */
+	if (write(2, cli_prog, strlen(cli_prog)) > 0)
+		(void)!write(2, msg, sizeof(msg) - 1);
+	_exit(EXIT_INPUT);
+}
+
 void cli_signals(void)
 {
+	struct sigaction sa;
+
 	cli_signals_call(on_signal);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigbus;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
 	/* past `ulimit -f` a write fails with EFBIG (exit 3, temporary file
 	 * removed) instead of the signal killing us with the file left */
 	signal(SIGXFSZ, SIG_IGN);

@@ -331,3 +331,19 @@ if SF_FAULT=notmpfile LD_PRELOAD=$SF_TMP/inject.so \
 else
 	fail output-name-255-bytes-no-tmpfile "$(head -n 1 long.err)"
 fi
+
+# A mapped input that another process cuts short while it is read (the
+# native JSON and perf.data readers map regular files) raises SIGBUS: one
+# line, exit 1, no output left.  The shim cuts the file to half its size
+# right after it is mapped, so the moment is always the same.
+rm -rf cut && mkdir cut
+awk 'BEGIN { for (i = 0; i < 5000; i++) printf "main;f%d 1\n", i }' > cut.folded
+$SFCONV cut.folded -t json -o cut/in.json 2>/dev/null
+expect_error mapped-input-cut-short 1 \
+	'^sfconv: an input file was cut short while it was read \(SIGBUS\)$' \
+	env ASAN_OPTIONS="$ASAN_OPTIONS:handle_sigbus=0" SF_FAULT=cutmapped \
+	LD_PRELOAD="$SF_TMP/inject.so" $SFCONV cut/in.json -t collapsed \
+	-o cut/out.folded
+left=$(ls -A cut | grep -v '^in\.json$' | head -n 3)
+if [ -z "$left" ]; then pass mapped-input-cut-short-no-output
+else fail mapped-input-cut-short-no-output "left behind: $left"; fi

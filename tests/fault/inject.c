@@ -16,6 +16,10 @@
  *                Nth OP
  *   notmpfile    open() with O_TMPFILE fails with EOPNOTSUPP, as on a file
  *                system without unnamed temporary files
+ *   cutmapped    a regular file mapped read-only is cut to half its size
+ *                right after mmap() maps it, as another process truncating
+ *                an input while it is read would (reads past the new end
+ *                raise SIGBUS)
  * OP is read, write, close or fsync; ERR is ENOSPC, EIO, EPIPE, EFBIG,
  * EINTR or EAGAIN.  Calls are counted per OP.  write, close and fsync count
  * (and fail) only on descriptors open for writing other than stderr, so
@@ -28,8 +32,11 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -120,6 +127,8 @@ static void parse(void)
 			no_tmpfile = 1;
 			continue;
 		}
+		if (!strcmp(spec, "cutmapped"))
+			continue;       /* mmap() looks for it itself */
 		for (char *s2, *t = strtok_r(spec, ":", &s2); t && nf < 4;
 		     t = strtok_r(NULL, ":", &s2))
 			f[nf++] = t;
@@ -256,3 +265,34 @@ int open(const char *path, int flags, ...)
 }
 
 int open64(const char *path, int flags, ...) __attribute__((alias("open")));
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
+	struct stat st;
+	char link[64], path[4096];
+	void *p;
+	ssize_t n;
+
+	/* not parse(): a sanitizer's runtime maps memory before the
+	 * environment is set up, and parse() reads SF_FAULT only once */
+	static int cut_mapped = -1;
+	if (cut_mapped < 0 && getenv("SF_FAULT"))
+		cut_mapped = strstr(getenv("SF_FAULT"), "cutmapped") != NULL;
+	if (!real_mmap)
+		real_mmap = (void *(*)(void *, size_t, int, int, int, off_t))
+			dlsym(RTLD_NEXT, "mmap");
+	p = real_mmap(addr, len, prot, flags, fd, off);
+	if (cut_mapped != 1 || p == MAP_FAILED || fd < 0 || (prot & PROT_EXEC) ||
+	    fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < 2)
+		return p;
+	/* the descriptor is read-only: cut the file through its name */
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n > 0) {
+		path[n] = 0;
+		if (truncate(path, st.st_size / 2) == 0)
+			cut_mapped = 0;    /* once */
+	}
+	return p;
+}
