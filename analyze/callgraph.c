@@ -42,7 +42,7 @@ struct bucket {
 struct acc {
 	struct sf_an_cg *g;
 	struct bucket *b;
-	size_t nb, capb, cape;
+	size_t nb, capb;
 	/* slow sums: per edge the heads of its caller and callee bucket
 	 * lists (0 = none), apart from the edges, which the fast sums keep
 	 * small */
@@ -77,7 +77,10 @@ static int edge_new(struct acc *a, uint32_t from, uint32_t to, uint32_t *out)
 {
 	struct sf_an_cg *g = a->g;
 
-	if (sf_grow(&g->edges, &a->cape, g->nedges + 1, sizeof(*g->edges)))
+	/* millions of edges: a mapping that grows in place, where realloc
+	 * would copy them and fault in the new pages while the old are held */
+	if (sf_big_grow(&g->edges, &g->edges_cap,
+			(g->nedges + 1) * sizeof(*g->edges)))
 		return -1;
 	if (g->nedges >= UINT32_MAX / 2 - 1)
 		return -1;
@@ -290,7 +293,7 @@ void sf_an_cg_free(struct sf_an_cg *g)
 	free(g->caller);
 	free(g->callee);
 	free(g->nodes);
-	free(g->edges);
+	sf_big_free(g->edges, g->edges_cap);
 	free(g->thread_time);
 	free(g->out_start);
 	free(g->out_edges);
