@@ -6,7 +6,11 @@
  * view sample (samples folded by stack and thread), in processing order:
  * it creates the edges a stack names for the first time, in occurrence
  * order (an N x N table of edge ids when there are few functions, else a
- * hash map), marks thread ids per function and adds the sums.  The caller
+ * hash map, whose slots for the next sample's edges are asked for while
+ * this one is walked), marks thread ids per function and adds the sums.
+ * (Looking edges up once per view node instead was tried: where nearly
+ * every view node is an edge of its own, as on the timeline of
+ * docs/PERFORMANCE.md, session 13, it saved nothing.)  The caller
  * and callee times, w / count per occurrence, are kept exactly as 128-bit
  * integers over one common denominator, the lcm of the counts met so far
  * (raised, and the sums scaled up, when a new count does not divide it);
