@@ -6,7 +6,11 @@
  * view sample (samples folded by stack and thread), in processing order:
  * it creates the edges a stack names for the first time, in occurrence
  * order (an N x N table of edge ids when there are few functions, else a
- * hash map), marks thread ids per function and adds the sums.  The caller
+ * hash map, whose slots for the next sample's edges are asked for while
+ * this one is walked), marks thread ids per function and adds the sums.
+ * (Looking edges up once per view node instead was tried: where nearly
+ * every view node is an edge of its own, as on the timeline of
+ * docs/PERFORMANCE.md, session 13, it saved nothing.)  The caller
  * and callee times, w / count per occurrence, are kept exactly as 128-bit
  * integers over one common denominator, the lcm of the counts met so far
  * (raised, and the sums scaled up, when a new count does not divide it);
@@ -42,7 +46,7 @@ struct bucket {
 struct acc {
 	struct sf_an_cg *g;
 	struct bucket *b;
-	size_t nb, capb, cape;
+	size_t nb, capb;
 	/* slow sums: per edge the heads of its caller and callee bucket
 	 * lists (0 = none), apart from the edges, which the fast sums keep
 	 * small */
@@ -77,7 +81,10 @@ static int edge_new(struct acc *a, uint32_t from, uint32_t to, uint32_t *out)
 {
 	struct sf_an_cg *g = a->g;
 
-	if (sf_grow(&g->edges, &a->cape, g->nedges + 1, sizeof(*g->edges)))
+	/* millions of edges: a mapping that grows in place, where realloc
+	 * would copy them and fault in the new pages while the old are held */
+	if (sf_big_grow(&g->edges, &g->edges_cap,
+			(g->nedges + 1) * sizeof(*g->edges)))
 		return -1;
 	if (g->nedges >= UINT32_MAX / 2 - 1)
 		return -1;
@@ -103,9 +110,10 @@ static bool edge_eq(const void *ctx, uint32_t id, const void *key)
 	return g->edges[id].from == k[0] && g->edges[id].to == k[1];
 }
 
-/* The edge from -> to, created if this is its first occurrence. */
+/* The edge from -> to (h its hash, when there is no direct table),
+ * created if this is its first occurrence. */
 static inline int edge_get(struct acc *a, uint32_t from, uint32_t to,
-			   uint32_t *out)
+			   uint64_t h, uint32_t *out)
 {
 	if (a->etab) {
 		uint32_t *slot = &a->etab[(size_t)from * a->g->nnodes + to];
@@ -119,7 +127,6 @@ static inline int edge_get(struct acc *a, uint32_t from, uint32_t to,
 		return 0;
 	}
 	uint32_t key[2] = { from, to };
-	uint64_t h = sf_hash_u64(from, to);
 	if (sf_idx_find(&a->pairs, h, edge_eq, a->g, key, out))
 		return 0;
 	if (edge_new(a, from, to, out) || !sf_idx_insert(&a->pairs, h, *out))
@@ -290,7 +297,7 @@ void sf_an_cg_free(struct sf_an_cg *g)
 	free(g->caller);
 	free(g->callee);
 	free(g->nodes);
-	free(g->edges);
+	sf_big_free(g->edges, g->edges_cap);
 	free(g->thread_time);
 	free(g->out_start);
 	free(g->out_edges);
@@ -619,6 +626,18 @@ static void os_free(struct osum *s, size_t N)
 	free(s->w);
 }
 
+/* 5.2's updates touch a node's sum, its double and its heap slot, all
+ * scattered: ask for those of the entry a few ahead in the list */
+static inline void ahead(const struct osum *s, const struct rheap *q,
+			 const double *d, uint32_t n)
+{
+	if (s->w)
+		__builtin_prefetch(&s->w[n], 1);
+	__builtin_prefetch(&d[n], 1);
+	__builtin_prefetch(&q->at[n]);
+	__builtin_prefetch(&q->k[n], 1);
+}
+
 static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 {
 	size_t N = g->nnodes;
@@ -788,6 +807,9 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 				     i < g->out_start[n + 1]; i++) {
 					uint32_t e = g->out_edges[i];
 					uint32_t y = g->out_to[i];
+					if (i + 8 < g->out_start[n + 1])
+						ahead(&in, &q, ind,
+						      g->out_to[i + 8]);
 					if (y == STAR || !inw[y])
 						continue;
 					os_add(g, &in, y, e, i, true, true);
@@ -802,6 +824,9 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 				     i < g->in_start[n + 1]; i++) {
 					uint32_t e = g->in_edges[i];
 					uint32_t x = g->in_from[i];
+					if (i + 8 < g->in_start[n + 1])
+						ahead(&out, &q, outd,
+						      g->in_from[i + 8]);
 					if (x == STAR || !inw[x])
 						continue;
 					os_add(g, &out, x, e, i, false, true);
@@ -885,15 +910,47 @@ done:
 	return rc;
 }
 
+/* A sample's stack as call graph nodes and the hashes of the edges it
+ * names, made one sample ahead of its use with the hash map's slots for
+ * them asked for: each look-up is a scattered load that depends on
+ * nothing but the stack, so the next sample's are on their way while this
+ * one's edges are updated. */
+struct path {
+	uint32_t *cgp;      /* root first */
+	uint64_t *h;        /* h[0]: * -> root; h[i]: cgp[i - 1] -> cgp[i];
+			     * h[d]: leaf -> * */
+	uint32_t d;
+};
+
+static void path_ahead(const struct acc *a, const struct sf_an_view *v,
+		       uint32_t n, struct path *p)
+{
+	uint32_t d = v->nodes[n].depth;
+
+	p->d = d;
+	for (uint32_t m = n, i = d; m; m = v->nodes[m].parent)
+		p->cgp[--i] = v->nodes[m].func + 1;
+	if (a->etab)
+		return;
+	p->h[0] = sf_hash_u64(STAR, p->cgp[0]);
+	for (uint32_t i = 1; i < d; i++)
+		p->h[i] = sf_hash_u64(p->cgp[i - 1], p->cgp[i]);
+	p->h[d] = sf_hash_u64(p->cgp[d - 1], STAR);
+	for (uint32_t i = 0; a->pairs.cap && i <= d; i++)
+		__builtin_prefetch(&a->pairs.slots[sf_idx_tag(p->h[i]) &
+						   (a->pairs.cap - 1)]);
+}
+
 /* The walk of docs/analyze.md, call graph 3, over the view samples in processing order.
  * With `all`, everything; without, only the caller and callee times (the
  * slow sums after the fast ones overflowed). */
 static int walk_samples(struct acc *a, const struct sf_an_view *v,
-			uint32_t *cgp, uint32_t *distinct, bool all,
+			struct path *pa, uint32_t *distinct, bool all,
 			struct sf_ctx *ctx)
 {
 	struct sf_an_cg *g = a->g;
-	uint32_t e;
+	uint32_t e, cur = 0;
+	size_t have = SIZE_MAX;   /* the sample pa[cur] holds */
 
 	for (size_t si = 0; si < v->nsamples; si++) {
 		const struct sf_an_sample *s = &v->samples[si];
@@ -908,21 +965,31 @@ static int walk_samples(struct acc *a, const struct sf_an_view *v,
 			g->thread_time[T] += w;
 		if (!n)
 			continue;
-		/* the walk below is a chain of dependent loads; a chain new to
-		 * the view was numbered root to leaf, so the next sample's
-		 * chain mostly lies just below its leaf: ask for it now */
-		if (si + 1 < v->nsamples) {
-			const char *q = (const char *)&v->nodes[v->samples[si + 1].node];
+		if (have != si)
+			path_ahead(a, v, n, &pa[cur]);
+		if (si + 1 < v->nsamples && v->samples[si + 1].node) {
+			path_ahead(a, v, v->samples[si + 1].node, &pa[!cur]);
+			have = si + 1;
+		}
+		/* the walk of path_ahead is a chain of dependent loads; a
+		 * chain new to the view was numbered root to leaf, so a
+		 * sample's chain mostly lies just below its leaf: ask for the
+		 * one after next now */
+		if (si + 2 < v->nsamples) {
+			const char *q = (const char *)
+					&v->nodes[v->samples[si + 2].node];
 			for (int k = 0; k < 8; k++)
 				__builtin_prefetch(q - 64 * k);
 		}
+		const uint32_t *cgp = pa[cur].cgp;
+		const uint64_t *h = pa[cur].h;
+		if (have == si + 1)
+			cur = !cur;
 		a->w = w;
 		if (!a->slow && !a->overflow &&
 		    __builtin_mul_overflow(w, a->den, &a->wden))
 			a->overflow = true;
 		d = v->nodes[n].depth;
-		for (uint32_t m = n, i = d; m; m = v->nodes[m].parent)
-			cgp[--i] = v->nodes[m].func + 1;
 		for (uint32_t i = 0; i < d; i++) {
 			struct node *x = &g->nodes[cgp[i]];
 			if (x->stamp != st) {
@@ -958,13 +1025,13 @@ static int walk_samples(struct acc *a, const struct sf_an_view *v,
 		}
 		/* edge occurrences in the order of docs/analyze.md, call graph 3 step 6,
 		 * which is also their creation order */
-		if (edge_get(a, STAR, root, &e) ||
+		if (edge_get(a, STAR, root, h[0], &e) ||
 		    occur(a, e, st, w, g->nodes[root].cnt, 1, all) ||
-		    edge_get(a, leaf, STAR, &e) ||
+		    edge_get(a, leaf, STAR, h[d], &e) ||
 		    occur(a, e, st, w, 1, g->nodes[leaf].cnt, all))
 			return sf_error_nomem(ctx);
 		for (uint32_t i = d - 1; i >= 1; i--)
-			if (edge_get(a, cgp[i - 1], cgp[i], &e) ||
+			if (edge_get(a, cgp[i - 1], cgp[i], h[i], &e) ||
 			    occur(a, e, st, w, g->nodes[cgp[i]].cnt,
 				  g->nodes[cgp[i - 1]].cnt, all))
 				return sf_error_nomem(ctx);
@@ -978,6 +1045,8 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	struct sf_an_cg *g = calloc(1, sizeof(*g));
 	struct acc a = { .g = g, .slow = slow, .den = 1 };
 	uint32_t *cgp = NULL, *distinct = NULL;
+	uint64_t *hs = NULL;
+	struct path pa[2];
 	size_t N = v->nfuncs + 1;
 	int rc = 0;
 
@@ -996,22 +1065,27 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	g->nodes = calloc(N, sizeof(*g->nodes));
 	g->thread_time = calloc((size_t)(v->max_id + 1) + 1,
 				sizeof(*g->thread_time));
-	cgp = malloc(((size_t)v->maxdepth + 1) * sizeof(*cgp));
+	cgp = malloc(2 * ((size_t)v->maxdepth + 1) * sizeof(*cgp));
+	hs = calloc(2 * ((size_t)v->maxdepth + 1), sizeof(*hs));
 	distinct = malloc(((size_t)v->maxdepth + 1) * sizeof(*distinct));
+	pa[0] = (struct path){ cgp, hs, 0 };
+	pa[1] = (struct path){ cgp ? cgp + v->maxdepth + 1 : NULL,
+			       hs ? hs + v->maxdepth + 1 : NULL, 0 };
 	a.per = calloc((size_t)v->maxdepth + 2, sizeof(*a.per));
 	g->order = malloc(N * sizeof(*g->order));
 	g->index = calloc(N, sizeof(*g->index));
 	if (N <= CG_DIRECT)
 		a.etab = calloc(N * N, sizeof(*a.etab));
-	if (!g->nodes || !g->thread_time || !cgp || !distinct || !a.per ||
-	    !g->order || !g->index || (N <= CG_DIRECT && !a.etab))
+	if (!g->nodes || !g->thread_time || !cgp || !hs || !distinct ||
+	    !a.per || !g->order || !g->index ||
+	    (N <= CG_DIRECT && !a.etab))
 		goto enomem;
 	a.per[1] = 1;
 	for (size_t n = 0; n < N; n++)
 		g->nodes[n].lastthr = INT64_MIN;
 
 	/* 3 */
-	if ((rc = walk_samples(&a, v, cgp, distinct, true, ctx)))
+	if ((rc = walk_samples(&a, v, pa, distinct, true, ctx)))
 		goto fail;
 	if (a.overflow) {
 		for (size_t e = 0; e < g->nedges; e++)
@@ -1020,7 +1094,7 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 		a.capbh = 2 * g->nedges + 2;
 		if (!(a.bh = calloc(a.capbh, sizeof(*a.bh))))
 			goto enomem;
-		if ((rc = walk_samples(&a, v, cgp, distinct, false, ctx)))
+		if ((rc = walk_samples(&a, v, pa, distinct, false, ctx)))
 			goto fail;
 	}
 	g->slow = a.slow;
@@ -1034,15 +1108,18 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 		goto enomem;
 
 	/* adjacency, newest created first */
-	g->out_start = calloc(N + 1, sizeof(uint32_t));
-	g->in_start = calloc(N + 1, sizeof(uint32_t));
-	g->out_edges = malloc((g->nedges + 1) * sizeof(uint32_t));
-	g->in_edges = malloc((g->nedges + 1) * sizeof(uint32_t));
-	g->out_to = malloc((g->nedges + 1) * sizeof(uint32_t));
-	g->in_from = malloc((g->nedges + 1) * sizeof(uint32_t));
+	/* sf_malloc: these are written in scattered order, and where the
+	 * heap's new part has no huge-page advice every 4 KiB of them is a
+	 * fault of its own (30,000 on the timeline of docs/PERFORMANCE.md) */
+	g->out_start = sf_calloc(N + 1, sizeof(uint32_t));
+	g->in_start = sf_calloc(N + 1, sizeof(uint32_t));
+	g->out_edges = sf_malloc((g->nedges + 1) * sizeof(uint32_t));
+	g->in_edges = sf_malloc((g->nedges + 1) * sizeof(uint32_t));
+	g->out_to = sf_malloc((g->nedges + 1) * sizeof(uint32_t));
+	g->in_from = sf_malloc((g->nedges + 1) * sizeof(uint32_t));
 	if (!g->caller) {
-		g->out_t = malloc((g->nedges + 1) * sizeof(*g->out_t));
-		g->in_t = malloc((g->nedges + 1) * sizeof(*g->in_t));
+		g->out_t = sf_malloc((g->nedges + 1) * sizeof(*g->out_t));
+		g->in_t = sf_malloc((g->nedges + 1) * sizeof(*g->in_t));
 	}
 	if (!g->out_start || !g->in_start || !g->out_edges || !g->in_edges ||
 	    !g->out_to || !g->in_from ||
@@ -1098,6 +1175,7 @@ done:
 	free(a.etab);
 	free(a.per);
 	free(cgp);
+	free(hs);
 	free(distinct);
 	if (!rc)
 		*out = g;

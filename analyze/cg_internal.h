@@ -36,8 +36,8 @@ struct sf_an_cg {
 	const char **names;       /* names[n - 1] for cg node n >= 1 */
 	size_t nnodes;            /* including STAR */
 	struct node *nodes;
-	struct edge *edges;
-	size_t nedges;
+	struct edge *edges;       /* sf_big_grow'n: edges_cap bytes */
+	size_t nedges, edges_cap;
 	/* per edge, GMP rationals; NULL while the times are the edges'
 	 * numerators over `den` */
 	mpq_t *caller, *callee;

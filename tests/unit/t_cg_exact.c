@@ -13,7 +13,9 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static uint64_t rs;
 
@@ -157,6 +159,93 @@ static void both(struct sf_ctx *ctx, const char *name, uint64_t seed,
 	sf_profile_free(p);
 }
 
+/* Whether {a, b} is the set {x, y}. */
+static bool same_pair(const char *a, const char *b, const char *x,
+		      const char *y)
+{
+	return a && b && ((!strcmp(a, x) && !strcmp(b, y)) ||
+			  (!strcmp(a, y) && !strcmp(b, x)));
+}
+
+/* More functions than the direct table of edge ids holds (so the edges
+ * go through the hash map and its look-ahead), in a ring: for each i the
+ * stacks f_i f_(i+1) and f_i f_(i+2), one sample each, so that a function
+ * is the leaf under two different roots.  By hand (either way round the
+ * stacks are read): every function has total 4 and self 2; on one side
+ * * with time 2 and its two neighbours after it in the ring with time 1,
+ * on the other * and its two neighbours before it; every time equals
+ * its edge's total (no recursion: every count is 1). */
+static void ring(struct sf_ctx *ctx)
+{
+	enum { M = 1500 };
+	static sf_frame_id fr[M];
+	struct sf_an_filter f = { 0 };
+	struct sf_profile *p = NULL;
+	struct sf_an_view *v = NULL;
+	struct sf_an_cg *g = NULL;
+	struct sf_an_cg_info info;
+	uint32_t t;
+	sf_thread_idx th;
+	bool ok = !sf_profile_new(&p, ctx) &&
+		  !sf_profile_sample_type(p, ctx, "samples", "count", &t) &&
+		  !sf_profile_thread(p, ctx, SF_NO_ID, 1, NULL, &th);
+
+	for (uint32_t i = 0; ok && i < M; i++) {
+		char name[16];
+		int n = snprintf(name, sizeof(name), "f%u", i);
+		ok = !sf_profile_frame_named(p, ctx, name, (size_t)n, NULL,
+					     &fr[i]);
+	}
+	for (uint32_t k = 0; ok && k < 2 * M; k++) {
+		sf_frame_id st[2] = { fr[k / 2], fr[(k / 2 + 1 + k % 2) % M] };
+		sf_stack_id id;
+		ok = !sf_profile_stack(p, ctx, st, 2, false, &id) &&
+		     !sf_profile_add(p, ctx, id, th, 1);
+	}
+	ok = ok && !sf_an_view_build(&v, p, &f, NULL, ctx) &&
+	     !sf_an_cg_build(&g, v, ctx);
+	if (ok) {
+		sf_an_cg_info(g, &info);
+		ok = info.nnodes == M;
+	}
+	for (size_t i = 1; ok && i <= info.nnodes; i++) {
+		struct sf_an_cg_node nd, o;
+		struct sf_an_cg_edge e;
+		const char *near[2][2] = { { NULL, NULL }, { NULL, NULL } };
+		char n1[16], n2[16], p1[16], p2[16];
+		unsigned j;
+		sf_an_cg_node(g, i, &nd);
+		ok = sscanf(nd.name, "f%u", &j) == 1 && j < M &&
+		     sf_an_double(nd.total, info.exp) == 4 &&
+		     sf_an_double(nd.self, info.exp) == 2 &&
+		     nd.ncallers == 3 && nd.ncallees == 3;
+		for (size_t k = 0; ok && k < 6; k++) {
+			double want = k % 3 ? 1 : 2;   /* * first: time 2 */
+			sf_an_cg_edge(g, i, k >= 3, k % 3, &e);
+			ok = sf_an_double(e.total, info.exp) == want &&
+			     e.caller_time == want && e.callee_time == want &&
+			     (e.other == 0) == (k % 3 == 0);
+			if (ok && e.other) {
+				sf_an_cg_node(g, e.other, &o);
+				near[k >= 3][k % 3 - 1] = o.name;
+			}
+		}
+		snprintf(n1, sizeof(n1), "f%u", (j + 1) % M);
+		snprintf(n2, sizeof(n2), "f%u", (j + 2) % M);
+		snprintf(p1, sizeof(p1), "f%u", (j + M - 1) % M);
+		snprintf(p2, sizeof(p2), "f%u", (j + M - 2) % M);
+		ok = ok &&
+		     ((same_pair(near[0][0], near[0][1], n1, n2) &&
+		       same_pair(near[1][0], near[1][1], p1, p2)) ||
+		      (same_pair(near[0][0], near[0][1], p1, p2) &&
+		       same_pair(near[1][0], near[1][1], n1, n2)));
+	}
+	CHECK("cg-ring-past-the-direct-table", ok);
+	sf_an_cg_free(g);
+	sf_an_view_free(v);
+	sf_profile_free(p);
+}
+
 int main(void)
 {
 	struct sf_ctx ctx;
@@ -183,5 +272,6 @@ int main(void)
 	     true);
 	/* the edges' sums fit, a node's sum of them does not */
 	both(&ctx, "cg-node-sums-past-128-bits", 0, 0, 0, 0, W_ONE, false);
+	ring(&ctx);
 	return unit_failed;
 }
