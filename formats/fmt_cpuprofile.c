@@ -167,7 +167,7 @@ static int head_key(void *ud, const unsigned char *k, size_t len)
 /* A field of the innermost node, as json-c would have made it. */
 static int head_value(struct head *h, struct json_object *v)
 {
-	struct hnode *nd = &h->open[h->no - 1];
+	struct hnode *nd;
 
 	if (h->kinds[h->nk - 1] == H_CHILDREN) {
 		/* a child that is no object: named at the head's line */
@@ -180,6 +180,9 @@ static int head_value(struct head *h, struct json_object *v)
 		json_object_put(v);
 		return 1;
 	}
+	/* only now: a value in a head that is an array has no open node
+	 * (h->no is 0) */
+	nd = &h->open[h->no - 1];
 	if (json_object_object_add(nd->cf, h->field, v)) {
 		sf_error_nomem(h->ctx);
 		return 0;

@@ -240,6 +240,9 @@ static int difffolded_write(const struct sf_profile *p, struct sf_output *out,
 	qsort_r(lines, nlines, sizeof(*lines), line_cmp, (void *)tx);
 	for (size_t i = 0; i < nlines; i++) {
 		double b = lines[i].b, n = lines[i].n;
+		/* the first line written, even when the merge below moves
+		 * i past 0 */
+		bool first = !i;
 		/* names differing only in ';' vs ':' print alike: merge */
 		while (i + 1 < nlines &&
 		       !line_cmp(&lines[i], &lines[i + 1], (void *)tx)) {
@@ -247,7 +250,7 @@ static int difffolded_write(const struct sf_profile *p, struct sf_output *out,
 			b += lines[i].b;
 			n += lines[i].n;
 		}
-		if (!i)
+		if (first)
 			sf_text_guard_mark(out, tx + lines[i].off,
 					   lines[i].len);
 		sf_output_write(out, tx + lines[i].off, lines[i].len);

@@ -306,3 +306,11 @@ if grep -q '2 threads would share a pid and tid with another at the same time' d
 else
 	fail chrome-trace-unique-tids-warns "$(head -n 2 dupthr.err)"
 fi
+
+# A legacy "head" that is an array holds no node: no "nodes", one line.
+# Its values once reached the node code with no node open (undefined
+# behaviour that the sanitizer pass stops on).
+printf '{"head":[1,"a",null,[2]],"startTime":0,"endTime":1,"samples":[],"timestamps":[]}\n' > head-array.cpuprofile
+expect_error cpuprofile-head-array 1 \
+	'^sfconv: head-array\.cpuprofile:1: not a CPU profile: no "nodes" array$' \
+	$SFCONV head-array.cpuprofile

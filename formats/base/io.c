@@ -632,11 +632,15 @@ void sf_input_unmap_part(const unsigned char *data, size_t size,
 	long pg = sysconf(_SC_PAGESIZE);
 	size_t mask = pg > 0 ? (size_t)pg - 1 : 4095;
 
+	/* from == size: the call that reached the end gave back the
+	 * rest, and those pages may be another mapping's by now */
+	if (!data || from >= size)
+		return;
 	/* the mapping starts on a page; the page holding `from` is not
 	 * given back yet when the reader is not past all of it */
 	from &= ~mask;
 	to = to >= size ? (size + mask) & ~mask : to & ~mask;
-	if (data && from < to)
+	if (from < to)
 		munmap((void *)(data + from), to - from);
 }
 

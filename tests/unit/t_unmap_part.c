@@ -1,0 +1,74 @@
+/* sf_input_unmap_part (formats/base/io.c): which pages of a mapped input
+ * each call gives back, checked with mincore(), which fails with ENOMEM
+ * on an address that is not mapped.  The expected pages follow from
+ * io.h's contract and the page size, worked out by hand below. */
+#include "unit.h"
+#include "sf.h"
+#include "io.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static size_t pg;
+
+/* Is the page at p mapped? */
+static bool mapped(const unsigned char *p)
+{
+	unsigned char v;
+
+	return mincore((void *)p, pg, &v) == 0 || errno != ENOMEM;
+}
+
+/* A file of n bytes (in memory: no path) mapped whole, as
+ * sf_input_map maps a regular file. */
+static unsigned char *map_file(size_t n)
+{
+	int fd = memfd_create("sf-unmap", MFD_CLOEXEC);
+	unsigned char *d = MAP_FAILED;
+
+	if (fd < 0)
+		return NULL;
+	if (!ftruncate(fd, (off_t)n))
+		d = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	return d == MAP_FAILED ? NULL : d;
+}
+
+int main(void)
+{
+	pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	/* three pages and a bit: a call gives back only the pages it is
+	 * past; the last call (to == size) the rest, the tail page too */
+	size_t size = 3 * pg + 100;
+	unsigned char *d = map_file(size);
+	CHECK("unmap-part-map", d != NULL);
+	if (!d)
+		return 1;
+	sf_input_unmap_part(d, size, 0, pg + 10);
+	CHECK("unmap-part-passed-page", !mapped(d) && mapped(d + pg));
+	sf_input_unmap_part(d, size, pg + 10, 2 * pg);
+	CHECK("unmap-part-next-page", !mapped(d + pg) && mapped(d + 2 * pg));
+	sf_input_unmap_part(d, size, 2 * pg, size);
+	CHECK("unmap-part-rest", !mapped(d + 2 * pg) && !mapped(d + 3 * pg));
+
+	/* a reader that reached the end and calls once more from there
+	 * (json_fast.c's exit path does) must leave alone whatever was
+	 * mapped since at those addresses (put there with MAP_FIXED: they
+	 * were just given back, and nothing else runs) */
+	size = pg + 100;
+	if (!(d = map_file(size)))
+		return 1;
+	sf_input_unmap_part(d, size, 0, size);
+	unsigned char *other = mmap(d, 2 * pg, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+				    -1, 0);
+	CHECK("unmap-part-reuse", other == d);
+	sf_input_unmap_part(d, size, size, size);
+	CHECK("unmap-part-end-again-keeps-others",
+	      mapped(other) && mapped(other + pg));
+	munmap(other, 2 * pg);
+	return unit_failed;
+}
