@@ -76,6 +76,7 @@ struct hnode {
 	size_t pend;                   /* its ended children: pend[pend..] */
 	sf_frame_id frame;
 	bool framed, late;             /* late: a frame field after it */
+	bool children;                 /* its "children" began */
 };
 
 struct head {
@@ -134,7 +135,8 @@ static int head_start_map(void *ud)
 		return 0;
 	}
 	h->open[h->no++] = (struct hnode){ json_object_new_object(), h->line,
-					   h->np, UINT32_MAX, false, false };
+					   h->np, UINT32_MAX, false, false,
+					   false };
 	h->key = 0;
 	if (!h->open[h->no - 1].cf) {
 		sf_error_nomem(h->ctx);
@@ -236,8 +238,15 @@ static int head_start_array(void *ud)
 		return head_value(h, NULL);
 	if (h->nk && h->kinds[h->nk - 1] == H_NODE && h->key == 1) {
 		struct hnode *nd = &h->open[h->no - 1];
-		/* the children of a node that had some before (json-c
-		 * kept the last) are its children too */
+		/* json-c and JSON.parse keep the last of a key given twice,
+		 * but the first list's nodes are in the model already:
+		 * refused rather than read differently */
+		if (nd->children) {
+			sf_error(h->ctx, SF_EINPUT, h->name, h->line,
+				 "head: a node with two \"children\" lists");
+			return 0;
+		}
+		nd->children = true;
 		if (!nd->framed && sf_webjson__get(nd->cf, "functionName") &&
 		    !head_frame(h, nd))
 			return 0;

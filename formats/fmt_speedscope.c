@@ -86,7 +86,7 @@ struct rd {
 	size_t nframes, cfmap;
 	double *w;
 	struct side *side;
-	size_t nside;
+	size_t nside, capside;
 	size_t nprof;           /* profiles ended so far */
 	uint64_t pline;         /* line of the profile being read */
 };
@@ -118,10 +118,17 @@ static int side_of(struct rd *r, size_t index, struct side **out)
 {
 	if (index >= r->nside) {
 		size_t nn = index + 1;
-		void *q = sf_reallocarray(r->side, nn, sizeof(*r->side));
-		if (!q)
-			return sf_error_nomem(r->ctx);
-		r->side = q;
+		/* doubled, not one more per profile: 300,000 profiles */
+		if (nn > r->capside) {
+			size_t cap = r->capside ? 2 * r->capside : 16;
+			cap = cap < nn ? nn : cap;
+			void *q = sf_reallocarray(r->side, cap,
+						  sizeof(*r->side));
+			if (!q)
+				return sf_error_nomem(r->ctx);
+			r->side = q;
+			r->capside = cap;
+		}
 		memset(r->side + r->nside, 0,
 		       (nn - r->nside) * sizeof(*r->side));
 		r->nside = nn;

@@ -314,3 +314,11 @@ printf '{"head":[1,"a",null,[2]],"startTime":0,"endTime":1,"samples":[],"timesta
 expect_error cpuprofile-head-array 1 \
 	'^sfconv: head-array\.cpuprofile:1: not a CPU profile: no "nodes" array$' \
 	$SFCONV head-array.cpuprofile
+
+# a legacy head node with two "children" lists: json-c and JSON.parse keep
+# the last, but the first list's nodes are read before the second begins,
+# so the reader refuses it with the line of the second list
+printf '{"head":{"id":1,"functionName":"(root)","children":[{"id":2,"functionName":"a"}],\n"children":[{"id":3,"functionName":"c"}]},"startTime":0,"endTime":2,"samples":[2,3],"timeDeltas":[1,1]}\n' > dupch.cpuprofile
+expect_error cpuprofile-head-children-twice 1 \
+	'^sfconv: dupch\.cpuprofile:2: head: a node with two "children" lists$' \
+	$SFCONV dupch.cpuprofile -t collapsed
