@@ -170,7 +170,8 @@ static void load_bsyms(struct pd_dwarf *w)
 				type == STT_FUNC || type == STT_GNU_IFUNC };
 		}
 	}
-	qsort(w->syms, w->nsyms, sizeof(*w->syms), cmp_bsym);
+	if (w->nsyms)   /* qsort's array must not be NULL, even empty */
+		qsort(w->syms, w->nsyms, sizeof(*w->syms), cmp_bsym);
 }
 
 /* Does binutils' better_fit take `s` over `best`, both at one address
@@ -480,7 +481,8 @@ static struct sunit *unit_of(struct pd_dwarf *w, Dwarf_Die *cu)
 	w->nunits++;
 	if (!walk_unit(u, cu, NONE, true, 0))
 		u->libdw = true;
-	qsort(u->subs, u->nsubs, sizeof(*u->subs), cmp_uptr);
+	if (u->nsubs)   /* a unit without subprograms has no array */
+		qsort(u->subs, u->nsubs, sizeof(*u->subs), cmp_uptr);
 	return u;
 }
 
