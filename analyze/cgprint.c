@@ -162,6 +162,19 @@ static bool shown(const struct sf_an_cg *g, uint32_t n,
 	return !opt->npeek;
 }
 
+
+/* `{"id":NAME,"total":W` of a node or an edge's other end (null for *). */
+static void put_id_total(struct sf_output *o, const struct sf_an_cg *g,
+			 uint32_t node, sf_an_w total)
+{
+	sf_output_puts(o, "{\"id\":");
+	if (node == STAR)
+		sf_output_puts(o, "null");
+	else
+		sf_an_put_json_str(o, g->names[node - 1]);
+	sf_output_puts(o, ",\"total\":");
+	sf_an_put_w(o, total, g->exp);
+}
 static void put_edge_list(struct sf_output *o, const struct sf_an_cg *g,
 			  const uint32_t *list, size_t n, bool callees)
 {
@@ -171,13 +184,7 @@ static void put_edge_list(struct sf_output *o, const struct sf_an_cg *g,
 		uint32_t other = callees ? x->to : x->from;
 		if (i)
 			sf_output_putc(o, ',');
-		sf_output_puts(o, "{\"id\":");
-		if (other == STAR)
-			sf_output_puts(o, "null");
-		else
-			sf_an_put_json_str(o, g->names[other - 1]);
-		sf_output_puts(o, ",\"total\":");
-		sf_an_put_w(o, x->total, g->exp);
+		put_id_total(o, g, other, x->total);
 		sf_output_puts(o, ",\"caller_time\":");
 		put_time(o, g, list[i], false);
 		sf_output_puts(o, ",\"callee_time\":");
@@ -192,13 +199,7 @@ static void put_node(struct sf_output *o, const struct sf_an_cg *g,
 {
 	const struct node *x = &g->nodes[n];
 
-	sf_output_puts(o, "{\"id\":");
-	if (n == STAR)
-		sf_output_puts(o, "null");
-	else
-		sf_an_put_json_str(o, g->names[n - 1]);
-	sf_output_puts(o, ",\"total\":");
-	sf_an_put_w(o, x->total, g->exp);
+	put_id_total(o, g, n, x->total);
 	sf_output_puts(o, ",\"self\":");
 	sf_an_put_w(o, x->self, g->exp);
 	sf_output_puts(o, ",\"thread_ids\":[");

@@ -277,8 +277,9 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	/* not parse(): a sanitizer's runtime maps memory before the
 	 * environment is set up, and parse() reads SF_FAULT only once */
 	static int cut_mapped = -1;
-	if (cut_mapped < 0 && getenv("SF_FAULT"))
-		cut_mapped = strstr(getenv("SF_FAULT"), "cutmapped") != NULL;
+	const char *env = cut_mapped < 0 ? getenv("SF_FAULT") : NULL;
+	if (env)
+		cut_mapped = strstr(env, "cutmapped") != NULL;
 	if (!real_mmap)
 		real_mmap = (void *(*)(void *, size_t, int, int, int, off_t))
 			dlsym(RTLD_NEXT, "mmap");
