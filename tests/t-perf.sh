@@ -252,6 +252,32 @@ want 'app;main;Lcom/x/Y:.run 8' \
      'java;main;com/x/Y:.run 1'
 $SFCONV -q --from perf guess.perf > got.txt 2> err.txt || fail perf-record-guess "exit $?"
 expect_same perf-record-guess want.txt got.txt
+# When the guess is wrong (many threads taking turns), the last record
+# that began with the same first 24 bytes (the leaf line) is tried next.
+# A, B and A' below share a leaf line longer than that, so each is the
+# candidate when another is in the input: B (other callers), A' (A and
+# one more frame: A's text is a prefix of it), A with CRLF lines and A
+# under comm java must not pass for the candidate either.  By hand: A 5
+# times (one of them CRLF), B 3, X 2, A' and the java one once each.
+la() { printf '\t0 a_leaf_function_name (/bin/app)\n'; }
+sa() { la; printf '\t2 main (/bin/app)\n'; }
+sb() { la; printf '\t3 other (/bin/app)\n\t2 main (/bin/app)\n'; }
+{
+	ev app 1; sa; echo; ev app 2; printf '\t4 x (/bin/app)\n\n'
+	ev app 3; sa; echo; ev app 4; sb; echo
+	ev app 5; sa; echo; ev app 6; sa; printf '\t5 start (/bin/app)\n\n'
+	ev app 7; sa | sed 's/$/\r/'; printf '\r\n'
+	ev java 8; sa; echo; ev app 9; sb; echo
+	ev app 10; printf '\t4 x (/bin/app)\n\n'; ev app 11; sb; echo
+	ev app 12; sa; echo
+} > lead.perf
+want 'app;main;a_leaf_function_name 5' \
+     'app;main;other;a_leaf_function_name 3' \
+     'app;start;main;a_leaf_function_name 1' \
+     'app;x 2' \
+     'java;main;a_leaf_function_name 1'
+$SFCONV -q --from perf lead.perf > got.txt 2> err.txt || fail perf-record-lead "exit $?"
+expect_same perf-record-lead want.txt got.txt
 # the lines skipped whole still count: a warning after them names its line
 { cat rep.perf; echo; ev app 12; st; printf '\tnot a frame line\n\n'; } > rep-bad.perf
 n=$(($(wc -l < rep.perf) + 5))

@@ -705,6 +705,7 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 out:
 	sf_idx_free(&st.recc.idx);
 	sf_big_free(st.recc.mem, st.recc.cap);
+	free(st.recc.lead);
 	free(st.rec);
 	free(st.pend);
 	sf_idx_free(&st.lc.idx);

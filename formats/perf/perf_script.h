@@ -58,6 +58,13 @@ struct rec_cache {
 	struct sf_idx idx;
 	unsigned char *mem;
 	size_t len, cap;
+	/* the last record taken whose text starts with given REC_LEAD_LEN
+	 * bytes (the leaf's address and the start of its symbol), by a hash
+	 * of them, or REC_NONE: when the guess by the last record
+	 * (rec_ent.next) is wrong, as it is for most events where many
+	 * threads take turns, this one is tried before the scan and the
+	 * hash of the whole stack (perf_records.c) */
+	uint32_t *lead;
 };
 
 struct rec_ent {
@@ -104,6 +111,8 @@ static inline const sf_frame_id *rec_fids(const struct rec_ent *e)
 #endif
 #define PERF_REC_MAX ((size_t)1 << 20)
 #define REC_NONE UINT32_MAX
+#define REC_LEAD_LEN 24
+#define REC_LEAD_BITS 12
 #define HINT_BITS 14
 #define THREAD_CACHE_BITS 8
 #define EV_CACHE_BITS 6
