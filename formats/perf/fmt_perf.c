@@ -49,22 +49,27 @@ static bool sbuf_eq(const struct sf_sbuf *b, const char *s, size_t n)
 	return b->len == n && (!n || !memcmp(b->s, s, n));
 }
 
-/* The model's thread of the current event.  When many threads are
- * sampled together the thread changes at nearly every event, and
- * sf_profile_thread (interning the comm, then a hash probe) cost as much
- * as the rest of the event: a small cache by (pid, tid) answers first,
- * the comm checked against the name the model keeps for that thread. */
-static int thread_of(struct perf_state *st, const char *comm, size_t n,
-		     sf_thread_idx *out)
+/* The model's thread of the current event (its comm is st->comm).  When
+ * many threads are sampled together the thread changes at nearly every
+ * event, and sf_profile_thread (interning the comm, then a hash probe)
+ * cost as much as the rest of the event: a small cache by (pid, tid)
+ * answers first, the comm checked against the name the model keeps for
+ * that thread unless it was, with the same comm, since it was last set
+ * (a model thread's name does not change during the read). */
+static int thread_of(struct perf_state *st, sf_thread_idx *out)
 {
 	uint32_t i = (uint32_t)((uint64_t)st->tid * 0x9e3779b97f4a7c15ull >>
 				(64 - THREAD_CACHE_BITS));
 	struct thread_slot *s = &st->threads[i];
+	const char *comm = st->comm.s ? st->comm.s : "";
+	size_t n = st->comm.len;
 	int rc;
 
 	if (s->used && s->pid == st->pid && s->tid == st->tid) {
 		const char *name = st->p->d.threads[s->thread].name;
-		if (name && !strncmp(name, comm, n) && !name[n]) {
+		if (s->gen == st->comm_gen ||
+		    (name && !strncmp(name, comm, n) && !name[n])) {
+			s->gen = st->comm_gen;
 			*out = s->thread;
 			return 0;
 		}
@@ -72,7 +77,7 @@ static int thread_of(struct perf_state *st, const char *comm, size_t n,
 	if ((rc = sf_profile_thread(st->p, st->ctx, st->pid, st->tid, comm,
 				    out)))
 		return rc;
-	*s = (struct thread_slot){ st->pid, st->tid, *out, true };
+	*s = (struct thread_slot){ st->pid, st->tid, st->comm_gen, *out, true };
 	return 0;
 }
 
@@ -141,13 +146,17 @@ static int end_event(struct perf_state *st)
 	    st->last_tid != st->tid ||
 	    (st->names_new &&
 	     !sbuf_eq(&st->last_comm, st->comm.s, st->comm.len))) {
-		if ((rc = thread_of(st, st->comm.s ? st->comm.s : "",
-				    st->comm.len, &st->last_thread)))
+		if ((rc = thread_of(st, &st->last_thread)))
 			return rc;
-		st->last_comm.len = 0;
-		if (!sf_sbuf_add(&st->last_comm, st->comm.s ? st->comm.s : "",
-				 st->comm.len))
-			return sf_error_nomem(ctx);
+		/* without names_new comm is the last sample's, so last_comm
+		 * holds it already (many threads, one comm) */
+		if (st->names_new) {
+			st->last_comm.len = 0;
+			if (!sf_sbuf_add(&st->last_comm,
+					 st->comm.s ? st->comm.s : "",
+					 st->comm.len))
+				return sf_error_nomem(ctx);
+		}
 		st->last_pid = st->pid;
 		st->last_tid = st->tid;
 		st->have_thread = true;
@@ -501,6 +510,7 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 	    sbuf_eq(&st->comm, e->comm, e->comm_len))
 		goto names_done;
 	st->names_new = true;
+	st->comm_gen++;
 	st->comm.len = 0;
 	st->pname.len = 0;
 	if (!sf_sbuf_add(&st->comm, e->comm, e->comm_len) ||

@@ -200,12 +200,17 @@ struct perf_state {
 	sf_thread_idx last_thread;
 	bool have_thread;
 	/* (pid, tid) -> the model's thread for them, direct-mapped by tid
-	 * (THREAD_CACHE_BITS): fmt_perf.c's thread_of */
+	 * (THREAD_CACHE_BITS): fmt_perf.c's thread_of; `gen`, the value
+	 * of comm_gen when the thread's name was last found equal to
+	 * `comm` */
 	struct thread_slot {
 		int64_t pid, tid;
+		uint64_t gen;
 		sf_thread_idx thread;
 		bool used;
 	} threads[1 << THREAD_CACHE_BITS];
+	/* counts the times `comm` was set: while it stays, so do its bytes */
+	uint64_t comm_gen;
 	uint32_t type;
 	bool have_type;
 	/* the type is ("samples", "count"): no kept event had a period yet */
