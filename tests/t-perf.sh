@@ -155,6 +155,16 @@ printf 'pr\000og 1 [0] 1.0: 1 cycles:\n\t4004a0 main (/bin/x)\n\n' > nul2.perf
 expect_error perf-nul-byte-event-line 1 '^sfconv: nul2.perf:1: NUL byte' $SFCONV --from perf nul2.perf -o never.folded
 printf '  pr\000og 1 [0] 1.0: 1 cycles:\n\t4004a0 main (/bin/x)\n\n' > nul3.perf
 expect_error perf-nul-byte-indented-event-line 1 '^sfconv: nul3.perf:1: NUL byte' $SFCONV --from perf nul3.perf -o never.folded
+# after event lines whose prefix (comm, pid) and tail (period, event)
+# are kept, a line starting with the same prefix and time but a NUL in
+# its tail, or one more byte and a NUL, is still checked for it
+for t in in:'cyc\000les:' after:'cycles:\000'; do
+	printf 'app 1 1.0: 1 cycles:\n\t4004a0 main (/bin/x)\n\n' > nul4.perf
+	printf 'app 1 1.1: 1 cycles:\n\t4004a0 main (/bin/x)\n\n' >> nul4.perf
+	printf "app 1 1.2: 1 ${t#*:}\\n\\t4004a0 main (/bin/x)\\n\\n" >> nul4.perf
+	expect_error "perf-nul-byte-kept-prefix-${t%%:*}" 1 \
+		'^sfconv: nul4.perf:7: NUL byte' $SFCONV --from perf nul4.perf
+done
 
 # a real profile: perf record -g of a program compiled here
 if ! have perf || ! have cc; then

@@ -359,6 +359,7 @@ static void prefix_take(struct perf_state *st, struct ev_prefix *x,
 	st->ev_pid = x->pid;
 	st->ev_tid = x->tid;
 	st->ev_cur = x;
+	st->ev_hit = true;
 }
 
 /* The slot of event line `l`: a hash of its first two words (through
@@ -406,8 +407,10 @@ static bool event_perl(struct perf_state *st, const char *l, size_t n,
 	st->ev_pid = id_of(e->pid, e->pid_len);
 	st->ev_tid = id_of(e->tid, e->tid_len);
 	st->ev_cur = NULL;
+	st->ev_hit = false;
 	if (!x)
 		return true;
+	x->comm_gen = 0;
 	x->pre.len = 0;
 	if (!sf_sbuf_add(&x->pre, l, e->end)) {
 		x->pre.len = 0;   /* no memory: no reuse, the parse stands */
@@ -472,10 +475,16 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 		}
 	}
 	if (typed) {
-		if (!st->ev_filter.s) {
-			if (!sf_sbuf_add(&st->ev_filter, ev, evn))
+		/* a line ending in the last typed line's tail has its event,
+		 * so the filter's answer (the filter does not change once
+		 * set) */
+		if (!tail) {
+			if (!st->ev_filter.s &&
+			    !sf_sbuf_add(&st->ev_filter, ev, evn))
 				return sf_error_nomem(ctx);
-		} else if (!sbuf_eq(&st->ev_filter, ev, evn)) {
+			st->type_tail_skip = !sbuf_eq(&st->ev_filter, ev, evn);
+		}
+		if (st->type_tail_skip) {
 			sf_warn(ctx, "perf.event-filtered",
 				"kept only events of type '%s' "
 				"(--event-filter to choose another)",
@@ -505,10 +514,17 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 	st->tid = ids ? st->ev_tid : id_of(e->tid, e->tid_len);
 	st->time = time;
 	/* the same comm as the last event's gives the same names (the
-	 * root frame's holds the pid or tid only with --pid or --tid) */
+	 * root frame's holds the pid or tid only with --pid or --tid); a
+	 * line that began with a kept prefix has its comm, known equal to
+	 * `comm` if it was since `comm` was last set */
+	struct ev_prefix *x = ids ? st->ev_cur : NULL;
 	if (st->comm.s && !st->o.tid && !st->o.pid &&
-	    sbuf_eq(&st->comm, e->comm, e->comm_len))
+	    ((x && x->comm_gen == st->comm_gen) ||
+	     sbuf_eq(&st->comm, e->comm, e->comm_len))) {
+		if (x)
+			x->comm_gen = st->comm_gen;
 		goto names_done;
+	}
 	st->names_new = true;
 	st->comm_gen++;
 	st->comm.len = 0;
@@ -532,6 +548,8 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 			return sf_error_nomem(ctx);
 	}
 	st->java = sbuf_eq(&st->pname, "java", 4);
+	if (x)
+		x->comm_gen = st->comm_gen;
 names_done:
 	if (rest) {
 		/* inferno: a one-frame stack on the event line */
@@ -646,21 +664,27 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 			}
 		} else
 			is_event = false;
+		/* the last typed line's tail, known not to make a record */
+		const struct sf_sbuf *known = !st.o.inferno && st.type_tail_ok &&
+					      st.type_tail_plain ?
+					      &st.type_tail : NULL;
+		bool record = is_event &&
+			      sf_perf__event_tail(line, e, ev.end,
+						  known ? known->s : NULL,
+						  known ? known->len : 0,
+						  &time, &tail);
 		/* an unindented line is refused for a NUL as an indented one
-		 * is (it was cut there: "pr\0og" read as "pr") */
-		if (!is_space(line[0]) && memchr(line, 0, e)) {
+		 * is (it was cut there: "pr\0og" read as "pr"); a line made
+		 * of a kept prefix, a time and the last typed line's tail
+		 * has none (both were kept from lines without one) */
+		if (!is_space(line[0]) && !(ids && st.ev_hit && tail) &&
+		    memchr(line, 0, e)) {
 			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
 				      sf_input_lineno(in),
 				      "NUL byte: not perf script text");
 			break;
 		}
-		/* the last typed line's tail, known not to make a record */
-		const struct sf_sbuf *known = !st.o.inferno && st.type_tail_ok &&
-					      st.type_tail_plain ?
-					      &st.type_tail : NULL;
-		if (is_event &&
-		    sf_perf__event_tail(line, e, ev.end, known ? known->s : NULL,
-					known ? known->len : 0, &time, &tail)) {
+		if (record) {
 			/* a side-band record (task, mmap, switch, lost ...):
 			 * no sample, no event type; perl takes it as an event
 			 * line that the next one replaces before any frame */

@@ -140,18 +140,25 @@ struct perf_state {
 	/* the tail's words alone make no record (so a line whose time word
 	 * they follow is none: sf_perf__event_tail's `known`) */
 	bool type_tail_plain;
+	/* the tail's event is not the one --event-filter (or the first
+	 * typed event) keeps */
+	bool type_tail_skip;
 	/* unindented event lines up to their time (comm, pid/tid and
 	 * blanks), what sf_perf__parse_event_perl gave for each (pointing
 	 * into `pre`) and its pid and tid as numbers, direct-mapped by the
 	 * line's first two words (fmt_perf.c's event_perl); ev_cur: the
-	 * last line's, or NULL */
+	 * last line's, or NULL.  comm_gen: the value of st->comm_gen when
+	 * `comm` was last found to hold this prefix's comm (0: not yet). */
 	struct ev_prefix {
 		struct sf_sbuf pre;
 		struct event_line e;
 		int64_t pid, tid;
+		uint64_t comm_gen;
 	} ev_pre[1 << EV_CACHE_BITS], *ev_cur;
-	/* the pid and tid of the line event_perl read last */
+	/* the pid and tid of the line event_perl read last, and whether
+	 * that line began with a kept prefix (so it holds no NUL there) */
 	int64_t ev_pid, ev_tid;
+	bool ev_hit;
 	struct sf_input *in;
 	struct perf_opts o;
 	struct line_cache lc;
