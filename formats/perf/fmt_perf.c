@@ -339,13 +339,35 @@ static int64_t id_of(const char *s, size_t n)
 	return v;
 }
 
+static inline uint64_t load8(const char *s)
+{
+	uint64_t v;
+
+	memcpy(&v, s, 8);
+	return v;
+}
+
 /* Event line `l` starts with x's line up to its end, and a non-blank
- * follows: the parser would give the same answer (it reads no further). */
+ * follows: the parser would give the same answer (it reads no further).
+ * The last eight bytes first: where threads take turns the pid or tid
+ * differs there, and the call to memcmp is spared. */
 static bool prefix_is(const struct ev_prefix *x, const char *l, size_t n)
 {
 	size_t m = x->pre.len;
 
-	return m && n > m && !is_space(l[m]) && !memcmp(l, x->pre.s, m);
+	return m && n > m && !is_space(l[m]) &&
+	       (m < 8 || load8(l + m - 8) == load8(x->pre.s + m - 8)) &&
+	       !memcmp(l, x->pre.s, m);
+}
+
+/* The bytes of `v` equal to ' ', as their high bit (exact: no borrow
+ * between bytes). */
+static inline uint64_t blank_bytes(uint64_t v)
+{
+	uint64_t y = v ^ 0x2020202020202020ull;
+	uint64_t t = (y & 0x7f7f7f7f7f7f7f7full) + 0x7f7f7f7f7f7f7f7full;
+
+	return ~(t | y | 0x7f7f7f7f7f7f7f7full);
 }
 
 static void prefix_take(struct perf_state *st, struct ev_prefix *x,
@@ -362,13 +384,37 @@ static void prefix_take(struct perf_state *st, struct ev_prefix *x,
 	st->ev_hit = true;
 }
 
-/* The slot of event line `l`: a hash of its first two words (through
+/* The slot of event line `l`: a hash of its first two words (up to
  * the second ' ' within 64 bytes), which lie in the part the parser
  * reads for "comm pid/tid" or "two-word comm ..."; NULL without them.
- * Only a key: prefix_is decides. */
+ * Only a key: prefix_is decides.  When both blanks are in the first 16
+ * bytes (a short comm and pid), the words are found and mixed eight
+ * bytes at a time, without the two calls to memchr and the hash that
+ * cost as much as the rest of the line where threads take turns. */
 static struct ev_prefix *prefix_slot(struct perf_state *st, const char *l,
 				     size_t n)
 {
+	if (n >= 16) {
+		uint64_t a = load8(l), b = load8(l + 8);
+		uint64_t ba = blank_bytes(a) & ~(uint64_t)0xff;
+		uint64_t bb = blank_bytes(b);
+		/* the second blank's high bit, in a or in b */
+		uint64_t a2 = ba & (ba - 1);
+		uint64_t b2 = ba ? bb : bb & (bb - 1);
+		a2 &= -a2;
+		b2 &= -b2;
+		/* keep the bytes below it */
+		if (a2) {
+			a &= (a2 >> 7) - 1;
+			b = 0;
+		} else if (b2) {
+			b &= (b2 >> 7) - 1;
+		}
+		if (a2 || b2)
+			return &st->ev_pre[((a * 0x9e3779b97f4a7c15ull ^ b) *
+					    0xc2b2ae3d27d4eb4full) >>
+					   (64 - EV_CACHE_BITS)];
+	}
 	size_t m = n < 64 ? n : 64;
 	const char *b1 = m > 1 ? memchr(l + 1, ' ', m - 1) : NULL;
 	const char *b2 = b1 ? memchr(b1 + 1, ' ', (size_t)(l + m - b1 - 1)) :
