@@ -262,13 +262,14 @@ want 'app;main;Lcom/x/Y:.run 8' \
      'java;main;com/x/Y:.run 1'
 $SFCONV -q --from perf guess.perf > got.txt 2> err.txt || fail perf-record-guess "exit $?"
 expect_same perf-record-guess want.txt got.txt
-# When the guess is wrong (many threads taking turns), the last record
-# that began with the same first 24 bytes (the leaf line) is tried next.
-# A, B and A' below share a leaf line longer than that, so each is the
-# candidate when another is in the input: B (other callers), A' (A and
-# one more frame: A's text is a prefix of it), A with CRLF lines and A
-# under comm java must not pass for the candidate either.  By hand: A 5
-# times (one of them CRLF), B 3, X 2, A' and the java one once each.
+# Before the guess, the last record that began with the same first 24
+# bytes (the leaf line) is tried.  A, B and A' below share a leaf line
+# longer than that, so each is the candidate when another is in the
+# input: B (other callers), A' (A and one more frame: A's text is a
+# prefix of it), A with CRLF lines and A under comm java must not pass
+# for the candidate either.  B and A in turns at the end: the candidate
+# is always the other one, the guess right.  By hand: A 7 times (one of
+# them CRLF), B 5, X 2, A' and the java one once each.
 la() { printf '\t0 a_leaf_function_name (/bin/app)\n'; }
 sa() { la; printf '\t2 main (/bin/app)\n'; }
 sb() { la; printf '\t3 other (/bin/app)\n\t2 main (/bin/app)\n'; }
@@ -279,10 +280,11 @@ sb() { la; printf '\t3 other (/bin/app)\n\t2 main (/bin/app)\n'; }
 	ev app 7; sa | sed 's/$/\r/'; printf '\r\n'
 	ev java 8; sa; echo; ev app 9; sb; echo
 	ev app 10; printf '\t4 x (/bin/app)\n\n'; ev app 11; sb; echo
-	ev app 12; sa; echo
+	ev app 12; sa; echo; ev app 13; sb; echo; ev app 14; sa; echo
+	ev app 15; sb; echo; ev app 16; sa; echo
 } > lead.perf
-want 'app;main;a_leaf_function_name 5' \
-     'app;main;other;a_leaf_function_name 3' \
+want 'app;main;a_leaf_function_name 7' \
+     'app;main;other;a_leaf_function_name 5' \
      'app;start;main;a_leaf_function_name 1' \
      'app;x 2' \
      'java;main;a_leaf_function_name 1'

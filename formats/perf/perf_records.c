@@ -273,23 +273,24 @@ int sf_perf__rec_skip_seen(struct perf_state *st)
 	if (!c->len || !st->in_event || st->skip || st->rec_direct ||
 	    st->o.inferno || st->npend)
 		return 0;
-	/* Input made of repeated runs (a loop profiled over and over)
-	 * repeats its records in order: try the record that followed the
-	 * previous one last time.  One comparison then replaces the scan,
-	 * the hash and the lookup. */
+	/* Two guesses, each one comparison in place of the scan, the hash
+	 * and the lookup.  First the last record that began with the same
+	 * leaf line: right for 86-93 % of the events of the short, dwarf
+	 * and 64-thread recordings.  Then, as input made of repeated runs
+	 * (a loop profiled over and over) repeats its records in order, the
+	 * record that followed the previous one last time (which alone
+	 * is right for only one event in four where threads take turns). */
+	uint32_t lead = REC_NONE;
+	if (c->lead && avail > REC_LEAD_LEN) {
+		lead = c->lead[rec_lead_slot(b)];
+		if (lead != REC_NONE && rec_here(c, lead, st->java, b, avail))
+			return rec_skip(st, lead);
+	}
 	uint32_t guess = st->rec_prev != REC_NONE ?
 			 rec_at(c, st->rec_prev)->next : REC_NONE;
-	if (guess != REC_NONE && rec_here(c, guess, st->java, b, avail))
+	if (guess != REC_NONE && guess != lead &&
+	    rec_here(c, guess, st->java, b, avail))
 		return rec_skip(st, guess);
-	/* Where threads take turns that guess is mostly wrong (three events
-	 * in four on 64 threads); the last record that began with the same
-	 * leaf line is right for most of the others (two in three). */
-	if (c->lead && avail > REC_LEAD_LEN) {
-		id = c->lead[rec_lead_slot(b)];
-		if (id != REC_NONE && id != guess &&
-		    rec_here(c, id, st->java, b, avail))
-			return rec_skip(st, id);
-	}
 	for (;;) {
 		if (p == end || *p == '\r' || *p == '#')
 			return 0;
