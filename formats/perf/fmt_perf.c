@@ -299,7 +299,7 @@ static bool event_type(struct perf_state *st, const char *l, size_t n,
 
 	if (hit || (st->type_tail_ok && n > t->len &&
 		    l[n - t->len - 1] == ':' &&
-		    !memcmp(l + n - t->len, t->s, t->len))) {
+		    mem_eq(l + n - t->len, t->s, t->len))) {
 		*ev = l + n - t->len + st->type_ev_off;
 		*evn = st->type_evn;
 		*period = st->type_period;
@@ -339,25 +339,17 @@ static int64_t id_of(const char *s, size_t n)
 	return v;
 }
 
-static inline uint64_t load8(const char *s)
-{
-	uint64_t v;
-
-	memcpy(&v, s, 8);
-	return v;
-}
-
 /* Event line `l` starts with x's line up to its end, and a non-blank
  * follows: the parser would give the same answer (it reads no further).
  * The last eight bytes first: where threads take turns the pid or tid
- * differs there, and the call to memcmp is spared. */
+ * differs there. */
 static bool prefix_is(const struct ev_prefix *x, const char *l, size_t n)
 {
 	size_t m = x->pre.len;
 
 	return m && n > m && !is_space(l[m]) &&
 	       (m < 8 || load8(l + m - 8) == load8(x->pre.s + m - 8)) &&
-	       !memcmp(l, x->pre.s, m);
+	       mem_eq(l, x->pre.s, m);
 }
 
 /* The bytes of `v` equal to ' ', as their high bit (exact: no borrow
