@@ -94,7 +94,7 @@ static inline uint32_t rec_lead_slot(const char *s)
 /* Record `id` is the current event's: remember it as what followed the
  * previous event's record, the guess sf_perf__rec_skip_seen tries first,
  * and as the last record of its first bytes, the one it tries next. */
-static void rec_follows(struct perf_state *st, uint32_t id)
+static inline void rec_follows(struct perf_state *st, uint32_t id)
 {
 	struct rec_cache *c = &st->recc;
 	const struct rec_ent *e = rec_at(c, id);
@@ -133,7 +133,7 @@ int sf_perf__rec_frames(struct perf_state *st, uint32_t id)
 /* Record `id` is the current event's stack (after any frames it has):
  * an event with no other frame only names it, and end_event takes its
  * frames from the record if it needs them. */
-static int rec_take(struct perf_state *st, uint32_t id)
+static inline int rec_take(struct perf_state *st, uint32_t id)
 {
 	int rc;
 
@@ -239,7 +239,7 @@ static bool rec_here(const struct rec_cache *c, uint32_t id, bool java,
 
 /* Record `id` is at the input (rec_here): take it, skip its lines and
  * the blank line. */
-static int rec_skip(struct perf_state *st, uint32_t id)
+static inline int rec_skip(struct perf_state *st, uint32_t id)
 {
 	const struct rec_ent *e;
 	int rc;
