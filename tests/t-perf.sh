@@ -290,6 +290,10 @@ want 'app;main;a_leaf_function_name 7' \
      'java;main;a_leaf_function_name 1'
 $SFCONV -q --from perf lead.perf > got.txt 2> err.txt || fail perf-record-lead "exit $?"
 expect_same perf-record-lead want.txt got.txt
+# split in two parts (each starts with empty caches): the same bytes
+SF_SPLIT_MIN=0 $SFCONV -q -j2 --from perf lead.perf > got-j2.txt 2> err.txt ||
+	fail perf-record-lead-j2 "exit $?"
+expect_same perf-record-lead-j2 want.txt got-j2.txt
 # the lines skipped whole still count: a warning after them names its line
 { cat rep.perf; echo; ev app 12; st; printf '\tnot a frame line\n\n'; } > rep-bad.perf
 n=$(($(wc -l < rep.perf) + 5))
