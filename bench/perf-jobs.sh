@@ -63,7 +63,7 @@ row() {
 }
 # one out: `one` repeated to at least $mb MB into out
 repeat_to() {
-	n=$((mb * 1048576 / $(stat -c %s "$1") + 1))
+	n=$((mb * 1048576 / $(stat -L -c %s "$1") + 1))
 	i=0
 	while [ $i -lt $n ]; do cat "$1"; i=$((i + 1)); done > "$2"
 }

@@ -155,6 +155,16 @@ printf 'pr\000og 1 [0] 1.0: 1 cycles:\n\t4004a0 main (/bin/x)\n\n' > nul2.perf
 expect_error perf-nul-byte-event-line 1 '^sfconv: nul2.perf:1: NUL byte' $SFCONV --from perf nul2.perf -o never.folded
 printf '  pr\000og 1 [0] 1.0: 1 cycles:\n\t4004a0 main (/bin/x)\n\n' > nul3.perf
 expect_error perf-nul-byte-indented-event-line 1 '^sfconv: nul3.perf:1: NUL byte' $SFCONV --from perf nul3.perf -o never.folded
+# after event lines whose prefix (comm, pid) and tail (period, event)
+# are kept, a line starting with the same prefix and time but a NUL in
+# its tail, or one more byte and a NUL, is still checked for it
+for t in in:'cyc\000les:' after:'cycles:\000'; do
+	printf 'app 1 1.0: 1 cycles:\n\t4004a0 main (/bin/x)\n\n' > nul4.perf
+	printf 'app 1 1.1: 1 cycles:\n\t4004a0 main (/bin/x)\n\n' >> nul4.perf
+	printf "app 1 1.2: 1 ${t#*:}\\n\\t4004a0 main (/bin/x)\\n\\n" >> nul4.perf
+	expect_error "perf-nul-byte-kept-prefix-${t%%:*}" 1 \
+		'^sfconv: nul4.perf:7: NUL byte' $SFCONV --from perf nul4.perf
+done
 
 # a real profile: perf record -g of a program compiled here
 if ! have perf || ! have cc; then
@@ -252,6 +262,38 @@ want 'app;main;Lcom/x/Y:.run 8' \
      'java;main;com/x/Y:.run 1'
 $SFCONV -q --from perf guess.perf > got.txt 2> err.txt || fail perf-record-guess "exit $?"
 expect_same perf-record-guess want.txt got.txt
+# Before the guess, the last record that began with the same first 24
+# bytes (the leaf line) is tried.  A, B and A' below share a leaf line
+# longer than that, so each is the candidate when another is in the
+# input: B (other callers), A' (A and one more frame: A's text is a
+# prefix of it), A with CRLF lines and A under comm java must not pass
+# for the candidate either.  B and A in turns at the end: the candidate
+# is always the other one, the guess right.  By hand: A 7 times (one of
+# them CRLF), B 5, X 2, A' and the java one once each.
+la() { printf '\t0 a_leaf_function_name (/bin/app)\n'; }
+sa() { la; printf '\t2 main (/bin/app)\n'; }
+sb() { la; printf '\t3 other (/bin/app)\n\t2 main (/bin/app)\n'; }
+{
+	ev app 1; sa; echo; ev app 2; printf '\t4 x (/bin/app)\n\n'
+	ev app 3; sa; echo; ev app 4; sb; echo
+	ev app 5; sa; echo; ev app 6; sa; printf '\t5 start (/bin/app)\n\n'
+	ev app 7; sa | sed 's/$/\r/'; printf '\r\n'
+	ev java 8; sa; echo; ev app 9; sb; echo
+	ev app 10; printf '\t4 x (/bin/app)\n\n'; ev app 11; sb; echo
+	ev app 12; sa; echo; ev app 13; sb; echo; ev app 14; sa; echo
+	ev app 15; sb; echo; ev app 16; sa; echo
+} > lead.perf
+want 'app;main;a_leaf_function_name 7' \
+     'app;main;other;a_leaf_function_name 5' \
+     'app;start;main;a_leaf_function_name 1' \
+     'app;x 2' \
+     'java;main;a_leaf_function_name 1'
+$SFCONV -q --from perf lead.perf > got.txt 2> err.txt || fail perf-record-lead "exit $?"
+expect_same perf-record-lead want.txt got.txt
+# split in two parts (each starts with empty caches): the same bytes
+SF_SPLIT_MIN=0 $SFCONV -q -j2 --from perf lead.perf > got-j2.txt 2> err.txt ||
+	fail perf-record-lead-j2 "exit $?"
+expect_same perf-record-lead-j2 want.txt got-j2.txt
 # the lines skipped whole still count: a warning after them names its line
 { cat rep.perf; echo; ev app 12; st; printf '\tnot a frame line\n\n'; } > rep-bad.perf
 n=$(($(wc -l < rep.perf) + 5))

@@ -49,22 +49,27 @@ static bool sbuf_eq(const struct sf_sbuf *b, const char *s, size_t n)
 	return b->len == n && (!n || !memcmp(b->s, s, n));
 }
 
-/* The model's thread of the current event.  When many threads are
- * sampled together the thread changes at nearly every event, and
- * sf_profile_thread (interning the comm, then a hash probe) cost as much
- * as the rest of the event: a small cache by (pid, tid) answers first,
- * the comm checked against the name the model keeps for that thread. */
-static int thread_of(struct perf_state *st, const char *comm, size_t n,
-		     sf_thread_idx *out)
+/* The model's thread of the current event (its comm is st->comm).  When
+ * many threads are sampled together the thread changes at nearly every
+ * event, and sf_profile_thread (interning the comm, then a hash probe)
+ * cost as much as the rest of the event: a small cache by (pid, tid)
+ * answers first, the comm checked against the name the model keeps for
+ * that thread unless it was, with the same comm, since it was last set
+ * (a model thread's name does not change during the read). */
+static int thread_of(struct perf_state *st, sf_thread_idx *out)
 {
 	uint32_t i = (uint32_t)((uint64_t)st->tid * 0x9e3779b97f4a7c15ull >>
 				(64 - THREAD_CACHE_BITS));
 	struct thread_slot *s = &st->threads[i];
+	const char *comm = st->comm.s ? st->comm.s : "";
+	size_t n = st->comm.len;
 	int rc;
 
 	if (s->used && s->pid == st->pid && s->tid == st->tid) {
 		const char *name = st->p->d.threads[s->thread].name;
-		if (name && !strncmp(name, comm, n) && !name[n]) {
+		if (s->gen == st->comm_gen ||
+		    (name && !strncmp(name, comm, n) && !name[n])) {
+			s->gen = st->comm_gen;
 			*out = s->thread;
 			return 0;
 		}
@@ -72,7 +77,7 @@ static int thread_of(struct perf_state *st, const char *comm, size_t n,
 	if ((rc = sf_profile_thread(st->p, st->ctx, st->pid, st->tid, comm,
 				    out)))
 		return rc;
-	*s = (struct thread_slot){ st->pid, st->tid, *out, true };
+	*s = (struct thread_slot){ st->pid, st->tid, st->comm_gen, *out, true };
 	return 0;
 }
 
@@ -141,13 +146,17 @@ static int end_event(struct perf_state *st)
 	    st->last_tid != st->tid ||
 	    (st->names_new &&
 	     !sbuf_eq(&st->last_comm, st->comm.s, st->comm.len))) {
-		if ((rc = thread_of(st, st->comm.s ? st->comm.s : "",
-				    st->comm.len, &st->last_thread)))
+		if ((rc = thread_of(st, &st->last_thread)))
 			return rc;
-		st->last_comm.len = 0;
-		if (!sf_sbuf_add(&st->last_comm, st->comm.s ? st->comm.s : "",
-				 st->comm.len))
-			return sf_error_nomem(ctx);
+		/* without names_new comm is the last sample's, so last_comm
+		 * holds it already (many threads, one comm) */
+		if (st->names_new) {
+			st->last_comm.len = 0;
+			if (!sf_sbuf_add(&st->last_comm,
+					 st->comm.s ? st->comm.s : "",
+					 st->comm.len))
+				return sf_error_nomem(ctx);
+		}
 		st->last_pid = st->pid;
 		st->last_tid = st->tid;
 		st->have_thread = true;
@@ -290,7 +299,7 @@ static bool event_type(struct perf_state *st, const char *l, size_t n,
 
 	if (hit || (st->type_tail_ok && n > t->len &&
 		    l[n - t->len - 1] == ':' &&
-		    !memcmp(l + n - t->len, t->s, t->len))) {
+		    mem_eq(l + n - t->len, t->s, t->len))) {
 		*ev = l + n - t->len + st->type_ev_off;
 		*evn = st->type_evn;
 		*period = st->type_period;
@@ -331,12 +340,26 @@ static int64_t id_of(const char *s, size_t n)
 }
 
 /* Event line `l` starts with x's line up to its end, and a non-blank
- * follows: the parser would give the same answer (it reads no further). */
+ * follows: the parser would give the same answer (it reads no further).
+ * The last eight bytes first: where threads take turns the pid or tid
+ * differs there. */
 static bool prefix_is(const struct ev_prefix *x, const char *l, size_t n)
 {
 	size_t m = x->pre.len;
 
-	return m && n > m && !is_space(l[m]) && !memcmp(l, x->pre.s, m);
+	return m && n > m && !is_space(l[m]) &&
+	       (m < 8 || load8(l + m - 8) == load8(x->pre.s + m - 8)) &&
+	       mem_eq(l, x->pre.s, m);
+}
+
+/* The bytes of `v` equal to ' ', as their high bit (exact: no borrow
+ * between bytes). */
+static inline uint64_t blank_bytes(uint64_t v)
+{
+	uint64_t y = v ^ 0x2020202020202020ull;
+	uint64_t t = (y & 0x7f7f7f7f7f7f7f7full) + 0x7f7f7f7f7f7f7f7full;
+
+	return ~(t | y | 0x7f7f7f7f7f7f7f7full);
 }
 
 static void prefix_take(struct perf_state *st, struct ev_prefix *x,
@@ -350,15 +373,40 @@ static void prefix_take(struct perf_state *st, struct ev_prefix *x,
 	st->ev_pid = x->pid;
 	st->ev_tid = x->tid;
 	st->ev_cur = x;
+	st->ev_hit = true;
 }
 
-/* The slot of event line `l`: a hash of its first two words (through
+/* The slot of event line `l`: a hash of its first two words (up to
  * the second ' ' within 64 bytes), which lie in the part the parser
  * reads for "comm pid/tid" or "two-word comm ..."; NULL without them.
- * Only a key: prefix_is decides. */
+ * Only a key: prefix_is decides.  When both blanks are in the first 16
+ * bytes (a short comm and pid), the words are found and mixed eight
+ * bytes at a time, without the two calls to memchr and the hash that
+ * cost as much as the rest of the line where threads take turns. */
 static struct ev_prefix *prefix_slot(struct perf_state *st, const char *l,
 				     size_t n)
 {
+	if (n >= 16) {
+		uint64_t a = load8(l), b = load8(l + 8);
+		uint64_t ba = blank_bytes(a) & ~(uint64_t)0xff;
+		uint64_t bb = blank_bytes(b);
+		/* the second blank's high bit, in a or in b */
+		uint64_t a2 = ba & (ba - 1);
+		uint64_t b2 = ba ? bb : bb & (bb - 1);
+		a2 &= -a2;
+		b2 &= -b2;
+		/* keep the bytes below it */
+		if (a2) {
+			a &= (a2 >> 7) - 1;
+			b = 0;
+		} else if (b2) {
+			b &= (b2 >> 7) - 1;
+		}
+		if (a2 || b2)
+			return &st->ev_pre[((a * 0x9e3779b97f4a7c15ull ^ b) *
+					    0xc2b2ae3d27d4eb4full) >>
+					   (64 - EV_CACHE_BITS)];
+	}
 	size_t m = n < 64 ? n : 64;
 	const char *b1 = m > 1 ? memchr(l + 1, ' ', m - 1) : NULL;
 	const char *b2 = b1 ? memchr(b1 + 1, ' ', (size_t)(l + m - b1 - 1)) :
@@ -397,8 +445,10 @@ static bool event_perl(struct perf_state *st, const char *l, size_t n,
 	st->ev_pid = id_of(e->pid, e->pid_len);
 	st->ev_tid = id_of(e->tid, e->tid_len);
 	st->ev_cur = NULL;
+	st->ev_hit = false;
 	if (!x)
 		return true;
+	x->comm_gen = 0;
 	x->pre.len = 0;
 	if (!sf_sbuf_add(&x->pre, l, e->end)) {
 		x->pre.len = 0;   /* no memory: no reuse, the parse stands */
@@ -463,10 +513,16 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 		}
 	}
 	if (typed) {
-		if (!st->ev_filter.s) {
-			if (!sf_sbuf_add(&st->ev_filter, ev, evn))
+		/* a line ending in the last typed line's tail has its event,
+		 * so the filter's answer (the filter does not change once
+		 * set) */
+		if (!tail) {
+			if (!st->ev_filter.s &&
+			    !sf_sbuf_add(&st->ev_filter, ev, evn))
 				return sf_error_nomem(ctx);
-		} else if (!sbuf_eq(&st->ev_filter, ev, evn)) {
+			st->type_tail_skip = !sbuf_eq(&st->ev_filter, ev, evn);
+		}
+		if (st->type_tail_skip) {
 			sf_warn(ctx, "perf.event-filtered",
 				"kept only events of type '%s' "
 				"(--event-filter to choose another)",
@@ -496,11 +552,19 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 	st->tid = ids ? st->ev_tid : id_of(e->tid, e->tid_len);
 	st->time = time;
 	/* the same comm as the last event's gives the same names (the
-	 * root frame's holds the pid or tid only with --pid or --tid) */
+	 * root frame's holds the pid or tid only with --pid or --tid); a
+	 * line that began with a kept prefix has its comm, known equal to
+	 * `comm` if it was since `comm` was last set */
+	struct ev_prefix *x = ids ? st->ev_cur : NULL;
 	if (st->comm.s && !st->o.tid && !st->o.pid &&
-	    sbuf_eq(&st->comm, e->comm, e->comm_len))
+	    ((x && x->comm_gen == st->comm_gen) ||
+	     sbuf_eq(&st->comm, e->comm, e->comm_len))) {
+		if (x)
+			x->comm_gen = st->comm_gen;
 		goto names_done;
+	}
 	st->names_new = true;
+	st->comm_gen++;
 	st->comm.len = 0;
 	st->pname.len = 0;
 	if (!sf_sbuf_add(&st->comm, e->comm, e->comm_len) ||
@@ -522,6 +586,8 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 			return sf_error_nomem(ctx);
 	}
 	st->java = sbuf_eq(&st->pname, "java", 4);
+	if (x)
+		x->comm_gen = st->comm_gen;
 names_done:
 	if (rest) {
 		/* inferno: a one-frame stack on the event line */
@@ -636,21 +702,27 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 			}
 		} else
 			is_event = false;
+		/* the last typed line's tail, known not to make a record */
+		const struct sf_sbuf *known = !st.o.inferno && st.type_tail_ok &&
+					      st.type_tail_plain ?
+					      &st.type_tail : NULL;
+		bool record = is_event &&
+			      sf_perf__event_tail(line, e, ev.end,
+						  known ? known->s : NULL,
+						  known ? known->len : 0,
+						  &time, &tail);
 		/* an unindented line is refused for a NUL as an indented one
-		 * is (it was cut there: "pr\0og" read as "pr") */
-		if (!is_space(line[0]) && memchr(line, 0, e)) {
+		 * is (it was cut there: "pr\0og" read as "pr"); a line made
+		 * of a kept prefix, a time and the last typed line's tail
+		 * has none (both were kept from lines without one) */
+		if (!is_space(line[0]) && !(ids && st.ev_hit && tail) &&
+		    memchr(line, 0, e)) {
 			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
 				      sf_input_lineno(in),
 				      "NUL byte: not perf script text");
 			break;
 		}
-		/* the last typed line's tail, known not to make a record */
-		const struct sf_sbuf *known = !st.o.inferno && st.type_tail_ok &&
-					      st.type_tail_plain ?
-					      &st.type_tail : NULL;
-		if (is_event &&
-		    sf_perf__event_tail(line, e, ev.end, known ? known->s : NULL,
-					known ? known->len : 0, &time, &tail)) {
+		if (record) {
 			/* a side-band record (task, mmap, switch, lost ...):
 			 * no sample, no event type; perl takes it as an event
 			 * line that the next one replaces before any frame */
@@ -705,6 +777,7 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 out:
 	sf_idx_free(&st.recc.idx);
 	sf_big_free(st.recc.mem, st.recc.cap);
+	free(st.recc.lead);
 	free(st.rec);
 	free(st.pend);
 	sf_idx_free(&st.lc.idx);

@@ -358,7 +358,7 @@ bool sf_perf__event_tail(const char *l, size_t n, size_t from,
 	*time = sec * 1000000000 + ns * pow10[9 - fd];
 	i++;
 	/* the words after the time are those of a line read before */
-	if (known && n - i == known_len && !memcmp(l + i, known, known_len)) {
+	if (known && n - i == known_len && mem_eq(l + i, known, known_len)) {
 		*known_hit = true;
 		return false;
 	}

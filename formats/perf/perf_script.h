@@ -58,6 +58,13 @@ struct rec_cache {
 	struct sf_idx idx;
 	unsigned char *mem;
 	size_t len, cap;
+	/* the last record taken whose text starts with given REC_LEAD_LEN
+	 * bytes (the leaf's address and the start of its symbol), by a hash
+	 * of them, or REC_NONE: when the guess by the last record
+	 * (rec_ent.next) is wrong, as it is for most events where many
+	 * threads take turns, this one is tried before the scan and the
+	 * hash of the whole stack (perf_records.c) */
+	uint32_t *lead;
 };
 
 struct rec_ent {
@@ -104,6 +111,8 @@ static inline const sf_frame_id *rec_fids(const struct rec_ent *e)
 #endif
 #define PERF_REC_MAX ((size_t)1 << 20)
 #define REC_NONE UINT32_MAX
+#define REC_LEAD_LEN 24
+#define REC_LEAD_BITS 12
 #define HINT_BITS 14
 #define THREAD_CACHE_BITS 8
 #define EV_CACHE_BITS 6
@@ -131,18 +140,25 @@ struct perf_state {
 	/* the tail's words alone make no record (so a line whose time word
 	 * they follow is none: sf_perf__event_tail's `known`) */
 	bool type_tail_plain;
+	/* the tail's event is not the one --event-filter (or the first
+	 * typed event) keeps */
+	bool type_tail_skip;
 	/* unindented event lines up to their time (comm, pid/tid and
 	 * blanks), what sf_perf__parse_event_perl gave for each (pointing
 	 * into `pre`) and its pid and tid as numbers, direct-mapped by the
 	 * line's first two words (fmt_perf.c's event_perl); ev_cur: the
-	 * last line's, or NULL */
+	 * last line's, or NULL.  comm_gen: the value of st->comm_gen when
+	 * `comm` was last found to hold this prefix's comm (0: not yet). */
 	struct ev_prefix {
 		struct sf_sbuf pre;
 		struct event_line e;
 		int64_t pid, tid;
+		uint64_t comm_gen;
 	} ev_pre[1 << EV_CACHE_BITS], *ev_cur;
-	/* the pid and tid of the line event_perl read last */
+	/* the pid and tid of the line event_perl read last, and whether
+	 * that line began with a kept prefix (so it holds no NUL there) */
 	int64_t ev_pid, ev_tid;
+	bool ev_hit;
 	struct sf_input *in;
 	struct perf_opts o;
 	struct line_cache lc;
@@ -191,12 +207,17 @@ struct perf_state {
 	sf_thread_idx last_thread;
 	bool have_thread;
 	/* (pid, tid) -> the model's thread for them, direct-mapped by tid
-	 * (THREAD_CACHE_BITS): fmt_perf.c's thread_of */
+	 * (THREAD_CACHE_BITS): fmt_perf.c's thread_of; `gen`, the value
+	 * of comm_gen when the thread's name was last found equal to
+	 * `comm` */
 	struct thread_slot {
 		int64_t pid, tid;
+		uint64_t gen;
 		sf_thread_idx thread;
 		bool used;
 	} threads[1 << THREAD_CACHE_BITS];
+	/* counts the times `comm` was set: while it stays, so do its bytes */
+	uint64_t comm_gen;
 	uint32_t type;
 	bool have_type;
 	/* the type is ("samples", "count"): no kept event had a period yet */
