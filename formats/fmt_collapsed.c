@@ -684,14 +684,18 @@ nomem:
  *    key, node; runs of equal (parent, key) are one merged node of the
  *    output tree (a "c;" key) or one line (a "c" key), summed in node
  *    order as the walk sums them;
- *  - each merged node counts the lines below it (deepest level first),
- *    which gives every line its place in the output (top level first);
- *  - the lines are written in that order, the text of their merged
- *    parents kept from one line to the next, and a level's merged nodes
- *    are met in id order, so those reads go forward through memory.
+ *  - a level's runs are in output order: level 1's are the top's
+ *    children in key order, and if level d - 1's merged nodes are in
+ *    output order, so are level d's runs, sorted by their merged parent
+ *    first.  So the lines are written by a walk of the merged tree that
+ *    reads each level's runs forward from a cursor of its own: a merged
+ *    node's children are the runs at its level's cursor that name it as
+ *    their parent.  The text of the merged nodes on the path is kept
+ *    from one line to the next.
  *
  * Every pass reads its arrays in about memory order: node ids within a
- * level, and their parents' merged ids, increase together.
+ * level, and their parents' merged ids, increase together; the walk
+ * reads each level's runs, merged ids and line sums forward.
  */
 struct lent {
 	uint32_t key;              /* its key's rank (struct walk's krank) */
@@ -707,8 +711,7 @@ _Static_assert(sizeof(struct lent) <= 32, "short_sort holds one");
 
 struct lrun {
 	uint32_t pp;               /* merged parent */
-	uint32_t x;                /* a line's id | LENT_LINE, or the merged
-				    * node's id */
+	uint32_t nm;               /* name id; LENT_LINE: an own line */
 };
 
 /* One parent's children by key, then node. */
@@ -742,14 +745,13 @@ struct levels {
 	uint32_t *cnt;
 	struct lrun *runs;         /* every level's runs, in order */
 	uint32_t *rstart;          /* level d's: runs[rstart[d] ..) */
-	uint32_t *mparent, *mname, *msize;   /* per merged node; msize is
-				    * its line count, then the output index
-				    * of its first line */
 	uint32_t *mstart;          /* level d's merged ids: from mstart[d] */
-	uint32_t *line_m, *line_nm, *order;
-	double *line_sum;
-	uint32_t *chain, *pathoff; /* per depth: the merged node on the
-				    * current path, the end of its text */
+	uint32_t *lstart;          /* level d's lines: from lstart[d] */
+	double *line_sum;          /* by line id */
+	/* the walk, per depth: the cursors into the runs, merged ids and
+	 * lines of that level, the merged node on the current path and
+	 * the end of its text */
+	uint32_t *rcur, *mcur, *lcur, *chain, *pathoff;
 };
 
 static void levels_free(struct levels *l)
@@ -763,14 +765,12 @@ static void levels_free(struct levels *l)
 	free(l->cnt);
 	free(l->runs);
 	free(l->rstart);
-	free(l->mparent);
-	free(l->mname);
-	free(l->msize);
 	free(l->mstart);
-	free(l->line_m);
-	free(l->line_nm);
-	free(l->order);
+	free(l->lstart);
 	free(l->line_sum);
+	free(l->rcur);
+	free(l->mcur);
+	free(l->lcur);
 	free(l->chain);
 	free(l->pathoff);
 }
@@ -804,69 +804,17 @@ static void level_runs(const struct walk *w, struct levels *l, size_t d,
 			double sum = 0;
 			for (size_t k = i; k < j; k++)
 				sum += l->sorted[k].weight;
-			l->line_m[*nlines] = e->pp;
-			l->line_nm[*nlines] = e->nm & ~LENT_LINE;
-			l->line_sum[*nlines] = sum;
-			l->runs[(*nruns)++] = (struct lrun){
-				e->pp, *nlines | LENT_LINE };
-			++*nlines;
+			l->line_sum[(*nlines)++] = sum;
 		} else {
 			uint32_t m = (*nmerged)++;
-			l->mparent[m] = e->pp;
-			l->mname[m] = e->nm;
-			l->msize[m] = 0;
 			for (size_t k = i; k < j; k++)
 				l->merged[l->sorted[k].node] = m;
-			l->runs[(*nruns)++] = (struct lrun){ e->pp, m };
 		}
+		l->runs[(*nruns)++] = (struct lrun){ e->pp, e->nm };
 	}
 }
 
-/* The merged nodes' line counts (deepest level first), then each one's
- * first line's place and each line's (top level first). */
-static void level_places(struct levels *l, size_t nlevels)
-{
-	for (size_t d = nlevels; d-- > 1;)
-		for (size_t r = l->rstart[d]; r < l->rstart[d + 1]; r++) {
-			const struct lrun *u = &l->runs[r];
-			l->msize[u->pp] += u->x & LENT_LINE ? 1 :
-					   l->msize[u->x];
-		}
-	l->msize[0] = 0;
-	for (size_t d = 1; d < nlevels; d++) {
-		uint32_t cur = 0, pp = UINT32_MAX;
-		for (size_t r = l->rstart[d]; r < l->rstart[d + 1]; r++) {
-			const struct lrun *u = &l->runs[r];
-			if (u->pp != pp) {
-				pp = u->pp;
-				cur = l->msize[pp];
-			}
-			if (u->x & LENT_LINE) {
-				l->order[cur++] = u->x & ~LENT_LINE;
-			} else {
-				uint32_t n = l->msize[u->x];
-				l->msize[u->x] = cur;
-				cur += n;
-			}
-		}
-	}
-}
-
-/* The depth of merged node m (level d holds mstart[d] .. mstart[d + 1]). */
-static size_t merged_depth(const struct levels *l, size_t nlevels,
-			   uint32_t m)
-{
-	size_t lo = 0, hi = nlevels;   /* mstart[lo] <= m < mstart[hi] */
-
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (l->mstart[mid] <= m)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo;
-}
+#define RUN_AHEAD 8
 
 static int level_emit(struct walk *w, struct sf_output *out,
 		      uint32_t empty_name, struct sf_ctx *ctx)
@@ -892,6 +840,10 @@ static int level_emit(struct walk *w, struct sf_output *out,
 	    !(l.merged = sf_calloc(n, sizeof(*l.merged))) ||
 	    !(l.rstart = sf_calloc(nlevels + 1, sizeof(*l.rstart))) ||
 	    !(l.mstart = sf_calloc(nlevels + 1, sizeof(*l.mstart))) ||
+	    !(l.lstart = sf_calloc(nlevels + 1, sizeof(*l.lstart))) ||
+	    !(l.rcur = sf_calloc(nlevels, sizeof(*l.rcur))) ||
+	    !(l.mcur = sf_calloc(nlevels, sizeof(*l.mcur))) ||
+	    !(l.lcur = sf_calloc(nlevels, sizeof(*l.lcur))) ||
 	    !(l.chain = sf_calloc(nlevels, sizeof(*l.chain))) ||
 	    !(l.pathoff = sf_calloc(nlevels, sizeof(*l.pathoff)))) {
 		free(place);
@@ -934,11 +886,6 @@ static int level_emit(struct walk *w, struct sf_output *out,
 	    !(l.sorted = sf_calloc(maxent, sizeof(*l.sorted))) ||
 	    !(l.cnt = sf_calloc(nbelow + 1, sizeof(*l.cnt))) ||
 	    !(l.runs = sf_calloc(nbelow + nline, sizeof(*l.runs))) ||
-	    !(l.mparent = sf_calloc(nbelow, sizeof(*l.mparent))) ||
-	    !(l.mname = sf_calloc(nbelow, sizeof(*l.mname))) ||
-	    !(l.msize = sf_calloc(nbelow, sizeof(*l.msize))) ||
-	    !(l.line_m = sf_calloc(nline, sizeof(*l.line_m))) ||
-	    !(l.line_nm = sf_calloc(nline, sizeof(*l.line_nm))) ||
 	    !(l.line_sum = sf_calloc(nline, sizeof(*l.line_sum))))
 		goto nomem;
 	l.mstart[0] = 0;
@@ -966,6 +913,7 @@ static int level_emit(struct walk *w, struct sf_output *out,
 					w->krank[2 * nm + 1], i, pp, nm, 0 };
 		}
 		l.rstart[d] = (uint32_t)nruns;
+		l.lstart[d] = nlines;
 		level_runs(w, &l, d, nent, &nruns, &nmerged, &nlines);
 		l.mstart[d + 1] = nmerged;
 	}
@@ -980,43 +928,56 @@ static int level_emit(struct walk *w, struct sf_output *out,
 	l.rec = NULL;
 	l.flags = NULL;
 	l.cnt = l.merged = NULL;
-	if (!(l.order = sf_calloc(nlines ? nlines : 1, sizeof(*l.order))))
-		goto nomem;
-	level_places(&l, nlevels);
-
-	size_t depth = 0;          /* chain[1 .. depth] is the path */
-	for (uint32_t i = 0; i < nlines; i++) {
-		uint32_t ln = l.order[i], m = l.line_m[ln];
-		size_t dm = merged_depth(&l, nlevels, m), k = dm;
-		/* climb to where the path so far is this line's too */
-		for (uint32_t x = m; k > 0 && (k > depth || l.chain[k] != x);
-		     x = l.mparent[x])
-			l.chain[k--] = x;
-		for (size_t j = k + 1; j <= dm; j++) {
-			const struct oname *o = &t->names[l.mname[l.chain[j]]];
-			size_t at = l.pathoff[j - 1] + (j > 1);
+	for (size_t d = 1; d < nlevels; d++) {
+		l.rcur[d] = l.rstart[d];
+		l.mcur[d] = l.mstart[d];
+		l.lcur[d] = l.lstart[d];
+	}
+	/* the walk: at depth d, the runs of level d whose parent is
+	 * chain[d - 1]; path[0 .. pathoff[d - 1]) is that parent's text */
+	bool first_line = true;
+	for (size_t d = 1; d;) {
+		if (d == nlevels || l.rcur[d] == l.rstart[d + 1] ||
+		    l.runs[l.rcur[d]].pp != l.chain[d - 1]) {
+			d--;
+			continue;
+		}
+		const struct lrun *u = &l.runs[l.rcur[d]++];
+		const struct oname *o = &t->names[u->nm & ~LENT_LINE];
+		/* each level is a stream of its own, too many streams for
+		 * the hardware to follow: bring in this level's runs and
+		 * the name of a run a few ahead (names are read at random) */
+		if (l.rcur[d] + 2 * RUN_AHEAD < nruns) {
+			__builtin_prefetch(u + 2 * RUN_AHEAD);
+			__builtin_prefetch(&t->names[u[RUN_AHEAD].nm &
+						     ~LENT_LINE]);
+		}
+		size_t at = l.pathoff[d - 1] + (d > 1);
+		if (!(u->nm & LENT_LINE)) {
 			if (sf_grow(&path, &pathcap, at + o->len + 1, 1))
 				goto nomem;
-			if (j > 1)
+			if (d > 1)
 				path[at - 1] = ';';
 			memcpy(path + at, o->txt, o->len);
-			l.pathoff[j] = (uint32_t)(at + o->len);
+			l.pathoff[d] = (uint32_t)(at + o->len);
+			l.chain[d] = l.mcur[d]++;
+			d++;
+			continue;
 		}
-		depth = dm;
-		const struct oname *o = &t->names[l.line_nm[ln]];
-		if (!i) {
+		if (first_line) {
 			/* the line begins with the path, or is one name */
-			if (dm)
-				sf_text_guard_mark(out, path, l.pathoff[dm]);
+			if (d > 1)
+				sf_text_guard_mark(out, path, l.pathoff[d - 1]);
 			else
 				sf_text_guard_mark(out, o->txt, o->len);
+			first_line = false;
 		}
-		sf_output_write(out, path, l.pathoff[dm]);
-		if (dm)
+		sf_output_write(out, path, l.pathoff[d - 1]);
+		if (d > 1)
 			sf_output_putc(out, ';');
 		sf_output_write(out, o->txt, o->len);
 		sf_output_putc(out, ' ');
-		sf_output_num(out, l.line_sum[ln]);
+		sf_output_num(out, l.line_sum[l.lcur[d]++]);
 		sf_output_putc(out, '\n');
 	}
 	goto done;
