@@ -275,11 +275,12 @@ static void onames_free(struct onames *t)
 /*
  * What the walk reads.  A context is a set of samples laid on the stack
  * tree: a weight per node and two flags (a line ends here; a line goes on
- * below).  Context 0 holds the samples written without a prefix (all of
- * them without --thread-prefix).  Under --thread-prefix the threads are
- * grouped by their written label, and context 1 holds the samples of the
- * one label group being walked: its frames sit one level below the label,
- * the same stack nodes as in context 0 would be a level too high.
+ * below).  Only --thread-prefix makes contexts (without it level_emit
+ * lays the samples on records of its own).  Context 0 holds the samples
+ * written without a prefix; the threads are grouped by their written
+ * label, and context 1 holds the samples of the one label group being
+ * walked: its frames sit one level below the label, the same stack nodes
+ * as in context 0 would be a level too high.
  */
 enum { F_LINE = 1, F_BELOW = 2 };
 
@@ -837,7 +838,6 @@ static int level_emit(struct walk *w, struct sf_output *out,
 	    !(l.dstart = sf_calloc(nlevels + 1, sizeof(*l.dstart))) ||
 	    !(l.rec = sf_calloc(n, sizeof(*l.rec))) ||
 	    !(l.flags = sf_calloc(n, sizeof(*l.flags))) ||
-	    !(l.merged = sf_calloc(n, sizeof(*l.merged))) ||
 	    !(l.rstart = sf_calloc(nlevels + 1, sizeof(*l.rstart))) ||
 	    !(l.mstart = sf_calloc(nlevels + 1, sizeof(*l.mstart))) ||
 	    !(l.lstart = sf_calloc(nlevels + 1, sizeof(*l.lstart))) ||
@@ -849,14 +849,8 @@ static int level_emit(struct walk *w, struct sf_output *out,
 		free(place);
 		goto nomem;
 	}
-	/* a node gives at most a line and a merged node, node 0 one line
-	 * more; merged node 0 is node 0 */
-	size_t nbelow = 1, nline = 1;
-	for (size_t v = 0; v < p->d.nstacks; v++) {
+	for (size_t v = 0; v < p->d.nstacks; v++)
 		l.dstart[p->d.stacks[v].depth + 1]++;
-		nbelow += (w->c[0].flags[v] & F_BELOW) != 0;
-		nline += (w->c[0].flags[v] & F_LINE) != 0;
-	}
 	for (size_t d = 0; d < nlevels; d++) {
 		if (l.dstart[d + 1] > maxlev)
 			maxlev = l.dstart[d + 1];
@@ -867,20 +861,36 @@ static int level_emit(struct walk *w, struct sf_output *out,
 		const struct sf_stack_node *sn = &p->d.stacks[v];
 		uint32_t i = l.dstart[sn->depth]++;
 		place[v] = i;
-		l.rec[i] = (struct lrec){ place[sn->parent],
-					  t->frame_name[sn->frame],
-					  w->c[0].weight[v] };
-		l.flags[i] = w->c[0].flags[v];
+		l.rec[i].ppos = place[sn->parent];
+		l.rec[i].nm = t->frame_name[sn->frame];
 	}
-	free(place);
-	/* what the levels need of the weights and flags is in rec now */
-	free(w->c[0].weight);
-	free(w->c[0].flags);
-	w->c[0].weight = NULL;
-	w->c[0].flags = NULL;
 	for (size_t d = nlevels; d > 0; d--)
 		l.dstart[d] = l.dstart[d - 1];
 	l.dstart[0] = 0;
+	/* the samples' weights and F_LINE straight into the records (in
+	 * sample order, the order the walk sums them in), then F_BELOW
+	 * from the deepest level up: a node with a flag makes its parent
+	 * F_BELOW.  Where climbing from each sample was a chain of
+	 * dependent loads, this reads the levels forward. */
+	for (size_t i = 0; i < p->d.nsamples; i++) {
+		uint32_t at = place[p->d.samples[i].stack];
+		l.rec[at].weight += weight_of(w, i);
+		l.flags[at] |= F_LINE;
+	}
+	for (size_t i = l.dstart[nlevels]; i-- > 1;)
+		if (l.flags[i])
+			l.flags[l.rec[i].ppos] |= F_BELOW;
+	/* a node gives at most a line and a merged node, node 0 one line
+	 * more; merged node 0 is node 0 */
+	size_t nbelow = 1, nline = 1;
+	for (size_t i = 0; i < l.dstart[nlevels]; i++) {
+		nbelow += (l.flags[i] & F_BELOW) != 0;
+		nline += (l.flags[i] & F_LINE) != 0;
+	}
+	/* a node's merged id is written at its level before its children
+	 * read it, so `place` can hold them without clearing */
+	l.merged = place;
+	l.merged[0] = 0;
 	size_t maxent = 2 * maxlev + 1;
 	if (!(l.ent = sf_calloc(maxent, sizeof(*l.ent))) ||
 	    !(l.sorted = sf_calloc(maxent, sizeof(*l.sorted))) ||
@@ -1094,7 +1104,8 @@ static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 	t.frame_name = sf_calloc(p->d.nframes ? p->d.nframes : 1,
 				 sizeof(*t.frame_name));
 	uint32_t *first = NULL;
-	for (int c = 0; c < (prefix ? 2 : 1); c++) {
+	/* without a prefix level_emit lays the samples on its own records */
+	for (int c = 0; c < (prefix ? 2 : 0); c++) {
 		w.c[c].weight = sf_calloc(n, sizeof(*w.c[c].weight));
 		w.c[c].flags = sf_calloc(n, 1);
 		if (!w.c[c].weight || !w.c[c].flags)
@@ -1117,13 +1128,8 @@ static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 	uint32_t empty_name;
 	if ((rc = oname_id(&t, ctx, "", false, &empty_name)))
 		goto out;
-	if (prefix) {
-		if ((rc = make_groups(&w, &t, ctx)))
-			goto out;
-	} else {
-		for (size_t i = 0; i < p->d.nsamples; i++)
-			mark(&w, &w.c[0], i);
-	}
+	if (prefix && (rc = make_groups(&w, &t, ctx)))
+		goto out;
 	if ((rc = rank_keys(&w, ctx)))
 		goto out;
 	if (!prefix) {
