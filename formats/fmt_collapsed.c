@@ -708,7 +708,6 @@ struct lent {
 				    * node order, not in key order */
 };
 #define LENT_LINE 0x80000000u
-_Static_assert(sizeof(struct lent) <= 32, "short_sort holds one");
 
 struct lrun {
 	uint32_t pp;               /* merged parent */
@@ -742,7 +741,7 @@ struct levels {
 	uint32_t *dstart;
 	uint32_t *merged;          /* by place: its merged id (places with
 				    * F_BELOW) */
-	struct lent *ent, *sorted; /* one level's entries */
+	struct lent *sorted;       /* one level's entries, in order */
 	uint32_t *cnt;
 	struct lrun *runs;         /* every level's runs, in order */
 	uint32_t *rstart;          /* level d's: runs[rstart[d] ..) */
@@ -761,7 +760,6 @@ static void levels_free(struct levels *l)
 	free(l->flags);
 	free(l->dstart);
 	free(l->merged);
-	free(l->ent);
 	free(l->sorted);
 	free(l->cnt);
 	free(l->runs);
@@ -776,26 +774,74 @@ static void levels_free(struct levels *l)
 	free(l->pathoff);
 }
 
-/* Sort level d's entries and append its runs; the merged nodes it makes
- * get ids from *nmerged on, its lines from *nlines on. */
+/* Sort a parent's few children (lent_cmp) by insertion, inline: most
+ * parents have one or two. */
+static void lent_sort(struct lent *e, size_t n)
+{
+	if (n > 16) {
+		qsort(e, n, sizeof(*e), lent_cmp);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct lent x = e[i];
+		size_t j = i;
+		for (; j && (x.key < e[j - 1].key ||
+			     (x.key == e[j - 1].key && x.node < e[j - 1].node));
+		     j--)
+			e[j] = e[j - 1];
+		e[j] = x;
+	}
+}
+
+/* Put level d's entries in order and append its runs; the merged nodes
+ * it makes get ids from *nmerged on, its lines from *nlines on.  The
+ * entries are made where a counting sort on the merged parent puts them
+ * (a count pass, then a placing pass over the level's records), then
+ * each parent's few are sorted by key, node. */
 static void level_runs(const struct walk *w, struct levels *l, size_t d,
-		       size_t nent, size_t *nruns, uint32_t *nmerged,
+		       uint32_t empty_name, size_t *nruns, uint32_t *nmerged,
 		       uint32_t *nlines)
 {
 	uint32_t pbase = l->mstart[d - 1];
-	size_t np = l->mstart[d] - pbase;
+	size_t np = l->mstart[d] - pbase, nent = 0;
+	uint32_t beg = l->dstart[d], end = l->dstart[d + 1];
+	/* node 0's own line, the empty line, among the root frames (one
+	 * named "" merges with it); its parent is merged node 0 */
+	bool empty = d == 1 && (l->flags[0] & F_LINE);
 
 	memset(l->cnt, 0, (np + 1) * sizeof(*l->cnt));
-	for (size_t i = 0; i < nent; i++)
-		l->cnt[l->ent[i].pp - pbase + 1]++;
+	l->cnt[1] = empty;
+	for (uint32_t i = beg; i < end; i++) {
+		unsigned f = l->flags[i];
+		if (f)
+			l->cnt[l->merged[l->rec[i].ppos] - pbase + 1] +=
+				(f & F_LINE) + ((f & F_BELOW) >> 1);
+	}
 	for (size_t g = 0; g < np; g++)
 		l->cnt[g + 1] += l->cnt[g];
-	for (size_t i = 0; i < nent; i++)
-		l->sorted[l->cnt[l->ent[i].pp - pbase]++] = l->ent[i];
+	nent = l->cnt[np];
+	if (empty)
+		l->sorted[l->cnt[0]++] = (struct lent){
+			w->krank[2 * empty_name], 0, 0,
+			empty_name | LENT_LINE, l->rec[0].weight };
+	for (uint32_t i = beg; i < end; i++) {
+		unsigned f = l->flags[i];
+		if (!f)
+			continue;
+		uint32_t nm = l->rec[i].nm;
+		uint32_t pp = l->merged[l->rec[i].ppos];
+		uint32_t *c = &l->cnt[pp - pbase];
+		if (f & F_LINE)
+			l->sorted[(*c)++] = (struct lent){
+				w->krank[2 * nm], i, pp, nm | LENT_LINE,
+				l->rec[i].weight };
+		if (f & F_BELOW)
+			l->sorted[(*c)++] = (struct lent){
+				w->krank[2 * nm + 1], i, pp, nm, 0 };
+	}
 	/* cnt[g] is now the end of parent g's entries */
-	for (size_t g = 0, beg = 0; g < np; beg = l->cnt[g++])
-		short_sort(l->sorted + beg, l->cnt[g] - beg,
-			   sizeof(*l->sorted), lent_cmp);
+	for (size_t g = 0, b = 0; g < np; b = l->cnt[g++])
+		lent_sort(l->sorted + b, l->cnt[g] - b);
 	for (size_t i = 0, j; i < nent; i = j) {
 		const struct lent *e = &l->sorted[i];
 		for (j = i + 1; j < nent && l->sorted[j].pp == e->pp &&
@@ -892,8 +938,7 @@ static int level_emit(struct walk *w, struct sf_output *out,
 	l.merged = place;
 	l.merged[0] = 0;
 	size_t maxent = 2 * maxlev + 1;
-	if (!(l.ent = sf_calloc(maxent, sizeof(*l.ent))) ||
-	    !(l.sorted = sf_calloc(maxent, sizeof(*l.sorted))) ||
+	if (!(l.sorted = sf_calloc(maxent, sizeof(*l.sorted))) ||
 	    !(l.cnt = sf_calloc(nbelow + 1, sizeof(*l.cnt))) ||
 	    !(l.runs = sf_calloc(nbelow + nline, sizeof(*l.runs))) ||
 	    !(l.line_sum = sf_calloc(nline, sizeof(*l.line_sum))))
@@ -901,40 +946,18 @@ static int level_emit(struct walk *w, struct sf_output *out,
 	l.mstart[0] = 0;
 	l.mstart[1] = 1;           /* merged node 0 is node 0 */
 	for (size_t d = 1; d < nlevels; d++) {
-		size_t nent = 0;
-		if (d == 1 && (l.flags[0] & F_LINE))
-			/* node 0's own line, the empty line, among the root
-			 * frames (one named "" merges with it) */
-			l.ent[nent++] = (struct lent){
-				w->krank[2 * empty_name], 0, 0,
-				empty_name | LENT_LINE, l.rec[0].weight };
-		for (uint32_t i = l.dstart[d]; i < l.dstart[d + 1]; i++) {
-			unsigned f = l.flags[i];
-			if (!f)
-				continue;
-			uint32_t nm = l.rec[i].nm;
-			uint32_t pp = l.merged[l.rec[i].ppos];
-			if (f & F_LINE)
-				l.ent[nent++] = (struct lent){
-					w->krank[2 * nm], i, pp,
-					nm | LENT_LINE, l.rec[i].weight };
-			if (f & F_BELOW)
-				l.ent[nent++] = (struct lent){
-					w->krank[2 * nm + 1], i, pp, nm, 0 };
-		}
 		l.rstart[d] = (uint32_t)nruns;
 		l.lstart[d] = nlines;
-		level_runs(w, &l, d, nent, &nruns, &nmerged, &nlines);
+		level_runs(w, &l, d, empty_name, &nruns, &nmerged, &nlines);
 		l.mstart[d + 1] = nmerged;
 	}
 	l.rstart[nlevels] = (uint32_t)nruns;
-	free(l.ent);
 	free(l.sorted);
 	free(l.cnt);
 	free(l.rec);
 	free(l.flags);
 	free(l.merged);
-	l.ent = l.sorted = NULL;
+	l.sorted = NULL;
 	l.rec = NULL;
 	l.flags = NULL;
 	l.cnt = l.merged = NULL;
