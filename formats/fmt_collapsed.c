@@ -18,6 +18,7 @@
 #include "text.h"
 #include "utf16.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -680,11 +681,12 @@ nomem:
  * the "c" rank of its own), so it can be found a level at a time:
  *
  *  - the nodes of level d are entries (merged parent, key, node), put in
- *    order by a counting sort on the merged parent (the parents' ids are
- *    in their level's order) and a sort of each parent's few children by
- *    key, node; runs of equal (parent, key) are one merged node of the
- *    output tree (a "c;" key) or one line (a "c" key), summed in node
- *    order as the walk sums them;
+ *    order by a counting sort on the merged parent (a merged node's id
+ *    is the index of its run, so the parents' ids are in their level's
+ *    order) and a sort of each parent's few children by key, node; runs
+ *    of equal (parent, key) are one merged node of the output tree (a
+ *    "c;" key) or one line (a "c" key), summed in node order as the walk
+ *    sums them;
  *  - a level's runs are in output order: level 1's are the top's
  *    children in key order, and if level d - 1's merged nodes are in
  *    output order, so are level d's runs, sorted by their merged parent
@@ -692,17 +694,20 @@ nomem:
  *    reads each level's runs forward from a cursor of its own: a merged
  *    node's children are the runs at its level's cursor that name it as
  *    their parent.  The text of the merged nodes on the path is kept
- *    from one line to the next.
+ *    from one line to the next;
+ *  - the walk can begin at any run (struct wstate says how), so the
+ *    output is cut into chunks written on sf_jobs threads, each chunk's
+ *    bytes those of the one walk: -j1 and -jN give the same output.
  *
  * Every pass reads its arrays in about memory order: node ids within a
  * level, and their parents' merged ids, increase together; the walk
- * reads each level's runs, merged ids and line sums forward.
+ * reads each level's runs and line sums forward.
  */
 struct lent {
 	uint32_t key;              /* its key's rank (struct walk's krank) */
 	uint32_t node;             /* its place (struct levels), which
 				    * orders as the node ids do */
-	uint32_t pp;               /* its parent's merged id */
+	uint32_t pp;               /* its parent's merged id (run) */
 	uint32_t nm;               /* name id; LENT_LINE: an own line */
 	double weight;             /* an own line's weight: read here in
 				    * node order, not in key order */
@@ -710,7 +715,9 @@ struct lent {
 #define LENT_LINE 0x80000000u
 
 struct lrun {
-	uint32_t pp;               /* merged parent */
+	uint32_t pp;               /* the parent's run (a merged node's id
+				    * is its run's index; run 0 stands for
+				    * the top) */
 	uint32_t nm;               /* name id; LENT_LINE: an own line */
 };
 
@@ -735,6 +742,7 @@ struct lrec {
 };
 
 struct levels {
+	size_t nlevels;
 	struct lrec *rec;          /* by place: level d is rec[dstart[d] ..
 				    * dstart[d + 1]) */
 	unsigned char *flags;      /* by place: its flags in context 0 */
@@ -744,14 +752,10 @@ struct levels {
 	struct lent *sorted;       /* one level's entries, in order */
 	uint32_t *cnt;
 	struct lrun *runs;         /* every level's runs, in order */
+	size_t nruns;
 	uint32_t *rstart;          /* level d's: runs[rstart[d] ..) */
-	uint32_t *mstart;          /* level d's merged ids: from mstart[d] */
 	uint32_t *lstart;          /* level d's lines: from lstart[d] */
 	double *line_sum;          /* by line id */
-	/* the walk, per depth: the cursors into the runs, merged ids and
-	 * lines of that level, the merged node on the current path and
-	 * the end of its text */
-	uint32_t *rcur, *mcur, *lcur, *chain, *pathoff;
 };
 
 static void levels_free(struct levels *l)
@@ -764,14 +768,8 @@ static void levels_free(struct levels *l)
 	free(l->cnt);
 	free(l->runs);
 	free(l->rstart);
-	free(l->mstart);
 	free(l->lstart);
 	free(l->line_sum);
-	free(l->rcur);
-	free(l->mcur);
-	free(l->lcur);
-	free(l->chain);
-	free(l->pathoff);
 }
 
 /* Sort a parent's few children (lent_cmp) by insertion, inline: most
@@ -793,20 +791,18 @@ static void lent_sort(struct lent *e, size_t n)
 	}
 }
 
-/* Put level d's entries in order and append its runs; the merged nodes
- * it makes get ids from *nmerged on, its lines from *nlines on.  The
- * entries are made where a counting sort on the merged parent puts them
- * (a count pass, then a placing pass over the level's records), then
- * each parent's few are sorted by key, node. */
+/* Put level d's entries in order and append its runs and line sums.
+ * The entries are made where a counting sort on the merged parent puts
+ * them (a count pass, then a placing pass over the level's records),
+ * then each parent's few are sorted by key, node. */
 static void level_runs(const struct walk *w, struct levels *l, size_t d,
-		       uint32_t empty_name, size_t *nruns, uint32_t *nmerged,
-		       uint32_t *nlines)
+		       uint32_t empty_name, uint32_t *nlines)
 {
-	uint32_t pbase = l->mstart[d - 1];
-	size_t np = l->mstart[d] - pbase, nent = 0;
+	uint32_t pbase = l->rstart[d - 1];
+	size_t np = l->rstart[d] - pbase, nent = 0;
 	uint32_t beg = l->dstart[d], end = l->dstart[d + 1];
 	/* node 0's own line, the empty line, among the root frames (one
-	 * named "" merges with it); its parent is merged node 0 */
+	 * named "" merges with it); its parent is the top, run 0 */
 	bool empty = d == 1 && (l->flags[0] & F_LINE);
 
 	memset(l->cnt, 0, (np + 1) * sizeof(*l->cnt));
@@ -853,15 +849,349 @@ static void level_runs(const struct walk *w, struct levels *l, size_t d,
 				sum += l->sorted[k].weight;
 			l->line_sum[(*nlines)++] = sum;
 		} else {
-			uint32_t m = (*nmerged)++;
 			for (size_t k = i; k < j; k++)
-				l->merged[l->sorted[k].node] = m;
+				l->merged[l->sorted[k].node] =
+					(uint32_t)l->nruns;
 		}
-		l->runs[(*nruns)++] = (struct lrun){ e->pp, e->nm };
+		l->runs[l->nruns++] = (struct lrun){ e->pp, e->nm };
 	}
 }
 
+/*
+ * The walk, from any line on.  Its state at depth d: the cursor into
+ * level d's runs and the number of level d's lines before it, the
+ * merged node on the path (its run) and the end of its text in `path`.
+ * Where a chunk of the output begins, that state is what the walk from
+ * the first line would have there: the path is the chunk's first run's
+ * ancestors (climbed through `pp`), above it each cursor is just past
+ * the ancestor's run, below it each level's cursor is at the first run
+ * whose parent is at or after the level above's cursor (every run
+ * before that belongs to an earlier part of the output), and the lines
+ * before each cursor are counted once for all chunks.  So each chunk
+ * can be written on its own, and the chunks' bytes one after the other
+ * are the bytes of one walk, whatever the number of threads.
+ */
+struct wstate {
+	uint32_t *rcur, *lcur, *chain, *pathoff;   /* per depth */
+	char *path;
+	size_t pathcap;
+	size_t d;                  /* the depth to go on at */
+};
+
 #define RUN_AHEAD 8
+
+/* Put the text of the merged node at depth d, name o, on the path.
+ * Returns 0, or -1 when out of memory. */
+static int path_push(struct wstate *st, size_t d, const struct oname *o)
+{
+	size_t at = st->pathoff[d - 1] + (d > 1);
+
+	if (sf_grow(&st->path, &st->pathcap, at + o->len + 1, 1))
+		return -1;
+	if (d > 1)
+		st->path[at - 1] = ';';
+	memcpy(st->path + at, o->txt, o->len);
+	st->pathoff[d] = (uint32_t)(at + o->len);
+	return 0;
+}
+
+/* Write the lines from st's state on, until run `stop` of level `dstop`
+ * would be next (dstop 0: to the end).  `first`: the output's first
+ * line is among them.  Returns 0, or -1 when out of memory. */
+static int level_walk(const struct levels *l, const struct onames *t,
+		      struct wstate *st, size_t dstop, uint32_t stop,
+		      struct sf_output *out, bool first)
+{
+	size_t nlevels = l->nlevels;
+	uint32_t *rcur = st->rcur;
+
+	for (size_t d = st->d; d;) {
+		if (d == nlevels || rcur[d] == l->rstart[d + 1] ||
+		    l->runs[rcur[d]].pp != st->chain[d - 1]) {
+			d--;
+			continue;
+		}
+		if (d == dstop && rcur[d] == stop)
+			break;
+		const struct lrun *u = &l->runs[rcur[d]++];
+		const struct oname *o = &t->names[u->nm & ~LENT_LINE];
+		/* each level is a stream of its own, too many streams for
+		 * the hardware to follow: bring in this level's runs and
+		 * the name of a run a few ahead (names are read at random) */
+		if (rcur[d] + 2 * RUN_AHEAD < l->nruns) {
+			__builtin_prefetch(u + 2 * RUN_AHEAD);
+			__builtin_prefetch(&t->names[u[RUN_AHEAD].nm &
+						     ~LENT_LINE]);
+		}
+		if (!(u->nm & LENT_LINE)) {
+			if (path_push(st, d, o))
+				return -1;
+			st->chain[d] = (uint32_t)(u - l->runs);
+			d++;
+			continue;
+		}
+		if (first) {
+			/* the line begins with the path, or is one name */
+			if (d > 1)
+				sf_text_guard_mark(out, st->path,
+						   st->pathoff[d - 1]);
+			else
+				sf_text_guard_mark(out, o->txt, o->len);
+			first = false;
+		}
+		sf_output_write(out, st->path, st->pathoff[d - 1]);
+		if (d > 1)
+			sf_output_putc(out, ';');
+		sf_output_write(out, o->txt, o->len);
+		sf_output_putc(out, ' ');
+		sf_output_num(out, l->line_sum[st->lcur[d]++]);
+		sf_output_putc(out, '\n');
+	}
+	return sf_output_failed(out) ? -1 : 0;
+}
+
+/* The output in chunks: chunk k > 0 begins at run start[k] of level ds;
+ * cur[k * nlevels + d] and lines[k * nlevels + d] are the walk's cursor
+ * into level d there and the lines of level d before it. */
+struct chunks {
+	size_t n, ds;
+	uint32_t *start, *cur, *lines;
+};
+
+/* The walk's cursors where run r of level ds is next (struct wstate).
+ * Returns the number of runs before them. */
+static size_t chunk_cursors(const struct levels *l, size_t ds, uint32_t r,
+			    uint32_t *cur)
+{
+	size_t before = 0;
+	uint32_t a = r;
+
+	for (size_t d = ds; d-- > 1;) {
+		a = l->runs[a].pp;
+		cur[d] = a + 1;
+	}
+	cur[ds] = r;
+	for (size_t d = ds + 1; d < l->nlevels; d++) {
+		/* the first run whose parent is not before cur[d - 1] */
+		uint32_t lo = l->rstart[d], hi = l->rstart[d + 1];
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (l->runs[mid].pp < cur[d - 1])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		cur[d] = lo;
+	}
+	for (size_t d = 1; d < l->nlevels; d++)
+		before += cur[d] - l->rstart[d];
+	return before;
+}
+
+/* Runs a chunk holds about: 32 k runs write about 700 KB of a timeline,
+ * the memory a thread's chunk holds before it is written out. */
+#define CHUNK_RUNS (32u << 10)
+
+/* Cut the output into chunks of about CHUNK_RUNS runs each, at runs of
+ * the first level that has 16 runs a chunk (so that the cuts can fall
+ * near where they are wanted).  The cuts depend on the runs alone, not
+ * on the number of threads.  Returns 0, or -1 when out of memory. */
+static int make_chunks(const struct levels *l, struct chunks *c)
+{
+	size_t nl = l->nlevels, want = l->nruns / CHUNK_RUNS, ds = 1;
+
+	c->n = 1;
+	if (want < 2)
+		return 0;
+	while (ds < nl && l->rstart[ds + 1] - l->rstart[ds] < 16 * want)
+		ds++;
+	if (ds == nl)
+		return 0;
+	c->ds = ds;
+	if (!(c->start = sf_calloc(want, sizeof(*c->start))) ||
+	    !(c->cur = sf_calloc(want * nl, sizeof(*c->cur))) ||
+	    !(c->lines = sf_calloc(want * nl, sizeof(*c->lines))))
+		return -1;
+	uint32_t *cur = c->cur;
+	for (size_t d = 1; d < nl; d++)
+		cur[d] = l->rstart[d];
+	size_t total = l->nruns - 1;
+	uint32_t lo = l->rstart[ds];
+	for (size_t k = 1; k < want; k++) {
+		/* the first run of level ds with k / want of the runs
+		 * before it */
+		size_t goal = total / want * k;
+		uint32_t hi = l->rstart[ds + 1];
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (chunk_cursors(l, ds, mid, c->cur + c->n * nl) <
+			    goal)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == l->rstart[ds + 1])
+			break;
+		if (lo == (c->n > 1 ? c->start[c->n - 1] : l->rstart[ds]))
+			continue;  /* no run between two cuts */
+		chunk_cursors(l, ds, lo, c->cur + c->n * nl);
+		c->start[c->n++] = lo;
+	}
+	/* the lines before each cursor: a level's cursors only move on
+	 * from chunk to chunk, so each level is counted once */
+	for (size_t d = 1; d < nl; d++) {
+		uint32_t r = l->rstart[d], n = l->lstart[d];
+		for (size_t k = 0; k < c->n; k++) {
+			for (; r < c->cur[k * nl + d]; r++)
+				n += (l->runs[r].nm & LENT_LINE) != 0;
+			c->lines[k * nl + d] = n;
+		}
+	}
+	return 0;
+}
+
+static void chunks_free(struct chunks *c)
+{
+	free(c->start);
+	free(c->cur);
+	free(c->lines);
+}
+
+/* One thread's walk of chunks. */
+struct wjob {
+	const struct levels *l;
+	const struct onames *t;
+	const struct chunks *c;
+	struct wstate st;
+	size_t k;                  /* the chunk */
+	struct sf_output *out;
+	int rc;
+	pthread_t thread;
+	bool started;
+};
+
+static int wstate_init(struct wstate *st, size_t nlevels)
+{
+	st->path = NULL;
+	st->pathcap = 0;
+	st->rcur = sf_calloc(nlevels, sizeof(*st->rcur));
+	st->lcur = sf_calloc(nlevels, sizeof(*st->lcur));
+	st->chain = sf_calloc(nlevels, sizeof(*st->chain));
+	st->pathoff = sf_calloc(nlevels, sizeof(*st->pathoff));
+	return st->rcur && st->lcur && st->chain && st->pathoff ? 0 : -1;
+}
+
+static void wstate_free(struct wstate *st)
+{
+	free(st->rcur);
+	free(st->lcur);
+	free(st->chain);
+	free(st->pathoff);
+	free(st->path);
+}
+
+/* Write chunk j->k: set the walk's state where it begins (the path of
+ * its first run's ancestors), then walk to the next chunk. */
+static int chunk_write(struct wjob *j)
+{
+	const struct levels *l = j->l;
+	const struct chunks *c = j->c;
+	struct wstate *st = &j->st;
+	size_t nl = l->nlevels, k = j->k;
+
+	st->chain[0] = 0;
+	st->pathoff[0] = 0;
+	if (!k) {
+		for (size_t d = 1; d < nl; d++) {
+			st->rcur[d] = l->rstart[d];
+			st->lcur[d] = l->lstart[d];
+		}
+		st->d = 1;
+	} else {
+		memcpy(st->rcur, c->cur + k * nl, nl * sizeof(*st->rcur));
+		memcpy(st->lcur, c->lines + k * nl, nl * sizeof(*st->lcur));
+		st->d = c->ds;
+		for (size_t d = 1; d < c->ds; d++) {
+			uint32_t a = st->rcur[d] - 1;
+			st->chain[d] = a;
+			if (path_push(st, d, &j->t->names[l->runs[a].nm]))
+				return -1;
+		}
+	}
+	if (k + 1 < c->n)
+		return level_walk(l, j->t, st, c->ds, c->start[k + 1], j->out,
+				  !k);
+	return level_walk(l, j->t, st, 0, 0, j->out, !k);
+}
+
+static void *chunk_thread(void *arg)
+{
+	struct wjob *j = arg;
+
+	j->rc = chunk_write(j);
+	return NULL;
+}
+
+/* Write the chunks, `jobs` at a time: this thread writes the first of
+ * each round straight to `out`, the others are written into memory on
+ * threads of their own and copied out in order.  Memory: a chunk's
+ * output per thread but one. */
+static int chunks_write(const struct levels *l, const struct onames *t,
+			const struct chunks *c, unsigned jobs,
+			struct sf_output *out, struct sf_ctx *ctx)
+{
+	size_t nj = jobs < c->n ? jobs : c->n;
+	struct wjob *js = sf_calloc(nj, sizeof(*js));
+	int rc = 0;
+
+	if (!js)
+		return sf_error_nomem(ctx);
+	for (size_t i = 0; i < nj; i++) {
+		js[i] = (struct wjob){ .l = l, .t = t, .c = c };
+		if (wstate_init(&js[i].st, l->nlevels)) {
+			rc = sf_error_nomem(ctx);
+			goto out;
+		}
+	}
+	for (size_t k0 = 0; k0 < c->n && !rc; k0 += nj) {
+		size_t n = c->n - k0 < nj ? c->n - k0 : nj;
+		for (size_t i = 1; i < n; i++) {
+			struct wjob *j = &js[i];
+			j->k = k0 + i;
+			if ((rc = sf_output_mem(&j->out, ctx)))
+				break;
+			j->started = !pthread_create(&j->thread, NULL,
+						     chunk_thread, j);
+			if (!j->started)
+				j->rc = chunk_write(j);
+		}
+		js[0].k = k0;
+		js[0].out = out;
+		if (!rc && chunk_write(&js[0]))
+			rc = sf_error_nomem(ctx);
+		for (size_t i = 1; i < n; i++) {
+			struct wjob *j = &js[i];
+			if (j->started)
+				pthread_join(j->thread, NULL);
+			j->started = false;
+			if (!j->out)
+				continue;
+			if (!rc && j->rc)
+				rc = sf_error_nomem(ctx);
+			size_t len;
+			const char *b = sf_output_mem_data(j->out, &len);
+			if (!rc)
+				sf_output_write(out, b, len);
+			sf_output_abort(j->out);
+			j->out = NULL;
+		}
+	}
+out:
+	for (size_t i = 0; i < nj; i++)
+		wstate_free(&js[i].st);
+	free(js);
+	return rc;
+}
 
 static int level_emit(struct walk *w, struct sf_output *out,
 		      uint32_t empty_name, struct sf_ctx *ctx)
@@ -870,28 +1200,23 @@ static int level_emit(struct walk *w, struct sf_output *out,
 	const struct onames *t = w->names;
 	size_t n = p->d.nstacks ? p->d.nstacks : 1;
 	struct levels l = { 0 };
-	char *path = NULL;
+	struct chunks c = { 0 };
 	/* level 1 at least: it holds node 0's own line */
-	size_t pathcap = 0, nlevels = 2, maxlev = 1, nruns = 0;
-	uint32_t nmerged = 1, nlines = 0;
+	size_t nlevels = 2, maxlev = 1;
+	uint32_t nlines = 0;
 	int rc = 0;
 
 	for (size_t v = 1; v < p->d.nstacks; v++)
 		if (p->d.stacks[v].depth + (size_t)1 > nlevels)
 			nlevels = p->d.stacks[v].depth + (size_t)1;
+	l.nlevels = nlevels;
 	uint32_t *place = sf_calloc(n, sizeof(*place));
 	if (!place ||
 	    !(l.dstart = sf_calloc(nlevels + 1, sizeof(*l.dstart))) ||
 	    !(l.rec = sf_calloc(n, sizeof(*l.rec))) ||
 	    !(l.flags = sf_calloc(n, sizeof(*l.flags))) ||
 	    !(l.rstart = sf_calloc(nlevels + 1, sizeof(*l.rstart))) ||
-	    !(l.mstart = sf_calloc(nlevels + 1, sizeof(*l.mstart))) ||
-	    !(l.lstart = sf_calloc(nlevels + 1, sizeof(*l.lstart))) ||
-	    !(l.rcur = sf_calloc(nlevels, sizeof(*l.rcur))) ||
-	    !(l.mcur = sf_calloc(nlevels, sizeof(*l.mcur))) ||
-	    !(l.lcur = sf_calloc(nlevels, sizeof(*l.lcur))) ||
-	    !(l.chain = sf_calloc(nlevels, sizeof(*l.chain))) ||
-	    !(l.pathoff = sf_calloc(nlevels, sizeof(*l.pathoff)))) {
+	    !(l.lstart = sf_calloc(nlevels + 1, sizeof(*l.lstart)))) {
 		free(place);
 		goto nomem;
 	}
@@ -927,7 +1252,7 @@ static int level_emit(struct walk *w, struct sf_output *out,
 		if (l.flags[i])
 			l.flags[l.rec[i].ppos] |= F_BELOW;
 	/* a node gives at most a line and a merged node, node 0 one line
-	 * more; merged node 0 is node 0 */
+	 * more and the top's run */
 	size_t nbelow = 1, nline = 1;
 	for (size_t i = 0; i < l.dstart[nlevels]; i++) {
 		nbelow += (l.flags[i] & F_BELOW) != 0;
@@ -939,19 +1264,19 @@ static int level_emit(struct walk *w, struct sf_output *out,
 	l.merged[0] = 0;
 	size_t maxent = 2 * maxlev + 1;
 	if (!(l.sorted = sf_calloc(maxent, sizeof(*l.sorted))) ||
-	    !(l.cnt = sf_calloc(nbelow + 1, sizeof(*l.cnt))) ||
+	    !(l.cnt = sf_calloc(nbelow + nline + 1, sizeof(*l.cnt))) ||
 	    !(l.runs = sf_calloc(nbelow + nline, sizeof(*l.runs))) ||
 	    !(l.line_sum = sf_calloc(nline, sizeof(*l.line_sum))))
 		goto nomem;
-	l.mstart[0] = 0;
-	l.mstart[1] = 1;           /* merged node 0 is node 0 */
+	l.runs[0] = (struct lrun){ 0, 0 };    /* the top */
+	l.nruns = 1;
+	l.rstart[0] = 0;
 	for (size_t d = 1; d < nlevels; d++) {
-		l.rstart[d] = (uint32_t)nruns;
+		l.rstart[d] = (uint32_t)l.nruns;
 		l.lstart[d] = nlines;
-		level_runs(w, &l, d, empty_name, &nruns, &nmerged, &nlines);
-		l.mstart[d + 1] = nmerged;
+		level_runs(w, &l, d, empty_name, &nlines);
 	}
-	l.rstart[nlevels] = (uint32_t)nruns;
+	l.rstart[nlevels] = (uint32_t)l.nruns;
 	free(l.sorted);
 	free(l.cnt);
 	free(l.rec);
@@ -961,63 +1286,14 @@ static int level_emit(struct walk *w, struct sf_output *out,
 	l.rec = NULL;
 	l.flags = NULL;
 	l.cnt = l.merged = NULL;
-	for (size_t d = 1; d < nlevels; d++) {
-		l.rcur[d] = l.rstart[d];
-		l.mcur[d] = l.mstart[d];
-		l.lcur[d] = l.lstart[d];
-	}
-	/* the walk: at depth d, the runs of level d whose parent is
-	 * chain[d - 1]; path[0 .. pathoff[d - 1]) is that parent's text */
-	bool first_line = true;
-	for (size_t d = 1; d;) {
-		if (d == nlevels || l.rcur[d] == l.rstart[d + 1] ||
-		    l.runs[l.rcur[d]].pp != l.chain[d - 1]) {
-			d--;
-			continue;
-		}
-		const struct lrun *u = &l.runs[l.rcur[d]++];
-		const struct oname *o = &t->names[u->nm & ~LENT_LINE];
-		/* each level is a stream of its own, too many streams for
-		 * the hardware to follow: bring in this level's runs and
-		 * the name of a run a few ahead (names are read at random) */
-		if (l.rcur[d] + 2 * RUN_AHEAD < nruns) {
-			__builtin_prefetch(u + 2 * RUN_AHEAD);
-			__builtin_prefetch(&t->names[u[RUN_AHEAD].nm &
-						     ~LENT_LINE]);
-		}
-		size_t at = l.pathoff[d - 1] + (d > 1);
-		if (!(u->nm & LENT_LINE)) {
-			if (sf_grow(&path, &pathcap, at + o->len + 1, 1))
-				goto nomem;
-			if (d > 1)
-				path[at - 1] = ';';
-			memcpy(path + at, o->txt, o->len);
-			l.pathoff[d] = (uint32_t)(at + o->len);
-			l.chain[d] = l.mcur[d]++;
-			d++;
-			continue;
-		}
-		if (first_line) {
-			/* the line begins with the path, or is one name */
-			if (d > 1)
-				sf_text_guard_mark(out, path, l.pathoff[d - 1]);
-			else
-				sf_text_guard_mark(out, o->txt, o->len);
-			first_line = false;
-		}
-		sf_output_write(out, path, l.pathoff[d - 1]);
-		if (d > 1)
-			sf_output_putc(out, ';');
-		sf_output_write(out, o->txt, o->len);
-		sf_output_putc(out, ' ');
-		sf_output_num(out, l.line_sum[l.lcur[d]++]);
-		sf_output_putc(out, '\n');
-	}
+	if (make_chunks(&l, &c))
+		goto nomem;
+	rc = chunks_write(&l, t, &c, sf_jobs(ctx), out, ctx);
 	goto done;
 nomem:
 	rc = sf_error_nomem(ctx);
 done:
-	free(path);
+	chunks_free(&c);
 	levels_free(&l);
 	return rc;
 }
