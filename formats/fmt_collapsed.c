@@ -706,11 +706,11 @@ nomem:
 struct lent {
 	uint32_t key;              /* its key's rank (struct walk's krank) */
 	uint32_t node;             /* its place (struct levels), which
-				    * orders as the node ids do */
+				    * orders as the node ids do; for an own
+				    * line its weight's index in the level's
+				    * `lw`, which orders the same */
 	uint32_t pp;               /* its parent's merged id (run) */
 	uint32_t nm;               /* name id; LENT_LINE: an own line */
-	double weight;             /* an own line's weight: read here in
-				    * node order, not in key order */
 };
 #define LENT_LINE 0x80000000u
 
@@ -750,6 +750,8 @@ struct levels {
 	uint32_t *merged;          /* by place: its merged id (places with
 				    * F_BELOW) */
 	struct lent *sorted;       /* one level's entries, in order */
+	double *lw;                /* one level's line weights, read in node
+				    * order (the entries stay 16 bytes) */
 	uint32_t *cnt;
 	struct lrun *runs;         /* every level's runs, in order */
 	size_t nruns;
@@ -766,6 +768,7 @@ static void levels_free(struct levels *l)
 	free(l->dstart);
 	free(l->merged);
 	free(l->sorted);
+	free(l->lw);
 	free(l->cnt);
 	free(l->runs);
 	free(l->rstart);
@@ -799,7 +802,7 @@ static void lent_sort(struct lent *e, size_t n)
 static void level_runs(const struct walk *w, struct levels *l, size_t d,
 		       uint32_t empty_name, uint32_t *nlines)
 {
-	uint32_t pbase = l->rstart[d - 1];
+	uint32_t pbase = l->rstart[d - 1], nw = 0;
 	size_t np = l->rstart[d] - pbase, nent = 0;
 	uint32_t beg = l->dstart[d], end = l->dstart[d + 1];
 	/* node 0's own line, the empty line, among the root frames (one
@@ -817,10 +820,12 @@ static void level_runs(const struct walk *w, struct levels *l, size_t d,
 	for (size_t g = 0; g < np; g++)
 		l->cnt[g + 1] += l->cnt[g];
 	nent = l->cnt[np];
-	if (empty)
+	if (empty) {
+		l->lw[nw] = l->rec[0].weight;
 		l->sorted[l->cnt[0]++] = (struct lent){
-			w->krank[2 * empty_name], 0, 0,
-			empty_name | LENT_LINE, l->rec[0].weight };
+			w->krank[2 * empty_name], nw++, 0,
+			empty_name | LENT_LINE };
+	}
 	for (uint32_t i = beg; i < end; i++) {
 		unsigned f = l->flags[i];
 		if (!f)
@@ -828,13 +833,14 @@ static void level_runs(const struct walk *w, struct levels *l, size_t d,
 		uint32_t nm = l->rec[i].nm;
 		uint32_t pp = l->merged[l->rec[i].ppos];
 		uint32_t *c = &l->cnt[pp - pbase];
-		if (f & F_LINE)
+		if (f & F_LINE) {
+			l->lw[nw] = l->rec[i].weight;
 			l->sorted[(*c)++] = (struct lent){
-				w->krank[2 * nm], i, pp, nm | LENT_LINE,
-				l->rec[i].weight };
+				w->krank[2 * nm], nw++, pp, nm | LENT_LINE };
+		}
 		if (f & F_BELOW)
 			l->sorted[(*c)++] = (struct lent){
-				w->krank[2 * nm + 1], i, pp, nm, 0 };
+				w->krank[2 * nm + 1], i, pp, nm };
 	}
 	/* cnt[g] is now the end of parent g's entries */
 	for (size_t g = 0, b = 0; g < np; b = l->cnt[g++])
@@ -847,7 +853,7 @@ static void level_runs(const struct walk *w, struct levels *l, size_t d,
 		if (e->nm & LENT_LINE) {
 			double sum = 0;
 			for (size_t k = i; k < j; k++)
-				sum += l->sorted[k].weight;
+				sum += l->lw[l->sorted[k].node];
 			l->line_sum[(*nlines)++] = sum;
 		} else {
 			for (size_t k = i; k < j; k++)
@@ -1246,6 +1252,10 @@ static int level_emit(struct walk *w, struct sf_output *out,
 	 * dependent loads, this reads the levels forward. */
 	for (size_t i = 0; i < p->d.nsamples; i++) {
 		uint32_t at = place[p->d.samples[i].stack];
+		/* the records of the samples ahead, at about random places */
+		if (i + 8 < p->d.nsamples)
+			__builtin_prefetch(&l.rec[place[p->d.samples[i + 8]
+							.stack]]);
 		l.rec[at].weight += weight_of(w, i);
 		l.flags[at] |= F_LINE;
 	}
@@ -1265,6 +1275,7 @@ static int level_emit(struct walk *w, struct sf_output *out,
 	l.merged[0] = 0;
 	size_t maxent = 2 * maxlev + 1;
 	if (!(l.sorted = sf_calloc(maxent, sizeof(*l.sorted))) ||
+	    !(l.lw = sf_calloc(maxlev + 1, sizeof(*l.lw))) ||
 	    !(l.cnt = sf_calloc(nbelow + nline + 1, sizeof(*l.cnt))) ||
 	    !(l.line_sum = sf_calloc(nline, sizeof(*l.line_sum))))
 		goto nomem;
@@ -1288,10 +1299,12 @@ static int level_emit(struct walk *w, struct sf_output *out,
 	}
 	l.rstart[nlevels] = (uint32_t)l.nruns;
 	free(l.sorted);
+	free(l.lw);
 	free(l.cnt);
 	free(l.flags);
 	free(l.merged);
 	l.sorted = NULL;
+	l.lw = NULL;
 	l.rec = NULL;
 	l.flags = NULL;
 	l.cnt = l.merged = NULL;
