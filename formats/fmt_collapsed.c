@@ -1073,18 +1073,35 @@ static void chunks_free(struct chunks *c)
 	free(c->lines);
 }
 
-/* One thread's walk of chunks. */
-struct wjob {
+/* What the threads writing chunks share: chunk k's memory output (for
+ * the chunks of the threads other than this one), whether it is done
+ * and how it went, and how many chunks are written out. */
+struct wshare {
 	const struct levels *l;
 	const struct onames *t;
 	const struct chunks *c;
+	size_t nj;                 /* threads */
+	struct sf_output **mem;    /* by chunk */
+	int *rc;                   /* by chunk: 0, or -1 out of memory */
+	bool *done;                /* by chunk */
+	size_t written;            /* chunks written out */
+	bool stop;                 /* an error: the threads give up */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+/* A thread writing chunks: chunks first, first + nj, ... */
+struct wjob {
+	struct wshare *s;
 	struct wstate st;
-	size_t k;                  /* the chunk */
-	struct sf_output *out;
-	int rc;
+	size_t first;
 	pthread_t thread;
 	bool started;
 };
+
+/* A thread is at most WINDOW rounds of chunks ahead of the output, so
+ * at most WINDOW chunks a thread wait in memory. */
+#define WINDOW 2
 
 static int wstate_init(struct wstate *st, size_t nlevels)
 {
@@ -1106,14 +1123,15 @@ static void wstate_free(struct wstate *st)
 	free(st->path);
 }
 
-/* Write chunk j->k: set the walk's state where it begins (the path of
- * its first run's ancestors), then walk to the next chunk. */
-static int chunk_write(struct wjob *j)
+/* Write chunk k to `out`: set the walk's state where it begins (the
+ * path of its first run's ancestors), then walk to the next chunk. */
+static int chunk_write(struct wjob *j, size_t k, struct sf_output *out)
 {
-	const struct levels *l = j->l;
-	const struct chunks *c = j->c;
+	const struct levels *l = j->s->l;
+	const struct chunks *c = j->s->c;
+	const struct onames *t = j->s->t;
 	struct wstate *st = &j->st;
-	size_t nl = l->nlevels, k = j->k;
+	size_t nl = l->nlevels;
 
 	st->chain[0] = 0;
 	st->pathoff[0] = 0;
@@ -1130,82 +1148,115 @@ static int chunk_write(struct wjob *j)
 		for (size_t d = 1; d < c->ds; d++) {
 			uint32_t a = st->rcur[d] - 1;
 			st->chain[d] = a;
-			if (path_push(st, d, &j->t->names[l->runs[a].nm]))
+			if (path_push(st, d, &t->names[l->runs[a].nm]))
 				return -1;
 		}
 	}
 	if (k + 1 < c->n)
-		return level_walk(l, j->t, st, c->ds, c->start[k + 1], j->out,
-				  !k);
-	return level_walk(l, j->t, st, 0, 0, j->out, !k);
+		return level_walk(l, t, st, c->ds, c->start[k + 1], out, !k);
+	return level_walk(l, t, st, 0, 0, out, !k);
 }
 
 static void *chunk_thread(void *arg)
 {
 	struct wjob *j = arg;
+	struct wshare *s = j->s;
 
-	j->rc = chunk_write(j);
+	for (size_t k = j->first; k < s->c->n; k += s->nj) {
+		pthread_mutex_lock(&s->lock);
+		while (!s->stop && k >= s->written + WINDOW * s->nj)
+			pthread_cond_wait(&s->cond, &s->lock);
+		bool stop = s->stop;
+		pthread_mutex_unlock(&s->lock);
+		if (stop)
+			break;
+		int rc = chunk_write(j, k, s->mem[k]);
+		pthread_mutex_lock(&s->lock);
+		s->rc[k] = rc;
+		s->done[k] = true;
+		pthread_cond_broadcast(&s->cond);
+		pthread_mutex_unlock(&s->lock);
+	}
 	return NULL;
 }
 
-/* Write the chunks, `jobs` at a time: this thread writes the first of
- * each round straight to `out`, the others are written into memory on
- * threads of their own and copied out in order.  Memory: a chunk's
- * output per thread but one. */
+/* Write the chunks on `jobs` threads: thread i writes chunks i, i +
+ * jobs, ...; this one (i = 0) writes its own straight to `out` and, in
+ * between, copies the others' out of memory in order.  The threads run
+ * on without waiting for each other but for the window. */
 static int chunks_write(const struct levels *l, const struct onames *t,
 			const struct chunks *c, unsigned jobs,
 			struct sf_output *out, struct sf_ctx *ctx)
 {
-	size_t nj = jobs < c->n ? jobs : c->n;
-	struct wjob *js = sf_calloc(nj, sizeof(*js));
+	struct wshare s = { .l = l, .t = t, .c = c,
+			    .nj = jobs < c->n ? jobs : c->n };
+	struct wjob *js = sf_calloc(s.nj, sizeof(*js));
 	int rc = 0;
 
-	if (!js)
-		return sf_error_nomem(ctx);
-	for (size_t i = 0; i < nj; i++) {
-		js[i] = (struct wjob){ .l = l, .t = t, .c = c };
+	s.mem = sf_calloc(c->n, sizeof(*s.mem));
+	s.rc = sf_calloc(c->n, sizeof(*s.rc));
+	s.done = sf_calloc(c->n, sizeof(*s.done));
+	if (!js || !s.mem || !s.rc || !s.done) {
+		rc = sf_error_nomem(ctx);
+		goto out;
+	}
+	for (size_t i = 0; i < s.nj; i++) {
+		js[i] = (struct wjob){ .s = &s, .first = i };
 		if (wstate_init(&js[i].st, l->nlevels)) {
 			rc = sf_error_nomem(ctx);
 			goto out;
 		}
 	}
-	for (size_t k0 = 0; k0 < c->n && !rc; k0 += nj) {
-		size_t n = c->n - k0 < nj ? c->n - k0 : nj;
-		for (size_t i = 1; i < n; i++) {
-			struct wjob *j = &js[i];
-			j->k = k0 + i;
-			if ((rc = sf_output_mem(&j->out, ctx)))
-				break;
-			j->started = !pthread_create(&j->thread, NULL,
-						     chunk_thread, j);
-			if (!j->started)
-				j->rc = chunk_write(j);
-		}
-		js[0].k = k0;
-		js[0].out = out;
-		if (!rc && chunk_write(&js[0]))
-			rc = sf_error_nomem(ctx);
-		for (size_t i = 1; i < n; i++) {
-			struct wjob *j = &js[i];
-			if (j->started)
-				pthread_join(j->thread, NULL);
-			j->started = false;
-			if (!j->out)
-				continue;
-			if (!rc && j->rc)
+	/* the memory outputs are made here, where an error can be told */
+	for (size_t k = 0; k < c->n; k++)
+		if (k % s.nj && (rc = sf_output_mem(&s.mem[k], ctx)))
+			goto out;
+	pthread_mutex_init(&s.lock, NULL);
+	pthread_cond_init(&s.cond, NULL);
+	for (size_t i = 1; i < s.nj; i++)
+		js[i].started = !pthread_create(&js[i].thread, NULL,
+						chunk_thread, &js[i]);
+	for (size_t k = 0; k < c->n && !rc; k++) {
+		struct wjob *j = &js[k % s.nj];
+		if (!j->started) {
+			/* this thread's chunk, or one of a thread that could
+			 * not be started */
+			if (chunk_write(&js[0], k, out))
 				rc = sf_error_nomem(ctx);
+		} else {
+			pthread_mutex_lock(&s.lock);
+			while (!s.done[k])
+				pthread_cond_wait(&s.cond, &s.lock);
+			pthread_mutex_unlock(&s.lock);
 			size_t len;
-			const char *b = sf_output_mem_data(j->out, &len);
-			if (!rc)
+			const char *b = sf_output_mem_data(s.mem[k], &len);
+			if (s.rc[k])
+				rc = sf_error_nomem(ctx);
+			else
 				sf_output_write(out, b, len);
-			sf_output_abort(j->out);
-			j->out = NULL;
+			sf_output_abort(s.mem[k]);
+			s.mem[k] = NULL;
 		}
+		pthread_mutex_lock(&s.lock);
+		s.written = k + 1;
+		s.stop = rc != 0;
+		pthread_cond_broadcast(&s.cond);
+		pthread_mutex_unlock(&s.lock);
 	}
+	for (size_t i = 1; i < s.nj; i++)
+		if (js[i].started)
+			pthread_join(js[i].thread, NULL);
+	pthread_mutex_destroy(&s.lock);
+	pthread_cond_destroy(&s.cond);
 out:
-	for (size_t i = 0; i < nj; i++)
+	for (size_t k = 0; s.mem && k < c->n; k++)
+		sf_output_abort(s.mem[k]);
+	for (size_t i = 0; js && i < s.nj; i++)
 		wstate_free(&js[i].st);
 	free(js);
+	free(s.mem);
+	free(s.rc);
+	free(s.done);
 	return rc;
 }
 
