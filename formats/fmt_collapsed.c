@@ -1329,6 +1329,14 @@ static int level_emit(struct walk *w, struct sf_output *out,
 		nbelow += (l.flags[i] & F_BELOW) != 0;
 		nline += (l.flags[i] & F_LINE) != 0;
 	}
+	if (nbelow + nline >= UINT32_MAX) {
+		/* a run's index is 32 bits (struct lrun) */
+		rc = sf_error(ctx, SF_ELIMIT, NULL, 0,
+			      "collapsed: more than 4 billion lines and "
+			      "frames cannot be written");
+		free(place);
+		goto done;
+	}
 	/* a node's merged id is written at its level before its children
 	 * read it, so `place` can hold them without clearing */
 	l.merged = place;
