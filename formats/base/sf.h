@@ -109,8 +109,9 @@ struct sf_ctx {
 	size_t nopts;
 	volatile int *interrupted;  /* if set and non-zero, long loops stop
 				     * with SF_EINTR */
-	unsigned jobs;              /* threads a reader may use; 0: the
-				     * default (see sf_read_parallel) */
+	unsigned jobs;              /* threads a reader (or the collapsed
+				     * writer) may use; 0: the default
+				     * (see sf_read_parallel) */
 };
 
 void sf_ctx_init(struct sf_ctx *ctx);
