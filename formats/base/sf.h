@@ -110,11 +110,18 @@ struct sf_ctx {
 	volatile int *interrupted;  /* if set and non-zero, long loops stop
 				     * with SF_EINTR */
 	unsigned jobs;              /* threads a reader may use; 0: the
-				     * default (see sf_read_parallel) */
+				     * default (see sf_jobs) */
 };
 
 void sf_ctx_init(struct sf_ctx *ctx);
 void sf_ctx_free(struct sf_ctx *ctx);
+/* The threads a reader may use: ctx->jobs if non-zero, else the
+ * environment variable SF_JOBS, else the CPUs this process may run on
+ * (sched_getaffinity), at most SF_MAX_JOBS (sfconv's and sfanalyze's -j
+ * set ctx->jobs).  In base so that a format's reader (the native JSON
+ * reader's second thread) and the parallel reader ask the same. */
+#define SF_MAX_JOBS 64
+unsigned sf_jobs(const struct sf_ctx *ctx);
 
 /* Record an error.  Returns `code`, so `return sf_error(...)` reads well.
  * Does nothing (but still returns `code`) when an error is already set. */
