@@ -431,6 +431,37 @@ int sf_big_resize(void *buf, size_t *cap, size_t n)
 	return 0;
 }
 
+int sf_big_reserve(void *buf, size_t *cap, size_t n)
+{
+	if (n > SIZE_MAX - HUGE_PAGE * 2 || big_round(n) < BIG_MIN)
+		return -1;
+	return sf_big_resize(buf, cap, n);
+}
+
+void sf_big_populate(void *buf, size_t cap, size_t from, size_t to)
+{
+#ifdef MADV_POPULATE_WRITE
+	uintptr_t a, b;
+
+	if (cap < BIG_MIN || from >= to || from >= cap)
+		return;
+	if (to > cap)
+		to = cap;
+	a = (uintptr_t)buf + from;
+	b = (uintptr_t)buf + to;
+	a &= ~(uintptr_t)4095;
+	b = (b + 4095) & ~(uintptr_t)4095;
+	/* a kernel before 5.14 says EINVAL: the writer then faults the
+	 * pages in itself, as without this */
+	(void)madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+#else
+	(void)buf;
+	(void)cap;
+	(void)from;
+	(void)to;
+#endif
+}
+
 int sf_big_grow(void *buf, size_t *cap, size_t need)
 {
 	if (need <= *cap)

@@ -31,6 +31,9 @@
 /* the shortest element with its separator is ",\n[0,0]" */
 #define AHEAD_PAIRS ((AHEAD_BLOCK + AHEAD_FIND) / 7 + 1)
 #define NONE SIZE_MAX
+/* The stack tree's entries are faulted in this many stacks ahead of the
+ * reader's estimated place (1.5 MiB of each array). */
+#define FILL_AHEAD ((size_t)1 << 17)
 
 struct ahead_slot {
 	atomic_bool full;          /* written by the thread, not yet
@@ -46,6 +49,9 @@ struct sf_json_ahead {
 	size_t size, base, maxnum;
 	bool wait;                 /* SF_JSON_AHEAD=wait: the reader waits
 				    * for every block (a test hook) */
+	bool fill;                 /* room has the stack tree's arrays */
+	struct sf_stack_room room;
+	size_t first;              /* the profile's stacks at the start */
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -116,10 +122,31 @@ static bool block_parse(const struct sf_json_ahead *a, size_t start,
 	return p == e;
 }
 
+/*
+ * Fault in the stack tree's entries ahead of the reader (profile.h, "Room
+ * for a reader"): the nodes up to the end of the block just parsed are at
+ * most `first` plus the section's elements up to there, estimated from
+ * the pairs per byte of the blocks parsed so far.
+ */
+static void fill(struct sf_json_ahead *a, const struct ahead_slot *s,
+		 size_t *pairs, size_t *bytes, size_t *filled)
+{
+	*pairs += s->n;
+	*bytes += s->end - s->start;
+	size_t want = a->first + FILL_AHEAD +
+		      (size_t)((double)(s->end - a->base) * (double)*pairs /
+			       (double)*bytes);
+	if (want > *filled + FILL_AHEAD / 2) {
+		sf_stack_room_fill(&a->room, *filled, want);
+		*filled = want;
+	}
+}
+
 static void *ahead_main(void *arg)
 {
 	struct sf_json_ahead *a = arg;
 	size_t k = 1, tail = 0, start = NONE;
+	size_t pairs = 0, bytes = 0, filled = a->first;
 
 	for (;;) {
 		struct ahead_slot *s = &a->slot[tail % AHEAD_SLOTS];
@@ -157,14 +184,17 @@ static void *ahead_main(void *arg)
 		 * section ends there, or the reader leaves the fast path */
 		if (!s->ok)
 			return NULL;
+		if (a->fill)
+			fill(a, s, &pairs, &bytes, &filled);
 		start = end;
 		k++;
 		tail++;
 	}
 }
 
-int sf_json__ahead_start(struct sf_json_ahead **out, const unsigned char *map,
-			 size_t size, size_t base, size_t maxnum)
+int sf_json__ahead_start(struct sf_json_ahead **out, struct sf_profile *p,
+			 const unsigned char *map, size_t size, size_t base,
+			 size_t maxnum)
 {
 	const char *env = getenv("SF_JSON_AHEAD");
 	struct sf_json_ahead *a;
@@ -178,6 +208,9 @@ int sf_json__ahead_start(struct sf_json_ahead **out, const unsigned char *map,
 	a->maxnum = maxnum;
 	a->wait = env && !strcmp(env, "wait");
 	a->busy = NONE;
+	/* no element is shorter than "[0,0]," */
+	a->first = p->d.nstacks;
+	a->fill = !sf_profile_stack_room(p, (size - base) / 6 + 1, &a->room);
 	if (pthread_mutex_init(&a->mu, NULL)) {
 		free(a);
 		return -1;

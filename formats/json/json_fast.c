@@ -534,7 +534,7 @@ static int parse_piece(struct rd *r, const unsigned char *buf, size_t avail,
 				if (r->key == K_STACKS && r->map &&
 				    !r->ahead && sf_jobs(r->ctx) > 1)
 					sf_json__ahead_start(
-						&r->ahead, r->map,
+						&r->ahead, r->p, r->map,
 						r->map_size,
 						(size_t)(buf + pos - r->map),
 						fast_maxnum(r));

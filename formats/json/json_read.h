@@ -234,14 +234,20 @@ extern const char *const sf_json__key_names[NKEYS];
  * under SF_JSON_AHEAD=wait, a test hook that makes every block come from
  * the thread.  The thread reads at most 8 blocks of 32 KiB ahead, and
  * the reader gives back no part of the map the thread may still read.
+ * The thread also faults in the stack tree's entries ahead of the reader
+ * (profile.h, "Room for a reader"): clearing those pages was up to a
+ * fifth of loading a timeline on a busy machine.
  */
 struct sf_json_ahead;
 
 /* Start the thread on map[base, size) (base: just after the section's
- * '['), taking numbers of at most maxnum digits: 0, or -1 (the section
- * is too short, or no thread could be made: the reader reads alone). */
-int sf_json__ahead_start(struct sf_json_ahead **out, const unsigned char *map,
-			 size_t size, size_t base, size_t maxnum);
+ * '['), taking numbers of at most maxnum digits, and faulting in the
+ * entries of p's stack tree ahead of the reader where the model can give
+ * them room (sf_profile_stack_room): 0, or -1 (the section is too short,
+ * or no thread could be made: the reader reads alone). */
+int sf_json__ahead_start(struct sf_json_ahead **out, struct sf_profile *p,
+			 const unsigned char *map, size_t size, size_t base,
+			 size_t maxnum);
 /* Stop and free the thread (NULL: nothing). */
 void sf_json__ahead_stop(struct sf_json_ahead *a);
 /* The reader is at an element boundary at map offset pos: the offset of
