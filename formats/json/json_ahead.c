@@ -24,7 +24,7 @@
  */
 #define AHEAD_BLOCK (32u << 10)
 #define AHEAD_FIND 4096
-#define AHEAD_SLOTS 8
+#define AHEAD_SLOTS 32
 /* a section shorter than this is read on one thread: starting one
  * costs more than parsing a megabyte */
 #define AHEAD_MIN ((size_t)1 << 20)
