@@ -5,11 +5,33 @@
 
 #include <errno.h>
 #include <malloc.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+unsigned sf_jobs(const struct sf_ctx *ctx)
+{
+	const char *e = getenv("SF_JOBS");
+	unsigned n = ctx->jobs;
+
+	if (!n && e && *e) {
+		char *end;
+		unsigned long v = strtoul(e, &end, 10);
+		if (!*end && v)
+			n = v > SF_MAX_JOBS ? SF_MAX_JOBS : (unsigned)v;
+	}
+	if (!n) {
+		cpu_set_t set;
+		n = sched_getaffinity(0, sizeof(set), &set) ? 1 :
+			(unsigned)CPU_COUNT(&set);
+	}
+	if (n < 1)
+		n = 1;
+	return n > SF_MAX_JOBS ? SF_MAX_JOBS : n;
+}
 
 void sf_ctx_init(struct sf_ctx *ctx)
 {
@@ -407,6 +429,37 @@ int sf_big_resize(void *buf, size_t *cap, size_t n)
 	*b = q;
 	*cap = n;
 	return 0;
+}
+
+int sf_big_reserve(void *buf, size_t *cap, size_t n)
+{
+	if (n > SIZE_MAX - HUGE_PAGE * 2 || big_round(n) < BIG_MIN)
+		return -1;
+	return sf_big_resize(buf, cap, n);
+}
+
+void sf_big_populate(void *buf, size_t cap, size_t from, size_t to)
+{
+#ifdef MADV_POPULATE_WRITE
+	uintptr_t a, b;
+
+	if (cap < BIG_MIN || from >= to || from >= cap)
+		return;
+	if (to > cap)
+		to = cap;
+	a = (uintptr_t)buf + from;
+	b = (uintptr_t)buf + to;
+	a &= ~(uintptr_t)4095;
+	b = (b + 4095) & ~(uintptr_t)4095;
+	/* a kernel before 5.14 says EINVAL: the writer then faults the
+	 * pages in itself, as without this */
+	(void)madvise((void *)a, b - a, MADV_POPULATE_WRITE);
+#else
+	(void)buf;
+	(void)cap;
+	(void)from;
+	(void)to;
+#endif
 }
 
 int sf_big_grow(void *buf, size_t *cap, size_t need)

@@ -111,11 +111,18 @@ struct sf_ctx {
 				     * with SF_EINTR */
 	unsigned jobs;              /* threads a reader (or the collapsed
 				     * writer) may use; 0: the default
-				     * (see sf_read_parallel) */
+				     * (see sf_jobs) */
 };
 
 void sf_ctx_init(struct sf_ctx *ctx);
 void sf_ctx_free(struct sf_ctx *ctx);
+/* The threads a reader may use: ctx->jobs if non-zero, else the
+ * environment variable SF_JOBS, else the CPUs this process may run on
+ * (sched_getaffinity), at most SF_MAX_JOBS (sfconv's and sfanalyze's -j
+ * set ctx->jobs).  In base so that a format's reader (the native JSON
+ * reader's second thread) and the parallel reader ask the same. */
+#define SF_MAX_JOBS 64
+unsigned sf_jobs(const struct sf_ctx *ctx);
 
 /* Record an error.  Returns `code`, so `return sf_error(...)` reads well.
  * Does nothing (but still returns `code`) when an error is already set. */
@@ -188,6 +195,17 @@ void sf_heap_advise(void);
 int sf_big_resize(void *buf, size_t *cap, size_t n);
 int sf_big_grow(void *buf, size_t *cap, size_t need);
 void sf_big_free(void *p, size_t cap);
+/* sf_big_resize to n bytes only where the buffer is then a mapping of its
+ * own (n of 256 KiB or more, and not under AddressSanitizer): address
+ * space, no page touched, so that a large bound costs no memory; else
+ * -1 and nothing changed. */
+int sf_big_reserve(void *buf, size_t *cap, size_t n);
+/* Make bytes [from, to) of a buffer of `cap` bytes from sf_big_resize
+ * present now (zeroed, writable), as a write would, where it is a mapping
+ * of its own and the kernel can (Linux 5.14): for a thread that faults
+ * pages in ahead of their writer.  Changes no data; safe while another
+ * thread writes the buffer, not while it is resized or freed. */
+void sf_big_populate(void *buf, size_t cap, size_t from, size_t to);
 char *sf_strndup(const char *s, size_t n);
 
 #ifdef __cplusplus

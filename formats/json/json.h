@@ -3,7 +3,8 @@
  * entry and the probe; json_fast.c the reader's loop and its layout fast
  * path, json_events.c the reader's handling of yajl's events (json_read.h,
  * their shared state); json_write.c the json-c writer; json_scan.c the
- * reader's pre-scan of each piece of input.
+ * reader's pre-scan of each piece of input; json_ahead.c the reader's
+ * second thread, which parses stack nodes ahead of it.
  */
 #ifndef SF_JSON_H
 #define SF_JSON_H

@@ -110,39 +110,6 @@ struct fast_sample {
 	const unsigned char *end;  /* just after its ']' */
 };
 
-/*
- * The decimal digits that p[0..8) starts with: how many (8: all of them,
- * or so many that the caller counts them itself), and with fewer than 8
- * their value in *out.  Eight bytes at once, without a branch per digit:
- * the writer's numbers are short and of every length, and a loop ending
- * at a different digit each time is a mispredicted branch per number.
- */
-static size_t digits8(const unsigned char *p, uint64_t *out)
-{
-	uint64_t x, t, nd;
-
-	memcpy(&x, p, 8);
-	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
-		x = __builtin_bswap64(x);
-	t = x ^ 0x3030303030303030u;  /* a digit byte is now 0..9 */
-	/* the high bit of each byte that is not 0..9 (a carry out of a
-	 * byte >= 0x8a only reaches bytes after it, which do not count) */
-	nd = ((t + 0x7676767676767676u) | t) & 0x8080808080808080u;
-	if (!nd)
-		return 8;
-	nd = (size_t)__builtin_ctzll(nd) >> 3;
-	if (!nd)
-		return 0;
-	/* the digits, most significant first, right-aligned behind
-	 * leading zeros: "123" is 00000123, summed pairwise */
-	t <<= 8 * (8 - nd);
-	t = (t * 10 + (t >> 8)) & 0x00ff00ff00ff00ffu;
-	t = (t * 100 + (t >> 16)) & 0x0000ffff0000ffffu;
-	t = (t * 10000 + (t >> 32)) & 0xffffffffu;
-	*out = t;
-	return nd;
-}
-
 /* The element after its '[' at p, if it is of the plainest kind: the
  * byte after its ']', or NULL (nothing stored that the generic loop
  * would not overwrite).  Values 4 .. 4 + nw are the weights (nw 0 in a
@@ -250,15 +217,37 @@ static size_t plain_batch(const struct rd *r, const unsigned char *p,
 		}                                                             \
 	} while (0)
 
-/* Stage `stage` of the model's prefetch for stack node s's push (its
- * values unchecked yet: out of range, nothing). */
+/* Stage `stage` of the model's prefetch for the push of stack node
+ * [parent, frame] (unchecked yet: out of range, nothing). */
+static void ahead_push(const struct rd *r, uint64_t parent, uint64_t frame,
+		       int stage)
+{
+	if (parent < r->smap.n && frame < r->fmap.n)
+		sf_profile_stack_prefetch(r->p, u32v_at(&r->smap, parent),
+					  u32v_at(&r->fmap, frame), stage);
+}
+
 static void ahead_node(const struct rd *r, const struct fast_sample *s,
 		       int stage)
 {
-	if ((s->okm & 3) == 3 && (uint64_t)s->v[0] < r->smap.n &&
-	    (uint64_t)s->v[1] < r->fmap.n)
-		sf_profile_stack_prefetch(r->p, u32v_at(&r->smap, s->v[0]),
-					  u32v_at(&r->fmap, s->v[1]), stage);
+	if ((s->okm & 3) == 3)
+		ahead_push(r, (uint64_t)s->v[0], (uint64_t)s->v[1], stage);
+}
+
+/* Fold the element of the fast path's next line, its values in r->v
+ * (and r->wf): n values, bit k of okm and nullm as sf_json__elem_field()
+ * sets them.  0, or FAST_ERR. */
+static int fold_one(struct rd *r, uint32_t n, uint32_t okm, uint32_t nullm)
+{
+	r->n = n;
+	r->okm = okm;
+	r->nullm = nullm;
+	r->wbad = false;
+	r->fast_line++;
+	if (!sf_json__elem_end(r))
+		return FAST_ERR;
+	r->fast_n++;
+	return 0;
 }
 
 /* Fold the batch b[0..nb) in order, as the generic loop would: 0, or
@@ -298,17 +287,42 @@ static int fold_batch(struct rd *r, const unsigned char *base,
 		memcpy(r->v, s->v, sizeof(r->v));
 		if (r->key == K_SAMPLES && r->ntypes)
 			memcpy(r->wf, s->wf, r->ntypes * sizeof(*r->wf));
-		r->n = s->n;
-		r->okm = s->okm;
-		r->nullm = s->nullm;
-		r->wbad = false;
-		r->fast_line++;
-		if (!sf_json__elem_end(r))
+		if (fold_one(r, s->n, s->okm, s->nullm))
 			return FAST_ERR;
-		r->fast_n++;
 		*used = (size_t)(s->end - base);
 	}
 	return 0;
+}
+
+/* Fold the n [parent, frame] pairs pv of a block the thread reading
+ * ahead parsed (json_ahead.c), as fold_batch folds plain stack nodes:
+ * 0, or FAST_ERR. */
+static int fold_pairs(struct rd *r, const uint32_t *pv, size_t n)
+{
+	for (size_t i = 0; i < n && i < AHEAD_NODE0; i++)
+		ahead_push(r, pv[2 * i], pv[2 * i + 1], 0);
+	for (size_t i = 0; i < n && i < AHEAD_NODE1; i++)
+		ahead_push(r, pv[2 * i], pv[2 * i + 1], 1);
+	for (size_t i = 0; i < n; i++) {
+		const uint32_t *a0 = &pv[2 * (i + AHEAD_NODE0)];
+		const uint32_t *a1 = &pv[2 * (i + AHEAD_NODE1)];
+		if (i + AHEAD_NODE0 < n)
+			ahead_push(r, a0[0], a0[1], 0);
+		if (i + AHEAD_NODE1 < n)
+			ahead_push(r, a1[0], a1[1], 1);
+		r->v[0] = pv[2 * i];
+		r->v[1] = pv[2 * i + 1];
+		if (fold_one(r, 2, 3, 0))
+			return FAST_ERR;
+	}
+	return 0;
+}
+
+/* The longest number the fast path reads itself. */
+static size_t fast_maxnum(const struct rd *r)
+{
+	return r->ctx->limits.max_name < FAST_NUM ?
+		       (size_t)r->ctx->limits.max_name : FAST_NUM;
 }
 
 /*
@@ -322,16 +336,35 @@ static enum fast_st fast_section(struct rd *r, const unsigned char *b,
 				 size_t n, size_t *used)
 {
 	const unsigned char *p = b, *e = b + n, *q;
-	size_t maxnum = r->ctx->limits.max_name < FAST_NUM ?
-				(size_t)r->ctx->limits.max_name :
-				FAST_NUM;
+	size_t maxnum = fast_maxnum(r);
 
 	*used = 0;
 	for (;;) {
+		/* the end of what to parse before the thread's next block */
+		const unsigned char *lim = e;
+		if (r->ahead) {
+			size_t at = (size_t)(p - r->map), np, end;
+			size_t s = sf_json__ahead_next(r->ahead, at);
+			if (s == at) {
+				const uint32_t *pv = sf_json__ahead_pairs(
+					r->ahead, &np, &end);
+				/* whole in the next piece */
+				if (r->map + end > e)
+					return FAST_MORE;
+				if (fold_pairs(r, pv, np))
+					return FAST_ERR;
+				sf_json__ahead_done(r->ahead);
+				p = r->map + end;
+				*used = (size_t)(p - b);
+				continue;
+			}
+			if (s != SIZE_MAX && r->map + s < e)
+				lim = r->map + s;
+		}
 		if ((r->key == K_SAMPLES && r->ntypes <= FAST_TYPES) ||
 		    r->key == K_STACKS) {
 			struct fast_sample batch[FAST_BATCH];
-			size_t nb = plain_batch(r, p, e, maxnum, batch);
+			size_t nb = plain_batch(r, p, lim, maxnum, batch);
 			if (nb) {
 				if (fold_batch(r, b, batch, nb, used))
 					return FAST_ERR;
@@ -430,6 +463,8 @@ static int fast_stop(struct rd *r, const unsigned char *b, size_t n)
 	}
 	r->fast = false;
 	r->lnum = r->fast_line;
+	sf_json__ahead_stop(r->ahead);
+	r->ahead = NULL;
 	if (r->fast_n) {
 		/* "[]" in place of the elements read: yajl now expects ","
 		 * or "]"; skipped, so no callback sees it */
@@ -496,6 +531,13 @@ static int parse_piece(struct rd *r, const unsigned char *buf, size_t avail,
 				r->took[r->key] = true;
 				r->fast_n = 0;
 				r->fast_line = r->lnum;
+				if (r->key == K_STACKS && r->map &&
+				    !r->ahead && sf_jobs(r->ctx) > 1)
+					sf_json__ahead_start(
+						&r->ahead, r->p, r->map,
+						r->map_size,
+						(size_t)(buf + pos - r->map),
+						fast_maxnum(r));
 			}
 			continue;
 		}
@@ -547,8 +589,10 @@ static int piece_next(struct pieces *pc, struct sf_ctx *ctx,
 	return 0;
 }
 
-/* The piece's first `taken` bytes are parsed; keep the rest. */
-static void piece_done(struct pieces *pc, size_t n, size_t taken)
+/* The piece's first `taken` bytes are parsed; keep the rest.  The
+ * thread reading ahead, if any, may still read the map past them. */
+static void piece_done(struct pieces *pc, struct sf_json_ahead *a, size_t n,
+		       size_t taken)
 {
 	pc->carry = pc->carry + n - taken;
 	if (pc->map) {
@@ -556,9 +600,12 @@ static void piece_done(struct pieces *pc, size_t n, size_t taken)
 		/* what is parsed is not read again: resident memory stays
 		 * bounded by the pieces, as when reading */
 		if (pc->off - pc->kept >= JSON_CHUNK) {
-			sf_input_unmap_part(pc->map, pc->size, pc->kept,
-					    pc->off);
-			pc->kept = pc->off;
+			size_t to = sf_json__ahead_give(a, pc->off);
+			if (to > pc->kept) {
+				sf_input_unmap_part(pc->map, pc->size,
+						    pc->kept, to);
+				pc->kept = to;
+			}
 		}
 	} else
 		memmove(pc->buf, pc->buf + taken, pc->carry);
@@ -590,6 +637,8 @@ int sf_json__read(struct sf_profile *p, struct sf_input *in,
 	    fsize <= ctx->limits.max_decompressed &&
 	    sf_input_map(in, ctx, (size_t)fsize, &pc.map, &pc.size) != 1)
 		pc.map = NULL;
+	r.map = pc.map;
+	r.map_size = pc.size;
 	if ((!pc.map && !(pc.buf = sf_malloc(JSON_CHUNK + FAST_CARRY + 16))) ||
 	    !(r.h = sf_json__parser(&r))) {
 		sf_input_unmap_part(pc.map, pc.size, 0, pc.size);
@@ -615,7 +664,7 @@ int sf_json__read(struct sf_profile *p, struct sf_input *in,
 		}
 		if ((rc = parse_piece(&r, b, pc.carry + n, n == 0, &taken)))
 			goto out;
-		piece_done(&pc, n, taken);
+		piece_done(&pc, r.ahead, n, taken);
 		if (n == 0)
 			break;
 	}
@@ -634,6 +683,7 @@ int sf_json__read(struct sf_profile *p, struct sf_input *in,
 	}
 	rc = sf_json__finish(&r);
 out:
+	sf_json__ahead_stop(r.ahead);
 	yajl_free(r.h);
 	sf_json__rd_free(&r);
 	sf_input_unmap_part(pc.map, pc.size, pc.kept, pc.size);

@@ -9,6 +9,7 @@
 
 #include "json.h"
 
+#include <string.h>
 #include <yajl/yajl_parse.h>
 
 /*
@@ -77,6 +78,39 @@ struct u32v {
 static inline uint32_t u32v_at(const struct u32v *a, size_t i)
 {
 	return a->moved ? a->v[i] : (uint32_t)i;
+}
+
+/*
+ * The decimal digits that p[0..8) starts with: how many (8: all of them,
+ * or so many that the caller counts them itself), and with fewer than 8
+ * their value in *out.  Eight bytes at once, without a branch per digit:
+ * the writer's numbers are short and of every length, and a loop ending
+ * at a different digit each time is a mispredicted branch per number.
+ */
+static inline size_t digits8(const unsigned char *p, uint64_t *out)
+{
+	uint64_t x, t, nd;
+
+	memcpy(&x, p, 8);
+	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
+		x = __builtin_bswap64(x);
+	t = x ^ 0x3030303030303030u;  /* a digit byte is now 0..9 */
+	/* the high bit of each byte that is not 0..9 (a carry out of a
+	 * byte >= 0x8a only reaches bytes after it, which do not count) */
+	nd = ((t + 0x7676767676767676u) | t) & 0x8080808080808080u;
+	if (!nd)
+		return 8;
+	nd = (size_t)__builtin_ctzll(nd) >> 3;
+	if (!nd)
+		return 0;
+	/* the digits, most significant first, right-aligned behind
+	 * leading zeros: "123" is 00000123, summed pairwise */
+	t <<= 8 * (8 - nd);
+	t = (t * 10 + (t >> 8)) & 0x00ff00ff00ff00ffu;
+	t = (t * 100 + (t >> 16)) & 0x0000ffff0000ffffu;
+	t = (t * 10000 + (t >> 32)) & 0xffffffffu;
+	*out = t;
+	return nd;
 }
 
 /* An integer member: last one wins, as in a json-c object. */
@@ -162,6 +196,11 @@ struct rd {
 	size_t fast_n;              /* elements it has read in the section */
 	uint64_t fast_line;         /* line of the element being read */
 
+	/* reading ahead (json_ahead.c): the input mapped whole, or NULL */
+	const unsigned char *map;
+	size_t map_size;
+	struct sf_json_ahead *ahead;  /* the thread, while it runs */
+
 	/* aggregated: the sample each (stack node, thread) of the file last
 	 * folded into, a hint that saves the model's hash probe
 	 * (sf_profile_add_sample_hint); NULL when too large */
@@ -174,6 +213,56 @@ struct rd {
 #define HINT_MAX ((size_t)1 << 22)
 
 extern const char *const sf_json__key_names[NKEYS];
+
+/*
+ * Reading ahead.  On a timeline the "stacks" section is most of the
+ * document (60 of 78 MB), and parsing its text is about a third of
+ * loading it (the reader's own CPU time fell from about 265 to 177 ms
+ * when a thread parsed it); the stack tree must be built in file order
+ * (a node's id depends on every node before it), the parsing need not.
+ * So when the input is mapped whole, jobs (sf_jobs) are 2 or more and the
+ * section's rest is at least a megabyte, a second thread parses the
+ * section further on, in blocks, into [parent, frame] pairs, and the fast
+ * path takes a block's pairs when it arrives at the block's first byte,
+ * folding each as it would have folded the element it parsed (same
+ * checks, same line numbers, same order), so the model and every message
+ * are the same with or without the thread, whenever it runs.  A block is
+ * taken only if every element in it is two plain integers; the thread
+ * stops at the first block that is not, and the reader reads on alone.
+ * The reader never waits for the thread (a block not ready is parsed by
+ * the reader, and the thread skips what the reader has passed), except
+ * under SF_JSON_AHEAD=wait, a test hook that makes every block come from
+ * the thread.  The thread reads at most 32 blocks of 32 KiB ahead, and
+ * the reader gives back no part of the map the thread may still read.
+ * The thread also faults in the stack tree's entries ahead of the reader
+ * (profile.h, "Room for a reader"): clearing those pages was up to a
+ * fifth of loading a timeline on a busy machine.
+ */
+struct sf_json_ahead;
+
+/* Start the thread on map[base, size) (base: just after the section's
+ * '['), taking numbers of at most maxnum digits, and faulting in the
+ * entries of p's stack tree ahead of the reader where the model can give
+ * them room (sf_profile_stack_room): 0, or -1 (the section is too short,
+ * or no thread could be made: the reader reads alone). */
+int sf_json__ahead_start(struct sf_json_ahead **out, struct sf_profile *p,
+			 const unsigned char *map, size_t size, size_t base,
+			 size_t maxnum);
+/* Stop and free the thread (NULL: nothing). */
+void sf_json__ahead_stop(struct sf_json_ahead *a);
+/* The reader is at an element boundary at map offset pos: the offset of
+ * the next block at or after pos that the thread has parsed into pairs,
+ * or SIZE_MAX (none ready).  Blocks before pos are dropped. */
+size_t sf_json__ahead_next(struct sf_json_ahead *a, size_t pos);
+/* The pairs of that block (parent, frame, parent, frame, ...): *n pairs,
+ * the block ending at map offset *end. */
+const uint32_t *sf_json__ahead_pairs(const struct sf_json_ahead *a,
+				     size_t *n, size_t *end);
+/* That block is read: the thread may fill its slot again. */
+void sf_json__ahead_done(struct sf_json_ahead *a);
+/* The reader would give back the map below offset `to`: how far it may
+ * (never what the thread reads).  a NULL: `to`. */
+size_t sf_json__ahead_give(struct sf_json_ahead *a, size_t to);
 
 /* Append b[0..n) to a section kept as text: 1, or 0 (r->rc set) when
  * out of memory. */

@@ -527,6 +527,38 @@ void sf_profile_stack_prefetch(const struct sf_profile *p,
 	}
 }
 
+int sf_profile_stack_room(struct sf_profile *p, size_t n,
+			  struct sf_stack_room *room)
+{
+	struct sf_profile_internal *in = p->in;
+	size_t want = p->d.nstacks + n, bytes[2];
+	void **mem[2] = { (void **)&p->d.stacks, (void **)&in->kin };
+	size_t *cap[2] = { &in->cap_stacks, &in->cap_kin };
+	const size_t size[2] = { sizeof(*p->d.stacks), sizeof(*in->kin) };
+
+	if (in->stacks_trimmed || n > SIZE_MAX / 16 - p->d.nstacks)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		bytes[i] = *cap[i] * size[i];
+		if (*cap[i] < want &&
+		    sf_big_reserve(mem[i], &bytes[i], want * size[i]))
+			return -1;
+		*cap[i] = bytes[i] / size[i];
+		room->mem[i] = *mem[i];
+		room->size[i] = size[i];
+		room->cap[i] = bytes[i];
+	}
+	return 0;
+}
+
+void sf_stack_room_fill(const struct sf_stack_room *room, size_t from,
+			size_t to)
+{
+	for (int i = 0; i < 2; i++)
+		sf_big_populate(room->mem[i], room->cap[i],
+				from * room->size[i], to * room->size[i]);
+}
+
 int sf_profile_reserve_stacks(struct sf_profile *p, struct sf_ctx *ctx,
 			      size_t n)
 {

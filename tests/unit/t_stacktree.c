@@ -7,10 +7,14 @@
  * sf_profile_trim in the middle (the index is rebuilt), and the index
  * sized up front by sf_profile_reserve_stacks, too large and too small;
  * and the deepest stack, sf_profile_max_depth; a frame's offset is part of
- * its identity. */
+ * its identity; room reserved for the stack tree (sf_profile_stack_room):
+ * the arrays do not move while the reserved stacks are added, and
+ * another thread faulting their pages in (sf_stack_room_fill) changes no
+ * entry. */
 #include "unit.h"
 #include "profile.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -155,6 +159,81 @@ static void frame_offset(struct sf_ctx *ctx)
 	sf_profile_free(p);
 }
 
+struct filler {
+	const struct sf_stack_room *room;
+	size_t to;
+};
+
+/* what the JSON reader's second thread does: fault in the entries ahead,
+ * a slice at a time */
+static void *fill_thread(void *arg)
+{
+	const struct filler *f = arg;
+
+	for (size_t at = 0; at < f->to; at += 4096)
+		sf_stack_room_fill(f->room, at, at + 4096);
+	return NULL;
+}
+
+/* 5 stacks, then room for 300,000 more: a thread faults in their entries
+ * while 300,000 stacks are pushed (chains of 40 under the root, each
+ * starting with a frame of its own, so every push is a new node with a
+ * known parent); d.stacks stays where the room put it, and every
+ * node reads back as pushed.  Where the room cannot be had (under
+ * AddressSanitizer no buffer is a mapping of its own) it says -1 and the
+ * pushes grow the arrays as before. */
+static void room(struct sf_ctx *ctx)
+{
+	enum { N = 300000 };
+	struct sf_profile *p;
+	struct sf_stack_room rm;
+	static sf_frame_id fr[40 + N / 40];
+	sf_stack_id s = SF_STACK_EMPTY;
+	int bad = 0;
+
+	if (sf_profile_new(&p, ctx)) {
+		CHECK("stacktree-room", 0);
+		return;
+	}
+	for (int i = 0; i < 40 + N / 40 && !bad; i++) {
+		char buf[16];
+		int n = snprintf(buf, sizeof(buf), "f%d", i);
+		bad = sf_profile_frame_named(p, ctx, buf, (size_t)n, NULL,
+					     &fr[i]) != 0;
+	}
+	for (int i = 0; i < 5 && !bad; i++)
+		bad = sf_profile_stack_push(p, ctx, s, fr[i], &s) != 0;
+	int rc = sf_profile_stack_room(p, N, &rm);
+	const struct sf_stack_node *st = p->d.stacks;
+	struct filler f = { &rm, p->d.nstacks + N };
+	pthread_t th;
+	bool threaded = !rc && !pthread_create(&th, NULL, fill_thread, &f);
+	for (uint32_t k = 0; k < N && !bad; k++) {
+		sf_stack_id parent = k % 40 ? s : SF_STACK_EMPTY;
+		size_t before = p->d.nstacks;
+		if (sf_profile_stack_push(p, ctx, parent,
+					  fr[k % 40 ? k % 40 : 40 + k / 40], &s) ||
+		    s != before || (!rc && p->d.stacks != st))
+			bad = 1;
+	}
+	if (threaded)
+		pthread_join(th, NULL);
+	for (size_t i = 6; i < p->d.nstacks && !bad; i++) {
+		size_t k = i - 6;
+		if (p->d.stacks[i].parent != (k % 40 ? i - 1 : 0) ||
+		    p->d.stacks[i].frame != fr[k % 40 ? k % 40 : 40 + k / 40] ||
+		    p->d.stacks[i].depth != k % 40 + 1)
+			bad = 1;
+	}
+	CHECK("stacktree-room", !bad && p->d.nstacks == 6 + N &&
+				p->d.stacks[5].depth == 5);
+#if !defined(__SANITIZE_ADDRESS__)
+	/* a plain build maps a room of this size (3.6 MB an array) */
+	CHECK("stacktree-room-reserved", rc == 0);
+#endif
+	sf_profile_free(p);
+}
+
 int main(void)
 {
 	struct sf_ctx ctx;
@@ -167,5 +246,6 @@ int main(void)
 	run(&ctx, 400, 6000, 10, "stacktree-reserved-small");
 	max_depth(&ctx);
 	frame_offset(&ctx);
+	room(&ctx);
 	return unit_failed;
 }

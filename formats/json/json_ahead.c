@@ -1,0 +1,307 @@
+/*
+ * json_ahead.c - the native JSON reader's second thread: while the reader
+ * builds the stack tree, it parses the "stacks" section further on into
+ * [parent, frame] pairs, which the reader then takes instead of parsing
+ * that text itself (json_read.h, "Reading ahead", says when and why).
+ */
+#include "json_read.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * The section's text is cut into blocks: block k starts at the first
+ * element separator ",\n[" at or after base + k * AHEAD_BLOCK (looked for
+ * in the next AHEAD_FIND bytes only) and ends where block k + 1 starts,
+ * a function of the text alone.  A block is taken only when every
+ * element in it is a pair of plain integers, so that a block can never
+ * hold an element the reader would have read otherwise, or a message.
+ * A block is at most AHEAD_BLOCK + AHEAD_FIND bytes, less than the fast
+ * path's carry, so a block cut by the end of a piece is whole in the
+ * next one.
+ */
+#define AHEAD_BLOCK (32u << 10)
+#define AHEAD_FIND 4096
+#define AHEAD_SLOTS 32
+/* a section shorter than this is read on one thread: starting one
+ * costs more than parsing a megabyte */
+#define AHEAD_MIN ((size_t)1 << 20)
+/* the shortest element with its separator is ",\n[0,0]" */
+#define AHEAD_PAIRS ((AHEAD_BLOCK + AHEAD_FIND) / 7 + 1)
+#define NONE SIZE_MAX
+/* The stack tree's entries are faulted in this many stacks ahead of the
+ * reader's estimated place (1.5 MiB of each array). */
+#define FILL_AHEAD ((size_t)1 << 17)
+
+struct ahead_slot {
+	atomic_bool full;          /* written by the thread, not yet
+				    * released by the reader */
+	bool ok;                   /* every element a plain pair */
+	size_t start, end;         /* the block, offsets into the map */
+	uint32_t n;
+	uint32_t pair[2 * AHEAD_PAIRS];
+};
+
+struct sf_json_ahead {
+	const unsigned char *map;
+	size_t size, base, maxnum;
+	bool wait;                 /* SF_JSON_AHEAD=wait: the reader waits
+				    * for every block (a test hook) */
+	bool fill;                 /* room has the stack tree's arrays */
+	struct sf_stack_room room;
+	size_t first;              /* the profile's stacks at the start */
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	/* under mu */
+	bool stop;
+	size_t busy;               /* the thread reads the map from here on
+				    * (NONE: it reads nothing) */
+	size_t given;              /* the map below this is given back */
+	/* the reader's alone */
+	size_t head;               /* next slot to look at */
+	bool over;                 /* the thread has published its last */
+	struct ahead_slot slot[AHEAD_SLOTS];
+};
+
+/* The first separator ",\n[" in map[from, from + AHEAD_FIND), or NONE. */
+static size_t block_start(const struct sf_json_ahead *a, size_t from)
+{
+	if (from >= a->size)
+		return NONE;
+	size_t len = a->size - from < AHEAD_FIND ? a->size - from : AHEAD_FIND;
+	const unsigned char *q = memmem(a->map + from, len, ",\n[", 3);
+
+	return q ? (size_t)(q - a->map) : NONE;
+}
+
+/* A plain integer at *pp, as json_fast.c's plain_elem takes it (no sign,
+ * no leading zero, at most maxnum digits), and below 2^32; false if not. */
+static bool plain_u32(const struct sf_json_ahead *a, const unsigned char **pp,
+		      const unsigned char *e, uint32_t *out)
+{
+	const unsigned char *p = *pp;
+	uint64_t x = 0;
+	size_t nd = e - p >= 8 ? digits8(p, &x) : 8;
+
+	if (nd == 8) {
+		/* 2^32 has 10 digits: 11 are too many */
+		x = 0;
+		nd = 0;
+		while (p + nd < e && (unsigned)(p[nd] - '0') < 10 && nd < 11)
+			x = x * 10 + (unsigned)(p[nd++] - '0');
+	}
+	if (!nd || nd > a->maxnum || (*p == '0' && nd > 1) || x > UINT32_MAX)
+		return false;
+	*out = (uint32_t)x;
+	*pp = p + nd;
+	return true;
+}
+
+/* The pairs of the block map[start, end) into s: whether it is all plain
+ * pairs. */
+static bool block_parse(const struct sf_json_ahead *a, size_t start,
+			size_t end, struct ahead_slot *s)
+{
+	const unsigned char *p = a->map + start, *e = a->map + end;
+
+	s->n = 0;
+	while (p < e) {
+		uint32_t *v = &s->pair[2 * s->n];
+		if (e - p < 3 || memcmp(p, ",\n[", 3))
+			return false;
+		p += 3;
+		if (!plain_u32(a, &p, e, &v[0]) || p >= e || *p++ != ',' ||
+		    !plain_u32(a, &p, e, &v[1]) || p >= e || *p++ != ']')
+			return false;
+		if (++s->n == AHEAD_PAIRS && p < e)
+			return false;
+	}
+	return p == e;
+}
+
+/*
+ * Fault in the stack tree's entries ahead of the reader (profile.h, "Room
+ * for a reader"): the nodes up to the end of the block just parsed are at
+ * most `first` plus the section's elements up to there, estimated from
+ * the pairs per byte of the blocks parsed so far.
+ */
+static void fill(struct sf_json_ahead *a, const struct ahead_slot *s,
+		 size_t *pairs, size_t *bytes, size_t *filled)
+{
+	*pairs += s->n;
+	*bytes += s->end - s->start;
+	size_t want = a->first + FILL_AHEAD +
+		      (size_t)((double)(s->end - a->base) * (double)*pairs /
+			       (double)*bytes);
+	if (want > *filled + FILL_AHEAD / 2) {
+		sf_stack_room_fill(&a->room, *filled, want);
+		*filled = want;
+	}
+}
+
+static void *ahead_main(void *arg)
+{
+	struct sf_json_ahead *a = arg;
+	size_t k = 1, tail = 0, start = NONE;
+	size_t pairs = 0, bytes = 0, filled = a->first;
+
+	for (;;) {
+		struct ahead_slot *s = &a->slot[tail % AHEAD_SLOTS];
+		pthread_mutex_lock(&a->mu);
+		while (!a->stop &&
+		       atomic_load_explicit(&s->full, memory_order_acquire))
+			pthread_cond_wait(&a->cv, &a->mu);
+		if (a->stop) {
+			pthread_mutex_unlock(&a->mu);
+			return NULL;
+		}
+		/* a block the reader has passed is of no use, and its text
+		 * may be unmapped */
+		if (a->base + k * AHEAD_BLOCK < a->given) {
+			k = (a->given - a->base) / AHEAD_BLOCK + 1;
+			start = NONE;
+		}
+		a->busy = a->base + k * AHEAD_BLOCK;
+		pthread_mutex_unlock(&a->mu);
+
+		if (start == NONE)
+			start = block_start(a, a->base + k * AHEAD_BLOCK);
+		size_t end = block_start(a, a->base + (k + 1) * AHEAD_BLOCK);
+		s->start = start;
+		s->end = end;
+		s->ok = start != NONE && end != NONE &&
+			block_parse(a, start, end, s);
+
+		pthread_mutex_lock(&a->mu);
+		a->busy = NONE;
+		atomic_store_explicit(&s->full, true, memory_order_release);
+		pthread_cond_broadcast(&a->cv);
+		pthread_mutex_unlock(&a->mu);
+		/* the first block that is not all pairs is the last: the
+		 * section ends there, or the reader leaves the fast path */
+		if (!s->ok)
+			return NULL;
+		if (a->fill)
+			fill(a, s, &pairs, &bytes, &filled);
+		start = end;
+		k++;
+		tail++;
+	}
+}
+
+int sf_json__ahead_start(struct sf_json_ahead **out, struct sf_profile *p,
+			 const unsigned char *map, size_t size, size_t base,
+			 size_t maxnum)
+{
+	const char *env = getenv("SF_JSON_AHEAD");
+	struct sf_json_ahead *a;
+
+	*out = NULL;
+	if (size - base < AHEAD_MIN || (a = calloc(1, sizeof(*a))) == NULL)
+		return -1;
+	a->map = map;
+	a->size = size;
+	a->base = base;
+	a->maxnum = maxnum;
+	a->wait = env && !strcmp(env, "wait");
+	a->busy = NONE;
+	/* no element is shorter than "[0,0]," */
+	a->first = p->d.nstacks;
+	a->fill = !sf_profile_stack_room(p, (size - base) / 6 + 1, &a->room);
+	if (pthread_mutex_init(&a->mu, NULL)) {
+		free(a);
+		return -1;
+	}
+	if (pthread_cond_init(&a->cv, NULL)) {
+		pthread_mutex_destroy(&a->mu);
+		free(a);
+		return -1;
+	}
+	if (pthread_create(&a->thread, NULL, ahead_main, a)) {
+		pthread_cond_destroy(&a->cv);
+		pthread_mutex_destroy(&a->mu);
+		free(a);
+		return -1;
+	}
+	*out = a;
+	return 0;
+}
+
+void sf_json__ahead_stop(struct sf_json_ahead *a)
+{
+	if (!a)
+		return;
+	pthread_mutex_lock(&a->mu);
+	a->stop = true;
+	pthread_cond_broadcast(&a->cv);
+	pthread_mutex_unlock(&a->mu);
+	pthread_join(a->thread, NULL);
+	pthread_cond_destroy(&a->cv);
+	pthread_mutex_destroy(&a->mu);
+	free(a);
+}
+
+/* Give the head slot back to the thread. */
+static void release(struct sf_json_ahead *a, struct ahead_slot *s)
+{
+	if (!s->ok)
+		a->over = true;
+	pthread_mutex_lock(&a->mu);
+	atomic_store_explicit(&s->full, false, memory_order_release);
+	pthread_cond_broadcast(&a->cv);
+	pthread_mutex_unlock(&a->mu);
+	a->head++;
+}
+
+size_t sf_json__ahead_next(struct sf_json_ahead *a, size_t pos)
+{
+	while (!a->over) {
+		struct ahead_slot *s = &a->slot[a->head % AHEAD_SLOTS];
+		if (!atomic_load_explicit(&s->full, memory_order_acquire)) {
+			if (!a->wait)
+				return NONE;
+			pthread_mutex_lock(&a->mu);
+			while (!atomic_load_explicit(&s->full,
+						     memory_order_acquire))
+				pthread_cond_wait(&a->cv, &a->mu);
+			pthread_mutex_unlock(&a->mu);
+		}
+		if (s->ok && s->start >= pos)
+			return s->start;
+		release(a, s);
+	}
+	return NONE;
+}
+
+const uint32_t *sf_json__ahead_pairs(const struct sf_json_ahead *a,
+				     size_t *n, size_t *end)
+{
+	const struct ahead_slot *s = &a->slot[a->head % AHEAD_SLOTS];
+
+	*n = s->n;
+	*end = s->end;
+	return s->pair;
+}
+
+void sf_json__ahead_done(struct sf_json_ahead *a)
+{
+	release(a, &a->slot[a->head % AHEAD_SLOTS]);
+}
+
+size_t sf_json__ahead_give(struct sf_json_ahead *a, size_t to)
+{
+	if (!a)
+		return to;
+	pthread_mutex_lock(&a->mu);
+	if (a->busy < to)
+		to = a->busy;
+	if (to > a->given)
+		a->given = to;
+	else
+		to = a->given;
+	pthread_mutex_unlock(&a->mu);
+	return to;
+}

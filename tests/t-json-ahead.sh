@@ -1,0 +1,87 @@
+# The native JSON reader's second thread (json_ahead.c): with -j2 a
+# thread parses the "stacks" section ahead of the reader into [parent,
+# frame] pairs.  Whatever it does, the model and every message must be
+# those of -j1 and of the yajl-only reader (SF_JSON_SLOW=1), with the
+# line of the element at fault.  SF_JSON_AHEAD=wait makes the reader wait
+# for each of the thread's blocks, so the pairs path is taken whatever the
+# timing; the plain -j2 runs check the path where the reader may pass the
+# thread.  The document is bench/gen_timeline.c's (a timeline of 20,000
+# samples, 3.7 MB of stack nodes, several hundred of the thread's blocks).
+. "$TOP/tests/lib.sh"
+
+if ! have cc; then
+	skip json-ahead "cc is missing (to build bench/gen_timeline.c)"
+	exit 0
+fi
+cc -O2 -o gen_timeline "$TOP/bench/gen_timeline.c" 2> gen.err &&
+	./gen_timeline 20000 3 25 1 > tl.json ||
+	{ fail json-ahead-gen "$(head -n 1 gen.err)"; exit 0; }
+# the stacks section's lines, one element a line: its first and last
+s0=$(($(grep -n '^"stacks":\[' tl.json | cut -d: -f1) + 1))
+s1=$(($(grep -n '^"label_sets":' tl.json | cut -d: -f1) - 1))
+[ $((s1 - s0)) -gt 100000 ] ||
+	{ fail json-ahead-gen "only $((s1 - s0)) stack lines"; exit 0; }
+
+# same NAME FILE ARGS...: stdout, stderr and status of `sfconv FILE
+# ARGS...` at -j1, -j2, -j2 waiting for the thread, and yajl only agree
+same() {
+	name=$1; f=$2; shift 2
+	$SFCONV -q -j1 "$f" "$@" > j1.out 2> j1.err; st1=$?
+	for how in j2 wait slow; do
+		case $how in
+		j2) $SFCONV -q -j2 "$f" "$@" ;;
+		wait) SF_JSON_AHEAD=wait $SFCONV -q -j2 "$f" "$@" ;;
+		slow) SF_JSON_SLOW=1 $SFCONV -q -j2 "$f" "$@" ;;
+		esac > $how.out 2> $how.err
+		s=$?
+		if [ $s -ne $st1 ]; then
+			fail "$name" "exit status $s ($how), -j1 $st1"
+			head -n 2 j1.err $how.err; return
+		fi
+		if ! cmp -s j1.out $how.out || ! cmp -s j1.err $how.err; then
+			fail "$name" "$how differs from -j1"
+			diff j1.err $how.err | head -n 4; return
+		fi
+	done
+	pass "$name"
+}
+
+# ---- the whole document: the model (written back as json), collapsed
+same json-ahead-json tl.json --to json
+same json-ahead-collapsed tl.json --to collapsed
+# 20,000 samples, each its own leaf node (gen_timeline.c), weight 1 each
+n=$(awk '{ s += $NF } END { print s }' j1.out)
+[ "$n" = 20000 ] && pass json-ahead-collapsed-count ||
+	fail json-ahead-collapsed-count "collapsed weights sum to $n, not 20000"
+
+# ---- one stack line changed, at a quarter, half, three quarters and
+# the end of the section: errors name that line, and an element the
+# thread does not take (a space, a sign) is read as without the thread
+at=1
+for line in $((s0 + (s1 - s0) / 4)) $((s0 + (s1 - s0) / 2)) \
+	    $((s0 + (s1 - s0) * 3 / 4)) $s1; do
+	sep=,
+	[ $line -eq $s1 ] && sep=
+	for bad in frame parent syntax zero three big space sign; do
+		case $bad in
+		frame) el='[1,999999]' ;;      # no such frame
+		parent) el='[999999,1]' ;;     # a parent after the node
+		syntax) el='[1,x]' ;;
+		zero) el='[01,1]' ;;           # not JSON
+		three) el='[1,1,1]' ;;
+		big) el='[4294967296,1]' ;;    # past 32 bits
+		space) el='[1, 2]' ;;          # valid: main;_start
+		sign) el='[-0,1]' ;;           # valid: node 0
+		esac
+		awk -v L=$line -v E="$el$sep" 'NR == L { print E; next } 1' \
+			tl.json > bad.json
+		same json-ahead-$at-$bad bad.json --to collapsed
+		case $bad in space|sign) continue ;; esac
+		if grep -q "^sfconv: bad.json:$line: " j1.err; then
+			pass json-ahead-$at-$bad-line
+		else
+			fail json-ahead-$at-$bad-line "not line $line: $(head -n 1 j1.err)"
+		fi
+	done
+	at=$((at + 1))
+done
