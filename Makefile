@@ -59,7 +59,7 @@ CFLAGS ?= -O2 -g
 # Only formats/ and cmd/ see the format table (format.h).  tests/t-layers.sh
 # checks the same law on the built objects' symbols, which also sees calls
 # made through the table that an include rule cannot.
-FMT_DIRS = json perf pprof svg html
+FMT_DIRS = collapsed json perf pprof svg html
 INC_BASE = -Iformats/base
 INC_MODEL = $(INC_BASE) -Iformats/model
 INC_FORMATS = $(INC_MODEL) -Iformats -Iformats/util -Ianalyze

@@ -1,6 +1,6 @@
 # The collapsed writer on several threads: an output of more than two
-# chunks of runs (formats/fmt_collapsed.c, make_chunks: 32 k runs a
-# chunk) is written in chunks, each from the walk's state where it
+# chunks of runs (formats/collapsed/collapsed_levels.c, make_chunks:
+# 32 k runs a chunk) is written in chunks, each from the walk's state where it
 # begins, and must be the same bytes at -j1, -j2 and -j3 as the stack
 # texts summed and ordered by sort(1).  Two shapes: three root frames
 # (the cuts fall at level 2, below a root) and one root over two frames

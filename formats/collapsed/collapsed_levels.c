@@ -1,0 +1,730 @@
+/*
+ * collapsed_levels.c - the collapsed writer without a thread prefix:
+ * the lines found a level of the stack tree at a time and written in
+ * chunks, on sf_jobs threads.  The order and the merging of equal names
+ * are those of fmt_collapsed.c's walk (see its comment there).
+ */
+#include "collapsed.h"
+#include "text.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Without a thread prefix: the same order, level by level.  The walk
+ * of fmt_collapsed.c (walk_emit) visits nodes depth first in key order,
+ * which for a timeline (every sample its own stack, 3.7 million nodes)
+ * is a cache miss per node into an index as large as the tree.  The
+ * lines' order is that of their key sequences (the "c;" rank of each
+ * frame above the line, then the "c" rank of its own), so it can be
+ * found a level at a time:
+ *
+ *  - the nodes of level d are entries (merged parent, key, node), put in
+ *    order by a counting sort on the merged parent (a merged node's id
+ *    is the index of its run, so the parents' ids are in their level's
+ *    order) and a sort of each parent's few children by key, node; runs
+ *    of equal (parent, key) are one merged node of the output tree (a
+ *    "c;" key) or one line (a "c" key), summed in node order as the walk
+ *    sums them;
+ *  - a level's runs are in output order: level 1's are the top's
+ *    children in key order, and if level d - 1's merged nodes are in
+ *    output order, so are level d's runs, sorted by their merged parent
+ *    first.  So the lines are written by a walk of the merged tree that
+ *    reads each level's runs forward from a cursor of its own: a merged
+ *    node's children are the runs at its level's cursor that name it as
+ *    their parent.  The text of the merged nodes on the path is kept
+ *    from one line to the next;
+ *  - the walk can begin at any run (struct wstate says how), so the
+ *    output is cut into chunks written on sf_jobs threads, each chunk's
+ *    bytes those of the one walk: -j1 and -jN give the same output.
+ *
+ * Every pass reads its arrays in about memory order: node ids within a
+ * level, and their parents' merged ids, increase together; the walk
+ * reads each level's runs and line sums forward.
+ */
+struct lent {
+	uint32_t key;              /* its key's rank (struct walk's krank) */
+	uint32_t node;             /* its place (struct levels), which
+				    * orders as the node ids do; for an own
+				    * line its weight's index in the level's
+				    * `lw`, which orders the same */
+	uint32_t pp;               /* its parent's merged id (run) */
+	uint32_t nm;               /* name id; LENT_LINE: an own line */
+};
+#define LENT_LINE 0x80000000u
+
+struct lrun {
+	uint32_t pp;               /* the parent's run (a merged node's id
+				    * is its run's index; run 0 stands for
+				    * the top) */
+	uint32_t nm;               /* name id; LENT_LINE: an own line */
+};
+
+/* One parent's children by key, then node. */
+static int lent_cmp(const void *a, const void *b)
+{
+	const struct lent *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+/* A stack node as the levels read it, in level order (the nodes of a
+ * level in id order): a level is one forward read, where reading it
+ * from the node arrays touched a line of each array per node, every
+ * level again. */
+struct lrec {
+	uint32_t ppos;             /* its parent's place */
+	uint32_t nm;               /* name id */
+	double weight;             /* its weight in context 0 */
+};
+
+struct levels {
+	size_t nlevels;
+	struct lrec *rec;          /* by place: level d is rec[dstart[d] ..
+				    * dstart[d + 1]) */
+	unsigned char *flags;      /* by place: its flags in context 0 */
+	uint32_t *dstart;
+	uint32_t *merged;          /* by place: its merged id (places with
+				    * F_BELOW) */
+	struct lent *sorted;       /* one level's entries, in order */
+	double *lw;                /* one level's line weights, read in node
+				    * order (the entries stay 16 bytes) */
+	uint32_t *cnt;
+	struct lrun *runs;         /* every level's runs, in order */
+	size_t nruns;
+	uint32_t *rstart;          /* level d's: runs[rstart[d] ..) */
+	uint32_t *lstart;          /* level d's lines: from lstart[d] */
+	double *line_sum;          /* by line id */
+};
+
+static void levels_free(struct levels *l)
+{
+	if ((void *)l->rec != (void *)l->runs)
+		free(l->rec);
+	free(l->flags);
+	free(l->dstart);
+	free(l->merged);
+	free(l->sorted);
+	free(l->lw);
+	free(l->cnt);
+	free(l->runs);
+	free(l->rstart);
+	free(l->lstart);
+	free(l->line_sum);
+}
+
+/* Sort a parent's few children (lent_cmp) by insertion, inline: most
+ * parents have one or two. */
+static void lent_sort(struct lent *e, size_t n)
+{
+	if (n > 16) {
+		qsort(e, n, sizeof(*e), lent_cmp);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct lent x = e[i];
+		size_t j = i;
+		for (; j && (x.key < e[j - 1].key ||
+			     (x.key == e[j - 1].key && x.node < e[j - 1].node));
+		     j--)
+			e[j] = e[j - 1];
+		e[j] = x;
+	}
+}
+
+/* Put level d's entries in order and append its runs and line sums.
+ * The entries are made where a counting sort on the merged parent puts
+ * them (a count pass, then a placing pass over the level's records),
+ * then each parent's few are sorted by key, node. */
+static void level_runs(const struct walk *w, struct levels *l, size_t d,
+		       uint32_t empty_name, uint32_t *nlines)
+{
+	uint32_t pbase = l->rstart[d - 1], nw = 0;
+	size_t np = l->rstart[d] - pbase, nent = 0;
+	uint32_t beg = l->dstart[d], end = l->dstart[d + 1];
+	/* node 0's own line, the empty line, among the root frames (one
+	 * named "" merges with it); its parent is the top, run 0 */
+	bool empty = d == 1 && (l->flags[0] & F_LINE);
+
+	memset(l->cnt, 0, (np + 1) * sizeof(*l->cnt));
+	l->cnt[1] = empty;
+	for (uint32_t i = beg; i < end; i++) {
+		unsigned f = l->flags[i];
+		if (f)
+			l->cnt[l->merged[l->rec[i].ppos] - pbase + 1] +=
+				(f & F_LINE) + ((f & F_BELOW) >> 1);
+	}
+	for (size_t g = 0; g < np; g++)
+		l->cnt[g + 1] += l->cnt[g];
+	nent = l->cnt[np];
+	if (empty) {
+		l->lw[nw] = l->rec[0].weight;
+		l->sorted[l->cnt[0]++] = (struct lent){
+			w->krank[2 * empty_name], nw++, 0,
+			empty_name | LENT_LINE };
+	}
+	for (uint32_t i = beg; i < end; i++) {
+		unsigned f = l->flags[i];
+		if (!f)
+			continue;
+		uint32_t nm = l->rec[i].nm;
+		uint32_t pp = l->merged[l->rec[i].ppos];
+		uint32_t *c = &l->cnt[pp - pbase];
+		if (f & F_LINE) {
+			l->lw[nw] = l->rec[i].weight;
+			l->sorted[(*c)++] = (struct lent){
+				w->krank[2 * nm], nw++, pp, nm | LENT_LINE };
+		}
+		if (f & F_BELOW)
+			l->sorted[(*c)++] = (struct lent){
+				w->krank[2 * nm + 1], i, pp, nm };
+	}
+	/* cnt[g] is now the end of parent g's entries */
+	for (size_t g = 0, b = 0; g < np; b = l->cnt[g++])
+		lent_sort(l->sorted + b, l->cnt[g] - b);
+	for (size_t i = 0, j; i < nent; i = j) {
+		const struct lent *e = &l->sorted[i];
+		for (j = i + 1; j < nent && l->sorted[j].pp == e->pp &&
+				l->sorted[j].key == e->key; j++)
+			;
+		if (e->nm & LENT_LINE) {
+			double sum = 0;
+			for (size_t k = i; k < j; k++)
+				sum += l->lw[l->sorted[k].node];
+			l->line_sum[(*nlines)++] = sum;
+		} else {
+			for (size_t k = i; k < j; k++)
+				l->merged[l->sorted[k].node] =
+					(uint32_t)l->nruns;
+		}
+		l->runs[l->nruns++] = (struct lrun){ e->pp, e->nm };
+	}
+}
+
+/*
+ * The walk, from any line on.  Its state at depth d: the cursor into
+ * level d's runs and the number of level d's lines before it, the
+ * merged node on the path (its run) and the end of its text in `path`.
+ * Where a chunk of the output begins, that state is what the walk from
+ * the first line would have there: the path is the chunk's first run's
+ * ancestors (climbed through `pp`), above it each cursor is just past
+ * the ancestor's run, below it each level's cursor is at the first run
+ * whose parent is at or after the level above's cursor (every run
+ * before that belongs to an earlier part of the output), and the lines
+ * before each cursor are counted once for all chunks.  So each chunk
+ * can be written on its own, and the chunks' bytes one after the other
+ * are the bytes of one walk, whatever the number of threads.
+ */
+struct wstate {
+	uint32_t *rcur, *lcur, *chain, *pathoff;   /* per depth */
+	char *path;
+	size_t pathcap;
+	size_t d;                  /* the depth to go on at */
+};
+
+#define RUN_AHEAD 8
+
+/* Put the text of the merged node at depth d, name o, on the path.
+ * Returns 0, or -1 when out of memory. */
+static int path_push(struct wstate *st, size_t d, const struct oname *o)
+{
+	size_t at = st->pathoff[d - 1] + (d > 1);
+
+	if (sf_grow(&st->path, &st->pathcap, at + o->len + 1, 1))
+		return -1;
+	if (d > 1)
+		st->path[at - 1] = ';';
+	memcpy(st->path + at, o->txt, o->len);
+	st->pathoff[d] = (uint32_t)(at + o->len);
+	return 0;
+}
+
+/* Write the lines from st's state on, until run `stop` of level `dstop`
+ * would be next (dstop 0: to the end).  `first`: the output's first
+ * line is among them.  Returns 0, or -1 when out of memory. */
+static int level_walk(const struct levels *l, const struct onames *t,
+		      struct wstate *st, size_t dstop, uint32_t stop,
+		      struct sf_output *out, bool first)
+{
+	size_t nlevels = l->nlevels;
+	uint32_t *rcur = st->rcur;
+
+	for (size_t d = st->d; d;) {
+		if (d == nlevels || rcur[d] == l->rstart[d + 1] ||
+		    l->runs[rcur[d]].pp != st->chain[d - 1]) {
+			d--;
+			continue;
+		}
+		if (d == dstop && rcur[d] == stop)
+			break;
+		const struct lrun *u = &l->runs[rcur[d]++];
+		const struct oname *o = &t->names[u->nm & ~LENT_LINE];
+		/* each level is a stream of its own, too many streams for
+		 * the hardware to follow: bring in this level's runs and
+		 * the name of a run a few ahead (names are read at random) */
+		if (rcur[d] + 2 * RUN_AHEAD < l->nruns) {
+			__builtin_prefetch(u + 2 * RUN_AHEAD);
+			__builtin_prefetch(&t->names[u[RUN_AHEAD].nm &
+						     ~LENT_LINE]);
+		}
+		if (!(u->nm & LENT_LINE)) {
+			if (path_push(st, d, o))
+				return -1;
+			st->chain[d] = (uint32_t)(u - l->runs);
+			d++;
+			continue;
+		}
+		if (first) {
+			/* the line begins with the path, or is one name */
+			if (d > 1)
+				sf_text_guard_mark(out, st->path,
+						   st->pathoff[d - 1]);
+			else
+				sf_text_guard_mark(out, o->txt, o->len);
+			first = false;
+		}
+		sf_output_write(out, st->path, st->pathoff[d - 1]);
+		if (d > 1)
+			sf_output_putc(out, ';');
+		sf_output_write(out, o->txt, o->len);
+		sf_output_putc(out, ' ');
+		/* the level's line sums are one more stream */
+		if (st->lcur[d] + RUN_AHEAD < l->lstart[nlevels])
+			__builtin_prefetch(&l->line_sum[st->lcur[d] +
+							RUN_AHEAD]);
+		sf_output_num(out, l->line_sum[st->lcur[d]++]);
+		sf_output_putc(out, '\n');
+	}
+	return sf_output_failed(out) ? -1 : 0;
+}
+
+/* The output in chunks: chunk k > 0 begins at run start[k] of level ds;
+ * cur[k * nlevels + d] and lines[k * nlevels + d] are the walk's cursor
+ * into level d there and the lines of level d before it. */
+struct chunks {
+	size_t n, ds;
+	uint32_t *start, *cur, *lines;
+};
+
+/* The walk's cursors where run r of level ds is next (struct wstate).
+ * Returns the number of runs before them. */
+static size_t chunk_cursors(const struct levels *l, size_t ds, uint32_t r,
+			    uint32_t *cur)
+{
+	size_t before = 0;
+	uint32_t a = r;
+
+	for (size_t d = ds; d-- > 1;) {
+		a = l->runs[a].pp;
+		cur[d] = a + 1;
+	}
+	cur[ds] = r;
+	for (size_t d = ds + 1; d < l->nlevels; d++) {
+		/* the first run whose parent is not before cur[d - 1] */
+		uint32_t lo = l->rstart[d], hi = l->rstart[d + 1];
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (l->runs[mid].pp < cur[d - 1])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		cur[d] = lo;
+	}
+	for (size_t d = 1; d < l->nlevels; d++)
+		before += cur[d] - l->rstart[d];
+	return before;
+}
+
+/* Runs a chunk holds at least, and chunks at most: a timeline's 3.7
+ * million runs make 32 chunks of 2.4 MB of text (the memory a thread's
+ * chunk holds before it is written out); each cut costs a binary search
+ * of the walk's cursors, about 40 us. */
+#define CHUNK_RUNS (32u << 10)
+#define MAX_CHUNKS 32
+
+/* Cut the output into chunks of CHUNK_RUNS runs or more each, at runs
+ * of the first level that has 16 runs a chunk (so that the cuts can fall
+ * near where they are wanted).  The cuts depend on the runs alone, not
+ * on the number of threads.  Returns 0, or -1 when out of memory. */
+static int make_chunks(const struct levels *l, struct chunks *c)
+{
+	size_t nl = l->nlevels, want = l->nruns / CHUNK_RUNS, ds = 1;
+
+	if (want > MAX_CHUNKS)
+		want = MAX_CHUNKS;
+	c->n = 1;
+	if (want < 2)
+		return 0;
+	while (ds < nl && l->rstart[ds + 1] - l->rstart[ds] < 16 * want)
+		ds++;
+	if (ds == nl)
+		return 0;
+	c->ds = ds;
+	if (!(c->start = sf_calloc(want, sizeof(*c->start))) ||
+	    !(c->cur = sf_calloc(want * nl, sizeof(*c->cur))) ||
+	    !(c->lines = sf_calloc(want * nl, sizeof(*c->lines))))
+		return -1;
+	uint32_t *cur = c->cur;
+	for (size_t d = 1; d < nl; d++)
+		cur[d] = l->rstart[d];
+	size_t total = l->nruns - 1;
+	uint32_t lo = l->rstart[ds];
+	for (size_t k = 1; k < want; k++) {
+		/* the first run of level ds with k / want of the runs
+		 * before it */
+		size_t goal = total / want * k;
+		uint32_t hi = l->rstart[ds + 1];
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (chunk_cursors(l, ds, mid, c->cur + c->n * nl) <
+			    goal)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == l->rstart[ds + 1])
+			break;
+		if (lo == (c->n > 1 ? c->start[c->n - 1] : l->rstart[ds]))
+			continue;  /* no run between two cuts */
+		chunk_cursors(l, ds, lo, c->cur + c->n * nl);
+		c->start[c->n++] = lo;
+	}
+	/* the lines before each cursor: a level's cursors only move on
+	 * from chunk to chunk, so each level is counted once */
+	for (size_t d = 1; d < nl; d++) {
+		uint32_t r = l->rstart[d], n = l->lstart[d];
+		for (size_t k = 0; k < c->n; k++) {
+			for (; r < c->cur[k * nl + d]; r++)
+				n += (l->runs[r].nm & LENT_LINE) != 0;
+			c->lines[k * nl + d] = n;
+		}
+	}
+	return 0;
+}
+
+static void chunks_free(struct chunks *c)
+{
+	free(c->start);
+	free(c->cur);
+	free(c->lines);
+}
+
+/* What the threads writing chunks share: chunk k's memory output (for
+ * the chunks of the threads other than this one), whether it is done
+ * and how it went, and how many chunks are written out. */
+struct wshare {
+	const struct levels *l;
+	const struct onames *t;
+	const struct chunks *c;
+	size_t nj;                 /* threads */
+	struct sf_output **mem;    /* by chunk */
+	int *rc;                   /* by chunk: 0, or -1 out of memory */
+	bool *done;                /* by chunk */
+	size_t written;            /* chunks written out */
+	bool stop;                 /* an error: the threads give up */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+/* A thread writing chunks: chunks first, first + nj, ... */
+struct wjob {
+	struct wshare *s;
+	struct wstate st;
+	size_t first;
+	pthread_t thread;
+	bool started;
+};
+
+/* A thread is at most WINDOW rounds of chunks ahead of the output, so
+ * at most WINDOW chunks a thread wait in memory. */
+#define WINDOW 2
+
+static int wstate_init(struct wstate *st, size_t nlevels)
+{
+	st->path = NULL;
+	st->pathcap = 0;
+	st->rcur = sf_calloc(nlevels, sizeof(*st->rcur));
+	st->lcur = sf_calloc(nlevels, sizeof(*st->lcur));
+	st->chain = sf_calloc(nlevels, sizeof(*st->chain));
+	st->pathoff = sf_calloc(nlevels, sizeof(*st->pathoff));
+	return st->rcur && st->lcur && st->chain && st->pathoff ? 0 : -1;
+}
+
+static void wstate_free(struct wstate *st)
+{
+	free(st->rcur);
+	free(st->lcur);
+	free(st->chain);
+	free(st->pathoff);
+	free(st->path);
+}
+
+/* Write chunk k to `out`: set the walk's state where it begins (the
+ * path of its first run's ancestors), then walk to the next chunk. */
+static int chunk_write(struct wjob *j, size_t k, struct sf_output *out)
+{
+	const struct levels *l = j->s->l;
+	const struct chunks *c = j->s->c;
+	const struct onames *t = j->s->t;
+	struct wstate *st = &j->st;
+	size_t nl = l->nlevels;
+
+	st->chain[0] = 0;
+	st->pathoff[0] = 0;
+	if (!k) {
+		for (size_t d = 1; d < nl; d++) {
+			st->rcur[d] = l->rstart[d];
+			st->lcur[d] = l->lstart[d];
+		}
+		st->d = 1;
+	} else {
+		memcpy(st->rcur, c->cur + k * nl, nl * sizeof(*st->rcur));
+		memcpy(st->lcur, c->lines + k * nl, nl * sizeof(*st->lcur));
+		st->d = c->ds;
+		for (size_t d = 1; d < c->ds; d++) {
+			uint32_t a = st->rcur[d] - 1;
+			st->chain[d] = a;
+			if (path_push(st, d, &t->names[l->runs[a].nm]))
+				return -1;
+		}
+	}
+	if (k + 1 < c->n)
+		return level_walk(l, t, st, c->ds, c->start[k + 1], out, !k);
+	return level_walk(l, t, st, 0, 0, out, !k);
+}
+
+static void *chunk_thread(void *arg)
+{
+	struct wjob *j = arg;
+	struct wshare *s = j->s;
+
+	for (size_t k = j->first; k < s->c->n; k += s->nj) {
+		pthread_mutex_lock(&s->lock);
+		while (!s->stop && k >= s->written + WINDOW * s->nj)
+			pthread_cond_wait(&s->cond, &s->lock);
+		bool stop = s->stop;
+		pthread_mutex_unlock(&s->lock);
+		if (stop)
+			break;
+		int rc = chunk_write(j, k, s->mem[k]);
+		pthread_mutex_lock(&s->lock);
+		s->rc[k] = rc;
+		s->done[k] = true;
+		pthread_cond_broadcast(&s->cond);
+		pthread_mutex_unlock(&s->lock);
+	}
+	return NULL;
+}
+
+/* Write the chunks on `jobs` threads: thread i writes chunks i, i +
+ * jobs, ...; this one (i = 0) writes its own straight to `out` and, in
+ * between, copies the others' out of memory in order.  The threads run
+ * on without waiting for each other but for the window. */
+static int chunks_write(const struct levels *l, const struct onames *t,
+			const struct chunks *c, unsigned jobs,
+			struct sf_output *out, struct sf_ctx *ctx)
+{
+	struct wshare s = { .l = l, .t = t, .c = c,
+			    .nj = jobs < c->n ? jobs : c->n };
+	struct wjob *js = sf_calloc(s.nj, sizeof(*js));
+	int rc = 0;
+
+	s.mem = sf_calloc(c->n, sizeof(*s.mem));
+	s.rc = sf_calloc(c->n, sizeof(*s.rc));
+	s.done = sf_calloc(c->n, sizeof(*s.done));
+	if (!js || !s.mem || !s.rc || !s.done) {
+		rc = sf_error_nomem(ctx);
+		goto out;
+	}
+	for (size_t i = 0; i < s.nj; i++) {
+		js[i] = (struct wjob){ .s = &s, .first = i };
+		if (wstate_init(&js[i].st, l->nlevels)) {
+			rc = sf_error_nomem(ctx);
+			goto out;
+		}
+	}
+	/* the memory outputs are made here, where an error can be told */
+	for (size_t k = 0; k < c->n; k++)
+		if (k % s.nj && (rc = sf_output_mem(&s.mem[k], ctx)))
+			goto out;
+	pthread_mutex_init(&s.lock, NULL);
+	pthread_cond_init(&s.cond, NULL);
+	for (size_t i = 1; i < s.nj; i++)
+		js[i].started = !pthread_create(&js[i].thread, NULL,
+						chunk_thread, &js[i]);
+	for (size_t k = 0; k < c->n && !rc; k++) {
+		struct wjob *j = &js[k % s.nj];
+		if (!j->started) {
+			/* this thread's chunk, or one of a thread that could
+			 * not be started */
+			if (chunk_write(&js[0], k, out))
+				rc = sf_error_nomem(ctx);
+		} else {
+			pthread_mutex_lock(&s.lock);
+			while (!s.done[k])
+				pthread_cond_wait(&s.cond, &s.lock);
+			pthread_mutex_unlock(&s.lock);
+			size_t len;
+			const char *b = sf_output_mem_data(s.mem[k], &len);
+			if (s.rc[k])
+				rc = sf_error_nomem(ctx);
+			else
+				sf_output_write(out, b, len);
+			sf_output_abort(s.mem[k]);
+			s.mem[k] = NULL;
+		}
+		pthread_mutex_lock(&s.lock);
+		s.written = k + 1;
+		s.stop = rc != 0;
+		pthread_cond_broadcast(&s.cond);
+		pthread_mutex_unlock(&s.lock);
+	}
+	for (size_t i = 1; i < s.nj; i++)
+		if (js[i].started)
+			pthread_join(js[i].thread, NULL);
+	pthread_mutex_destroy(&s.lock);
+	pthread_cond_destroy(&s.cond);
+out:
+	for (size_t k = 0; s.mem && k < c->n; k++)
+		sf_output_abort(s.mem[k]);
+	for (size_t i = 0; js && i < s.nj; i++)
+		wstate_free(&js[i].st);
+	free(js);
+	free(s.mem);
+	free(s.rc);
+	free(s.done);
+	return rc;
+}
+
+int sf_collapsed__level_emit(struct walk *w, struct sf_output *out,
+			     uint32_t empty_name, struct sf_ctx *ctx)
+{
+	const struct sf_profile *p = w->p;
+	const struct onames *t = w->names;
+	size_t n = p->d.nstacks ? p->d.nstacks : 1;
+	struct levels l = { 0 };
+	struct chunks c = { 0 };
+	/* level 1 at least: it holds node 0's own line */
+	size_t nlevels = 2, maxlev = 1;
+	uint32_t nlines = 0;
+	int rc = 0;
+
+	for (size_t v = 1; v < p->d.nstacks; v++)
+		if (p->d.stacks[v].depth + (size_t)1 > nlevels)
+			nlevels = p->d.stacks[v].depth + (size_t)1;
+	l.nlevels = nlevels;
+	uint32_t *place = sf_calloc(n, sizeof(*place));
+	if (!place ||
+	    !(l.dstart = sf_calloc(nlevels + 1, sizeof(*l.dstart))) ||
+	    !(l.rec = sf_calloc(n, sizeof(*l.rec))) ||
+	    !(l.flags = sf_calloc(n, sizeof(*l.flags))) ||
+	    !(l.rstart = sf_calloc(nlevels + 1, sizeof(*l.rstart))) ||
+	    !(l.lstart = sf_calloc(nlevels + 1, sizeof(*l.lstart)))) {
+		free(place);
+		goto nomem;
+	}
+	for (size_t v = 0; v < p->d.nstacks; v++)
+		l.dstart[p->d.stacks[v].depth + 1]++;
+	for (size_t d = 0; d < nlevels; d++) {
+		if (l.dstart[d + 1] > maxlev)
+			maxlev = l.dstart[d + 1];
+		l.dstart[d + 1] += l.dstart[d];
+	}
+	/* one forward pass: the parent was placed before its child */
+	for (size_t v = 0; v < p->d.nstacks; v++) {
+		const struct sf_stack_node *sn = &p->d.stacks[v];
+		uint32_t i = l.dstart[sn->depth]++;
+		place[v] = i;
+		l.rec[i].ppos = place[sn->parent];
+		l.rec[i].nm = t->frame_name[sn->frame];
+	}
+	for (size_t d = nlevels; d > 0; d--)
+		l.dstart[d] = l.dstart[d - 1];
+	l.dstart[0] = 0;
+	/* the samples' weights and F_LINE straight into the records (in
+	 * sample order, the order the walk sums them in), then F_BELOW
+	 * from the deepest level up: a node with a flag makes its parent
+	 * F_BELOW.  Where climbing from each sample was a chain of
+	 * dependent loads, this reads the levels forward. */
+	for (size_t i = 0; i < p->d.nsamples; i++) {
+		uint32_t at = place[p->d.samples[i].stack];
+		/* the records of the samples ahead, at about random places */
+		if (i + 8 < p->d.nsamples)
+			__builtin_prefetch(&l.rec[place[p->d.samples[i + 8]
+							.stack]]);
+		l.rec[at].weight += sf_collapsed__weight(w, i);
+		l.flags[at] |= F_LINE;
+	}
+	for (size_t i = l.dstart[nlevels]; i-- > 1;)
+		if (l.flags[i])
+			l.flags[l.rec[i].ppos] |= F_BELOW;
+	/* a node gives at most a line and a merged node, node 0 one line
+	 * more and the top's run */
+	size_t nbelow = 1, nline = 1;
+	for (size_t i = 0; i < l.dstart[nlevels]; i++) {
+		nbelow += (l.flags[i] & F_BELOW) != 0;
+		nline += (l.flags[i] & F_LINE) != 0;
+	}
+	if (nbelow + nline >= UINT32_MAX) {
+		/* a run's index is 32 bits (struct lrun) */
+		rc = sf_error(ctx, SF_ELIMIT, NULL, 0,
+			      "collapsed: more than 4 billion lines and "
+			      "frames cannot be written");
+		free(place);
+		goto done;
+	}
+	/* a node's merged id is written at its level before its children
+	 * read it, so `place` can hold them without clearing */
+	l.merged = place;
+	l.merged[0] = 0;
+	size_t maxent = 2 * maxlev + 1;
+	if (!(l.sorted = sf_calloc(maxent, sizeof(*l.sorted))) ||
+	    !(l.lw = sf_calloc(maxlev + 1, sizeof(*l.lw))) ||
+	    !(l.cnt = sf_calloc(nbelow + nline + 1, sizeof(*l.cnt))) ||
+	    !(l.line_sum = sf_calloc(nline, sizeof(*l.line_sum))))
+		goto nomem;
+	/* The runs take the records' memory, level by level behind them:
+	 * a place gives at most two runs of 8 bytes where its record had
+	 * 16, node 0 one line and the top's run, so the runs up to level d
+	 * end at or before the first record of level d + 1, and level d's
+	 * own records are read into `sorted` before its runs are written.
+	 * Fresh memory costs about what its page faults do (clearing the
+	 * pages most), so 30 MB of a timeline not touched anew pay. */
+	_Static_assert(sizeof(struct lrec) == 2 * sizeof(struct lrun),
+		       "two runs fit in a record");
+	l.runs = (struct lrun *)(void *)l.rec;
+	l.runs[0] = (struct lrun){ 0, 0 };    /* the top */
+	l.nruns = 1;
+	l.rstart[0] = 0;
+	for (size_t d = 1; d < nlevels; d++) {
+		l.rstart[d] = (uint32_t)l.nruns;
+		l.lstart[d] = nlines;
+		level_runs(w, &l, d, empty_name, &nlines);
+	}
+	l.rstart[nlevels] = (uint32_t)l.nruns;
+	l.lstart[nlevels] = nlines;
+	free(l.sorted);
+	free(l.lw);
+	free(l.cnt);
+	free(l.flags);
+	free(l.merged);
+	l.sorted = NULL;
+	l.lw = NULL;
+	l.rec = NULL;
+	l.flags = NULL;
+	l.cnt = l.merged = NULL;
+	if (make_chunks(&l, &c))
+		goto nomem;
+	rc = chunks_write(&l, t, &c, sf_jobs(ctx), out, ctx);
+	goto done;
+nomem:
+	rc = sf_error_nomem(ctx);
+done:
+	chunks_free(&c);
+	levels_free(&l);
+	return rc;
+}
