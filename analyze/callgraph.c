@@ -374,33 +374,39 @@ static void sort_list(struct sf_an_cg *g, uint32_t *list, uint32_t *other,
 	}
 }
 
-/* 7: every real node's callees by callee time, callers by caller time */
-static int sort_lists(struct sf_an_cg *g)
+/* 7 for one direction: every real node's callees by callee time (task 0),
+ * or its callers by caller time (task 1).  The two touch disjoint arrays,
+ * so they run on two threads (sf_run_tasks). */
+struct dirjob {
+	struct sf_an_cg *g;
+	bool failed[2];
+};
+
+static void sort_dir(void *arg, size_t k)
 {
+	struct dirjob *j = arg;
+	struct sf_an_cg *g = j->g;
+	const uint32_t *start = k ? g->in_start : g->out_start;
+	uint32_t *list = k ? g->in_edges : g->out_edges;
+	uint32_t *other = k ? g->in_from : g->out_to;
+	sf_an_w *t = k ? g->in_t : g->out_t;
 	size_t most = 0;
 	struct timekey *tk;
 
 	for (size_t n = 1; n < g->nnodes; n++) {
-		size_t no = g->out_start[n + 1] - g->out_start[n];
-		size_t ni = g->in_start[n + 1] - g->in_start[n];
-		most = no > most ? no : most;
-		most = ni > most ? ni : most;
+		size_t c = start[n + 1] - start[n];
+		most = c > most ? c : most;
 	}
 	tk = malloc((most ? most : 1) * sizeof(*tk));
-	if (!tk)
-		return -1;
-	for (size_t n = 1; n < g->nnodes; n++) {
-		sort_list(g, g->out_edges + g->out_start[n],
-			  g->out_to + g->out_start[n],
-			  g->out_t + g->out_start[n],
-			  g->out_start[n + 1] - g->out_start[n], true, tk);
-		sort_list(g, g->in_edges + g->in_start[n],
-			  g->in_from + g->in_start[n],
-			  g->in_t + g->in_start[n],
-			  g->in_start[n + 1] - g->in_start[n], false, tk);
+	if (!tk) {
+		j->failed[k] = true;
+		return;
 	}
+	for (size_t n = 1; n < g->nnodes; n++)
+		sort_list(g, list + start[n], other + start[n],
+			  t ? t + start[n] : NULL, start[n + 1] - start[n],
+			  !k, tk);
 	free(tk);
-	return 0;
 }
 
 struct ordkey {
@@ -1039,6 +1045,41 @@ static int walk_samples(struct acc *a, const struct sf_an_view *v,
 	return 0;
 }
 
+/* The adjacency of one direction, newest created first: out lists with
+ * their callee times (task 0) or in lists with their caller times (task
+ * 1), each from its own pass over the edges into its own arrays, so the
+ * two run on two threads. */
+static void csr_dir(void *arg, size_t k)
+{
+	struct dirjob *j = arg;
+	struct sf_an_cg *g = j->g;
+	size_t N = g->nnodes;
+	uint32_t *start = k ? g->in_start : g->out_start;
+	uint32_t *list = k ? g->in_edges : g->out_edges;
+	uint32_t *other = k ? g->in_from : g->out_to;
+	sf_an_w *t = k ? g->in_t : g->out_t;
+	uint32_t *at = malloc((N + 1) * sizeof(*at));
+
+	if (!at) {
+		j->failed[k] = true;
+		return;
+	}
+	for (size_t e = 0; e < g->nedges; e++)
+		start[(k ? g->edges[e].to : g->edges[e].from) + 1]++;
+	for (size_t n = 0; n < N; n++)
+		start[n + 1] += start[n];
+	memcpy(at, start, (N + 1) * sizeof(*at));
+	for (size_t e = g->nedges; e-- > 0;) {
+		const struct edge *x = &g->edges[e];
+		uint32_t i = at[k ? x->to : x->from]++;
+		if (t)
+			t[i] = k ? x->caller : x->callee;
+		other[i] = k ? x->from : x->to;
+		list[i] = (uint32_t)e;
+	}
+	free(at);
+}
+
 int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 		    bool slow, struct sf_ctx *ctx)
 {
@@ -1047,6 +1088,7 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	uint32_t *cgp = NULL, *distinct = NULL;
 	uint64_t *hs = NULL;
 	struct path pa[2];
+	struct dirjob dj = { .g = g };
 	size_t N = v->nfuncs + 1;
 	int rc = 0;
 
@@ -1125,42 +1167,14 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	    !g->out_to || !g->in_from ||
 	    (!g->caller && (!g->out_t || !g->in_t)))
 		goto enomem;
-	for (size_t e = 0; e < g->nedges; e++) {
-		g->out_start[g->edges[e].from + 1]++;
-		g->in_start[g->edges[e].to + 1]++;
-	}
-	for (size_t n = 0; n < N; n++) {
-		g->out_start[n + 1] += g->out_start[n];
-		g->in_start[n + 1] += g->in_start[n];
-	}
-	{
-		uint32_t *po = malloc((N + 1) * sizeof(*po));
-		uint32_t *pi = malloc((N + 1) * sizeof(*pi));
-		if (!po || !pi) {
-			free(po);
-			free(pi);
-			goto enomem;
-		}
-		memcpy(po, g->out_start, (N + 1) * sizeof(*po));
-		memcpy(pi, g->in_start, (N + 1) * sizeof(*pi));
-		for (size_t e = g->nedges; e-- > 0;) {
-			const struct edge *x = &g->edges[e];
-			if (g->out_t) {
-				g->out_t[po[x->from]] = x->callee;
-				g->in_t[pi[x->to]] = x->caller;
-			}
-			g->out_to[po[x->from]] = x->to;
-			g->out_edges[po[x->from]++] = (uint32_t)e;
-			g->in_from[pi[x->to]] = x->from;
-			g->in_edges[pi[x->to]++] = (uint32_t)e;
-		}
-		free(po);
-		free(pi);
-	}
+	sf_run_tasks(sf_jobs(ctx), 2, csr_dir, &dj);
+	if (dj.failed[0] || dj.failed[1])
+		goto enomem;
 	if ((rc = order_nodes(g, ctx)))
 		goto fail;
 	/* 7: sort real nodes' lists; * keeps newest-first */
-	if (sort_lists(g))
+	sf_run_tasks(sf_jobs(ctx), 2, sort_dir, &dj);
+	if (dj.failed[0] || dj.failed[1])
 		goto enomem;
 	goto done;
 enomem:

@@ -133,19 +133,13 @@ int sf_format_detect(const struct sf_format **out, struct sf_input *in,
  * exact integer (folding in another order could round differently).  So
  * an error is the serial read's, with its absolute line.
  *
- * Jobs: ctx->jobs if non-zero, else the environment variable SF_JOBS,
- * else the CPUs this process may run on (sched_getaffinity), at most
- * SF_MAX_JOBS (sfconv's and sfanalyze's -j sets ctx->jobs).  The
- * variable SF_SPLIT_MIN overrides the minimum size (tests use 0 to cut
+ * Jobs: sf_jobs(ctx) (base/sf.h).  The variable SF_SPLIT_MIN overrides the minimum size (tests use 0 to cut
  * tiny inputs).  Returns 1 when it did not read the input into `p` (the
  * caller reads it serially), else 0 or a negative code.
  */
 #define SF_SPLIT_MIN ((size_t)8 << 20)
-#define SF_MAX_JOBS 64
 int sf_read_parallel(struct sf_profile *p, const struct sf_format *fmt,
 		     struct sf_input *in, struct sf_ctx *ctx);
-/* The number of jobs sf_read_parallel would use. */
-unsigned sf_jobs(const struct sf_ctx *ctx);
 
 #ifdef __cplusplus
 }

@@ -161,6 +161,23 @@ static inline int sf_interrupted(const struct sf_ctx *ctx)
 	return ctx->interrupted && *ctx->interrupted;
 }
 
+/* Threads the library may use for one job (reading a large input,
+ * building and printing a large call graph): ctx->jobs if non-zero, else
+ * the environment variable SF_JOBS, else the CPUs this process may run on
+ * (sched_getaffinity), at most SF_MAX_JOBS (sfconv's and sfanalyze's -j
+ * sets ctx->jobs).  Every output is the same for every number of jobs. */
+#define SF_MAX_JOBS 64
+unsigned sf_jobs(const struct sf_ctx *ctx);
+
+/* Run fn(arg, k) for every k in [0, ntasks) on up to `jobs` threads
+ * (this one included), and return when all have run: thread t runs the
+ * tasks t, t + jobs, t + 2 jobs...  The tasks must touch disjoint memory
+ * and must not depend on which thread runs them, so that the result is
+ * the same for any `jobs`.  A thread that cannot be started leaves its
+ * tasks to the calling thread, so every task runs whatever happens. */
+void sf_run_tasks(unsigned jobs, size_t ntasks,
+		  void (*fn)(void *arg, size_t k), void *arg);
+
 /* Allocation helpers: they return NULL on failure (callers report
  * SF_ENOMEM); sizes are checked for overflow. */
 void *sf_malloc(size_t n);
