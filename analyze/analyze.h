@@ -244,6 +244,9 @@ struct sf_an_cg_opts {
 	bool raw;
 	const regex_t *peek;   /* compiled by the caller (REG_EXTENDED) */
 	size_t npeek;
+	/* threads the text report may format on (0 or 1: the calling one
+	 * only); the bytes are the same for any number */
+	unsigned jobs;
 };
 int sf_an_cg_json(struct sf_output *o, const struct sf_an_cg *g,
 		  const struct sf_an_cg_opts *opt);

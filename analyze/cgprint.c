@@ -373,22 +373,155 @@ static void text_list(struct sf_output *o, const struct sf_an_cg *g,
 	}
 }
 
-int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
-		  const struct sf_an_cg_opts *opt)
+/* The entries of nodes order[from..to): what every chunk of the text
+ * report formats, on its own (no state passes from one node to the
+ * next but whether one was written before) */
+struct textctx {
+	const struct sf_an_cg *g;
+	const struct sf_an_cg_opts *opt;
+	struct cgfmt f;
+	double tt;
+};
+
+static void text_nodes(struct sf_output *o, const struct textctx *c,
+		       size_t from, size_t to, bool first)
 {
-	bool raw = opt->raw, first = true;
-	double tt = sf_an_double(g->total_time, g->exp);
-	const char *fam = sf_an_unit_family(g->unit);
-	struct cgfmt f = { g->unit, raw,
-			   raw || !strcmp(fam, "other") ? 1e15 :
-			   !strcmp(fam, "count") ? 1e5 : 0 };
+	const struct sf_an_cg *g = c->g;
+	const char *unit = c->f.unit;
+	bool raw = c->f.raw;
 	char val[64], v2[64];
-	static const char rule[] =
-		"==============================================================="
-		"=========\n";
 	static const char sep[] =
 		"---------------------------------------------------------------"
 		"---------\n";
+
+	for (size_t i = from; i < to; i++) {
+		uint32_t n = g->order[i];
+		const struct node *x = &g->nodes[n];
+		double tot = sf_an_double(x->total, g->exp);
+		double self = sf_an_double(x->self, g->exp);
+		char idx[32];
+
+		if (!shown(g, n, c->opt))
+			continue;
+		if (!first)
+			sf_output_puts(o, sep);
+		first = false;
+		text_list(o, g, g->in_edges, g->in_from, g->in_t,
+			  g->in_start[n], g->in_start[n + 1], false, tot,
+			  &c->f);
+		sf_an_fmt_unit(val, sizeof(val), tot, unit, raw);
+		sf_an_fmt_unit(v2, sizeof(v2), self, unit, raw);
+		snprintf(idx, sizeof(idx), "[%zu]", i + 1);
+		sf_output_printf(o, " %-6s %12s (%5.1f%%) %12s (%5.1f%%)  ",
+				 idx, val, sf_an__pct(tot, c->tt), v2,
+				 sf_an__pct(self, c->tt));
+		sf_an__put_name(o, g->names[n - 1]);
+		sf_output_putc(o, '\n');
+		text_list(o, g, g->out_edges, g->out_to, g->out_t,
+			  g->out_start[n], g->out_start[n + 1], true, tot,
+			  &c->f);
+	}
+}
+
+/* The text report of a large graph is formatted in rounds: each round
+ * cuts the next nodes into up to `jobs` chunks of about TEXT_LINES lines,
+ * formats each into a memory buffer of its own on its own thread, then
+ * writes the buffers in order.  A node's lines depend only on the node
+ * (and the first node of the report has no separator), so the bytes are
+ * those of one pass for any number of jobs; the buffers hold about
+ * TEXT_LINES lines per job (some 2 MB), except for a node that alone has
+ * more: that one is written directly, on this thread. */
+#define TEXT_LINES 16384
+
+struct textjob {
+	const struct textctx *c;
+	struct sf_output *m[SF_MAX_JOBS];
+	size_t cut[SF_MAX_JOBS + 1];
+};
+
+static void text_chunk(void *arg, size_t k)
+{
+	struct textjob *j = arg;
+
+	text_nodes(j->m[k], j->c, j->cut[k], j->cut[k + 1], !j->cut[k]);
+}
+
+/* Lines of the entry of order[i]: its callers, itself, its callees and
+ * the separator. */
+static size_t node_lines(const struct sf_an_cg *g, size_t i)
+{
+	uint32_t n = g->order[i];
+
+	return (size_t)(g->in_start[n + 1] - g->in_start[n]) +
+	       (g->out_start[n + 1] - g->out_start[n]) + 2;
+}
+
+static void text_rounds(struct sf_output *o, const struct textctx *c,
+			unsigned jobs)
+{
+	const struct sf_an_cg *g = c->g;
+	size_t N = g->nnodes - 1, i = 0, nm = 0;
+	struct textjob j = { .c = c };
+	struct sf_ctx scratch;
+
+	/* the report cannot fail: a buffer it cannot have is a chunk
+	 * written directly, and the error of that goes nowhere */
+	sf_ctx_init(&scratch);
+	for (; nm < jobs && !sf_output_mem(&j.m[nm], &scratch); nm++)
+		;
+	sf_ctx_free(&scratch);
+	while (i < N) {
+		size_t nc = 0;
+		j.cut[0] = i;
+		/* a chunk ends once it has TEXT_LINES lines, or before a
+		 * node that alone has more */
+		while (nc < nm && i < N) {
+			size_t lines = 0;
+			while (i < N && lines < TEXT_LINES &&
+			       (!lines || node_lines(g, i) <= TEXT_LINES))
+				lines += node_lines(g, i++);
+			if (!lines)
+				break;
+			j.cut[++nc] = i;
+		}
+		if (nc)
+			sf_run_tasks(jobs, nc, text_chunk, &j);
+		for (size_t k = 0; k < nc; k++) {
+			size_t len;
+			const char *d = sf_output_mem_data(j.m[k], &len);
+			/* a buffer that could not grow: format the chunk
+			 * again, straight into the output */
+			if (sf_output_failed(j.m[k]))
+				text_nodes(o, c, j.cut[k], j.cut[k + 1],
+					   !j.cut[k]);
+			else
+				sf_output_write(o, d, len);
+			sf_output_mem_clear(j.m[k]);
+		}
+		if (i < N && (!nc || node_lines(g, i) > TEXT_LINES)) {
+			text_nodes(o, c, i, i + 1, !i);
+			i++;
+		}
+	}
+	for (size_t k = 0; k < nm; k++)
+		sf_output_abort(j.m[k]);
+}
+
+int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
+		  const struct sf_an_cg_opts *opt)
+{
+	bool raw = opt->raw;
+	double tt = sf_an_double(g->total_time, g->exp);
+	const char *fam = sf_an_unit_family(g->unit);
+	struct textctx c = { g, opt, { g->unit, raw,
+				       raw || !strcmp(fam, "other") ? 1e15 :
+				       !strcmp(fam, "count") ? 1e5 : 0 },
+			     tt };
+	unsigned jobs = opt->jobs > SF_MAX_JOBS ? SF_MAX_JOBS : opt->jobs;
+	char val[64];
+	static const char rule[] =
+		"==============================================================="
+		"=========\n";
 
 	sf_an_fmt_unit(val, sizeof(val), tt, g->unit, raw);
 	sf_output_printf(o, "Call graph (%s, %s)\n", g->type, g->unit);
@@ -412,31 +545,12 @@ int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
 	sf_output_puts(o, "   callee: time of the node spent calling it, "
 			  "% of the node's total\n");
 	sf_output_puts(o, rule);
-	for (size_t i = 0; i + 1 < g->nnodes; i++) {
-		uint32_t n = g->order[i];
-		const struct node *x = &g->nodes[n];
-		double tot = sf_an_double(x->total, g->exp);
-		double self = sf_an_double(x->self, g->exp);
-		char idx[32];
-
-		if (!shown(g, n, opt))
-			continue;
-		if (!first)
-			sf_output_puts(o, sep);
-		first = false;
-		text_list(o, g, g->in_edges, g->in_from, g->in_t,
-			  g->in_start[n], g->in_start[n + 1], false, tot, &f);
-		sf_an_fmt_unit(val, sizeof(val), tot, g->unit, raw);
-		sf_an_fmt_unit(v2, sizeof(v2), self, g->unit, raw);
-		snprintf(idx, sizeof(idx), "[%zu]", i + 1);
-		sf_output_printf(o, " %-6s %12s (%5.1f%%) %12s (%5.1f%%)  ",
-				 idx, val, sf_an__pct(tot, tt), v2,
-				 sf_an__pct(self, tt));
-		sf_an__put_name(o, g->names[n - 1]);
-		sf_output_putc(o, '\n');
-		text_list(o, g, g->out_edges, g->out_to, g->out_t,
-			  g->out_start[n], g->out_start[n + 1], true, tot, &f);
-	}
+	/* with --peek, whether a separator comes first depends on the nodes
+	 * shown before: those few entries are written in one pass */
+	if (jobs > 1 && !opt->npeek)
+		text_rounds(o, &c, jobs);
+	else
+		text_nodes(o, &c, 0, g->nnodes - 1, true);
 	sf_output_puts(o, rule);
 	return 0;
 }

@@ -16,6 +16,7 @@ int sf_an_cg_report(struct sf_output *o, const struct sf_an_view *v,
 	int rc;
 
 	cg.raw = dot.raw = r->raw;
+	cg.jobs = sf_jobs(ctx);
 	if ((rc = sf_an_cg_build(&g, v, ctx)))
 		return rc;
 	for (size_t i = 0; i < cg.npeek; i++) {
