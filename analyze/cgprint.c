@@ -320,56 +320,127 @@ static char *put_pct_col(char *out, double p)
 	return put_right(out, d, (size_t)(buf + sizeof(buf) - d), 6);
 }
 
-static void text_edge(struct sf_output *o, const struct sf_an_cg *g,
-		      uint32_t other, double t, bool callee, double total,
+/* What a line says of its other end, for every node, in one compact
+ * table: the index field ("[12]" padded to 8 columns, then a space) and
+ * the name as sf_an__put_name writes it, with its newline.  The report
+ * has a line per edge end (7.5 million on the timeline of
+ * docs/PERFORMANCE.md) and its other ends are scattered over the
+ * profile's strings; from the table a line copies two runs of bytes of a
+ * few MB that stay in cache.  Entry 0 is unused: * is written apart. */
+struct cglabel {
+	size_t off;           /* in text */
+	uint32_t ilen, len;   /* index field; index field, name and newline */
+};
+
+struct cglabels {
+	struct cglabel *l;    /* by node */
+	char *text;
+};
+
+static void labels_free(struct cglabels *lb)
+{
+	free(lb->l);
+	free(lb->text);
+}
+
+static int labels_make(struct cglabels *lb, const struct sf_an_cg *g)
+{
+	size_t size = 0, at = 0;
+
+	lb->text = NULL;
+	if (!(lb->l = malloc(g->nnodes * sizeof(*lb->l))))
+		return -1;
+	for (size_t n = 1; n < g->nnodes; n++) {
+		size_t len = strlen(g->names[n - 1]);
+		/* "[" up to 10 digits "]", padding to 8, a space, a newline */
+		if (len > UINT32_MAX - 16)
+			return -1;
+		size += len + 16;
+	}
+	if (!(lb->text = malloc(size ? size : 1)))
+		return -1;
+	for (size_t n = 1; n < g->nnodes; n++) {
+		char *p = lb->text + at, *d, idx[16], *i = idx + sizeof(idx);
+		const char *s = g->names[n - 1];
+
+		*--i = ']';
+		d = put_digits(i, g->index[n]);
+		*--d = '[';
+		memcpy(p, d, (size_t)(idx + sizeof(idx) - d));
+		p += idx + sizeof(idx) - d;
+		while (p < lb->text + at + 8)
+			*p++ = ' ';
+		*p++ = ' ';
+		lb->l[n].ilen = (uint32_t)(p - (lb->text + at));
+		for (; *s; s++)
+			*p++ = (unsigned char)*s < 0x20 ? ' ' : *s;
+		*p++ = '\n';
+		lb->l[n].off = at;
+		lb->l[n].len = (uint32_t)(p - (lb->text + at));
+		at += lb->l[n].len;
+	}
+	return 0;
+}
+
+/* "   %-6s %-8s %14s %6.1f%%  NAME\n" with the other end's label `lab`
+ * (index field ilen bytes, then the name and newline, len bytes in all) */
+static void text_edge(struct sf_output *o, const char *lab, uint32_t ilen,
+		      uint32_t len, double t, bool callee, double total,
 		      const struct cgfmt *f)
 {
-	/* "   %-6s %-8s %14s %6.1f%%  " */
-	char line[512], *p = line, idx[16], *i = idx + sizeof(idx);
+	char line[512], *p = line;
 
 	memcpy(p, callee ? "   callee " : "   caller ", 10);
 	p += 10;
-	if (other == STAR) {
-		*--i = '*';
-	} else {
-		*--i = ']';
-		i = put_digits(i, g->index[other]);
-		*--i = '[';
-	}
-	memcpy(p, i, (size_t)(idx + sizeof(idx) - i));
-	p += idx + sizeof(idx) - i;
-	while (p < line + 18)
-		*p++ = ' ';
-	*p++ = ' ';
+	memcpy(p, lab, ilen);
+	p += ilen;
 	p = put_time_col(p, t, f);
 	*p++ = ' ';
 	p = put_pct_col(p, sf_an__pct(t, total));
 	memcpy(p, "%  ", 3);
-	sf_output_write(o, line, (size_t)(p + 3 - line));
-	if (other == STAR)
-		sf_output_puts(o, callee ? "(self time)" : "(stack root)");
-	else
-		sf_an__put_name(o, g->names[other - 1]);
-	sf_output_putc(o, '\n');
+	p += 3;
+	len -= ilen;
+	if (len <= (size_t)(line + sizeof(line) - p)) {
+		memcpy(p, lab + ilen, len);
+		sf_output_write(o, line, (size_t)(p + len - line));
+	} else {
+		sf_output_write(o, line, (size_t)(p - line));
+		sf_output_write(o, lab + ilen, len);
+	}
 }
 
 /* The lines of one list (entries `from` to `to` of the CSR arrays, their
- * times `t` unless rationals).  The other ends' names and indexes lie
- * scattered in memory: ask for them a few lines ahead. */
+ * times `t` unless rationals).  The other ends' labels lie scattered in
+ * their table: ask for them some lines ahead. */
 static void text_list(struct sf_output *o, const struct sf_an_cg *g,
-		      const uint32_t *edges, const uint32_t *other,
-		      const sf_an_w *t, uint32_t from, uint32_t to,
-		      bool callee, double total, const struct cgfmt *f)
+		      const struct cglabels *lb, const uint32_t *edges,
+		      const uint32_t *other, const sf_an_w *t, uint32_t from,
+		      uint32_t to, bool callee, double total,
+		      const struct cgfmt *f)
 {
+	/* *'s labels: the stack's root as a caller, self time as a callee */
+	static const char star[2][32] = { "*        (stack root)\n",
+					  "*        (self time)\n" };
+
 	for (uint32_t j = from; j < to; j++) {
-		if (j + 4 < to && other[j + 4] != STAR) {
-			__builtin_prefetch(&g->index[other[j + 4]]);
-			__builtin_prefetch(g->names[other[j + 4] - 1]);
-		}
-		text_edge(o, g, other[j],
-			  g->caller ? time_d(g, edges[j], callee) :
-				      w_div_double(t[j], g->den, g->exp),
-			  callee, total, f);
+		uint32_t x = other[j];
+		double tj = g->caller ? time_d(g, edges[j], callee) :
+					w_div_double(t[j], g->den, g->exp);
+
+		/* the label's place 16 lines ahead, its bytes 8 ahead (a
+		 * load of the place there would wait as long as the line) */
+		if (j + 16 < to)
+			__builtin_prefetch(&lb->l[other[j + 16]]);
+		if (j + 8 < to && other[j + 8] != STAR)
+			__builtin_prefetch(lb->text +
+					   lb->l[other[j + 8]].off);
+		if (x == STAR)
+			text_edge(o, star[callee], 9,
+				  (uint32_t)strlen(star[callee]), tj, callee,
+				  total, f);
+		else
+			text_edge(o, lb->text + lb->l[x].off, lb->l[x].ilen,
+				  lb->l[x].len, tj, callee, total, f);
 	}
 }
 
@@ -381,6 +452,7 @@ struct textctx {
 	const struct sf_an_cg_opts *opt;
 	struct cgfmt f;
 	double tt;
+	struct cglabels lb;
 };
 
 static void text_nodes(struct sf_output *o, const struct textctx *c,
@@ -406,7 +478,7 @@ static void text_nodes(struct sf_output *o, const struct textctx *c,
 		if (!first)
 			sf_output_puts(o, sep);
 		first = false;
-		text_list(o, g, g->in_edges, g->in_from, g->in_t,
+		text_list(o, g, &c->lb, g->in_edges, g->in_from, g->in_t,
 			  g->in_start[n], g->in_start[n + 1], false, tot,
 			  &c->f);
 		sf_an_fmt_unit(val, sizeof(val), tot, unit, raw);
@@ -417,7 +489,7 @@ static void text_nodes(struct sf_output *o, const struct textctx *c,
 				 sf_an__pct(self, c->tt));
 		sf_an__put_name(o, g->names[n - 1]);
 		sf_output_putc(o, '\n');
-		text_list(o, g, g->out_edges, g->out_to, g->out_t,
+		text_list(o, g, &c->lb, g->out_edges, g->out_to, g->out_t,
 			  g->out_start[n], g->out_start[n + 1], true, tot,
 			  &c->f);
 	}
@@ -464,8 +536,8 @@ static void text_rounds(struct sf_output *o, const struct textctx *c,
 	struct textjob j = { .c = c };
 	struct sf_ctx scratch;
 
-	/* the report cannot fail: a buffer it cannot have is a chunk
-	 * written directly, and the error of that goes nowhere */
+	/* a buffer the report cannot have is a chunk written directly:
+	 * that is no error */
 	sf_ctx_init(&scratch);
 	for (; nm < jobs && !sf_output_mem(&j.m[nm], &scratch); nm++)
 		;
@@ -508,7 +580,7 @@ static void text_rounds(struct sf_output *o, const struct textctx *c,
 }
 
 int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
-		  const struct sf_an_cg_opts *opt)
+		  const struct sf_an_cg_opts *opt, struct sf_ctx *ctx)
 {
 	bool raw = opt->raw;
 	double tt = sf_an_double(g->total_time, g->exp);
@@ -516,13 +588,17 @@ int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
 	struct textctx c = { g, opt, { g->unit, raw,
 				       raw || !strcmp(fam, "other") ? 1e15 :
 				       !strcmp(fam, "count") ? 1e5 : 0 },
-			     tt };
-	unsigned jobs = opt->jobs > SF_MAX_JOBS ? SF_MAX_JOBS : opt->jobs;
+			     tt, { NULL, NULL } };
+	unsigned jobs = sf_jobs(ctx);
 	char val[64];
 	static const char rule[] =
 		"==============================================================="
 		"=========\n";
 
+	if (labels_make(&c.lb, g)) {
+		labels_free(&c.lb);
+		return sf_error_nomem(ctx);
+	}
 	sf_an_fmt_unit(val, sizeof(val), tt, g->unit, raw);
 	sf_output_printf(o, "Call graph (%s, %s)\n", g->type, g->unit);
 	sf_output_printf(o, "  Total time: %s\n", val);
@@ -552,6 +628,7 @@ int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
 	else
 		text_nodes(o, &c, 0, g->nnodes - 1, true);
 	sf_output_puts(o, rule);
+	labels_free(&c.lb);
 	return 0;
 }
 

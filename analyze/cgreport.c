@@ -16,7 +16,6 @@ int sf_an_cg_report(struct sf_output *o, const struct sf_an_view *v,
 	int rc;
 
 	cg.raw = dot.raw = r->raw;
-	cg.jobs = sf_jobs(ctx);
 	if ((rc = sf_an_cg_build(&g, v, ctx)))
 		return rc;
 	for (size_t i = 0; i < cg.npeek; i++) {
@@ -43,7 +42,7 @@ int sf_an_cg_report(struct sf_output *o, const struct sf_an_view *v,
 		rc = sf_an_cg_dot(o, g, &dot, ctx);
 	} else {
 		rc = r->json ? sf_an_cg_json(o, g, &cg) :
-			       sf_an_cg_text(o, g, &cg);
+			       sf_an_cg_text(o, g, &cg, ctx);
 	}
 	sf_an_cg_free(g);
 	return rc;
