@@ -343,16 +343,46 @@ struct timekey {
 	uint32_t e, other;
 };
 
-static int cmp_timekey(const void *a, const void *b)
+/* x goes before y: decreasing time, the newer edge first on a tie */
+static inline bool tk_before(const struct timekey *x,
+			     const struct timekey *y)
 {
-	const struct timekey *x = a, *y = b;
-
-	if (x->t != y->t)
-		return x->t > y->t ? -1 : 1;
-	return (x->e < y->e) - (x->e > y->e);
+	return x->t != y->t ? x->t > y->t : x->e > y->e;
 }
 
-/* list, its other ends `other` and its times `t` (NULL on rationals) */
+/* Sort a[0..n), with room for n / 2 entries at tmp: a merge sort with
+ * its comparison inline, where qsort called a function for each of the
+ * timeline's 7.5 million entries' comparisons and copied every entry
+ * through a buffer of its own. */
+static void tk_sort(struct timekey *a, size_t n, struct timekey *tmp)
+{
+	size_t h = n / 2, i = 0, j = h, k = 0;
+
+	if (n <= 16) {
+		for (size_t m = 1; m < n; m++) {
+			struct timekey x = a[m];
+			size_t at = m;
+			for (; at && tk_before(&x, &a[at - 1]); at--)
+				a[at] = a[at - 1];
+			a[at] = x;
+		}
+		return;
+	}
+	tk_sort(a, h, tmp);
+	tk_sort(a + h, n - h, tmp);
+	if (!tk_before(&a[h], &a[h - 1]))
+		return;
+	/* the left half moves out; the output never passes the right
+	 * half's next entry */
+	memcpy(tmp, a, h * sizeof(*a));
+	while (i < h && j < n)
+		a[k++] = tk_before(&a[j], &tmp[i]) ? a[j++] : tmp[i++];
+	while (i < h)
+		a[k++] = tmp[i++];
+}
+
+/* list, its other ends `other` and its times `t` (NULL on rationals); tk
+ * has room for 2n entries */
 static void sort_list(struct sf_an_cg *g, uint32_t *list, uint32_t *other,
 		      sf_an_w *t, size_t n, bool callee, struct timekey *tk)
 {
@@ -366,7 +396,7 @@ static void sort_list(struct sf_an_cg *g, uint32_t *list, uint32_t *other,
 	}
 	for (size_t i = 0; i < n; i++)
 		tk[i] = (struct timekey){ t[i], list[i], other[i] };
-	qsort(tk, n, sizeof(*tk), cmp_timekey);
+	tk_sort(tk, n, tk + n);
 	for (size_t i = 0; i < n; i++) {
 		t[i] = tk[i].t;
 		list[i] = tk[i].e;
@@ -397,7 +427,8 @@ static void sort_dir(void *arg, size_t k)
 		size_t c = start[n + 1] - start[n];
 		most = c > most ? c : most;
 	}
-	tk = malloc((most ? most : 1) * sizeof(*tk));
+	/* the list's entries, then room for tk_sort */
+	tk = malloc((2 * most + 1) * sizeof(*tk));
 	if (!tk) {
 		j->failed[k] = true;
 		return;
