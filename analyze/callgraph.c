@@ -1172,6 +1172,13 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	}
 	g->slow = a.slow;
 	g->nodes[STAR].total = g->total_time;
+	/* the edges are found: the heap gives the look-up's memory (64 MB
+	 * on the timeline) to the adjacency below, whose pages are then
+	 * not new (a new page is zeroed: on a virtual machine about as
+	 * long as it takes to fill it) */
+	sf_idx_free(&a.pairs);
+	free(a.etab);
+	a.etab = NULL;
 
 	/* exact edge times: the slow sums' become rationals now, the fast
 	 * ones stay numerators over den (order_nodes may still turn them into
