@@ -978,28 +978,34 @@ static void path_ahead(const struct acc *a, const struct sf_an_view *v,
 						   (a->pairs.cap - 1)]);
 }
 
-/* The walk of docs/analyze.md, call graph 3, over the view samples in processing order.
- * With `all`, everything; without, only the caller and callee times (the
- * slow sums after the fast ones overflowed). */
+/* A function's count in the sample with stamp `stamp` (the edges' walk
+ * keeps these apart from struct node, which the nodes' walk writes on
+ * another thread). */
+struct fcount {
+	uint32_t stamp, cnt;
+};
+
+/* The walk of docs/analyze.md, call graph 3, over the view samples in
+ * processing order: the edges (created, their totals with `all`, their
+ * caller and callee times).  Without `all` only the times (the slow sums
+ * after the fast ones overflowed).  The functions' sums are walk_nodes'.
+ * Returns 0, SF_ENOMEM or SF_EINTR, and sets no error: it may run on
+ * another thread than the context's. */
 static int walk_samples(struct acc *a, const struct sf_an_view *v,
-			struct path *pa, uint32_t *distinct, bool all,
-			struct sf_ctx *ctx)
+			struct path *pa, struct fcount *fc, bool all,
+			const struct sf_ctx *ctx)
 {
-	struct sf_an_cg *g = a->g;
 	uint32_t e, cur = 0;
 	size_t have = SIZE_MAX;   /* the sample pa[cur] holds */
 
 	for (size_t si = 0; si < v->nsamples; si++) {
 		const struct sf_an_sample *s = &v->samples[si];
-		int64_t T = v->threads[s->thread].id;
-		uint32_t d, nd = 0, n = s->node;
+		uint32_t d, n = s->node;
 		uint32_t st = (uint32_t)si + 1;
 		sf_an_w w = s->w;
 
 		if ((si & 0xffff) == 0 && sf_interrupted(ctx))
-			return sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
-		if (all)
-			g->thread_time[T] += w;
+			return SF_EINTR;
 		if (!n)
 			continue;
 		if (have != si)
@@ -1028,52 +1034,99 @@ static int walk_samples(struct acc *a, const struct sf_an_view *v,
 			a->overflow = true;
 		d = v->nodes[n].depth;
 		for (uint32_t i = 0; i < d; i++) {
-			struct node *x = &g->nodes[cgp[i]];
+			struct fcount *x = &fc[cgp[i]];
 			if (x->stamp != st) {
 				x->stamp = st;
 				x->cnt = 1;
-				distinct[nd++] = cgp[i];
 			} else {
 				x->cnt++;
 			}
 		}
 		uint32_t root = cgp[0], leaf = cgp[d - 1];
-		if (all) {
-			for (uint32_t i = 0; i < nd; i++) {
-				struct node *x = &g->nodes[distinct[i]];
-				x->total += w;
-				if (x->lastthr == T)
-					continue;
-				/* thread ids, in processing order */
-				if (x->ntids == x->captids) {
-					uint32_t nc = x->captids ?
-						      x->captids * 2 : 2;
-					int64_t *nt = sf_reallocarray(
-						x->tids, nc, sizeof(*nt));
-					if (!nt)
-						return sf_error_nomem(ctx);
-					x->tids = nt;
-					x->captids = nc;
-				}
-				x->tids[x->ntids++] = T;
-				x->lastthr = T;
-			}
-			g->nodes[leaf].self += w;
-		}
 		/* edge occurrences in the order of docs/analyze.md, call graph 3 step 6,
 		 * which is also their creation order */
 		if (edge_get(a, STAR, root, h[0], &e) ||
-		    occur(a, e, st, w, g->nodes[root].cnt, 1, all) ||
+		    occur(a, e, st, w, fc[root].cnt, 1, all) ||
 		    edge_get(a, leaf, STAR, h[d], &e) ||
-		    occur(a, e, st, w, 1, g->nodes[leaf].cnt, all))
-			return sf_error_nomem(ctx);
+		    occur(a, e, st, w, 1, fc[leaf].cnt, all))
+			return SF_ENOMEM;
 		for (uint32_t i = d - 1; i >= 1; i--)
 			if (edge_get(a, cgp[i - 1], cgp[i], h[i], &e) ||
-			    occur(a, e, st, w, g->nodes[cgp[i]].cnt,
-				  g->nodes[cgp[i - 1]].cnt, all))
-				return sf_error_nomem(ctx);
+			    occur(a, e, st, w, fc[cgp[i]].cnt,
+				  fc[cgp[i - 1]].cnt, all))
+				return SF_ENOMEM;
 	}
 	return 0;
+}
+
+/* The same walk for the functions: every thread's time, each function's
+ * total (once per sample it is in), self time and thread ids (in
+ * processing order).  It touches nothing walk_samples does, so the two
+ * run on two threads.  Returns 0, SF_ENOMEM or SF_EINTR; sets no error. */
+static int walk_nodes(struct sf_an_cg *g, const struct sf_an_view *v,
+		      const struct sf_ctx *ctx)
+{
+	for (size_t si = 0; si < v->nsamples; si++) {
+		const struct sf_an_sample *s = &v->samples[si];
+		int64_t T = v->threads[s->thread].id;
+		uint32_t st = (uint32_t)si + 1;
+		sf_an_w w = s->w;
+
+		if ((si & 0xffff) == 0 && sf_interrupted(ctx))
+			return SF_EINTR;
+		g->thread_time[T] += w;
+		if (!s->node)
+			continue;
+		g->nodes[v->nodes[s->node].func + 1].self += w;
+		for (uint32_t m = s->node; m; m = v->nodes[m].parent) {
+			struct node *x = &g->nodes[v->nodes[m].func + 1];
+			if (x->stamp == st)
+				continue;
+			x->stamp = st;
+			x->total += w;
+			if (x->lastthr == T)
+				continue;
+			if (x->ntids == x->captids) {
+				uint32_t nc = x->captids ? x->captids * 2 : 2;
+				int64_t *nt = sf_reallocarray(x->tids, nc,
+							      sizeof(*nt));
+				if (!nt)
+					return SF_ENOMEM;
+				x->tids = nt;
+				x->captids = nc;
+			}
+			x->tids[x->ntids++] = T;
+			x->lastthr = T;
+		}
+	}
+	return 0;
+}
+
+/* The first walk: the edges' (task 0, on the calling thread) and the
+ * functions' (task 1). */
+struct walkjob {
+	struct acc *a;
+	const struct sf_an_view *v;
+	struct path *pa;
+	struct fcount *fc;
+	const struct sf_ctx *ctx;
+	int rc[2];
+};
+
+static void walk_task(void *arg, size_t k)
+{
+	struct walkjob *j = arg;
+
+	j->rc[k] = k ? walk_nodes(j->a->g, j->v, j->ctx) :
+		       walk_samples(j->a, j->v, j->pa, j->fc, true, j->ctx);
+}
+
+/* A walk's result as the context's error */
+static int walk_error(struct sf_ctx *ctx, int rc)
+{
+	if (rc == SF_EINTR)
+		return sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
+	return rc ? sf_error_nomem(ctx) : 0;
 }
 
 /* The adjacency of one direction, newest created first: out lists with
@@ -1116,10 +1169,12 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 {
 	struct sf_an_cg *g = calloc(1, sizeof(*g));
 	struct acc a = { .g = g, .slow = slow, .den = 1 };
-	uint32_t *cgp = NULL, *distinct = NULL;
+	uint32_t *cgp = NULL;
+	struct fcount *fc = NULL;
 	uint64_t *hs = NULL;
 	struct path pa[2];
 	struct dirjob dj = { .g = g };
+	struct walkjob wj = { &a, v, pa, NULL, ctx, { 0, 0 } };
 	size_t N = v->nfuncs + 1;
 	int rc = 0;
 
@@ -1140,7 +1195,7 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 				sizeof(*g->thread_time));
 	cgp = malloc(2 * ((size_t)v->maxdepth + 1) * sizeof(*cgp));
 	hs = calloc(2 * ((size_t)v->maxdepth + 1), sizeof(*hs));
-	distinct = malloc(((size_t)v->maxdepth + 1) * sizeof(*distinct));
+	wj.fc = fc = calloc(N, sizeof(*fc));
 	pa[0] = (struct path){ cgp, hs, 0 };
 	pa[1] = (struct path){ cgp ? cgp + v->maxdepth + 1 : NULL,
 			       hs ? hs + v->maxdepth + 1 : NULL, 0 };
@@ -1149,7 +1204,7 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	g->index = calloc(N, sizeof(*g->index));
 	if (N <= CG_DIRECT)
 		a.etab = calloc(N * N, sizeof(*a.etab));
-	if (!g->nodes || !g->thread_time || !cgp || !hs || !distinct ||
+	if (!g->nodes || !g->thread_time || !cgp || !hs || !fc ||
 	    !a.per || !g->order || !g->index ||
 	    (N <= CG_DIRECT && !a.etab))
 		goto enomem;
@@ -1158,7 +1213,8 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 		g->nodes[n].lastthr = INT64_MIN;
 
 	/* 3 */
-	if ((rc = walk_samples(&a, v, pa, distinct, true, ctx)))
+	sf_run_tasks(sf_jobs(ctx), 2, walk_task, &wj);
+	if ((rc = walk_error(ctx, wj.rc[0] ? wj.rc[0] : wj.rc[1])))
 		goto fail;
 	if (a.overflow) {
 		for (size_t e = 0; e < g->nedges; e++)
@@ -1167,7 +1223,11 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 		a.capbh = 2 * g->nedges + 2;
 		if (!(a.bh = calloc(a.capbh, sizeof(*a.bh))))
 			goto enomem;
-		if ((rc = walk_samples(&a, v, pa, distinct, false, ctx)))
+		/* the counts start again: a stamp left by the first walk
+		 * would match the same sample's in this one */
+		memset(fc, 0, N * sizeof(*fc));
+		if ((rc = walk_error(ctx, walk_samples(&a, v, pa, fc, false,
+							  ctx))))
 			goto fail;
 	}
 	g->slow = a.slow;
@@ -1228,7 +1288,7 @@ done:
 	free(a.per);
 	free(cgp);
 	free(hs);
-	free(distinct);
+	free(fc);
 	if (!rc)
 		*out = g;
 	return rc;
