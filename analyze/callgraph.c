@@ -2,12 +2,14 @@
  * callgraph.c - the call graph of Racket's profile/analyzer, exactly as
  * docs/analyze.md, section "Call graph", defines it.
  *
- * Speed with exactness: weights are integers (view units).  One walk per
- * view sample (samples folded by stack and thread), in processing order:
- * it creates the edges a stack names for the first time, in occurrence
- * order (an N x N table of edge ids when there are few functions, else a
- * hash map, whose slots for the next sample's edges are asked for while
- * this one is walked), marks thread ids per function and adds the sums.
+ * Speed with exactness: weights are integers (view units).  Two walks
+ * over the view samples (samples folded by stack and thread), in
+ * processing order, on two threads when there are two jobs: one creates
+ * the edges a stack names for the first time, in occurrence order (an
+ * N x N table of edge ids when there are few functions, else a hash map,
+ * whose slots for the next sample's edges are asked for while this one
+ * is walked) and adds their sums; the other marks thread ids per function
+ * and adds the functions' sums.
  * (Looking edges up once per view node instead was tried: where nearly
  * every view node is an edge of its own, as on the timeline of
  * docs/PERFORMANCE.md, session 13, it saved nothing.)  The caller
