@@ -99,6 +99,10 @@ static int edge_new(struct acc *a, uint32_t from, uint32_t to, uint32_t *out)
 	memset(&g->edges[g->nedges], 0, sizeof(struct edge));
 	g->edges[g->nedges].from = from;
 	g->edges[g->nedges].to = to;
+	/* the adjacency's list lengths, counted here rather than in a pass
+	 * over the 64-byte edges afterwards (see csr_dir) */
+	g->out_start[from + 1]++;
+	g->in_start[to + 1]++;
 	*out = (uint32_t)g->nedges++;
 	return 0;
 }
@@ -1150,8 +1154,7 @@ static void csr_dir(void *arg, size_t k)
 		j->failed[k] = true;
 		return;
 	}
-	for (size_t e = 0; e < g->nedges; e++)
-		start[(k ? g->edges[e].to : g->edges[e].from) + 1]++;
+	/* start[n + 1] holds n's list length (edge_new counted them) */
 	for (size_t n = 0; n < N; n++)
 		start[n + 1] += start[n];
 	memcpy(at, start, (N + 1) * sizeof(*at));
@@ -1204,10 +1207,13 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	a.per = calloc((size_t)v->maxdepth + 2, sizeof(*a.per));
 	g->order = malloc(N * sizeof(*g->order));
 	g->index = calloc(N, sizeof(*g->index));
+	g->out_start = calloc(N + 1, sizeof(uint32_t));
+	g->in_start = calloc(N + 1, sizeof(uint32_t));
 	if (N <= CG_DIRECT)
 		a.etab = calloc(N * N, sizeof(*a.etab));
 	if (!g->nodes || !g->thread_time || !cgp || !hs || !fc ||
-	    !a.per || !g->order || !g->index ||
+	    !a.per || !g->order || !g->index || !g->out_start ||
+	    !g->in_start ||
 	    (N <= CG_DIRECT && !a.etab))
 		goto enomem;
 	a.per[1] = 1;
@@ -1253,8 +1259,6 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	/* sf_malloc: these are written in scattered order, and where the
 	 * heap's new part has no huge-page advice every 4 KiB of them is a
 	 * fault of its own (30,000 on the timeline of docs/PERFORMANCE.md) */
-	g->out_start = sf_calloc(N + 1, sizeof(uint32_t));
-	g->in_start = sf_calloc(N + 1, sizeof(uint32_t));
 	g->out_edges = sf_malloc((g->nedges + 1) * sizeof(uint32_t));
 	g->in_edges = sf_malloc((g->nedges + 1) * sizeof(uint32_t));
 	g->out_to = sf_malloc((g->nedges + 1) * sizeof(uint32_t));
