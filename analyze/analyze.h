@@ -233,6 +233,8 @@ int sf_an_flat(struct sf_output *o, const struct sf_an_view *v,
 
 struct sf_an_cg;   /* the analysis result */
 
+/* The adjacency lists and their sorts run one direction per thread when
+ * sf_jobs(ctx) > 1; the result is the same for any number of jobs. */
 int sf_an_cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 		   struct sf_ctx *ctx);
 void sf_an_cg_free(struct sf_an_cg *g);
@@ -247,8 +249,11 @@ struct sf_an_cg_opts {
 };
 int sf_an_cg_json(struct sf_output *o, const struct sf_an_cg *g,
 		  const struct sf_an_cg_opts *opt);
+/* The text report formats its nodes on sf_jobs(ctx) threads (the bytes
+ * are the same for any number); SF_ENOMEM when its table of labels
+ * cannot be had. */
 int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
-		  const struct sf_an_cg_opts *opt);
+		  const struct sf_an_cg_opts *opt, struct sf_ctx *ctx);
 
 /* Read access to the result (cgdot.c, peek.c).  Nodes are numbered 1..n
  * in the analyzer's order (the text report's [index]); the * node is 0. */

@@ -2,12 +2,14 @@
  * callgraph.c - the call graph of Racket's profile/analyzer, exactly as
  * docs/analyze.md, section "Call graph", defines it.
  *
- * Speed with exactness: weights are integers (view units).  One walk per
- * view sample (samples folded by stack and thread), in processing order:
- * it creates the edges a stack names for the first time, in occurrence
- * order (an N x N table of edge ids when there are few functions, else a
- * hash map, whose slots for the next sample's edges are asked for while
- * this one is walked), marks thread ids per function and adds the sums.
+ * Speed with exactness: weights are integers (view units).  Two walks
+ * over the view samples (samples folded by stack and thread), in
+ * processing order, on two threads when there are two jobs: one creates
+ * the edges a stack names for the first time, in occurrence order (an
+ * N x N table of edge ids when there are few functions, else a hash map,
+ * whose slots for the next sample's edges are asked for while this one
+ * is walked) and adds their sums; the other marks thread ids per function
+ * and adds the functions' sums.
  * (Looking edges up once per view node instead was tried: where nearly
  * every view node is an edge of its own, as on the timeline of
  * docs/PERFORMANCE.md, session 13, it saved nothing.)  The caller
@@ -97,6 +99,10 @@ static int edge_new(struct acc *a, uint32_t from, uint32_t to, uint32_t *out)
 	memset(&g->edges[g->nedges], 0, sizeof(struct edge));
 	g->edges[g->nedges].from = from;
 	g->edges[g->nedges].to = to;
+	/* the adjacency's list lengths, counted here rather than in a pass
+	 * over the 64-byte edges afterwards (cgadj.c) */
+	g->out_start[from + 1]++;
+	g->in_start[to + 1]++;
 	*out = (uint32_t)g->nedges++;
 	return 0;
 }
@@ -313,95 +319,6 @@ void sf_an_cg_free(struct sf_an_cg *g)
 }
 
 /* ----- 5: node order ----- */
-
-/* 7 on rationals: decreasing time, the newer edge first on a tie */
-static int cmp_edge(const struct sf_an_cg *g, uint32_t x, uint32_t y,
-		    bool callee)
-{
-	mpq_t *t = callee ? g->callee : g->caller;
-	int c = mpq_cmp(t[y], t[x]);
-
-	return c ? c : (x < y) - (x > y);
-}
-
-static int cmp_edge_caller(const void *a, const void *b, void *arg)
-{
-	return cmp_edge(arg, *(const uint32_t *)a, *(const uint32_t *)b,
-			false);
-}
-
-static int cmp_edge_callee(const void *a, const void *b, void *arg)
-{
-	return cmp_edge(arg, *(const uint32_t *)a, *(const uint32_t *)b,
-			true);
-}
-
-/* A list entry with its time, so that sorting compares what it has at
- * hand instead of loading the edge again for every comparison */
-struct timekey {
-	sf_an_w t;
-	uint32_t e, other;
-};
-
-static int cmp_timekey(const void *a, const void *b)
-{
-	const struct timekey *x = a, *y = b;
-
-	if (x->t != y->t)
-		return x->t > y->t ? -1 : 1;
-	return (x->e < y->e) - (x->e > y->e);
-}
-
-/* list, its other ends `other` and its times `t` (NULL on rationals) */
-static void sort_list(struct sf_an_cg *g, uint32_t *list, uint32_t *other,
-		      sf_an_w *t, size_t n, bool callee, struct timekey *tk)
-{
-	if (g->caller) {
-		qsort_r(list, n, sizeof(*list),
-			callee ? cmp_edge_callee : cmp_edge_caller, g);
-		for (size_t i = 0; i < n; i++)
-			other[i] = callee ? g->edges[list[i]].to :
-					    g->edges[list[i]].from;
-		return;
-	}
-	for (size_t i = 0; i < n; i++)
-		tk[i] = (struct timekey){ t[i], list[i], other[i] };
-	qsort(tk, n, sizeof(*tk), cmp_timekey);
-	for (size_t i = 0; i < n; i++) {
-		t[i] = tk[i].t;
-		list[i] = tk[i].e;
-		other[i] = tk[i].other;
-	}
-}
-
-/* 7: every real node's callees by callee time, callers by caller time */
-static int sort_lists(struct sf_an_cg *g)
-{
-	size_t most = 0;
-	struct timekey *tk;
-
-	for (size_t n = 1; n < g->nnodes; n++) {
-		size_t no = g->out_start[n + 1] - g->out_start[n];
-		size_t ni = g->in_start[n + 1] - g->in_start[n];
-		most = no > most ? no : most;
-		most = ni > most ? ni : most;
-	}
-	tk = malloc((most ? most : 1) * sizeof(*tk));
-	if (!tk)
-		return -1;
-	for (size_t n = 1; n < g->nnodes; n++) {
-		sort_list(g, g->out_edges + g->out_start[n],
-			  g->out_to + g->out_start[n],
-			  g->out_t + g->out_start[n],
-			  g->out_start[n + 1] - g->out_start[n], true, tk);
-		sort_list(g, g->in_edges + g->in_start[n],
-			  g->in_from + g->in_start[n],
-			  g->in_t + g->in_start[n],
-			  g->in_start[n + 1] - g->in_start[n], false, tk);
-	}
-	free(tk);
-	return 0;
-}
 
 struct ordkey {
 	uint32_t node, layer, pos;
@@ -941,28 +858,34 @@ static void path_ahead(const struct acc *a, const struct sf_an_view *v,
 						   (a->pairs.cap - 1)]);
 }
 
-/* The walk of docs/analyze.md, call graph 3, over the view samples in processing order.
- * With `all`, everything; without, only the caller and callee times (the
- * slow sums after the fast ones overflowed). */
+/* A function's count in the sample with stamp `stamp` (the edges' walk
+ * keeps these apart from struct node, which the nodes' walk writes on
+ * another thread). */
+struct fcount {
+	uint32_t stamp, cnt;
+};
+
+/* The walk of docs/analyze.md, call graph 3, over the view samples in
+ * processing order: the edges (created, their totals with `all`, their
+ * caller and callee times).  Without `all` only the times (the slow sums
+ * after the fast ones overflowed).  The functions' sums are walk_nodes'.
+ * Returns 0, SF_ENOMEM or SF_EINTR, and sets no error: it may run on
+ * another thread than the context's. */
 static int walk_samples(struct acc *a, const struct sf_an_view *v,
-			struct path *pa, uint32_t *distinct, bool all,
-			struct sf_ctx *ctx)
+			struct path *pa, struct fcount *fc, bool all,
+			const struct sf_ctx *ctx)
 {
-	struct sf_an_cg *g = a->g;
 	uint32_t e, cur = 0;
 	size_t have = SIZE_MAX;   /* the sample pa[cur] holds */
 
 	for (size_t si = 0; si < v->nsamples; si++) {
 		const struct sf_an_sample *s = &v->samples[si];
-		int64_t T = v->threads[s->thread].id;
-		uint32_t d, nd = 0, n = s->node;
+		uint32_t d, n = s->node;
 		uint32_t st = (uint32_t)si + 1;
 		sf_an_w w = s->w;
 
 		if ((si & 0xffff) == 0 && sf_interrupted(ctx))
-			return sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
-		if (all)
-			g->thread_time[T] += w;
+			return SF_EINTR;
 		if (!n)
 			continue;
 		if (have != si)
@@ -991,52 +914,99 @@ static int walk_samples(struct acc *a, const struct sf_an_view *v,
 			a->overflow = true;
 		d = v->nodes[n].depth;
 		for (uint32_t i = 0; i < d; i++) {
-			struct node *x = &g->nodes[cgp[i]];
+			struct fcount *x = &fc[cgp[i]];
 			if (x->stamp != st) {
 				x->stamp = st;
 				x->cnt = 1;
-				distinct[nd++] = cgp[i];
 			} else {
 				x->cnt++;
 			}
 		}
 		uint32_t root = cgp[0], leaf = cgp[d - 1];
-		if (all) {
-			for (uint32_t i = 0; i < nd; i++) {
-				struct node *x = &g->nodes[distinct[i]];
-				x->total += w;
-				if (x->lastthr == T)
-					continue;
-				/* thread ids, in processing order */
-				if (x->ntids == x->captids) {
-					uint32_t nc = x->captids ?
-						      x->captids * 2 : 2;
-					int64_t *nt = sf_reallocarray(
-						x->tids, nc, sizeof(*nt));
-					if (!nt)
-						return sf_error_nomem(ctx);
-					x->tids = nt;
-					x->captids = nc;
-				}
-				x->tids[x->ntids++] = T;
-				x->lastthr = T;
-			}
-			g->nodes[leaf].self += w;
-		}
 		/* edge occurrences in the order of docs/analyze.md, call graph 3 step 6,
 		 * which is also their creation order */
 		if (edge_get(a, STAR, root, h[0], &e) ||
-		    occur(a, e, st, w, g->nodes[root].cnt, 1, all) ||
+		    occur(a, e, st, w, fc[root].cnt, 1, all) ||
 		    edge_get(a, leaf, STAR, h[d], &e) ||
-		    occur(a, e, st, w, 1, g->nodes[leaf].cnt, all))
-			return sf_error_nomem(ctx);
+		    occur(a, e, st, w, 1, fc[leaf].cnt, all))
+			return SF_ENOMEM;
 		for (uint32_t i = d - 1; i >= 1; i--)
 			if (edge_get(a, cgp[i - 1], cgp[i], h[i], &e) ||
-			    occur(a, e, st, w, g->nodes[cgp[i]].cnt,
-				  g->nodes[cgp[i - 1]].cnt, all))
-				return sf_error_nomem(ctx);
+			    occur(a, e, st, w, fc[cgp[i]].cnt,
+				  fc[cgp[i - 1]].cnt, all))
+				return SF_ENOMEM;
 	}
 	return 0;
+}
+
+/* The same walk for the functions: every thread's time, each function's
+ * total (once per sample it is in), self time and thread ids (in
+ * processing order).  It touches nothing walk_samples does, so the two
+ * run on two threads.  Returns 0, SF_ENOMEM or SF_EINTR; sets no error. */
+static int walk_nodes(struct sf_an_cg *g, const struct sf_an_view *v,
+		      const struct sf_ctx *ctx)
+{
+	for (size_t si = 0; si < v->nsamples; si++) {
+		const struct sf_an_sample *s = &v->samples[si];
+		int64_t T = v->threads[s->thread].id;
+		uint32_t st = (uint32_t)si + 1;
+		sf_an_w w = s->w;
+
+		if ((si & 0xffff) == 0 && sf_interrupted(ctx))
+			return SF_EINTR;
+		g->thread_time[T] += w;
+		if (!s->node)
+			continue;
+		g->nodes[v->nodes[s->node].func + 1].self += w;
+		for (uint32_t m = s->node; m; m = v->nodes[m].parent) {
+			struct node *x = &g->nodes[v->nodes[m].func + 1];
+			if (x->stamp == st)
+				continue;
+			x->stamp = st;
+			x->total += w;
+			if (x->lastthr == T)
+				continue;
+			if (x->ntids == x->captids) {
+				uint32_t nc = x->captids ? x->captids * 2 : 2;
+				int64_t *nt = sf_reallocarray(x->tids, nc,
+							      sizeof(*nt));
+				if (!nt)
+					return SF_ENOMEM;
+				x->tids = nt;
+				x->captids = nc;
+			}
+			x->tids[x->ntids++] = T;
+			x->lastthr = T;
+		}
+	}
+	return 0;
+}
+
+/* The first walk: the edges' (task 0, on the calling thread) and the
+ * functions' (task 1). */
+struct walkjob {
+	struct acc *a;
+	const struct sf_an_view *v;
+	struct path *pa;
+	struct fcount *fc;
+	const struct sf_ctx *ctx;
+	int rc[2];
+};
+
+static void walk_task(void *arg, size_t k)
+{
+	struct walkjob *j = arg;
+
+	j->rc[k] = k ? walk_nodes(j->a->g, j->v, j->ctx) :
+		       walk_samples(j->a, j->v, j->pa, j->fc, true, j->ctx);
+}
+
+/* A walk's result as the context's error */
+static int walk_error(struct sf_ctx *ctx, int rc)
+{
+	if (rc == SF_EINTR)
+		return sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
+	return rc ? sf_error_nomem(ctx) : 0;
 }
 
 int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
@@ -1044,9 +1014,11 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 {
 	struct sf_an_cg *g = calloc(1, sizeof(*g));
 	struct acc a = { .g = g, .slow = slow, .den = 1 };
-	uint32_t *cgp = NULL, *distinct = NULL;
+	uint32_t *cgp = NULL;
+	struct fcount *fc = NULL;
 	uint64_t *hs = NULL;
 	struct path pa[2];
+	struct walkjob wj = { &a, v, pa, NULL, ctx, { 0, 0 } };
 	size_t N = v->nfuncs + 1;
 	int rc = 0;
 
@@ -1067,17 +1039,20 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 				sizeof(*g->thread_time));
 	cgp = malloc(2 * ((size_t)v->maxdepth + 1) * sizeof(*cgp));
 	hs = calloc(2 * ((size_t)v->maxdepth + 1), sizeof(*hs));
-	distinct = malloc(((size_t)v->maxdepth + 1) * sizeof(*distinct));
+	wj.fc = fc = calloc(N, sizeof(*fc));
 	pa[0] = (struct path){ cgp, hs, 0 };
 	pa[1] = (struct path){ cgp ? cgp + v->maxdepth + 1 : NULL,
 			       hs ? hs + v->maxdepth + 1 : NULL, 0 };
 	a.per = calloc((size_t)v->maxdepth + 2, sizeof(*a.per));
 	g->order = malloc(N * sizeof(*g->order));
 	g->index = calloc(N, sizeof(*g->index));
+	g->out_start = calloc(N + 1, sizeof(uint32_t));
+	g->in_start = calloc(N + 1, sizeof(uint32_t));
 	if (N <= CG_DIRECT)
 		a.etab = calloc(N * N, sizeof(*a.etab));
-	if (!g->nodes || !g->thread_time || !cgp || !hs || !distinct ||
-	    !a.per || !g->order || !g->index ||
+	if (!g->nodes || !g->thread_time || !cgp || !hs || !fc ||
+	    !a.per || !g->order || !g->index || !g->out_start ||
+	    !g->in_start ||
 	    (N <= CG_DIRECT && !a.etab))
 		goto enomem;
 	a.per[1] = 1;
@@ -1085,7 +1060,8 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 		g->nodes[n].lastthr = INT64_MIN;
 
 	/* 3 */
-	if ((rc = walk_samples(&a, v, pa, distinct, true, ctx)))
+	sf_run_tasks(sf_jobs(ctx), 2, walk_task, &wj);
+	if ((rc = walk_error(ctx, wj.rc[0] ? wj.rc[0] : wj.rc[1])))
 		goto fail;
 	if (a.overflow) {
 		for (size_t e = 0; e < g->nedges; e++)
@@ -1094,11 +1070,22 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 		a.capbh = 2 * g->nedges + 2;
 		if (!(a.bh = calloc(a.capbh, sizeof(*a.bh))))
 			goto enomem;
-		if ((rc = walk_samples(&a, v, pa, distinct, false, ctx)))
+		/* the counts start again: a stamp left by the first walk
+		 * would match the same sample's in this one */
+		memset(fc, 0, N * sizeof(*fc));
+		if ((rc = walk_error(ctx, walk_samples(&a, v, pa, fc, false,
+							  ctx))))
 			goto fail;
 	}
 	g->slow = a.slow;
 	g->nodes[STAR].total = g->total_time;
+	/* the edges are found: the heap gives the look-up's memory (64 MB
+	 * on the timeline) to the adjacency below, whose pages are then
+	 * not new (a new page is zeroed: on a virtual machine about as
+	 * long as it takes to fill it) */
+	sf_idx_free(&a.pairs);
+	free(a.etab);
+	a.etab = NULL;
 
 	/* exact edge times: the slow sums' become rationals now, the fast
 	 * ones stay numerators over den (order_nodes may still turn them into
@@ -1108,59 +1095,12 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 		goto enomem;
 
 	/* adjacency, newest created first */
-	/* sf_malloc: these are written in scattered order, and where the
-	 * heap's new part has no huge-page advice every 4 KiB of them is a
-	 * fault of its own (30,000 on the timeline of docs/PERFORMANCE.md) */
-	g->out_start = sf_calloc(N + 1, sizeof(uint32_t));
-	g->in_start = sf_calloc(N + 1, sizeof(uint32_t));
-	g->out_edges = sf_malloc((g->nedges + 1) * sizeof(uint32_t));
-	g->in_edges = sf_malloc((g->nedges + 1) * sizeof(uint32_t));
-	g->out_to = sf_malloc((g->nedges + 1) * sizeof(uint32_t));
-	g->in_from = sf_malloc((g->nedges + 1) * sizeof(uint32_t));
-	if (!g->caller) {
-		g->out_t = sf_malloc((g->nedges + 1) * sizeof(*g->out_t));
-		g->in_t = sf_malloc((g->nedges + 1) * sizeof(*g->in_t));
-	}
-	if (!g->out_start || !g->in_start || !g->out_edges || !g->in_edges ||
-	    !g->out_to || !g->in_from ||
-	    (!g->caller && (!g->out_t || !g->in_t)))
+	if (sf_an__cg_adjacency(g, sf_jobs(ctx)))
 		goto enomem;
-	for (size_t e = 0; e < g->nedges; e++) {
-		g->out_start[g->edges[e].from + 1]++;
-		g->in_start[g->edges[e].to + 1]++;
-	}
-	for (size_t n = 0; n < N; n++) {
-		g->out_start[n + 1] += g->out_start[n];
-		g->in_start[n + 1] += g->in_start[n];
-	}
-	{
-		uint32_t *po = malloc((N + 1) * sizeof(*po));
-		uint32_t *pi = malloc((N + 1) * sizeof(*pi));
-		if (!po || !pi) {
-			free(po);
-			free(pi);
-			goto enomem;
-		}
-		memcpy(po, g->out_start, (N + 1) * sizeof(*po));
-		memcpy(pi, g->in_start, (N + 1) * sizeof(*pi));
-		for (size_t e = g->nedges; e-- > 0;) {
-			const struct edge *x = &g->edges[e];
-			if (g->out_t) {
-				g->out_t[po[x->from]] = x->callee;
-				g->in_t[pi[x->to]] = x->caller;
-			}
-			g->out_to[po[x->from]] = x->to;
-			g->out_edges[po[x->from]++] = (uint32_t)e;
-			g->in_from[pi[x->to]] = x->from;
-			g->in_edges[pi[x->to]++] = (uint32_t)e;
-		}
-		free(po);
-		free(pi);
-	}
 	if ((rc = order_nodes(g, ctx)))
 		goto fail;
 	/* 7: sort real nodes' lists; * keeps newest-first */
-	if (sort_lists(g))
+	if (sf_an__cg_sort(g, sf_jobs(ctx)))
 		goto enomem;
 	goto done;
 enomem:
@@ -1176,7 +1116,7 @@ done:
 	free(a.per);
 	free(cgp);
 	free(hs);
-	free(distinct);
+	free(fc);
 	if (!rc)
 		*out = g;
 	return rc;

@@ -1,6 +1,7 @@
 /* cg_internal.h - the call graph's structure, shared by its build
- * (callgraph.c) and its output and read access (cgprint.c, which calls
- * the build's file, never the other way). */
+ * (callgraph.c, with its adjacency lists in cgadj.c) and its output and
+ * read access (cgprint.c, which calls the build's file, never the other
+ * way). */
 #ifndef SF_CG_INTERNAL_H
 #define SF_CG_INTERNAL_H
 
@@ -67,6 +68,14 @@ static inline sf_an_w time_num(const struct sf_an_cg *g, uint32_t e,
 {
 	return callee ? g->edges[e].callee : g->edges[e].caller;
 }
+
+/* The adjacency lists, newest created first (cgadj.c), from the edges
+ * and the list lengths edge creation counted in out_start[n + 1] and
+ * in_start[n + 1]; then, once the order is known, every real node's
+ * lists sorted by docs/analyze.md, call graph 7.  One direction per
+ * thread on up to `jobs` threads.  -1 when out of memory. */
+int sf_an__cg_adjacency(struct sf_an_cg *g, unsigned jobs);
+int sf_an__cg_sort(struct sf_an_cg *g, unsigned jobs);
 
 /* q = sum / den in lowest terms (den > 0 or < 0; not 0). */
 void sf_an__cg_rational(mpq_t q, sf_an_w sum, sf_an_w den);

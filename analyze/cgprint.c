@@ -320,76 +320,285 @@ static char *put_pct_col(char *out, double p)
 	return put_right(out, d, (size_t)(buf + sizeof(buf) - d), 6);
 }
 
-static void text_edge(struct sf_output *o, const struct sf_an_cg *g,
-		      uint32_t other, double t, bool callee, double total,
+/* What a line says of its other end, for every node, in one compact
+ * table: the index field ("[12]" padded to 8 columns, then a space) and
+ * the name as sf_an__put_name writes it, with its newline.  The report
+ * has a line per edge end (7.5 million on the timeline of
+ * docs/PERFORMANCE.md) and its other ends are scattered over the
+ * profile's strings; from the table a line copies two runs of bytes of a
+ * few MB that stay in cache.  Entry 0 is unused: * is written apart. */
+struct cglabel {
+	size_t off;           /* in text */
+	uint32_t ilen, len;   /* index field; index field, name and newline */
+};
+
+struct cglabels {
+	struct cglabel *l;    /* by node */
+	char *text;
+};
+
+static void labels_free(struct cglabels *lb)
+{
+	free(lb->l);
+	free(lb->text);
+}
+
+static int labels_make(struct cglabels *lb, const struct sf_an_cg *g)
+{
+	size_t size = 0, at = 0;
+
+	lb->text = NULL;
+	if (!(lb->l = malloc(g->nnodes * sizeof(*lb->l))))
+		return -1;
+	for (size_t n = 1; n < g->nnodes; n++) {
+		size_t len = strlen(g->names[n - 1]);
+		/* "[" up to 10 digits "]", padding to 8, a space, a newline */
+		if (len > UINT32_MAX - 16)
+			return -1;
+		size += len + 16;
+	}
+	if (!(lb->text = malloc(size ? size : 1)))
+		return -1;
+	for (size_t n = 1; n < g->nnodes; n++) {
+		char *p = lb->text + at, *d, idx[16], *i = idx + sizeof(idx);
+		const char *s = g->names[n - 1];
+
+		*--i = ']';
+		d = put_digits(i, g->index[n]);
+		*--d = '[';
+		memcpy(p, d, (size_t)(idx + sizeof(idx) - d));
+		p += idx + sizeof(idx) - d;
+		while (p < lb->text + at + 8)
+			*p++ = ' ';
+		*p++ = ' ';
+		lb->l[n].ilen = (uint32_t)(p - (lb->text + at));
+		for (; *s; s++)
+			*p++ = (unsigned char)*s < 0x20 ? ' ' : *s;
+		*p++ = '\n';
+		lb->l[n].off = at;
+		lb->l[n].len = (uint32_t)(p - (lb->text + at));
+		at += lb->l[n].len;
+	}
+	return 0;
+}
+
+/* "   %-6s %-8s %14s %6.1f%%  NAME\n" with the other end's label `lab`
+ * (index field ilen bytes, then the name and newline, len bytes in all) */
+static void text_edge(struct sf_output *o, const char *lab, uint32_t ilen,
+		      uint32_t len, double t, bool callee, double total,
 		      const struct cgfmt *f)
 {
-	/* "   %-6s %-8s %14s %6.1f%%  " */
-	char line[512], *p = line, idx[16], *i = idx + sizeof(idx);
+	char line[512], *p = line;
 
 	memcpy(p, callee ? "   callee " : "   caller ", 10);
 	p += 10;
-	if (other == STAR) {
-		*--i = '*';
-	} else {
-		*--i = ']';
-		i = put_digits(i, g->index[other]);
-		*--i = '[';
-	}
-	memcpy(p, i, (size_t)(idx + sizeof(idx) - i));
-	p += idx + sizeof(idx) - i;
-	while (p < line + 18)
-		*p++ = ' ';
-	*p++ = ' ';
+	memcpy(p, lab, ilen);
+	p += ilen;
 	p = put_time_col(p, t, f);
 	*p++ = ' ';
 	p = put_pct_col(p, sf_an__pct(t, total));
 	memcpy(p, "%  ", 3);
-	sf_output_write(o, line, (size_t)(p + 3 - line));
-	if (other == STAR)
-		sf_output_puts(o, callee ? "(self time)" : "(stack root)");
-	else
-		sf_an__put_name(o, g->names[other - 1]);
-	sf_output_putc(o, '\n');
-}
-
-/* The lines of one list (entries `from` to `to` of the CSR arrays, their
- * times `t` unless rationals).  The other ends' names and indexes lie
- * scattered in memory: ask for them a few lines ahead. */
-static void text_list(struct sf_output *o, const struct sf_an_cg *g,
-		      const uint32_t *edges, const uint32_t *other,
-		      const sf_an_w *t, uint32_t from, uint32_t to,
-		      bool callee, double total, const struct cgfmt *f)
-{
-	for (uint32_t j = from; j < to; j++) {
-		if (j + 4 < to && other[j + 4] != STAR) {
-			__builtin_prefetch(&g->index[other[j + 4]]);
-			__builtin_prefetch(g->names[other[j + 4] - 1]);
-		}
-		text_edge(o, g, other[j],
-			  g->caller ? time_d(g, edges[j], callee) :
-				      w_div_double(t[j], g->den, g->exp),
-			  callee, total, f);
+	p += 3;
+	len -= ilen;
+	if (len <= (size_t)(line + sizeof(line) - p)) {
+		memcpy(p, lab + ilen, len);
+		sf_output_write(o, line, (size_t)(p + len - line));
+	} else {
+		sf_output_write(o, line, (size_t)(p - line));
+		sf_output_write(o, lab + ilen, len);
 	}
 }
 
-int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
-		  const struct sf_an_cg_opts *opt)
+/* The lines of one list (entries `from` to `to` of the CSR arrays, their
+ * times `t` unless rationals).  The other ends' labels lie scattered in
+ * their table: ask for them some lines ahead. */
+static void text_list(struct sf_output *o, const struct sf_an_cg *g,
+		      const struct cglabels *lb, const uint32_t *edges,
+		      const uint32_t *other, const sf_an_w *t, uint32_t from,
+		      uint32_t to, bool callee, double total,
+		      const struct cgfmt *f)
 {
-	bool raw = opt->raw, first = true;
-	double tt = sf_an_double(g->total_time, g->exp);
-	const char *fam = sf_an_unit_family(g->unit);
-	struct cgfmt f = { g->unit, raw,
-			   raw || !strcmp(fam, "other") ? 1e15 :
-			   !strcmp(fam, "count") ? 1e5 : 0 };
+	/* *'s labels: the stack's root as a caller, self time as a callee */
+	static const char star[2][32] = { "*        (stack root)\n",
+					  "*        (self time)\n" };
+
+	for (uint32_t j = from; j < to; j++) {
+		uint32_t x = other[j];
+		double tj = g->caller ? time_d(g, edges[j], callee) :
+					w_div_double(t[j], g->den, g->exp);
+
+		/* the label's place 16 lines ahead, its bytes 8 ahead (a
+		 * load of the place there would wait as long as the line) */
+		if (j + 16 < to)
+			__builtin_prefetch(&lb->l[other[j + 16]]);
+		if (j + 8 < to && other[j + 8] != STAR)
+			__builtin_prefetch(lb->text +
+					   lb->l[other[j + 8]].off);
+		if (x == STAR)
+			text_edge(o, star[callee], 9,
+				  (uint32_t)strlen(star[callee]), tj, callee,
+				  total, f);
+		else
+			text_edge(o, lb->text + lb->l[x].off, lb->l[x].ilen,
+				  lb->l[x].len, tj, callee, total, f);
+	}
+}
+
+/* The entries of nodes order[from..to): what every chunk of the text
+ * report formats, on its own (no state passes from one node to the
+ * next but whether one was written before) */
+struct textctx {
+	const struct sf_an_cg *g;
+	const struct sf_an_cg_opts *opt;
+	struct cgfmt f;
+	double tt;
+	struct cglabels lb;
+};
+
+static void text_nodes(struct sf_output *o, const struct textctx *c,
+		       size_t from, size_t to, bool first)
+{
+	const struct sf_an_cg *g = c->g;
+	const char *unit = c->f.unit;
+	bool raw = c->f.raw;
 	char val[64], v2[64];
-	static const char rule[] =
-		"==============================================================="
-		"=========\n";
 	static const char sep[] =
 		"---------------------------------------------------------------"
 		"---------\n";
 
+	for (size_t i = from; i < to; i++) {
+		uint32_t n = g->order[i];
+		const struct node *x = &g->nodes[n];
+		double tot = sf_an_double(x->total, g->exp);
+		double self = sf_an_double(x->self, g->exp);
+		char idx[32];
+
+		if (!shown(g, n, c->opt))
+			continue;
+		if (!first)
+			sf_output_puts(o, sep);
+		first = false;
+		text_list(o, g, &c->lb, g->in_edges, g->in_from, g->in_t,
+			  g->in_start[n], g->in_start[n + 1], false, tot,
+			  &c->f);
+		sf_an_fmt_unit(val, sizeof(val), tot, unit, raw);
+		sf_an_fmt_unit(v2, sizeof(v2), self, unit, raw);
+		snprintf(idx, sizeof(idx), "[%zu]", i + 1);
+		sf_output_printf(o, " %-6s %12s (%5.1f%%) %12s (%5.1f%%)  ",
+				 idx, val, sf_an__pct(tot, c->tt), v2,
+				 sf_an__pct(self, c->tt));
+		sf_an__put_name(o, g->names[n - 1]);
+		sf_output_putc(o, '\n');
+		text_list(o, g, &c->lb, g->out_edges, g->out_to, g->out_t,
+			  g->out_start[n], g->out_start[n + 1], true, tot,
+			  &c->f);
+	}
+}
+
+/* The text report of a large graph is formatted in rounds: each round
+ * cuts the next nodes into up to `jobs` chunks of about TEXT_LINES lines,
+ * formats each into a memory buffer of its own on its own thread, then
+ * writes the buffers in order.  A node's lines depend only on the node
+ * (and the first node of the report has no separator), so the bytes are
+ * those of one pass for any number of jobs; the buffers hold about
+ * TEXT_LINES lines per job (some 2 MB), except for a node that alone has
+ * more: that one is written directly, on this thread. */
+#define TEXT_LINES 16384
+
+struct textjob {
+	const struct textctx *c;
+	struct sf_output *m[SF_MAX_JOBS];
+	size_t cut[SF_MAX_JOBS + 1];
+};
+
+static void text_chunk(void *arg, size_t k)
+{
+	struct textjob *j = arg;
+
+	text_nodes(j->m[k], j->c, j->cut[k], j->cut[k + 1], !j->cut[k]);
+}
+
+/* Lines of the entry of order[i]: its callers, itself, its callees and
+ * the separator. */
+static size_t node_lines(const struct sf_an_cg *g, size_t i)
+{
+	uint32_t n = g->order[i];
+
+	return (size_t)(g->in_start[n + 1] - g->in_start[n]) +
+	       (g->out_start[n + 1] - g->out_start[n]) + 2;
+}
+
+static void text_rounds(struct sf_output *o, const struct textctx *c,
+			unsigned jobs)
+{
+	const struct sf_an_cg *g = c->g;
+	size_t N = g->nnodes - 1, i = 0, nm = 0;
+	struct textjob j = { .c = c };
+	struct sf_ctx scratch;
+
+	/* a buffer the report cannot have is a chunk written directly:
+	 * that is no error */
+	sf_ctx_init(&scratch);
+	for (; nm < jobs && !sf_output_mem(&j.m[nm], &scratch); nm++)
+		;
+	sf_ctx_free(&scratch);
+	while (i < N) {
+		size_t nc = 0;
+		j.cut[0] = i;
+		/* a chunk ends once it has TEXT_LINES lines, or before a
+		 * node that alone has more */
+		while (nc < nm && i < N) {
+			size_t lines = 0;
+			while (i < N && lines < TEXT_LINES &&
+			       (!lines || node_lines(g, i) <= TEXT_LINES))
+				lines += node_lines(g, i++);
+			if (!lines)
+				break;
+			j.cut[++nc] = i;
+		}
+		if (nc)
+			sf_run_tasks(jobs, nc, text_chunk, &j);
+		for (size_t k = 0; k < nc; k++) {
+			size_t len;
+			const char *d = sf_output_mem_data(j.m[k], &len);
+			/* a buffer that could not grow: format the chunk
+			 * again, straight into the output */
+			if (sf_output_failed(j.m[k]))
+				text_nodes(o, c, j.cut[k], j.cut[k + 1],
+					   !j.cut[k]);
+			else
+				sf_output_write(o, d, len);
+			sf_output_mem_clear(j.m[k]);
+		}
+		if (i < N && (!nc || node_lines(g, i) > TEXT_LINES)) {
+			text_nodes(o, c, i, i + 1, !i);
+			i++;
+		}
+	}
+	for (size_t k = 0; k < nm; k++)
+		sf_output_abort(j.m[k]);
+}
+
+int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
+		  const struct sf_an_cg_opts *opt, struct sf_ctx *ctx)
+{
+	bool raw = opt->raw;
+	double tt = sf_an_double(g->total_time, g->exp);
+	const char *fam = sf_an_unit_family(g->unit);
+	struct textctx c = { g, opt, { g->unit, raw,
+				       raw || !strcmp(fam, "other") ? 1e15 :
+				       !strcmp(fam, "count") ? 1e5 : 0 },
+			     tt, { NULL, NULL } };
+	unsigned jobs = sf_jobs(ctx);
+	char val[64];
+	static const char rule[] =
+		"==============================================================="
+		"=========\n";
+
+	if (labels_make(&c.lb, g)) {
+		labels_free(&c.lb);
+		return sf_error_nomem(ctx);
+	}
 	sf_an_fmt_unit(val, sizeof(val), tt, g->unit, raw);
 	sf_output_printf(o, "Call graph (%s, %s)\n", g->type, g->unit);
 	sf_output_printf(o, "  Total time: %s\n", val);
@@ -412,32 +621,14 @@ int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
 	sf_output_puts(o, "   callee: time of the node spent calling it, "
 			  "% of the node's total\n");
 	sf_output_puts(o, rule);
-	for (size_t i = 0; i + 1 < g->nnodes; i++) {
-		uint32_t n = g->order[i];
-		const struct node *x = &g->nodes[n];
-		double tot = sf_an_double(x->total, g->exp);
-		double self = sf_an_double(x->self, g->exp);
-		char idx[32];
-
-		if (!shown(g, n, opt))
-			continue;
-		if (!first)
-			sf_output_puts(o, sep);
-		first = false;
-		text_list(o, g, g->in_edges, g->in_from, g->in_t,
-			  g->in_start[n], g->in_start[n + 1], false, tot, &f);
-		sf_an_fmt_unit(val, sizeof(val), tot, g->unit, raw);
-		sf_an_fmt_unit(v2, sizeof(v2), self, g->unit, raw);
-		snprintf(idx, sizeof(idx), "[%zu]", i + 1);
-		sf_output_printf(o, " %-6s %12s (%5.1f%%) %12s (%5.1f%%)  ",
-				 idx, val, sf_an__pct(tot, tt), v2,
-				 sf_an__pct(self, tt));
-		sf_an__put_name(o, g->names[n - 1]);
-		sf_output_putc(o, '\n');
-		text_list(o, g, g->out_edges, g->out_to, g->out_t,
-			  g->out_start[n], g->out_start[n + 1], true, tot, &f);
-	}
+	/* with --peek, whether a separator comes first depends on the nodes
+	 * shown before: those few entries are written in one pass */
+	if (jobs > 1 && !opt->npeek)
+		text_rounds(o, &c, jobs);
+	else
+		text_nodes(o, &c, 0, g->nnodes - 1, true);
 	sf_output_puts(o, rule);
+	labels_free(&c.lb);
 	return 0;
 }
 

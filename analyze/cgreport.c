@@ -42,7 +42,7 @@ int sf_an_cg_report(struct sf_output *o, const struct sf_an_view *v,
 		rc = sf_an_cg_dot(o, g, &dot, ctx);
 	} else {
 		rc = r->json ? sf_an_cg_json(o, g, &cg) :
-			       sf_an_cg_text(o, g, &cg);
+			       sf_an_cg_text(o, g, &cg, ctx);
 	}
 	sf_an_cg_free(g);
 	return rc;

@@ -93,3 +93,39 @@ if have strace && strace -f -qq -e trace=none true 2>/dev/null; then
 else
 	skip parallel-jobs-threads "strace cannot trace here"
 fi
+
+# The call graph's text report is formatted in chunks of about 16,384
+# lines on the jobs' threads (analyze/cgprint.c), its adjacency and sorts
+# one direction per thread (callgraph.c): a graph of some 4,000 functions
+# and 120,000 edges is cut into several rounds of chunks, and every
+# report must be the bytes of one job.  The entries are counted against
+# the input: a node's lines are its callers, itself and its callees, the
+# * node is not listed, so 2 lines per edge less one per edge with *, one
+# per function, and a separator between functions.
+awk 'BEGIN { s = 1; for (i = 0; i < 40000; i++) { d = 2 + i % 6; line = "main"
+	for (k = 0; k < d; k++) { s = (s * 69069 + 1) % 4294967296
+		line = line ";f" int(s / 65536) % 4000 }
+	print line, 1 + i % 3 } }' > big.folded
+awk '{ n = split($1, f, ";"); fn[f[1]] = 1; e["*>" f[1]] = 1; e[f[n] ">*"] = 1
+	for (k = 2; k <= n; k++) { fn[f[k]] = 1; e[f[k-1] ">" f[k]] = 1 } }
+     END { for (x in e) { E++; if (x ~ /\*/) S++ }; for (x in fn) F++
+	print 2 * E - S + F + F - 1 }' big.folded > big.want
+bad=
+$SFANALYZE -q -j 1 --callgraph big.folded > cg1.out
+lines=$(($(wc -l < cg1.out) - 10))   # 9 lines above, a rule below
+[ "$lines" = "$(cat big.want)" ] || bad="$bad entries:$lines:$(cat big.want)"
+[ "$lines" -gt $((4 * 16384)) ] || bad="$bad too-small"
+for j in 2 3; do
+	$SFANALYZE -q -j $j --callgraph big.folded > cgj.out
+	cmp -s cg1.out cgj.out || bad="$bad text:j$j"
+	SF_JOBS=$j $SFANALYZE -q --callgraph big.folded > cgj.out
+	cmp -s cg1.out cgj.out || bad="$bad text:SF_JOBS=$j"
+done
+$SFANALYZE -q -j 1 --callgraph --json big.folded > cg1.out
+$SFANALYZE -q -j 2 --callgraph --json big.folded > cgj.out
+cmp -s cg1.out cgj.out || bad="$bad json"
+$SFANALYZE -q -j 1 --callgraph --peek '^f1' big.folded > cg1.out
+$SFANALYZE -q -j 2 --callgraph --peek '^f1' big.folded > cgj.out
+cmp -s cg1.out cgj.out || bad="$bad peek"
+if [ -z "$bad" ]; then pass parallel-callgraph
+else fail parallel-callgraph "differs:$bad"; fi

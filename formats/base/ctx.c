@@ -5,33 +5,11 @@
 
 #include <errno.h>
 #include <malloc.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-unsigned sf_jobs(const struct sf_ctx *ctx)
-{
-	const char *e = getenv("SF_JOBS");
-	unsigned n = ctx->jobs;
-
-	if (!n && e && *e) {
-		char *end;
-		unsigned long v = strtoul(e, &end, 10);
-		if (!*end && v)
-			n = v > SF_MAX_JOBS ? SF_MAX_JOBS : (unsigned)v;
-	}
-	if (!n) {
-		cpu_set_t set;
-		n = sched_getaffinity(0, sizeof(set), &set) ? 1 :
-			(unsigned)CPU_COUNT(&set);
-	}
-	if (n < 1)
-		n = 1;
-	return n > SF_MAX_JOBS ? SF_MAX_JOBS : n;
-}
 
 void sf_ctx_init(struct sf_ctx *ctx)
 {

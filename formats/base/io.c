@@ -945,6 +945,11 @@ const char *sf_output_mem_data(const struct sf_output *o, size_t *size)
 	return (const char *)o->buf;
 }
 
+void sf_output_mem_clear(struct sf_output *o)
+{
+	o->len = 0;
+}
+
 void sf_output_write(struct sf_output *o, const void *buf, size_t n)
 {
 	/* nothing to write: a caller may pass an empty name's NULL text,

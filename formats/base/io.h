@@ -140,6 +140,8 @@ int sf_output_set_gzip(struct sf_output *o, struct sf_ctx *ctx);
 int sf_output_mem(struct sf_output **out, struct sf_ctx *ctx);
 /* The bytes written so far to a memory output. */
 const char *sf_output_mem_data(const struct sf_output *o, size_t *size);
+/* Empty a memory output, keeping its buffer for the next bytes. */
+void sf_output_mem_clear(struct sf_output *o);
 
 void sf_output_write(struct sf_output *o, const void *buf, size_t n);
 void sf_output_puts(struct sf_output *o, const char *s);

@@ -109,21 +109,12 @@ struct sf_ctx {
 	size_t nopts;
 	volatile int *interrupted;  /* if set and non-zero, long loops stop
 				     * with SF_EINTR */
-	unsigned jobs;              /* threads a reader (or the collapsed
-				     * writer) may use; 0: the default
-				     * (see sf_jobs) */
+	unsigned jobs;              /* threads one job may use; 0: the
+				     * default (see sf_jobs) */
 };
 
 void sf_ctx_init(struct sf_ctx *ctx);
 void sf_ctx_free(struct sf_ctx *ctx);
-/* The threads a reader may use: ctx->jobs if non-zero, else the
- * environment variable SF_JOBS, else the CPUs this process may run on
- * (sched_getaffinity), at most SF_MAX_JOBS (sfconv's and sfanalyze's -j
- * set ctx->jobs).  In base so that a format's reader (the native JSON
- * reader's second thread) and the parallel reader ask the same. */
-#define SF_MAX_JOBS 64
-unsigned sf_jobs(const struct sf_ctx *ctx);
-
 /* Record an error.  Returns `code`, so `return sf_error(...)` reads well.
  * Does nothing (but still returns `code`) when an error is already set. */
 int sf_error(struct sf_ctx *ctx, int code, const char *source, uint64_t line,
@@ -168,6 +159,24 @@ static inline int sf_interrupted(const struct sf_ctx *ctx)
 {
 	return ctx->interrupted && *ctx->interrupted;
 }
+
+/* Threads the library may use for one job (reading a large input, the
+ * native JSON reader's second thread, writing collapsed stacks, building
+ * and printing a large call graph): ctx->jobs if non-zero, else
+ * the environment variable SF_JOBS, else the CPUs this process may run on
+ * (sched_getaffinity), at most SF_MAX_JOBS (sfconv's and sfanalyze's -j
+ * sets ctx->jobs).  Every output is the same for every number of jobs. */
+#define SF_MAX_JOBS 64
+unsigned sf_jobs(const struct sf_ctx *ctx);
+
+/* Run fn(arg, k) for every k in [0, ntasks) on up to `jobs` threads
+ * (this one included), and return when all have run: thread t runs the
+ * tasks t, t + jobs, t + 2 jobs...  The tasks must touch disjoint memory
+ * and must not depend on which thread runs them, so that the result is
+ * the same for any `jobs`.  A thread that cannot be started leaves its
+ * tasks to the calling thread, so every task runs whatever happens. */
+void sf_run_tasks(unsigned jobs, size_t ntasks,
+		  void (*fn)(void *arg, size_t k), void *arg);
 
 /* Allocation helpers: they return NULL on failure (callers report
  * SF_ENOMEM); sizes are checked for overflow. */

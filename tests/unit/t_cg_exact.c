@@ -79,7 +79,7 @@ static char *render(const struct sf_an_cg *g, struct sf_ctx *ctx,
 	if (sf_output_mem(&o, ctx))
 		return NULL;
 	sf_an_cg_json(o, g, &raw);
-	sf_an_cg_text(o, g, &raw);
+	sf_an_cg_text(o, g, &raw, ctx);
 	data = sf_output_mem_data(o, len);
 	copy = malloc(*len ? *len : 1);
 	if (copy)

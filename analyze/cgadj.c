@@ -1,0 +1,205 @@
+/*
+ * cgadj.c - the call graph's adjacency lists (docs/analyze.md, call
+ * graph 7): made from the edges, newest created first, and sorted by
+ * time once the node order is known.  Out lists and in lists have arrays
+ * of their own, so each direction is one task and the two run on two
+ * threads when there are two jobs; the result is the same for any number
+ * of jobs.
+ */
+#include "analyze.h"
+#include "an_internal.h"
+#include "cg_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* 7 on rationals: decreasing time, the newer edge first on a tie */
+static int cmp_edge(const struct sf_an_cg *g, uint32_t x, uint32_t y,
+		    bool callee)
+{
+	mpq_t *t = callee ? g->callee : g->caller;
+	int c = mpq_cmp(t[y], t[x]);
+
+	return c ? c : (x < y) - (x > y);
+}
+
+static int cmp_edge_caller(const void *a, const void *b, void *arg)
+{
+	return cmp_edge(arg, *(const uint32_t *)a, *(const uint32_t *)b,
+			false);
+}
+
+static int cmp_edge_callee(const void *a, const void *b, void *arg)
+{
+	return cmp_edge(arg, *(const uint32_t *)a, *(const uint32_t *)b,
+			true);
+}
+
+/* A list entry with its time, so that sorting compares what it has at
+ * hand instead of loading the edge again for every comparison */
+struct timekey {
+	sf_an_w t;
+	uint32_t e, other;
+};
+
+/* x goes before y: decreasing time, the newer edge first on a tie */
+static inline bool tk_before(const struct timekey *x,
+			     const struct timekey *y)
+{
+	return x->t != y->t ? x->t > y->t : x->e > y->e;
+}
+
+/* Sort a[0..n), with room for n / 2 entries at tmp: a merge sort with
+ * its comparison inline, where qsort called a function for each of the
+ * timeline's 7.5 million entries' comparisons and copied every entry
+ * through a buffer of its own. */
+static void tk_sort(struct timekey *a, size_t n, struct timekey *tmp)
+{
+	size_t h = n / 2, i = 0, j = h, k = 0;
+
+	if (n <= 16) {
+		for (size_t m = 1; m < n; m++) {
+			struct timekey x = a[m];
+			size_t at = m;
+			for (; at && tk_before(&x, &a[at - 1]); at--)
+				a[at] = a[at - 1];
+			a[at] = x;
+		}
+		return;
+	}
+	tk_sort(a, h, tmp);
+	tk_sort(a + h, n - h, tmp);
+	if (!tk_before(&a[h], &a[h - 1]))
+		return;
+	/* the left half moves out; the output never passes the right
+	 * half's next entry */
+	memcpy(tmp, a, h * sizeof(*a));
+	while (i < h && j < n)
+		a[k++] = tk_before(&a[j], &tmp[i]) ? a[j++] : tmp[i++];
+	while (i < h)
+		a[k++] = tmp[i++];
+}
+
+/* list, its other ends `other` and its times `t` (NULL on rationals); tk
+ * has room for 2n entries */
+static void sort_list(struct sf_an_cg *g, uint32_t *list, uint32_t *other,
+		      sf_an_w *t, size_t n, bool callee, struct timekey *tk)
+{
+	if (g->caller) {
+		qsort_r(list, n, sizeof(*list),
+			callee ? cmp_edge_callee : cmp_edge_caller, g);
+		for (size_t i = 0; i < n; i++)
+			other[i] = callee ? g->edges[list[i]].to :
+					    g->edges[list[i]].from;
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		tk[i] = (struct timekey){ t[i], list[i], other[i] };
+	tk_sort(tk, n, tk + n);
+	for (size_t i = 0; i < n; i++) {
+		t[i] = tk[i].t;
+		list[i] = tk[i].e;
+		other[i] = tk[i].other;
+	}
+}
+
+/* 7 for one direction: every real node's callees by callee time (task 0),
+ * or its callers by caller time (task 1).  The two touch disjoint arrays,
+ * so they run on two threads (sf_run_tasks). */
+struct dirjob {
+	struct sf_an_cg *g;
+	bool failed[2];
+};
+
+static void sort_dir(void *arg, size_t k)
+{
+	struct dirjob *j = arg;
+	struct sf_an_cg *g = j->g;
+	const uint32_t *start = k ? g->in_start : g->out_start;
+	uint32_t *list = k ? g->in_edges : g->out_edges;
+	uint32_t *other = k ? g->in_from : g->out_to;
+	sf_an_w *t = k ? g->in_t : g->out_t;
+	size_t most = 0;
+	struct timekey *tk;
+
+	for (size_t n = 1; n < g->nnodes; n++) {
+		size_t c = start[n + 1] - start[n];
+		most = c > most ? c : most;
+	}
+	/* the list's entries, then room for tk_sort */
+	tk = malloc((2 * most + 1) * sizeof(*tk));
+	if (!tk) {
+		j->failed[k] = true;
+		return;
+	}
+	for (size_t n = 1; n < g->nnodes; n++)
+		sort_list(g, list + start[n], other + start[n],
+			  t ? t + start[n] : NULL, start[n + 1] - start[n],
+			  !k, tk);
+	free(tk);
+}
+
+/* The adjacency of one direction, newest created first: out lists with
+ * their callee times (task 0) or in lists with their caller times (task
+ * 1), each from its own pass over the edges into its own arrays, so the
+ * two run on two threads. */
+static void csr_dir(void *arg, size_t k)
+{
+	struct dirjob *j = arg;
+	struct sf_an_cg *g = j->g;
+	size_t N = g->nnodes;
+	uint32_t *start = k ? g->in_start : g->out_start;
+	uint32_t *list = k ? g->in_edges : g->out_edges;
+	uint32_t *other = k ? g->in_from : g->out_to;
+	sf_an_w *t = k ? g->in_t : g->out_t;
+	uint32_t *at = malloc((N + 1) * sizeof(*at));
+
+	if (!at) {
+		j->failed[k] = true;
+		return;
+	}
+	/* start[n + 1] holds n's list length (edge_new counted them) */
+	for (size_t n = 0; n < N; n++)
+		start[n + 1] += start[n];
+	memcpy(at, start, (N + 1) * sizeof(*at));
+	for (size_t e = g->nedges; e-- > 0;) {
+		const struct edge *x = &g->edges[e];
+		uint32_t i = at[k ? x->to : x->from]++;
+		if (t)
+			t[i] = k ? x->caller : x->callee;
+		other[i] = k ? x->from : x->to;
+		list[i] = (uint32_t)e;
+	}
+	free(at);
+}
+
+int sf_an__cg_adjacency(struct sf_an_cg *g, unsigned jobs)
+{
+	struct dirjob dj = { .g = g };
+
+	/* sf_malloc: these are written in scattered order, and where the
+	 * heap's new part has no huge-page advice every 4 KiB of them is a
+	 * fault of its own (30,000 on the timeline of docs/PERFORMANCE.md) */
+	g->out_edges = sf_malloc((g->nedges + 1) * sizeof(uint32_t));
+	g->in_edges = sf_malloc((g->nedges + 1) * sizeof(uint32_t));
+	g->out_to = sf_malloc((g->nedges + 1) * sizeof(uint32_t));
+	g->in_from = sf_malloc((g->nedges + 1) * sizeof(uint32_t));
+	if (!g->caller) {
+		g->out_t = sf_malloc((g->nedges + 1) * sizeof(*g->out_t));
+		g->in_t = sf_malloc((g->nedges + 1) * sizeof(*g->in_t));
+	}
+	if (!g->out_start || !g->in_start || !g->out_edges || !g->in_edges ||
+	    !g->out_to || !g->in_from ||
+	    (!g->caller && (!g->out_t || !g->in_t)))
+		return -1;
+	sf_run_tasks(jobs, 2, csr_dir, &dj);
+	return dj.failed[0] || dj.failed[1] ? -1 : 0;
+}
+
+int sf_an__cg_sort(struct sf_an_cg *g, unsigned jobs)
+{
+	struct dirjob dj = { .g = g };
+
+	sf_run_tasks(jobs, 2, sort_dir, &dj);
+	return dj.failed[0] || dj.failed[1] ? -1 : 0;
+}

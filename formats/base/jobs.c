@@ -1,0 +1,70 @@
+/* jobs.c - how many threads one job may use, and running a job's tasks
+ * on them (the contract is in sf.h, sf_jobs and sf_run_tasks). */
+#include "sf.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+unsigned sf_jobs(const struct sf_ctx *ctx)
+{
+	const char *e = getenv("SF_JOBS");
+	unsigned n = ctx->jobs;
+
+	if (!n && e && *e) {
+		char *end;
+		unsigned long v = strtoul(e, &end, 10);
+		if (!*end && v)
+			n = v > SF_MAX_JOBS ? SF_MAX_JOBS : (unsigned)v;
+	}
+	if (!n) {
+		cpu_set_t set;
+		n = sched_getaffinity(0, sizeof(set), &set) ? 1 :
+			(unsigned)CPU_COUNT(&set);
+	}
+	if (n < 1)
+		n = 1;
+	return n > SF_MAX_JOBS ? SF_MAX_JOBS : n;
+}
+
+struct runner {
+	void (*fn)(void *arg, size_t k);
+	void *arg;
+	size_t first, step, ntasks;
+};
+
+static void run_share(const struct runner *r)
+{
+	for (size_t k = r->first; k < r->ntasks; k += r->step)
+		r->fn(r->arg, k);
+}
+
+static void *run_thread(void *arg)
+{
+	run_share(arg);
+	return NULL;
+}
+
+void sf_run_tasks(unsigned jobs, size_t ntasks,
+		  void (*fn)(void *arg, size_t k), void *arg)
+{
+	struct runner r[SF_MAX_JOBS];
+	pthread_t th[SF_MAX_JOBS];
+	bool started[SF_MAX_JOBS] = { false };
+	size_t n = jobs < 1 ? 1 : jobs > SF_MAX_JOBS ? SF_MAX_JOBS : jobs;
+
+	if (n > ntasks)
+		n = ntasks ? ntasks : 1;
+	for (size_t t = 0; t < n; t++)
+		r[t] = (struct runner){ fn, arg, t, n, ntasks };
+	for (size_t t = 1; t < n; t++)
+		started[t] = !pthread_create(&th[t], NULL, run_thread, &r[t]);
+	run_share(&r[0]);
+	for (size_t t = 1; t < n; t++) {
+		if (started[t])
+			pthread_join(th[t], NULL);
+		else
+			run_share(&r[t]);
+	}
+}
