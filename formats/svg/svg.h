@@ -72,6 +72,8 @@ struct svg_opts {
 	double total;              /* --total, 0 if unset */
 };
 
+/* A frame of the graph: what every node has (72 bytes; a timeline of
+ * 3.7 million nodes makes as many of them). */
 struct svg_node {
 	uint32_t parent;
 	uint32_t depth;
@@ -79,21 +81,31 @@ struct svg_node {
 	const char *module;    /* NULL when merged frames differ in it */
 	const char *kind;      /* the same */
 	uint32_t flags;
+	bool drawn;
 	double w;       /* inclusive weight, default (NEW) type */
-	double wb;      /* inclusive BASE weight (differential) */
-	double sw, swb; /* self weights: NEW, BASE */
-	double off;     /* inclusive weight of off-CPU samples */
-	double wait[SVG_WAIT_N]; /* inclusive off-CPU weight per wait kind */
+	double sw;      /* self weight, NEW */
 	double pre;     /* the parent's self weight drawn before this
 			 * node: all of it in a merged graph (flamegraph.pl's
 			 * sorted lines put "a N" before "a;b N"), what came
 			 * before the node in time in a flame chart */
 	double x;       /* offset from the left, in weight units */
-	bool drawn;
+};
+
+/* The weights only a differential graph or one with labels (off-CPU
+ * samples) can have, kept apart so that a graph without them does not
+ * carry them: they doubled the node's size. */
+struct svg_more {
+	double wb;      /* inclusive BASE weight (differential) */
+	double swb;     /* self weight, BASE */
+	double off;     /* inclusive weight of off-CPU samples */
+	double wait[SVG_WAIT_N]; /* inclusive off-CPU weight per wait kind */
 };
 
 struct svg_graph {
 	struct svg_node *nodes;
+	struct svg_more *more;  /* per node; NULL when the profile is not a
+				 * differential one and has no labels, so
+				 * that every such weight is 0 */
 	size_t n;
 	uint32_t *order;   /* the order nodes are written: by (parent,
 			    * name, module, kind), or by time for a flame
@@ -119,6 +131,16 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 			struct sf_ctx *ctx, const struct svg_opts *o);
 void sf_svg__graph_free(struct svg_graph *g);
 
+/* The differential and off-CPU weights of node `nd` of `g` (zeros when
+ * the graph keeps none). */
+static inline const struct svg_more *sf_svg__more(const struct svg_graph *g,
+						  const struct svg_node *nd)
+{
+	static const struct svg_more none;
+
+	return g->more ? &g->more[nd - g->nodes] : &none;
+}
+
 /* ----- colours (svg_colour.c) ----- */
 
 /* "hot" -> PAL_HOT; -1 for an unknown name. */
@@ -142,12 +164,12 @@ int sf_svg__colours_new(struct svg_colours **out, struct sf_ctx *ctx,
  * purple, I/O blue-grey, sleep aqua, other system call green, none grey.
  * Returns 0 or SF_ENOMEM. */
 int sf_svg__colour_frame(struct svg_colours *c, struct sf_ctx *ctx,
-			 const struct svg_node *nd, bool offcpu, bool waits,
-			 char *buf, size_t size);
+			 const struct svg_node *nd, const struct svg_more *m,
+			 bool offcpu, bool waits, char *buf, size_t size);
 /* The wait kinds of `nd` by off-CPU weight, heaviest first (the first
  * kind on a tie): order[0] is the kind whose palette a mostly off-CPU
  * frame takes. */
-void sf_svg__wait_order(const struct svg_node *nd,
+void sf_svg__wait_order(const struct svg_more *nd,
 			enum svg_wait order[SVG_WAIT_N]);
 /* The kinds as the subtitle's legend and the titles name them: "lock",
  * "I/O", "sleep", "other syscall", "no syscall". */

@@ -402,7 +402,7 @@ const char *const sf_svg__wait_names[SVG_WAIT_N] = {
 	[SVG_WAIT_NONE] = "no syscall",
 };
 
-void sf_svg__wait_order(const struct svg_node *nd,
+void sf_svg__wait_order(const struct svg_more *nd,
 			enum svg_wait order[SVG_WAIT_N])
 {
 	/* insertion sort, stable: equal weights keep the kinds' order */
@@ -415,8 +415,8 @@ void sf_svg__wait_order(const struct svg_node *nd,
 }
 
 int sf_svg__colour_frame(struct svg_colours *c, struct sf_ctx *ctx,
-			 const struct svg_node *nd, bool offcpu, bool waits,
-			 char *buf, size_t size)
+			 const struct svg_node *nd, const struct svg_more *m,
+			 bool offcpu, bool waits, char *buf, size_t size)
 {
 	double v[3];
 	int rgb[3];
@@ -459,10 +459,10 @@ int sf_svg__colour_frame(struct svg_colours *c, struct sf_ctx *ctx,
 	/* off-CPU: a frame whose weight is mostly off-CPU is drawn in the
 	 * io palette (blue), as in off-CPU flame graphs; with wait kinds, in
 	 * the palette of its heaviest kind (the first on a tie) */
-	bool off = offcpu && 2 * nd->off > nd->w;
+	bool off = offcpu && 2 * m->off > nd->w;
 	enum svg_wait wk = SVG_WAIT_IO, order[SVG_WAIT_N];
 	if (off && waits) {
-		sf_svg__wait_order(nd, order);
+		sf_svg__wait_order(m, order);
 		wk = order[0];
 	}
 	static const enum svg_palette wait_pal[] = {

@@ -276,8 +276,17 @@ static int new_node(struct builder *b, uint32_t par, const struct sf_frame *f,
 		if (!nk)
 			return -1;
 		b->kin = nk;
+		if (g->more) {
+			struct svg_more *nm = realloc(g->more,
+						      nc * sizeof(*nm));
+			if (!nm)
+				return -1;
+			g->more = nm;
+		}
 		b->cap = nc;
 	}
+	if (g->more)
+		memset(&g->more[g->n], 0, sizeof(g->more[0]));
 	b->kin[g->n] = (struct kin){ 0, 0, f->name };
 	struct svg_node *nd = &g->nodes[g->n];
 	memset(nd, 0, sizeof(*nd));
@@ -417,18 +426,21 @@ static int sample_off(const struct sf_profile *p, struct weights *wt,
 	return wt->offcpu[l];
 }
 
+/* Sample i's weights into node `id`. */
 static void add_sample(const struct sf_profile *p, struct weights *wt,
-		       struct svg_graph *g, size_t i, struct svg_node *nd)
+		       struct svg_graph *g, size_t i, uint32_t id)
 {
 	double w = p->d.ntypes ? sf_weight(p, i, wt->t) : 1;
+	struct svg_more *m = g->more ? &g->more[id] : NULL;
 	int off;
 
-	nd->sw += w;
+	g->nodes[id].sw += w;
+	/* more is there for a diff, and for any sample_off can find */
 	if (g->diff)
-		nd->swb += sf_weight(p, i, wt->tb);
+		m->swb += sf_weight(p, i, wt->tb);
 	if ((off = sample_off(p, wt, g, i))) {
-		nd->off += w;
-		nd->wait[off - 1] += w;
+		m->off += w;
+		m->wait[off - 1] += w;
 	}
 }
 
@@ -512,7 +524,7 @@ static int build_merged(struct builder *b, const struct sf_profile *p,
 		if (b->group && (g = group_of(b, p, i)) < b->ngroups &&
 		    (rc = child_of(b, nd, &b->label[g], &nd)))
 			break;
-		add_sample(p, wt, b->g, i, &b->g->nodes[nd]);
+		add_sample(p, wt, b->g, i, nd);
 	}
 	free(path);
 	free(map);
@@ -577,7 +589,7 @@ static int build_grouped(struct builder *b, const struct sf_profile *p,
 			stamp[x] = g + 1;
 		}
 		sf_stack_id s = p->d.samples[i].stack;
-		add_sample(p, wt, b->g, i, &b->g->nodes[s ? map[s] : base]);
+		add_sample(p, wt, b->g, i, s ? map[s] : base);
 	}
 	rc = 0;
 out:
@@ -687,7 +699,7 @@ static int build_chart(struct builder *b, const struct sf_profile *p,
 		memcpy(prev, path, len * sizeof(*prev));
 		plen = len;
 		prev_thread = p->d.samples[i].thread;
-		add_sample(p, wt, b->g, i, &b->g->nodes[nodes[len]]);
+		add_sample(p, wt, b->g, i, nodes[len]);
 	}
 	free(idx);
 	free(path);
@@ -749,9 +761,14 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 	if (!g->diff && p->d.ntypes)
 		wt.t = p->d.meta.default_type < p->d.ntypes ?
 		       p->d.meta.default_type : (uint32_t)p->d.ntypes - 1;
+	/* the BASE and off-CPU weights: only a diff has the one, only
+	 * samples with labels (sample_off) the other */
+	bool more = g->diff || p->d.nlabel_sets > 1;
 	if (!(g->nodes = malloc(b.cap * sizeof(*g->nodes))) ||
-	    !(b.kin = malloc(b.cap * sizeof(*b.kin)))) {
+	    !(b.kin = malloc(b.cap * sizeof(*b.kin))) ||
+	    (more && !(g->more = calloc(b.cap, sizeof(*g->more))))) {
 		free(g->nodes);
+		free(b.kin);
 		g->nodes = NULL;
 		return sf_error_nomem(ctx);
 	}
@@ -777,20 +794,29 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 		rc = sf_error_nomem(ctx);
 		goto out;
 	}
+	/* the child lists serve only the build: gone before the order and
+	 * the widths are made, they are not part of the peak (24 bytes a
+	 * node) */
+	sf_idx_free(&b.idx);
+	free(b.kin);
+	b.kin = NULL;
 	for (size_t i = 0; i < g->n; i++) {
 		g->nodes[i].w = g->nodes[i].sw;
-		g->nodes[i].wb = g->nodes[i].swb;
+		if (g->more)
+			g->more[i].wb = g->more[i].swb;
 		if (!o->flamechart && i)
 			g->nodes[i].pre = g->nodes[g->nodes[i].parent].sw;
 	}
 	/* children have larger ids than their parents */
-	for (size_t i = g->n; i-- > 1;) {
-		struct svg_node *nd = &g->nodes[i];
-		g->nodes[nd->parent].w += nd->w;
-		g->nodes[nd->parent].wb += nd->wb;
-		g->nodes[nd->parent].off += nd->off;
+	for (size_t i = g->n; i-- > 1;)
+		g->nodes[g->nodes[i].parent].w += g->nodes[i].w;
+	for (size_t i = g->n; g->more && i-- > 1;) {
+		const struct svg_more *m = &g->more[i];
+		struct svg_more *pm = &g->more[g->nodes[i].parent];
+		pm->wb += m->wb;
+		pm->off += m->off;
 		for (int k = 0; k < SVG_WAIT_N; k++)
-			g->nodes[nd->parent].wait[k] += nd->wait[k];
+			pm->wait[k] += m->wait[k];
 	}
 	g->total = g->nodes[0].w;
 	/* --total: a larger sum than the samples', as flamegraph.pl (a
@@ -864,7 +890,7 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 				g->maxdepth = nd->depth;
 		} else if (nd->w > 0) {
 			g->elided++;
-		} else if (g->diff && nd->wb > 0) {
+		} else if (g->diff && g->more[g->order[k]].wb > 0) {
 			g->removed++;
 		}
 	}
@@ -883,6 +909,7 @@ out:
 void sf_svg__graph_free(struct svg_graph *g)
 {
 	free(g->nodes);
+	free(g->more);
 	free(g->order);
 	for (size_t i = 0; i < g->nlabels; i++)
 		free(g->labels[i]);
