@@ -159,6 +159,8 @@ struct builder {
 	uint32_t *group;     /* per thread: its group; NULL: no groups */
 	size_t ngroups;
 	size_t nframes;
+	const struct sf_frame *frames;   /* the profile's, for
+					  * frame_keys_distinct */
 };
 
 #define NO_HEAD UINT32_MAX
@@ -261,13 +263,13 @@ static bool node_eq(const void *ctx, uint32_t id, const void *key)
 		(nd->module == k->f->module && nd->kind == k->f->kind));
 }
 
-static int new_node(struct builder *b, uint32_t par, const struct sf_frame *f,
-		    uint32_t *out)
+/* Room for at least `need` nodes.  Returns 0 or -1 (out of memory). */
+static int nodes_room(struct builder *b, size_t need)
 {
 	struct svg_graph *g = b->g;
 
-	if (g->n == b->cap) {
-		size_t nc = b->cap * 2;
+	if (need > b->cap) {
+		size_t nc = b->cap * 2 > need ? b->cap * 2 : need;
 		struct svg_node *nn = realloc(g->nodes, nc * sizeof(*nn));
 		if (!nn)
 			return -1;
@@ -285,9 +287,16 @@ static int new_node(struct builder *b, uint32_t par, const struct sf_frame *f,
 		}
 		b->cap = nc;
 	}
+	return 0;
+}
+
+/* Node g->n as a child of `par` for frame `f` (the caller has made
+ * room), without its child list. */
+static uint32_t node_add(struct svg_graph *g, uint32_t par,
+			 const struct sf_frame *f)
+{
 	if (g->more)
 		memset(&g->more[g->n], 0, sizeof(g->more[0]));
-	b->kin[g->n] = (struct kin){ 0, 0, f->name };
 	struct svg_node *nd = &g->nodes[g->n];
 	memset(nd, 0, sizeof(*nd));
 	nd->parent = par;
@@ -297,7 +306,16 @@ static int new_node(struct builder *b, uint32_t par, const struct sf_frame *f,
 	nd->kind = f->kind;
 	nd->flags = f->flags;
 	nd->pre = g->nodes[par].sw;   /* a flame chart's; merged: reset */
-	*out = (uint32_t)g->n++;
+	return (uint32_t)g->n++;
+}
+
+static int new_node(struct builder *b, uint32_t par, const struct sf_frame *f,
+		    uint32_t *out)
+{
+	if (nodes_room(b, b->g->n + 1))
+		return -1;
+	b->kin[b->g->n] = (struct kin){ 0, 0, f->name };
+	*out = node_add(b->g, par, f);
 	return 0;
 }
 
@@ -471,6 +489,38 @@ static int stack_path(const struct sf_profile *p, sf_stack_id s,
 
 #define FRAME_AHEAD 8
 
+static bool frame_key_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct builder *b = ctx;
+	const struct sf_frame *x = &b->frames[id], *y = key;
+
+	return x->name == y->name &&
+	       (!b->by_module || (x->module == y->module &&
+				  x->kind == y->kind));
+}
+
+/* Do the frames differ in what a node merges by: their names, or with
+ * --by-module their (name, module, kind)?  Returns 1, 0, or -1 (out of
+ * memory). */
+static int frame_keys_distinct(struct builder *b, const struct sf_profile *p)
+{
+	struct sf_idx idx = { 0 };
+	uint32_t dup;
+	int rc = 1;
+
+	b->frames = p->d.frames;
+	for (size_t f = 0; f < p->d.nframes && rc == 1; f++) {
+		const struct sf_frame *fr = &p->d.frames[f];
+		uint64_t h = node_hash(b, 0, fr->name, fr->module, fr->kind);
+		if (sf_idx_find(&idx, h, frame_key_eq, b, fr, &dup))
+			rc = 0;
+		else if (!sf_idx_insert(&idx, h, (uint32_t)f))
+			rc = -1;
+	}
+	sf_idx_free(&idx);
+	return rc;
+}
+
 /* Merged, or reversed: one node per distinct path. */
 static int build_merged(struct builder *b, const struct sf_profile *p,
 			struct weights *wt, bool reverse)
@@ -483,11 +533,34 @@ static int build_merged(struct builder *b, const struct sf_profile *p,
 
 	if (!map)
 		return -1;
-	/* stack ids grow from parent to child: a parent is mapped first.
-	 * The frame of a node FRAME_AHEAD further on is prefetched: frames
-	 * are read at random places (a cache miss a node, most of
-	 * child_of's time on a timeline of 50,000 frames). */
-	if (!reverse) {
+	int distinct = reverse ? 0 : frame_keys_distinct(b, p);
+	if (distinct < 0) {
+		free(map);
+		return -1;
+	}
+	/*
+	 * Frames that all differ in what nodes merge by: two children of a
+	 * stack node have different frames (the stack tree is a prefix
+	 * tree), so their nodes never merge, and the graph is the stack
+	 * tree, node s for stack s, as child_of would have made it (each
+	 * stack node in order makes the next node).  A timeline of 3.7
+	 * million nodes spent most of the graph's build in child_of and its
+	 * child lists.
+	 */
+	if (distinct) {
+		if (nodes_room(b, p->d.nstacks))
+			rc = -1;
+		for (size_t s = 1; s < p->d.nstacks && !rc; s++) {
+			const struct sf_stack_node *sn = &p->d.stacks[s];
+			map[s] = node_add(b->g, sn->parent,
+					  &p->d.frames[sn->frame]);
+		}
+	} else if (!reverse) {
+		/* stack ids grow from parent to child: a parent is mapped
+		 * first.  The frame of a node FRAME_AHEAD further on is
+		 * prefetched: frames are read at random places (a cache miss
+		 * a node, most of child_of's time on a timeline of 50,000
+		 * frames). */
 		for (size_t s = 1; s < p->d.nstacks && !rc; s++) {
 			const struct sf_stack_node *sn = &p->d.stacks[s];
 			if (s + FRAME_AHEAD < p->d.nstacks)
