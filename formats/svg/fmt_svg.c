@@ -389,7 +389,7 @@ static void write_frame(struct svgw *s, const struct svg_graph *g,
 	double w = g->total > 0 ? XPAD + (nd->x + nd->w) * per - x : full;
 	double y = o->inverted ? ly->top + nd->depth * ly->fh :
 		   ly->height - ly->bottom - (nd->depth + 1.0) * ly->fh;
-	const char *name = xml_text(s, nd->name, 0);
+	const char *name = xml_text(s, sf_svg__name(nd), 0);
 
 	if (!name) {
 		s->err = 2;
@@ -420,8 +420,9 @@ static void write_frame(struct svgw *s, const struct svg_graph *g,
 	 * fewer elements load faster; the script adds one on zoom */
 	long fits = (long)floor(w / ly->cw);
 	if (fits >= 3) {
-		const char *label = (size_t)fits >= utf8_chars(nd->name) ?
-				    name : xml_text(s, nd->name, (size_t)fits);
+		const char *label =
+			(size_t)fits >= utf8_chars(sf_svg__name(nd)) ? name :
+			xml_text(s, sf_svg__name(nd), (size_t)fits);
 		if (!label) {
 			s->err = 2;
 			return;

@@ -72,24 +72,42 @@ struct svg_opts {
 	double total;              /* --total, 0 if unset */
 };
 
-/* A frame of the graph: what every node has (72 bytes; a timeline of
- * 3.7 million nodes makes as many of them). */
+/* A frame of the graph: what every node has (48 bytes; a timeline of
+ * 3.7 million nodes makes as many of them, each fresh memory).  Its
+ * name, module and kind are read through sf_svg__name, sf_svg__module
+ * and sf_svg__kind. */
 struct svg_node {
 	uint32_t parent;
 	uint32_t depth;
-	const char *name;
-	const char *module;    /* NULL when merged frames differ in it */
-	const char *kind;      /* the same */
-	uint32_t flags;
+	const struct sf_frame *frame;  /* the first frame merged into it:
+					* the profile's, a group's label
+					* (struct svg_graph) or "all" */
+	uint32_t flags;         /* SF_FRAME_* common to its frames */
+	unsigned char mixed;    /* SVG_MIXED_*: its frames differ in */
 	bool drawn;
 	double w;       /* inclusive weight, default (NEW) type */
 	double sw;      /* self weight, NEW */
-	double pre;     /* the parent's self weight drawn before this
-			 * node: all of it in a merged graph (flamegraph.pl's
-			 * sorted lines put "a N" before "a;b N"), what came
-			 * before the node in time in a flame chart */
 	double x;       /* offset from the left, in weight units */
 };
+
+#define SVG_MIXED_MODULE 1
+#define SVG_MIXED_KIND 2
+
+static inline const char *sf_svg__name(const struct svg_node *nd)
+{
+	return nd->frame->name;
+}
+
+/* NULL when the merged frames differ in it (or have none). */
+static inline const char *sf_svg__module(const struct svg_node *nd)
+{
+	return nd->mixed & SVG_MIXED_MODULE ? NULL : nd->frame->module;
+}
+
+static inline const char *sf_svg__kind(const struct svg_node *nd)
+{
+	return nd->mixed & SVG_MIXED_KIND ? NULL : nd->frame->kind;
+}
 
 /* The weights only a differential graph or one with labels (off-CPU
  * samples) can have, kept apart so that a graph without them does not
@@ -121,6 +139,7 @@ struct svg_graph {
 	uint32_t maxdepth;
 	char **labels;     /* --pid-prefix, --thread-prefix: the root
 			    * frames' names, which the nodes point to */
+	struct sf_frame *label_frames;   /* the frames of those */
 	size_t nlabels;
 };
 

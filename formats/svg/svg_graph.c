@@ -113,11 +113,11 @@ static int order_cmp(const void *a_, const void *b_, void *nodes_)
 
 	if (a->parent != b->parent)
 		return a->parent < b->parent ? -1 : 1;
-	if ((c = name_cmp(a->name, b->name)))
+	if ((c = name_cmp(sf_svg__name(a), sf_svg__name(b))))
 		return c;
-	if ((c = strcmp_null(a->module, b->module)))
+	if ((c = strcmp_null(sf_svg__module(a), sf_svg__module(b))))
 		return c;
-	if ((c = strcmp_null(a->kind, b->kind)))
+	if ((c = strcmp_null(sf_svg__kind(a), sf_svg__kind(b))))
 		return c;
 	return *(const uint32_t *)a_ < *(const uint32_t *)b_ ? -1 : 1;
 }
@@ -161,6 +161,11 @@ struct builder {
 	size_t nframes;
 	const struct sf_frame *frames;   /* the profile's, for
 					  * frame_keys_distinct */
+	double *pre;         /* a flame chart's: per node, the parent's self
+			      * weight when the node was made, drawn before
+			      * it (what came before it in time); a merged
+			      * graph draws all of it (flamegraph.pl's sorted
+			      * lines put "a N" before "a;b N") */
 };
 
 #define NO_HEAD UINT32_MAX
@@ -258,9 +263,10 @@ static bool node_eq(const void *ctx, uint32_t id, const void *key)
 	const struct svg_node *nd = &b->g->nodes[id];
 	const struct node_key *k = key;
 
-	return nd->parent == k->parent && nd->name == k->f->name &&
+	return nd->parent == k->parent && nd->frame->name == k->f->name &&
 	       (!b->by_module ||
-		(nd->module == k->f->module && nd->kind == k->f->kind));
+		(sf_svg__module(nd) == k->f->module &&
+		 sf_svg__kind(nd) == k->f->kind));
 }
 
 /* Room for at least `need` nodes.  Returns 0 or -1 (out of memory). */
@@ -278,6 +284,12 @@ static int nodes_room(struct builder *b, size_t need)
 		if (!nk)
 			return -1;
 		b->kin = nk;
+		if (b->pre) {
+			double *np = realloc(b->pre, nc * sizeof(*np));
+			if (!np)
+				return -1;
+			b->pre = np;
+		}
 		if (g->more) {
 			struct svg_more *nm = realloc(g->more,
 						      nc * sizeof(*nm));
@@ -301,11 +313,8 @@ static uint32_t node_add(struct svg_graph *g, uint32_t par,
 	memset(nd, 0, sizeof(*nd));
 	nd->parent = par;
 	nd->depth = g->nodes[par].depth + 1;
-	nd->name = f->name;
-	nd->module = f->module;
-	nd->kind = f->kind;
+	nd->frame = f;
 	nd->flags = f->flags;
-	nd->pre = g->nodes[par].sw;   /* a flame chart's; merged: reset */
 	return (uint32_t)g->n++;
 }
 
@@ -315,6 +324,8 @@ static int new_node(struct builder *b, uint32_t par, const struct sf_frame *f,
 	if (nodes_room(b, b->g->n + 1))
 		return -1;
 	b->kin[b->g->n] = (struct kin){ 0, 0, f->name };
+	if (b->pre)
+		b->pre[b->g->n] = b->g->nodes[par].sw;
 	*out = node_add(b->g, par, f);
 	return 0;
 }
@@ -355,10 +366,10 @@ static int child_of(struct builder *b, uint32_t par, const struct sf_frame *f,
 	}
 	if (found) {
 		struct svg_node *nd = &b->g->nodes[*out];
-		if (nd->module != f->module)
-			nd->module = NULL;
-		if (nd->kind != f->kind)
-			nd->kind = NULL;
+		if (sf_svg__module(nd) != f->module)
+			nd->mixed |= SVG_MIXED_MODULE;
+		if (sf_svg__kind(nd) != f->kind)
+			nd->mixed |= SVG_MIXED_KIND;
 		nd->flags &= f->flags;
 		return 0;
 	}
@@ -375,8 +386,9 @@ static int child_of(struct builder *b, uint32_t par, const struct sf_frame *f,
 		for (c = pk->first; c; c = b->kin[c].next) {
 			const struct svg_node *cn = &b->g->nodes[c];
 			if (!sf_idx_insert(&b->idx,
-					   node_hash(b, par, cn->name,
-						     cn->module, cn->kind),
+					   node_hash(b, par, sf_svg__name(cn),
+						     sf_svg__module(cn),
+						     sf_svg__kind(cn)),
 					   c))
 				return -1;
 		}
@@ -839,10 +851,13 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 	bool more = g->diff || p->d.nlabel_sets > 1;
 	if (!(g->nodes = malloc(b.cap * sizeof(*g->nodes))) ||
 	    !(b.kin = malloc(b.cap * sizeof(*b.kin))) ||
-	    (more && !(g->more = calloc(b.cap, sizeof(*g->more))))) {
+	    (more && !(g->more = calloc(b.cap, sizeof(*g->more)))) ||
+	    (o->flamechart && !(b.pre = calloc(b.cap, sizeof(*b.pre))))) {
 		free(g->nodes);
+		free(g->more);
 		free(b.kin);
 		g->nodes = NULL;
+		g->more = NULL;
 		return sf_error_nomem(ctx);
 	}
 	if (p->d.nlabel_sets > 1) {
@@ -855,10 +870,11 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 		wt.offcpu[0] = 0;
 	}
 	/* node 0 is "all" */
+	static const struct sf_frame all = { .name = "all" };
 	memset(&g->nodes[0], 0, sizeof(g->nodes[0]));
-	g->nodes[0].name = "all";
+	g->nodes[0].frame = &all;
 	g->nodes[0].parent = UINT32_MAX;
-	b.kin[0] = (struct kin){ 0, 0, g->nodes[0].name };
+	b.kin[0] = (struct kin){ 0, 0, all.name };
 	g->n = 1;
 	if ((o->group != GROUP_NONE && make_groups(&b, p, o->group)) ||
 	    (o->flamechart ? build_chart(&b, p, &wt) :
@@ -877,8 +893,6 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 		g->nodes[i].w = g->nodes[i].sw;
 		if (g->more)
 			g->more[i].wb = g->more[i].swb;
-		if (!o->flamechart && i)
-			g->nodes[i].pre = g->nodes[g->nodes[i].parent].sw;
 	}
 	/* children have larger ids than their parents */
 	for (size_t i = g->n; i-- > 1;)
@@ -953,7 +967,7 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 			cur = nd->parent;
 			cx = g->nodes[cur].x;
 		}
-		nd->x = cx + nd->pre;
+		nd->x = cx + (b.pre ? b.pre[g->order[k]] : g->nodes[cur].sw);
 		cx += nd->w;
 		nd->drawn = g->nodes[nd->parent].drawn && nd->w > 0 &&
 			    nd->w * scale >= minw && nd->w > cut;
@@ -970,11 +984,13 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 out:
 	sf_idx_free(&b.idx);
 	free(b.kin);
+	free(b.pre);
 	free(wt.offcpu);
-	/* the nodes point to the texts: the graph keeps them */
+	/* the nodes point to the labels' frames and texts: the graph keeps
+	 * them */
 	g->labels = b.text;
+	g->label_frames = b.label;
 	g->nlabels = b.ngroups;
-	free(b.label);
 	free(b.group);
 	return rc;
 }
@@ -987,5 +1003,6 @@ void sf_svg__graph_free(struct svg_graph *g)
 	for (size_t i = 0; i < g->nlabels; i++)
 		free(g->labels[i]);
 	free(g->labels);
+	free(g->label_frames);
 	memset(g, 0, sizeof(*g));
 }
