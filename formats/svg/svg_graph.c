@@ -538,18 +538,15 @@ static int build_merged(struct builder *b, const struct sf_profile *p,
 			struct weights *wt, bool reverse)
 {
 	size_t ns = p->d.nstacks ? p->d.nstacks : 1;
-	uint32_t *map = calloc(ns, sizeof(*map));
+	int distinct = reverse ? 0 : frame_keys_distinct(b, p);
+	/* stack s -> its node; none where that is s itself */
+	uint32_t *map = distinct ? NULL : calloc(ns, sizeof(*map));
 	sf_frame_id *path = NULL;
 	size_t cap = 0, n;
 	int rc = 0;
 
-	if (!map)
+	if (distinct < 0 || (!distinct && !map))
 		return -1;
-	int distinct = reverse ? 0 : frame_keys_distinct(b, p);
-	if (distinct < 0) {
-		free(map);
-		return -1;
-	}
 	/*
 	 * Frames that all differ in what nodes merge by: two children of a
 	 * stack node have different frames (the stack tree is a prefix
@@ -564,8 +561,7 @@ static int build_merged(struct builder *b, const struct sf_profile *p,
 			rc = -1;
 		for (size_t s = 1; s < p->d.nstacks && !rc; s++) {
 			const struct sf_stack_node *sn = &p->d.stacks[s];
-			map[s] = node_add(b->g, sn->parent,
-					  &p->d.frames[sn->frame]);
+			node_add(b->g, sn->parent, &p->d.frames[sn->frame]);
 		}
 	} else if (!reverse) {
 		/* stack ids grow from parent to child: a parent is mapped
@@ -603,7 +599,8 @@ static int build_merged(struct builder *b, const struct sf_profile *p,
 		free(used);
 	}
 	for (size_t i = 0; !rc && i < p->d.nsamples; i++) {
-		uint32_t nd = map[p->d.samples[i].stack], g;
+		uint32_t nd = map ? map[p->d.samples[i].stack] :
+				    p->d.samples[i].stack, g;
 		/* reversed, a group's label is the leaf: flamegraph.pl
 		 * --reverse reverses the whole line "LABEL;..." */
 		if (b->group && (g = group_of(b, p, i)) < b->ngroups &&
