@@ -42,9 +42,9 @@ static const struct cli_opt from_opt = {
 };
 static const struct cli_opt jobs_opt = {
 	"jobs", 'j', "N",
-	"read a large file, and build and print a large call\n"
-	"graph, on N threads (default: $SF_JOBS, else the CPUs\n"
-	"available; the output is the same)"
+	"read and write large profiles, and build and print a\n"
+	"large call graph, on N threads (default: $SF_JOBS, else\n"
+	"the CPUs available; the output is the same)"
 };
 
 /* "4096", "64K", "2G": a positive size. */

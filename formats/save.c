@@ -69,6 +69,8 @@ int sf_save(const struct sf_save *s, const struct sf_profile *p,
 
 	if ((rc = sf_output_open(&o, ctx, s->path, s->gzip)))
 		return rc;
+	/* gzip output (pprof's always) compresses beside the writer */
+	sf_output_threads(o, sf_jobs(ctx));
 	if ((rc = s->format->write(p, o, ctx))) {
 		if (!ctx->err.source[0])
 			snprintf(ctx->err.source, sizeof(ctx->err.source),

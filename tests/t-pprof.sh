@@ -470,3 +470,36 @@ expect_error pprof-max-decompressed 1 'exceeds 100 bytes \(--max-decompressed\)'
 	$SFCONV --max-decompressed 100 c.pb.gz
 expect_error pprof-max-size-raw 1 'input larger than 100 bytes' \
 	$SFCONV --max-decompressed 100 --from pprof c.raw.pb
+
+# With two jobs the gzip stream is compressed on a second thread while
+# the samples are encoded (sf_output_threads): the same deflate calls,
+# so the same bytes as one job.  40,000 distinct stacks make a message of
+# several of the output's 256 KiB buffers, each handed over in turn.
+python3 - > many.folded <<'PY'
+for i in range(40000):
+    fr = ["main", "w%d" % (i % 97), "f%d" % (i % 1009), "g%d" % i]
+    print(";".join(fr), i % 13 + 1)
+PY
+$SFCONV -q -j 1 many.folded -o many1.pb.gz
+$SFCONV -q -j 2 many.folded -o many2.pb.gz
+$SFCONV -q -j 2 many.folded --to pprof > many3.pb.gz
+raw=$(gzip -dc many1.pb.gz | wc -c)
+if [ "$raw" -gt $((3 * 262144)) ]; then pass pprof-jobs-input-size; else
+	fail pprof-jobs-input-size "message of $raw bytes, wanted more than 3 buffers"; fi
+expect_same pprof-jobs-same many1.pb.gz many2.pb.gz
+expect_same pprof-jobs-same-stdout many1.pb.gz many3.pb.gz
+# any gzip output (-o NAME.gz) compresses so with two jobs
+$SFCONV -q -j 1 many.folded -o many1.json.gz
+$SFCONV -q -j 2 many.folded -o many2.json.gz
+expect_same gzip-jobs-same many1.json.gz many2.json.gz
+# and it reads back to the input
+python3 fold.py many.folded > many.want
+$SFCONV -q many2.pb.gz --to collapsed > many.got
+expect_same pprof-jobs-roundtrip many.want many.got
+# a write error on the second thread is the writer's error, once
+if [ -w /dev/full ]; then
+	expect_error pprof-jobs-full-disk 3 '^sfconv: -: write error: No space left on device$' \
+		sh -c "$SFCONV -q -j 2 many.folded --to pprof > /dev/full"
+else
+	skip pprof-jobs-full-disk "no /dev/full"
+fi

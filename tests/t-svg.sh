@@ -218,3 +218,63 @@ $SFCONV mf.folded --max-frames 0 -o mf0.svg
 [ "$($CHECK mf0.svg | wc -l)" -eq 7 ] && pass svg-max-frames-0-all ||
 	fail svg-max-frames-0-all "expected 7 frames"
 expect_error svg-max-frames-bad 2 "--max-frames expects" $SFCONV mf.folded --max-frames -1 -o x.svg
+
+# Where no two frames share a name (or, with --by-module, name, module and
+# kind), the graph is the model's stack tree and is made without merging;
+# a profile whose frames share a name goes the merging way.  Both ways
+# must draw the same graph: doc B differs from doc A only in that the
+# frame "x" under p1 and p2 has a module in one place (two frames of one
+# name: merging), where A has one frame "x" (all names distinct).  The
+# module does not show in the drawing; weights, order and the
+# --max-frames cut do.
+python3 - <<'PY'
+import json, random
+for doc, split in (("a", False), ("b", True)):
+    r = random.Random(7)
+    frames = [{"name": "f%d" % i} for i in range(400)]
+    frames += [{"name": "p1"}, {"name": "p2"}, {"name": "x"}]
+    if split:
+        frames.append({"name": "x", "module": "/lib/other.so"})
+    stacks, samples = [], []
+    def push(parent, frame):
+        stacks.append([parent, frame])
+        return len(stacks)
+    p1 = push(0, 400)
+    p2 = push(0, 401)
+    x1 = push(p1, 402)
+    x2 = push(p2, 403 if split else 402)
+    for s in (x1, x2):
+        samples.append([s, None, None, 0, 5])
+    for n in range(3000):
+        s = r.choice([0, p1, p2, x1, x2] + list(range(5, len(stacks) + 1)))
+        s = push(s, r.randrange(400)) if r.random() < 0.7 else s
+        if s:
+            samples.append([s, None, None, 0, r.randrange(1, 9)])
+    # the same (parent, frame) never twice: the model's prefix tree
+    seen, st = {}, []
+    remap = [0]
+    for par, f in stacks:
+        key = (remap[par], f)
+        if key not in seen:
+            st.append([remap[par], f])
+            seen[key] = len(st)
+        remap.append(seen[key])
+    samples = [[remap[s], t, ti, l, w] for s, t, ti, l, w in samples]
+    json.dump({"format": "sftools-profile", "version": 1,
+               "meta": {"source_format": "collapsed",
+                        "default_sample_type": 0},
+               "sample_types": [{"type": "samples", "unit": "count"}],
+               "threads": [], "frames": frames, "stacks": st,
+               "label_sets": [], "samples": samples},
+              open("ways-%s.json" % doc, "w"))
+PY
+for opts in "" "--max-frames 40" "--by-module" "--minwidth 0"; do
+	name=svg-ways-same${opts:+-$(echo "$opts" | tr -d ' -')}
+	$SFCONV -q ways-a.json --to svg $opts > ways-a.svg
+	$SFCONV -q ways-b.json --to svg $opts > ways-b.svg
+	if [ "$(grep -c '<g' ways-a.svg)" -lt 100 ] && [ -z "$opts" ]; then
+		fail "$name" "only $(grep -c '<g' ways-a.svg) frames drawn"
+	else
+		expect_same "$name" ways-a.svg ways-b.svg
+	fi
+done

@@ -1,10 +1,10 @@
 /* io.c - streaming input (with transparent gzip) and buffered output. */
 #include "io.h"
+#include "outthread.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -665,6 +665,8 @@ struct sf_output {
 	size_t len, cap;
 	int failed;       /* 0, SF_EIO or SF_EPIPE */
 	int err_no;
+	bool may_thread;  /* compress on a second thread (sf_output_threads) */
+	struct sf_outthread *zt;   /* doing so, or NULL */
 };
 
 /* The temporary file being written, for signal handlers. */
@@ -678,27 +680,87 @@ void sf_output_signal_cleanup(void)
 		unlink(p);
 }
 
-static void out_fail(struct sf_output *o, int err)
+/* A write failure into *failed and *err_no: the output's own, or the
+ * compressing thread's. */
+static void fail_into(int *failed, int *err_no, int err)
 {
-	if (o->failed)
+	if (*failed)
 		return;
-	o->err_no = err;
-	o->failed = err == EPIPE ? SF_EPIPE : SF_EIO;
+	*err_no = err;
+	*failed = err == EPIPE ? SF_EPIPE : SF_EIO;
 }
 
-static void write_fd(struct sf_output *o, const unsigned char *p, size_t n)
+static void out_fail(struct sf_output *o, int err)
 {
-	while (n && !o->failed) {
-		ssize_t r = write(o->fd, p, n);
+	fail_into(&o->failed, &o->err_no, err);
+}
+
+static void write_all(int fd, const unsigned char *p, size_t n, int *failed,
+		      int *err_no)
+{
+	while (n && !*failed) {
+		ssize_t r = write(fd, p, n);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			out_fail(o, errno);
+			fail_into(failed, err_no, errno);
 			return;
 		}
 		p += r;
 		n -= (size_t)r;
 	}
+}
+
+static void write_fd(struct sf_output *o, const unsigned char *p, size_t n)
+{
+	write_all(o->fd, p, n, &o->failed, &o->err_no);
+}
+
+/* Compress in[0..n) with `zflush` and write what comes out. */
+static void deflate_out(struct sf_output *o, unsigned char *in, size_t n,
+			int zflush, int *failed, int *err_no)
+{
+	o->zs.next_in = in;
+	o->zs.avail_in = (uInt)n;
+	do {
+		o->zs.next_out = o->zout;
+		o->zs.avail_out = OUT_BUF;
+		int zr = deflate(&o->zs, zflush);
+		if (zr == Z_STREAM_ERROR) {
+			errno = EIO;
+			fail_into(failed, err_no, EIO);
+			return;
+		}
+		write_all(o->fd, o->zout, OUT_BUF - o->zs.avail_out, failed,
+			  err_no);
+	} while (o->zs.avail_out == 0 && !*failed);
+}
+
+/* The output's compressing thread's work (outthread.h): one buffer. */
+static void deflate_job(void *arg, unsigned char *buf, size_t len, int flag,
+			int *failed, int *err_no)
+{
+	deflate_out(arg, buf, len, flag, failed, err_no);
+}
+
+/*
+ * With sf_output_threads, a gzip output's buffers are compressed and
+ * written on a second thread while the writer fills the next one.  The
+ * thread makes the same deflate calls, with the same input and flush, in
+ * the same order as on the writer's thread, so the bytes are the same;
+ * only when they are made changes.  It owns zs, zout and fd while it
+ * runs.  No thread (out of memory, none can be started): as without.
+ */
+static void gz_thread_start(struct sf_output *o)
+{
+	if (o->may_thread && o->gz && !o->is_mem && !o->zt)
+		o->zt = sf_outthread_start(deflate_job, o, malloc(o->cap));
+}
+
+static void gz_thread_stop(struct sf_output *o)
+{
+	sf_outthread_stop(o->zt, &o->failed, &o->err_no);
+	o->zt = NULL;
 }
 
 static void flush_buf(struct sf_output *o, int zflush)
@@ -710,19 +772,16 @@ static void flush_buf(struct sf_output *o, int zflush)
 		o->len = 0;
 		return;
 	}
-	o->zs.next_in = o->buf;
-	o->zs.avail_in = (uInt)o->len;
-	do {
-		o->zs.next_out = o->zout;
-		o->zs.avail_out = OUT_BUF;
-		int zr = deflate(&o->zs, zflush);
-		if (zr == Z_STREAM_ERROR) {
-			errno = EIO;
-			out_fail(o, EIO);
-			return;
-		}
-		write_fd(o, o->zout, OUT_BUF - o->zs.avail_out);
-	} while (o->zs.avail_out == 0 && !o->failed);
+	if (o->zt) {
+		/* hand the filled buffer over and go on with the other (or,
+		 * after a failure, this one: the caller may still copy into
+		 * it) */
+		o->buf = sf_outthread_hand(o->zt, o->buf, o->len, zflush,
+					   &o->failed, &o->err_no);
+		o->len = 0;
+		return;
+	}
+	deflate_out(o, o->buf, o->len, zflush, &o->failed, &o->err_no);
 	o->len = 0;
 }
 
@@ -927,7 +986,14 @@ int sf_output_set_gzip(struct sf_output *o, struct sf_ctx *ctx)
 		return sf_error(ctx, SF_ENOMEM, o->name, 0,
 				"cannot start gzip compression");
 	o->gz = true;
+	gz_thread_start(o);
 	return 0;
+}
+
+void sf_output_threads(struct sf_output *o, unsigned jobs)
+{
+	o->may_thread = jobs > 1;
+	gz_thread_start(o);
 }
 
 int sf_output_mem(struct sf_output **out, struct sf_ctx *ctx)
@@ -1037,86 +1103,6 @@ void sf_output_printf(struct sf_output *o, const char *fmt, ...)
 	free(big);
 }
 
-void sf_output_u64(struct sf_output *o, uint64_t v)
-{
-	char b[24];
-	int i = 24;
-
-	do {
-		b[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	sf_output_write(o, b + i, (size_t)(24 - i));
-}
-
-void sf_output_i64(struct sf_output *o, int64_t v)
-{
-	if (v < 0) {
-		sf_output_putc(o, '-');
-		sf_output_u64(o, (uint64_t)0 - (uint64_t)v);
-	} else {
-		sf_output_u64(o, (uint64_t)v);
-	}
-}
-
-int sf_format_num(char *buf, size_t size, double v)
-{
-	if (v == 0)
-		return snprintf(buf, size, "0");
-	if (isnan(v))
-		return snprintf(buf, size, "nan");
-	if (isinf(v))
-		return snprintf(buf, size, v < 0 ? "-inf" : "inf");
-	if (v == floor(v) && fabs(v) < 9.007199254740992e15)
-		return snprintf(buf, size, "%lld", (long long)v);
-	for (int prec = 1; prec <= 17; prec++) {
-		int n = snprintf(buf, size, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			return n;
-	}
-	return snprintf(buf, size, "%.17g", v);
-}
-
-void sf_output_num(struct sf_output *o, double v)
-{
-	char b[40];
-
-	if (v >= 0 && v < 1e15 && v == (double)(uint64_t)v) {
-		sf_output_u64(o, (uint64_t)v);
-		return;
-	}
-	if (v >= 1e-4 && v < 1e9) {
-		/* short decimals (0.5, 12.25, 0.001): the fewest fraction
-		 * digits k <= 6 whose decimal m / 10^k reads back as v.  Both
-		 * m < 2^53 and 10^k are exact and the division is correctly
-		 * rounded, so the test is exact; with at most 15 significant
-		 * digits no other decimal of that length reads back as v, so
-		 * this is the string sf_format_num's %g search finds (fixed
-		 * notation: v has a fraction and v >= 1e-4). */
-		static const double p10[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5,
-					       1e6 };
-		for (int k = 1; k <= 6; k++) {
-			double m = nearbyint(v * p10[k]);
-			if (m / p10[k] != v)
-				continue;
-			uint64_t u = (uint64_t)m, ip = u / (uint64_t)p10[k],
-				 fp = u % (uint64_t)p10[k];
-			char *e = b + sizeof(b), *q = e;
-			for (int d = 0; d < k; d++, fp /= 10)
-				*--q = (char)('0' + fp % 10);
-			*--q = '.';
-			do {
-				*--q = (char)('0' + ip % 10);
-				ip /= 10;
-			} while (ip);
-			sf_output_write(o, q, (size_t)(e - q));
-			return;
-		}
-	}
-	int n = sf_format_num(b, sizeof(b), v);
-	sf_output_write(o, b, (size_t)n);
-}
-
 int sf_output_failed(const struct sf_output *o)
 {
 	return o->failed;
@@ -1129,6 +1115,7 @@ const char *sf_output_name(const struct sf_output *o)
 
 static void output_free(struct sf_output *o)
 {
+	gz_thread_stop(o);
 	if (o->gz)
 		deflateEnd(&o->zs);
 	free(o->zout);
@@ -1148,6 +1135,7 @@ int sf_output_commit(struct sf_output *o, struct sf_ctx *ctx)
 		return 0;
 	}
 	flush_buf(o, o->gz ? Z_FINISH : Z_NO_FLUSH);
+	gz_thread_stop(o);
 	if (!o->failed && o->tmp_path && fsync(o->fd) && errno != EINVAL)
 		out_fail(o, errno);
 	if (!o->failed && o->anon && link_tmp(o))
@@ -1187,6 +1175,8 @@ void sf_output_abort(struct sf_output *o)
 {
 	if (!o)
 		return;
+	/* the compressing thread writes to fd until it ends */
+	gz_thread_stop(o);
 	if (o->close_fd && o->fd >= 0)
 		close(o->fd);
 	if (o->tmp_path) {

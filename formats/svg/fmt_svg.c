@@ -293,15 +293,15 @@ struct layout {
  * heaviest first as the colour picks it: "\nlock: 7 samples (29.17%)",
  * the share of the frame's weight. */
 static void wait_lines(char *title, size_t size, const struct svg_node *nd,
-		       const char *unit)
+		       const struct svg_more *m, const char *unit)
 {
 	enum svg_wait order[SVG_WAIT_N];
 	char nb[64];
 
-	sf_svg__wait_order(nd, order);
-	for (int k = 0; k < SVG_WAIT_N && nd->wait[order[k]] > 0; k++) {
+	sf_svg__wait_order(m, order);
+	for (int k = 0; k < SVG_WAIT_N && m->wait[order[k]] > 0; k++) {
 		size_t l = strlen(title);
-		double w = nd->wait[order[k]];
+		double w = m->wait[order[k]];
 		count_text(nb, sizeof(nb), w);
 		snprintf(title + l, size - l, "\n%s: %s %s (%.2f%%)",
 			 sf_svg__wait_names[order[k]], nb, unit,
@@ -315,30 +315,31 @@ static void write_title(struct svgw *s, const struct svg_graph *g,
 {
 	char title[1024], nb[64], bb[64], db[64];
 	double pct = g->total > 0 ? 100 * nd->w / g->total : 0;
+	const struct svg_more *m = sf_svg__more(g, nd);
 
 	W(xmlTextWriterStartElement(s->w, BAD_CAST "title"));
 	W(xmlTextWriterWriteString(s->w, BAD_CAST name));
 	if (g->diff) {
-		double delta = nd->w - nd->wb;
+		double delta = nd->w - m->wb;
 		sf_format_num(nb, sizeof(nb), nd->w);
-		sf_format_num(bb, sizeof(bb), nd->wb);
+		sf_format_num(bb, sizeof(bb), m->wb);
 		sf_format_num(db, sizeof(db), fabs(delta));
-		double tb = g->nodes[0].wb;
+		double tb = sf_svg__more(g, g->nodes)->wb;
 		int n = snprintf(title, sizeof(title),
 				 "\nnew: %s %s (%.2f%%)\nbase: %s %s (%.2f%%)"
 				 "\nchange: %s%s", nb, unit, pct, bb, unit,
-				 tb > 0 ? 100 * nd->wb / tb : 0.0,
+				 tb > 0 ? 100 * m->wb / tb : 0.0,
 				 delta < 0 ? "-" : "+", db);
 		if (n > 0 && (size_t)n < sizeof(title)) {
-			if (nd->wb > 0)
+			if (m->wb > 0)
 				snprintf(title + n, sizeof(title) - (size_t)n,
 					 " (%s%.2f%%)", delta < 0 ? "-" : "+",
-					 100 * fabs(delta) / nd->wb);
+					 100 * fabs(delta) / m->wb);
 			else if (nd->w > 0)
 				snprintf(title + n, sizeof(title) - (size_t)n,
 					 " (new)");
 		}
-		double sd = nd->sw - nd->swb;
+		double sd = nd->sw - m->swb;
 		size_t l = strlen(title);
 		sf_format_num(db, sizeof(db), fabs(sd));
 		snprintf(title + l, sizeof(title) - l, "\nself change: %s%s",
@@ -366,10 +367,10 @@ static void write_title(struct svgw *s, const struct svg_graph *g,
 		if (g->offcpu && nd->w > 0) {
 			size_t l = strlen(title);
 			snprintf(title + l, sizeof(title) - l,
-				 "\noff-CPU: %.2f%%", 100 * nd->off / nd->w);
+				 "\noff-CPU: %.2f%%", 100 * m->off / nd->w);
 		}
 		if (g->waits && nd->w > 0)
-			wait_lines(title, sizeof(title), nd, unit);
+			wait_lines(title, sizeof(title), nd, m, unit);
 	}
 	W(xmlTextWriterWriteString(s->w, BAD_CAST title));
 	W(xmlTextWriterEndElement(s->w));
@@ -388,7 +389,7 @@ static void write_frame(struct svgw *s, const struct svg_graph *g,
 	double w = g->total > 0 ? XPAD + (nd->x + nd->w) * per - x : full;
 	double y = o->inverted ? ly->top + nd->depth * ly->fh :
 		   ly->height - ly->bottom - (nd->depth + 1.0) * ly->fh;
-	const char *name = xml_text(s, nd->name, 0);
+	const char *name = xml_text(s, sf_svg__name(nd), 0);
 
 	if (!name) {
 		s->err = 2;
@@ -419,8 +420,9 @@ static void write_frame(struct svgw *s, const struct svg_graph *g,
 	 * fewer elements load faster; the script adds one on zoom */
 	long fits = (long)floor(w / ly->cw);
 	if (fits >= 3) {
-		const char *label = (size_t)fits >= utf8_chars(nd->name) ?
-				    name : xml_text(s, nd->name, (size_t)fits);
+		const char *label =
+			(size_t)fits >= utf8_chars(sf_svg__name(nd)) ? name :
+			xml_text(s, sf_svg__name(nd), (size_t)fits);
 		if (!label) {
 			s->err = 2;
 			return;
@@ -722,8 +724,8 @@ static int svg_write(const struct sf_profile *p, struct sf_output *out,
 		 * every node, drawn or not, as a removed frame is a change
 		 * too */
 		for (size_t i = 0; i < g.n; i++)
-			if (fabs(g.nodes[i].sw - g.nodes[i].swb) > maxdelta)
-				maxdelta = fabs(g.nodes[i].sw - g.nodes[i].swb);
+			if (fabs(g.nodes[i].sw - g.more[i].swb) > maxdelta)
+				maxdelta = fabs(g.nodes[i].sw - g.more[i].swb);
 	const char *title = o.title ? o.title :
 			    g.diff ? "Differential Flame Graph" :
 			    o.flamechart ? "Flame Chart" :
@@ -822,9 +824,11 @@ static int svg_write(const struct sf_profile *p, struct sf_output *out,
 		if (!nd->drawn)
 			continue;
 		if (g.diff)
-			sf_svg__colour_diff(nd->sw - nd->swb, maxdelta,
-					    o.negate, fill, sizeof(fill));
+			sf_svg__colour_diff(nd->sw - g.more[g.order[k]].swb,
+					    maxdelta, o.negate, fill,
+					    sizeof(fill));
 		else if ((rc = sf_svg__colour_frame(col, ctx, nd,
+						    sf_svg__more(&g, nd),
 						    g.offcpu, g.waits, fill,
 						    sizeof(fill))))
 			break;

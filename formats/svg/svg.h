@@ -72,28 +72,58 @@ struct svg_opts {
 	double total;              /* --total, 0 if unset */
 };
 
+/* A frame of the graph: what every node has (48 bytes; a timeline of
+ * 3.7 million nodes makes as many of them, each fresh memory).  Its
+ * name, module and kind are read through sf_svg__name, sf_svg__module
+ * and sf_svg__kind. */
 struct svg_node {
 	uint32_t parent;
 	uint32_t depth;
-	const char *name;
-	const char *module;    /* NULL when merged frames differ in it */
-	const char *kind;      /* the same */
-	uint32_t flags;
+	const struct sf_frame *frame;  /* the first frame merged into it:
+					* the profile's, a group's label
+					* (struct svg_graph) or "all" */
+	uint32_t flags;         /* SF_FRAME_* common to its frames */
+	unsigned char mixed;    /* SVG_MIXED_*: its frames differ in */
+	bool drawn;
 	double w;       /* inclusive weight, default (NEW) type */
+	double sw;      /* self weight, NEW */
+	double x;       /* offset from the left, in weight units */
+};
+
+#define SVG_MIXED_MODULE 1
+#define SVG_MIXED_KIND 2
+
+static inline const char *sf_svg__name(const struct svg_node *nd)
+{
+	return nd->frame->name;
+}
+
+/* NULL when the merged frames differ in it (or have none). */
+static inline const char *sf_svg__module(const struct svg_node *nd)
+{
+	return nd->mixed & SVG_MIXED_MODULE ? NULL : nd->frame->module;
+}
+
+static inline const char *sf_svg__kind(const struct svg_node *nd)
+{
+	return nd->mixed & SVG_MIXED_KIND ? NULL : nd->frame->kind;
+}
+
+/* The weights only a differential graph or one with labels (off-CPU
+ * samples) can have, kept apart so that a graph without them does not
+ * carry them: they doubled the node's size. */
+struct svg_more {
 	double wb;      /* inclusive BASE weight (differential) */
-	double sw, swb; /* self weights: NEW, BASE */
+	double swb;     /* self weight, BASE */
 	double off;     /* inclusive weight of off-CPU samples */
 	double wait[SVG_WAIT_N]; /* inclusive off-CPU weight per wait kind */
-	double pre;     /* the parent's self weight drawn before this
-			 * node: all of it in a merged graph (flamegraph.pl's
-			 * sorted lines put "a N" before "a;b N"), what came
-			 * before the node in time in a flame chart */
-	double x;       /* offset from the left, in weight units */
-	bool drawn;
 };
 
 struct svg_graph {
 	struct svg_node *nodes;
+	struct svg_more *more;  /* per node; NULL when the profile is not a
+				 * differential one and has no labels, so
+				 * that every such weight is 0 */
 	size_t n;
 	uint32_t *order;   /* the order nodes are written: by (parent,
 			    * name, module, kind), or by time for a flame
@@ -109,6 +139,7 @@ struct svg_graph {
 	uint32_t maxdepth;
 	char **labels;     /* --pid-prefix, --thread-prefix: the root
 			    * frames' names, which the nodes point to */
+	struct sf_frame *label_frames;   /* the frames of those */
 	size_t nlabels;
 };
 
@@ -118,6 +149,16 @@ struct svg_graph {
 int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 			struct sf_ctx *ctx, const struct svg_opts *o);
 void sf_svg__graph_free(struct svg_graph *g);
+
+/* The differential and off-CPU weights of node `nd` of `g` (zeros when
+ * the graph keeps none). */
+static inline const struct svg_more *sf_svg__more(const struct svg_graph *g,
+						  const struct svg_node *nd)
+{
+	static const struct svg_more none;
+
+	return g->more ? &g->more[nd - g->nodes] : &none;
+}
 
 /* ----- colours (svg_colour.c) ----- */
 
@@ -142,12 +183,12 @@ int sf_svg__colours_new(struct svg_colours **out, struct sf_ctx *ctx,
  * purple, I/O blue-grey, sleep aqua, other system call green, none grey.
  * Returns 0 or SF_ENOMEM. */
 int sf_svg__colour_frame(struct svg_colours *c, struct sf_ctx *ctx,
-			 const struct svg_node *nd, bool offcpu, bool waits,
-			 char *buf, size_t size);
+			 const struct svg_node *nd, const struct svg_more *m,
+			 bool offcpu, bool waits, char *buf, size_t size);
 /* The wait kinds of `nd` by off-CPU weight, heaviest first (the first
  * kind on a tie): order[0] is the kind whose palette a mostly off-CPU
  * frame takes. */
-void sf_svg__wait_order(const struct svg_node *nd,
+void sf_svg__wait_order(const struct svg_more *nd,
 			enum svg_wait order[SVG_WAIT_N]);
 /* The kinds as the subtitle's legend and the titles name them: "lock",
  * "I/O", "sleep", "other syscall", "no syscall". */

@@ -145,22 +145,25 @@ enum fkind { K_OTHER, K_KERNEL, K_JIT, K_INLINE };
 
 static enum fkind frame_kind(const struct svg_node *nd)
 {
+	const char *kind = sf_svg__kind(nd), *module = sf_svg__module(nd);
+	const char *name = sf_svg__name(nd);
+
 	if (nd->flags & SF_FRAME_INLINE)
 		return K_INLINE;
-	if (nd->kind) {
-		if (!strcmp(nd->kind, "kernel"))
+	if (kind) {
+		if (!strcmp(kind, "kernel"))
 			return K_KERNEL;
-		if (!strcmp(nd->kind, "jit"))
+		if (!strcmp(kind, "jit"))
 			return K_JIT;
-		if (!strcmp(nd->kind, "inline"))
+		if (!strcmp(kind, "inline"))
 			return K_INLINE;
 	}
-	if (ends_with(nd->name, "_[k]") ||
-	    (nd->module && !strncmp(nd->module, "[kernel", 7)))
+	if (ends_with(name, "_[k]") ||
+	    (module && !strncmp(module, "[kernel", 7)))
 		return K_KERNEL;
-	if (ends_with(nd->name, "_[j]"))
+	if (ends_with(name, "_[j]"))
 		return K_JIT;
-	if (ends_with(nd->name, "_[i]"))
+	if (ends_with(name, "_[i]"))
 		return K_INLINE;
 	return K_OTHER;
 }
@@ -183,7 +186,7 @@ static bool java_name(const char *n)
 static enum svg_palette resolve(enum svg_palette pal,
 				const struct svg_node *nd)
 {
-	const char *n = nd->name;
+	const char *n = sf_svg__name(nd);
 	enum fkind k = frame_kind(nd);
 
 	switch (pal) {
@@ -402,7 +405,7 @@ const char *const sf_svg__wait_names[SVG_WAIT_N] = {
 	[SVG_WAIT_NONE] = "no syscall",
 };
 
-void sf_svg__wait_order(const struct svg_node *nd,
+void sf_svg__wait_order(const struct svg_more *nd,
 			enum svg_wait order[SVG_WAIT_N])
 {
 	/* insertion sort, stable: equal weights keep the kinds' order */
@@ -415,22 +418,24 @@ void sf_svg__wait_order(const struct svg_node *nd,
 }
 
 int sf_svg__colour_frame(struct svg_colours *c, struct sf_ctx *ctx,
-			 const struct svg_node *nd, bool offcpu, bool waits,
-			 char *buf, size_t size)
+			 const struct svg_node *nd, const struct svg_more *m,
+			 bool offcpu, bool waits, char *buf, size_t size)
 {
 	double v[3];
 	int rgb[3];
 	struct pal_entry *e = NULL;
 
+	const char *name = sf_svg__name(nd);
+
 	/* separators between stacks, as flamegraph.pl and inferno */
-	if (!strcmp(nd->name, "--") || !strcmp(nd->name, "-")) {
-		int g = nd->name[1] ? 160 : 200;
+	if (!strcmp(name, "--") || !strcmp(name, "-")) {
+		int g = name[1] ? 160 : 200;
 		snprintf(buf, size, "rgb(%d,%d,%d)", g, g, g);
 		return 0;
 	}
 	/* flamegraph.pl's root has the empty name: its colour under
 	 * --hash and its key in the palette file */
-	const char *key = nd->parent == UINT32_MAX ? "" : nd->name;
+	const char *key = nd->parent == UINT32_MAX ? "" : name;
 	if (c->o->cp) {
 		if (!(e = map_find(c, key)))
 			return sf_error_nomem(ctx);
@@ -449,7 +454,7 @@ int sf_svg__colour_frame(struct svg_colours *c, struct sf_ctx *ctx,
 		v[2] = rng_next(c);
 		break;
 	default: {
-		uint64_t h = sf_hash(nd->name, strlen(nd->name));
+		uint64_t h = sf_hash(name, strlen(name));
 		v[0] = (double)(h & 0xffff) / 65535.0;
 		v[1] = (double)((h >> 16) & 0xffff) / 65535.0;
 		v[2] = (double)((h >> 32) & 0xffff) / 65535.0;
@@ -459,10 +464,10 @@ int sf_svg__colour_frame(struct svg_colours *c, struct sf_ctx *ctx,
 	/* off-CPU: a frame whose weight is mostly off-CPU is drawn in the
 	 * io palette (blue), as in off-CPU flame graphs; with wait kinds, in
 	 * the palette of its heaviest kind (the first on a tie) */
-	bool off = offcpu && 2 * nd->off > nd->w;
+	bool off = offcpu && 2 * m->off > nd->w;
 	enum svg_wait wk = SVG_WAIT_IO, order[SVG_WAIT_N];
 	if (off && waits) {
-		sf_svg__wait_order(nd, order);
+		sf_svg__wait_order(m, order);
 		wk = order[0];
 	}
 	static const enum svg_palette wait_pal[] = {

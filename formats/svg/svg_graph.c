@@ -113,11 +113,11 @@ static int order_cmp(const void *a_, const void *b_, void *nodes_)
 
 	if (a->parent != b->parent)
 		return a->parent < b->parent ? -1 : 1;
-	if ((c = name_cmp(a->name, b->name)))
+	if ((c = name_cmp(sf_svg__name(a), sf_svg__name(b))))
 		return c;
-	if ((c = strcmp_null(a->module, b->module)))
+	if ((c = strcmp_null(sf_svg__module(a), sf_svg__module(b))))
 		return c;
-	if ((c = strcmp_null(a->kind, b->kind)))
+	if ((c = strcmp_null(sf_svg__kind(a), sf_svg__kind(b))))
 		return c;
 	return *(const uint32_t *)a_ < *(const uint32_t *)b_ ? -1 : 1;
 }
@@ -159,6 +159,13 @@ struct builder {
 	uint32_t *group;     /* per thread: its group; NULL: no groups */
 	size_t ngroups;
 	size_t nframes;
+	const struct sf_frame *frames;   /* the profile's, for
+					  * frame_keys_distinct */
+	double *pre;         /* a flame chart's: per node, the parent's self
+			      * weight when the node was made, drawn before
+			      * it (what came before it in time); a merged
+			      * graph draws all of it (flamegraph.pl's sorted
+			      * lines put "a N" before "a;b N") */
 };
 
 #define NO_HEAD UINT32_MAX
@@ -256,18 +263,19 @@ static bool node_eq(const void *ctx, uint32_t id, const void *key)
 	const struct svg_node *nd = &b->g->nodes[id];
 	const struct node_key *k = key;
 
-	return nd->parent == k->parent && nd->name == k->f->name &&
+	return nd->parent == k->parent && nd->frame->name == k->f->name &&
 	       (!b->by_module ||
-		(nd->module == k->f->module && nd->kind == k->f->kind));
+		(sf_svg__module(nd) == k->f->module &&
+		 sf_svg__kind(nd) == k->f->kind));
 }
 
-static int new_node(struct builder *b, uint32_t par, const struct sf_frame *f,
-		    uint32_t *out)
+/* Room for at least `need` nodes.  Returns 0 or -1 (out of memory). */
+static int nodes_room(struct builder *b, size_t need)
 {
 	struct svg_graph *g = b->g;
 
-	if (g->n == b->cap) {
-		size_t nc = b->cap * 2;
+	if (need > b->cap) {
+		size_t nc = b->cap * 2 > need ? b->cap * 2 : need;
 		struct svg_node *nn = realloc(g->nodes, nc * sizeof(*nn));
 		if (!nn)
 			return -1;
@@ -276,19 +284,49 @@ static int new_node(struct builder *b, uint32_t par, const struct sf_frame *f,
 		if (!nk)
 			return -1;
 		b->kin = nk;
+		if (b->pre) {
+			double *np = realloc(b->pre, nc * sizeof(*np));
+			if (!np)
+				return -1;
+			b->pre = np;
+		}
+		if (g->more) {
+			struct svg_more *nm = realloc(g->more,
+						      nc * sizeof(*nm));
+			if (!nm)
+				return -1;
+			g->more = nm;
+		}
 		b->cap = nc;
 	}
-	b->kin[g->n] = (struct kin){ 0, 0, f->name };
+	return 0;
+}
+
+/* Node g->n as a child of `par` for frame `f` (the caller has made
+ * room), without its child list. */
+static uint32_t node_add(struct svg_graph *g, uint32_t par,
+			 const struct sf_frame *f)
+{
+	if (g->more)
+		memset(&g->more[g->n], 0, sizeof(g->more[0]));
 	struct svg_node *nd = &g->nodes[g->n];
 	memset(nd, 0, sizeof(*nd));
 	nd->parent = par;
 	nd->depth = g->nodes[par].depth + 1;
-	nd->name = f->name;
-	nd->module = f->module;
-	nd->kind = f->kind;
+	nd->frame = f;
 	nd->flags = f->flags;
-	nd->pre = g->nodes[par].sw;   /* a flame chart's; merged: reset */
-	*out = (uint32_t)g->n++;
+	return (uint32_t)g->n++;
+}
+
+static int new_node(struct builder *b, uint32_t par, const struct sf_frame *f,
+		    uint32_t *out)
+{
+	if (nodes_room(b, b->g->n + 1))
+		return -1;
+	b->kin[b->g->n] = (struct kin){ 0, 0, f->name };
+	if (b->pre)
+		b->pre[b->g->n] = b->g->nodes[par].sw;
+	*out = node_add(b->g, par, f);
 	return 0;
 }
 
@@ -328,10 +366,10 @@ static int child_of(struct builder *b, uint32_t par, const struct sf_frame *f,
 	}
 	if (found) {
 		struct svg_node *nd = &b->g->nodes[*out];
-		if (nd->module != f->module)
-			nd->module = NULL;
-		if (nd->kind != f->kind)
-			nd->kind = NULL;
+		if (sf_svg__module(nd) != f->module)
+			nd->mixed |= SVG_MIXED_MODULE;
+		if (sf_svg__kind(nd) != f->kind)
+			nd->mixed |= SVG_MIXED_KIND;
 		nd->flags &= f->flags;
 		return 0;
 	}
@@ -348,8 +386,9 @@ static int child_of(struct builder *b, uint32_t par, const struct sf_frame *f,
 		for (c = pk->first; c; c = b->kin[c].next) {
 			const struct svg_node *cn = &b->g->nodes[c];
 			if (!sf_idx_insert(&b->idx,
-					   node_hash(b, par, cn->name,
-						     cn->module, cn->kind),
+					   node_hash(b, par, sf_svg__name(cn),
+						     sf_svg__module(cn),
+						     sf_svg__kind(cn)),
 					   c))
 				return -1;
 		}
@@ -417,18 +456,21 @@ static int sample_off(const struct sf_profile *p, struct weights *wt,
 	return wt->offcpu[l];
 }
 
+/* Sample i's weights into node `id`. */
 static void add_sample(const struct sf_profile *p, struct weights *wt,
-		       struct svg_graph *g, size_t i, struct svg_node *nd)
+		       struct svg_graph *g, size_t i, uint32_t id)
 {
 	double w = p->d.ntypes ? sf_weight(p, i, wt->t) : 1;
+	struct svg_more *m = g->more ? &g->more[id] : NULL;
 	int off;
 
-	nd->sw += w;
+	g->nodes[id].sw += w;
+	/* more is there for a diff, and for any sample_off can find */
 	if (g->diff)
-		nd->swb += sf_weight(p, i, wt->tb);
+		m->swb += sf_weight(p, i, wt->tb);
 	if ((off = sample_off(p, wt, g, i))) {
-		nd->off += w;
-		nd->wait[off - 1] += w;
+		m->off += w;
+		m->wait[off - 1] += w;
 	}
 }
 
@@ -459,23 +501,74 @@ static int stack_path(const struct sf_profile *p, sf_stack_id s,
 
 #define FRAME_AHEAD 8
 
+static bool frame_key_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct builder *b = ctx;
+	const struct sf_frame *x = &b->frames[id], *y = key;
+
+	return x->name == y->name &&
+	       (!b->by_module || (x->module == y->module &&
+				  x->kind == y->kind));
+}
+
+/* Do the frames differ in what a node merges by: their names, or with
+ * --by-module their (name, module, kind)?  Returns 1, 0, or -1 (out of
+ * memory). */
+static int frame_keys_distinct(struct builder *b, const struct sf_profile *p)
+{
+	struct sf_idx idx = { 0 };
+	uint32_t dup;
+	int rc = 1;
+
+	b->frames = p->d.frames;
+	for (size_t f = 0; f < p->d.nframes && rc == 1; f++) {
+		const struct sf_frame *fr = &p->d.frames[f];
+		uint64_t h = node_hash(b, 0, fr->name, fr->module, fr->kind);
+		if (sf_idx_find(&idx, h, frame_key_eq, b, fr, &dup))
+			rc = 0;
+		else if (!sf_idx_insert(&idx, h, (uint32_t)f))
+			rc = -1;
+	}
+	sf_idx_free(&idx);
+	return rc;
+}
+
 /* Merged, or reversed: one node per distinct path. */
 static int build_merged(struct builder *b, const struct sf_profile *p,
 			struct weights *wt, bool reverse)
 {
 	size_t ns = p->d.nstacks ? p->d.nstacks : 1;
-	uint32_t *map = calloc(ns, sizeof(*map));
+	int distinct = reverse ? 0 : frame_keys_distinct(b, p);
+	/* stack s -> its node; none where that is s itself */
+	uint32_t *map = distinct ? NULL : calloc(ns, sizeof(*map));
 	sf_frame_id *path = NULL;
 	size_t cap = 0, n;
 	int rc = 0;
 
-	if (!map)
+	if (distinct < 0 || (!distinct && !map))
 		return -1;
-	/* stack ids grow from parent to child: a parent is mapped first.
-	 * The frame of a node FRAME_AHEAD further on is prefetched: frames
-	 * are read at random places (a cache miss a node, most of
-	 * child_of's time on a timeline of 50,000 frames). */
-	if (!reverse) {
+	/*
+	 * Frames that all differ in what nodes merge by: two children of a
+	 * stack node have different frames (the stack tree is a prefix
+	 * tree), so their nodes never merge, and the graph is the stack
+	 * tree, node s for stack s, as child_of would have made it (each
+	 * stack node in order makes the next node).  A timeline of 3.7
+	 * million nodes spent most of the graph's build in child_of and its
+	 * child lists.
+	 */
+	if (distinct) {
+		if (nodes_room(b, p->d.nstacks))
+			rc = -1;
+		for (size_t s = 1; s < p->d.nstacks && !rc; s++) {
+			const struct sf_stack_node *sn = &p->d.stacks[s];
+			node_add(b->g, sn->parent, &p->d.frames[sn->frame]);
+		}
+	} else if (!reverse) {
+		/* stack ids grow from parent to child: a parent is mapped
+		 * first.  The frame of a node FRAME_AHEAD further on is
+		 * prefetched: frames are read at random places (a cache miss
+		 * a node, most of child_of's time on a timeline of 50,000
+		 * frames). */
 		for (size_t s = 1; s < p->d.nstacks && !rc; s++) {
 			const struct sf_stack_node *sn = &p->d.stacks[s];
 			if (s + FRAME_AHEAD < p->d.nstacks)
@@ -506,13 +599,14 @@ static int build_merged(struct builder *b, const struct sf_profile *p,
 		free(used);
 	}
 	for (size_t i = 0; !rc && i < p->d.nsamples; i++) {
-		uint32_t nd = map[p->d.samples[i].stack], g;
+		uint32_t nd = map ? map[p->d.samples[i].stack] :
+				    p->d.samples[i].stack, g;
 		/* reversed, a group's label is the leaf: flamegraph.pl
 		 * --reverse reverses the whole line "LABEL;..." */
 		if (b->group && (g = group_of(b, p, i)) < b->ngroups &&
 		    (rc = child_of(b, nd, &b->label[g], &nd)))
 			break;
-		add_sample(p, wt, b->g, i, &b->g->nodes[nd]);
+		add_sample(p, wt, b->g, i, nd);
 	}
 	free(path);
 	free(map);
@@ -577,7 +671,7 @@ static int build_grouped(struct builder *b, const struct sf_profile *p,
 			stamp[x] = g + 1;
 		}
 		sf_stack_id s = p->d.samples[i].stack;
-		add_sample(p, wt, b->g, i, &b->g->nodes[s ? map[s] : base]);
+		add_sample(p, wt, b->g, i, s ? map[s] : base);
 	}
 	rc = 0;
 out:
@@ -687,7 +781,7 @@ static int build_chart(struct builder *b, const struct sf_profile *p,
 		memcpy(prev, path, len * sizeof(*prev));
 		plen = len;
 		prev_thread = p->d.samples[i].thread;
-		add_sample(p, wt, b->g, i, &b->g->nodes[nodes[len]]);
+		add_sample(p, wt, b->g, i, nodes[len]);
 	}
 	free(idx);
 	free(path);
@@ -710,22 +804,147 @@ static int build_chart(struct builder *b, const struct sf_profile *p,
  * order_cmp compares the parent first and is a total order (ids decide
  * last), so there is one sorted order.
  */
-static int sort_nodes(struct svg_graph *g, bool chart)
+/* for qsort: the profile's frames, ranked by frame_ranks */
+static const struct sf_frame *rank_frames;
+
+static int frame_cmp(const void *a_, const void *b_)
+{
+	const struct sf_frame *a = &rank_frames[*(const uint32_t *)a_];
+	const struct sf_frame *b = &rank_frames[*(const uint32_t *)b_];
+	int c;
+
+	if ((c = name_cmp(a->name, b->name)) ||
+	    (c = strcmp_null(a->module, b->module)) ||
+	    (c = strcmp_null(a->kind, b->kind)))
+		return c;
+	return 0;
+}
+
+/*
+ * Per frame of `p`, its place in order_cmp's order of (name, module,
+ * kind), equal frames equal.  Where every node but the root is made from
+ * one of the profile's frames and no group labels are drawn, a node's key
+ * in order_cmp is its frame's: by name alone siblings always differ in
+ * name (the module and kind read NULL only where frames of one name
+ * merged), and with --by-module nodes merge only frames of equal name,
+ * module and kind.  So siblings sort by their frames' ranks, then by id.
+ * NULL on ENOMEM.
+ */
+static uint32_t *frame_ranks(const struct sf_profile *p)
+{
+	size_t nf = p->d.nframes;
+	uint32_t *ids = malloc((nf ? nf : 1) * sizeof(*ids));
+	uint32_t *rank = malloc((nf ? nf : 1) * sizeof(*rank));
+
+	if (!ids || !rank) {
+		free(ids);
+		free(rank);
+		return NULL;
+	}
+	for (size_t f = 0; f < nf; f++)
+		ids[f] = (uint32_t)f;
+	rank_frames = p->d.frames;
+	qsort(ids, nf, sizeof(*ids), frame_cmp);
+	for (size_t k = 0, r = 0; k < nf; k++) {
+		if (k && frame_cmp(&ids[k - 1], &ids[k]))
+			r = k;
+		rank[ids[k]] = (uint32_t)r;
+	}
+	free(ids);
+	return rank;
+}
+
+/*
+ * g->order: node 0, then the others in runs by parent (a counting sort,
+ * each run in id order).  Returns the runs' ends (start[q] is the end of
+ * q's run, start[q - 1] its start; the caller frees it), NULL on ENOMEM.
+ */
+static uint32_t *runs_by_parent(struct svg_graph *g)
 {
 	size_t n = g->n;
 	uint32_t *start = calloc(n + 1, sizeof(*start));
 
 	if (!start)
-		return -1;
+		return NULL;
 	/* node 0 has parent UINT32_MAX: only the others go in runs */
 	for (size_t i = 1; i < n; i++)
 		start[g->nodes[i].parent + 1]++;
-	for (size_t p = 0; p < n; p++)
-		start[p + 1] += start[p];
+	for (size_t q = 0; q < n; q++)
+		start[q + 1] += start[q];
 	g->order[0] = 0;
 	for (size_t i = 1; i < n; i++)
 		g->order[1 + start[g->nodes[i].parent]++] = (uint32_t)i;
-	/* start[p] is now the end of p's run, start[p - 1] its start */
+	return start;
+}
+
+static int key_cmp(const void *a_, const void *b_)
+{
+	uint64_t a = *(const uint64_t *)a_, b = *(const uint64_t *)b_;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * g->order from frame ranks (frame_ranks): the nodes put in runs by
+ * parent (a counting sort, each run in id order), and each run of two or
+ * more sorted by (rank, id), read once per node into a key: order_cmp's
+ * order without comparing names (qsort_r of the runs with order_cmp, each
+ * comparison reading two nodes and their frames at random places, was
+ * 13 % of `sfconv --to svg` of a 400,000-sample timeline).
+ */
+static int sort_ranked(struct svg_graph *g, const struct sf_profile *p,
+		       const uint32_t *rank)
+{
+	size_t n = g->n, kcap = 0;
+	uint32_t *start = runs_by_parent(g);
+	uint64_t *key = NULL;
+	int rc = -1;
+
+	if (!start)
+		return -1;
+	for (size_t q = 0, b = 0; q < n; b = start[q++]) {
+		size_t len = start[q] - b;
+		uint32_t *run = g->order + 1 + b;
+		if (len < 2)
+			continue;
+		if (len > kcap) {
+			uint64_t *nk = realloc(key, len * sizeof(*nk));
+			if (!nk)
+				goto out;
+			key = nk;
+			kcap = len;
+		}
+		for (size_t k = 0; k < len; k++)
+			key[k] = (uint64_t)rank[g->nodes[run[k]].frame -
+						p->d.frames] << 32 | run[k];
+		if (len <= 8) {
+			for (size_t k = 1; k < len; k++) {
+				uint64_t v = key[k];
+				size_t m = k;
+				for (; m && key[m - 1] > v; m--)
+					key[m] = key[m - 1];
+				key[m] = v;
+			}
+		} else {
+			qsort(key, len, sizeof(*key), key_cmp);
+		}
+		for (size_t k = 0; k < len; k++)
+			run[k] = (uint32_t)key[k];
+	}
+	rc = 0;
+out:
+	free(start);
+	free(key);
+	return rc;
+}
+
+static int sort_nodes(struct svg_graph *g, bool chart)
+{
+	size_t n = g->n;
+	uint32_t *start = runs_by_parent(g);
+
+	if (!start)
+		return -1;
 	if (!chart)
 		for (size_t p = 0, b = 0; p < n; b = start[p++])
 			if (start[p] - b > 1)
@@ -749,10 +968,18 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 	if (!g->diff && p->d.ntypes)
 		wt.t = p->d.meta.default_type < p->d.ntypes ?
 		       p->d.meta.default_type : (uint32_t)p->d.ntypes - 1;
+	/* the BASE and off-CPU weights: only a diff has the one, only
+	 * samples with labels (sample_off) the other */
+	bool more = g->diff || p->d.nlabel_sets > 1;
 	if (!(g->nodes = malloc(b.cap * sizeof(*g->nodes))) ||
-	    !(b.kin = malloc(b.cap * sizeof(*b.kin)))) {
+	    !(b.kin = malloc(b.cap * sizeof(*b.kin))) ||
+	    (more && !(g->more = calloc(b.cap, sizeof(*g->more)))) ||
+	    (o->flamechart && !(b.pre = calloc(b.cap, sizeof(*b.pre))))) {
 		free(g->nodes);
+		free(g->more);
+		free(b.kin);
 		g->nodes = NULL;
+		g->more = NULL;
 		return sf_error_nomem(ctx);
 	}
 	if (p->d.nlabel_sets > 1) {
@@ -765,10 +992,11 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 		wt.offcpu[0] = 0;
 	}
 	/* node 0 is "all" */
+	static const struct sf_frame all = { .name = "all" };
 	memset(&g->nodes[0], 0, sizeof(g->nodes[0]));
-	g->nodes[0].name = "all";
+	g->nodes[0].frame = &all;
 	g->nodes[0].parent = UINT32_MAX;
-	b.kin[0] = (struct kin){ 0, 0, g->nodes[0].name };
+	b.kin[0] = (struct kin){ 0, 0, all.name };
 	g->n = 1;
 	if ((o->group != GROUP_NONE && make_groups(&b, p, o->group)) ||
 	    (o->flamechart ? build_chart(&b, p, &wt) :
@@ -777,20 +1005,27 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 		rc = sf_error_nomem(ctx);
 		goto out;
 	}
+	/* the child lists serve only the build: gone before the order and
+	 * the widths are made, they are not part of the peak (24 bytes a
+	 * node) */
+	sf_idx_free(&b.idx);
+	free(b.kin);
+	b.kin = NULL;
 	for (size_t i = 0; i < g->n; i++) {
 		g->nodes[i].w = g->nodes[i].sw;
-		g->nodes[i].wb = g->nodes[i].swb;
-		if (!o->flamechart && i)
-			g->nodes[i].pre = g->nodes[g->nodes[i].parent].sw;
+		if (g->more)
+			g->more[i].wb = g->more[i].swb;
 	}
 	/* children have larger ids than their parents */
-	for (size_t i = g->n; i-- > 1;) {
-		struct svg_node *nd = &g->nodes[i];
-		g->nodes[nd->parent].w += nd->w;
-		g->nodes[nd->parent].wb += nd->wb;
-		g->nodes[nd->parent].off += nd->off;
+	for (size_t i = g->n; i-- > 1;)
+		g->nodes[g->nodes[i].parent].w += g->nodes[i].w;
+	for (size_t i = g->n; g->more && i-- > 1;) {
+		const struct svg_more *m = &g->more[i];
+		struct svg_more *pm = &g->more[g->nodes[i].parent];
+		pm->wb += m->wb;
+		pm->off += m->off;
 		for (int k = 0; k < SVG_WAIT_N; k++)
-			g->nodes[nd->parent].wait[k] += nd->wait[k];
+			pm->wait[k] += m->wait[k];
 	}
 	g->total = g->nodes[0].w;
 	/* --total: a larger sum than the samples', as flamegraph.pl (a
@@ -806,10 +1041,17 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 		rc = sf_error_nomem(ctx);
 		goto out;
 	}
-	if (sort_nodes(g, o->flamechart)) {
+	uint32_t *rank = NULL;
+	if (!o->flamechart && !b.group && !(rank = frame_ranks(p))) {
 		rc = sf_error_nomem(ctx);
 		goto out;
 	}
+	if (rank ? sort_ranked(g, p, rank) : sort_nodes(g, o->flamechart)) {
+		free(rank);
+		rc = sf_error_nomem(ctx);
+		goto out;
+	}
+	free(rank);
 
 	double scale = g->total > 0 ? (o->width - 2 * XPAD) / g->total : 0;
 	double minw = o->minwidth_pct ?
@@ -854,7 +1096,7 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 			cur = nd->parent;
 			cx = g->nodes[cur].x;
 		}
-		nd->x = cx + nd->pre;
+		nd->x = cx + (b.pre ? b.pre[g->order[k]] : g->nodes[cur].sw);
 		cx += nd->w;
 		nd->drawn = g->nodes[nd->parent].drawn && nd->w > 0 &&
 			    nd->w * scale >= minw && nd->w > cut;
@@ -864,18 +1106,20 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 				g->maxdepth = nd->depth;
 		} else if (nd->w > 0) {
 			g->elided++;
-		} else if (g->diff && nd->wb > 0) {
+		} else if (g->diff && g->more[g->order[k]].wb > 0) {
 			g->removed++;
 		}
 	}
 out:
 	sf_idx_free(&b.idx);
 	free(b.kin);
+	free(b.pre);
 	free(wt.offcpu);
-	/* the nodes point to the texts: the graph keeps them */
+	/* the nodes point to the labels' frames and texts: the graph keeps
+	 * them */
 	g->labels = b.text;
+	g->label_frames = b.label;
 	g->nlabels = b.ngroups;
-	free(b.label);
 	free(b.group);
 	return rc;
 }
@@ -883,9 +1127,11 @@ out:
 void sf_svg__graph_free(struct svg_graph *g)
 {
 	free(g->nodes);
+	free(g->more);
 	free(g->order);
 	for (size_t i = 0; i < g->nlabels; i++)
 		free(g->labels[i]);
 	free(g->labels);
+	free(g->label_frames);
 	memset(g, 0, sizeof(*g));
 }

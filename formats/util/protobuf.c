@@ -193,6 +193,17 @@ void sf_pb_put_varint(struct sf_pb_buf *b, uint64_t v)
 	unsigned char t[10];
 	size_t n = 0;
 
+	/* room for the longest varint: written in place, without the
+	 * copy (the pprof writer puts one per frame of every sample) */
+	if (!b->oom && b->cap - b->n >= sizeof(t)) {
+		unsigned char *d = b->d + b->n;
+		for (; v > 0x7f; v >>= 7)
+			*d++ = (unsigned char)((v & 0x7f) | 0x80);
+		*d++ = (unsigned char)v;
+		b->n = (size_t)(d - b->d);
+		return;
+	}
+
 	do {
 		t[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
 		v >>= 7;
