@@ -134,8 +134,9 @@ int sf_format_detect(const struct sf_format **out, struct sf_input *in,
  * an error is the serial read's, with its absolute line.
  *
  * Jobs: sf_jobs(ctx) (base/sf.h).  The variable SF_SPLIT_MIN overrides
- * the minimum size (tests use 0 to cut tiny inputs).  Returns 1 when it did not read the input into `p` (the
- * caller reads it serially), else 0 or a negative code.
+ * the minimum size (tests use 0 to cut tiny inputs).  Returns 1 when it
+ * did not read the input into `p` (the caller reads it serially), else 0
+ * or a negative code.
  */
 #define SF_SPLIT_MIN ((size_t)8 << 20)
 int sf_read_parallel(struct sf_profile *p, const struct sf_format *fmt,

@@ -39,3 +39,21 @@ for shape in 1 2; do
 			out$shape-j$j
 	done
 done
+
+# A write error while the chunks are written (a full disk, a reader
+# that went away) is the output's, told at its end as for any writer:
+# "write error" with status 3, a closed pipe quietly; never "out of
+# memory", at any number of jobs.
+for j in 1 2; do
+	expect_error collapsed-jobs-full-j$j 3 \
+		'^sfconv: -: write error: No space left on device$' \
+		sh -c "exec $SFCONV -j$j --from collapsed in1.folded > /dev/full"
+	{ $SFCONV -j$j --from collapsed in1.folded 2> pipe.err
+	  echo $? > pipe.st; } | head -n 1 > /dev/null
+	st=$(cat pipe.st)
+	if [ "$st" -eq 0 ] && [ ! -s pipe.err ]; then
+		pass collapsed-jobs-epipe-j$j
+	else
+		fail collapsed-jobs-epipe-j$j "status $st: $(head -n 1 pipe.err)"
+	fi
+done

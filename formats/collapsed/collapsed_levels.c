@@ -244,7 +244,8 @@ static int path_push(struct wstate *st, size_t d, const struct oname *o)
 
 /* Write the lines from st's state on, until run `stop` of level `dstop`
  * would be next (dstop 0: to the end).  `first`: the output's first
- * line is among them.  Returns 0, or -1 when out of memory. */
+ * line is among them.  Returns 0, or -1 when out of memory or `out` failed
+ * (a memory output that could not grow, a write error). */
 static int level_walk(const struct levels *l, const struct onames *t,
 		      struct wstate *st, size_t dstop, uint32_t stop,
 		      struct sf_output *out, bool first)
@@ -556,12 +557,16 @@ static int chunks_write(const struct levels *l, const struct onames *t,
 	for (size_t i = 1; i < s.nj; i++)
 		js[i].started = !pthread_create(&js[i].thread, NULL,
 						chunk_thread, &js[i]);
-	for (size_t k = 0; k < c->n && !rc; k++) {
+	/* a write error on `out` (a full disk, a closed pipe) ends the
+	 * walk but is no error here: the output keeps it, and its commit
+	 * reports it as for any other writer */
+	for (size_t k = 0; k < c->n && !rc && !sf_output_failed(out); k++) {
 		struct wjob *j = &js[k % s.nj];
 		if (!j->started) {
 			/* this thread's chunk, or one of a thread that could
 			 * not be started */
-			if (chunk_write(&js[0], k, out))
+			if (chunk_write(&js[0], k, out) &&
+			    !sf_output_failed(out))
 				rc = sf_error_nomem(ctx);
 		} else {
 			pthread_mutex_lock(&s.lock);
@@ -579,7 +584,7 @@ static int chunks_write(const struct levels *l, const struct onames *t,
 		}
 		pthread_mutex_lock(&s.lock);
 		s.written = k + 1;
-		s.stop = rc != 0;
+		s.stop = rc != 0 || sf_output_failed(out);
 		pthread_cond_broadcast(&s.cond);
 		pthread_mutex_unlock(&s.lock);
 	}

@@ -804,13 +804,14 @@ static int build_chart(struct builder *b, const struct sf_profile *p,
  * order_cmp compares the parent first and is a total order (ids decide
  * last), so there is one sorted order.
  */
-/* for qsort: the profile's frames, ranked by frame_ranks */
-static const struct sf_frame *rank_frames;
-
-static int frame_cmp(const void *a_, const void *b_)
+/* for qsort_r: frame ids, compared by their frames in `frames_` (the
+ * profile's; passed, not kept in a static, so that two threads may each
+ * draw a graph) */
+static int frame_cmp(const void *a_, const void *b_, void *frames_)
 {
-	const struct sf_frame *a = &rank_frames[*(const uint32_t *)a_];
-	const struct sf_frame *b = &rank_frames[*(const uint32_t *)b_];
+	const struct sf_frame *frames = frames_;
+	const struct sf_frame *a = &frames[*(const uint32_t *)a_];
+	const struct sf_frame *b = &frames[*(const uint32_t *)b_];
 	int c;
 
 	if ((c = name_cmp(a->name, b->name)) ||
@@ -843,10 +844,9 @@ static uint32_t *frame_ranks(const struct sf_profile *p)
 	}
 	for (size_t f = 0; f < nf; f++)
 		ids[f] = (uint32_t)f;
-	rank_frames = p->d.frames;
-	qsort(ids, nf, sizeof(*ids), frame_cmp);
+	qsort_r(ids, nf, sizeof(*ids), frame_cmp, (void *)p->d.frames);
 	for (size_t k = 0, r = 0; k < nf; k++) {
-		if (k && frame_cmp(&ids[k - 1], &ids[k]))
+		if (k && frame_cmp(&ids[k - 1], &ids[k], (void *)p->d.frames))
 			r = k;
 		rank[ids[k]] = (uint32_t)r;
 	}
