@@ -1013,7 +1013,11 @@ const char *sf_output_mem_data(const struct sf_output *o, size_t *size)
 
 void sf_output_mem_clear(struct sf_output *o)
 {
+	/* an output in memory fails only when it cannot grow: cleared, it
+	 * may be used again */
 	o->len = 0;
+	o->failed = 0;
+	o->err_no = 0;
 }
 
 void sf_output_write(struct sf_output *o, const void *buf, size_t n)

@@ -148,7 +148,8 @@ void sf_output_threads(struct sf_output *o, unsigned jobs);
 int sf_output_mem(struct sf_output **out, struct sf_ctx *ctx);
 /* The bytes written so far to a memory output. */
 const char *sf_output_mem_data(const struct sf_output *o, size_t *size);
-/* Empty a memory output, keeping its buffer for the next bytes. */
+/* Empty a memory output, keeping its buffer for the next bytes; a
+ * failure to grow it is forgotten too. */
 void sf_output_mem_clear(struct sf_output *o);
 
 void sf_output_write(struct sf_output *o, const void *buf, size_t n);
