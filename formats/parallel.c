@@ -232,8 +232,8 @@ int sf_read_parallel(struct sf_profile *p, const struct sf_format *fmt,
 	for (size_t k = 0; k < np; k++) {
 		if ((w[k].rc = part_init(&w[k], p, ctx)))
 			continue;
-		w[k].started = k && !pthread_create(&w[k].thread, NULL,
-						    part_thread, &w[k]);
+		w[k].started = k && !sf_thread_start(&w[k].thread,
+						     part_thread, &w[k]);
 	}
 	if (!w[0].rc)   /* part 0 on this thread */
 		part_thread(&w[0]);

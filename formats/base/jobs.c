@@ -4,8 +4,20 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
+
+int sf_thread_start(pthread_t *th, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	int r = pthread_create(th, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return r;
+}
 
 unsigned sf_jobs(const struct sf_ctx *ctx)
 {
@@ -59,7 +71,7 @@ void sf_run_tasks(unsigned jobs, size_t ntasks,
 	for (size_t t = 0; t < n; t++)
 		r[t] = (struct runner){ fn, arg, t, n, ntasks };
 	for (size_t t = 1; t < n; t++)
-		started[t] = !pthread_create(&th[t], NULL, run_thread, &r[t]);
+		started[t] = !sf_thread_start(&th[t], run_thread, &r[t]);
 	run_share(&r[0]);
 	for (size_t t = 1; t < n; t++) {
 		if (started[t])

@@ -1,9 +1,9 @@
 /* outthread.c - a second thread consuming an output's full buffers in
  * order (contract: outthread.h). */
 #include "outthread.h"
+#include "sf.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 
@@ -46,7 +46,6 @@ struct sf_outthread *sf_outthread_start(sf_outthread_fn *fn, void *arg,
 					unsigned char *spare)
 {
 	struct sf_outthread *t = spare ? calloc(1, sizeof(*t)) : NULL;
-	sigset_t all, old;
 
 	if (!t) {
 		free(spare);
@@ -57,11 +56,7 @@ struct sf_outthread *sf_outthread_start(sf_outthread_fn *fn, void *arg,
 	t->spare = spare;
 	pthread_mutex_init(&t->mu, NULL);
 	pthread_cond_init(&t->cv, NULL);
-	/* signals go to the writer's thread, which checks for SIGINT */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	int r = pthread_create(&t->th, NULL, run, t);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int r = sf_thread_start(&t->th, run, t);
 	if (r) {
 		pthread_mutex_destroy(&t->mu);
 		pthread_cond_destroy(&t->cv);

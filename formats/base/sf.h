@@ -25,6 +25,7 @@
 #ifndef SF_SF_H
 #define SF_SF_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdarg.h>
@@ -175,6 +176,13 @@ unsigned sf_jobs(const struct sf_ctx *ctx);
  * and must not depend on which thread runs them, so that the result is
  * the same for any `jobs`.  A thread that cannot be started leaves its
  * tasks to the calling thread, so every task runs whatever happens. */
+/* Start a thread of the library (pthread_create's arguments and
+ * result), with every signal blocked in it, so that a signal (SIGINT,
+ * SIGPIPE) is taken by the program's own thread, whose loops check the
+ * interrupted flag (struct sf_ctx).  Every thread the library starts is
+ * started so. */
+int sf_thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
+
 void sf_run_tasks(unsigned jobs, size_t ntasks,
 		  void (*fn)(void *arg, size_t k), void *arg);
 

@@ -555,8 +555,8 @@ static int chunks_write(const struct levels *l, const struct onames *t,
 	pthread_mutex_init(&s.lock, NULL);
 	pthread_cond_init(&s.cond, NULL);
 	for (size_t i = 1; i < s.nj; i++)
-		js[i].started = !pthread_create(&js[i].thread, NULL,
-						chunk_thread, &js[i]);
+		js[i].started = !sf_thread_start(&js[i].thread,
+						 chunk_thread, &js[i]);
 	/* a write error on `out` (a full disk, a closed pipe) ends the
 	 * walk but is no error here: the output keeps it, and its commit
 	 * reports it as for any other writer */

@@ -220,7 +220,7 @@ int sf_json__ahead_start(struct sf_json_ahead **out, struct sf_profile *p,
 		free(a);
 		return -1;
 	}
-	if (pthread_create(&a->thread, NULL, ahead_main, a)) {
+	if (sf_thread_start(&a->thread, ahead_main, a)) {
 		pthread_cond_destroy(&a->cv);
 		pthread_mutex_destroy(&a->mu);
 		free(a);
