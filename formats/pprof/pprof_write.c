@@ -549,8 +549,11 @@ static int put_labels(struct wr *w, struct sf_pb_buf *b, sf_labels_id lid,
 			return rc;
 		w->loff[id + 1] = w->lbytes.n;
 	}
-	sf_pb_put_raw(b, w->lbytes.d + w->loff[id],
-		      w->loff[id + 1] - w->loff[id]);
+	/* no labels at all: lbytes has no buffer, and NULL + 0 is
+	 * undefined */
+	if (w->loff[id + 1] > w->loff[id])
+		sf_pb_put_raw(b, w->lbytes.d + w->loff[id],
+			      w->loff[id + 1] - w->loff[id]);
 	return b->oom ? sf_error_nomem(w->ctx) : 0;
 }
 
