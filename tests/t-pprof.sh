@@ -409,6 +409,20 @@ fi
 # collapsed -> pprof -> collapsed is the identity (after aggregation)
 $SFCONV c.pb.gz > c.back
 expect_same pprof-roundtrip-collapsed c.want c.back
+# fractional weights: to the nearest integer (ties to even), but never
+# to 0, or reading the file would leave the sample out and writing what
+# it read would differ (the roundtrip-pprof fuzz target found 0.5)
+printf 'a;x 0.5\nb 0.2\nc 1.5\nd 2.5\ne 3\n' > frac.folded
+printf 'a;x 1\nb 1\nc 2\nd 2\ne 3\n' > frac.want
+$SFCONV -q frac.folded --to pprof -o frac.pb.gz
+$SFCONV -q frac.pb.gz --to collapsed > frac.got
+expect_same pprof-fraction-never-zero frac.want frac.got
+$SFCONV -q frac.pb.gz --to pprof -o frac2.pb.gz
+if cmp -s frac.pb.gz frac2.pb.gz; then
+	pass pprof-fraction-fixpoint
+else
+	fail pprof-fraction-fixpoint "pprof -> pprof changed the bytes"
+fi
 # detection by content: no extension, and raw (not gzip'd) protobuf
 cp c.pb.gz prof.data
 $SFCONV prof.data > c.detect 2>/dev/null

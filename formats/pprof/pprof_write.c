@@ -704,6 +704,13 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 		for (size_t t = 0; t < p->d.ntypes; t++) {
 			double v = sf_weight(p, i, (uint32_t)t);
 			double r = nearbyint(v);
+			/* a weight is never rounded to 0: reading leaves out
+			 * samples of zero weight (for writers that fold), so
+			 * a sample of 0.5 would vanish from the file read
+			 * back, and writing that again would give other
+			 * bytes (the roundtrip-pprof fuzz target found it) */
+			if (r == 0 && v != 0)
+				r = v > 0 ? 1 : -1;
 			if (r != v)
 				fraction = true;
 			int64_t iv;
