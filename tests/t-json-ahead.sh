@@ -6,21 +6,32 @@
 # for each of the thread's blocks, so the pairs path is taken whatever the
 # timing; the plain -j2 runs check the path where the reader may pass the
 # thread.  The document is bench/gen_timeline.c's (a timeline of 20,000
-# samples, 3.7 MB of stack nodes, several hundred of the thread's blocks).
+# samples, 3.7 MB of stack nodes, several hundred of the thread's blocks;
+# 10,000 under the sanitizers).
 . "$TOP/tests/lib.sh"
 
 if ! have cc; then
 	skip json-ahead "cc is missing (to build bench/gen_timeline.c)"
 	exit 0
 fi
+# Under the sanitizers a run of a document with a line changed took
+# seconds each (the 136 runs of this script over 20 minutes in CI's
+# sanitizer pass, session 14; why is not yet known): there a smaller
+# document (still over the thread's 1 MiB) and the whole document only.
+nsamples=20000 places="1 2 3 4"
+if [ "${SF_PASS:-}" = san ]; then
+	nsamples=10000 places=
+fi
 cc -O2 -o gen_timeline "$TOP/bench/gen_timeline.c" 2> gen.err &&
-	./gen_timeline 20000 3 25 1 > tl.json ||
+	./gen_timeline $nsamples 3 25 1 > tl.json ||
 	{ fail json-ahead-gen "$(head -n 1 gen.err)"; exit 0; }
 # the stacks section's lines, one element a line: its first and last
 s0=$(($(grep -n '^"stacks":\[' tl.json | cut -d: -f1) + 1))
 s1=$(($(grep -n '^"label_sets":' tl.json | cut -d: -f1) - 1))
-[ $((s1 - s0)) -gt 100000 ] ||
-	{ fail json-ahead-gen "only $((s1 - s0)) stack lines"; exit 0; }
+# the thread starts for a section of 1 MiB or more (json_ahead.c)
+sb=$(sed -n "${s0},${s1}p" tl.json | wc -c)
+[ "$sb" -gt 1200000 ] ||
+	{ fail json-ahead-gen "a stacks section of only $sb bytes"; exit 0; }
 
 # same NAME FILE ARGS...: stdout, stderr and status of `sfconv FILE
 # ARGS...` at -j1, -j2, -j2 waiting for the thread, and yajl only agree
@@ -49,17 +60,21 @@ same() {
 # ---- the whole document: the model (written back as json), collapsed
 same json-ahead-json tl.json --to json
 same json-ahead-collapsed tl.json --to collapsed
-# 20,000 samples, each its own leaf node (gen_timeline.c), weight 1 each
+# every sample its own leaf node (gen_timeline.c), weight 1 each
 n=$(awk '{ s += $NF } END { print s }' j1.out)
-[ "$n" = 20000 ] && pass json-ahead-collapsed-count ||
-	fail json-ahead-collapsed-count "collapsed weights sum to $n, not 20000"
+[ "$n" = $nsamples ] && pass json-ahead-collapsed-count ||
+	fail json-ahead-collapsed-count "collapsed weights sum to $n, not $nsamples"
 
 # ---- one stack line changed, at a quarter, half, three quarters and
 # the end of the section: errors name that line, and an element the
 # thread does not take (a space, a sign) is read as without the thread
-at=1
-for line in $((s0 + (s1 - s0) / 4)) $((s0 + (s1 - s0) / 2)) \
-	    $((s0 + (s1 - s0) * 3 / 4)) $s1; do
+for at in $places; do
+	case $at in
+	1) line=$((s0 + (s1 - s0) / 4)) ;;
+	2) line=$((s0 + (s1 - s0) / 2)) ;;
+	3) line=$((s0 + (s1 - s0) * 3 / 4)) ;;
+	4) line=$s1 ;;
+	esac
 	sep=,
 	[ $line -eq $s1 ] && sep=
 	for bad in frame parent syntax zero three big space sign; do
@@ -83,5 +98,4 @@ for line in $((s0 + (s1 - s0) / 4)) $((s0 + (s1 - s0) / 2)) \
 			fail json-ahead-$at-$bad-line "not line $line: $(head -n 1 j1.err)"
 		fi
 	done
-	at=$((at + 1))
 done
