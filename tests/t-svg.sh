@@ -219,6 +219,27 @@ $SFCONV mf.folded --max-frames 0 -o mf0.svg
 	fail svg-max-frames-0-all "expected 7 frames"
 expect_error svg-max-frames-bad 2 "--max-frames expects" $SFCONV mf.folded --max-frames -1 -o x.svg
 
+# A frame's x counts the siblings sorted before it that are not drawn.
+# Total 13, so 1180/13 px a sample; the 5th widest is f (2), so the
+# frames drawn are all, a (10), c (5) and e (3): a after 0z (1) at x 1,
+# c after b (1) at 1 + 1 = 2, e after c and d at 2 + 5 + 1 = 8; the
+# lefts are 10 + x * 1180/13 px, the widths w * 1180/13 px (names all
+# distinct: the graph of the drawn frames alone, svg_drawn.c).  Halved
+# weights are not integers and take the whole graph's way: the same
+# picture.  The cut is 2 samples: 2 * 1180/13 = 181.5 px, written to 3
+# digits.
+printf '0z 1\na;b 1\na;c 5\na;d 1\na;e 3\nf 2\n' > gap.folded
+printf '0z 0.5\na;b 0.5\na;c 2.5\na;d 0.5\na;e 1.5\nf 1\n' > gaph.folded
+printf '%s\n' 'a 100.77 907.69' 'all 10.00 1180.00' 'c 191.54 453.85' \
+	'e 736.15 272.31' > gap.want
+for g in gap gaph; do
+	$SFCONV $g.folded --max-frames 4 -o $g.svg
+	$CHECK $g.svg | awk -F'\t' '{print $1, $3, $5}' > $g.out
+	expect_same svg-gaps-$g gap.want $g.out
+done
+grep -q '>4 frames narrower than 182 px not drawn (--max-frames)<' gap.svg &&
+	pass svg-gaps-note || fail svg-gaps-note "$(grep -o 'id="subtitle"[^<]*' gap.svg)"
+
 # Where no two frames share a name (or, with --by-module, name, module and
 # kind), the graph is the model's stack tree and is made without merging;
 # a profile whose frames share a name goes the merging way.  Both ways

@@ -149,6 +149,25 @@ struct svg_graph {
 int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 			struct sf_ctx *ctx, const struct svg_opts *o);
 void sf_svg__graph_free(struct svg_graph *g);
+/* Parts of the build (svg_graph.c) that svg_drawn.c shares: --total
+ * applied to g->total (the samples' sum so far) and the root's weight
+ * *root; the scale, the minimum width in pixels and the --max-frames cut
+ * (a weight a frame must exceed; -1: none) from the n inclusive weights
+ * at w, stride bytes apart.  The cut returns 0 or -1 (out of memory). */
+void sf_svg__graph_total(struct svg_graph *g, double *root,
+			 const struct svg_opts *o, struct sf_ctx *ctx);
+int sf_svg__graph_cut(struct svg_graph *g, const struct svg_opts *o,
+		      const double *w, size_t stride, size_t n,
+		      double *scale, double *minw, double *cut);
+/* The graph of a profile whose frames all differ in what nodes merge by,
+ * merged (not reversed, no groups, no diff or labels): only the frames
+ * drawn are made (svg_drawn.c).  rank: per frame its place in the
+ * siblings' order.  Returns 0, 1 where the weights are not all integers
+ * whose sums are exact (nothing done: build the whole graph), or
+ * SF_ENOMEM. */
+int sf_svg__graph_drawn(struct svg_graph *g, const struct sf_profile *p,
+			struct sf_ctx *ctx, const struct svg_opts *o,
+			uint32_t t, const uint32_t *rank);
 
 /* The differential and off-CPU weights of node `nd` of `g` (zeros when
  * the graph keeps none). */

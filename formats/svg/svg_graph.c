@@ -161,6 +161,7 @@ struct builder {
 	size_t nframes;
 	const struct sf_frame *frames;   /* the profile's, for
 					  * frame_keys_distinct */
+	int distinct;        /* its result, or DISTINCT_UNKNOWN */
 	double *pre;         /* a flame chart's: per node, the parent's self
 			      * weight when the node was made, drawn before
 			      * it (what came before it in time); a merged
@@ -169,6 +170,7 @@ struct builder {
 };
 
 #define NO_HEAD UINT32_MAX
+#define DISTINCT_UNKNOWN (-2)
 
 /* Frame `f` of a path: the profile's, or a group's label. */
 static const struct sf_frame *frame_at(const struct builder *b,
@@ -538,7 +540,8 @@ static int build_merged(struct builder *b, const struct sf_profile *p,
 			struct weights *wt, bool reverse)
 {
 	size_t ns = p->d.nstacks ? p->d.nstacks : 1;
-	int distinct = reverse ? 0 : frame_keys_distinct(b, p);
+	int distinct = reverse ? 0 : b->distinct != DISTINCT_UNKNOWN ?
+		       b->distinct : frame_keys_distinct(b, p);
 	/* stack s -> its node; none where that is s itself */
 	uint32_t *map = distinct ? NULL : calloc(ns, sizeof(*map));
 	sf_frame_id *path = NULL;
@@ -955,11 +958,67 @@ static int sort_nodes(struct svg_graph *g, bool chart)
 	return 0;
 }
 
+/* --total: a larger sum than the samples' (g->total, so far), as
+ * flamegraph.pl (a smaller one is ignored); the root's weight *root
+ * spans it */
+void sf_svg__graph_total(struct svg_graph *g, double *root,
+			 const struct svg_opts *o, struct sf_ctx *ctx)
+{
+	if (o->total > g->total && !g->diff) {
+		g->total = o->total;
+		*root = o->total;
+	} else if (o->total > 0 && o->total < g->total) {
+		sf_warn(ctx, "svg-total", "--total is less than the samples' "
+			"total, so ignored");
+	}
+}
+
+int sf_svg__graph_cut(struct svg_graph *g, const struct svg_opts *o,
+		      const double *w, size_t stride, size_t n,
+		      double *scalep, double *minwp, double *cutp)
+{
+	const char *base = (const char *)w;
+	double scale = g->total > 0 ? (o->width - 2 * XPAD) / g->total : 0;
+	double minw = o->minwidth_pct ?
+		      o->minwidth / 100 * (o->width - 2 * XPAD) : o->minwidth;
+	/* --max-frames: a frame is never wider than its caller, so keeping
+	 * the frames wider than the (max+1)-th widest keeps a connected
+	 * tree of at most max frames; it acts as a larger --minwidth */
+	double cut = -1;
+
+	*scalep = scale;
+	*minwp = minw;
+	*cutp = cut;
+	g->minpx = minw;
+	if (!o->max_frames || n <= o->max_frames || scale <= 0)
+		return 0;
+	double *ws = malloc(n * sizeof(*ws));
+	if (!ws)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		memcpy(&ws[i], base + i * stride, sizeof(*ws));
+	double kth = kth_widest(ws, n, o->max_frames);
+	if (kth == 0) {
+		for (size_t i = 0; i < n; i++)
+			memcpy(&ws[i], base + i * stride, sizeof(*ws));
+		qsort(ws, n, sizeof(*ws), desc_cmp);
+		kth = ws[o->max_frames];
+	}
+	if (kth * scale >= minw) {
+		*cutp = kth;
+		g->minpx = kth * scale;
+		g->capped = true;
+	}
+	free(ws);
+	return 0;
+}
+
 int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 			struct sf_ctx *ctx, const struct svg_opts *o)
 {
 	struct builder b = { .g = g, .cap = 16, .by_module = o->by_module,
-			     .nframes = p->d.nframes };
+			     .nframes = p->d.nframes,
+			     .distinct = DISTINCT_UNKNOWN };
 	struct weights wt = { 0 };
 	int rc = 0;
 
@@ -971,6 +1030,24 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 	/* the BASE and off-CPU weights: only a diff has the one, only
 	 * samples with labels (sample_off) the other */
 	bool more = g->diff || p->d.nlabel_sets > 1;
+	/* frames that never merge, merged and drawn by name order: only
+	 * the frames drawn are made (svg_drawn.c) */
+	if (!o->flamechart && o->group == GROUP_NONE && !o->reverse &&
+	    !more && p->d.nstacks) {
+		uint32_t *rank;
+		if ((b.distinct = frame_keys_distinct(&b, p)) < 0)
+			return sf_error_nomem(ctx);
+		if (b.distinct) {
+			if (!(rank = frame_ranks(p)))
+				return sf_error_nomem(ctx);
+			rc = sf_svg__graph_drawn(g, p, ctx, o, wt.t, rank);
+			free(rank);
+			/* 1: weights whose sums could be inexact */
+			if (rc <= 0)
+				return rc;
+			rc = 0;
+		}
+	}
 	if (!(g->nodes = malloc(b.cap * sizeof(*g->nodes))) ||
 	    !(b.kin = malloc(b.cap * sizeof(*b.kin))) ||
 	    (more && !(g->more = calloc(b.cap, sizeof(*g->more)))) ||
@@ -1028,15 +1105,7 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 			pm->wait[k] += m->wait[k];
 	}
 	g->total = g->nodes[0].w;
-	/* --total: a larger sum than the samples', as flamegraph.pl (a
-	 * smaller one is ignored); the root spans it */
-	if (o->total > g->total && !g->diff) {
-		g->total = o->total;
-		g->nodes[0].w = o->total;
-	} else if (o->total > 0 && o->total < g->total) {
-		sf_warn(ctx, "svg-total", "--total is less than the samples' "
-			"total, so ignored");
-	}
+	sf_svg__graph_total(g, &g->nodes[0].w, o, ctx);
 	if (!(g->order = malloc(g->n * sizeof(*g->order)))) {
 		rc = sf_error_nomem(ctx);
 		goto out;
@@ -1053,35 +1122,11 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 	}
 	free(rank);
 
-	double scale = g->total > 0 ? (o->width - 2 * XPAD) / g->total : 0;
-	double minw = o->minwidth_pct ?
-		      o->minwidth / 100 * (o->width - 2 * XPAD) : o->minwidth;
-	/* --max-frames: a frame is never wider than its caller, so keeping
-	 * the frames wider than the (max+1)-th widest keeps a connected
-	 * tree of at most max frames; it acts as a larger --minwidth */
-	double cut = -1;
-	g->minpx = minw;
-	if (o->max_frames && g->n > o->max_frames && scale > 0) {
-		double *ws = malloc(g->n * sizeof(*ws));
-		if (!ws) {
-			rc = sf_error_nomem(ctx);
-			goto out;
-		}
-		for (size_t i = 0; i < g->n; i++)
-			ws[i] = g->nodes[i].w;
-		double kth = kth_widest(ws, g->n, o->max_frames);
-		if (kth == 0) {
-			for (size_t i = 0; i < g->n; i++)
-				ws[i] = g->nodes[i].w;
-			qsort(ws, g->n, sizeof(*ws), desc_cmp);
-			kth = ws[o->max_frames];
-		}
-		if (kth * scale >= minw) {
-			cut = kth;
-			g->minpx = cut * scale;
-			g->capped = true;
-		}
-		free(ws);
+	double scale, minw, cut;
+	if (sf_svg__graph_cut(g, o, &g->nodes[0].w, sizeof(g->nodes[0]),
+			      g->n, &scale, &minw, &cut)) {
+		rc = sf_error_nomem(ctx);
+		goto out;
 	}
 	/* x offsets: children follow each other from the parent's x, after
 	 * the parent's self weight drawn before them; the groups come in
