@@ -982,6 +982,21 @@ static int walk_nodes(struct sf_an_cg *g, const struct sf_an_view *v,
 	return 0;
 }
 
+/* The most edges the view's samples can name: one per view node below the
+ * root (caller -> callee, or * -> a root frame) and one per function (it
+ * -> *, as a leaf), and never more than every pair of nodes.  The hash
+ * map is made that large at once: doubling it as the edges come rehashed
+ * every entry at each step (on the timeline of docs/PERFORMANCE.md, with
+ * nearly an edge per view node, 9 % of the run), and the bound is a
+ * table of at most 16 bytes per view node, beside the view's own. */
+static size_t edges_bound(const struct sf_an_view *v)
+{
+	size_t n = v->nnodes + v->nfuncs;
+	size_t f = v->nfuncs + 1;
+
+	return f < ((size_t)1 << 31) / f && f * f < n ? f * f : n;
+}
+
 /* The first walk: the edges' (task 0, on the calling thread) and the
  * functions' (task 1). */
 struct walkjob {
@@ -1053,7 +1068,8 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	if (!g->nodes || !g->thread_time || !cgp || !hs || !fc ||
 	    !a.per || !g->order || !g->index || !g->out_start ||
 	    !g->in_start ||
-	    (N <= CG_DIRECT && !a.etab))
+	    (N <= CG_DIRECT && !a.etab) ||
+	    (!a.etab && !sf_idx_reserve(&a.pairs, edges_bound(v))))
 		goto enomem;
 	a.per[1] = 1;
 	for (size_t n = 0; n < N; n++)
