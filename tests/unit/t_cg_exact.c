@@ -6,7 +6,9 @@
  * threads) and weights that are integers, fractions, or so far apart that
  * the fast sums overflow (then the fast build must have fallen back), and
  * on one whose edges fit but whose node sums (docs/analyze.md, call graph
- * 5.1) do not, so that the ordering goes over to rationals. */
+ * 5.1) do not, so that the ordering goes over to rationals, and on one
+ * where only the times an edge keeps nowhere (total * den, while no
+ * function of it repeats) would overflow. */
 #include "unit.h"
 #include "analyze.h"
 #include "an_internal.h"
