@@ -79,6 +79,18 @@ static int bucket_add(struct acc *a, uint32_t *head, uint32_t k, sf_an_w w)
 	return 0;
 }
 
+/* Give edge e times of its own, both `base` (see struct edge).  -1 when
+ * out of memory. */
+static int split_new(struct sf_an_cg *g, uint32_t e, sf_an_w base)
+{
+	if (g->nsplit >= UINT32_MAX - 1 ||
+	    sf_grow(&g->split, &g->capsplit, g->nsplit + 1, sizeof(*g->split)))
+		return -1;
+	g->split[g->nsplit] = (struct etimes){ base, base };
+	g->edges[e].split = (uint32_t)++g->nsplit;
+	return 0;
+}
+
 static int edge_new(struct acc *a, uint32_t from, uint32_t to, uint32_t *out)
 {
 	struct sf_an_cg *g = a->g;
@@ -99,6 +111,9 @@ static int edge_new(struct acc *a, uint32_t from, uint32_t to, uint32_t *out)
 	memset(&g->edges[g->nedges], 0, sizeof(struct edge));
 	g->edges[g->nedges].from = from;
 	g->edges[g->nedges].to = to;
+	/* the slow sums keep every edge's divisor-1 part */
+	if (a->slow && split_new(g, (uint32_t)g->nedges, 0))
+		return -1;
 	/* the adjacency's list lengths, counted here rather than in a pass
 	 * over the 64-byte edges afterwards (cgadj.c) */
 	g->out_start[from + 1]++;
@@ -162,8 +177,9 @@ static bool den_admit(struct acc *a, uint32_t k)
 	if (__builtin_mul_overflow(a->den, f, &nden) ||
 	    nden > ((sf_an_w)1 << 96))
 		return false;
-	for (size_t e = 0; e < g->nedges; e++) {
-		struct edge *x = &g->edges[e];
+	/* the other edges' times are total * den: they follow */
+	for (size_t i = 0; i < g->nsplit; i++) {
+		struct etimes *x = &g->split[i];
 		if (__builtin_mul_overflow(x->caller, f, &x->caller) ||
 		    __builtin_mul_overflow(x->callee, f, &x->callee))
 			return false;
@@ -209,18 +225,55 @@ __attribute__((always_inline))
 static inline int occur(struct acc *a, uint32_t e, uint32_t st, sf_an_w w,
 			uint32_t kcaller, uint32_t kcallee, bool totals)
 {
-	struct edge *x = &a->g->edges[e];
+	struct sf_an_cg *g = a->g;
+	struct edge *x = &g->edges[e];
+	struct etimes *t;
 
 	if (totals && x->stamp != st) {
 		x->stamp = st;
 		x->total += w;
 	}
+	if (!x->split) {
+		/* a function's count is the same wherever it is in the
+		 * stack, so every occurrence of an edge in one sample has
+		 * the same counts, and the first with a count other than 1
+		 * is the edge's first in this sample: its times so far are
+		 * the earlier samples' total */
+		sf_an_w base;
+		if (kcaller == 1 && kcallee == 1)
+			return 0;
+		if (a->overflow)
+			return 0;
+		if (__builtin_mul_overflow(x->total - w, a->den, &base)) {
+			a->overflow = true;
+			return 0;
+		}
+		if (split_new(g, e, base))
+			return -1;
+	}
+	t = &g->split[x->split - 1];
 	/* caller_time is divided by the callee's count, callee_time by the
 	 * caller's count (docs/analyze.md, call graph 3 step 6, 9.1) */
-	if (time_add(a, &x->caller, a->bh + 2 * (size_t)e, kcaller, w))
+	if (time_add(a, &t->caller, a->bh + 2 * (size_t)e, kcaller, w))
 		return -1;
-	return time_add(a, &x->callee, a->bh + 2 * (size_t)e + 1, kcallee,
+	return time_add(a, &t->callee, a->bh + 2 * (size_t)e + 1, kcallee,
 			w);
+}
+
+/* After the fast sums: whether the times kept nowhere, total * den, fit
+ * (weights are never negative, so the largest total decides; every sum
+ * of the same weights overflows exactly when it would) */
+static bool derived_fit(const struct acc *a)
+{
+	const struct sf_an_cg *g = a->g;
+	sf_an_w m = 0, p;
+
+	if (!__builtin_mul_overflow(g->total_time, a->den, &p))
+		return true;
+	for (size_t e = 0; e < g->nedges; e++)
+		if (!g->edges[e].split && g->edges[e].total > m)
+			m = g->edges[e].total;
+	return !__builtin_mul_overflow(m, a->den, &p);
 }
 
 static void mpz_set_w(mpz_t z, sf_an_w v)
@@ -272,16 +325,16 @@ static int mpq_edges(struct sf_an_cg *g, const struct bucket *b,
 	}
 	mpq_init(tmp);
 	for (size_t e = 0; e < g->nedges; e++) {
-		const struct edge *x = &g->edges[e];
 		mpq_init(g->caller[e]);
 		mpq_init(g->callee[e]);
+		sf_an_w cr = time_num(g, (uint32_t)e, false);
+		sf_an_w ce = time_num(g, (uint32_t)e, true);
 		if (b) {
-			rational(g->caller[e], x->caller, b, bh[2 * e], tmp);
-			rational(g->callee[e], x->callee, b, bh[2 * e + 1],
-				 tmp);
+			rational(g->caller[e], cr, b, bh[2 * e], tmp);
+			rational(g->callee[e], ce, b, bh[2 * e + 1], tmp);
 		} else {
-			sf_an__cg_rational(g->caller[e], x->caller, g->den);
-			sf_an__cg_rational(g->callee[e], x->callee, g->den);
+			sf_an__cg_rational(g->caller[e], cr, g->den);
+			sf_an__cg_rational(g->callee[e], ce, g->den);
 		}
 	}
 	mpq_clear(tmp);
@@ -304,6 +357,7 @@ void sf_an_cg_free(struct sf_an_cg *g)
 	free(g->callee);
 	free(g->nodes);
 	sf_big_free(g->edges, g->edges_cap);
+	free(g->split);
 	free(g->thread_time);
 	free(g->out_start);
 	free(g->out_edges);
@@ -495,12 +549,14 @@ static int os_init(struct sf_an_cg *g, struct osum *in, struct osum *out)
 			if (x->from == x->to || x->from == STAR ||
 			    x->to == STAR)
 				continue;
-			over = add_abs(&ai[x->to], x->callee) ||
-			       add_abs(&ao[x->from], x->caller);
+			sf_an_w ce = time_num(g, (uint32_t)e, true);
+			sf_an_w cr = time_num(g, (uint32_t)e, false);
+			over = add_abs(&ai[x->to], ce) ||
+			       add_abs(&ao[x->from], cr);
 			if (over)
 				break;
-			in->w[x->to] += x->callee;
-			out->w[x->from] += x->caller;
+			in->w[x->to] += ce;
+			out->w[x->from] += cr;
 		}
 		free(ai);
 		free(ao);
@@ -982,6 +1038,21 @@ static int walk_nodes(struct sf_an_cg *g, const struct sf_an_view *v,
 	return 0;
 }
 
+/* The most edges the view's samples can name: one per view node below the
+ * root (caller -> callee, or * -> a root frame) and one per function (it
+ * -> *, as a leaf), and never more than every pair of nodes.  The hash
+ * map is made that large at once: doubling it as the edges come rehashed
+ * every entry at each step (on the timeline of docs/PERFORMANCE.md, with
+ * nearly an edge per view node, 9 % of the run), and the bound is a
+ * table of at most 16 bytes per view node, beside the view's own. */
+static size_t edges_bound(const struct sf_an_view *v)
+{
+	size_t n = v->nnodes + v->nfuncs;
+	size_t f = v->nfuncs + 1;
+
+	return f < ((size_t)1 << 31) / f && f * f < n ? f * f : n;
+}
+
 /* The first walk: the edges' (task 0, on the calling thread) and the
  * functions' (task 1). */
 struct walkjob {
@@ -1053,7 +1124,8 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	if (!g->nodes || !g->thread_time || !cgp || !hs || !fc ||
 	    !a.per || !g->order || !g->index || !g->out_start ||
 	    !g->in_start ||
-	    (N <= CG_DIRECT && !a.etab))
+	    (N <= CG_DIRECT && !a.etab) ||
+	    (!a.etab && !sf_idx_reserve(&a.pairs, edges_bound(v))))
 		goto enomem;
 	a.per[1] = 1;
 	for (size_t n = 0; n < N; n++)
@@ -1063,9 +1135,16 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	sf_run_tasks(sf_jobs(ctx), 2, walk_task, &wj);
 	if ((rc = walk_error(ctx, wj.rc[0] ? wj.rc[0] : wj.rc[1])))
 		goto fail;
+	if (!a.slow && !a.overflow && !derived_fit(&a))
+		a.overflow = true;
 	if (a.overflow) {
+		/* the slow sums keep every edge's times */
+		for (size_t i = 0; i < g->nsplit; i++)
+			g->split[i] = (struct etimes){ 0, 0 };
 		for (size_t e = 0; e < g->nedges; e++)
-			g->edges[e].caller = g->edges[e].callee = 0;
+			if (!g->edges[e].split &&
+			    split_new(g, (uint32_t)e, 0))
+				goto enomem;
 		a.slow = true;
 		a.capbh = 2 * g->nedges + 2;
 		if (!(a.bh = calloc(a.capbh, sizeof(*a.bh))))

@@ -16,10 +16,20 @@
 struct edge {
 	uint32_t from, to;       /* cg nodes; STAR = the * node */
 	uint32_t stamp;
-	/* 64 bytes: what one occurrence touches is one cache line */
+	/* 0 while every occurrence had count 1 at both ends, as on a stack
+	 * where no function repeats: then the caller and callee times are
+	 * both total over the common denominator, kept nowhere.  Else 1 +
+	 * the index of its times in g->split.  32 bytes an edge, where the
+	 * times of every edge made 64: on the timeline of
+	 * docs/PERFORMANCE.md 3.76 million edges, whose fresh pages the
+	 * kernel zeroes. */
+	uint32_t split;
 	sf_an_w total;
-	/* caller and callee time: over the common denominator, or (slow
-	 * sums) the part with divisor 1 */
+};
+
+/* An edge's caller and callee time: over the common denominator, or
+ * (slow sums, where every edge has these) the part with divisor 1. */
+struct etimes {
 	sf_an_w caller, callee;
 };
 
@@ -39,6 +49,8 @@ struct sf_an_cg {
 	struct node *nodes;
 	struct edge *edges;       /* sf_big_grow'n: edges_cap bytes */
 	size_t nedges, edges_cap;
+	struct etimes *split;     /* see struct edge */
+	size_t nsplit, capsplit;
 	/* per edge, GMP rationals; NULL while the times are the edges'
 	 * numerators over `den` */
 	mpq_t *caller, *callee;
@@ -66,7 +78,13 @@ struct sf_an_cg {
 static inline sf_an_w time_num(const struct sf_an_cg *g, uint32_t e,
 			       bool callee)
 {
-	return callee ? g->edges[e].callee : g->edges[e].caller;
+	const struct edge *x = &g->edges[e];
+
+	if (x->split)
+		return callee ? g->split[x->split - 1].callee :
+				g->split[x->split - 1].caller;
+	/* the build checked that this fits */
+	return x->total * g->den;
 }
 
 /* The adjacency lists, newest created first (cgadj.c), from the edges

@@ -166,7 +166,7 @@ static void csr_dir(void *arg, size_t k)
 		const struct edge *x = &g->edges[e];
 		uint32_t i = at[k ? x->to : x->from]++;
 		if (t)
-			t[i] = k ? x->caller : x->callee;
+			t[i] = time_num(g, (uint32_t)e, !k);
 		other[i] = k ? x->from : x->to;
 		list[i] = (uint32_t)e;
 	}

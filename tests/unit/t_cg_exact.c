@@ -6,7 +6,9 @@
  * threads) and weights that are integers, fractions, or so far apart that
  * the fast sums overflow (then the fast build must have fallen back), and
  * on one whose edges fit but whose node sums (docs/analyze.md, call graph
- * 5.1) do not, so that the ordering goes over to rationals. */
+ * 5.1) do not, so that the ordering goes over to rationals, and on one
+ * where only the times an edge keeps nowhere (total * den, while no
+ * function of it repeats) would overflow. */
 #include "unit.h"
 #include "analyze.h"
 #include "an_internal.h"
@@ -93,15 +95,14 @@ static char *render(const struct sf_an_cg *g, struct sf_ctx *ctx,
  * their lcm, 144144 (2^17.1): every edge's sums fit 128 bits over it (N->B
  * has 2^109 x 144144 < 2^127), but out(N), the caller times of N->B, N->C
  * and N->D, is three times that, so the ordering turns to rationals. */
-static struct sf_profile *mk_wide_node(struct sf_ctx *ctx)
+/* A profile of the stacks `stacks` (one letter a frame, from `names`),
+ * one sample each, of weights `w`, on one thread. */
+static struct sf_profile *mk_fixed(struct sf_ctx *ctx, const char *names,
+				   const char *const *stacks, size_t n,
+				   const double *w)
 {
-	static const char names[] = "ANBCDR";
-	static const char *const stacks[] = {
-		"ANBNCNDN", "RRRRRRR", "RRRRRRRRR", "RRRRRRRRRRR",
-		"RRRRRRRRRRRRR", "RRRRRRRRRRRRRRRR"
-	};
 	struct sf_profile *p;
-	sf_frame_id fr[6], st[16];
+	sf_frame_id fr[8], st[16];
 	sf_stack_id id;
 	sf_thread_idx th;
 	uint32_t t;
@@ -110,18 +111,45 @@ static struct sf_profile *mk_wide_node(struct sf_ctx *ctx)
 	    sf_profile_sample_type(p, ctx, "samples", "count", &t) ||
 	    sf_profile_thread(p, ctx, SF_NO_ID, 1, NULL, &th))
 		return NULL;
-	for (int i = 0; i < 6; i++)
+	for (size_t i = 0; names[i]; i++)
 		if (sf_profile_frame_named(p, ctx, names + i, 1, NULL, &fr[i]))
 			return NULL;
-	for (size_t s = 0; s < sizeof(stacks) / sizeof(*stacks); s++) {
+	for (size_t s = 0; s < n; s++) {
 		size_t d = strlen(stacks[s]);
 		for (size_t i = 0; i < d; i++)
 			st[i] = fr[strchr(names, stacks[s][i]) - names];
 		if (sf_profile_stack(p, ctx, st, d, false, &id) ||
-		    sf_profile_add(p, ctx, id, th, s ? 1 : ldexp(1, 109)))
+		    sf_profile_add(p, ctx, id, th, w[s]))
 			return NULL;
 	}
 	return p;
+}
+
+static struct sf_profile *mk_wide_node(struct sf_ctx *ctx)
+{
+	static const char *const stacks[] = {
+		"ANBNCNDN", "RRRRRRR", "RRRRRRRRR", "RRRRRRRRRRR",
+		"RRRRRRRRRRRRR", "RRRRRRRRRRRRRRRR"
+	};
+	const double w[] = { ldexp(1, 109), 1, 1, 1, 1, 1 };
+
+	return mk_fixed(ctx, "ANBCDR", stacks, 6, w);
+}
+
+/* Edges whose every count is 1 keep no times of their own (they are
+ * total * den): here A -> B's total is 2^110 and C's counts 5, 7, 9, 11,
+ * 13 and 16 make the denominator their lcm, 720,720 (past 2^19), so
+ * A -> B's times do not fit in 128 bits and the fast sums must fall back,
+ * though no sum the walk adds overflows. */
+static struct sf_profile *mk_derived_over(struct sf_ctx *ctx)
+{
+	static const char *const stacks[] = {
+		"AB", "CCCCC", "CCCCCCC", "CCCCCCCCC", "CCCCCCCCCCC",
+		"CCCCCCCCCCCCC", "CCCCCCCCCCCCCCCC"
+	};
+	const double w[] = { ldexp(1, 110), 1, 1, 1, 1, 1, 1 };
+
+	return mk_fixed(ctx, "ABC", stacks, 7, w);
 }
 
 /* Both ways on one profile: same bytes; `want_slow`: whether the fast
@@ -140,7 +168,7 @@ static void both(struct sf_ctx *ctx, const char *name, uint64_t seed,
 
 	rs = seed;
 	p = nsamples ? mk(ctx, nfuncs, maxdepth, nsamples, wk) :
-		       mk_wide_node(ctx);
+	    nfuncs ? mk_derived_over(ctx) : mk_wide_node(ctx);
 	if (p && !sf_an_view_build(&v, p, &f, NULL, ctx) &&
 	    !sf_an__cg_build(&fast, v, false, ctx) &&
 	    !sf_an__cg_build(&slow, v, true, ctx)) {
@@ -272,6 +300,15 @@ int main(void)
 	     true);
 	/* the edges' sums fit, a node's sum of them does not */
 	both(&ctx, "cg-node-sums-past-128-bits", 0, 0, 0, 0, W_ONE, false);
+	both(&ctx, "cg-fast-falls-back-times-kept-nowhere", 0, 1, 0, 0, W_ONE,
+	     true);
+	/* many functions, short stacks: most samples repeat none, so an
+	 * edge keeps no times until a sample with a repeat meets it */
+	for (uint64_t seed = 1; seed <= 3; seed++) {
+		snprintf(name, sizeof(name), "cg-fast-is-slow-few-repeats-%llu",
+			 (unsigned long long)seed);
+		both(&ctx, name, seed, 40, 6, 600, W_FRACTION, false);
+	}
 	ring(&ctx);
 	return unit_failed;
 }
