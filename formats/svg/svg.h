@@ -149,7 +149,7 @@ struct svg_graph {
 int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 			struct sf_ctx *ctx, const struct svg_opts *o);
 void sf_svg__graph_free(struct svg_graph *g);
-/* Parts of the build (svg_graph.c) that svg_drawn.c shares: --total
+/* The widths (svg_cut.c), for either builder: --total
  * applied to g->total (the samples' sum so far) and the root's weight
  * *root; the scale, the minimum width in pixels and the --max-frames cut
  * (a weight a frame must exceed; -1: none) from the n inclusive weights
