@@ -1069,6 +1069,11 @@ int sf_profile__add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 			size_t ncap = old ? old : 1024;
 			while (ncap <= stack)
 				ncap *= 2;
+			/* every stack is below nstacks: room for all of them
+			 * at once, when the stacks came first (a document's
+			 * section), not a copy at every doubling */
+			if (ncap < p->d.nstacks)
+				ncap = p->d.nstacks;
 			uint32_t *a = sf_reallocarray(p->in->agg_stack, ncap,
 						      sizeof(*a));
 			if (!a)
