@@ -1,8 +1,10 @@
 /*
  * json_ahead.c - the native JSON reader's second thread: while the reader
  * builds the stack tree, it parses the "stacks" section further on into
- * [parent, frame] pairs, which the reader then takes instead of parsing
- * that text itself (json_read.h, "Reading ahead", says when and why).
+ * [parent, frame] pairs, and while the reader folds the samples, the
+ * "samples" section into their values, which the reader then takes
+ * instead of parsing that text itself (json_read.h, "Reading ahead",
+ * says when and why).
  */
 #include "json_read.h"
 
@@ -25,6 +27,12 @@
 #define AHEAD_BLOCK (32u << 10)
 #define AHEAD_FIND 4096
 #define AHEAD_SLOTS 32
+/* A sample takes 96 bytes parsed (struct fast_sample), so the samples
+ * section's blocks are a quarter as long, and a block of more samples
+ * than AHEAD_RECS is left to the reader (a sample with a weight is at
+ * least ",\n[0,0,0,0,0]", 13 bytes: 12 KiB hold at most 946). */
+#define AHEAD_SBLOCK (AHEAD_BLOCK / 4)
+#define AHEAD_RECS 1024
 /* a section shorter than this is read on one thread: starting one
  * costs more than parsing a megabyte */
 #define AHEAD_MIN ((size_t)1 << 20)
@@ -42,11 +50,16 @@ struct ahead_slot {
 	size_t start, end;         /* the block, offsets into the map */
 	uint32_t n;
 	uint32_t pair[2 * AHEAD_PAIRS];
+	struct fast_sample *rec;   /* samples: AHEAD_RECS of them */
 };
 
 struct sf_json_ahead {
 	const unsigned char *map;
 	size_t size, base, maxnum;
+	size_t block;              /* AHEAD_BLOCK, or AHEAD_SBLOCK */
+	bool samples;              /* the samples section, nw weights */
+	size_t nw;
+	struct fast_sample *recs;  /* every slot's rec */
 	bool wait;                 /* SF_JSON_AHEAD=wait: the reader waits
 				    * for every block (a test hook) */
 	bool fill;                 /* room has the stack tree's arrays */
@@ -122,6 +135,26 @@ static bool block_parse(const struct sf_json_ahead *a, size_t start,
 	return p == e;
 }
 
+/* The samples of the block map[start, end) into s, each as json_fast.c's
+ * plain_batch parses it: whether all are of the plainest kind. */
+static bool block_parse_samples(const struct sf_json_ahead *a, size_t start,
+				size_t end, struct ahead_slot *s)
+{
+	const unsigned char *p = a->map + start, *e = a->map + end;
+
+	s->n = 0;
+	while (p < e) {
+		struct fast_sample *x = &s->rec[s->n];
+		if (s->n == AHEAD_RECS || e - p < 3 || memcmp(p, ",\n[", 3) ||
+		    !(p = plain_elem(p + 3, e, a->maxnum, a->nw, x)))
+			return false;
+		x->slot = NULL;
+		x->end = p;
+		s->n++;
+	}
+	return p == e;
+}
+
 /*
  * Fault in the stack tree's entries ahead of the reader (profile.h, "Room
  * for a reader"): the nodes up to the end of the block just parsed are at
@@ -160,20 +193,21 @@ static void *ahead_main(void *arg)
 		}
 		/* a block the reader has passed is of no use, and its text
 		 * may be unmapped */
-		if (a->base + k * AHEAD_BLOCK < a->given) {
-			k = (a->given - a->base) / AHEAD_BLOCK + 1;
+		if (a->base + k * a->block < a->given) {
+			k = (a->given - a->base) / a->block + 1;
 			start = NONE;
 		}
-		a->busy = a->base + k * AHEAD_BLOCK;
+		a->busy = a->base + k * a->block;
 		pthread_mutex_unlock(&a->mu);
 
 		if (start == NONE)
-			start = block_start(a, a->base + k * AHEAD_BLOCK);
-		size_t end = block_start(a, a->base + (k + 1) * AHEAD_BLOCK);
+			start = block_start(a, a->base + k * a->block);
+		size_t end = block_start(a, a->base + (k + 1) * a->block);
 		s->start = start;
 		s->end = end;
 		s->ok = start != NONE && end != NONE &&
-			block_parse(a, start, end, s);
+			(a->samples ? block_parse_samples(a, start, end, s) :
+				      block_parse(a, start, end, s));
 
 		pthread_mutex_lock(&a->mu);
 		a->busy = NONE;
@@ -194,7 +228,7 @@ static void *ahead_main(void *arg)
 
 int sf_json__ahead_start(struct sf_json_ahead **out, struct sf_profile *p,
 			 const unsigned char *map, size_t size, size_t base,
-			 size_t maxnum)
+			 size_t maxnum, bool samples, size_t nw)
 {
 	const char *env = getenv("SF_JSON_AHEAD");
 	struct sf_json_ahead *a;
@@ -208,26 +242,41 @@ int sf_json__ahead_start(struct sf_json_ahead **out, struct sf_profile *p,
 	a->maxnum = maxnum;
 	a->wait = env && !strcmp(env, "wait");
 	a->busy = NONE;
-	/* no element is shorter than "[0,0]," */
-	a->first = p->d.nstacks;
-	a->fill = !sf_profile_stack_room(p, (size - base) / 6 + 1, &a->room);
-	if (pthread_mutex_init(&a->mu, NULL)) {
-		free(a);
-		return -1;
+	a->block = samples ? AHEAD_SBLOCK : AHEAD_BLOCK;
+	a->samples = samples;
+	a->nw = nw;
+	if (samples) {
+		a->recs = sf_calloc((size_t)AHEAD_SLOTS * AHEAD_RECS,
+				    sizeof(*a->recs));
+		if (!a->recs) {
+			free(a);
+			return -1;
+		}
+		for (size_t i = 0; i < AHEAD_SLOTS; i++)
+			a->slot[i].rec = a->recs + i * AHEAD_RECS;
+	} else {
+		/* no element is shorter than "[0,0]," */
+		a->first = p->d.nstacks;
+		a->fill = !sf_profile_stack_room(p, (size - base) / 6 + 1,
+						 &a->room);
 	}
+	if (pthread_mutex_init(&a->mu, NULL))
+		goto fail;
 	if (pthread_cond_init(&a->cv, NULL)) {
 		pthread_mutex_destroy(&a->mu);
-		free(a);
-		return -1;
+		goto fail;
 	}
 	if (sf_thread_start(&a->thread, ahead_main, a)) {
 		pthread_cond_destroy(&a->cv);
 		pthread_mutex_destroy(&a->mu);
-		free(a);
-		return -1;
+		goto fail;
 	}
 	*out = a;
 	return 0;
+fail:
+	free(a->recs);
+	free(a);
+	return -1;
 }
 
 void sf_json__ahead_stop(struct sf_json_ahead *a)
@@ -241,6 +290,7 @@ void sf_json__ahead_stop(struct sf_json_ahead *a)
 	pthread_join(a->thread, NULL);
 	pthread_cond_destroy(&a->cv);
 	pthread_mutex_destroy(&a->mu);
+	free(a->recs);
 	free(a);
 }
 
@@ -284,6 +334,16 @@ const uint32_t *sf_json__ahead_pairs(const struct sf_json_ahead *a,
 	*n = s->n;
 	*end = s->end;
 	return s->pair;
+}
+
+struct fast_sample *sf_json__ahead_samples(struct sf_json_ahead *a,
+					   size_t *n, size_t *end)
+{
+	struct ahead_slot *s = &a->slot[a->head % AHEAD_SLOTS];
+
+	*n = s->n;
+	*end = s->end;
+	return s->rec;
 }
 
 void sf_json__ahead_done(struct sf_json_ahead *a)

@@ -96,72 +96,10 @@ static const unsigned char *num_end(const unsigned char *p,
  * a call per value): 12 % of `sfconv timeline-400k.json --to collapsed`.
  */
 #define FAST_BATCH 32
-#define FAST_TYPES 4           /* more sample types: the generic loop */
 #define AHEAD_SLOT 8
 #define AHEAD_SAMPLE 4
 #define AHEAD_NODE0 16         /* sf_profile_stack_prefetch's stages */
 #define AHEAD_NODE1 8
-
-struct fast_sample {
-	int64_t v[4];
-	double wf[FAST_TYPES];
-	uint32_t n, okm, nullm;
-	uint32_t *slot;            /* its hint slot, or NULL */
-	const unsigned char *end;  /* just after its ']' */
-};
-
-/* The element after its '[' at p, if it is of the plainest kind: the
- * byte after its ']', or NULL (nothing stored that the generic loop
- * would not overwrite).  Values 4 .. 4 + nw are the weights (nw 0 in a
- * stack node, whose values past the fourth are not kept). */
-static const unsigned char *plain_elem(const unsigned char *p,
-				       const unsigned char *e, size_t maxnum,
-				       size_t nw, struct fast_sample *s)
-{
-	s->okm = s->nullm = 0;
-	for (uint32_t i = 0;; i++) {
-		if (p >= e)
-			return NULL;
-		if (*p == 'n') {
-			if (e - p < 4 || memcmp(p, "null", 4) ||
-			    (i >= 4 && i - 4 < nw))
-				return NULL;
-			if (i < 4) {
-				s->v[i] = 0;
-				s->nullm |= 1u << i;
-			}
-			p += 4;
-		} else {
-			const unsigned char *d = p;
-			uint64_t x = 0;
-			size_t nd = e - p >= 8 ? digits8(p, &x) : 8;
-			if (nd < 8) {
-				p += nd;
-			} else {
-				while (p < e && (unsigned)(*p - '0') < 10)
-					x = x * 10 + (unsigned)(*p++ - '0');
-				nd = (size_t)(p - d);
-			}
-			if (!nd || nd > 18 || nd > maxnum ||
-			    (*d == '0' && nd > 1))
-				return NULL;
-			if (i < 4) {
-				s->v[i] = (int64_t)x;
-				s->okm |= 1u << i;
-			} else if (i - 4 < nw) {
-				s->wf[i - 4] = (double)x;
-			}
-		}
-		if (p >= e)
-			return NULL;
-		if (*p == ']') {
-			s->n = i + 1;
-			return p + 1;
-		}
-		if (*p++ != ',')
-			return NULL;
-	}
-}
 
 /* The hint slot of sample s (as sample_end() in json_events.c finds it), or
  * NULL when it has none or its values are out of range (its fold will
@@ -318,6 +256,22 @@ static int fold_pairs(struct rd *r, const uint32_t *pv, size_t n)
 	return 0;
 }
 
+/* Fold the n samples sv of a block the thread reading ahead parsed
+ * (json_ahead.c), FAST_BATCH at a time as plain_batch's batches: 0, or
+ * FAST_ERR. */
+static int fold_samples(struct rd *r, const unsigned char *base,
+			struct fast_sample *sv, size_t n, size_t *used)
+{
+	for (size_t i = 0; i < n; i += FAST_BATCH) {
+		size_t nb = n - i < FAST_BATCH ? n - i : FAST_BATCH;
+		for (size_t k = i; k < i + nb; k++)
+			sv[k].slot = sample_slot(r, &sv[k]);
+		if (fold_batch(r, base, sv + i, nb, used))
+			return FAST_ERR;
+	}
+	return 0;
+}
+
 /* The longest number the fast path reads itself. */
 static size_t fast_maxnum(const struct rd *r)
 {
@@ -346,12 +300,19 @@ static enum fast_st fast_section(struct rd *r, const unsigned char *b,
 			size_t at = (size_t)(p - r->map), np, end;
 			size_t s = sf_json__ahead_next(r->ahead, at);
 			if (s == at) {
-				const uint32_t *pv = sf_json__ahead_pairs(
-					r->ahead, &np, &end);
+				const uint32_t *pv = NULL;
+				struct fast_sample *sv = NULL;
+				if (r->key == K_SAMPLES)
+					sv = sf_json__ahead_samples(
+						r->ahead, &np, &end);
+				else
+					pv = sf_json__ahead_pairs(r->ahead,
+								  &np, &end);
 				/* whole in the next piece */
 				if (r->map + end > e)
 					return FAST_MORE;
-				if (fold_pairs(r, pv, np))
+				if (sv ? fold_samples(r, b, sv, np, used) :
+					 fold_pairs(r, pv, np))
 					return FAST_ERR;
 				sf_json__ahead_done(r->ahead);
 				p = r->map + end;
@@ -531,13 +492,16 @@ static int parse_piece(struct rd *r, const unsigned char *buf, size_t avail,
 				r->took[r->key] = true;
 				r->fast_n = 0;
 				r->fast_line = r->lnum;
-				if (r->key == K_STACKS && r->map &&
-				    !r->ahead && sf_jobs(r->ctx) > 1)
+				if ((r->key == K_STACKS ||
+				     (r->key == K_SAMPLES &&
+				      r->ntypes <= FAST_TYPES)) &&
+				    r->map && !r->ahead && sf_jobs(r->ctx) > 1)
 					sf_json__ahead_start(
 						&r->ahead, r->p, r->map,
 						r->map_size,
 						(size_t)(buf + pos - r->map),
-						fast_maxnum(r));
+						fast_maxnum(r),
+						r->key == K_SAMPLES, r->ntypes);
 			}
 			continue;
 		}

@@ -113,6 +113,75 @@ static inline size_t digits8(const unsigned char *p, uint64_t *out)
 	return nd;
 }
 
+/* An element of a "samples" or "stacks" section of the plainest kind,
+ * as the fast path (json_fast.c) and the thread reading ahead
+ * (json_ahead.c) parse it: values 0..3, the weights, and which of
+ * values 0..3 are integers (okm) or null (nullm). */
+#define FAST_TYPES 4           /* more sample types: the generic loop */
+
+struct fast_sample {
+	int64_t v[4];
+	double wf[FAST_TYPES];
+	uint32_t n, okm, nullm;
+	uint32_t *slot;            /* its hint slot, or NULL */
+	const unsigned char *end;  /* just after its ']' */
+};
+
+/* The element after its '[' at p, if it is of the plainest kind (see
+ * json_fast.c, "Samples are the bulk"): the byte after its ']', or NULL
+ * (nothing stored that the generic loop would not overwrite).  Values
+ * 4 .. 4 + nw are the weights (nw 0 in a stack node, whose values past
+ * the fourth are not kept). */
+static inline const unsigned char *plain_elem(const unsigned char *p,
+					      const unsigned char *e,
+					      size_t maxnum, size_t nw,
+					      struct fast_sample *s)
+{
+	s->okm = s->nullm = 0;
+	for (uint32_t i = 0;; i++) {
+		if (p >= e)
+			return NULL;
+		if (*p == 'n') {
+			if (e - p < 4 || memcmp(p, "null", 4) ||
+			    (i >= 4 && i - 4 < nw))
+				return NULL;
+			if (i < 4) {
+				s->v[i] = 0;
+				s->nullm |= 1u << i;
+			}
+			p += 4;
+		} else {
+			const unsigned char *d = p;
+			uint64_t x = 0;
+			size_t nd = e - p >= 8 ? digits8(p, &x) : 8;
+			if (nd < 8) {
+				p += nd;
+			} else {
+				while (p < e && (unsigned)(*p - '0') < 10)
+					x = x * 10 + (unsigned)(*p++ - '0');
+				nd = (size_t)(p - d);
+			}
+			if (!nd || nd > 18 || nd > maxnum ||
+			    (*d == '0' && nd > 1))
+				return NULL;
+			if (i < 4) {
+				s->v[i] = (int64_t)x;
+				s->okm |= 1u << i;
+			} else if (i - 4 < nw) {
+				s->wf[i - 4] = (double)x;
+			}
+		}
+		if (p >= e)
+			return NULL;
+		if (*p == ']') {
+			s->n = i + 1;
+			return p + 1;
+		}
+		if (*p++ != ',')
+			return NULL;
+	}
+}
+
 /* An integer member: last one wins, as in a json-c object. */
 struct ival {
 	bool set, ok;
@@ -229,11 +298,17 @@ extern const char *const sf_json__key_names[NKEYS];
  * are the same with or without the thread, whenever it runs.  A block is
  * taken only if every element in it is two plain integers; the thread
  * stops at the first block that is not, and the reader reads on alone.
+ * The "samples" section (8 MB of a timeline, its parse about 12 ms of
+ * the reader's 50-60 there) is read the same way by a thread started
+ * when the fast path takes it, each block parsed into the values
+ * json_fast.c's plain_batch would have parsed (plain_elem), taken only
+ * if every element is of that plainest kind.
  * The reader never waits for the thread (a block not ready is parsed by
  * the reader, and the thread skips what the reader has passed), except
  * under SF_JSON_AHEAD=wait, a test hook that makes every block come from
- * the thread.  The thread reads at most 32 blocks of 32 KiB ahead, and
- * the reader gives back no part of the map the thread may still read.
+ * the thread.  The thread reads at most 32 blocks of 32 KiB (8 KiB of
+ * samples) ahead, and the reader gives back no part of the map the
+ * thread may still read.
  * The thread also faults in the stack tree's entries ahead of the reader
  * (profile.h, "Room for a reader"): clearing those pages was up to a
  * fifth of loading a timeline on a busy machine.
@@ -241,23 +316,29 @@ extern const char *const sf_json__key_names[NKEYS];
 struct sf_json_ahead;
 
 /* Start the thread on map[base, size) (base: just after the section's
- * '['), taking numbers of at most maxnum digits, and faulting in the
- * entries of p's stack tree ahead of the reader where the model can give
- * them room (sf_profile_stack_room): 0, or -1 (the section is too short,
- * or no thread could be made: the reader reads alone). */
+ * '['), taking numbers of at most maxnum digits: the stacks section,
+ * faulting in the entries of p's stack tree ahead of the reader where the
+ * model can give them room (sf_profile_stack_room), or with `samples`
+ * the samples section, nw weights each.  0, or -1 (the section is too
+ * short, or no thread could be made: the reader reads alone). */
 int sf_json__ahead_start(struct sf_json_ahead **out, struct sf_profile *p,
 			 const unsigned char *map, size_t size, size_t base,
-			 size_t maxnum);
+			 size_t maxnum, bool samples, size_t nw);
 /* Stop and free the thread (NULL: nothing). */
 void sf_json__ahead_stop(struct sf_json_ahead *a);
 /* The reader is at an element boundary at map offset pos: the offset of
- * the next block at or after pos that the thread has parsed into pairs,
- * or SIZE_MAX (none ready).  Blocks before pos are dropped. */
+ * the next block at or after pos that the thread has parsed, or SIZE_MAX
+ * (none ready).  Blocks before pos are dropped. */
 size_t sf_json__ahead_next(struct sf_json_ahead *a, size_t pos);
 /* The pairs of that block (parent, frame, parent, frame, ...): *n pairs,
  * the block ending at map offset *end. */
 const uint32_t *sf_json__ahead_pairs(const struct sf_json_ahead *a,
 				     size_t *n, size_t *end);
+/* The samples of that block (a samples section's thread): *n of them,
+ * their hint slots NULL, which the reader may set; the block ends at map
+ * offset *end. */
+struct fast_sample *sf_json__ahead_samples(struct sf_json_ahead *a,
+					   size_t *n, size_t *end);
 /* That block is read: the thread may fill its slot again. */
 void sf_json__ahead_done(struct sf_json_ahead *a);
 /* The reader would give back the map below offset `to`: how far it may

@@ -191,18 +191,25 @@ static const char *str_intern(struct sf_profile *p, struct sf_ctx *ctx,
 		sf_error_nomem(ctx);
 		return NULL;
 	}
-	/* strlens and named share cap_strs: grow them to the same
-	 * capacity */
-	uint32_t *nl = sf_reallocarray(in->strlens, in->cap_strs,
-				       sizeof(*nl));
-	if (nl)
-		in->strlens = nl;
-	uint32_t *nf = sf_reallocarray(in->named, in->cap_strs, sizeof(*nf));
-	if (nf)
-		in->named = nf;
-	if (!nl || !nf) {
-		sf_error_nomem(ctx);
-		return NULL;
+	/* strlens and named grow to strs' capacity when it grew.  Not at
+	 * every new string: a realloc to the same size is free in glibc
+	 * but not under AddressSanitizer, where each one copies the whole
+	 * array to a new block, mapped and later unmapped (quadratic in
+	 * the strings: 10 s of system time for 20,000 frames) */
+	if (in->cap_strinfo < in->cap_strs) {
+		uint32_t *nl = sf_reallocarray(in->strlens, in->cap_strs,
+					       sizeof(*nl));
+		if (nl)
+			in->strlens = nl;
+		uint32_t *nf = sf_reallocarray(in->named, in->cap_strs,
+					       sizeof(*nf));
+		if (nf)
+			in->named = nf;
+		if (!nl || !nf) {
+			sf_error_nomem(ctx);
+			return NULL;
+		}
+		in->cap_strinfo = in->cap_strs;
 	}
 	memcpy(copy, s, len);
 	copy[len] = 0;
@@ -1062,6 +1069,11 @@ int sf_profile__add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 			size_t ncap = old ? old : 1024;
 			while (ncap <= stack)
 				ncap *= 2;
+			/* every stack is below nstacks: room for all of them
+			 * at once, when the stacks came first (a document's
+			 * section), not a copy at every doubling */
+			if (ncap < p->d.nstacks)
+				ncap = p->d.nstacks;
 			uint32_t *a = sf_reallocarray(p->in->agg_stack, ncap,
 						      sizeof(*a));
 			if (!a)

@@ -56,6 +56,7 @@ struct sf_profile_internal {
 	double weights_total;
 	size_t cap_frames, cap_stacks, cap_threads, cap_samples, cap_labels;
 	size_t cap_strs;
+	size_t cap_strinfo;      /* entries of strlens and named */
 	/* the last stack sf_profile_stack made, root first: its frames and
 	 * the node of each prefix, so a stack sharing a prefix with it
 	 * (consecutive samples usually do) skips the hash probes there */
