@@ -517,3 +517,62 @@ if [ -w /dev/full ]; then
 else
 	skip pprof-jobs-full-disk "no /dev/full"
 fi
+
+# pprof -> pprof is a fixpoint when two frames of the model differ only
+# in what pprof does not hold: a `sample` report's "main + 9" and
+# "main + 10" at one address are two frames (their offsets differ) but
+# one written location, so the writer makes them one Location and the
+# two stacks through them one Sample.  By hand: the locations are
+# Thread_7, start, main and work (4), so are the functions (4), and the
+# one sample has 6 + 4 = 10.  Written so, the file read back and written
+# again gives the same bytes (before, 5 locations and samples of 6 and 4,
+# which reading merged).
+cat > offs.sample.txt <<'TXT'
+Analysis of sampling app (pid 42) every 1 millisecond
+Process:         app [42]
+
+Call graph:
+    10 Thread_7
+    + 10 start  (in libdyld.dylib) + 1  [0x1001]
+    +   6 main  (in app) + 9  [0x2010]
+    +   ! 6 work  (in app) + 5  [0x3005]
+    +   4 main  (in app) + 10  [0x2010]
+    +     4 work  (in app) + 5  [0x3005]
+
+Total number in stack (recursive counted multiple times):
+TXT
+cat > pbcount.py <<'PY'
+# pbcount.py FILE: "locations N functions N samples V,V,..." of a gzip'd
+# pprof Profile (fields 4, 5 and 2; a sample's values are its field 2)
+import gzip, sys
+def varint(b, i):
+    r = s = 0
+    while True:
+        c = b[i]; i += 1; r |= (c & 0x7f) << s; s += 7
+        if c < 0x80: return r, i
+def fields(b):
+    i = 0
+    while i < len(b):
+        k, i = varint(b, i)
+        if k & 7 == 0: v, i = varint(b, i)
+        elif k & 7 == 2:
+            n, i = varint(b, i); v = b[i:i + n]; i += n
+        else: sys.exit("unexpected wire type %d" % (k & 7))
+        yield k >> 3, v
+d = gzip.decompress(open(sys.argv[1], "rb").read())
+n = {4: 0, 5: 0}
+vals = []
+for f, v in fields(d):
+    if f in n: n[f] += 1
+    if f == 2:
+        for g, x in fields(v):
+            if g == 2: vals.append(varint(x, 0)[0])
+print("locations %d functions %d samples %s" %
+      (n[4], n[5], ",".join(map(str, vals))))
+PY
+$SFCONV -q offs.sample.txt -o offs1.pb.gz
+echo "locations 4 functions 4 samples 10" > offs.want
+python3 pbcount.py offs1.pb.gz > offs.got
+expect_same pprof-written-locations offs.want offs.got
+$SFCONV -q offs1.pb.gz --to pprof -o offs2.pb.gz
+expect_same pprof-pprof-fixpoint offs1.pb.gz offs2.pb.gz
