@@ -1,8 +1,8 @@
 /*
  * pprof_write.c - the pprof writer (the format entry is in fmt_pprof.c):
- * always gzip (as pprof itself writes); locations deduplicated by their
- * frame sequence (a non-inline frame with the inline frames called from it
- * is one location), functions by (name, file), mappings by module; ids and
+ * always gzip (as pprof itself writes); locations deduplicated by what
+ * they hold (a non-inline frame with the inline frames called from it is
+ * one location), functions by (name, file), mappings by module; ids and
  * strings numbered in first-use order, so the bytes depend on the model
  * only.
  */
@@ -767,9 +767,9 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 
 	w.p = p;
 	w.ctx = ctx;
-	/* with two jobs deflate, most of the writer's time at level 6
-	 * (which fixes the bytes), runs beside the encoding
-	 * (sf_output_threads) */
+	/* gzip at level 1 in blocks (sf_output_set_gzip): with -j, deflate
+	 * runs beside the encoding and on several threads at once, with the
+	 * same bytes */
 	if ((rc = sf_output_set_gzip(out, ctx)))
 		return rc;
 	if (wstr(&w.strs, "", 0, false) == UINT64_MAX) {
