@@ -34,6 +34,9 @@ typedef void sf_gzb_write_fn(void *arg, const unsigned char *p, size_t n);
 /* Compress buf[0..len), the next bytes of the stream, and pass what
  * comes out to emit(arg, ...): a whole number of blocks unless `last`
  * (then the trailer follows).  The gzip header goes before the first.
+ * The bytes depend on the stream and on where the last put begins: put
+ * a batch that is not last only when more bytes follow (io.c does), so
+ * that the last put is empty only for an empty stream.
  * Returns 0, or -1 when deflate failed (then the stream is broken and
  * nothing more should be put). */
 int sf_gzb_put(struct sf_gzb *z, const unsigned char *buf, size_t len,
