@@ -488,12 +488,14 @@ expect_error pprof-max-size-raw 1 'input larger than 100 bytes' \
 # With two jobs the gzip stream is compressed on a second thread while
 # the samples are encoded (sf_output_threads): the same deflate calls,
 # so the same bytes as one job.  40,000 distinct stacks make a message of
-# several of the output's 256 KiB buffers, each handed over in turn.
-python3 - > many.folded <<'PY'
-for i in range(40000):
+# several of a gzip output's 256 KiB buffers (-o x.json.gz below), each
+# handed over in turn (big.folded: 120,000 for pprof's blocks, below).
+python3 - > big.folded <<'PY'
+for i in range(120000):
     fr = ["main", "w%d" % (i % 97), "f%d" % (i % 1009), "g%d" % i]
     print(";".join(fr), i % 13 + 1)
 PY
+head -n 40000 big.folded > many.folded
 $SFCONV -q -j 1 many.folded -o many1.pb.gz
 $SFCONV -q -j 2 many.folded -o many2.pb.gz
 $SFCONV -q -j 2 many.folded --to pprof > many3.pb.gz
@@ -517,3 +519,99 @@ if [ -w /dev/full ]; then
 else
 	skip pprof-jobs-full-disk "no /dev/full"
 fi
+
+# pprof -> pprof is a fixpoint when two frames of the model differ only
+# in what pprof does not hold: a `sample` report's "main + 9" and
+# "main + 10" at one address are two frames (their offsets differ) but
+# one written location, so the writer makes them one Location and the
+# two stacks through them one Sample.  By hand: the locations are
+# Thread_7, start, main and work (4), so are the functions (4), and the
+# one sample has 6 + 4 = 10.  Written so, the file read back and written
+# again gives the same bytes (before, 5 locations and samples of 6 and 4,
+# which reading merged).
+cat > offs.sample.txt <<'TXT'
+Analysis of sampling app (pid 42) every 1 millisecond
+Process:         app [42]
+
+Call graph:
+    10 Thread_7
+    + 10 start  (in libdyld.dylib) + 1  [0x1001]
+    +   6 main  (in app) + 9  [0x2010]
+    +   ! 6 work  (in app) + 5  [0x3005]
+    +   4 main  (in app) + 10  [0x2010]
+    +     4 work  (in app) + 5  [0x3005]
+
+Total number in stack (recursive counted multiple times):
+TXT
+cat > pbcount.py <<'PY'
+# pbcount.py FILE: "locations N functions N samples V,V,..." of a gzip'd
+# pprof Profile (fields 4, 5 and 2; a sample's values are its field 2)
+import gzip, sys
+def varint(b, i):
+    r = s = 0
+    while True:
+        c = b[i]; i += 1; r |= (c & 0x7f) << s; s += 7
+        if c < 0x80: return r, i
+def fields(b):
+    i = 0
+    while i < len(b):
+        k, i = varint(b, i)
+        if k & 7 == 0: v, i = varint(b, i)
+        elif k & 7 == 2:
+            n, i = varint(b, i); v = b[i:i + n]; i += n
+        else: sys.exit("unexpected wire type %d" % (k & 7))
+        yield k >> 3, v
+d = gzip.decompress(open(sys.argv[1], "rb").read())
+n = {4: 0, 5: 0}
+vals = []
+for f, v in fields(d):
+    if f in n: n[f] += 1
+    if f == 2:
+        for g, x in fields(v):
+            if g == 2: vals.append(varint(x, 0)[0])
+print("locations %d functions %d samples %s" %
+      (n[4], n[5], ",".join(map(str, vals))))
+PY
+$SFCONV -q offs.sample.txt -o offs1.pb.gz
+echo "locations 4 functions 4 samples 10" > offs.want
+python3 pbcount.py offs1.pb.gz > offs.got
+expect_same pprof-written-locations offs.want offs.got
+$SFCONV -q offs1.pb.gz --to pprof -o offs2.pb.gz
+expect_same pprof-pprof-fixpoint offs1.pb.gz offs2.pb.gz
+
+# The gzip member is compressed in 256 KiB blocks on -j threads
+# (formats/base/gzblocks.h), batches of 8 handed to a second thread: the
+# bytes must not depend on the jobs.  120,000 distinct stacks make a
+# message of more than two batches (4 MiB), so blocks are primed from
+# the same batch and from the one before.
+$SFCONV -q -j 1 big.folded -o big1.pb.gz
+$SFCONV -q -j 2 big.folded -o big2.pb.gz
+$SFCONV -q -j 8 big.folded -o big8.pb.gz
+$SFCONV -q -j 2 big.folded --to pprof > big3.pb.gz
+gzip -dc big1.pb.gz > big1.pb
+raw=$(wc -c < big1.pb)
+if [ "$raw" -gt $((4 * 1048576)) ]; then pass pprof-blocks-input-size; else
+	fail pprof-blocks-input-size "message of $raw bytes, wanted more than 4 MiB"; fi
+expect_same pprof-blocks-j1-j2 big1.pb.gz big2.pb.gz
+expect_same pprof-blocks-j1-j8 big1.pb.gz big8.pb.gz
+expect_same pprof-blocks-stdout big1.pb.gz big3.pb.gz
+# one gzip member that gzip and Python's zlib read whole, to the message
+# our reader reads back to the input; compressed as zlib's level 1 would
+# compress it in one piece, give or take 1%
+if gzip -t big2.pb.gz; then pass pprof-blocks-gzip-t; else
+	fail pprof-blocks-gzip-t "gzip -t failed"; fi
+if python3 - big2.pb.gz big1.pb <<'PY'
+import sys, zlib
+gz = open(sys.argv[1], "rb").read()
+want = open(sys.argv[2], "rb").read()
+d = zlib.decompressobj(16 + 15)
+got = d.decompress(gz)
+assert d.eof and not d.unused_data, "not one gzip member"
+assert got == want, "inflates to other bytes than gzip -dc"
+one = len(zlib.compress(want, 1)) + 18 - 6
+assert abs(len(gz) - one) < one / 100, (len(gz), one)
+PY
+then pass pprof-blocks-one-member; else fail pprof-blocks-one-member "see above"; fi
+python3 fold.py big.folded > big.want
+$SFCONV -q big8.pb.gz --to collapsed > big.got
+expect_same pprof-blocks-roundtrip big.want big.got

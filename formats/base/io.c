@@ -1,5 +1,6 @@
 /* io.c - streaming input (with transparent gzip) and buffered output. */
 #include "io.h"
+#include "gzblocks.h"
 #include "outthread.h"
 
 #include <errno.h>
@@ -666,7 +667,10 @@ struct sf_output {
 	int failed;       /* 0, SF_EIO or SF_EPIPE */
 	int err_no;
 	bool may_thread;  /* compress on a second thread (sf_output_threads) */
+	unsigned jobs;    /* sf_output_threads' */
 	struct sf_outthread *zt;   /* doing so, or NULL */
+	struct sf_gzb *gzb;        /* gzip in blocks (sf_output_set_gzip),
+				    * or NULL: zs */
 };
 
 /* The temporary file being written, for signal handlers. */
@@ -736,11 +740,38 @@ static void deflate_out(struct sf_output *o, unsigned char *in, size_t n,
 	} while (o->zs.avail_out == 0 && !*failed);
 }
 
+struct gzb_sink {
+	int fd;
+	int *failed, *err_no;
+};
+
+static void gzb_write(void *arg, const unsigned char *p, size_t n)
+{
+	struct gzb_sink *k = arg;
+
+	write_all(k->fd, p, n, k->failed, k->err_no);
+}
+
+/* Compress in[0..n) with `zflush` (Z_FINISH ends the stream) and write
+ * what comes out: in blocks (gzblocks.h) or as one deflate stream. */
+static void compress_out(struct sf_output *o, unsigned char *in, size_t n,
+			 int zflush, int *failed, int *err_no)
+{
+	struct gzb_sink k = { o->fd, failed, err_no };
+
+	if (!o->gzb) {
+		deflate_out(o, in, n, zflush, failed, err_no);
+		return;
+	}
+	if (sf_gzb_put(o->gzb, in, n, zflush == Z_FINISH, gzb_write, &k))
+		fail_into(failed, err_no, EIO);
+}
+
 /* The output's compressing thread's work (outthread.h): one buffer. */
 static void deflate_job(void *arg, unsigned char *buf, size_t len, int flag,
 			int *failed, int *err_no)
 {
-	deflate_out(arg, buf, len, flag, failed, err_no);
+	compress_out(arg, buf, len, flag, failed, err_no);
 }
 
 /*
@@ -781,7 +812,7 @@ static void flush_buf(struct sf_output *o, int zflush)
 		o->len = 0;
 		return;
 	}
-	deflate_out(o, o->buf, o->len, zflush, &o->failed, &o->err_no);
+	compress_out(o, o->buf, o->len, zflush, &o->failed, &o->err_no);
 	o->len = 0;
 }
 
@@ -975,16 +1006,38 @@ int sf_output_open(struct sf_output **out, struct sf_ctx *ctx,
 	return 0;
 }
 
+/*
+ * Level 1, as Go's runtime/pprof writes its profiles: on a 30 MB pprof
+ * message, 0.34 s against level 6's 0.58 s, for 3% more bytes.  In
+ * blocks (gzblocks.h) so that, with -j, several threads compress it, with
+ * the same bytes for every number of jobs.  The buffer holds one batch of
+ * blocks; it is handed over (or compressed here) only when full, so that
+ * the blocks fall at the same offsets whatever the writes were.
+ */
 int sf_output_set_gzip(struct sf_output *o, struct sf_ctx *ctx)
 {
-	if (o->gz || o->is_mem)
+	size_t cap = SF_GZB_BATCH * SF_GZB_BLOCK;
+
+	if (o->gzb || o->is_mem)
 		return 0;
-	if (!o->zout && !(o->zout = malloc(OUT_BUF)))
+	if (o->gz) {
+		/* opened as gzip (-o x.pb.gz): the same bytes as to a pipe,
+		 * unless the stream has begun */
+		gz_thread_stop(o);
+		if (o->zs.total_in || o->failed) {
+			gz_thread_start(o);
+			return 0;
+		}
+		deflateEnd(&o->zs);
+		o->gz = false;
+	}
+	unsigned char *nb = realloc(o->buf, cap);
+	if (!nb)
 		return sf_error(ctx, SF_ENOMEM, o->name, 0, "out of memory");
-	if (deflateInit2(&o->zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
-		return sf_error(ctx, SF_ENOMEM, o->name, 0,
-				"cannot start gzip compression");
+	o->buf = nb;
+	o->cap = cap;
+	if (!(o->gzb = sf_gzb_new(1, o->jobs)))
+		return sf_error(ctx, SF_ENOMEM, o->name, 0, "out of memory");
 	o->gz = true;
 	gz_thread_start(o);
 	return 0;
@@ -993,6 +1046,9 @@ int sf_output_set_gzip(struct sf_output *o, struct sf_ctx *ctx)
 void sf_output_threads(struct sf_output *o, unsigned jobs)
 {
 	o->may_thread = jobs > 1;
+	o->jobs = jobs;
+	if (o->gzb)
+		sf_gzb_jobs(o->gzb, jobs);
 	gz_thread_start(o);
 }
 
@@ -1038,6 +1094,20 @@ void sf_output_write(struct sf_output *o, const void *buf, size_t n)
 			}
 			o->buf = nb;
 			o->cap = ncap;
+		} else if (o->gzb) {
+			/* only full batches: see sf_output_set_gzip */
+			const unsigned char *p = buf;
+			while (o->len + n > o->cap && !o->failed) {
+				size_t k = o->cap - o->len;
+				memcpy(o->buf + o->len, p, k);
+				o->len = o->cap;
+				flush_buf(o, Z_NO_FLUSH);
+				p += k;
+				n -= k;
+			}
+			if (o->failed)
+				return;
+			buf = p;
 		} else {
 			flush_buf(o, Z_NO_FLUSH);
 			if (n >= o->cap) {
@@ -1120,8 +1190,9 @@ const char *sf_output_name(const struct sf_output *o)
 static void output_free(struct sf_output *o)
 {
 	gz_thread_stop(o);
-	if (o->gz)
+	if (o->gz && !o->gzb)
 		deflateEnd(&o->zs);
+	sf_gzb_free(o->gzb);
 	free(o->zout);
 	free(o->buf);
 	free(o->name);

@@ -131,14 +131,18 @@ struct sf_output;
  * temporary file.  `gzip` compresses.  */
 int sf_output_open(struct sf_output **out, struct sf_ctx *ctx,
 		   const char *path, bool gzip);
-/* Compress everything written from now on with gzip, unless `o` already
- * does (it was opened with gzip) or is a memory output.  Call it before
- * the first write: for writers whose format is always compressed
+/* Compress everything written from now on with gzip at level 1, in
+ * blocks that up to -j threads compress (gzblocks.h: the bytes depend on
+ * the data only), unless `o` is a memory output.  An output opened with
+ * gzip (level 6, one stream) is switched over if nothing was compressed
+ * yet, so that `-o x.pb.gz` and a pipe get the same bytes.  Call it
+ * before the first write: for writers whose format is always compressed
  * (pprof).  Returns 0 or SF_ENOMEM. */
 int sf_output_set_gzip(struct sf_output *o, struct sf_ctx *ctx);
 /* How many threads the output may use (sfconv's -j).  With two or more,
- * a gzip output (opened so, or from sf_output_set_gzip on) compresses and
- * writes on a second thread while the writer fills the next buffer.  The
+ * a gzip output compresses and writes on a second thread while the
+ * writer fills the next buffer (from sf_output_set_gzip on, that thread
+ * compresses each batch of blocks on up to `jobs` threads).  The
  * compressor gets the same input with the same flushes in the same order,
  * so the bytes do not change.  Where no thread can be started the output
  * compresses on the caller's thread.  A write failure shows up in

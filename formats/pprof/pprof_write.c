@@ -1,8 +1,8 @@
 /*
  * pprof_write.c - the pprof writer (the format entry is in fmt_pprof.c):
- * always gzip (as pprof itself writes); locations deduplicated by their
- * frame sequence (a non-inline frame with the inline frames called from it
- * is one location), functions by (name, file), mappings by module; ids and
+ * always gzip (as pprof itself writes); locations deduplicated by what
+ * they hold (a non-inline frame with the inline frames called from it is
+ * one location), functions by (name, file), mappings by module; ids and
  * strings numbered in first-use order, so the bytes depend on the model
  * only.
  */
@@ -171,6 +171,9 @@ struct wr {
 	size_t lcap;
 	struct sf_pb_buf lbytes;
 	struct sf_pb_buf locs, fns, mappings, tmp, tmp2, ids;
+	bool merge;               /* some samples are written as one */
+	uint32_t *group;          /* then: per sample, its group */
+	double *gsum;             /* per group and type: summed weight */
 };
 
 #define WSTR(w, s, copy) wstr(&(w)->strs, (s), strlen(s), (copy))
@@ -356,6 +359,133 @@ static int emit_location(struct wr *w, sf_stack_id node, uint32_t id)
 	return w->locs.oom ? sf_error_nomem(w->ctx) : 0;
 }
 
+/*
+ * The frames as the file holds them.  A location is written from its
+ * frames' name, file, line and column, and from the outermost one's
+ * module and address; two model frames that differ only elsewhere (the
+ * offsets of a macOS `sample` report's "main + 9" and "main + 10" at one
+ * address) read back as one frame.  Written as two locations, the file
+ * read back and written again gave other bytes (the roundtrip-pprof fuzz
+ * target found it), so locations are keyed by these written frames:
+ * canon[f] is the first frame written as f is (with module and address
+ * when `outer`).  Strings are interned, so equal strings are one pointer.
+ */
+struct wframes {
+	const struct sf_frame *f;
+	bool outer;
+};
+
+static bool wframe_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct wframes *t = ctx;
+	const struct sf_frame *a = &t->f[id], *b = key;
+
+	return a->name == b->name && a->file == b->file &&
+	       a->line == b->line && a->column == b->column &&
+	       (!t->outer ||
+		(a->module == b->module && a->address == b->address));
+}
+
+/* Fill canon[0..nf) (of the inline frames only, unless `outer`);
+ * returns whether any two frames are one, -1 on ENOMEM. */
+static int written_frames(const struct sf_profile *p, bool outer,
+			  uint32_t *canon)
+{
+	struct wframes t = { p->d.frames, outer };
+	struct sf_idx idx = { 0 };
+	bool merged = false;
+
+	for (size_t i = 0; i < p->d.nframes; i++) {
+		const struct sf_frame *f = &p->d.frames[i];
+		uint64_t h = sf_hash_u64((uintptr_t)f->name,
+					 (uintptr_t)f->file) ^
+			     sf_hash_u64(f->line, f->column);
+		uint32_t id;
+		canon[i] = (uint32_t)i;
+		if (outer)
+			h ^= sf_hash_u64((uintptr_t)f->module, f->address);
+		else if (!(f->flags & SF_FRAME_INLINE))
+			continue;
+		if (sf_idx_find(&idx, h, wframe_eq, &t, f, &id)) {
+			canon[i] = id;
+			merged = true;
+			continue;
+		}
+		if (!sf_idx_insert(&idx, h, (uint32_t)i)) {
+			sf_idx_free(&idx);
+			return -1;
+		}
+	}
+	sf_idx_free(&idx);
+	return merged;
+}
+
+/*
+ * When frames were made one (written_frames), two samples of the model
+ * may now be written alike: the same locations, labels and thread.  Read
+ * back they would fold into one sample, and the file written from that
+ * would differ, so they are one sample here, of their summed weights, at
+ * the place of the first: group[i] is sample i's group (first-seen
+ * order), gsum its weights.  Needs the location ids of build_locations.
+ */
+static int merge_samples(struct wr *w)
+{
+	const struct sf_profile *p = w->p;
+	size_t ns = p->d.nstacks, nt = p->d.ntypes;
+	/* per stack node that ends a location used: its written stack + 1 */
+	uint32_t *wst = sf_calloc(ns ? ns : 1, sizeof(*wst));
+	struct pairtab stk = { 0 }, lt = { 0 }, grp = { 0 };
+	size_t gcap = 0;
+	bool added;
+	int64_t id;
+
+	if (!wst || !(w->group = sf_calloc(p->d.nsamples ? p->d.nsamples : 1,
+					   sizeof(*w->group))))
+		goto nomem;
+	for (size_t i = 1; i < ns; i++) {
+		if (!w->needed[i])
+			continue;
+		/* the next location up was numbered before (smaller id) */
+		if ((id = pair_get(&stk, wst[w->gstart[i]], w->tnode[i],
+				   &added)) < 0)
+			goto nomem;
+		wst[i] = (uint32_t)id + 1;
+	}
+	for (size_t i = 0; i < p->d.nsamples; i++) {
+		const struct sf_sample *sm = &p->d.samples[i];
+		int64_t l = pair_get(&lt, sm->labels, sm->thread, &added);
+		if (l < 0 || (id = pair_get(&grp, wst[sm->stack], (uint32_t)l,
+					    &added)) < 0)
+			goto nomem;
+		if (added && (size_t)id >= gcap) {
+			size_t nc = gcap ? gcap * 2 : 256;
+			double *g = sf_reallocarray(w->gsum, nc * (nt ? nt : 1),
+						    sizeof(*g));
+			if (!g)
+				goto nomem;
+			w->gsum = g;
+			gcap = nc;
+		}
+		for (size_t t = 0; t < nt; t++) {
+			double v = sf_weight(p, i, (uint32_t)t);
+			w->gsum[(size_t)id * nt + t] = added ? v :
+				w->gsum[(size_t)id * nt + t] + v;
+		}
+		w->group[i] = (uint32_t)id;
+	}
+	free(wst);
+	pairtab_free(&stk);
+	pairtab_free(&lt);
+	pairtab_free(&grp);
+	return 0;
+nomem:
+	free(wst);
+	pairtab_free(&stk);
+	pairtab_free(&lt);
+	pairtab_free(&grp);
+	return sf_error_nomem(w->ctx);
+}
+
 /* Number the locations: one per (group of frames) that some sample's
  * stack walks through. */
 static int build_locations(struct wr *w)
@@ -380,30 +510,39 @@ static int build_locations(struct wr *w)
 	size_t nf = p->d.nframes;
 	unsigned char *finl = sf_calloc(nf ? nf : 1, 1);
 	uint32_t *froot = sf_calloc(nf ? nf : 1, sizeof(*froot));
-	if (!finl || !froot)
+	uint32_t *cout = sf_calloc(nf ? nf : 1, sizeof(*cout));
+	uint32_t *cinl = sf_calloc(nf ? nf : 1, sizeof(*cinl));
+	int mo, mi;
+	if (!finl || !froot || !cout || !cinl ||
+	    (mo = written_frames(p, true, cout)) < 0 ||
+	    (mi = written_frames(p, false, cinl)) < 0)
 		goto nomem;
+	w->merge = mo || mi;
 	for (size_t f = 0; f < nf; f++)
 		finl[f] = !!(p->d.frames[f].flags & SF_FRAME_INLINE);
 	for (size_t i = 1; i < ns; i++) {
 		const struct sf_stack_node *s = &p->d.stacks[i];
 		bool inl = finl[s->frame] && s->parent != SF_STACK_EMPTY;
+		uint32_t fr = inl ? cinl[s->frame] : cout[s->frame];
 		int64_t t;
-		if (!inl && froot[s->frame]) {
-			t = froot[s->frame] - 1;
+		if (!inl && froot[fr]) {
+			t = froot[fr] - 1;
 		} else {
 			t = pair_get(&w->trie,
 				     inl ? w->tnode[s->parent] + 1 : 0,
-				     s->frame, &added);
+				     fr, &added);
 			if (t < 0)
 				goto nomem;
 			if (!inl)
-				froot[s->frame] = (uint32_t)t + 1;
+				froot[fr] = (uint32_t)t + 1;
 		}
 		w->tnode[i] = (uint32_t)t;
 		w->gstart[i] = inl ? w->gstart[s->parent] : (uint32_t)i;
 	}
 	free(finl);
 	free(froot);
+	free(cout);
+	free(cinl);
 	for (size_t i = 0; i < p->d.nsamples; i++)
 		w->needed[p->d.samples[i].stack] = true;
 	/* parents have smaller ids than children */
@@ -431,10 +570,12 @@ static int build_locations(struct wr *w)
 		w->tnode[i] = w->locid[w->tnode[i]];
 		w->gstart[i] = p->d.stacks[w->gstart[i]].parent;
 	}
-	return 0;
+	return w->merge ? merge_samples(w) : 0;
 nomem:
 	free(finl);
 	free(froot);
+	free(cout);
+	free(cinl);
 	return sf_error_nomem(w->ctx);
 }
 
@@ -606,6 +747,8 @@ static void wr_free(struct wr *w)
 	free(w->gstart);
 	free(w->locid);
 	free(w->needed);
+	free(w->group);
+	free(w->gsum);
 	free(w->locs.d);
 	free(w->fns.d);
 	free(w->mappings.d);
@@ -624,9 +767,9 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 
 	w.p = p;
 	w.ctx = ctx;
-	/* with two jobs deflate, most of the writer's time at level 6
-	 * (which fixes the bytes), runs beside the encoding
-	 * (sf_output_threads) */
+	/* gzip at level 1 in blocks (sf_output_set_gzip): with -j, deflate
+	 * runs beside the encoding and on several threads at once, with the
+	 * same bytes */
 	if ((rc = sf_output_set_gzip(out, ctx)))
 		return rc;
 	if (wstr(&w.strs, "", 0, false) == UINT64_MAX) {
@@ -687,11 +830,17 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 
 	/* samples */
 	bool fraction = false, saturated = false;
+	uint32_t ngroups = 0;
 	for (size_t i = 0; i < p->d.nsamples; i++) {
 		const struct sf_sample *sm = &p->d.samples[i];
 		if ((i & 0xffff) == 0 && sf_interrupted(ctx)) {
 			rc = sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
 			goto out;
+		}
+		/* a later sample of a group is written with its first */
+		if (w.merge && w.group[i] != ngroups++) {
+			ngroups--;
+			continue;
 		}
 		struct sf_pb_buf *ids = &w.ids;
 		ids->n = 0;
@@ -702,7 +851,9 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 			sf_pb_put_bytes(&s, 1, ids->d, ids->n);
 		ids->n = 0;
 		for (size_t t = 0; t < p->d.ntypes; t++) {
-			double v = sf_weight(p, i, (uint32_t)t);
+			double v = w.merge ?
+				w.gsum[(size_t)w.group[i] * p->d.ntypes + t] :
+				sf_weight(p, i, (uint32_t)t);
 			double r = nearbyint(v);
 			/* a weight is never rounded to 0: reading leaves out
 			 * samples of zero weight (for writers that fold), so
