@@ -81,6 +81,11 @@ struct lrec {
 	double weight;             /* its weight in context 0 */
 };
 
+/* A level's records are cut into at most this many parts (struct
+ * lpart), of at least PART_MIN records each. */
+#define MAX_PARTS 2
+#define PART_MIN (32u << 10)
+
 struct levels {
 	size_t nlevels;
 	struct lrec *rec;          /* by place: level d is rec[dstart[d] ..
@@ -92,7 +97,9 @@ struct levels {
 	struct lent *sorted;       /* one level's entries, in order */
 	double *lw;                /* one level's line weights, read in node
 				    * order (the entries stay 16 bytes) */
-	uint32_t *cnt;
+	uint32_t *cnt[MAX_PARTS];  /* one level's entries per parent, a
+				    * count per part (struct lpart) */
+	unsigned jobs;
 	struct lrun *runs;         /* every level's runs, in order */
 	size_t nruns;
 	uint32_t *rstart;          /* level d's: runs[rstart[d] ..) */
@@ -109,7 +116,8 @@ static void levels_free(struct levels *l)
 	free(l->merged);
 	free(l->sorted);
 	free(l->lw);
-	free(l->cnt);
+	for (size_t k = 0; k < MAX_PARTS; k++)
+		free(l->cnt[k]);
 	free(l->runs);
 	free(l->rstart);
 	free(l->lstart);
@@ -135,56 +143,133 @@ static void lent_sort(struct lent *e, size_t n)
 	}
 }
 
-/* Put level d's entries in order and append its runs and line sums.
- * The entries are made where a counting sort on the merged parent puts
- * them (a count pass, then a placing pass over the level's records),
- * then each parent's few are sorted by key, node. */
-static void level_runs(const struct walk *w, struct levels *l, size_t d,
-		       uint32_t empty_name, uint32_t *nlines)
-{
-	uint32_t pbase = l->rstart[d - 1], nw = 0;
-	size_t np = l->rstart[d] - pbase, nent = 0;
-	uint32_t beg = l->dstart[d], end = l->dstart[d + 1];
-	/* node 0's own line, the empty line, among the root frames (one
-	 * named "" merges with it); its parent is the top, run 0 */
-	bool empty = d == 1 && (l->flags[0] & F_LINE);
+/*
+ * Counting, placing and sorting a level's entries are done in parts
+ * that may run on threads of their own (sf_run_tasks): the records are
+ * cut in halves, each counts its entries per parent in a count array of
+ * its own, and the places are then handed out parent by parent, the
+ * first part's before the second's, which is where one pass over all
+ * the records in order puts them; a part's line weights follow the lines
+ * of the parts before it.  So the entries, and all that follows, are the
+ * same bytes for any number of threads.  The parts depend on the level's
+ * size alone.  Then each part sorts the children of half the parents.
+ */
+struct lpart {
+	uint32_t beg, end;         /* its records */
+	uint32_t nl;               /* its lines */
+	uint32_t nw;               /* its first line's index in `lw` */
+	size_t gbeg, gend;         /* the parents whose children it sorts */
+};
 
-	memset(l->cnt, 0, (np + 1) * sizeof(*l->cnt));
-	l->cnt[1] = empty;
-	for (uint32_t i = beg; i < end; i++) {
+struct lshare {
+	const struct walk *w;
+	struct levels *l;
+	uint32_t pbase;            /* the parents' first run */
+	size_t np;                 /* parents */
+	size_t nparts;
+	struct lpart part[MAX_PARTS];
+};
+
+/* Part k's entries per parent into its count array. */
+static void part_count(void *arg, size_t k)
+{
+	struct lshare *s = arg;
+	const struct levels *l = s->l;
+	struct lpart *pt = &s->part[k];
+	uint32_t *cnt = l->cnt[k], nl = 0;
+
+	memset(cnt, 0, s->np * sizeof(*cnt));
+	for (uint32_t i = pt->beg; i < pt->end; i++) {
 		unsigned f = l->flags[i];
-		if (f)
-			l->cnt[l->merged[l->rec[i].ppos] - pbase + 1] +=
+		if (f) {
+			cnt[l->merged[l->rec[i].ppos] - s->pbase] +=
 				(f & F_LINE) + ((f & F_BELOW) >> 1);
+			nl += f & F_LINE;
+		}
 	}
-	for (size_t g = 0; g < np; g++)
-		l->cnt[g + 1] += l->cnt[g];
-	nent = l->cnt[np];
-	if (empty) {
-		l->lw[nw] = l->rec[0].weight;
-		l->sorted[l->cnt[0]++] = (struct lent){
-			w->krank[2 * empty_name], nw++, 0,
-			empty_name | LENT_LINE };
-	}
-	for (uint32_t i = beg; i < end; i++) {
+	pt->nl = nl;
+}
+
+/* Part k's entries where its count array says, each moving it on. */
+static void part_place(void *arg, size_t k)
+{
+	struct lshare *s = arg;
+	const uint32_t *krank = s->w->krank;
+	struct levels *l = s->l;
+	struct lpart *pt = &s->part[k];
+	uint32_t *cnt = l->cnt[k], nw = pt->nw, pbase = s->pbase;
+
+	for (uint32_t i = pt->beg; i < pt->end; i++) {
 		unsigned f = l->flags[i];
 		if (!f)
 			continue;
 		uint32_t nm = l->rec[i].nm;
 		uint32_t pp = l->merged[l->rec[i].ppos];
-		uint32_t *c = &l->cnt[pp - pbase];
+		uint32_t *c = &cnt[pp - pbase];
 		if (f & F_LINE) {
 			l->lw[nw] = l->rec[i].weight;
 			l->sorted[(*c)++] = (struct lent){
-				w->krank[2 * nm], nw++, pp, nm | LENT_LINE };
+				krank[2 * nm], nw++, pp, nm | LENT_LINE };
 		}
 		if (f & F_BELOW)
 			l->sorted[(*c)++] = (struct lent){
-				w->krank[2 * nm + 1], i, pp, nm };
+				krank[2 * nm + 1], i, pp, nm };
 	}
-	/* cnt[g] is now the end of parent g's entries */
-	for (size_t g = 0, b = 0; g < np; b = l->cnt[g++])
-		lent_sort(l->sorted + b, l->cnt[g] - b);
+}
+
+/* The children of part k's parents by key, node.  The last part's
+ * count array holds the end of each parent's entries. */
+static void part_sort(void *arg, size_t k)
+{
+	struct lshare *s = arg;
+	const struct lpart *pt = &s->part[k];
+	struct levels *l = s->l;
+	const uint32_t *end = l->cnt[s->nparts - 1];
+
+	for (size_t g = pt->gbeg, b = g ? end[g - 1] : 0; g < pt->gend;
+	     b = end[g++])
+		lent_sort(l->sorted + b, end[g] - b);
+}
+
+/* Put level d's entries in order (struct lpart) and append its runs and
+ * line sums. */
+static void level_runs(const struct walk *w, struct levels *l, size_t d,
+		       uint32_t empty_name, uint32_t *nlines)
+{
+	uint32_t beg = l->dstart[d], end = l->dstart[d + 1];
+	struct lshare s = { .w = w, .l = l, .pbase = l->rstart[d - 1],
+			    .np = l->rstart[d] - l->rstart[d - 1] };
+	size_t nparts = end - beg >= 2 * PART_MIN ? 2 : 1, nent;
+
+	s.nparts = nparts;
+	/* node 0's own line, the empty line, among the root frames (one
+	 * named "" merges with it); its parent is the top, run 0 */
+	bool empty = d == 1 && (l->flags[0] & F_LINE);
+
+	for (size_t k = 0; k < nparts; k++)
+		s.part[k] = (struct lpart){
+			beg + (uint32_t)((end - beg) * k / nparts),
+			beg + (uint32_t)((end - beg) * (k + 1) / nparts), 0,
+			0, s.np * k / nparts, s.np * (k + 1) / nparts };
+	sf_run_tasks(l->jobs, nparts, part_count, &s);
+	/* each part's first place per parent, and its first line */
+	nent = empty;
+	for (size_t g = 0; g < s.np; g++)
+		for (size_t k = 0; k < nparts; k++) {
+			uint32_t c = l->cnt[k][g];
+			l->cnt[k][g] = (uint32_t)nent;
+			nent += c;
+		}
+	s.part[0].nw = empty;
+	for (size_t k = 1; k < nparts; k++)
+		s.part[k].nw = s.part[k - 1].nw + s.part[k - 1].nl;
+	if (empty) {
+		l->lw[0] = l->rec[0].weight;
+		l->sorted[0] = (struct lent){ w->krank[2 * empty_name], 0, 0,
+					      empty_name | LENT_LINE };
+	}
+	sf_run_tasks(l->jobs, nparts, part_place, &s);
+	sf_run_tasks(l->jobs, nparts, part_sort, &s);
 	for (size_t i = 0, j; i < nent; i = j) {
 		const struct lent *e = &l->sorted[i];
 		for (j = i + 1; j < nent && l->sorted[j].pp == e->pp &&
@@ -605,8 +690,65 @@ out:
 	return rc;
 }
 
-int sf_collapsed__level_emit(struct walk *w, struct sf_output *out,
-			     uint32_t empty_name, struct sf_ctx *ctx)
+/* Below this many bytes of records and places a thread to touch them
+ * costs more than it saves. */
+#define TOUCH_MIN ((size_t)1 << 20)
+
+/* Write a zero into each page of memory that calloc made zero: the same
+ * bytes, but the page is then faulted in and cleared by this thread. */
+static void *touch_thread(void *arg)
+{
+	struct level_mem *m = arg;
+	volatile unsigned char *b[2] = { m->rec, (void *)m->place };
+	size_t len[2] = { m->n * sizeof(struct lrec),
+			  m->n * sizeof(*m->place) };
+
+	for (int a = 0; a < 2; a++)
+		for (size_t i = 0; i < len[a]; i += 4096)
+			b[a][i] = 0;
+	return NULL;
+}
+
+int sf_collapsed__level_mem(struct level_mem *m, const struct sf_profile *p,
+			    struct sf_ctx *ctx)
+{
+	m->n = p->d.nstacks ? p->d.nstacks : 1;
+	m->rec = sf_calloc(m->n, sizeof(struct lrec));
+	m->place = sf_calloc(m->n, sizeof(*m->place));
+	m->touching = false;
+	if (!m->rec || !m->place) {
+		sf_collapsed__level_mem_free(m);
+		return sf_error_nomem(ctx);
+	}
+	/* the thread only speeds things up: if it cannot start, the
+	 * writer faults the pages in itself */
+	if (sf_jobs(ctx) > 1 &&
+	    m->n * (sizeof(struct lrec) + sizeof(*m->place)) >= TOUCH_MIN)
+		m->touching = !sf_thread_start(&m->toucher, touch_thread, m);
+	return 0;
+}
+
+/* Wait for the thread touching m's pages: no byte may be written there
+ * before. */
+static void level_mem_wait(struct level_mem *m)
+{
+	if (m->touching)
+		pthread_join(m->toucher, NULL);
+	m->touching = false;
+}
+
+void sf_collapsed__level_mem_free(struct level_mem *m)
+{
+	level_mem_wait(m);
+	free(m->rec);
+	free(m->place);
+	m->rec = NULL;
+	m->place = NULL;
+}
+
+int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
+			     struct sf_output *out, uint32_t empty_name,
+			     struct sf_ctx *ctx)
 {
 	const struct sf_profile *p = w->p;
 	const struct onames *t = w->names;
@@ -622,16 +764,12 @@ int sf_collapsed__level_emit(struct walk *w, struct sf_output *out,
 		if (p->d.stacks[v].depth + (size_t)1 > nlevels)
 			nlevels = p->d.stacks[v].depth + (size_t)1;
 	l.nlevels = nlevels;
-	uint32_t *place = sf_calloc(n, sizeof(*place));
-	if (!place ||
-	    !(l.dstart = sf_calloc(nlevels + 1, sizeof(*l.dstart))) ||
-	    !(l.rec = sf_calloc(n, sizeof(*l.rec))) ||
+	l.jobs = sf_jobs(ctx);
+	if (!(l.dstart = sf_calloc(nlevels + 1, sizeof(*l.dstart))) ||
 	    !(l.flags = sf_calloc(n, sizeof(*l.flags))) ||
 	    !(l.rstart = sf_calloc(nlevels + 1, sizeof(*l.rstart))) ||
-	    !(l.lstart = sf_calloc(nlevels + 1, sizeof(*l.lstart)))) {
-		free(place);
+	    !(l.lstart = sf_calloc(nlevels + 1, sizeof(*l.lstart))))
 		goto nomem;
-	}
 	for (size_t v = 0; v < p->d.nstacks; v++)
 		l.dstart[p->d.stacks[v].depth + 1]++;
 	for (size_t d = 0; d < nlevels; d++) {
@@ -639,6 +777,13 @@ int sf_collapsed__level_emit(struct walk *w, struct sf_output *out,
 			maxlev = l.dstart[d + 1];
 		l.dstart[d + 1] += l.dstart[d];
 	}
+	/* the records and places are ours from here on, freed with the
+	 * levels */
+	level_mem_wait(m);
+	uint32_t *place = m->place;
+	l.rec = m->rec;
+	m->place = NULL;
+	m->rec = NULL;
 	/* one forward pass: the parent was placed before its child */
 	for (size_t v = 0; v < p->d.nstacks; v++) {
 		const struct sf_stack_node *sn = &p->d.stacks[v];
@@ -689,7 +834,8 @@ int sf_collapsed__level_emit(struct walk *w, struct sf_output *out,
 	size_t maxent = 2 * maxlev + 1;
 	if (!(l.sorted = sf_calloc(maxent, sizeof(*l.sorted))) ||
 	    !(l.lw = sf_calloc(maxlev + 1, sizeof(*l.lw))) ||
-	    !(l.cnt = sf_calloc(nbelow + nline + 1, sizeof(*l.cnt))) ||
+	    !(l.cnt[0] = sf_calloc(nbelow + nline + 1, sizeof(*l.cnt[0]))) ||
+	    !(l.cnt[1] = sf_calloc(nbelow + nline + 1, sizeof(*l.cnt[1]))) ||
 	    !(l.line_sum = sf_calloc(nline, sizeof(*l.line_sum))))
 		goto nomem;
 	/* The runs take the records' memory, level by level behind them:
@@ -714,14 +860,17 @@ int sf_collapsed__level_emit(struct walk *w, struct sf_output *out,
 	l.lstart[nlevels] = nlines;
 	free(l.sorted);
 	free(l.lw);
-	free(l.cnt);
+	for (size_t k = 0; k < MAX_PARTS; k++) {
+		free(l.cnt[k]);
+		l.cnt[k] = NULL;
+	}
 	free(l.flags);
 	free(l.merged);
 	l.sorted = NULL;
 	l.lw = NULL;
 	l.rec = NULL;
 	l.flags = NULL;
-	l.cnt = l.merged = NULL;
+	l.merged = NULL;
 	if (make_chunks(&l, &c))
 		goto nomem;
 	rc = chunks_write(&l, t, &c, sf_jobs(ctx), out, ctx);
