@@ -152,13 +152,19 @@ static void lent_sort(struct lent *e, size_t n)
  * the records in order puts them; a part's line weights follow the lines
  * of the parts before it.  So the entries, and all that follows, are the
  * same bytes for any number of threads.  The parts depend on the level's
- * size alone.  Then each part sorts the children of half the parents.
+ * size alone.  Then each part sorts the children of half the parents
+ * and counts their runs and lines, and after the parts before it have
+ * counted theirs, makes those runs and line sums: a run never spans two
+ * parents.
  */
 struct lpart {
 	uint32_t beg, end;         /* its records */
 	uint32_t nl;               /* its lines */
 	uint32_t nw;               /* its first line's index in `lw` */
 	size_t gbeg, gend;         /* the parents whose children it sorts */
+	uint32_t ebeg, eend;       /* and their entries */
+	uint32_t rn, ln;           /* their runs and lines */
+	uint32_t roff, loff;       /* its first run, its first line */
 };
 
 struct lshare {
@@ -217,18 +223,59 @@ static void part_place(void *arg, size_t k)
 	}
 }
 
-/* The children of part k's parents by key, node.  The last part's
- * count array holds the end of each parent's entries. */
+/* The children of part k's parents by key, node, and their runs and
+ * lines counted.  The last part's count array holds the end of each
+ * parent's entries. */
 static void part_sort(void *arg, size_t k)
+{
+	struct lshare *s = arg;
+	struct lpart *pt = &s->part[k];
+	struct levels *l = s->l;
+	const uint32_t *end = l->cnt[s->nparts - 1];
+	uint32_t rn = 0, ln = 0;
+
+	pt->ebeg = pt->gbeg ? end[pt->gbeg - 1] : 0;
+	pt->eend = pt->gend ? end[pt->gend - 1] : 0;
+	for (size_t g = pt->gbeg, b = pt->ebeg; g < pt->gend; b = end[g++])
+		lent_sort(l->sorted + b, end[g] - b);
+	for (uint32_t i = pt->ebeg; i < pt->eend; i++) {
+		const struct lent *e = &l->sorted[i];
+		if (i == pt->ebeg || e->pp != e[-1].pp || e->key != e[-1].key) {
+			rn++;
+			ln += (e->nm & LENT_LINE) != 0;
+		}
+	}
+	pt->rn = rn;
+	pt->ln = ln;
+}
+
+/* Part k's runs of equal (parent, key): a line sums its weights in node
+ * order, as the walk does; a merged node is named as its members'
+ * merged id. */
+static void part_runs(void *arg, size_t k)
 {
 	struct lshare *s = arg;
 	const struct lpart *pt = &s->part[k];
 	struct levels *l = s->l;
-	const uint32_t *end = l->cnt[s->nparts - 1];
+	const struct lent *sorted = l->sorted;
+	uint32_t r = pt->roff, ln = pt->loff;
 
-	for (size_t g = pt->gbeg, b = g ? end[g - 1] : 0; g < pt->gend;
-	     b = end[g++])
-		lent_sort(l->sorted + b, end[g] - b);
+	for (uint32_t i = pt->ebeg, j; i < pt->eend; i = j) {
+		const struct lent *e = &sorted[i];
+		for (j = i + 1; j < pt->eend && sorted[j].pp == e->pp &&
+				sorted[j].key == e->key; j++)
+			;
+		if (e->nm & LENT_LINE) {
+			double sum = 0;
+			for (uint32_t m = i; m < j; m++)
+				sum += l->lw[sorted[m].node];
+			l->line_sum[ln++] = sum;
+		} else {
+			for (uint32_t m = i; m < j; m++)
+				l->merged[sorted[m].node] = r;
+		}
+		l->runs[r++] = (struct lrun){ e->pp, e->nm };
+	}
 }
 
 /* Put level d's entries in order (struct lpart) and append its runs and
@@ -248,9 +295,10 @@ static void level_runs(const struct walk *w, struct levels *l, size_t d,
 
 	for (size_t k = 0; k < nparts; k++)
 		s.part[k] = (struct lpart){
-			beg + (uint32_t)((end - beg) * k / nparts),
-			beg + (uint32_t)((end - beg) * (k + 1) / nparts), 0,
-			0, s.np * k / nparts, s.np * (k + 1) / nparts };
+			.beg = beg + (uint32_t)((end - beg) * k / nparts),
+			.end = beg + (uint32_t)((end - beg) * (k + 1) / nparts),
+			.gbeg = s.np * k / nparts,
+			.gend = s.np * (k + 1) / nparts };
 	sf_run_tasks(l->jobs, nparts, part_count, &s);
 	/* each part's first place per parent, and its first line */
 	nent = empty;
@@ -270,23 +318,13 @@ static void level_runs(const struct walk *w, struct levels *l, size_t d,
 	}
 	sf_run_tasks(l->jobs, nparts, part_place, &s);
 	sf_run_tasks(l->jobs, nparts, part_sort, &s);
-	for (size_t i = 0, j; i < nent; i = j) {
-		const struct lent *e = &l->sorted[i];
-		for (j = i + 1; j < nent && l->sorted[j].pp == e->pp &&
-				l->sorted[j].key == e->key; j++)
-			;
-		if (e->nm & LENT_LINE) {
-			double sum = 0;
-			for (size_t k = i; k < j; k++)
-				sum += l->lw[l->sorted[k].node];
-			l->line_sum[(*nlines)++] = sum;
-		} else {
-			for (size_t k = i; k < j; k++)
-				l->merged[l->sorted[k].node] =
-					(uint32_t)l->nruns;
-		}
-		l->runs[l->nruns++] = (struct lrun){ e->pp, e->nm };
+	for (size_t k = 0; k < nparts; k++) {
+		s.part[k].roff = (uint32_t)l->nruns;
+		s.part[k].loff = *nlines;
+		l->nruns += s.part[k].rn;
+		*nlines += s.part[k].ln;
 	}
+	sf_run_tasks(l->jobs, nparts, part_runs, &s);
 }
 
 /*
