@@ -784,6 +784,44 @@ void sf_collapsed__level_mem_free(struct level_mem *m)
 	m->place = NULL;
 }
 
+/*
+ * The records in level order, in parts that may run on threads of their
+ * own (cut by the tree's size alone, as a level's are): part k's nodes
+ * take each level's places after those of the parts before it, which
+ * is where one pass in node order puts them.  A record names its
+ * parent's place, which may be another part's, so every part finds its
+ * nodes' places first, and then writes their records.
+ */
+struct rshare {
+	const struct sf_stack_node *stacks;
+	const uint32_t *frame_name;
+	struct lrec *rec;
+	uint32_t *place;
+	uint32_t *cur[MAX_PARTS];  /* by level: part k's next place */
+	size_t vbeg[MAX_PARTS + 1];    /* part k's nodes */
+};
+
+static void part_places(void *arg, size_t k)
+{
+	struct rshare *r = arg;
+	uint32_t *cur = r->cur[k];
+
+	for (size_t v = r->vbeg[k]; v < r->vbeg[k + 1]; v++)
+		r->place[v] = cur[r->stacks[v].depth]++;
+}
+
+static void part_records(void *arg, size_t k)
+{
+	struct rshare *r = arg;
+
+	for (size_t v = r->vbeg[k]; v < r->vbeg[k + 1]; v++) {
+		const struct sf_stack_node *sn = &r->stacks[v];
+		struct lrec *rc = &r->rec[r->place[v]];
+		rc->ppos = r->place[sn->parent];
+		rc->nm = r->frame_name[sn->frame];
+	}
+}
+
 int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 			     struct sf_output *out, uint32_t empty_name,
 			     struct sf_ctx *ctx)
@@ -803,17 +841,37 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 			nlevels = p->d.stacks[v].depth + (size_t)1;
 	l.nlevels = nlevels;
 	l.jobs = sf_jobs(ctx);
-	if (!(l.dstart = sf_calloc(nlevels + 1, sizeof(*l.dstart))) ||
+	size_t nparts = n >= 2 * PART_MIN ? 2 : 1;
+	struct rshare rs = { .stacks = p->d.stacks, .frame_name = t->frame_name,
+			     .vbeg = { 0, n / nparts, n } };
+	uint32_t *cur = sf_calloc(MAX_PARTS * (nlevels + 1), sizeof(*cur));
+	if (!cur ||
+	    !(l.dstart = sf_calloc(nlevels + 1, sizeof(*l.dstart))) ||
 	    !(l.flags = sf_calloc(n, sizeof(*l.flags))) ||
 	    !(l.rstart = sf_calloc(nlevels + 1, sizeof(*l.rstart))) ||
 	    !(l.lstart = sf_calloc(nlevels + 1, sizeof(*l.lstart))))
 		goto nomem;
-	for (size_t v = 0; v < p->d.nstacks; v++)
+	/* the nodes per level: part 0's counted in the last part's
+	 * cursors, the others' in dstart */
+	rs.vbeg[nparts] = p->d.nstacks;
+	for (size_t k = 0; k < nparts; k++)
+		rs.cur[k] = cur + k * (nlevels + 1);
+	uint32_t *first = rs.cur[nparts - 1];
+	for (size_t v = 0; v < rs.vbeg[1]; v++)
+		first[p->d.stacks[v].depth]++;
+	for (size_t v = rs.vbeg[1]; v < p->d.nstacks; v++)
 		l.dstart[p->d.stacks[v].depth + 1]++;
 	for (size_t d = 0; d < nlevels; d++) {
+		l.dstart[d + 1] += first[d];
 		if (l.dstart[d + 1] > maxlev)
 			maxlev = l.dstart[d + 1];
 		l.dstart[d + 1] += l.dstart[d];
+	}
+	/* each part's first place per level: part 1's after part 0's */
+	for (size_t d = 0; d < nlevels; d++) {
+		if (nparts > 1)
+			rs.cur[1][d] += l.dstart[d];
+		rs.cur[0][d] = l.dstart[d];
 	}
 	/* the records and places are ours from here on, freed with the
 	 * levels */
@@ -822,17 +880,12 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 	l.rec = m->rec;
 	m->place = NULL;
 	m->rec = NULL;
-	/* one forward pass: the parent was placed before its child */
-	for (size_t v = 0; v < p->d.nstacks; v++) {
-		const struct sf_stack_node *sn = &p->d.stacks[v];
-		uint32_t i = l.dstart[sn->depth]++;
-		place[v] = i;
-		l.rec[i].ppos = place[sn->parent];
-		l.rec[i].nm = t->frame_name[sn->frame];
-	}
-	for (size_t d = nlevels; d > 0; d--)
-		l.dstart[d] = l.dstart[d - 1];
-	l.dstart[0] = 0;
+	rs.place = place;
+	rs.rec = l.rec;
+	sf_run_tasks(l.jobs, nparts, part_places, &rs);
+	sf_run_tasks(l.jobs, nparts, part_records, &rs);
+	free(cur);
+	cur = NULL;
 	/* the samples' weights and F_LINE straight into the records (in
 	 * sample order, the order the walk sums them in), then F_BELOW
 	 * from the deepest level up: a node with a flag makes its parent
@@ -916,6 +969,7 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 nomem:
 	rc = sf_error_nomem(ctx);
 done:
+	free(cur);
 	chunks_free(&c);
 	levels_free(&l);
 	return rc;
