@@ -8,11 +8,12 @@
 # two to six frames of a thousand names, and a hundred thousand root
 # names over up to two frames; with names one of which is a proper
 # prefix of another ("a" < "a-x" < "a;..."), lines that end above the
-# deepest level and the empty stack.  A level of 64 k stack nodes or
-# more is counted, placed, sorted and made into runs in two parts
-# (struct lpart), on two threads from -j2 on: shapes 1 and 2 have one
-# such level, shape 3 three (115 k, 96 k and 72 k nodes), shape 4 its
-# roots (with the empty stack's line among them).
+# deepest level and the empty stack.  From -j2 on, the records of a
+# tree of 64 k stack nodes or more are made, and a level of as many is
+# counted, placed, sorted and made into runs, in two parts (struct
+# lpart) on two threads, where -j1 makes them in one: shapes 1 and 2
+# have one such level, shape 3 three (115 k, 96 k and 72 k nodes),
+# shape 4 its roots (with the empty stack's line among them).
 . "$TOP/tests/lib.sh"
 
 export LC_ALL=C

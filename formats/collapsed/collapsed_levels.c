@@ -151,8 +151,10 @@ static void lent_sort(struct lent *e, size_t n)
  * first part's before the second's, which is where one pass over all
  * the records in order puts them; a part's line weights follow the lines
  * of the parts before it.  So the entries, and all that follows, are the
- * same bytes for any number of threads.  The parts depend on the level's
- * size alone.  Then each part sorts the children of half the parents
+ * same bytes for any number of parts.  With one job, or a level of
+ * fewer than 2 PART_MIN records, there is one part: cut, the work costs
+ * a little more (per-part counts, a count of the runs), which only a
+ * second thread pays back.  Then each part sorts the children of half the parents
  * and counts their runs and lines, and after the parts before it have
  * counted theirs, makes those runs and line sums: a run never spans two
  * parents.
@@ -286,7 +288,8 @@ static void level_runs(const struct walk *w, struct levels *l, size_t d,
 	uint32_t beg = l->dstart[d], end = l->dstart[d + 1];
 	struct lshare s = { .w = w, .l = l, .pbase = l->rstart[d - 1],
 			    .np = l->rstart[d] - l->rstart[d - 1] };
-	size_t nparts = end - beg >= 2 * PART_MIN ? 2 : 1, nent;
+	size_t nparts = l->jobs > 1 && end - beg >= 2 * PART_MIN ? 2 : 1;
+	size_t nent;
 
 	s.nparts = nparts;
 	/* node 0's own line, the empty line, among the root frames (one
@@ -785,12 +788,13 @@ void sf_collapsed__level_mem_free(struct level_mem *m)
 }
 
 /*
- * The records in level order, in parts that may run on threads of their
- * own (cut by the tree's size alone, as a level's are): part k's nodes
- * take each level's places after those of the parts before it, which
- * is where one pass in node order puts them.  A record names its
- * parent's place, which may be another part's, so every part finds its
- * nodes' places first, and then writes their records.
+ * The records in level order, in parts on threads of their own (where
+ * a level's would be, struct lpart): part k's nodes take each level's
+ * places after those of the parts before it, which is where one pass in
+ * node order puts them.  A record names its parent's place, which may
+ * be another part's, so every part finds its nodes' places first, and
+ * then writes their records.  One part does both in one pass: the
+ * parent is placed before its child.
  */
 struct rshare {
 	const struct sf_stack_node *stacks;
@@ -810,15 +814,28 @@ static void part_places(void *arg, size_t k)
 		r->place[v] = cur[r->stacks[v].depth]++;
 }
 
+static inline void record_write(struct rshare *r, size_t v)
+{
+	const struct sf_stack_node *sn = &r->stacks[v];
+	struct lrec *rc = &r->rec[r->place[v]];
+
+	rc->ppos = r->place[sn->parent];
+	rc->nm = r->frame_name[sn->frame];
+}
+
 static void part_records(void *arg, size_t k)
 {
 	struct rshare *r = arg;
 
-	for (size_t v = r->vbeg[k]; v < r->vbeg[k + 1]; v++) {
-		const struct sf_stack_node *sn = &r->stacks[v];
-		struct lrec *rc = &r->rec[r->place[v]];
-		rc->ppos = r->place[sn->parent];
-		rc->nm = r->frame_name[sn->frame];
+	for (size_t v = r->vbeg[k]; v < r->vbeg[k + 1]; v++)
+		record_write(r, v);
+}
+
+static void records_one_part(struct rshare *r)
+{
+	for (size_t v = 0; v < r->vbeg[1]; v++) {
+		r->place[v] = r->cur[0][r->stacks[v].depth]++;
+		record_write(r, v);
 	}
 }
 
@@ -841,7 +858,7 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 			nlevels = p->d.stacks[v].depth + (size_t)1;
 	l.nlevels = nlevels;
 	l.jobs = sf_jobs(ctx);
-	size_t nparts = n >= 2 * PART_MIN ? 2 : 1;
+	size_t nparts = l.jobs > 1 && n >= 2 * PART_MIN ? 2 : 1;
 	struct rshare rs = { .stacks = p->d.stacks, .frame_name = t->frame_name,
 			     .vbeg = { 0, n / nparts, n } };
 	uint32_t *cur = sf_calloc(MAX_PARTS * (nlevels + 1), sizeof(*cur));
@@ -882,8 +899,12 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 	m->rec = NULL;
 	rs.place = place;
 	rs.rec = l.rec;
-	sf_run_tasks(l.jobs, nparts, part_places, &rs);
-	sf_run_tasks(l.jobs, nparts, part_records, &rs);
+	if (nparts > 1) {
+		sf_run_tasks(l.jobs, nparts, part_places, &rs);
+		sf_run_tasks(l.jobs, nparts, part_records, &rs);
+	} else {
+		records_one_part(&rs);
+	}
 	free(cur);
 	cur = NULL;
 	/* the samples' weights and F_LINE straight into the records (in
