@@ -8,6 +8,7 @@
 #include "text.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,6 +87,132 @@ struct lrec {
 #define MAX_PARTS 2
 #define PART_MIN (32u << 10)
 
+/*
+ * The second thread that runs parts, kept for the whole build (a level
+ * has four steps of parts, a timeline 26 levels).  Either thread takes
+ * the next part of a step as it comes free, so the writer never waits
+ * for a thread that has taken nothing: on a machine whose other core is
+ * busy, the writer's thread runs every part itself, about as fast as
+ * one job, where waiting at each step for a thread to be scheduled cost
+ * more than the parts saved.  Which thread runs a part changes no byte:
+ * parts write disjoint memory.
+ */
+struct crew {
+	pthread_mutex_t lock;
+	pthread_cond_t work;       /* a new step, or the end */
+	pthread_cond_t idle;       /* the helper holds no step */
+	void (*fn)(void *arg, size_t k);
+	void *arg;
+	size_t ntasks;
+	atomic_size_t next;        /* the next part to take */
+	unsigned long step;        /* steps given */
+	bool busy;                 /* the helper holds a step */
+	bool quit;
+	pthread_t thread;
+};
+
+static void crew_take(struct crew *c, void (*fn)(void *, size_t),
+		      void *arg, size_t ntasks)
+{
+	size_t k;
+
+	while ((k = atomic_fetch_add(&c->next, 1)) < ntasks)
+		fn(arg, k);
+}
+
+static void *crew_thread(void *arg)
+{
+	struct crew *c = arg;
+	unsigned long seen = 0;
+
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		while (!c->quit && c->step == seen)
+			pthread_cond_wait(&c->work, &c->lock);
+		if (c->quit)
+			break;
+		seen = c->step;
+		void (*fn)(void *, size_t) = c->fn;
+		void *farg = c->arg;
+		size_t n = c->ntasks;
+		/* while busy, no new step is given (crew_run) */
+		c->busy = true;
+		pthread_mutex_unlock(&c->lock);
+		crew_take(c, fn, farg, n);
+		pthread_mutex_lock(&c->lock);
+		c->busy = false;
+		pthread_cond_broadcast(&c->idle);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+static void crew_free(struct crew *c)
+{
+	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->work);
+	pthread_cond_destroy(&c->idle);
+	free(c);
+}
+
+/* Returns the crew, or NULL (then every part runs on this thread). */
+static struct crew *crew_start(void)
+{
+	struct crew *c = sf_calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->work, NULL);
+	pthread_cond_init(&c->idle, NULL);
+	atomic_init(&c->next, 0);
+	if (sf_thread_start(&c->thread, crew_thread, c)) {
+		crew_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* Run fn(arg, k) for k in [0, ntasks), and return when all have run. */
+static void crew_run(struct crew *c, size_t ntasks,
+		     void (*fn)(void *arg, size_t k), void *arg)
+{
+	if (!c || ntasks < 2) {
+		for (size_t k = 0; k < ntasks; k++)
+			fn(arg, k);
+		return;
+	}
+	pthread_mutex_lock(&c->lock);
+	while (c->busy)
+		pthread_cond_wait(&c->idle, &c->lock);
+	c->fn = fn;
+	c->arg = arg;
+	c->ntasks = ntasks;
+	atomic_store(&c->next, 0);
+	c->step++;
+	pthread_cond_signal(&c->work);
+	pthread_mutex_unlock(&c->lock);
+	crew_take(c, fn, arg, ntasks);
+	/* every part is taken: wait only for one the helper runs */
+	pthread_mutex_lock(&c->lock);
+	while (c->busy)
+		pthread_cond_wait(&c->idle, &c->lock);
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* End the helper (it holds no step: crew_run waited) and free c. */
+static void crew_stop(struct crew *c)
+{
+	if (c) {
+		pthread_mutex_lock(&c->lock);
+		c->quit = true;
+		pthread_cond_signal(&c->work);
+		pthread_mutex_unlock(&c->lock);
+		pthread_join(c->thread, NULL);
+		crew_free(c);
+	}
+}
+
 struct levels {
 	size_t nlevels;
 	struct lrec *rec;          /* by place: level d is rec[dstart[d] ..
@@ -100,6 +227,7 @@ struct levels {
 	uint32_t *cnt[MAX_PARTS];  /* one level's entries per parent, a
 				    * count per part (struct lpart) */
 	unsigned jobs;
+	struct crew *crew;         /* with two jobs, a large tree */
 	struct lrun *runs;         /* every level's runs, in order */
 	size_t nruns;
 	uint32_t *rstart;          /* level d's: runs[rstart[d] ..) */
@@ -145,7 +273,7 @@ static void lent_sort(struct lent *e, size_t n)
 
 /*
  * Counting, placing and sorting a level's entries are done in parts
- * that may run on threads of their own (sf_run_tasks): the records are
+ * that may run on two threads (struct crew): the records are
  * cut in halves, each counts its entries per parent in a count array of
  * its own, and the places are then handed out parent by parent, the
  * first part's before the second's, which is where one pass over all
@@ -225,9 +353,9 @@ static void part_place(void *arg, size_t k)
 	}
 }
 
-/* The children of part k's parents by key, node, and their runs and
- * lines counted.  The last part's count array holds the end of each
- * parent's entries. */
+/* The children of part k's parents by key, node, and, but for the last
+ * part's, their runs and lines counted (the parts after need them).
+ * The last part's count array holds the end of each parent's entries. */
 static void part_sort(void *arg, size_t k)
 {
 	struct lshare *s = arg;
@@ -240,6 +368,8 @@ static void part_sort(void *arg, size_t k)
 	pt->eend = pt->gend ? end[pt->gend - 1] : 0;
 	for (size_t g = pt->gbeg, b = pt->ebeg; g < pt->gend; b = end[g++])
 		lent_sort(l->sorted + b, end[g] - b);
+	if (k + 1 == s->nparts)
+		return;    /* the last part's runs are counted as made */
 	for (uint32_t i = pt->ebeg; i < pt->eend; i++) {
 		const struct lent *e = &l->sorted[i];
 		if (i == pt->ebeg || e->pp != e[-1].pp || e->key != e[-1].key) {
@@ -257,7 +387,7 @@ static void part_sort(void *arg, size_t k)
 static void part_runs(void *arg, size_t k)
 {
 	struct lshare *s = arg;
-	const struct lpart *pt = &s->part[k];
+	struct lpart *pt = &s->part[k];
 	struct levels *l = s->l;
 	const struct lent *sorted = l->sorted;
 	uint32_t r = pt->roff, ln = pt->loff;
@@ -278,6 +408,8 @@ static void part_runs(void *arg, size_t k)
 		}
 		l->runs[r++] = (struct lrun){ e->pp, e->nm };
 	}
+	pt->rn = r - pt->roff;
+	pt->ln = ln - pt->loff;
 }
 
 /* Put level d's entries in order (struct lpart) and append its runs and
@@ -302,7 +434,7 @@ static void level_runs(const struct walk *w, struct levels *l, size_t d,
 			.end = beg + (uint32_t)((end - beg) * (k + 1) / nparts),
 			.gbeg = s.np * k / nparts,
 			.gend = s.np * (k + 1) / nparts };
-	sf_run_tasks(l->jobs, nparts, part_count, &s);
+	crew_run(l->crew, nparts, part_count, &s);
 	/* each part's first place per parent, and its first line */
 	nent = empty;
 	for (size_t g = 0; g < s.np; g++)
@@ -319,15 +451,17 @@ static void level_runs(const struct walk *w, struct levels *l, size_t d,
 		l->sorted[0] = (struct lent){ w->krank[2 * empty_name], 0, 0,
 					      empty_name | LENT_LINE };
 	}
-	sf_run_tasks(l->jobs, nparts, part_place, &s);
-	sf_run_tasks(l->jobs, nparts, part_sort, &s);
-	for (size_t k = 0; k < nparts; k++) {
-		s.part[k].roff = (uint32_t)l->nruns;
-		s.part[k].loff = *nlines;
-		l->nruns += s.part[k].rn;
-		*nlines += s.part[k].ln;
+	crew_run(l->crew, nparts, part_place, &s);
+	crew_run(l->crew, nparts, part_sort, &s);
+	s.part[0].roff = (uint32_t)l->nruns;
+	s.part[0].loff = *nlines;
+	for (size_t k = 1; k < nparts; k++) {
+		s.part[k].roff = s.part[k - 1].roff + s.part[k - 1].rn;
+		s.part[k].loff = s.part[k - 1].loff + s.part[k - 1].ln;
 	}
-	sf_run_tasks(l->jobs, nparts, part_runs, &s);
+	crew_run(l->crew, nparts, part_runs, &s);
+	l->nruns = s.part[nparts - 1].roff + s.part[nparts - 1].rn;
+	*nlines = s.part[nparts - 1].loff + s.part[nparts - 1].ln;
 }
 
 /*
@@ -862,6 +996,10 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 	struct rshare rs = { .stacks = p->d.stacks, .frame_name = t->frame_name,
 			     .vbeg = { 0, n / nparts, n } };
 	uint32_t *cur = sf_calloc(MAX_PARTS * (nlevels + 1), sizeof(*cur));
+
+	/* the parts run on this thread too if the crew cannot start */
+	if (nparts > 1)
+		l.crew = crew_start();
 	if (!cur ||
 	    !(l.dstart = sf_calloc(nlevels + 1, sizeof(*l.dstart))) ||
 	    !(l.flags = sf_calloc(n, sizeof(*l.flags))) ||
@@ -900,8 +1038,8 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 	rs.place = place;
 	rs.rec = l.rec;
 	if (nparts > 1) {
-		sf_run_tasks(l.jobs, nparts, part_places, &rs);
-		sf_run_tasks(l.jobs, nparts, part_records, &rs);
+		crew_run(l.crew, nparts, part_places, &rs);
+		crew_run(l.crew, nparts, part_records, &rs);
 	} else {
 		records_one_part(&rs);
 	}
@@ -970,6 +1108,8 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 	}
 	l.rstart[nlevels] = (uint32_t)l.nruns;
 	l.lstart[nlevels] = nlines;
+	crew_stop(l.crew);
+	l.crew = NULL;
 	free(l.sorted);
 	free(l.lw);
 	for (size_t k = 0; k < MAX_PARTS; k++) {
@@ -990,6 +1130,7 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 nomem:
 	rc = sf_error_nomem(ctx);
 done:
+	crew_stop(l.crew);
 	free(cur);
 	chunks_free(&c);
 	levels_free(&l);
