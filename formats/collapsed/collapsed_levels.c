@@ -1059,15 +1059,17 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 		l.rec[at].weight += sf_collapsed__weight(w, i);
 		l.flags[at] |= F_LINE;
 	}
-	for (size_t i = l.dstart[nlevels]; i-- > 1;)
-		if (l.flags[i])
-			l.flags[l.rec[i].ppos] |= F_BELOW;
 	/* a node gives at most a line and a merged node, node 0 one line
-	 * more and the top's run */
+	 * more and the top's run; counted in the same pass, as a node's
+	 * flags are whole once its children (all at places after it) have
+	 * been read */
 	size_t nbelow = 1, nline = 1;
-	for (size_t i = 0; i < l.dstart[nlevels]; i++) {
-		nbelow += (l.flags[i] & F_BELOW) != 0;
-		nline += (l.flags[i] & F_LINE) != 0;
+	for (size_t i = l.dstart[nlevels]; i-- > 0;) {
+		unsigned f = l.flags[i];
+		if (f && i)
+			l.flags[l.rec[i].ppos] |= F_BELOW;
+		nbelow += (f & F_BELOW) != 0;
+		nline += (f & F_LINE) != 0;
 	}
 	if (nbelow + nline >= UINT32_MAX) {
 		/* a run's index is 32 bits (struct lrun) */
