@@ -11,6 +11,7 @@
 #include "hash.h"
 #include "io.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -97,9 +98,34 @@ static inline double sf_collapsed__weight(const struct walk *w, size_t i)
 	return w->p->d.ntypes ? sf_weight(w->p, i, w->ty) : 1;
 }
 
+/*
+ * The level records' memory (collapsed_levels.c), made before the names
+ * are: with two jobs or more a thread of its own touches each of its
+ * fresh pages while this one sanitises and ranks the names, so that the
+ * kernel's faults and clearing of those pages (about 20 ms of a
+ * timeline's 75 MB) are off the writer's thread.  sf_collapsed__level_emit
+ * waits for that thread before it writes a record, and takes the memory
+ * over; sf_collapsed__level_mem_free, called after it in any case (or
+ * instead of it), waits and frees what is left.
+ */
+struct level_mem {
+	void *rec;                 /* one record per stack node */
+	uint32_t *place;           /* one place per stack node */
+	size_t n;                  /* stack nodes */
+	pthread_t toucher;
+	bool touching;             /* the thread runs, or ran unjoined */
+};
+
+/* Returns 0, or SF_ENOMEM (nothing to free then). */
+int sf_collapsed__level_mem(struct level_mem *m, const struct sf_profile *p,
+			    struct sf_ctx *ctx);
+void sf_collapsed__level_mem_free(struct level_mem *m);
+
 /* Write the lines of the samples without a thread prefix, level by
- * level (collapsed_levels.c); `empty_name` is the id of "". */
-int sf_collapsed__level_emit(struct walk *w, struct sf_output *out,
-			     uint32_t empty_name, struct sf_ctx *ctx);
+ * level (collapsed_levels.c), in the memory `m`; `empty_name` is the id
+ * of "". */
+int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
+			     struct sf_output *out, uint32_t empty_name,
+			     struct sf_ctx *ctx);
 
 #endif

@@ -8,6 +8,7 @@
 #include "text.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +82,137 @@ struct lrec {
 	double weight;             /* its weight in context 0 */
 };
 
+/* A level's records are cut into at most this many parts (struct
+ * lpart), of at least PART_MIN records each. */
+#define MAX_PARTS 2
+#define PART_MIN (32u << 10)
+
+/*
+ * The second thread that runs parts, kept for the whole build (a level
+ * has four steps of parts, a timeline 26 levels).  Either thread takes
+ * the next part of a step as it comes free, so the writer never waits
+ * for a thread that has taken nothing: on a machine whose other core is
+ * busy, the writer's thread runs every part itself, about as fast as
+ * one job, where waiting at each step for a thread to be scheduled cost
+ * more than the parts saved.  Which thread runs a part changes no byte:
+ * parts write disjoint memory.
+ */
+struct crew {
+	pthread_mutex_t lock;
+	pthread_cond_t work;       /* a new step, or the end */
+	pthread_cond_t idle;       /* the helper holds no step */
+	void (*fn)(void *arg, size_t k);
+	void *arg;
+	size_t ntasks;
+	atomic_size_t next;        /* the next part to take */
+	unsigned long step;        /* steps given */
+	bool busy;                 /* the helper holds a step */
+	bool quit;
+	pthread_t thread;
+};
+
+static void crew_take(struct crew *c, void (*fn)(void *, size_t),
+		      void *arg, size_t ntasks)
+{
+	size_t k;
+
+	while ((k = atomic_fetch_add(&c->next, 1)) < ntasks)
+		fn(arg, k);
+}
+
+static void *crew_thread(void *arg)
+{
+	struct crew *c = arg;
+	unsigned long seen = 0;
+
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		while (!c->quit && c->step == seen)
+			pthread_cond_wait(&c->work, &c->lock);
+		if (c->quit)
+			break;
+		seen = c->step;
+		void (*fn)(void *, size_t) = c->fn;
+		void *farg = c->arg;
+		size_t n = c->ntasks;
+		/* while busy, no new step is given (crew_run) */
+		c->busy = true;
+		pthread_mutex_unlock(&c->lock);
+		crew_take(c, fn, farg, n);
+		pthread_mutex_lock(&c->lock);
+		c->busy = false;
+		pthread_cond_broadcast(&c->idle);
+	}
+	pthread_mutex_unlock(&c->lock);
+	return NULL;
+}
+
+static void crew_free(struct crew *c)
+{
+	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->work);
+	pthread_cond_destroy(&c->idle);
+	free(c);
+}
+
+/* Returns the crew, or NULL (then every part runs on this thread). */
+static struct crew *crew_start(void)
+{
+	struct crew *c = sf_calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->work, NULL);
+	pthread_cond_init(&c->idle, NULL);
+	atomic_init(&c->next, 0);
+	if (sf_thread_start(&c->thread, crew_thread, c)) {
+		crew_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* Run fn(arg, k) for k in [0, ntasks), and return when all have run. */
+static void crew_run(struct crew *c, size_t ntasks,
+		     void (*fn)(void *arg, size_t k), void *arg)
+{
+	if (!c || ntasks < 2) {
+		for (size_t k = 0; k < ntasks; k++)
+			fn(arg, k);
+		return;
+	}
+	pthread_mutex_lock(&c->lock);
+	while (c->busy)
+		pthread_cond_wait(&c->idle, &c->lock);
+	c->fn = fn;
+	c->arg = arg;
+	c->ntasks = ntasks;
+	atomic_store(&c->next, 0);
+	c->step++;
+	pthread_cond_signal(&c->work);
+	pthread_mutex_unlock(&c->lock);
+	crew_take(c, fn, arg, ntasks);
+	/* every part is taken: wait only for one the helper runs */
+	pthread_mutex_lock(&c->lock);
+	while (c->busy)
+		pthread_cond_wait(&c->idle, &c->lock);
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* End the helper (it holds no step: crew_run waited) and free c. */
+static void crew_stop(struct crew *c)
+{
+	if (c) {
+		pthread_mutex_lock(&c->lock);
+		c->quit = true;
+		pthread_cond_signal(&c->work);
+		pthread_mutex_unlock(&c->lock);
+		pthread_join(c->thread, NULL);
+		crew_free(c);
+	}
+}
+
 struct levels {
 	size_t nlevels;
 	struct lrec *rec;          /* by place: level d is rec[dstart[d] ..
@@ -92,7 +224,10 @@ struct levels {
 	struct lent *sorted;       /* one level's entries, in order */
 	double *lw;                /* one level's line weights, read in node
 				    * order (the entries stay 16 bytes) */
-	uint32_t *cnt;
+	uint32_t *cnt[MAX_PARTS];  /* one level's entries per parent, a
+				    * count per part (struct lpart) */
+	unsigned jobs;
+	struct crew *crew;         /* with two jobs, a large tree */
 	struct lrun *runs;         /* every level's runs, in order */
 	size_t nruns;
 	uint32_t *rstart;          /* level d's: runs[rstart[d] ..) */
@@ -109,7 +244,8 @@ static void levels_free(struct levels *l)
 	free(l->merged);
 	free(l->sorted);
 	free(l->lw);
-	free(l->cnt);
+	for (size_t k = 0; k < MAX_PARTS; k++)
+		free(l->cnt[k]);
 	free(l->runs);
 	free(l->rstart);
 	free(l->lstart);
@@ -135,73 +271,197 @@ static void lent_sort(struct lent *e, size_t n)
 	}
 }
 
-/* Put level d's entries in order and append its runs and line sums.
- * The entries are made where a counting sort on the merged parent puts
- * them (a count pass, then a placing pass over the level's records),
- * then each parent's few are sorted by key, node. */
-static void level_runs(const struct walk *w, struct levels *l, size_t d,
-		       uint32_t empty_name, uint32_t *nlines)
-{
-	uint32_t pbase = l->rstart[d - 1], nw = 0;
-	size_t np = l->rstart[d] - pbase, nent = 0;
-	uint32_t beg = l->dstart[d], end = l->dstart[d + 1];
-	/* node 0's own line, the empty line, among the root frames (one
-	 * named "" merges with it); its parent is the top, run 0 */
-	bool empty = d == 1 && (l->flags[0] & F_LINE);
+/*
+ * Counting, placing and sorting a level's entries are done in parts
+ * that may run on two threads (struct crew): the records are
+ * cut in halves, each counts its entries per parent in a count array of
+ * its own, and the places are then handed out parent by parent, the
+ * first part's before the second's, which is where one pass over all
+ * the records in order puts them; a part's line weights follow the lines
+ * of the parts before it.  So the entries, and all that follows, are the
+ * same bytes for any number of parts.  With one job, or a level of
+ * fewer than 2 PART_MIN records, there is one part: cut, the work costs
+ * a little more (per-part counts, a count of the runs), which only a
+ * second thread pays back.  Then each part sorts the children of half the parents
+ * and counts their runs and lines, and after the parts before it have
+ * counted theirs, makes those runs and line sums: a run never spans two
+ * parents.
+ */
+struct lpart {
+	uint32_t beg, end;         /* its records */
+	uint32_t nl;               /* its lines */
+	uint32_t nw;               /* its first line's index in `lw` */
+	size_t gbeg, gend;         /* the parents whose children it sorts */
+	uint32_t ebeg, eend;       /* and their entries */
+	uint32_t rn, ln;           /* their runs and lines */
+	uint32_t roff, loff;       /* its first run, its first line */
+};
 
-	memset(l->cnt, 0, (np + 1) * sizeof(*l->cnt));
-	l->cnt[1] = empty;
-	for (uint32_t i = beg; i < end; i++) {
+struct lshare {
+	const struct walk *w;
+	struct levels *l;
+	uint32_t pbase;            /* the parents' first run */
+	size_t np;                 /* parents */
+	size_t nparts;
+	struct lpart part[MAX_PARTS];
+};
+
+/* Part k's entries per parent into its count array. */
+static void part_count(void *arg, size_t k)
+{
+	struct lshare *s = arg;
+	const struct levels *l = s->l;
+	struct lpart *pt = &s->part[k];
+	uint32_t *cnt = l->cnt[k], nl = 0;
+
+	memset(cnt, 0, s->np * sizeof(*cnt));
+	for (uint32_t i = pt->beg; i < pt->end; i++) {
 		unsigned f = l->flags[i];
-		if (f)
-			l->cnt[l->merged[l->rec[i].ppos] - pbase + 1] +=
+		if (f) {
+			cnt[l->merged[l->rec[i].ppos] - s->pbase] +=
 				(f & F_LINE) + ((f & F_BELOW) >> 1);
+			nl += f & F_LINE;
+		}
 	}
-	for (size_t g = 0; g < np; g++)
-		l->cnt[g + 1] += l->cnt[g];
-	nent = l->cnt[np];
-	if (empty) {
-		l->lw[nw] = l->rec[0].weight;
-		l->sorted[l->cnt[0]++] = (struct lent){
-			w->krank[2 * empty_name], nw++, 0,
-			empty_name | LENT_LINE };
-	}
-	for (uint32_t i = beg; i < end; i++) {
+	pt->nl = nl;
+}
+
+/* Part k's entries where its count array says, each moving it on. */
+static void part_place(void *arg, size_t k)
+{
+	struct lshare *s = arg;
+	const uint32_t *krank = s->w->krank;
+	struct levels *l = s->l;
+	struct lpart *pt = &s->part[k];
+	uint32_t *cnt = l->cnt[k], nw = pt->nw, pbase = s->pbase;
+
+	for (uint32_t i = pt->beg; i < pt->end; i++) {
 		unsigned f = l->flags[i];
 		if (!f)
 			continue;
 		uint32_t nm = l->rec[i].nm;
 		uint32_t pp = l->merged[l->rec[i].ppos];
-		uint32_t *c = &l->cnt[pp - pbase];
+		uint32_t *c = &cnt[pp - pbase];
 		if (f & F_LINE) {
 			l->lw[nw] = l->rec[i].weight;
 			l->sorted[(*c)++] = (struct lent){
-				w->krank[2 * nm], nw++, pp, nm | LENT_LINE };
+				krank[2 * nm], nw++, pp, nm | LENT_LINE };
 		}
 		if (f & F_BELOW)
 			l->sorted[(*c)++] = (struct lent){
-				w->krank[2 * nm + 1], i, pp, nm };
+				krank[2 * nm + 1], i, pp, nm };
 	}
-	/* cnt[g] is now the end of parent g's entries */
-	for (size_t g = 0, b = 0; g < np; b = l->cnt[g++])
-		lent_sort(l->sorted + b, l->cnt[g] - b);
-	for (size_t i = 0, j; i < nent; i = j) {
+}
+
+/* The children of part k's parents by key, node, and, but for the last
+ * part's, their runs and lines counted (the parts after need them).
+ * The last part's count array holds the end of each parent's entries. */
+static void part_sort(void *arg, size_t k)
+{
+	struct lshare *s = arg;
+	struct lpart *pt = &s->part[k];
+	struct levels *l = s->l;
+	const uint32_t *end = l->cnt[s->nparts - 1];
+	uint32_t rn = 0, ln = 0;
+
+	pt->ebeg = pt->gbeg ? end[pt->gbeg - 1] : 0;
+	pt->eend = pt->gend ? end[pt->gend - 1] : 0;
+	for (size_t g = pt->gbeg, b = pt->ebeg; g < pt->gend; b = end[g++])
+		lent_sort(l->sorted + b, end[g] - b);
+	if (k + 1 == s->nparts)
+		return;    /* the last part's runs are counted as made */
+	for (uint32_t i = pt->ebeg; i < pt->eend; i++) {
 		const struct lent *e = &l->sorted[i];
-		for (j = i + 1; j < nent && l->sorted[j].pp == e->pp &&
-				l->sorted[j].key == e->key; j++)
+		if (i == pt->ebeg || e->pp != e[-1].pp || e->key != e[-1].key) {
+			rn++;
+			ln += (e->nm & LENT_LINE) != 0;
+		}
+	}
+	pt->rn = rn;
+	pt->ln = ln;
+}
+
+/* Part k's runs of equal (parent, key): a line sums its weights in node
+ * order, as the walk does; a merged node is named as its members'
+ * merged id. */
+static void part_runs(void *arg, size_t k)
+{
+	struct lshare *s = arg;
+	struct lpart *pt = &s->part[k];
+	struct levels *l = s->l;
+	const struct lent *sorted = l->sorted;
+	uint32_t r = pt->roff, ln = pt->loff;
+
+	for (uint32_t i = pt->ebeg, j; i < pt->eend; i = j) {
+		const struct lent *e = &sorted[i];
+		for (j = i + 1; j < pt->eend && sorted[j].pp == e->pp &&
+				sorted[j].key == e->key; j++)
 			;
 		if (e->nm & LENT_LINE) {
 			double sum = 0;
-			for (size_t k = i; k < j; k++)
-				sum += l->lw[l->sorted[k].node];
-			l->line_sum[(*nlines)++] = sum;
+			for (uint32_t m = i; m < j; m++)
+				sum += l->lw[sorted[m].node];
+			l->line_sum[ln++] = sum;
 		} else {
-			for (size_t k = i; k < j; k++)
-				l->merged[l->sorted[k].node] =
-					(uint32_t)l->nruns;
+			for (uint32_t m = i; m < j; m++)
+				l->merged[sorted[m].node] = r;
 		}
-		l->runs[l->nruns++] = (struct lrun){ e->pp, e->nm };
+		l->runs[r++] = (struct lrun){ e->pp, e->nm };
 	}
+	pt->rn = r - pt->roff;
+	pt->ln = ln - pt->loff;
+}
+
+/* Put level d's entries in order (struct lpart) and append its runs and
+ * line sums. */
+static void level_runs(const struct walk *w, struct levels *l, size_t d,
+		       uint32_t empty_name, uint32_t *nlines)
+{
+	uint32_t beg = l->dstart[d], end = l->dstart[d + 1];
+	struct lshare s = { .w = w, .l = l, .pbase = l->rstart[d - 1],
+			    .np = l->rstart[d] - l->rstart[d - 1] };
+	size_t nparts = l->jobs > 1 && end - beg >= 2 * PART_MIN ? 2 : 1;
+	size_t nent;
+
+	s.nparts = nparts;
+	/* node 0's own line, the empty line, among the root frames (one
+	 * named "" merges with it); its parent is the top, run 0 */
+	bool empty = d == 1 && (l->flags[0] & F_LINE);
+
+	for (size_t k = 0; k < nparts; k++)
+		s.part[k] = (struct lpart){
+			.beg = beg + (uint32_t)((end - beg) * k / nparts),
+			.end = beg + (uint32_t)((end - beg) * (k + 1) / nparts),
+			.gbeg = s.np * k / nparts,
+			.gend = s.np * (k + 1) / nparts };
+	crew_run(l->crew, nparts, part_count, &s);
+	/* each part's first place per parent, and its first line */
+	nent = empty;
+	for (size_t g = 0; g < s.np; g++)
+		for (size_t k = 0; k < nparts; k++) {
+			uint32_t c = l->cnt[k][g];
+			l->cnt[k][g] = (uint32_t)nent;
+			nent += c;
+		}
+	s.part[0].nw = empty;
+	for (size_t k = 1; k < nparts; k++)
+		s.part[k].nw = s.part[k - 1].nw + s.part[k - 1].nl;
+	if (empty) {
+		l->lw[0] = l->rec[0].weight;
+		l->sorted[0] = (struct lent){ w->krank[2 * empty_name], 0, 0,
+					      empty_name | LENT_LINE };
+	}
+	crew_run(l->crew, nparts, part_place, &s);
+	crew_run(l->crew, nparts, part_sort, &s);
+	s.part[0].roff = (uint32_t)l->nruns;
+	s.part[0].loff = *nlines;
+	for (size_t k = 1; k < nparts; k++) {
+		s.part[k].roff = s.part[k - 1].roff + s.part[k - 1].rn;
+		s.part[k].loff = s.part[k - 1].loff + s.part[k - 1].ln;
+	}
+	crew_run(l->crew, nparts, part_runs, &s);
+	l->nruns = s.part[nparts - 1].roff + s.part[nparts - 1].rn;
+	*nlines = s.part[nparts - 1].loff + s.part[nparts - 1].ln;
 }
 
 /*
@@ -605,8 +865,117 @@ out:
 	return rc;
 }
 
-int sf_collapsed__level_emit(struct walk *w, struct sf_output *out,
-			     uint32_t empty_name, struct sf_ctx *ctx)
+/* Below this many bytes of records and places a thread to touch them
+ * costs more than it saves. */
+#define TOUCH_MIN ((size_t)1 << 20)
+
+/* Write a zero into each page of memory that calloc made zero: the same
+ * bytes, but the page is then faulted in and cleared by this thread. */
+static void *touch_thread(void *arg)
+{
+	struct level_mem *m = arg;
+	volatile unsigned char *b[2] = { m->rec, (void *)m->place };
+	size_t len[2] = { m->n * sizeof(struct lrec),
+			  m->n * sizeof(*m->place) };
+
+	for (int a = 0; a < 2; a++)
+		for (size_t i = 0; i < len[a]; i += 4096)
+			b[a][i] = 0;
+	return NULL;
+}
+
+int sf_collapsed__level_mem(struct level_mem *m, const struct sf_profile *p,
+			    struct sf_ctx *ctx)
+{
+	m->n = p->d.nstacks ? p->d.nstacks : 1;
+	m->rec = sf_calloc(m->n, sizeof(struct lrec));
+	m->place = sf_calloc(m->n, sizeof(*m->place));
+	m->touching = false;
+	if (!m->rec || !m->place) {
+		sf_collapsed__level_mem_free(m);
+		return sf_error_nomem(ctx);
+	}
+	/* the thread only speeds things up: if it cannot start, the
+	 * writer faults the pages in itself */
+	if (sf_jobs(ctx) > 1 &&
+	    m->n * (sizeof(struct lrec) + sizeof(*m->place)) >= TOUCH_MIN)
+		m->touching = !sf_thread_start(&m->toucher, touch_thread, m);
+	return 0;
+}
+
+/* Wait for the thread touching m's pages: no byte may be written there
+ * before. */
+static void level_mem_wait(struct level_mem *m)
+{
+	if (m->touching)
+		pthread_join(m->toucher, NULL);
+	m->touching = false;
+}
+
+void sf_collapsed__level_mem_free(struct level_mem *m)
+{
+	level_mem_wait(m);
+	free(m->rec);
+	free(m->place);
+	m->rec = NULL;
+	m->place = NULL;
+}
+
+/*
+ * The records in level order, in parts on threads of their own (where
+ * a level's would be, struct lpart): part k's nodes take each level's
+ * places after those of the parts before it, which is where one pass in
+ * node order puts them.  A record names its parent's place, which may
+ * be another part's, so every part finds its nodes' places first, and
+ * then writes their records.  One part does both in one pass: the
+ * parent is placed before its child.
+ */
+struct rshare {
+	const struct sf_stack_node *stacks;
+	const uint32_t *frame_name;
+	struct lrec *rec;
+	uint32_t *place;
+	uint32_t *cur[MAX_PARTS];  /* by level: part k's next place */
+	size_t vbeg[MAX_PARTS + 1];    /* part k's nodes */
+};
+
+static void part_places(void *arg, size_t k)
+{
+	struct rshare *r = arg;
+	uint32_t *cur = r->cur[k];
+
+	for (size_t v = r->vbeg[k]; v < r->vbeg[k + 1]; v++)
+		r->place[v] = cur[r->stacks[v].depth]++;
+}
+
+static inline void record_write(struct rshare *r, size_t v)
+{
+	const struct sf_stack_node *sn = &r->stacks[v];
+	struct lrec *rc = &r->rec[r->place[v]];
+
+	rc->ppos = r->place[sn->parent];
+	rc->nm = r->frame_name[sn->frame];
+}
+
+static void part_records(void *arg, size_t k)
+{
+	struct rshare *r = arg;
+
+	for (size_t v = r->vbeg[k]; v < r->vbeg[k + 1]; v++)
+		record_write(r, v);
+}
+
+static void records_one_part(struct rshare *r)
+{
+	for (size_t v = 0; v < r->vbeg[1]; v++) {
+		r->place[v] = r->cur[0][r->stacks[v].depth]++;
+		record_write(r, v);
+	}
+}
+
+int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
+			     struct sf_output *out, uint32_t empty_name,
+			     struct sf_ctx *ctx)
 {
 	const struct sf_profile *p = w->p;
 	const struct onames *t = w->names;
@@ -622,34 +991,60 @@ int sf_collapsed__level_emit(struct walk *w, struct sf_output *out,
 		if (p->d.stacks[v].depth + (size_t)1 > nlevels)
 			nlevels = p->d.stacks[v].depth + (size_t)1;
 	l.nlevels = nlevels;
-	uint32_t *place = sf_calloc(n, sizeof(*place));
-	if (!place ||
+	l.jobs = sf_jobs(ctx);
+	size_t nparts = l.jobs > 1 && n >= 2 * PART_MIN ? 2 : 1;
+	struct rshare rs = { .stacks = p->d.stacks, .frame_name = t->frame_name,
+			     .vbeg = { 0, n / nparts, n } };
+	uint32_t *cur = sf_calloc(MAX_PARTS * (nlevels + 1), sizeof(*cur));
+
+	/* the parts run on this thread too if the crew cannot start */
+	if (nparts > 1)
+		l.crew = crew_start();
+	if (!cur ||
 	    !(l.dstart = sf_calloc(nlevels + 1, sizeof(*l.dstart))) ||
-	    !(l.rec = sf_calloc(n, sizeof(*l.rec))) ||
 	    !(l.flags = sf_calloc(n, sizeof(*l.flags))) ||
 	    !(l.rstart = sf_calloc(nlevels + 1, sizeof(*l.rstart))) ||
-	    !(l.lstart = sf_calloc(nlevels + 1, sizeof(*l.lstart)))) {
-		free(place);
+	    !(l.lstart = sf_calloc(nlevels + 1, sizeof(*l.lstart))))
 		goto nomem;
-	}
-	for (size_t v = 0; v < p->d.nstacks; v++)
+	/* the nodes per level: part 0's counted in the last part's
+	 * cursors, the others' in dstart */
+	rs.vbeg[nparts] = p->d.nstacks;
+	for (size_t k = 0; k < nparts; k++)
+		rs.cur[k] = cur + k * (nlevels + 1);
+	uint32_t *first = rs.cur[nparts - 1];
+	for (size_t v = 0; v < rs.vbeg[1]; v++)
+		first[p->d.stacks[v].depth]++;
+	for (size_t v = rs.vbeg[1]; v < p->d.nstacks; v++)
 		l.dstart[p->d.stacks[v].depth + 1]++;
 	for (size_t d = 0; d < nlevels; d++) {
+		l.dstart[d + 1] += first[d];
 		if (l.dstart[d + 1] > maxlev)
 			maxlev = l.dstart[d + 1];
 		l.dstart[d + 1] += l.dstart[d];
 	}
-	/* one forward pass: the parent was placed before its child */
-	for (size_t v = 0; v < p->d.nstacks; v++) {
-		const struct sf_stack_node *sn = &p->d.stacks[v];
-		uint32_t i = l.dstart[sn->depth]++;
-		place[v] = i;
-		l.rec[i].ppos = place[sn->parent];
-		l.rec[i].nm = t->frame_name[sn->frame];
+	/* each part's first place per level: part 1's after part 0's */
+	for (size_t d = 0; d < nlevels; d++) {
+		if (nparts > 1)
+			rs.cur[1][d] += l.dstart[d];
+		rs.cur[0][d] = l.dstart[d];
 	}
-	for (size_t d = nlevels; d > 0; d--)
-		l.dstart[d] = l.dstart[d - 1];
-	l.dstart[0] = 0;
+	/* the records and places are ours from here on, freed with the
+	 * levels */
+	level_mem_wait(m);
+	uint32_t *place = m->place;
+	l.rec = m->rec;
+	m->place = NULL;
+	m->rec = NULL;
+	rs.place = place;
+	rs.rec = l.rec;
+	if (nparts > 1) {
+		crew_run(l.crew, nparts, part_places, &rs);
+		crew_run(l.crew, nparts, part_records, &rs);
+	} else {
+		records_one_part(&rs);
+	}
+	free(cur);
+	cur = NULL;
 	/* the samples' weights and F_LINE straight into the records (in
 	 * sample order, the order the walk sums them in), then F_BELOW
 	 * from the deepest level up: a node with a flag makes its parent
@@ -664,15 +1059,17 @@ int sf_collapsed__level_emit(struct walk *w, struct sf_output *out,
 		l.rec[at].weight += sf_collapsed__weight(w, i);
 		l.flags[at] |= F_LINE;
 	}
-	for (size_t i = l.dstart[nlevels]; i-- > 1;)
-		if (l.flags[i])
-			l.flags[l.rec[i].ppos] |= F_BELOW;
 	/* a node gives at most a line and a merged node, node 0 one line
-	 * more and the top's run */
+	 * more and the top's run; counted in the same pass, as a node's
+	 * flags are whole once its children (all at places after it) have
+	 * been read */
 	size_t nbelow = 1, nline = 1;
-	for (size_t i = 0; i < l.dstart[nlevels]; i++) {
-		nbelow += (l.flags[i] & F_BELOW) != 0;
-		nline += (l.flags[i] & F_LINE) != 0;
+	for (size_t i = l.dstart[nlevels]; i-- > 0;) {
+		unsigned f = l.flags[i];
+		if (f && i)
+			l.flags[l.rec[i].ppos] |= F_BELOW;
+		nbelow += (f & F_BELOW) != 0;
+		nline += (f & F_LINE) != 0;
 	}
 	if (nbelow + nline >= UINT32_MAX) {
 		/* a run's index is 32 bits (struct lrun) */
@@ -689,7 +1086,8 @@ int sf_collapsed__level_emit(struct walk *w, struct sf_output *out,
 	size_t maxent = 2 * maxlev + 1;
 	if (!(l.sorted = sf_calloc(maxent, sizeof(*l.sorted))) ||
 	    !(l.lw = sf_calloc(maxlev + 1, sizeof(*l.lw))) ||
-	    !(l.cnt = sf_calloc(nbelow + nline + 1, sizeof(*l.cnt))) ||
+	    !(l.cnt[0] = sf_calloc(nbelow + nline + 1, sizeof(*l.cnt[0]))) ||
+	    !(l.cnt[1] = sf_calloc(nbelow + nline + 1, sizeof(*l.cnt[1]))) ||
 	    !(l.line_sum = sf_calloc(nline, sizeof(*l.line_sum))))
 		goto nomem;
 	/* The runs take the records' memory, level by level behind them:
@@ -712,16 +1110,21 @@ int sf_collapsed__level_emit(struct walk *w, struct sf_output *out,
 	}
 	l.rstart[nlevels] = (uint32_t)l.nruns;
 	l.lstart[nlevels] = nlines;
+	crew_stop(l.crew);
+	l.crew = NULL;
 	free(l.sorted);
 	free(l.lw);
-	free(l.cnt);
+	for (size_t k = 0; k < MAX_PARTS; k++) {
+		free(l.cnt[k]);
+		l.cnt[k] = NULL;
+	}
 	free(l.flags);
 	free(l.merged);
 	l.sorted = NULL;
 	l.lw = NULL;
 	l.rec = NULL;
 	l.flags = NULL;
-	l.cnt = l.merged = NULL;
+	l.merged = NULL;
 	if (make_chunks(&l, &c))
 		goto nomem;
 	rc = chunks_write(&l, t, &c, sf_jobs(ctx), out, ctx);
@@ -729,6 +1132,8 @@ int sf_collapsed__level_emit(struct walk *w, struct sf_output *out,
 nomem:
 	rc = sf_error_nomem(ctx);
 done:
+	crew_stop(l.crew);
+	free(cur);
 	chunks_free(&c);
 	levels_free(&l);
 	return rc;

@@ -689,8 +689,12 @@ static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 	struct walk w = { .p = p, .names = &t, .filled = SIZE_MAX,
 			  .by_pid = by_pid };
 	size_t n = p->d.nstacks ? p->d.nstacks : 1;
+	struct level_mem lm = { 0 };
 	int rc = 0;
 
+	/* first, so that its pages are faulted in beside the names' work */
+	if (!prefix && (rc = sf_collapsed__level_mem(&lm, p, ctx)))
+		return rc;
 	w.ty = p->d.ntypes ? (p->d.meta.default_type < p->d.ntypes ?
 			      p->d.meta.default_type :
 			      (uint32_t)p->d.ntypes - 1) : 0;
@@ -726,7 +730,7 @@ static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 	if ((rc = rank_keys(&w, ctx)))
 		goto out;
 	if (!prefix) {
-		rc = sf_collapsed__level_emit(&w, out, empty_name, ctx);
+		rc = sf_collapsed__level_emit(&w, &lm, out, empty_name, ctx);
 		goto out;
 	}
 	first = sf_calloc(n + 1, sizeof(*first));
@@ -775,6 +779,7 @@ static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 nomem:
 	rc = sf_error_nomem(ctx);
 out:
+	sf_collapsed__level_mem_free(&lm);
 	onames_free(&t);
 	for (int c = 0; c < 2; c++) {
 		free(w.c[c].weight);
