@@ -113,6 +113,37 @@ gzip -n -c cut.json > cut.json.gz
 expect_error json-truncated-line-gzip 1 \
 	'^sfconv: cut.json.gz:8: truncated JSON: the document ends early$' \
 	$SFCONV --from json cut.json.gz
+# cut just after an element of the writer's layout, which the fast path
+# reads (no byte left over): still the last line, as yajl alone says it
+# (the fast path named the line its section began on: 9 and 5)
+cat > cutel.json <<'J'
+{"format":"sftools-profile","version":1,
+"sample_types":[{"type":"samples","unit":"count"}],
+"threads":[],
+"frames":[{"name":"a"},{"name":"b"}],
+"stacks":[
+[0,0],
+[1,1]],
+"label_sets":[],
+"samples":[
+[1,null,null,0,1],
+[2,null,null,0,2]]}
+J
+{ head -n 10 cutel.json; printf '[2,null,null,0,2]'; } > cutsm.json
+{ head -n 6 cutel.json; printf '[1,1]'; } > cutst.json
+for c in cutsm:11 cutst:7; do
+	f=${c%:*} l=${c#*:}
+	for how in fast slow gzip; do
+		in=$f.json env=
+		case $how in
+		slow) env=SF_JSON_SLOW=1 ;;
+		gzip) gzip -n -c $f.json > $f.json.gz; in=$f.json.gz ;;
+		esac
+		expect_error json-truncated-element-$f-$how 1 \
+			"^sfconv: $in:$l: truncated JSON: the document ends early\$" \
+			env $env $SFCONV --from json $in
+	done
+done
 # a required member missing: the line where the document ends
 { echo "$hdr"; printf '"stacks":[]\n}\n'; } > nosamples.json
 expect_error json-missing-samples 1 '^sfconv: nosamples.json:6: samples: missing member$' \

@@ -512,6 +512,14 @@ static int parse_piece(struct rd *r, const unsigned char *buf, size_t avail,
 		pos = avail - keep;
 		break;
 	}
+	/* The input ends just after an element the fast path read, with
+	 * nothing left over to stop it above: give the section back to
+	 * yajl all the same, so that r->lnum counts the elements' lines and
+	 * "ends early" names the last line, as without the fast path (it
+	 * named the line the section began on). */
+	if (eof && r->fast && pos == avail &&
+	    (rc = fast_stop(r, buf + pos, 0)))
+		return rc;
 	*taken = pos;
 	return 0;
 }
