@@ -561,51 +561,45 @@ static int cmp_row(const void *a, const void *b, void *order)
 	return strcmp(o->v->names[x->func], o->v->names[y->func]);
 }
 
+/*
+ * A function's total counts each sample once, however often the function
+ * recurses: walk each view sample's stack up to the root and add its
+ * weight to every function met, once (seen[f] holds the last sample that
+ * added to f).  The walk is as long as the stacks the collapsed writer
+ * prints, and needs no tree: the former depth-first walk copied the
+ * view's nodes into a tree with child lists (48 bytes a node, 180 MB of
+ * fresh pages on a timeline of 3.7 million nodes) to visit each node once.
+ */
 int sf_an__func_totals(const struct sf_an_view *v, sf_an_w *self,
-			sf_an_w *total, sf_an_w *noframes, struct sf_ctx *ctx)
+		       sf_an_w *total, sf_an_w *noframes, struct sf_ctx *ctx)
 {
-	struct tree t = { 0 };
-	uint32_t *onpath = NULL;
-	struct { uint32_t node, next; } *st = NULL;
-	int rc;
+	size_t *seen = malloc((v->nfuncs + 1) * sizeof(*seen));
 
-	if ((rc = tree_build(&t, v, false, ctx)))
-		goto done;
-	onpath = calloc(v->nfuncs + 1, sizeof(*onpath));
-	st = malloc(((size_t)v->maxdepth + 2) * sizeof(*st));
-	if (!onpath || !st) {
-		rc = sf_error_nomem(ctx);
-		goto done;
-	}
+	if (!seen)
+		return sf_error_nomem(ctx);
 	memset(self, 0, v->nfuncs * sizeof(*self));
 	memset(total, 0, v->nfuncs * sizeof(*total));
-	/* a function's total counts each sample once: add a node's total
-	 * only where the function is not already on the path above it */
-	size_t sp = 0;
-	st[sp].node = 0;
-	st[sp++].next = t.cstart[0];
-	while (sp) {
-		uint32_t n = st[sp - 1].node;
-		if (st[sp - 1].next < t.cstart[n + 1]) {
-			uint32_t c = t.child[st[sp - 1].next++];
-			uint32_t f = t.n[c].func;
-			self[f] += t.n[c].self;
-			if (onpath[f]++ == 0)
-				total[f] += t.n[c].total;
-			st[sp].node = c;
-			st[sp++].next = t.cstart[c];
+	for (size_t f = 0; f < v->nfuncs; f++)
+		seen[f] = SIZE_MAX;
+	*noframes = 0;
+	for (size_t i = 0; i < v->nsamples; i++) {
+		uint32_t n = v->samples[i].node;
+		sf_an_w w = v->samples[i].w;
+		if (!n) {
+			*noframes += w;
 			continue;
 		}
-		if (n)
-			onpath[t.n[n].func]--;
-		sp--;
+		self[v->nodes[n].func] += w;
+		for (; n; n = v->nodes[n].parent) {
+			uint32_t f = v->nodes[n].func;
+			if (seen[f] != i) {
+				seen[f] = i;
+				total[f] += w;
+			}
+		}
 	}
-	*noframes = t.n[0].self;
-done:
-	free(onpath);
-	free(st);
-	tree_free(&t);
-	return rc;
+	free(seen);
+	return 0;
 }
 
 int sf_an_flat(struct sf_output *o, const struct sf_an_view *v,
