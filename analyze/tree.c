@@ -21,12 +21,16 @@
  * for the top-down tree (no copy: 3.7 million nodes on a timeline), a
  * tree of its own for the inverted one; beside them each node's total.
  * A node's self is its total less its children's, computed for the few
- * nodes a report prints rather than stored for all.
+ * nodes a report prints rather than stored for all.  The top-down tree
+ * keeps its totals in 64 bits when the weights' magnitudes sum below
+ * 2^63 (so no subtree's sum can overflow): half the fresh memory of the
+ * 128-bit sums, which only wide weights need.
  */
 struct tree {
 	const struct sf_an_node *nd;
 	struct sf_an_node *own;     /* the inverted tree's nodes, or NULL */
-	sf_an_w *total;
+	sf_an_w *total;             /* or NULL, and then: */
+	int64_t *total64;
 	size_t nn, cap, cap_total;
 	uint32_t *size;             /* nodes in each subtree */
 	uint32_t *cstart, *child;   /* children (CSR), in id order until
@@ -35,6 +39,11 @@ struct tree {
 				     * NULL: none is */
 	const struct sf_an_view *v;
 };
+
+static inline sf_an_w tot(const struct tree *t, size_t n)
+{
+	return t->total64 ? t->total64[n] : t->total[n];
+}
 
 static int tree_push(struct tree *t, uint32_t parent, uint32_t func)
 {
@@ -61,18 +70,20 @@ static int cmp_child(const void *a, const void *b, void *tree)
 	const struct tree *t = tree;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
-	if (t->total[x] != t->total[y])
-		return t->total[x] > t->total[y] ? -1 : 1;
+	sf_an_w tx = tot(t, x), ty = tot(t, y);
+
+	if (tx != ty)
+		return tx > ty ? -1 : 1;
 	return strcmp(t->v->names[t->nd[x].func], t->v->names[t->nd[y].func]);
 }
 
 /* Node n's self weight: its total less its children's. */
 static sf_an_w tree_self(const struct tree *t, uint32_t n)
 {
-	sf_an_w w = t->total[n];
+	sf_an_w w = tot(t, n);
 
 	for (uint32_t i = t->cstart[n]; i < t->cstart[n + 1]; i++)
-		w -= t->total[t->child[i]];
+		w -= tot(t, t->child[i]);
 	return w;
 }
 
@@ -91,12 +102,28 @@ static int tree_build(struct tree *t, const struct sf_an_view *v,
 {
 	t->v = v;
 	if (!inverted) {
+		unsigned __int128 mag = 0;
 		t->nd = v->nodes;
 		t->nn = v->nnodes;
-		if (!(t->total = calloc(t->nn, sizeof(*t->total))))
-			return sf_error_nomem(ctx);
-		for (size_t i = 0; i < v->nsamples; i++)
-			t->total[v->samples[i].node] += v->samples[i].w;
+		for (size_t i = 0; i < v->nsamples && mag <= INT64_MAX; i++)
+			mag += v->samples[i].w < 0 ?
+			       -(unsigned __int128)v->samples[i].w :
+			       (unsigned __int128)v->samples[i].w;
+		if (mag <= INT64_MAX) {
+			t->total64 = calloc(t->nn, sizeof(*t->total64));
+			if (!t->total64)
+				return sf_error_nomem(ctx);
+			for (size_t i = 0; i < v->nsamples; i++)
+				t->total64[v->samples[i].node] +=
+					(int64_t)v->samples[i].w;
+		} else {
+			t->total = calloc(t->nn, sizeof(*t->total));
+			if (!t->total)
+				return sf_error_nomem(ctx);
+			for (size_t i = 0; i < v->nsamples; i++)
+				t->total[v->samples[i].node] +=
+					v->samples[i].w;
+		}
 	} else {
 		struct sf_idx m = { 0 };   /* (parent, func) -> node */
 		if (tree_push(t, 0, UINT32_MAX))
@@ -135,7 +162,10 @@ static int tree_build(struct tree *t, const struct sf_an_view *v,
 		t->size[i] = 1;
 	for (size_t i = t->nn; i-- > 1;) {
 		uint32_t up = t->nd[i].parent;
-		t->total[up] += t->total[i];
+		if (t->total64)
+			t->total64[up] += t->total64[i];
+		else
+			t->total[up] += t->total[i];
 		t->size[up] += t->size[i];
 		t->cstart[up]++;
 	}
@@ -168,6 +198,7 @@ static void tree_free(struct tree *t)
 {
 	free(t->own);
 	free(t->total);
+	free(t->total64);
 	free(t->size);
 	free(t->cstart);
 	free(t->child);
@@ -281,7 +312,7 @@ static uint32_t chain_end(struct tree *t, uint32_t n, uint32_t depth,
 	for (;;) {
 		uint32_t c0 = t->cstart[n], c1 = t->cstart[n + 1];
 		tree_sort_children(t, n);
-		if (c0 == c1 || t->total[t->child[c0]] != t->total[n] ||
+		if (c0 == c1 || tot(t, t->child[c0]) != tot(t, n) ||
 		    (c1 - c0 > 1 && !zero_hidden) ||
 		    (max_depth && depth >= max_depth))
 			return n;
@@ -313,12 +344,12 @@ static void tree_layout(bool *join, int *wt, int *ws, const struct tree *t,
 	if (opt->json)
 		return;
 	for (size_t i = 0; i < t->nn; i++) {
-		if (sf_an__pct(sf_an_double(t->total[i], v->exp), whole) < minp)
+		if (sf_an__pct(sf_an_double(tot(t, i), v->exp), whole) < minp)
 			continue;
 		if (count && (!opt->max_depth ||
 			      t->nd[i].depth <= opt->max_depth))
 			lines++;
-		fmt_w(buf, sizeof(buf), t->total[i], v->exp, fw);
+		fmt_w(buf, sizeof(buf), tot(t, i), v->exp, fw);
 		if ((int)strlen(buf) > *wt)
 			*wt = (int)strlen(buf);
 		fmt_w(buf, sizeof(buf), tree_self(t, (uint32_t)i), v->exp, fw);
@@ -350,7 +381,7 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 		rc = sf_error_nomem(ctx);
 		goto done;
 	}
-	double whole = sf_an_double(t.total[0], v->exp);
+	double whole = sf_an_double(tot(&t, 0), v->exp);
 	bool join;
 	int wt = 5, ws = 4;
 	char buf[64];
@@ -368,7 +399,7 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 	if (opt->json) {
 		sf_output_puts(o, "{\"name\":null");
 	} else {
-		fmt_w(buf, sizeof(buf), t.total[0], v->exp, &fw);
+		fmt_w(buf, sizeof(buf), tot(&t, 0), v->exp, &fw);
 		sf_output_printf(o, "%s (%s, %s): total %s",
 				 opt->inverted ? "Inverted call tree" :
 						 "Call tree",
@@ -407,7 +438,7 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 					clen = 1;
 				}
 			}
-			double tot = sf_an_double(t.total[x], v->exp);
+			double tx = sf_an_double(tot(&t, x), v->exp);
 			if (opt->json) {
 				if (f->node) {
 					sf_output_puts(o, "{\"name\":");
@@ -415,16 +446,16 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 						o, v->names[t.nd[x].func]);
 				}
 				sf_output_puts(o, ",\"total\":");
-				sf_an_put_w(o, t.total[x], v->exp);
+				sf_an_put_w(o, tot(&t, x), v->exp);
 				sf_output_puts(o, ",\"self\":");
 				sf_an_put_w(o, tree_self(&t, x), v->exp);
 				sf_output_puts(o, ",\"children\":[");
 			} else {
 				char line[160];
-				int n = put_val(line, wt, t.total[x], v->exp,
+				int n = put_val(line, wt, tot(&t, x), v->exp,
 						&fw);
 				line[n++] = ' ';
-				n += put_pct(line + n, sf_an__pct(tot, whole));
+				n += put_pct(line + n, sf_an__pct(tx, whole));
 				line[n++] = ' ';
 				n += put_val(line + n, ws, tree_self(&t, x),
 					     v->exp, &fw);
@@ -457,7 +488,7 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 			tree_sort_children(&t, f->node);
 			uint32_t keep = f->end;
 			for (uint32_t i = f->next; i < f->end; i++) {
-				double ct = sf_an_double(t.total[t.child[i]],
+				double ct = sf_an_double(tot(&t, t.child[i]),
 							 v->exp);
 				if (sf_an__pct(ct, whole) < minp) {
 					keep = i;
@@ -472,7 +503,7 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 				for (uint32_t i = keep; i < f->end; i++) {
 					uint32_t c = t.child[i];
 					f->pruned += t.size[c];
-					f->pruned_w += t.total[c];
+					f->pruned_w += tot(&t, c);
 				}
 				hidden_nodes += f->pruned;
 				hidden_w += f->pruned_w;
