@@ -766,8 +766,9 @@ done:
 double sf_an_double(sf_an_w v, int exp)
 {
 	/* int128 -> double rounds to nearest; scaling by 2^exp is exact
-	 * unless the result is subnormal */
-	return ldexp((double)v, exp);
+	 * unless the result is subnormal.  Counts have exp 0, and a tree
+	 * asks this of each of its millions of nodes: no call to ldexp */
+	return exp ? ldexp((double)v, exp) : (double)v;
 }
 
 static void put_i128(struct sf_output *o, sf_an_w v)
