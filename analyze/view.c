@@ -67,15 +67,6 @@ static bool node_eq(const void *ctx, uint32_t id, const void *key)
 	return v->nodes[id].parent == k[0] && v->nodes[id].func == k[1];
 }
 
-/* key: { thread rank, node } */
-static bool fold_eq(const void *ctx, uint32_t id, const void *key)
-{
-	const struct sf_an_view *v = ctx;
-	const uint32_t *k = key;
-
-	return v->samples[id].node == k[1] && v->samples[id].thread == k[0];
-}
-
 /* ids[k]: call-graph id of thread key k, -1 if it has no sample. */
 static int thread_ids(int64_t **out, const struct sf_profile *p, int mode,
 		      struct sf_ctx *ctx)
@@ -267,7 +258,11 @@ struct builder {
 	uint32_t *walk;        /* scratch, maxdepth + 1 */
 	struct sf_idx funcs;     /* name pointer -> func */
 	struct sf_idx nodes;     /* (parent, func) -> node */
-	size_t cap_names, cap_nodes;
+	/* per view node: the folded sample of the current thread that ends
+	 * there, or UNSET (samples come thread by thread, so an entry of an
+	 * earlier thread is stale; its rank tells) */
+	uint32_t *fold_at;
+	size_t cap_names, cap_nodes, cap_fold;
 	/* no two profile stacks can reach one view node (no --hide, no
 	 * --collapse-recursion, no two frames with one name): every
 	 * child_of call makes a new node, and `nodes` is not needed */
@@ -339,7 +334,9 @@ static int child_of(struct builder *b, uint32_t parent, uint32_t func,
 	if (!b->direct && sf_idx_find(&b->nodes, h, node_eq, v, key, out))
 		return 0;
 	if (sf_grow(&v->nodes, &b->cap_nodes, v->nnodes + 1,
-		    sizeof(*v->nodes)))
+		    sizeof(*v->nodes)) ||
+	    sf_grow(&b->fold_at, &b->cap_fold, v->nnodes + 1,
+		    sizeof(*b->fold_at)))
 		return sf_error_nomem(ctx);
 	if (v->nnodes >= UINT32_MAX - 1)
 		return sf_error(ctx, SF_ELIMIT, NULL, 0, "too many stacks");
@@ -347,6 +344,7 @@ static int child_of(struct builder *b, uint32_t parent, uint32_t func,
 	n->parent = parent;
 	n->func = func;
 	n->depth = v->nodes[parent].depth + 1;
+	b->fold_at[v->nnodes] = UNSET;
 	if (n->depth > v->maxdepth)
 		v->maxdepth = n->depth;
 	if (!b->direct && !sf_idx_insert(&b->nodes, h, (uint32_t)v->nnodes))
@@ -484,7 +482,6 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 	size_t *rank = NULL, *start = NULL, *ord = NULL;
 	sf_an_w *dur = NULL;
 	bool *dropped = NULL;
-	struct sf_idx fold = { 0 };     /* (thread rank, node) -> sample */
 	size_t cap_samples = 0;
 	uint32_t pmax = 0;
 	uint64_t occ = 0;
@@ -638,6 +635,8 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 	 * rather than doubling (a peak of old and new arrays) */
 	b.cap_nodes = p->d.nstacks + 1;
 	v->nodes = sf_malloc(b.cap_nodes * sizeof(*v->nodes));
+	b.cap_fold = b.cap_nodes;
+	b.fold_at = sf_malloc(b.cap_fold * sizeof(*b.fold_at));
 	b.direct = !f->nhide && !f->collapse_recursion;
 	{
 		/* frames with one name make one function */
@@ -661,7 +660,7 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 		goto done;
 	}
 	if (!b.frflags || !b.stflags || !b.vnode || !b.walk || !v->nodes ||
-	    !b.frfunc) {
+	    !b.frfunc || !b.fold_at) {
 		rc = sf_error_nomem(ctx);
 		goto done;
 	}
@@ -670,6 +669,7 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 	for (size_t i = 0; i < p->d.nframes; i++)
 		b.frfunc[i] = UNSET;
 	v->nodes[0] = (struct sf_an_node){ 0, UNSET, 0 };
+	b.fold_at[0] = UNSET;
 	v->nnodes = 1;
 	for (size_t j = 0; j < nkept; j++) {
 		size_t i = ord[j];
@@ -710,17 +710,22 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 				    v->exp);
 		uint32_t node;
 		v->total += w;
-		/* no per-stack cache of the folded sample: sfanalyze folds
-		 * at load time, so a stack seldom comes back in one thread,
-		 * and two arrays as long as the stack tree cost more page
-		 * faults than the probes of `fold` they would save */
+		/* folding by (thread, node) through fold_at, an entry per
+		 * view node written as the node is made, rather than a hash
+		 * table of the samples: when every sample has its own stack
+		 * (a timeline), each probe of that table was a cache miss
+		 * and it was rehashed as it doubled */
 		if ((rc = view_node(&b, s->stack, &node, ctx)))
 			goto done;
-		uint32_t key[2] = { (uint32_t)rank[k], node }, at;
-		uint64_t h = sf_hash_u64(key[0], node);
-		if (sf_idx_find(&fold, h, fold_eq, v, key, &at)) {
+		uint32_t at = b.fold_at[node];
+		if (at != UNSET && v->samples[at].thread == rank[k]) {
 			v->samples[at].w += w;
 			continue;
+		}
+		if (v->nsamples >= UNSET) {
+			rc = sf_error(ctx, SF_ELIMIT, NULL, 0,
+				      "too many distinct samples");
+			goto done;
 		}
 		if (sf_grow(&v->samples, &cap_samples, v->nsamples + 1,
 			    sizeof(*v->samples))) {
@@ -729,11 +734,7 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 		}
 		v->samples[v->nsamples] = (struct sf_an_sample){
 			node, (uint32_t)rank[k], w };
-		if (!sf_idx_insert(&fold, h, (uint32_t)v->nsamples)) {
-			rc = sf_error_nomem(ctx);
-			goto done;
-		}
-		v->nsamples++;
+		b.fold_at[node] = (uint32_t)v->nsamples++;
 	}
 done:
 	free(id);
@@ -751,7 +752,7 @@ done:
 	free(b.frfunc);
 	sf_idx_free(&b.funcs);
 	sf_idx_free(&b.nodes);
-	sf_idx_free(&fold);
+	free(b.fold_at);
 	if (rc) {
 		sf_an_view_free(v);
 		return rc;
@@ -765,8 +766,9 @@ done:
 double sf_an_double(sf_an_w v, int exp)
 {
 	/* int128 -> double rounds to nearest; scaling by 2^exp is exact
-	 * unless the result is subnormal */
-	return ldexp((double)v, exp);
+	 * unless the result is subnormal.  Counts have exp 0, and a tree
+	 * asks this of each of its millions of nodes: no call to ldexp */
+	return exp ? ldexp((double)v, exp) : (double)v;
 }
 
 static void put_i128(struct sf_output *o, sf_an_w v)

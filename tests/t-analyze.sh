@@ -91,6 +91,21 @@ printf '0\t5\tmain;r;r;r\n' | $SFANALYZE --flat --json --from lines > rec.out
 printf '{"type":"samples","unit":"count","samples":1,"total":5,"functions":[\n{"name":"r","self":5,"total":5},\n{"name":"main","self":0,"total":5}]}\n' > rec.want
 expect_same flat-recursion-once rec.want rec.out
 
+# recursion beside other stacks, by hand: main;r;r;x 3, main;r 2,
+# main;x;r 4.  Flat: r is in all three (9 once, though twice in the
+# first), x in the first and third (7); selves r 2+4, x 3.  Trees: a
+# node's self is its total less its children's (r under main: 5 - 3).
+printf '0\t3\tmain;r;r;x\n0\t2\tmain;r\n0\t4\tmain;x;r\n' > rec3.lines
+$SFANALYZE --flat --json --from lines rec3.lines > rec3f.out
+printf '{"type":"samples","unit":"count","samples":3,"total":9,"functions":[\n{"name":"r","self":6,"total":9},\n{"name":"x","self":3,"total":7},\n{"name":"main","self":0,"total":9}]}\n' > rec3f.want
+expect_same flat-recursion-mixed rec3f.want rec3f.out
+$SFANALYZE --tree --json --from lines rec3.lines > rec3t.out
+printf '%s\n' '{"name":null,"total":9,"self":0,"children":[{"name":"main","total":9,"self":0,"children":[{"name":"r","total":5,"self":2,"children":[{"name":"r","total":3,"self":0,"children":[{"name":"x","total":3,"self":3,"children":[]}]}]},{"name":"x","total":4,"self":0,"children":[{"name":"r","total":4,"self":4,"children":[]}]}]}],"type":"samples","unit":"count","samples":3}' > rec3t.want
+expect_same tree-recursion-self rec3t.want rec3t.out
+$SFANALYZE --tree --inverted --json --from lines rec3.lines > rec3i.out
+printf '%s\n' '{"name":null,"total":9,"self":0,"children":[{"name":"r","total":6,"self":0,"children":[{"name":"x","total":4,"self":0,"children":[{"name":"main","total":4,"self":4,"children":[]}]},{"name":"main","total":2,"self":2,"children":[]}]},{"name":"x","total":3,"self":0,"children":[{"name":"r","total":3,"self":0,"children":[{"name":"r","total":3,"self":0,"children":[{"name":"main","total":3,"self":3,"children":[]}]}]}]}],"type":"samples","unit":"count","samples":3}' > rec3i.want
+expect_same tree-inverted-recursion-self rec3i.want rec3i.out
+
 # gzip and stdin, as sfconv reads them
 gzip -c small.samples.tsv > small.samples.tsv.gz
 $SFANALYZE small.samples.tsv.gz > gz.out 2>&1
