@@ -35,8 +35,7 @@ struct tree {
 	uint32_t *size;             /* nodes in each subtree */
 	uint32_t *cstart, *child;   /* children (CSR), in id order until
 				     * tree_sort_children sorts them */
-	unsigned char *sorted;      /* per node: its children are sorted;
-				     * NULL: none is */
+	unsigned char *sorted;      /* per node: its children are sorted */
 	const struct sf_an_view *v;
 };
 
@@ -156,7 +155,8 @@ static int tree_build(struct tree *t, const struct sf_an_view *v,
 	t->size = malloc(t->nn * sizeof(*t->size));
 	t->cstart = calloc(t->nn + 1, sizeof(*t->cstart));
 	t->child = malloc(t->nn * sizeof(*t->child));
-	if (!t->size || !t->cstart || !t->child)
+	t->sorted = calloc(t->nn, 1);
+	if (!t->size || !t->cstart || !t->child || !t->sorted)
 		return sf_error_nomem(ctx);
 	for (size_t i = 0; i < t->nn; i++)
 		t->size[i] = 1;
@@ -377,10 +377,6 @@ int sf_an_tree(struct sf_output *o, const struct sf_an_view *v,
 
 	if ((rc = tree_build(&t, v, opt->inverted, ctx)))
 		goto done;
-	if (!(t.sorted = calloc(t.nn, 1))) {
-		rc = sf_error_nomem(ctx);
-		goto done;
-	}
 	double whole = sf_an_double(tot(&t, 0), v->exp);
 	bool join;
 	int wt = 5, ws = 4;

@@ -913,6 +913,7 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 			     .nframes = p->d.nframes,
 			     .distinct = DISTINCT_UNKNOWN };
 	struct weights wt = { 0 };
+	uint32_t *rank = NULL;    /* per frame, its place among siblings */
 	int rc = 0;
 
 	memset(g, 0, sizeof(*g));
@@ -927,17 +928,18 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 	 * the frames drawn are made (svg_drawn.c) */
 	if (!o->flamechart && o->group == GROUP_NONE && !o->reverse &&
 	    !more && p->d.nstacks) {
-		uint32_t *rank;
 		if ((b.distinct = frame_keys_distinct(&b, p)) < 0)
 			return sf_error_nomem(ctx);
 		if (b.distinct) {
 			if (!(rank = frame_ranks(p)))
 				return sf_error_nomem(ctx);
 			rc = sf_svg__graph_drawn(g, p, ctx, o, wt.t, rank);
-			free(rank);
-			/* 1: weights whose sums could be inexact */
-			if (rc <= 0)
+			/* 1: weights whose sums could be inexact; the whole
+			 * graph's sort takes the same ranks */
+			if (rc <= 0) {
+				free(rank);
 				return rc;
+			}
 			rc = 0;
 		}
 	}
@@ -948,6 +950,7 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 		free(g->nodes);
 		free(g->more);
 		free(b.kin);
+		free(rank);
 		g->nodes = NULL;
 		g->more = NULL;
 		return sf_error_nomem(ctx);
@@ -1003,17 +1006,15 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 		rc = sf_error_nomem(ctx);
 		goto out;
 	}
-	uint32_t *rank = NULL;
-	if (!o->flamechart && !b.group && !(rank = frame_ranks(p))) {
+	if (!rank && !o->flamechart && !b.group &&
+	    !(rank = frame_ranks(p))) {
 		rc = sf_error_nomem(ctx);
 		goto out;
 	}
 	if (rank ? sort_ranked(g, p, rank) : sort_nodes(g, o->flamechart)) {
-		free(rank);
 		rc = sf_error_nomem(ctx);
 		goto out;
 	}
-	free(rank);
 
 	double scale, minw, cut;
 	if (sf_svg__graph_cut(g, o, &g->nodes[0].w, sizeof(g->nodes[0]),
@@ -1052,6 +1053,7 @@ out:
 	sf_idx_free(&b.idx);
 	free(b.kin);
 	free(b.pre);
+	free(rank);
 	free(wt.offcpu);
 	/* the nodes point to the labels' frames and texts: the graph keeps
 	 * them */
