@@ -579,6 +579,38 @@ expect_same pprof-written-locations offs.want offs.got
 $SFCONV -q offs1.pb.gz --to pprof -o offs2.pb.gz
 expect_same pprof-pprof-fixpoint offs1.pb.gz offs2.pb.gz
 
+# A sample whose values are all 0 is not written, also when it is made
+# of two that merge: "work" of kind jit and "work" are two frames of the
+# model but one written location, so the samples main;work +2 and
+# main;work -2 are one sample of 0, which reading would leave out (as
+# pprof does).  By hand: only main;idle 3 is written, with 2 locations
+# and 2 functions (main, idle), and no string "work"; read back and
+# written again, the same bytes from the first write on (before, the
+# first write held 3 locations and samples 0 and 3).
+cat > zero.json <<'JSON'
+{"format": "sftools-profile", "version": 1, "meta": {},
+ "sample_types": [{"type": "samples", "unit": "count"}],
+ "threads": [], "label_sets": [],
+ "frames": [{"name": "main"}, {"name": "work", "kind": "jit"},
+            {"name": "work"}, {"name": "idle"}],
+ "stacks": [[0, 0], [1, 1], [1, 2], [1, 3]],
+ "samples": [[2, null, null, 0, 2], [3, null, null, 0, -2],
+             [4, null, null, 0, 3]]}
+JSON
+$SFCONV -q zero.json --to pprof -o zero1.pb.gz
+echo "locations 2 functions 2 samples 3" > zero.want
+python3 pbcount.py zero1.pb.gz > zero.got
+expect_same pprof-merged-zero-not-written zero.want zero.got
+if gzip -dc zero1.pb.gz | grep -aq work; then
+	fail pprof-merged-zero-strings "string \"work\" written"
+else
+	pass pprof-merged-zero-strings
+fi
+$SFCONV -q zero1.pb.gz --to pprof -o zero2.pb.gz
+$SFCONV -q zero2.pb.gz --to pprof -o zero3.pb.gz
+expect_same pprof-merged-zero-fixpoint zero1.pb.gz zero2.pb.gz
+expect_same pprof-merged-zero-fixpoint-2 zero2.pb.gz zero3.pb.gz
+
 # The gzip member is compressed in 256 KiB blocks on -j threads
 # (formats/base/gzblocks.h), batches of 8 handed to a second thread: the
 # bytes must not depend on the jobs.  120,000 distinct stacks make a

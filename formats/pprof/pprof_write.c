@@ -174,6 +174,8 @@ struct wr {
 	bool merge;               /* some samples are written as one */
 	uint32_t *group;          /* then: per sample, its group */
 	double *gsum;             /* per group and type: summed weight */
+	bool *drop;               /* per sample: not written (its values
+				   * are all 0), or NULL when none is */
 };
 
 #define WSTR(w, s, copy) wstr(&(w)->strs, (s), strlen(s), (copy))
@@ -230,8 +232,8 @@ static bool program_module(const struct sf_frame *f)
  * program (program_module); the one that is so for the most samples,
  * the first seen on a tie.  NULL when no sample has such a frame.
  */
-static const char *main_module(const struct sf_profile *p, struct sf_ctx *ctx,
-			       int *rc)
+static const char *main_module(const struct sf_profile *p, const bool *drop,
+			       struct sf_ctx *ctx, int *rc)
 {
 	size_t ns = p->d.nstacks;
 	/* per stack node: its outermost program frame + 1, 0 for none
@@ -255,7 +257,7 @@ static const char *main_module(const struct sf_profile *p, struct sf_ctx *ctx,
 	}
 	for (size_t i = 0; i < p->d.nsamples; i++) {
 		uint32_t f = outer[p->d.samples[i].stack];
-		if (!f)
+		if (!f || (drop && drop[i]))
 			continue;
 		uintptr_t m = (uintptr_t)p->d.frames[f - 1].module;
 		bool added;
@@ -426,7 +428,10 @@ static int written_frames(const struct sf_profile *p, bool outer,
  * back they would fold into one sample, and the file written from that
  * would differ, so they are one sample here, of their summed weights, at
  * the place of the first: group[i] is sample i's group (first-seen
- * order), gsum its weights.  Needs the location ids of build_locations.
+ * order), gsum its weights.  A location is one trie node (build_trie), so
+ * written stacks are compared as their trie nodes, before the locations
+ * are numbered: whether a group's sum is 0 decides which are
+ * (mark_dropped).
  */
 static int merge_samples(struct wr *w)
 {
@@ -445,9 +450,9 @@ static int merge_samples(struct wr *w)
 	for (size_t i = 1; i < ns; i++) {
 		if (!w->needed[i])
 			continue;
-		/* the next location up was numbered before (smaller id) */
-		if ((id = pair_get(&stk, wst[w->gstart[i]], w->tnode[i],
-				   &added)) < 0)
+		/* the node above the group comes first (smaller id) */
+		sf_stack_id up = p->d.stacks[w->gstart[i]].parent;
+		if ((id = pair_get(&stk, wst[up], w->tnode[i], &added)) < 0)
 			goto nomem;
 		wst[i] = (uint32_t)id + 1;
 	}
@@ -486,15 +491,67 @@ nomem:
 	return sf_error_nomem(w->ctx);
 }
 
-/* Number the locations: one per (group of frames) that some sample's
- * stack walks through. */
-static int build_locations(struct wr *w)
+/* Mark the stack nodes that end a location some written sample uses:
+ * each sample's own node, and from there up the node above each group. */
+static void mark_needed(struct wr *w)
 {
 	const struct sf_profile *p = w->p;
 	size_t ns = p->d.nstacks;
-	uint32_t next = 1;
+
+	memset(w->needed, 0, ns * sizeof(*w->needed));
+	for (size_t i = 0; i < p->d.nsamples; i++)
+		if (!w->drop || !w->drop[i])
+			w->needed[p->d.samples[i].stack] = true;
+	/* parents have smaller ids than children */
+	for (size_t i = ns; i-- > 1;)
+		if (w->needed[i])
+			w->needed[p->d.stacks[w->gstart[i]].parent] = true;
+}
+
+/*
+ * A sample whose values are all written as 0 (its weights are 0, or two
+ * samples merged with +2 and -2): reading leaves such a sample out, as
+ * pprof does, so written it would vanish from the file read back and
+ * the first pprof -> pprof would change the bytes.  Such a sample is not
+ * written, and neither is anything only it uses: its locations,
+ * functions, labels, its part in choosing the main binary.  A value is
+ * written as 0 only for a weight of 0 or NaN (sample_value).  No sample
+ * types, no values: none is dropped.
+ */
+static int mark_dropped(struct wr *w)
+{
+	const struct sf_profile *p = w->p;
+	size_t nt = p->d.ntypes;
+
+	for (size_t i = 0; i < p->d.nsamples && nt; i++) {
+		const double *v = w->merge ? &w->gsum[(size_t)w->group[i] * nt] :
+					     &p->d.weights[i * nt];
+		size_t t = 0;
+		while (t < nt && (v[t] == 0 || isnan(v[t])))
+			t++;
+		if (t < nt)
+			continue;
+		if (!w->drop && !(w->drop = sf_calloc(p->d.nsamples,
+						      sizeof(*w->drop))))
+			return sf_error_nomem(w->ctx);
+		w->drop[i] = true;
+	}
+	if (w->drop)
+		mark_needed(w);
+	return 0;
+}
+
+/*
+ * The locations' trie: per stack node its trie node (one per location:
+ * a non-inline frame and the inline frames called from it) and the
+ * outermost node of its group; whether frames are written alike
+ * (w->merge); the nodes every sample needs.
+ */
+static int build_trie(struct wr *w)
+{
+	const struct sf_profile *p = w->p;
+	size_t ns = p->d.nstacks;
 	bool added;
-	int rc;
 
 	if (!(w->tnode = sf_calloc(ns, sizeof(*w->tnode))) ||
 	    !(w->gstart = sf_calloc(ns, sizeof(*w->gstart))) ||
@@ -543,12 +600,25 @@ static int build_locations(struct wr *w)
 	free(froot);
 	free(cout);
 	free(cinl);
-	for (size_t i = 0; i < p->d.nsamples; i++)
-		w->needed[p->d.samples[i].stack] = true;
-	/* parents have smaller ids than children */
-	for (size_t i = ns; i-- > 1;)
-		if (w->needed[i])
-			w->needed[p->d.stacks[w->gstart[i]].parent] = true;
+	mark_needed(w);
+	return 0;
+nomem:
+	free(finl);
+	free(froot);
+	free(cout);
+	free(cinl);
+	return sf_error_nomem(w->ctx);
+}
+
+/* Number the locations, one per trie node that a written sample's stack
+ * walks through, and emit them. */
+static int number_locations(struct wr *w)
+{
+	const struct sf_profile *p = w->p;
+	size_t ns = p->d.nstacks;
+	uint32_t next = 1;
+	int rc;
+
 	if (w->trie.n &&
 	    !(w->locid = sf_calloc(w->trie.n, sizeof(*w->locid))))
 		return sf_error_nomem(w->ctx);
@@ -570,13 +640,7 @@ static int build_locations(struct wr *w)
 		w->tnode[i] = w->locid[w->tnode[i]];
 		w->gstart[i] = p->d.stacks[w->gstart[i]].parent;
 	}
-	return w->merge ? merge_samples(w) : 0;
-nomem:
-	free(finl);
-	free(froot);
-	free(cout);
-	free(cinl);
-	return sf_error_nomem(w->ctx);
+	return 0;
 }
 
 /* Is "NUM" or "NUM UNIT" a numeric label value? */
@@ -733,6 +797,31 @@ static double period_of(const struct sf_profile *p,
 	return n && sum > 0 ? sum / (double)n : 0;
 }
 
+/* The int64 a weight is written as. */
+static int64_t sample_value(double v, bool *fraction, bool *saturated)
+{
+	double r = nearbyint(v);
+
+	/* a weight is never rounded to 0: reading leaves out samples of
+	 * zero weight (for writers that fold), so a sample of 0.5 would
+	 * vanish from the file read back, and writing that again would
+	 * give other bytes (the roundtrip-pprof fuzz target found it) */
+	if (r == 0 && v != 0)
+		r = v > 0 ? 1 : -1;
+	if (r != v)
+		*fraction = true;
+	/* 0x1p63 is INT64_MAX + 1: beyond int64 saturate */
+	if (r >= 0x1p63) {
+		*saturated = true;
+		return INT64_MAX;
+	}
+	if (r < -0x1p63 || isnan(r)) {
+		*saturated = true;
+		return isnan(r) ? 0 : INT64_MIN;
+	}
+	return (int64_t)r;
+}
+
 static void wr_free(struct wr *w)
 {
 	wstrs_free(&w->strs);
@@ -749,6 +838,7 @@ static void wr_free(struct wr *w)
 	free(w->needed);
 	free(w->group);
 	free(w->gsum);
+	free(w->drop);
 	free(w->locs.d);
 	free(w->fns.d);
 	free(w->mappings.d);
@@ -790,11 +880,17 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 		sf_pb_put_uint(&s, 2, u);
 		sf_pb_put_msg(&b, 1, &s);
 	}
+	/* which samples are written comes first: the others choose no
+	 * main binary, use no location and no label */
+	if ((rc = build_trie(&w)) ||
+	    (w.merge && (rc = merge_samples(&w))) ||
+	    (rc = mark_dropped(&w)))
+		goto out;
 	/* the main binary's mapping first: pprof takes mapping[0] for it */
-	const char *mainmod = main_module(p, ctx, &rc);
+	const char *mainmod = main_module(p, w.drop, ctx, &rc);
 	if (rc || (mainmod && (module_mapping(&w, mainmod, &rc), rc)))
 		goto out;
-	if ((rc = build_locations(&w)))
+	if ((rc = number_locations(&w)))
 		goto out;
 	/* all strings of labels and threads are numbered before the
 	 * samples are written, so samples stream; only those of label sets
@@ -808,6 +904,8 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 	}
 	for (size_t i = 0; i < p->d.nsamples; i++) {
 		const struct sf_sample *sm = &p->d.samples[i];
+		if (w.drop && w.drop[i])
+			continue;
 		used[sm->labels] = true;
 		if (sm->thread != SF_NO_THREAD)
 			used[p->d.nlabel_sets + sm->thread] = true;
@@ -842,6 +940,9 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 			ngroups--;
 			continue;
 		}
+		/* after the group's count: a dropped group is all dropped */
+		if (w.drop && w.drop[i])
+			continue;
 		struct sf_pb_buf *ids = &w.ids;
 		ids->n = 0;
 		for (sf_stack_id n = sm->stack; n != SF_STACK_EMPTY;
@@ -854,28 +955,8 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 			double v = w.merge ?
 				w.gsum[(size_t)w.group[i] * p->d.ntypes + t] :
 				sf_weight(p, i, (uint32_t)t);
-			double r = nearbyint(v);
-			/* a weight is never rounded to 0: reading leaves out
-			 * samples of zero weight (for writers that fold), so
-			 * a sample of 0.5 would vanish from the file read
-			 * back, and writing that again would give other
-			 * bytes (the roundtrip-pprof fuzz target found it) */
-			if (r == 0 && v != 0)
-				r = v > 0 ? 1 : -1;
-			if (r != v)
-				fraction = true;
-			int64_t iv;
-			/* 0x1p63 is INT64_MAX + 1: beyond int64 saturate */
-			if (r >= 0x1p63) {
-				iv = INT64_MAX;
-				saturated = true;
-			} else if (r < -0x1p63 || isnan(r)) {
-				iv = isnan(r) ? 0 : INT64_MIN;
-				saturated = true;
-			} else {
-				iv = (int64_t)r;
-			}
-			sf_pb_put_varint(ids, (uint64_t)iv);
+			sf_pb_put_varint(ids, (uint64_t)sample_value(
+				v, &fraction, &saturated));
 		}
 		if (ids->n)
 			sf_pb_put_bytes(&s, 2, ids->d, ids->n);
