@@ -545,7 +545,8 @@ Total number in stack (recursive counted multiple times):
 TXT
 cat > pbcount.py <<'PY'
 # pbcount.py FILE: "locations N functions N samples V,V,..." of a gzip'd
-# pprof Profile (fields 4, 5 and 2; a sample's values are its field 2)
+# pprof Profile (fields 4, 5 and 2; a sample's values are its field 2);
+# pbcount.py --mappings FILE: each Mapping's filename, in order
 import gzip, sys
 def varint(b, i):
     r = s = 0
@@ -561,7 +562,12 @@ def fields(b):
             n, i = varint(b, i); v = b[i:i + n]; i += n
         else: sys.exit("unexpected wire type %d" % (k & 7))
         yield k >> 3, v
-d = gzip.decompress(open(sys.argv[1], "rb").read())
+d = gzip.decompress(open(sys.argv[-1], "rb").read())
+if sys.argv[1] == "--mappings":
+    strs = [v.decode() for f, v in fields(d) if f == 6]
+    for f, v in fields(d):
+        if f == 3: print(strs[dict(fields(v))[5]])
+    sys.exit(0)
 n = {4: 0, 5: 0}
 vals = []
 for f, v in fields(d):
@@ -578,6 +584,24 @@ python3 pbcount.py offs1.pb.gz > offs.got
 expect_same pprof-written-locations offs.want offs.got
 $SFCONV -q offs1.pb.gz --to pprof -o offs2.pb.gz
 expect_same pprof-pprof-fixpoint offs1.pb.gz offs2.pb.gz
+
+# With -j the main binary is chosen on a thread of its own beside the
+# locations' trie (pprof_write.c, first_passes), on one thread before
+# it: the same bytes.  ld-first.perf's first samples are in the dynamic
+# loader and one has a kernel frame before gcc's, yet mapping[0] is
+# gcc-12's (read here without pprof), then the others in first use:
+# ld-linux (the loader's samples come first), the kernel, libc.
+$SFCONV -q -j 1 "$FIX/pprof/ld-first.perf" --to pprof -o ldf1.pb.gz
+$SFCONV -q -j 2 "$FIX/pprof/ld-first.perf" --to pprof -o ldf2.pb.gz
+expect_same pprof-main-binary-j1-j2 ldf1.pb.gz ldf2.pb.gz
+cat > ldf.want <<'TXT'
+/usr/libexec/gcc/x86_64-linux-gnu/12/gcc-12
+/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
+[kernel.kallsyms]
+/usr/lib/x86_64-linux-gnu/libc.so.6
+TXT
+python3 pbcount.py --mappings ldf2.pb.gz > ldf.got
+expect_same pprof-main-binary-mapping-order ldf.want ldf.got
 
 # A sample whose values are all 0 is not written, also when it is made
 # of two that merge: "work" of kind jit and "work" are two frames of the
