@@ -636,10 +636,10 @@ expect_same pprof-merged-zero-fixpoint zero1.pb.gz zero2.pb.gz
 expect_same pprof-merged-zero-fixpoint-2 zero2.pb.gz zero3.pb.gz
 
 # The gzip member is compressed in 256 KiB blocks on -j threads
-# (formats/base/gzblocks.h), batches of 8 handed to a second thread: the
-# bytes must not depend on the jobs.  120,000 distinct stacks make a
-# message of more than two batches (4 MiB), so blocks are primed from
-# the same batch and from the one before.
+# (formats/base/gzblocks.h), batches of 4 (1 MiB) handed to a second
+# thread: the bytes must not depend on the jobs.  120,000 distinct stacks
+# make a message of more than 4 MiB (4 batches), so blocks are primed
+# from the same batch and from the one before.
 $SFCONV -q -j 1 big.folded -o big1.pb.gz
 $SFCONV -q -j 2 big.folded -o big2.pb.gz
 $SFCONV -q -j 8 big.folded -o big8.pb.gz
