@@ -243,9 +243,9 @@ static bool program_module(const struct sf_frame *f)
  * each sample, the module of the outermost frame whose module is a
  * program (program_module); the one that is so for the most samples,
  * the first seen on a tie.  NULL when no sample has such a frame.
- * `outer` is the caller's, zeroed, one per stack node: made on the
- * program's thread, its pages come from the heap advised for huge
- * pages (sf_calloc), not from the arena of the thread this may run on.
+ * `outer` is the caller's, one per stack node, outer[0] = 0: a mapping
+ * of its own in huge pages (sf_big_resize), made before this runs, on a
+ * thread of its own or not.
  */
 static const char *main_module(const struct sf_profile *p, const bool *drop,
 			       uint32_t *outer, bool *nomem)
@@ -662,10 +662,10 @@ nomem:
  * weights alone, so with -j the two passes run side by side, on the
  * core that otherwise waits for the first bytes to compress.  Where
  * samples merge, the groups' sums decide, so one pass follows the other.
- * On one thread main_module goes first and its per-node array is freed
- * before the trie's are made, which then reuse its pages: side by side
- * both are live, 4 bytes a node more of fresh memory (15 MB on a
- * timeline of 3.7 million nodes), worth it only with a second core.
+ * On one thread main_module goes first and its per-node array is given
+ * back before the trie's are made: side by side both are live, 4 bytes
+ * a node more at the peak (15 MB on a timeline of 3.7 million nodes),
+ * worth it only with a second core.
  */
 struct first {
 	struct wr *w;
