@@ -545,7 +545,8 @@ Total number in stack (recursive counted multiple times):
 TXT
 cat > pbcount.py <<'PY'
 # pbcount.py FILE: "locations N functions N samples V,V,..." of a gzip'd
-# pprof Profile (fields 4, 5 and 2; a sample's values are its field 2)
+# pprof Profile (fields 4, 5 and 2; a sample's values are its field 2);
+# pbcount.py --mappings FILE: each Mapping's filename, in order
 import gzip, sys
 def varint(b, i):
     r = s = 0
@@ -561,7 +562,12 @@ def fields(b):
             n, i = varint(b, i); v = b[i:i + n]; i += n
         else: sys.exit("unexpected wire type %d" % (k & 7))
         yield k >> 3, v
-d = gzip.decompress(open(sys.argv[1], "rb").read())
+d = gzip.decompress(open(sys.argv[-1], "rb").read())
+if sys.argv[1] == "--mappings":
+    strs = [v.decode() for f, v in fields(d) if f == 6]
+    for f, v in fields(d):
+        if f == 3: print(strs[dict(fields(v))[5]])
+    sys.exit(0)
 n = {4: 0, 5: 0}
 vals = []
 for f, v in fields(d):
@@ -579,11 +585,61 @@ expect_same pprof-written-locations offs.want offs.got
 $SFCONV -q offs1.pb.gz --to pprof -o offs2.pb.gz
 expect_same pprof-pprof-fixpoint offs1.pb.gz offs2.pb.gz
 
+# With -j the main binary is chosen on a thread of its own beside the
+# locations' trie (pprof_write.c, first_passes), on one thread before
+# it: the same bytes.  ld-first.perf's first samples are in the dynamic
+# loader and one has a kernel frame before gcc's, yet mapping[0] is
+# gcc-12's (read here without pprof), then the others in first use:
+# ld-linux (the loader's samples come first), the kernel, libc.
+$SFCONV -q -j 1 "$FIX/pprof/ld-first.perf" --to pprof -o ldf1.pb.gz
+$SFCONV -q -j 2 "$FIX/pprof/ld-first.perf" --to pprof -o ldf2.pb.gz
+expect_same pprof-main-binary-j1-j2 ldf1.pb.gz ldf2.pb.gz
+cat > ldf.want <<'TXT'
+/usr/libexec/gcc/x86_64-linux-gnu/12/gcc-12
+/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
+[kernel.kallsyms]
+/usr/lib/x86_64-linux-gnu/libc.so.6
+TXT
+python3 pbcount.py --mappings ldf2.pb.gz > ldf.got
+expect_same pprof-main-binary-mapping-order ldf.want ldf.got
+
+# A sample whose values are all 0 is not written, also when it is made
+# of two that merge: "work" of kind jit and "work" are two frames of the
+# model but one written location, so the samples main;work +2 and
+# main;work -2 are one sample of 0, which reading would leave out (as
+# pprof does).  By hand: only main;idle 3 is written, with 2 locations
+# and 2 functions (main, idle), and no string "work"; read back and
+# written again, the same bytes from the first write on (before, the
+# first write held 3 locations and samples 0 and 3).
+cat > zero.json <<'JSON'
+{"format": "sftools-profile", "version": 1, "meta": {},
+ "sample_types": [{"type": "samples", "unit": "count"}],
+ "threads": [], "label_sets": [],
+ "frames": [{"name": "main"}, {"name": "work", "kind": "jit"},
+            {"name": "work"}, {"name": "idle"}],
+ "stacks": [[0, 0], [1, 1], [1, 2], [1, 3]],
+ "samples": [[2, null, null, 0, 2], [3, null, null, 0, -2],
+             [4, null, null, 0, 3]]}
+JSON
+$SFCONV -q zero.json --to pprof -o zero1.pb.gz
+echo "locations 2 functions 2 samples 3" > zero.want
+python3 pbcount.py zero1.pb.gz > zero.got
+expect_same pprof-merged-zero-not-written zero.want zero.got
+if gzip -dc zero1.pb.gz | grep -aq work; then
+	fail pprof-merged-zero-strings "string \"work\" written"
+else
+	pass pprof-merged-zero-strings
+fi
+$SFCONV -q zero1.pb.gz --to pprof -o zero2.pb.gz
+$SFCONV -q zero2.pb.gz --to pprof -o zero3.pb.gz
+expect_same pprof-merged-zero-fixpoint zero1.pb.gz zero2.pb.gz
+expect_same pprof-merged-zero-fixpoint-2 zero2.pb.gz zero3.pb.gz
+
 # The gzip member is compressed in 256 KiB blocks on -j threads
-# (formats/base/gzblocks.h), batches of 8 handed to a second thread: the
-# bytes must not depend on the jobs.  120,000 distinct stacks make a
-# message of more than two batches (4 MiB), so blocks are primed from
-# the same batch and from the one before.
+# (formats/base/gzblocks.h), batches of 4 (1 MiB) handed to a second
+# thread: the bytes must not depend on the jobs.  120,000 distinct stacks
+# make a message of more than 4 MiB (4 batches), so blocks are primed
+# from the same batch and from the one before.
 $SFCONV -q -j 1 big.folded -o big1.pb.gz
 $SFCONV -q -j 2 big.folded -o big2.pb.gz
 $SFCONV -q -j 8 big.folded -o big8.pb.gz

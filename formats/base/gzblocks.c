@@ -3,6 +3,7 @@
 #include "gzblocks.h"
 #include "sf.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,8 @@ struct sf_gzb {
 	const unsigned char *buf;
 	size_t len;
 	bool last;
+	size_t nb;                  /* its blocks */
+	_Atomic size_t next;        /* the next block a thread takes */
 };
 
 struct sf_gzb *sf_gzb_new(int level, unsigned jobs)
@@ -110,6 +113,25 @@ static void block_task(void *arg, size_t k)
 	s->zr = Z_OK;
 }
 
+/*
+ * One of the crew: take the batch's next block until none is left.  A
+ * block is not tied to a thread: with the blocks dealt out in turn, a
+ * thread the writer's thread had kept off its core held the batch up
+ * while the other waited, and at -j2 three threads (the writer, two
+ * compressing) share two cores.  Which thread compresses a block does
+ * not change its bytes.
+ */
+static void crew_task(void *arg, size_t k)
+{
+	struct sf_gzb *z = arg;
+	size_t b;
+
+	(void)k;
+	while ((b = atomic_fetch_add_explicit(&z->next, 1,
+					      memory_order_relaxed)) < z->nb)
+		block_task(z, b);
+}
+
 static void put_le32(unsigned char *p, uint32_t v)
 {
 	for (int i = 0; i < 4; i++)
@@ -142,7 +164,12 @@ int sf_gzb_put(struct sf_gzb *z, const unsigned char *buf, size_t len,
 		z->buf = buf;
 		z->len = n;
 		z->last = fin;
-		sf_run_tasks(z->jobs, nb, block_task, z);
+		z->nb = nb;
+		atomic_store_explicit(&z->next, 0, memory_order_relaxed);
+		/* the threads start after these stores and are joined before
+		 * the slots are read (sf_run_tasks) */
+		sf_run_tasks(z->jobs < nb ? z->jobs : (unsigned)nb,
+			     z->jobs < nb ? z->jobs : nb, crew_task, z);
 		for (size_t k = 0; k < nb; k++) {
 			struct slot *s = &z->slot[k];
 			size_t bn = k + 1 < nb ? SF_GZB_BLOCK :
