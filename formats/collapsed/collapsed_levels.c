@@ -217,10 +217,13 @@ struct levels {
 	size_t nlevels;
 	struct lrec *rec;          /* by place: level d is rec[dstart[d] ..
 				    * dstart[d + 1]) */
+	size_t rec_cap;            /* rec's (and runs') bytes, for
+				    * sf_big_free */
 	unsigned char *flags;      /* by place: its flags in context 0 */
 	uint32_t *dstart;
 	uint32_t *merged;          /* by place: its merged id (places with
 				    * F_BELOW) */
+	size_t merged_cap;         /* its bytes, for sf_big_free */
 	struct lent *sorted;       /* one level's entries, in order */
 	double *lw;                /* one level's line weights, read in node
 				    * order (the entries stay 16 bytes) */
@@ -238,15 +241,15 @@ struct levels {
 static void levels_free(struct levels *l)
 {
 	if ((void *)l->rec != (void *)l->runs)
-		free(l->rec);
+		sf_big_free(l->rec, l->rec_cap);
 	free(l->flags);
 	free(l->dstart);
-	free(l->merged);
+	sf_big_free(l->merged, l->merged_cap);
 	free(l->sorted);
 	free(l->lw);
 	for (size_t k = 0; k < MAX_PARTS; k++)
 		free(l->cnt[k]);
-	free(l->runs);
+	sf_big_free(l->runs, l->rec_cap);
 	free(l->rstart);
 	free(l->lstart);
 	free(l->line_sum);
@@ -888,6 +891,8 @@ out:
 static void *touch_thread(void *arg)
 {
 	struct level_mem *m = arg;
+	/* the records' pages taken from the stack tree (sf_big_take) are
+	 * in already: touching them costs a write each */
 	volatile unsigned char *b[2] = { m->rec, (void *)m->place };
 	size_t len[2] = { m->n * sizeof(struct lrec),
 			  m->n * sizeof(*m->place) };
@@ -902,8 +907,19 @@ int sf_collapsed__level_mem(struct level_mem *m, const struct sf_profile *p,
 			    struct sf_ctx *ctx)
 {
 	m->n = p->d.nstacks ? p->d.nstacks : 1;
-	m->rec = sf_calloc(m->n, sizeof(struct lrec));
-	m->place = sf_calloc(m->n, sizeof(*m->place));
+	/* the stack tree's child lists, given up when loading ended
+	 * (sf_profile_trim_keep), hold 12 bytes a node, faulted in: most
+	 * of the records' 16, and the places after them.  Each record and
+	 * place is written whole before it is read (record_write,
+	 * part_places), so their old bytes do not matter */
+	m->rec_cap = 0;
+	if (sf_big_take(ctx, &m->rec, &m->rec_cap,
+			m->n * sizeof(struct lrec)))
+		m->rec = sf_calloc(m->n, sizeof(struct lrec));
+	m->place_cap = 0;
+	if (sf_big_take(ctx, &m->place, &m->place_cap,
+			m->n * sizeof(*m->place)))
+		m->place = sf_calloc(m->n, sizeof(*m->place));
 	m->touching = false;
 	if (!m->rec || !m->place) {
 		sf_collapsed__level_mem_free(m);
@@ -929,8 +945,8 @@ static void level_mem_wait(struct level_mem *m)
 void sf_collapsed__level_mem_free(struct level_mem *m)
 {
 	level_mem_wait(m);
-	free(m->rec);
-	free(m->place);
+	sf_big_free(m->rec, m->rec_cap);
+	sf_big_free(m->place, m->place_cap);
 	m->rec = NULL;
 	m->place = NULL;
 }
@@ -969,6 +985,7 @@ static inline void record_write(struct rshare *r, size_t v)
 
 	rc->ppos = r->place[sn->parent];
 	rc->nm = r->frame_name[sn->frame];
+	rc->weight = 0;   /* the samples' weights are added to it */
 }
 
 static void part_records(void *arg, size_t k)
@@ -1047,6 +1064,7 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 	level_mem_wait(m);
 	uint32_t *place = m->place;
 	l.rec = m->rec;
+	l.rec_cap = m->rec_cap;
 	m->place = NULL;
 	m->rec = NULL;
 	rs.place = place;
@@ -1090,12 +1108,13 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 		rc = sf_error(ctx, SF_ELIMIT, NULL, 0,
 			      "collapsed: more than 4 billion lines and "
 			      "frames cannot be written");
-		free(place);
+		sf_big_free(place, m->place_cap);
 		goto done;
 	}
 	/* a node's merged id is written at its level before its children
 	 * read it, so `place` can hold them without clearing */
 	l.merged = place;
+	l.merged_cap = m->place_cap;
 	l.merged[0] = 0;
 	size_t maxent = 2 * maxlev + 1;
 	if (!(l.sorted = sf_calloc(maxent, sizeof(*l.sorted))) ||
@@ -1133,7 +1152,7 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 		l.cnt[k] = NULL;
 	}
 	free(l.flags);
-	free(l.merged);
+	sf_big_free(l.merged, l.merged_cap);
 	l.sorted = NULL;
 	l.lw = NULL;
 	l.rec = NULL;

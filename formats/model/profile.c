@@ -636,12 +636,18 @@ int sf_profile_stack(struct sf_profile *p, struct sf_ctx *ctx,
 
 void sf_profile_trim(struct sf_profile *p)
 {
+	sf_profile_trim_keep(p, NULL);
+}
+
+void sf_profile_trim_keep(struct sf_profile *p, struct sf_ctx *ctx)
+{
 	if (!p)
 		return;
 	struct sf_profile_internal *in = p->in;
 
 	sf_idx_free(&in->stacks);
-	nodes_free(in->kin, in->cap_kin, sizeof(*in->kin));
+	/* the same length nodes_free gives */
+	sf_big_keep(ctx, in->kin, in->cap_kin * sizeof(*in->kin));
 	in->kin = NULL;
 	in->cap_kin = 0;
 	in->stacks_trimmed = true;

@@ -273,6 +273,10 @@ void sf_stack_room_fill(const struct sf_stack_room *room, size_t from,
  * stack tree, rebuilt by the next sf_profile_stack_push, and spare room):
  * for a caller that has finished loading and only reads the profile. */
 void sf_profile_trim(struct sf_profile *p);   /* NULL: nothing */
+/* The same, with the stack tree's child lists kept in ctx for a writer
+ * to take as its own memory (sf_big_keep, sf_big_take): on a large tree
+ * tens of MB of pages that are faulted in already. */
+void sf_profile_trim_keep(struct sf_profile *p, struct sf_ctx *ctx);
 /* Fill `buf` (room for stacks[id].depth ids) with the frames, root first;
  * returns the depth. */
 size_t sf_profile_stack_frames(const struct sf_profile *p, sf_stack_id id,
