@@ -39,7 +39,7 @@
 #define FAST_CARRY (64u << 10) /* a longer element goes to yajl */
 /* The mapped input is given back in steps of this many bytes (see
  * piece_done) */
-#define GIVE_STEP ((size_t)8 << 20)
+#define GIVE_STEP ((size_t)2 << 20)
 #define FAST_NUM 64            /* so does a longer number */
 
 enum fast_st { FAST_MORE, FAST_STOP, FAST_ERR };
