@@ -58,9 +58,7 @@ void sf_ctx_free(struct sf_ctx *ctx)
 		free(ctx->opts[i].value);
 	}
 	free(ctx->opts);
-	sf_big_free(ctx->spare, ctx->spare_cap);
-	ctx->spare = NULL;
-	ctx->spare_cap = 0;
+	sf_big_drop(ctx);
 	ctx->warnings = NULL;
 	ctx->nwarnings = 0;
 	ctx->opts = NULL;
@@ -471,6 +469,13 @@ int sf_big_take(struct sf_ctx *ctx, void *buf, size_t *cap, size_t n)
 		     (unsigned char *)ctx->spare + take : NULL;
 	ctx->spare_cap -= take;
 	return 0;
+}
+
+void sf_big_drop(struct sf_ctx *ctx)
+{
+	sf_big_free(ctx->spare, ctx->spare_cap);
+	ctx->spare = NULL;
+	ctx->spare_cap = 0;
 }
 
 int sf_big_grow(void *buf, size_t *cap, size_t need)

@@ -238,6 +238,10 @@ void sf_big_keep(struct sf_ctx *ctx, void *buf, size_t cap);
  * is left of it stays kept, for the next taker.  Its bytes are whatever
  * the stage before left there, not zeroes.  Free it with sf_big_free. */
 int sf_big_take(struct sf_ctx *ctx, void *buf, size_t *cap, size_t n);
+/* Free the buffer ctx keeps, if any: for a stage that takes none, or
+ * what is left after its takes, so that it is not held through the
+ * stage's peak of memory. */
+void sf_big_drop(struct sf_ctx *ctx);
 char *sf_strndup(const char *s, size_t n);
 
 #ifdef __cplusplus
