@@ -248,8 +248,10 @@ int sf_profile_reserve_stacks(struct sf_profile *p, struct sf_ctx *ctx,
 /*
  * Room for a reader that adds stacks on one thread while another thread
  * makes their memory present.  Every new stack takes an entry in each of
- * the stack tree's two arrays (d.stacks and an internal one), and each of
- * their pages is fresh memory, zeroed by the kernel at the first write:
+ * the stack tree's two arrays (d.stacks and an internal one) and, in an
+ * aggregated profile, of the index of its first sample (internal), and
+ * each of their pages is fresh memory, zeroed by the kernel at the first
+ * write:
  * on a timeline of 3.7 million nodes, 90 MB, up to a fifth of loading's
  * time on a busy machine.  sf_profile_stack_room gives the arrays room
  * for n more stacks at once, in address space only (no page touched),
@@ -261,9 +263,9 @@ int sf_profile_reserve_stacks(struct sf_profile *p, struct sf_ctx *ctx,
  * (sf_big_reserve).  Only speed and memory depend on it.
  */
 struct sf_stack_room {
-	void *mem[2];           /* the two arrays */
-	size_t size[2];         /* bytes an entry */
-	size_t cap[2];          /* bytes reserved */
+	void *mem[3];           /* the arrays (the third may be NULL) */
+	size_t size[3];         /* bytes an entry */
+	size_t cap[3];          /* bytes reserved */
 };
 int sf_profile_stack_room(struct sf_profile *p, size_t n,
 			  struct sf_stack_room *room);
