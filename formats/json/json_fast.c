@@ -504,7 +504,8 @@ static int parse_piece(struct rd *r, const unsigned char *buf, size_t avail,
 						r->map_size,
 						(size_t)(buf + pos - r->map),
 						fast_maxnum(r),
-						r->key == K_SAMPLES, r->ntypes);
+						r->key == K_SAMPLES, r->ntypes,
+						&r->smap);
 			}
 			continue;
 		}
