@@ -247,8 +247,9 @@ int main(int argc, char **argv)
 	}
 	note_losses(p, save.format);
 	/* the stack tree's index is for adding stacks: its memory goes back
-	 * before the writer takes its own */
-	sf_profile_trim(p);
+	 * before the writer takes its own, and the child lists' pages are
+	 * kept for the writer to use again */
+	sf_profile_trim_keep(p, &ctx);
 	rc = sf_save(&save, p, &ctx);
 	cli_warnings(&ctx);
 	status = rc ? cli_fail(&ctx) : cli_close_stdout(outpath);

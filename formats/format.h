@@ -94,6 +94,12 @@ struct sf_format {
 				   * which the writer needs samples in order
 				   * too (svg's "flamechart": samples in
 				   * time order); ask sf_save_needs_order */
+	bool takes_kept;          /* the writer takes the buffer the context
+				   * keeps (sf_big_take: the stack tree's
+				   * child lists, sf_profile_trim_keep) and
+				   * frees what it leaves (sf_big_drop);
+				   * sf_save frees it before any other
+				   * writer, which would hold it unused */
 	int priority;             /* detection tie-break: higher first */
 	const struct sf_option *read_options;  /* {NULL}-terminated or NULL */
 	const struct sf_option *write_options;

@@ -67,6 +67,8 @@ int sf_save(const struct sf_save *s, const struct sf_profile *p,
 	struct sf_output *o;
 	int rc;
 
+	if (!s->format->takes_kept)
+		sf_big_drop(ctx);
 	if ((rc = sf_output_open(&o, ctx, s->path, s->gzip)))
 		return rc;
 	/* gzip output (pprof's always) compresses beside the writer */

@@ -58,6 +58,7 @@ void sf_ctx_free(struct sf_ctx *ctx)
 		free(ctx->opts[i].value);
 	}
 	free(ctx->opts);
+	sf_big_drop(ctx);
 	ctx->warnings = NULL;
 	ctx->nwarnings = 0;
 	ctx->opts = NULL;
@@ -438,6 +439,43 @@ void sf_big_populate(void *buf, size_t cap, size_t from, size_t to)
 	(void)from;
 	(void)to;
 #endif
+}
+
+void sf_big_keep(struct sf_ctx *ctx, void *buf, size_t cap)
+{
+	if (!ctx || cap < BIG_MIN || cap <= ctx->spare_cap) {
+		sf_big_free(buf, cap);
+		return;
+	}
+	sf_big_free(ctx->spare, ctx->spare_cap);
+	ctx->spare = buf;
+	ctx->spare_cap = cap;
+}
+
+int sf_big_take(struct sf_ctx *ctx, void *buf, size_t *cap, size_t n)
+{
+	void **b = buf;
+
+	if (!ctx->spare || ctx->spare_cap < n)
+		return -1;
+	/* the whole 2 MiB pieces past n stay kept, for the next taker (a
+	 * mapping can be unmapped in parts) */
+	size_t take = big_round(n ? n : 1);
+	if (take + BIG_MIN > ctx->spare_cap)
+		take = ctx->spare_cap;
+	*b = ctx->spare;
+	*cap = take;
+	ctx->spare = take < ctx->spare_cap ?
+		     (unsigned char *)ctx->spare + take : NULL;
+	ctx->spare_cap -= take;
+	return 0;
+}
+
+void sf_big_drop(struct sf_ctx *ctx)
+{
+	sf_big_free(ctx->spare, ctx->spare_cap);
+	ctx->spare = NULL;
+	ctx->spare_cap = 0;
 }
 
 int sf_big_grow(void *buf, size_t *cap, size_t need)

@@ -112,6 +112,9 @@ struct sf_ctx {
 				     * with SF_EINTR */
 	unsigned jobs;              /* threads one job may use; 0: the
 				     * default (see sf_jobs) */
+	void *spare;                /* a buffer given back for a later
+				     * stage of the job (sf_big_keep) */
+	size_t spare_cap;
 };
 
 void sf_ctx_init(struct sf_ctx *ctx);
@@ -223,6 +226,22 @@ int sf_big_reserve(void *buf, size_t *cap, size_t n);
  * pages in ahead of their writer.  Changes no data; safe while another
  * thread writes the buffer, not while it is resized or freed. */
 void sf_big_populate(void *buf, size_t cap, size_t from, size_t to);
+/* A buffer of sf_big_resize that one stage of a job is done with, kept in
+ * ctx for a later stage to take (sf_big_take) instead of given back to
+ * the kernel: its pages are faulted in and cleared already, which fresh
+ * ones are not (a fault and a clearing of each 4 KiB).  ctx keeps one,
+ * the larger; a buffer that is no mapping of its own, or with ctx NULL,
+ * is freed.  sf_ctx_free frees the one kept. */
+void sf_big_keep(struct sf_ctx *ctx, void *buf, size_t cap);
+/* Take n bytes (rounded up to 2 MiB) of the buffer ctx keeps into *buf
+ * and *cap when it holds that many: 0; else -1 and nothing changed.  What
+ * is left of it stays kept, for the next taker.  Its bytes are whatever
+ * the stage before left there, not zeroes.  Free it with sf_big_free. */
+int sf_big_take(struct sf_ctx *ctx, void *buf, size_t *cap, size_t n);
+/* Free the buffer ctx keeps, if any: for a stage that takes none, or
+ * what is left after its takes, so that it is not held through the
+ * stage's peak of memory. */
+void sf_big_drop(struct sf_ctx *ctx);
 char *sf_strndup(const char *s, size_t n);
 
 #ifdef __cplusplus

@@ -110,7 +110,9 @@ static inline double sf_collapsed__weight(const struct walk *w, size_t i)
  */
 struct level_mem {
 	void *rec;                 /* one record per stack node */
+	size_t rec_cap;            /* its bytes, for sf_big_free */
 	uint32_t *place;           /* one place per stack node */
+	size_t place_cap;          /* its bytes, for sf_big_free */
 	size_t n;                  /* stack nodes */
 	pthread_t toucher;
 	bool touching;             /* the thread runs, or ran unjoined */

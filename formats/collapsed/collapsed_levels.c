@@ -217,10 +217,13 @@ struct levels {
 	size_t nlevels;
 	struct lrec *rec;          /* by place: level d is rec[dstart[d] ..
 				    * dstart[d + 1]) */
+	size_t rec_cap;            /* rec's (and runs') bytes, for
+				    * sf_big_free */
 	unsigned char *flags;      /* by place: its flags in context 0 */
 	uint32_t *dstart;
 	uint32_t *merged;          /* by place: its merged id (places with
 				    * F_BELOW) */
+	size_t merged_cap;         /* its bytes, for sf_big_free */
 	struct lent *sorted;       /* one level's entries, in order */
 	double *lw;                /* one level's line weights, read in node
 				    * order (the entries stay 16 bytes) */
@@ -238,15 +241,15 @@ struct levels {
 static void levels_free(struct levels *l)
 {
 	if ((void *)l->rec != (void *)l->runs)
-		free(l->rec);
+		sf_big_free(l->rec, l->rec_cap);
 	free(l->flags);
 	free(l->dstart);
-	free(l->merged);
+	sf_big_free(l->merged, l->merged_cap);
 	free(l->sorted);
 	free(l->lw);
 	for (size_t k = 0; k < MAX_PARTS; k++)
 		free(l->cnt[k]);
-	free(l->runs);
+	sf_big_free(l->runs, l->rec_cap);
 	free(l->rstart);
 	free(l->lstart);
 	free(l->line_sum);
@@ -674,15 +677,15 @@ static void chunks_free(struct chunks *c)
 	free(c->lines);
 }
 
-/* What the threads writing chunks share: chunk k's memory output (for
- * the chunks of the threads other than this one), whether it is done
- * and how it went, and how many chunks are written out. */
+/* What the threads writing chunks share: the memory outputs the
+ * chunks of the threads other than this one are written to, whether a
+ * chunk is done and how it went, and how many chunks are written out. */
 struct wshare {
 	const struct levels *l;
 	const struct onames *t;
 	const struct chunks *c;
 	size_t nj;                 /* threads */
-	struct sf_output **mem;    /* by chunk */
+	struct sf_output **mem;    /* by slot (wslot) */
 	int *rc;                   /* by chunk: 0, or -1 out of memory */
 	bool *done;                /* by chunk */
 	size_t written;            /* chunks written out */
@@ -703,6 +706,16 @@ struct wjob {
 /* A thread is at most WINDOW rounds of chunks ahead of the output, so
  * at most WINDOW chunks a thread wait in memory. */
 #define WINDOW 2
+
+/* The memory output chunk k is written to.  A thread writes chunk k only
+ * once chunk k - WINDOW * nj is written out, so WINDOW * nj outputs are
+ * enough, each emptied and used again: their pages are faulted in once,
+ * where an output per chunk took 2-4 MB of fresh memory 16 times over on
+ * a timeline. */
+static size_t wslot(const struct wshare *s, size_t k)
+{
+	return k % (WINDOW * s->nj);
+}
 
 static int wstate_init(struct wstate *st, size_t nlevels)
 {
@@ -771,7 +784,7 @@ static void *chunk_thread(void *arg)
 		pthread_mutex_unlock(&s->lock);
 		if (stop)
 			break;
-		int rc = chunk_write(j, k, s->mem[k]);
+		int rc = chunk_write(j, k, s->mem[wslot(s, k)]);
 		pthread_mutex_lock(&s->lock);
 		s->rc[k] = rc;
 		s->done[k] = true;
@@ -792,9 +805,10 @@ static int chunks_write(const struct levels *l, const struct onames *t,
 	struct wshare s = { .l = l, .t = t, .c = c,
 			    .nj = jobs < c->n ? jobs : c->n };
 	struct wjob *js = sf_calloc(s.nj, sizeof(*js));
+	size_t nslots = WINDOW * s.nj;
 	int rc = 0;
 
-	s.mem = sf_calloc(c->n, sizeof(*s.mem));
+	s.mem = sf_calloc(nslots, sizeof(*s.mem));
 	s.rc = sf_calloc(c->n, sizeof(*s.rc));
 	s.done = sf_calloc(c->n, sizeof(*s.done));
 	if (!js || !s.mem || !s.rc || !s.done) {
@@ -808,8 +822,9 @@ static int chunks_write(const struct levels *l, const struct onames *t,
 			goto out;
 		}
 	}
-	/* the memory outputs are made here, where an error can be told */
-	for (size_t k = 0; k < c->n; k++)
+	/* the memory outputs are made here, where an error can be told;
+	 * this thread's chunks need none */
+	for (size_t k = 0; k < nslots && k < c->n; k++)
 		if (k % s.nj && (rc = sf_output_mem(&s.mem[k], ctx)))
 			goto out;
 	pthread_mutex_init(&s.lock, NULL);
@@ -834,13 +849,15 @@ static int chunks_write(const struct levels *l, const struct onames *t,
 				pthread_cond_wait(&s.cond, &s.lock);
 			pthread_mutex_unlock(&s.lock);
 			size_t len;
-			const char *b = sf_output_mem_data(s.mem[k], &len);
+			struct sf_output *m = s.mem[wslot(&s, k)];
+			const char *b = sf_output_mem_data(m, &len);
 			if (s.rc[k])
 				rc = sf_error_nomem(ctx);
 			else
 				sf_output_write(out, b, len);
-			sf_output_abort(s.mem[k]);
-			s.mem[k] = NULL;
+			/* emptied before the chunk counts as written out: the
+			 * thread may then write chunk k + WINDOW * nj to it */
+			sf_output_mem_clear(m);
 		}
 		pthread_mutex_lock(&s.lock);
 		s.written = k + 1;
@@ -854,7 +871,7 @@ static int chunks_write(const struct levels *l, const struct onames *t,
 	pthread_mutex_destroy(&s.lock);
 	pthread_cond_destroy(&s.cond);
 out:
-	for (size_t k = 0; s.mem && k < c->n; k++)
+	for (size_t k = 0; s.mem && k < nslots; k++)
 		sf_output_abort(s.mem[k]);
 	for (size_t i = 0; js && i < s.nj; i++)
 		wstate_free(&js[i].st);
@@ -874,6 +891,8 @@ out:
 static void *touch_thread(void *arg)
 {
 	struct level_mem *m = arg;
+	/* the records' pages taken from the stack tree (sf_big_take) are
+	 * in already: touching them costs a write each */
 	volatile unsigned char *b[2] = { m->rec, (void *)m->place };
 	size_t len[2] = { m->n * sizeof(struct lrec),
 			  m->n * sizeof(*m->place) };
@@ -888,8 +907,19 @@ int sf_collapsed__level_mem(struct level_mem *m, const struct sf_profile *p,
 			    struct sf_ctx *ctx)
 {
 	m->n = p->d.nstacks ? p->d.nstacks : 1;
-	m->rec = sf_calloc(m->n, sizeof(struct lrec));
-	m->place = sf_calloc(m->n, sizeof(*m->place));
+	/* the stack tree's child lists, given up when loading ended
+	 * (sf_profile_trim_keep), hold 12 bytes a node, faulted in: most
+	 * of the records' 16, and the places after them.  Each record and
+	 * place is written whole before it is read (record_write,
+	 * part_places), so their old bytes do not matter */
+	m->rec_cap = 0;
+	if (sf_big_take(ctx, &m->rec, &m->rec_cap,
+			m->n * sizeof(struct lrec)))
+		m->rec = sf_calloc(m->n, sizeof(struct lrec));
+	m->place_cap = 0;
+	if (sf_big_take(ctx, &m->place, &m->place_cap,
+			m->n * sizeof(*m->place)))
+		m->place = sf_calloc(m->n, sizeof(*m->place));
 	m->touching = false;
 	if (!m->rec || !m->place) {
 		sf_collapsed__level_mem_free(m);
@@ -915,8 +945,8 @@ static void level_mem_wait(struct level_mem *m)
 void sf_collapsed__level_mem_free(struct level_mem *m)
 {
 	level_mem_wait(m);
-	free(m->rec);
-	free(m->place);
+	sf_big_free(m->rec, m->rec_cap);
+	sf_big_free(m->place, m->place_cap);
 	m->rec = NULL;
 	m->place = NULL;
 }
@@ -955,6 +985,7 @@ static inline void record_write(struct rshare *r, size_t v)
 
 	rc->ppos = r->place[sn->parent];
 	rc->nm = r->frame_name[sn->frame];
+	rc->weight = 0;   /* the samples' weights are added to it */
 }
 
 static void part_records(void *arg, size_t k)
@@ -1033,6 +1064,7 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 	level_mem_wait(m);
 	uint32_t *place = m->place;
 	l.rec = m->rec;
+	l.rec_cap = m->rec_cap;
 	m->place = NULL;
 	m->rec = NULL;
 	rs.place = place;
@@ -1076,12 +1108,13 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 		rc = sf_error(ctx, SF_ELIMIT, NULL, 0,
 			      "collapsed: more than 4 billion lines and "
 			      "frames cannot be written");
-		free(place);
+		sf_big_free(place, m->place_cap);
 		goto done;
 	}
 	/* a node's merged id is written at its level before its children
 	 * read it, so `place` can hold them without clearing */
 	l.merged = place;
+	l.merged_cap = m->place_cap;
 	l.merged[0] = 0;
 	size_t maxent = 2 * maxlev + 1;
 	if (!(l.sorted = sf_calloc(maxent, sizeof(*l.sorted))) ||
@@ -1119,7 +1152,7 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 		l.cnt[k] = NULL;
 	}
 	free(l.flags);
-	free(l.merged);
+	sf_big_free(l.merged, l.merged_cap);
 	l.sorted = NULL;
 	l.lw = NULL;
 	l.rec = NULL;

@@ -695,6 +695,9 @@ static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 	/* first, so that its pages are faulted in beside the names' work */
 	if (!prefix && (rc = sf_collapsed__level_mem(&lm, p, ctx)))
 		return rc;
+	/* what the records and places did not take of the memory kept for
+	 * a writer (format.h, takes_kept), all of it with a prefix */
+	sf_big_drop(ctx);
 	w.ty = p->d.ntypes ? (p->d.meta.default_type < p->d.ntypes ?
 			      p->d.meta.default_type :
 			      (uint32_t)p->d.ntypes - 1) : 0;
@@ -816,6 +819,7 @@ const struct sf_format sf_format_collapsed = {
 	.read = collapsed_read,
 	.write = collapsed_write,
 	.caps = SF_CAP_WEIGHTS,
+	.takes_kept = true,
 	.priority = 1,
 	.write_options = collapsed_wopts,
 	.split = sf_text_split_lines,

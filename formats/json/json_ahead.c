@@ -65,6 +65,10 @@ struct sf_json_ahead {
 	bool fill;                 /* room has the stack tree's arrays */
 	struct sf_stack_room room;
 	size_t first;              /* the profile's stacks at the start */
+	uint32_t *smap;            /* the reader's map of the file's stacks
+				    * (smap_cap bytes), whose entry smap_first
+				    * is the section's first, or NULL */
+	size_t smap_cap, smap_first;
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
@@ -171,6 +175,12 @@ static void fill(struct sf_json_ahead *a, const struct ahead_slot *s,
 			       (double)*bytes);
 	if (want > *filled + FILL_AHEAD / 2) {
 		sf_stack_room_fill(&a->room, *filled, want);
+		/* the file has at least as many stacks as the tree nodes
+		 * they make: the map's entries for these and more */
+		size_t e = sizeof(*a->smap);
+		sf_big_populate(a->smap, a->smap_cap,
+				(a->smap_first + *filled - a->first) * e,
+				(a->smap_first + want - a->first) * e);
 		*filled = want;
 	}
 }
@@ -228,7 +238,8 @@ static void *ahead_main(void *arg)
 
 int sf_json__ahead_start(struct sf_json_ahead **out, struct sf_profile *p,
 			 const unsigned char *map, size_t size, size_t base,
-			 size_t maxnum, bool samples, size_t nw)
+			 size_t maxnum, bool samples, size_t nw,
+			 struct u32v *smap)
 {
 	const char *env = getenv("SF_JSON_AHEAD");
 	struct sf_json_ahead *a;
@@ -259,6 +270,13 @@ int sf_json__ahead_start(struct sf_json_ahead **out, struct sf_profile *p,
 		a->first = p->d.nstacks;
 		a->fill = !sf_profile_stack_room(p, (size - base) / 6 + 1,
 						 &a->room);
+		if (a->fill && smap &&
+		    !sf_json__u32v_reserve(smap,
+					   smap->n + (size - base) / 6 + 1)) {
+			a->smap = smap->v;
+			a->smap_cap = smap->cap * sizeof(*smap->v);
+			a->smap_first = smap->n;
+		}
 	}
 	if (pthread_mutex_init(&a->mu, NULL))
 		goto fail;

@@ -35,6 +35,24 @@ static const struct {
 	{ "properties", M_PROPS },
 };
 
+int sf_json__u32v_reserve(struct u32v *a, size_t n)
+{
+	size_t bytes = a->cap * sizeof(*a->v);
+
+	if (n <= a->cap)
+		return 0;
+	if (n > SIZE_MAX / sizeof(*a->v) ||
+	    sf_big_resize(&a->v, &bytes, n * sizeof(*a->v)))
+		return -1;
+	a->cap = bytes / sizeof(*a->v);
+	return 0;
+}
+
+static void u32v_free(struct u32v *a)
+{
+	sf_big_free(a->v, a->cap * sizeof(*a->v));
+}
+
 static int u32v_push(struct rd *r, struct u32v *a, uint32_t x)
 {
 	bool fill = false;
@@ -50,13 +68,10 @@ static int u32v_push(struct rd *r, struct u32v *a, uint32_t x)
 		size_t cap = a->cap ? a->cap : 64;
 		while (cap <= a->n)
 			cap *= 2;
-		uint32_t *v = sf_reallocarray(a->v, cap, sizeof(*v));
-		if (!v) {
+		if (sf_json__u32v_reserve(a, cap)) {
 			r->rc = sf_error_nomem(r->ctx);
 			return 0;
 		}
-		a->v = v;
-		a->cap = cap;
 	}
 	if (fill) {
 		for (size_t i = 0; i < a->n; i++)
@@ -1095,11 +1110,11 @@ int sf_json__finish(struct rd *r)
 
 void sf_json__rd_free(struct rd *r)
 {
-	free(r->tmap.v);
-	free(r->thmap.v);
-	free(r->fmap.v);
-	free(r->smap.v);
-	free(r->lmap.v);
+	u32v_free(&r->tmap);
+	u32v_free(&r->thmap);
+	u32v_free(&r->fmap);
+	u32v_free(&r->smap);
+	u32v_free(&r->lmap);
 	free(r->w);
 	free(r->wf);
 	free(r->lab);

@@ -37,6 +37,9 @@
  */
 
 #define FAST_CARRY (64u << 10) /* a longer element goes to yajl */
+/* The mapped input is given back in steps of this many bytes (see
+ * piece_done) */
+#define GIVE_STEP ((size_t)2 << 20)
 #define FAST_NUM 64            /* so does a longer number */
 
 enum fast_st { FAST_MORE, FAST_STOP, FAST_ERR };
@@ -501,7 +504,8 @@ static int parse_piece(struct rd *r, const unsigned char *buf, size_t avail,
 						r->map_size,
 						(size_t)(buf + pos - r->map),
 						fast_maxnum(r),
-						r->key == K_SAMPLES, r->ntypes);
+						r->key == K_SAMPLES, r->ntypes,
+						&r->smap);
 			}
 			continue;
 		}
@@ -570,8 +574,10 @@ static void piece_done(struct pieces *pc, struct sf_json_ahead *a, size_t n,
 	if (pc->map) {
 		pc->off += taken;
 		/* what is parsed is not read again: resident memory stays
-		 * bounded by the pieces, as when reading */
-		if (pc->off - pc->kept >= JSON_CHUNK) {
+		 * bounded, as when reading.  Given back GIVE_STEP at a time,
+		 * not a piece at a time: each munmap while the other threads
+		 * run stops them all to flush their TLBs */
+		if (pc->off - pc->kept >= GIVE_STEP) {
 			size_t to = sf_json__ahead_give(a, pc->off);
 			if (to > pc->kept) {
 				sf_input_unmap_part(pc->map, pc->size,

@@ -80,6 +80,11 @@ static inline uint32_t u32v_at(const struct u32v *a, size_t i)
 	return a->moved ? a->v[i] : (uint32_t)i;
 }
 
+/* Room for n entries in all (v is a buffer of sf_big_resize, a mapping
+ * of its own from 256 KiB: the room of a large map is address space
+ * until it is written).  0, or -1 when out of memory. */
+int sf_json__u32v_reserve(struct u32v *a, size_t n);
+
 /*
  * The decimal digits that p[0..8) starts with: how many (8: all of them,
  * or so many that the caller counts them itself), and with fewer than 8
@@ -318,12 +323,14 @@ struct sf_json_ahead;
 /* Start the thread on map[base, size) (base: just after the section's
  * '['), taking numbers of at most maxnum digits: the stacks section,
  * faulting in the entries of p's stack tree ahead of the reader where the
- * model can give them room (sf_profile_stack_room), or with `samples`
+ * model can give them room (sf_profile_stack_room) and of the reader's
+ * map of the file's stacks `smap` (reserved here as far), or with `samples`
  * the samples section, nw weights each.  0, or -1 (the section is too
  * short, or no thread could be made: the reader reads alone). */
 int sf_json__ahead_start(struct sf_json_ahead **out, struct sf_profile *p,
 			 const unsigned char *map, size_t size, size_t base,
-			 size_t maxnum, bool samples, size_t nw);
+			 size_t maxnum, bool samples, size_t nw,
+			 struct u32v *smap);
 /* Stop and free the thread (NULL: nothing). */
 void sf_json__ahead_stop(struct sf_json_ahead *a);
 /* The reader is at an element boundary at map offset pos: the offset of

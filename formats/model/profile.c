@@ -113,7 +113,11 @@ void sf_profile_free(struct sf_profile *p)
 		sf_idx_free(&p->in->threads);
 		sf_idx_free(&p->in->label_sets);
 		sf_idx_free(&p->in->agg);
-		free(p->in->agg_stack);
+		if (p->in->agg_big)
+			sf_big_free(p->in->agg_stack, p->in->cap_agg_stack *
+					sizeof(*p->in->agg_stack));
+		else
+			free(p->in->agg_stack);
 		free(p->in->last_frames);
 		free(p->in->last_nodes);
 		free(p->in->strs);
@@ -555,13 +559,29 @@ int sf_profile_stack_room(struct sf_profile *p, size_t n,
 		room->size[i] = size[i];
 		room->cap[i] = bytes[i];
 	}
+	/* the samples of a document come after its stacks: their index by
+	 * stack, zeroed by the kernel as the other thread faults it in,
+	 * where the first sample's memset faulted in 15 MB of a timeline
+	 * on the reader's thread */
+	room->mem[2] = NULL;
+	room->size[2] = sizeof(*in->agg_stack);
+	room->cap[2] = 0;
+	size_t ab = 0;
+	if (p->d.aggregated && !in->agg_stack &&
+	    !sf_big_reserve(&in->agg_stack, &ab,
+			    want * sizeof(*in->agg_stack))) {
+		in->agg_big = true;
+		in->cap_agg_stack = ab / sizeof(*in->agg_stack);
+		room->mem[2] = in->agg_stack;
+		room->cap[2] = ab;
+	}
 	return 0;
 }
 
 void sf_stack_room_fill(const struct sf_stack_room *room, size_t from,
 			size_t to)
 {
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 3; i++)
 		sf_big_populate(room->mem[i], room->cap[i],
 				from * room->size[i], to * room->size[i]);
 }
@@ -636,12 +656,18 @@ int sf_profile_stack(struct sf_profile *p, struct sf_ctx *ctx,
 
 void sf_profile_trim(struct sf_profile *p)
 {
+	sf_profile_trim_keep(p, NULL);
+}
+
+void sf_profile_trim_keep(struct sf_profile *p, struct sf_ctx *ctx)
+{
 	if (!p)
 		return;
 	struct sf_profile_internal *in = p->in;
 
 	sf_idx_free(&in->stacks);
-	nodes_free(in->kin, in->cap_kin, sizeof(*in->kin));
+	/* the same length nodes_free gives */
+	sf_big_keep(ctx, in->kin, in->cap_kin * sizeof(*in->kin));
 	in->kin = NULL;
 	in->cap_kin = 0;
 	in->stacks_trimmed = true;
@@ -1074,10 +1100,18 @@ int sf_profile__add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 			 * section), not a copy at every doubling */
 			if (ncap < p->d.nstacks)
 				ncap = p->d.nstacks;
-			uint32_t *a = sf_reallocarray(p->in->agg_stack, ncap,
-						      sizeof(*a));
-			if (!a)
+			uint32_t *a = p->in->agg_stack;
+			size_t bytes = old * sizeof(*a);
+			if (p->in->agg_big) {
+				/* more stacks than the room was for */
+				if (sf_big_resize(&a, &bytes,
+						  ncap * sizeof(*a)))
+					return sf_error_nomem(ctx);
+				ncap = bytes / sizeof(*a);
+			} else if (!(a = sf_reallocarray(a, ncap,
+							  sizeof(*a)))) {
 				return sf_error_nomem(ctx);
+			}
 			memset(a + old, 0, (ncap - old) * sizeof(*a));
 			p->in->agg_stack = a;
 			p->in->cap_agg_stack = ncap;

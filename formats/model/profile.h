@@ -248,8 +248,10 @@ int sf_profile_reserve_stacks(struct sf_profile *p, struct sf_ctx *ctx,
 /*
  * Room for a reader that adds stacks on one thread while another thread
  * makes their memory present.  Every new stack takes an entry in each of
- * the stack tree's two arrays (d.stacks and an internal one), and each of
- * their pages is fresh memory, zeroed by the kernel at the first write:
+ * the stack tree's two arrays (d.stacks and an internal one) and, in an
+ * aggregated profile, of the index of its first sample (internal), and
+ * each of their pages is fresh memory, zeroed by the kernel at the first
+ * write:
  * on a timeline of 3.7 million nodes, 90 MB, up to a fifth of loading's
  * time on a busy machine.  sf_profile_stack_room gives the arrays room
  * for n more stacks at once, in address space only (no page touched),
@@ -261,9 +263,9 @@ int sf_profile_reserve_stacks(struct sf_profile *p, struct sf_ctx *ctx,
  * (sf_big_reserve).  Only speed and memory depend on it.
  */
 struct sf_stack_room {
-	void *mem[2];           /* the two arrays */
-	size_t size[2];         /* bytes an entry */
-	size_t cap[2];          /* bytes reserved */
+	void *mem[3];           /* the arrays (the third may be NULL) */
+	size_t size[3];         /* bytes an entry */
+	size_t cap[3];          /* bytes reserved */
 };
 int sf_profile_stack_room(struct sf_profile *p, size_t n,
 			  struct sf_stack_room *room);
@@ -273,6 +275,10 @@ void sf_stack_room_fill(const struct sf_stack_room *room, size_t from,
  * stack tree, rebuilt by the next sf_profile_stack_push, and spare room):
  * for a caller that has finished loading and only reads the profile. */
 void sf_profile_trim(struct sf_profile *p);   /* NULL: nothing */
+/* The same, with the stack tree's child lists kept in ctx for a writer
+ * to take as its own memory (sf_big_keep, sf_big_take): on a large tree
+ * tens of MB of pages that are faulted in already. */
+void sf_profile_trim_keep(struct sf_profile *p, struct sf_ctx *ctx);
 /* Fill `buf` (room for stacks[id].depth ids) with the frames, root first;
  * returns the depth. */
 size_t sf_profile_stack_frames(const struct sf_profile *p, sf_stack_id id,

@@ -928,6 +928,7 @@ const struct sf_format sf_format_svg = {
 	.extensions = svg_ext,
 	.write = svg_write,
 	.caps = SF_CAP_WEIGHTS | SF_CAP_DIFF,
+	.takes_kept = true,
 	.write_options = svg_wopts,
 	.order_option = "flamechart",
 };

@@ -153,12 +153,14 @@ void sf_svg__graph_free(struct svg_graph *g);
  * applied to g->total (the samples' sum so far) and the root's weight
  * *root; the scale, the minimum width in pixels and the --max-frames cut
  * (a weight a frame must exceed; -1: none) from the n inclusive weights
- * at w, stride bytes apart.  The cut returns 0 or -1 (out of memory). */
+ * at w, stride bytes apart, sorting a copy of them in `scratch` (room for
+ * n; NULL: its own).  The cut returns 0 or -1 (out of memory). */
 void sf_svg__graph_total(struct svg_graph *g, double *root,
 			 const struct svg_opts *o, struct sf_ctx *ctx);
 int sf_svg__graph_cut(struct svg_graph *g, const struct svg_opts *o,
 		      const double *w, size_t stride, size_t n,
-		      double *scale, double *minw, double *cut);
+		      double *scratch, double *scale, double *minw,
+		      double *cut);
 /* The graph of a profile whose frames all differ in what nodes merge by,
  * merged (not reversed, no groups, no diff or labels): only the frames
  * drawn are made (svg_drawn.c).  rank: per frame its place in the

@@ -78,7 +78,8 @@ void sf_svg__graph_total(struct svg_graph *g, double *root,
 
 int sf_svg__graph_cut(struct svg_graph *g, const struct svg_opts *o,
 		      const double *w, size_t stride, size_t n,
-		      double *scalep, double *minwp, double *cutp)
+		      double *scratch, double *scalep, double *minwp,
+		      double *cutp)
 {
 	const char *base = (const char *)w;
 	double scale = g->total > 0 ? (o->width - 2 * XPAD) / g->total : 0;
@@ -95,7 +96,7 @@ int sf_svg__graph_cut(struct svg_graph *g, const struct svg_opts *o,
 	g->minpx = minw;
 	if (!o->max_frames || n <= o->max_frames || scale <= 0)
 		return 0;
-	double *ws = malloc(n * sizeof(*ws));
+	double *ws = scratch ? scratch : malloc(n * sizeof(*ws));
 	if (!ws)
 		return -1;
 	for (size_t i = 0; i < n; i++)
@@ -112,6 +113,7 @@ int sf_svg__graph_cut(struct svg_graph *g, const struct svg_opts *o,
 		g->minpx = kth * scale;
 		g->capped = true;
 	}
-	free(ws);
+	if (ws != scratch)
+		free(ws);
 	return 0;
 }

@@ -47,20 +47,36 @@ static int drawn_key_cmp(const void *a_, const void *b_)
 }
 
 /*
- * Each stack's self weight (sw) and inclusive weight (w), in type `t`.
+ * Each stack's self weight (sw) and inclusive weight (w), in type `t`,
+ * in one buffer of *cap bytes (sw first: free it with sf_big_free), and
+ * room for the cut's copy of the weights in *scratch (*scap bytes; NULL:
+ * none).
  * Returns 0, 1 where a weight is not an integer or the sums could be
  * inexact, -1 on ENOMEM.
  */
-static int stack_weights(const struct sf_profile *p, uint32_t t,
-			 double **swp, double **wp)
+static int stack_weights(const struct sf_profile *p, struct sf_ctx *ctx,
+			 uint32_t t, double **swp, double **wp, size_t *cap,
+			 double **scratch, size_t *scap)
 {
 	size_t n = p->d.nstacks;
-	double *sw = calloc(n, sizeof(*sw)), *w = malloc(n * sizeof(*w));
+	double *sw = NULL, *w;
 	double mag = 0;
 
+	/* the stack tree's child lists, given up when loading ended
+	 * (sf_profile_trim_keep), are pages faulted in already: clearing
+	 * them is cheaper than the kernel's faults on fresh ones */
+	*cap = 0;
+	if (!sf_big_take(ctx, &sw, cap, 2 * n * sizeof(*sw)))
+		memset(sw, 0, n * sizeof(*sw));
+	else
+		sw = calloc(2 * n, sizeof(*sw));
+	*scratch = NULL;
+	*scap = 0;
+	(void)sf_big_take(ctx, scratch, scap, n * sizeof(**scratch));
+	sf_big_drop(ctx);
 	*swp = sw;
-	*wp = w;
-	if (!sw || !w)
+	*wp = w = sw ? sw + n : NULL;
+	if (!sw)
 		return -1;
 	for (size_t i = 0; i < p->d.nsamples; i++) {
 		double x = p->d.ntypes ? sf_weight(p, i, t) : 1;
@@ -101,22 +117,26 @@ int sf_svg__graph_drawn(struct svg_graph *g, const struct sf_profile *p,
 			uint32_t t, const uint32_t *rank)
 {
 	size_t n = p->d.nstacks, nd = 1;
-	double *sw, *w, *gap = NULL;
+	double *sw, *w, *gap = NULL, *scratch;
+	size_t wcap, scap;
 	unsigned char *drawn = NULL;
 	uint32_t *node = NULL, *first = NULL, *end = NULL;
 	struct drawn_key *keys = NULL;
 	double cut;
 	int rc;
 
-	if ((rc = stack_weights(p, t, &sw, &w)))
+	if ((rc = stack_weights(p, ctx, t, &sw, &w, &wcap, &scratch, &scap)))
 		goto out;
 	rc = -1;
 	g->total = w[0];
 	sf_svg__graph_total(g, &w[0], o, ctx);
 	double scale, minw;
-	if (sf_svg__graph_cut(g, o, w, sizeof(*w), n, &scale, &minw, &cut) ||
+	if (sf_svg__graph_cut(g, o, w, sizeof(*w), n, scratch, &scale, &minw,
+			      &cut) ||
 	    !(drawn = malloc(n)) || !(node = malloc(n * sizeof(*node))))
 		goto out;
+	sf_big_free(scratch, scap);
+	scratch = NULL;
 	/* a parent is decided before its children */
 	drawn[0] = 1;
 	node[0] = 0;
@@ -202,8 +222,8 @@ int sf_svg__graph_drawn(struct svg_graph *g, const struct sf_profile *p,
 out:
 	if (rc < 0)
 		rc = sf_error_nomem(ctx);
-	free(sw);
-	free(w);
+	sf_big_free(sw, wcap);
+	sf_big_free(scratch, scap);
 	free(drawn);
 	free(node);
 	free(keys);

@@ -943,6 +943,9 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 			rc = 0;
 		}
 	}
+	/* the whole graph takes none of the memory kept for a writer
+	 * (format.h, takes_kept) */
+	sf_big_drop(ctx);
 	if (!(g->nodes = malloc(b.cap * sizeof(*g->nodes))) ||
 	    !(b.kin = malloc(b.cap * sizeof(*b.kin))) ||
 	    (more && !(g->more = calloc(b.cap, sizeof(*g->more)))) ||
@@ -1018,7 +1021,7 @@ int sf_svg__graph_build(struct svg_graph *g, const struct sf_profile *p,
 
 	double scale, minw, cut;
 	if (sf_svg__graph_cut(g, o, &g->nodes[0].w, sizeof(g->nodes[0]),
-			      g->n, &scale, &minw, &cut)) {
+			      g->n, NULL, &scale, &minw, &cut)) {
 		rc = sf_error_nomem(ctx);
 		goto out;
 	}

@@ -12,6 +12,12 @@
  * aligned and sized and advised the same way, and is never shrunk.  Under
  * AddressSanitizer they are plain malloc blocks, and only the contents
  * are checked.
+ *
+ * A big buffer kept in the context for a later stage (sf_big_keep) is
+ * taken (sf_big_take) in whole 2 MiB pieces from its start, with the
+ * bytes the stage before wrote, the rest kept for the next taker; the
+ * context keeps the larger of two, frees the other, and frees its own in
+ * sf_ctx_free.  Under AddressSanitizer none is kept.
  */
 #include "sf.h"
 #include "unit.h"
@@ -106,6 +112,17 @@ int main(void)
 #if defined(__SANITIZE_ADDRESS__)
 	printf("SKIP: big-mapping: AddressSanitizer build, big buffers are "
 	       "malloc blocks\n");
+	struct sf_ctx actx;
+	unsigned char *m = NULL;
+	size_t mcap = 0;
+	sf_ctx_init(&actx);
+	if (sf_big_resize(&m, &mcap, 8 * mb))
+		return 1;
+	sf_big_keep(&actx, m, mcap);      /* freed: LeakSanitizer checks */
+	m = NULL;
+	CHECK("big-keep-none-under-asan", !actx.spare &&
+	      sf_big_take(&actx, &m, &mcap, 1) && !m);
+	sf_ctx_free(&actx);
 #else
 	CHECK("big-mapping-aligned", ((uintptr_t)b & (2 * mb - 1)) == 0 &&
 	      bcap % (2 * mb) == 0);
@@ -131,6 +148,36 @@ int main(void)
 	CHECK("big-threshold-maps", ck && ccap == 2 * mb &&
 	      ((uintptr_t)c & (2 * mb - 1)) == 0 && ckept);
 	sf_big_free(c, ccap);
+
+	struct sf_ctx ctx;
+	sf_ctx_init(&ctx);
+	unsigned char *k = NULL, *t1 = NULL, *t2 = NULL, *t3 = NULL;
+	size_t kcap = 0, t1cap = 0, t2cap = 0, t3cap = 0;
+	if (sf_big_resize(&k, &kcap, 8 * mb))
+		return 1;
+	memset(k, 0x77, kcap);
+	sf_big_keep(&ctx, k, kcap);
+	CHECK("big-take-piece", !sf_big_take(&ctx, &t1, &t1cap, 3 * mb) &&
+	      t1 == k && t1cap == 4 * mb && t1[0] == 0x77 &&
+	      t1[t1cap - 1] == 0x77);
+	CHECK("big-take-too-much", sf_big_take(&ctx, &t2, &t2cap, 5 * mb) &&
+	      !t2 && !t2cap);
+	CHECK("big-take-small", !sf_big_take(&ctx, &t2, &t2cap, 1) &&
+	      t2 == k + 4 * mb && t2cap == 2 * mb && t2[0] == 0x77);
+	CHECK("big-take-last", !sf_big_take(&ctx, &t3, &t3cap, 1) &&
+	      t3 == k + 6 * mb && t3cap == 2 * mb &&
+	      sf_big_take(&ctx, &t2, &t2cap, 1));
+	/* the larger of two is kept, the other given back at once */
+	sf_big_keep(&ctx, t1, t1cap);
+	sf_big_keep(&ctx, t3, t3cap);
+	CHECK("big-keep-larger", ctx.spare == t1 && ctx.spare_cap == 4 * mb &&
+	      !vma_flags((uintptr_t)t3, flags, sizeof(flags), &heap));
+	sf_big_keep(NULL, t2, t2cap);
+	CHECK("big-keep-no-ctx-frees",
+	      !vma_flags((uintptr_t)t2, flags, sizeof(flags), &heap));
+	sf_ctx_free(&ctx);
+	CHECK("big-kept-freed-with-ctx", !ctx.spare &&
+	      !vma_flags((uintptr_t)t1, flags, sizeof(flags), &heap));
 #endif
 	sf_big_free(b, bcap);
 	return unit_failed;
