@@ -19,6 +19,7 @@
  * fold-table probe).  Thread fields go through a small table of the
  * fields seen.  No allocation per line.
  */
+#include "counts.h"
 #include "text.h"
 
 #include <stdlib.h>
@@ -562,7 +563,10 @@ static int lines_write(const struct sf_profile *p, struct sf_output *out,
 	uint32_t t = p->d.meta.default_type < p->d.ntypes ?
 			     p->d.meta.default_type :
 			     (uint32_t)(p->d.ntypes ? p->d.ntypes - 1 : 0);
+	int rc = sf_weights_nonneg(p, ctx, t, "a sample line's WEIGHT");
 
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < p->d.nsamples; i++) {
 		const struct sf_sample *s = &p->d.samples[i];
 		if ((i & 0xffff) == 0 && sf_interrupted(ctx))

@@ -40,6 +40,27 @@ expect_error collapsed-missing-count 1 '^sfconv: bad1.folded:2: expected' $SFCON
 ls -a | grep -q '^\.never' && fail collapsed-no-temp-left "temporary file left" || pass collapsed-no-temp-left
 printf 'a;b -3\n' > bad2.folded
 expect_error collapsed-negative-count 1 '^sfconv: bad2.folded:1: expected' $SFCONV --from collapsed bad2.folded
+# ... so no negative count is written either (it could not be read
+# back): a model with one, such as pprof's -diff_base output or this
+# JSON, is refused naming the sample, counted from 1 (the second here),
+# and the fix; collapsed and sample lines alike, no output file left.
+# Before, "main;work -2" was written; and "work" of kind jit and "work"
+# (one written name) with +2 and -2 gave a line "main;work 0" that
+# reading then dropped.
+cp "$FIX/json/merged-zero.json" neg.json
+expect_error collapsed-write-negative 1 \
+	'^sfconv: neg.folded: sample 2: weight -2 cannot be written as a collapsed count \(json and pprof keep negative weights\)$' \
+	$SFCONV neg.json -o neg.folded
+[ -e neg.folded ] && fail collapsed-write-negative-no-file "neg.folded left" || pass collapsed-write-negative-no-file
+expect_error lines-write-negative 1 \
+	"^sfconv: neg.lines: sample 2: weight -2 cannot be written as a sample line's WEIGHT" \
+	$SFCONV neg.json -o neg.lines
+[ -e neg.lines ] && fail lines-write-negative-no-file "neg.lines left" || pass lines-write-negative-no-file
+# without the negative sample the other two are written
+sed 's/\[3, null, null, 0, -2\],//' neg.json > pos.json
+$SFCONV pos.json > pos.out
+printf 'main;idle 3\nmain;work 2\n' > pos.want
+expect_same collapsed-write-after-negative pos.want pos.out
 printf 'a;b 1\n' | gzip | head -c 12 > trunc.gz
 expect_error collapsed-truncated-gzip 1 'truncated gzip' $SFCONV --from collapsed trunc.gz
 expect_error empty-input 1 'empty input' $SFCONV /dev/null

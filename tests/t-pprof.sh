@@ -611,16 +611,7 @@ expect_same pprof-main-binary-mapping-order ldf.want ldf.got
 # and 2 functions (main, idle), and no string "work"; read back and
 # written again, the same bytes from the first write on (before, the
 # first write held 3 locations and samples 0 and 3).
-cat > zero.json <<'JSON'
-{"format": "sftools-profile", "version": 1, "meta": {},
- "sample_types": [{"type": "samples", "unit": "count"}],
- "threads": [], "label_sets": [],
- "frames": [{"name": "main"}, {"name": "work", "kind": "jit"},
-            {"name": "work"}, {"name": "idle"}],
- "stacks": [[0, 0], [1, 1], [1, 2], [1, 3]],
- "samples": [[2, null, null, 0, 2], [3, null, null, 0, -2],
-             [4, null, null, 0, 3]]}
-JSON
+cp "$FIX/json/merged-zero.json" zero.json
 $SFCONV -q zero.json --to pprof -o zero1.pb.gz
 echo "locations 2 functions 2 samples 3" > zero.want
 python3 pbcount.py zero1.pb.gz > zero.got

@@ -16,6 +16,7 @@
  * it (sf_text_guard_mark), so that the reader keeps the name's bytes.
  */
 #include "collapsed.h"
+#include "counts.h"
 #include "text.h"
 #include "utf16.h"
 
@@ -690,8 +691,11 @@ static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 			  .by_pid = by_pid };
 	size_t n = p->d.nstacks ? p->d.nstacks : 1;
 	struct level_mem lm = { 0 };
-	int rc = 0;
+	int rc = sf_weights_nonneg(p, ctx, sf_records_default_type(p),
+				   "a collapsed count");
 
+	if (rc)
+		return rc;
 	/* first, so that its pages are faulted in beside the names' work */
 	if (!prefix && (rc = sf_collapsed__level_mem(&lm, p, ctx)))
 		return rc;

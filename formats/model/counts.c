@@ -59,3 +59,25 @@ int sf_records_whole(const struct sf_profile *p, struct sf_ctx *ctx,
 	*out = (uint64_t)rx;
 	return 0;
 }
+
+int sf_weights_nonneg(const struct sf_profile *p, struct sf_ctx *ctx,
+		      uint32_t type, const char *what)
+{
+	unsigned long long n = 0;
+
+	if (type >= p->d.ntypes)
+		return 0;
+	for (size_t i = 0; i < p->d.nsamples; i++) {
+		double w = sf_weight(p, i, type);
+		/* folding stops at a negative weight (profile.h), so the
+		 * sample that has one is the last of the raw samples
+		 * counted */
+		n += sf_sample_count(p, i);
+		if (!(w >= 0) || isinf(w))
+			return sf_error(ctx, SF_ELIMIT, NULL, 0,
+					"sample %llu: weight %g cannot be "
+					"written as %s (json and pprof keep "
+					"negative weights)", n, w, what);
+	}
+	return 0;
+}

@@ -50,6 +50,14 @@ int sf_records_whole(const struct sf_profile *p, struct sf_ctx *ctx,
 		     const struct sf_records *r, size_t i, double max,
 		     const char *what, uint64_t *out, bool *rounded);
 
+/* SF_ELIMIT, naming the first sample (counted as read, from 1) whose
+ * weight of `type` is negative or not finite, for a writer whose counts
+ * cannot be below 0 (`what`: "a collapsed count"); 0 when there is none.
+ * Its readers refuse such a count, so writing one would give a file
+ * that cannot be read back. */
+int sf_weights_nonneg(const struct sf_profile *p, struct sf_ctx *ctx,
+		      uint32_t type, const char *what);
+
 #ifdef __cplusplus
 }
 #endif
