@@ -95,8 +95,10 @@ static int edge_new(struct acc *a, uint32_t from, uint32_t to, uint32_t *out)
 {
 	struct sf_an_cg *g = a->g;
 
-	/* millions of edges: a mapping that grows in place, where realloc
-	 * would copy them and fault in the new pages while the old are held */
+	/* millions of edges: a mapping reserved at once for the most the
+	 * view can name (sf_an__cg_build), else one that grows in place,
+	 * where realloc would copy them and fault in the new pages while the
+	 * old are held */
 	if (sf_big_grow(&g->edges, &g->edges_cap,
 			(g->nedges + 1) * sizeof(*g->edges)))
 		return -1;
@@ -1127,6 +1129,14 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	    (N <= CG_DIRECT && !a.etab) ||
 	    (!a.etab && !sf_idx_reserve(&a.pairs, edges_bound(v))))
 		goto enomem;
+	/* the edges' room taken once, as address space: a page is touched
+	 * when an edge is first written to it.  Grown by doubling instead,
+	 * the array was moved six times on the timeline of
+	 * docs/PERFORMANCE.md (mremap 4 -> 128 MB) and ended 8 MB larger
+	 * than its 3.76 million edges.  Too small for a mapping of its own
+	 * (or under AddressSanitizer) it grows as it goes. */
+	(void)sf_big_reserve(&g->edges, &g->edges_cap,
+			     edges_bound(v) * sizeof(*g->edges));
 	a.per[1] = 1;
 	for (size_t n = 0; n < N; n++)
 		g->nodes[n].lastthr = INT64_MIN;
