@@ -492,10 +492,10 @@ static inline void os_add(const struct sf_an_cg *g, struct osum *s,
 			mpq_sub(s->q[n], s->q[n], t[e]);
 		else
 			mpq_add(s->q[n], s->q[n], t[e]);
-	} else if (sub) {
-		s->w[n] -= callee ? g->out_t[i] : g->in_t[i];
 	} else {
-		s->w[n] += callee ? g->out_t[i] : g->in_t[i];
+		sf_an_w t = entry_time(g, callee ? g->out_t : g->in_t, i, e,
+				       callee);
+		s->w[n] += sub ? -t : t;
 	}
 }
 

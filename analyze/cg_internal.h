@@ -64,10 +64,15 @@ struct sf_an_cg {
 	 * a list does not load every edge (they are scattered) */
 	uint32_t *out_start, *out_edges, *in_start, *in_edges;
 	uint32_t *out_to, *in_from;
-	/* per entry, while the times are numerators (caller is NULL), the
-	 * time its list is sorted by: callee time of out entries, caller time
-	 * of in entries; kept along for the same reason */
-	sf_an_w *out_t, *in_t;
+	/* per entry, while the times are numerators (caller is NULL) that
+	 * fit in 64 bits, the time its list is sorted by: callee time of out
+	 * entries, caller time of in entries; kept along for the same
+	 * reason.  No time exceeds total_time * den (weights are never
+	 * negative), so that product decides; past 64 bits these are NULL
+	 * and entry_time reads the edge.  8 bytes an entry, not 16: 60 MB
+	 * less on the timeline of docs/PERFORMANCE.md, whose pages the
+	 * kernel would zero. */
+	int64_t *out_t, *in_t;
 	uint32_t *order;          /* output node order (real nodes) */
 	uint32_t *index;          /* node -> 1-based position in order */
 	bool slow;                /* the times came from the bucket sums */
@@ -85,6 +90,15 @@ static inline sf_an_w time_num(const struct sf_an_cg *g, uint32_t e,
 				g->split[x->split - 1].caller;
 	/* the build checked that this fits */
 	return x->total * g->den;
+}
+
+/* The time of entry i (edge e) of an out list (`callee`, t = out_t) or
+ * an in list (t = in_t), as a numerator over g->den (only while g->caller
+ * is NULL). */
+static inline sf_an_w entry_time(const struct sf_an_cg *g, const int64_t *t,
+				 uint32_t i, uint32_t e, bool callee)
+{
+	return t ? t[i] : time_num(g, e, callee);
 }
 
 /* The adjacency lists, newest created first (cgadj.c), from the edges

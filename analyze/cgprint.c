@@ -414,7 +414,7 @@ static void text_edge(struct sf_output *o, const char *lab, uint32_t ilen,
  * their table: ask for them some lines ahead. */
 static void text_list(struct sf_output *o, const struct sf_an_cg *g,
 		      const struct cglabels *lb, const uint32_t *edges,
-		      const uint32_t *other, const sf_an_w *t, uint32_t from,
+		      const uint32_t *other, const int64_t *t, uint32_t from,
 		      uint32_t to, bool callee, double total,
 		      const struct cgfmt *f)
 {
@@ -425,7 +425,8 @@ static void text_list(struct sf_output *o, const struct sf_an_cg *g,
 	for (uint32_t j = from; j < to; j++) {
 		uint32_t x = other[j];
 		double tj = g->caller ? time_d(g, edges[j], callee) :
-					w_div_double(t[j], g->den, g->exp);
+			    w_div_double(entry_time(g, t, j, edges[j], callee),
+					 g->den, g->exp);
 
 		/* the label's place 16 lines ahead, its bytes 8 ahead (a
 		 * load of the place there would wait as long as the line) */
