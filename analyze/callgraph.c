@@ -1082,8 +1082,8 @@ static int walk_error(struct sf_ctx *ctx, int rc)
 	return rc ? sf_error_nomem(ctx) : 0;
 }
 
-int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
-		    bool slow, struct sf_ctx *ctx)
+int sf_an__cg_walk(struct sf_an_cg **out, const struct sf_an_view *v,
+		   bool slow, struct sf_ctx *ctx)
 {
 	struct sf_an_cg *g = calloc(1, sizeof(*g));
 	struct acc a = { .g = g, .slow = slow, .den = 1 };
@@ -1182,15 +1182,6 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	g->den = a.den;
 	if (a.slow && mpq_edges(g, a.b, a.bh))
 		goto enomem;
-
-	/* adjacency, newest created first */
-	if (sf_an__cg_adjacency(g, sf_jobs(ctx)))
-		goto enomem;
-	if ((rc = order_nodes(g, ctx)))
-		goto fail;
-	/* 7: sort real nodes' lists; * keeps newest-first */
-	if (sf_an__cg_sort(g, sf_jobs(ctx)))
-		goto enomem;
 	goto done;
 enomem:
 	rc = sf_error_nomem(ctx);
@@ -1208,6 +1199,32 @@ done:
 	free(fc);
 	if (!rc)
 		*out = g;
+	return rc;
+}
+
+int sf_an__cg_finish(struct sf_an_cg *g, struct sf_ctx *ctx)
+{
+	int rc = 0;
+
+	/* adjacency, newest created first */
+	if (sf_an__cg_adjacency(g, sf_jobs(ctx)))
+		rc = sf_error_nomem(ctx);
+	else if (!(rc = order_nodes(g, ctx)) &&
+		 /* 7: sort real nodes' lists; * keeps newest-first */
+		 sf_an__cg_sort(g, sf_jobs(ctx)))
+		rc = sf_error_nomem(ctx);
+	if (rc)
+		sf_an_cg_free(g);
+	return rc;
+}
+
+int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
+		    bool slow, struct sf_ctx *ctx)
+{
+	int rc = sf_an__cg_walk(out, v, slow, ctx);
+
+	if (!rc && (rc = sf_an__cg_finish(*out, ctx)))
+		*out = NULL;
 	return rc;
 }
 
