@@ -96,7 +96,7 @@ static int edge_new(struct acc *a, uint32_t from, uint32_t to, uint32_t *out)
 	struct sf_an_cg *g = a->g;
 
 	/* millions of edges: a mapping reserved at once for the most the
-	 * view can name (sf_an__cg_build), else one that grows in place,
+	 * view can name (sf_an__cg_walk), else one that grows in place,
 	 * where realloc would copy them and fault in the new pages while the
 	 * old are held */
 	if (sf_big_grow(&g->edges, &g->edges_cap,
