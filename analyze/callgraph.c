@@ -104,6 +104,12 @@ static int edge_new(struct acc *a, uint32_t from, uint32_t to, uint32_t *out)
 		return -1;
 	if (g->nedges >= UINT32_MAX / 2 - 1)
 		return -1;
+	if (g->wide) {
+		if (sf_grow(&g->wtotal, &g->capwtotal, g->nedges + 1,
+			    sizeof(*g->wtotal)))
+			return -1;
+		g->wtotal[g->nedges] = 0;
+	}
 	if (a->slow) {
 		if (sf_grow(&a->bh, &a->capbh, 2 * (g->nedges + 1),
 			    sizeof(*a->bh)))
@@ -233,7 +239,10 @@ static inline int occur(struct acc *a, uint32_t e, uint32_t st, sf_an_w w,
 
 	if (totals && x->stamp != st) {
 		x->stamp = st;
-		x->total += w;
+		if (g->wide)
+			g->wtotal[e] += w;
+		else
+			x->total += (int64_t)w;
 	}
 	if (!x->split) {
 		/* a function's count is the same wherever it is in the
@@ -246,7 +255,8 @@ static inline int occur(struct acc *a, uint32_t e, uint32_t st, sf_an_w w,
 			return 0;
 		if (a->overflow)
 			return 0;
-		if (__builtin_mul_overflow(x->total - w, a->den, &base)) {
+		if (__builtin_mul_overflow(edge_total(g, e) - w, a->den,
+					   &base)) {
 			a->overflow = true;
 			return 0;
 		}
@@ -273,8 +283,8 @@ static bool derived_fit(const struct acc *a)
 	if (!__builtin_mul_overflow(g->total_time, a->den, &p))
 		return true;
 	for (size_t e = 0; e < g->nedges; e++)
-		if (!g->edges[e].split && g->edges[e].total > m)
-			m = g->edges[e].total;
+		if (!g->edges[e].split && edge_total(g, (uint32_t)e) > m)
+			m = edge_total(g, (uint32_t)e);
 	return !__builtin_mul_overflow(m, a->den, &p);
 }
 
@@ -359,6 +369,7 @@ void sf_an_cg_free(struct sf_an_cg *g)
 	free(g->callee);
 	free(g->nodes);
 	sf_big_free(g->edges, g->edges_cap);
+	free(g->wtotal);
 	free(g->split);
 	free(g->thread_time);
 	free(g->out_start);
@@ -1119,6 +1130,7 @@ int sf_an__cg_walk(struct sf_an_cg **out, const struct sf_an_view *v,
 	g->nraw = v->nraw;
 	g->max_id = v->max_id;
 	g->total_time = v->total;
+	g->wide = v->total > INT64_MAX;
 	a.nb = 1;   /* bucket 0 means "none" */
 	a.maxk = v->maxdepth;
 	g->nodes = calloc(N, sizeof(*g->nodes));

@@ -184,7 +184,7 @@ static void put_edge_list(struct sf_output *o, const struct sf_an_cg *g,
 		uint32_t other = callees ? x->to : x->from;
 		if (i)
 			sf_output_putc(o, ',');
-		put_id_total(o, g, other, x->total);
+		put_id_total(o, g, other, edge_total(g, list[i]));
 		sf_output_puts(o, ",\"caller_time\":");
 		put_time(o, g, list[i], false);
 		sf_output_puts(o, ",\"callee_time\":");
@@ -748,6 +748,6 @@ void sf_an_cg_edge(const struct sf_an_cg *g, size_t i, bool callees,
 	uint32_t other = callees ? g->edges[e].to : g->edges[e].from;
 
 	*out = (struct sf_an_cg_edge){
-		other == STAR ? 0 : g->index[other], g->edges[e].total,
+		other == STAR ? 0 : g->index[other], edge_total(g, e),
 		time_d(g, e, false), time_d(g, e, true) };
 }

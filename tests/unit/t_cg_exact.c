@@ -212,6 +212,48 @@ static bool same_pair(const char *a, const char *b, const char *x,
 			  (!strcmp(a, y) && !strcmp(b, x)));
 }
 
+/* mk_past_64's edge totals, by hand: past 64 bits they are kept beside
+ * the edges (analyze/cg_internal.h, struct edge).  A and B are adjacent
+ * in AB, ABC and ABCD, the same way round: 3 x 2^70 + 2^70 + 3 x 2^69 =
+ * 11 x 2^69; B and D in DB (2^71) and, the other way round, in BD (1). */
+static void past_64_totals(struct sf_ctx *ctx)
+{
+	struct sf_an_filter f = { 0 };
+	struct sf_profile *p = mk_past_64(ctx);
+	struct sf_an_view *v = NULL;
+	struct sf_an_cg *g = NULL;
+	struct sf_an_cg_info info;
+	double ab = 0, bd[2] = { 0, 0 };
+	size_t nab = 0, nbd = 0;
+	bool ok = p && !sf_an_view_build(&v, p, &f, NULL, ctx) &&
+		  !sf_an_cg_build(&g, v, ctx);
+
+	if (ok)
+		sf_an_cg_info(g, &info);
+	for (size_t i = 1; ok && i <= info.nnodes; i++) {
+		struct sf_an_cg_node nd, o;
+		sf_an_cg_node(g, i, &nd);
+		for (size_t j = 0; j < nd.ncallees; j++) {
+			struct sf_an_cg_edge e;
+			sf_an_cg_edge(g, i, true, j, &e);
+			if (!e.other)
+				continue;
+			sf_an_cg_node(g, e.other, &o);
+			double t = sf_an_double(e.total, info.exp);
+			if (same_pair(nd.name, o.name, "A", "B") && !nab++)
+				ab = t;
+			if (same_pair(nd.name, o.name, "B", "D") && nbd < 2)
+				bd[nbd++] = t;
+		}
+	}
+	CHECK("cg-edge-totals-past-64-bits",
+	      ok && nab == 1 && ab == ldexp(11, 69) && nbd == 2 &&
+	      fmin(bd[0], bd[1]) == 1 && fmax(bd[0], bd[1]) == ldexp(1, 71));
+	sf_an_cg_free(g);
+	sf_an_view_free(v);
+	sf_profile_free(p);
+}
+
 /* More functions than the direct table of edge ids holds (so the edges
  * go through the hash map and its look-ahead), in a ring: for each i the
  * stacks f_i f_(i+1) and f_i f_(i+2), one sample each, so that a function
@@ -320,6 +362,7 @@ int main(void)
 	both(&ctx, "cg-fast-falls-back-times-kept-nowhere", 0, 1, 0, 0, W_ONE,
 	     true);
 	both(&ctx, "cg-times-past-64-bits", 0, 2, 0, 0, W_ONE, false);
+	past_64_totals(&ctx);
 	/* many functions, short stacks: most samples repeat none, so an
 	 * edge keeps no times until a sample with a repeat meets it */
 	for (uint64_t seed = 1; seed <= 3; seed++) {
