@@ -562,20 +562,13 @@ static void os_ratio(mpq_t r, const struct osum *in, const struct osum *out,
 	sf_an__cg_rational(r, *os_w(in, n), *os_w(out, n));
 }
 
-/* *acc += |v|; true on overflow */
-static bool add_abs(sf_an_w *acc, sf_an_w v)
-{
-	sf_an_w m;
-
-	if (__builtin_sub_overflow((sf_an_w)0, v, &m))
-		return true;
-	return __builtin_add_overflow(*acc, v < 0 ? m : v, acc);
-}
-
 /* in and out of every node (5.1) into nd (zeroed), as numerators when
- * every sum of the edges' magnitudes fits, so that no partial sum of
- * 5.2's subtractions can overflow; else the edges' times become rationals
- * and so do the sums. */
+ * every sum fits, so that no partial sum of 5.2's subtractions can
+ * overflow (the times are never negative, as the weights are not: the
+ * view refuses them, so a partial sum lies between 0 and the whole, and
+ * the sums of the magnitudes, which two more arrays kept, are the sums
+ * themselves); else the edges' times become rationals and so do the
+ * sums. */
 static int os_init(struct sf_an_cg *g, struct onode *nd, struct osum *in,
 		   struct osum *out)
 {
@@ -584,8 +577,7 @@ static int os_init(struct sf_an_cg *g, struct onode *nd, struct osum *in,
 	*in = (struct osum){ nd, false, NULL };
 	*out = (struct osum){ nd, true, NULL };
 	if (!g->caller) {
-		sf_an_w *ai = calloc(N, sizeof(*ai)), *ao = calloc(N, sizeof(*ao));
-		bool over = !ai || !ao;
+		bool over = false;
 		for (size_t e = 0; e < g->nedges && !over; e++) {
 			const struct edge *x = &g->edges[e];
 			if (x->from == x->to || x->from == STAR ||
@@ -593,15 +585,11 @@ static int os_init(struct sf_an_cg *g, struct onode *nd, struct osum *in,
 				continue;
 			sf_an_w ce = time_num(g, (uint32_t)e, true);
 			sf_an_w cr = time_num(g, (uint32_t)e, false);
-			over = add_abs(&ai[x->to], ce) ||
-			       add_abs(&ao[x->from], cr);
-			if (over)
-				break;
-			nd[x->to].in += ce;
-			nd[x->from].out += cr;
+			over = __builtin_add_overflow(nd[x->to].in, ce,
+						      &nd[x->to].in) ||
+			       __builtin_add_overflow(nd[x->from].out, cr,
+						      &nd[x->from].out);
 		}
-		free(ai);
-		free(ao);
 		if (!over)
 			return 0;
 		if (mpq_edges(g, NULL, NULL))
