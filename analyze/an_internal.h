@@ -22,6 +22,14 @@ struct sf_an_cg;
 int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 		    bool slow, struct sf_ctx *ctx);
 bool sf_an__cg_slow(const struct sf_an_cg *g);
+/* sf_an__cg_build in its two halves, for the report, which drops the
+ * view's stacks between them: the walk (docs/analyze.md, call graph 3:
+ * the edges, their times, the nodes' sums) reads v; the rest (the
+ * adjacency, the order, the sorts) reads only *g and what v keeps after
+ * sf_an_view_drop_stacks.  Either frees the graph when it fails. */
+int sf_an__cg_walk(struct sf_an_cg **out, const struct sf_an_view *v,
+		   bool slow, struct sf_ctx *ctx);
+int sf_an__cg_finish(struct sf_an_cg *g, struct sf_ctx *ctx);
 
 /* Text output shared by the tree, diff-tree and call-graph reports. */
 /* part as a percentage of whole; 0 when whole is 0 (an empty profile). */

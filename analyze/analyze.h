@@ -128,6 +128,11 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 		     const struct sf_an_filter *f, const int64_t *only,
 		     struct sf_ctx *ctx);
 void sf_an_view_free(struct sf_an_view *v);
+/* Free the view's stack nodes and samples (nnodes and nsamples become 0),
+ * keeping the rest (names, threads, totals): for a report that has read
+ * them and builds something large next, whose memory they then are (the
+ * call graph's adjacency).  sf_an_view_free still frees the rest. */
+void sf_an_view_drop_stacks(struct sf_an_view *v);
 
 /* The threads of `p` with samples, as the view would number them (for
  * --per-thread): *out is malloc'ed, in increasing id. */
@@ -367,7 +372,9 @@ struct sf_an_cg_report {
 	const char *const *peek_text;   /* cg.npeek regexes as typed */
 	struct sf_an_dot_opts dot;
 };
-int sf_an_cg_report(struct sf_output *o, const struct sf_an_view *v,
+/* The view's stacks and samples are dropped once the graph has read them
+ * (sf_an_view_drop_stacks): the rest of the build takes their memory. */
+int sf_an_cg_report(struct sf_output *o, struct sf_an_view *v,
 		    const struct sf_an_cg_report *r, struct sf_ctx *ctx);
 /* "svg", "png" or "pdf" when `path` ends in that extension, else NULL:
  * an output file that asks for a rendered call graph. */
@@ -433,7 +440,9 @@ struct sf_an_report_option {
 struct sf_an_report {
 	const char *name;     /* sfanalyze's --NAME that picks it */
 	const char *help;     /* for --help; '\n' breaks lines */
-	int (*of_view)(struct sf_output *o, const struct sf_an_view *v,
+	/* v is the report's: it may drop the stacks once it has read them
+	 * (sf_an_view_drop_stacks) */
+	int (*of_view)(struct sf_output *o, struct sf_an_view *v,
 		       const struct sf_an_report_opts *r,
 		       struct sf_ctx *ctx);
 	int (*of_profile)(struct sf_output *o, const struct sf_profile *p,

@@ -95,13 +95,21 @@ static int edge_new(struct acc *a, uint32_t from, uint32_t to, uint32_t *out)
 {
 	struct sf_an_cg *g = a->g;
 
-	/* millions of edges: a mapping that grows in place, where realloc
-	 * would copy them and fault in the new pages while the old are held */
+	/* millions of edges: a mapping reserved at once for the most the
+	 * view can name (sf_an__cg_walk), else one that grows in place,
+	 * where realloc would copy them and fault in the new pages while the
+	 * old are held */
 	if (sf_big_grow(&g->edges, &g->edges_cap,
 			(g->nedges + 1) * sizeof(*g->edges)))
 		return -1;
 	if (g->nedges >= UINT32_MAX / 2 - 1)
 		return -1;
+	if (g->wide) {
+		if (sf_grow(&g->wtotal, &g->capwtotal, g->nedges + 1,
+			    sizeof(*g->wtotal)))
+			return -1;
+		g->wtotal[g->nedges] = 0;
+	}
 	if (a->slow) {
 		if (sf_grow(&a->bh, &a->capbh, 2 * (g->nedges + 1),
 			    sizeof(*a->bh)))
@@ -231,7 +239,10 @@ static inline int occur(struct acc *a, uint32_t e, uint32_t st, sf_an_w w,
 
 	if (totals && x->stamp != st) {
 		x->stamp = st;
-		x->total += w;
+		if (g->wide)
+			g->wtotal[e] += w;
+		else
+			x->total += (int64_t)w;
 	}
 	if (!x->split) {
 		/* a function's count is the same wherever it is in the
@@ -244,7 +255,8 @@ static inline int occur(struct acc *a, uint32_t e, uint32_t st, sf_an_w w,
 			return 0;
 		if (a->overflow)
 			return 0;
-		if (__builtin_mul_overflow(x->total - w, a->den, &base)) {
+		if (__builtin_mul_overflow(edge_total(g, e) - w, a->den,
+					   &base)) {
 			a->overflow = true;
 			return 0;
 		}
@@ -271,8 +283,8 @@ static bool derived_fit(const struct acc *a)
 	if (!__builtin_mul_overflow(g->total_time, a->den, &p))
 		return true;
 	for (size_t e = 0; e < g->nedges; e++)
-		if (!g->edges[e].split && g->edges[e].total > m)
-			m = g->edges[e].total;
+		if (!g->edges[e].split && edge_total(g, (uint32_t)e) > m)
+			m = edge_total(g, (uint32_t)e);
 	return !__builtin_mul_overflow(m, a->den, &p);
 }
 
@@ -357,6 +369,7 @@ void sf_an_cg_free(struct sf_an_cg *g)
 	free(g->callee);
 	free(g->nodes);
 	sf_big_free(g->edges, g->edges_cap);
+	free(g->wtotal);
 	free(g->split);
 	free(g->thread_time);
 	free(g->out_start);
@@ -390,18 +403,35 @@ static int cmp_ord(const void *a, const void *b)
 	return (x->pos < y->pos) - (x->pos > y->pos);   /* later in L first */
 }
 
+/* What 5.2's updates touch of a node, in one cache line: its in and out
+ * (numerators over g->den while they are not rationals), their doubles,
+ * its heap slot, whether it is still in W, whether its in/out is not
+ * finite, and whether it waits to be a sink (1) or a source (2).  A
+ * removed node's neighbours are scattered, and these were eight arrays,
+ * each a cache miss of its own per update. */
+struct onode {
+	sf_an_w in, out;
+	double ind, outd;
+	uint32_t at;        /* heap slot, UINT32_MAX if none */
+	bool inw, nonfin;
+	unsigned char pend;
+} __attribute__((aligned(64)));
+
 /* The heap of 5.2's cycle case: W's nodes by in/out as doubles, least
- * first; a non-finite quotient keys as INFINITY and is counted apart. */
+ * first; a non-finite quotient keys as INFINITY and is counted apart.
+ * The keys stay an array of their own: a sift compares the keys of the
+ * nodes on its path, and 8 bytes a node stay in the core's cache. */
 struct rheap {
-	uint32_t *h, *at;   /* nodes; at[node] its slot, UINT32_MAX if none */
+	uint32_t *h;        /* nodes */
 	double *k;          /* by node */
+	struct onode *nd;   /* the nodes' slots */
 	size_t n;
 };
 
 static void rh_put(struct rheap *q, size_t i, uint32_t node)
 {
 	q->h[i] = node;
-	q->at[node] = (uint32_t)i;
+	q->nd[node].at = (uint32_t)i;
 }
 
 static void rh_fix(struct rheap *q, size_t i)
@@ -428,31 +458,32 @@ static void rh_fix(struct rheap *q, size_t i)
 }
 
 /* set node's key from ind/outd, adding it when absent */
-static void rh_key(struct rheap *q, uint32_t node, const double *ind,
-		   const double *outd, bool *nonfin, size_t *nnf)
+static void rh_key(struct rheap *q, uint32_t node, size_t *nnf)
 {
-	double v = ind[node] / outd[node];
+	struct onode *x = &q->nd[node];
+	double v = x->ind / x->outd;
 	bool f = !isfinite(v);
 
-	if (f != nonfin[node]) {
-		nonfin[node] = f;
+	if (f != x->nonfin) {
+		x->nonfin = f;
 		*nnf = f ? *nnf + 1 : *nnf - 1;
 	}
 	q->k[node] = f ? INFINITY : v;
-	if (q->at[node] == UINT32_MAX)
+	if (x->at == UINT32_MAX)
 		rh_put(q, q->n++, node);
-	rh_fix(q, q->at[node]);
+	rh_fix(q, x->at);
 }
 
-static void rh_out(struct rheap *q, uint32_t node, bool *nonfin, size_t *nnf)
+static void rh_out(struct rheap *q, uint32_t node, size_t *nnf)
 {
-	size_t i = q->at[node];
+	struct onode *x = &q->nd[node];
+	size_t i = x->at;
 
-	if (nonfin[node]) {
-		nonfin[node] = false;
+	if (x->nonfin) {
+		x->nonfin = false;
 		(*nnf)--;
 	}
-	q->at[node] = UINT32_MAX;
+	x->at = UINT32_MAX;
 	if (i != --q->n) {
 		rh_put(q, i, q->h[q->n]);
 		rh_fix(q, i);
@@ -472,11 +503,17 @@ static int cmp_u32_desc(const void *a, const void *b)
 }
 
 /* 5.1's in or out of every node: numerators over g->den while the edges'
- * times are (w), else rationals (q). */
+ * times are (nd's in or out), else rationals (q). */
 struct osum {
-	sf_an_w *w;
+	struct onode *nd;
+	bool out;
 	mpq_t *q;
 };
+
+static inline sf_an_w *os_w(const struct osum *s, uint32_t n)
+{
+	return s->out ? &s->nd[n].out : &s->nd[n].in;
+}
 
 /* s[n] += or -= the callee or caller time of edge e, at entry i of the
  * out or in lists */
@@ -490,23 +527,27 @@ static inline void os_add(const struct sf_an_cg *g, struct osum *s,
 			mpq_sub(s->q[n], s->q[n], t[e]);
 		else
 			mpq_add(s->q[n], s->q[n], t[e]);
-	} else if (sub) {
-		s->w[n] -= callee ? g->out_t[i] : g->in_t[i];
 	} else {
-		s->w[n] += callee ? g->out_t[i] : g->in_t[i];
+		sf_an_w t = entry_time(g, callee ? g->out_t : g->in_t, i, e,
+				       callee);
+		*os_w(s, n) += sub ? -t : t;
 	}
 }
 
 static inline int os_sgn(const struct osum *s, uint32_t n)
 {
-	return s->q ? mpq_sgn(s->q[n]) : (s->w[n] > 0) - (s->w[n] < 0);
+	if (s->q)
+		return mpq_sgn(s->q[n]);
+	sf_an_w w = *os_w(s, n);
+	return (w > 0) - (w < 0);
 }
 
 /* near s[n]: only to narrow the candidates of an exact choice */
 static inline double os_d(const struct sf_an_cg *g, const struct osum *s,
 			  uint32_t n)
 {
-	return s->q ? mpq_get_d(s->q[n]) : (double)s->w[n] / (double)g->den;
+	return s->q ? mpq_get_d(s->q[n]) :
+		      (double)*os_w(s, n) / (double)g->den;
 }
 
 /* r = in[n] / out[n] exactly (out[n] is not 0) */
@@ -518,32 +559,25 @@ static void os_ratio(mpq_t r, const struct osum *in, const struct osum *out,
 		return;
 	}
 	/* the common denominator cancels */
-	sf_an__cg_rational(r, in->w[n], out->w[n]);
+	sf_an__cg_rational(r, *os_w(in, n), *os_w(out, n));
 }
 
-/* *acc += |v|; true on overflow */
-static bool add_abs(sf_an_w *acc, sf_an_w v)
-{
-	sf_an_w m;
-
-	if (__builtin_sub_overflow((sf_an_w)0, v, &m))
-		return true;
-	return __builtin_add_overflow(*acc, v < 0 ? m : v, acc);
-}
-
-/* in and out of every node (5.1), as numerators when every sum of the
- * edges' magnitudes fits, so that no partial sum of 5.2's subtractions can
- * overflow; else the edges' times become rationals and so do the sums. */
-static int os_init(struct sf_an_cg *g, struct osum *in, struct osum *out)
+/* in and out of every node (5.1) into nd (zeroed), as numerators when
+ * every sum fits, so that no partial sum of 5.2's subtractions can
+ * overflow (the times are never negative, as the weights are not: the
+ * view refuses them, so a partial sum lies between 0 and the whole, and
+ * the sums of the magnitudes, which two more arrays kept, are the sums
+ * themselves); else the edges' times become rationals and so do the
+ * sums. */
+static int os_init(struct sf_an_cg *g, struct onode *nd, struct osum *in,
+		   struct osum *out)
 {
 	size_t N = g->nnodes;
 
+	*in = (struct osum){ nd, false, NULL };
+	*out = (struct osum){ nd, true, NULL };
 	if (!g->caller) {
-		sf_an_w *ai = calloc(N, sizeof(*ai)), *ao = calloc(N, sizeof(*ao));
-		bool over = !ai || !ao;
-		in->w = calloc(N, sizeof(*in->w));
-		out->w = calloc(N, sizeof(*out->w));
-		over = over || !in->w || !out->w;
+		bool over = false;
 		for (size_t e = 0; e < g->nedges && !over; e++) {
 			const struct edge *x = &g->edges[e];
 			if (x->from == x->to || x->from == STAR ||
@@ -551,20 +585,13 @@ static int os_init(struct sf_an_cg *g, struct osum *in, struct osum *out)
 				continue;
 			sf_an_w ce = time_num(g, (uint32_t)e, true);
 			sf_an_w cr = time_num(g, (uint32_t)e, false);
-			over = add_abs(&ai[x->to], ce) ||
-			       add_abs(&ao[x->from], cr);
-			if (over)
-				break;
-			in->w[x->to] += ce;
-			out->w[x->from] += cr;
+			over = __builtin_add_overflow(nd[x->to].in, ce,
+						      &nd[x->to].in) ||
+			       __builtin_add_overflow(nd[x->from].out, cr,
+						      &nd[x->from].out);
 		}
-		free(ai);
-		free(ao);
 		if (!over)
 			return 0;
-		free(in->w);
-		free(out->w);
-		in->w = out->w = NULL;
 		if (mpq_edges(g, NULL, NULL))
 			return -1;
 	}
@@ -596,18 +623,13 @@ static void os_free(struct osum *s, size_t N)
 		for (size_t n = 0; n < N; n++)
 			mpq_clear(s->q[n]);
 	free(s->q);
-	free(s->w);
 }
 
-/* 5.2's updates touch a node's sum, its double and its heap slot, all
+/* 5.2's updates touch a node's struct onode and its heap key, both
  * scattered: ask for those of the entry a few ahead in the list */
-static inline void ahead(const struct osum *s, const struct rheap *q,
-			 const double *d, uint32_t n)
+static inline void ahead(const struct rheap *q, uint32_t n)
 {
-	if (s->w)
-		__builtin_prefetch(&s->w[n], 1);
-	__builtin_prefetch(&d[n], 1);
-	__builtin_prefetch(&q->at[n]);
+	__builtin_prefetch(&q->nd[n], 1);
 	__builtin_prefetch(&q->k[n], 1);
 }
 
@@ -617,21 +639,18 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 	uint32_t *disc = malloc(N * sizeof(*disc));
 	uint32_t *queue = malloc((N + 1) * sizeof(*queue));
 	bool *seen = calloc(N, sizeof(*seen));
-	bool *inw = calloc(N, sizeof(*inw));
+	/* aligned: each node's one cache line */
+	struct onode *on = aligned_alloc(64, N * sizeof(*on));
 	uint32_t *cand = malloc(N * sizeof(*cand));
 	uint32_t *stk = malloc((2 * N + 2) * sizeof(*stk));
 	uint32_t *didx = malloc(N * sizeof(*didx));
-	uint32_t *hat = malloc(N * sizeof(*hat));
 	uint32_t *pk = malloc(N * sizeof(*pk)), *pr = malloc(N * sizeof(*pr));
-	unsigned char *pend = calloc(N, sizeof(*pend));
-	bool *nonfin = calloc(N, sizeof(*nonfin));
 	uint32_t *left = malloc(N * sizeof(*left));
 	uint32_t *sinks = malloc(N * sizeof(*sinks));   /* per round */
 	uint32_t *right = malloc(N * sizeof(*right));
 	uint32_t *srcs = malloc(N * sizeof(*srcs));
 	uint32_t *pos = malloc(N * sizeof(*pos));
 	uint32_t *layer = calloc(N, sizeof(*layer));
-	double *ind = malloc(N * sizeof(*ind)), *outd = malloc(N * sizeof(*outd));
 	double *rd = malloc(N * sizeof(*rd));
 	struct osum in = { 0 }, out = { 0 };
 	struct ordkey *keys = malloc(N * sizeof(*keys));
@@ -641,10 +660,11 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 
 	mpq_init(best);
 	mpq_init(r);
-	if (!disc || !queue || !seen || !inw || !cand || !stk || !didx ||
-	    !hat || !pk || !pr || !pend || !nonfin || !left || !sinks ||
-	    !right || !srcs || !pos || !layer || !ind || !outd || !rd ||
-	    !keys || os_init(g, &in, &out)) {
+	if (on)
+		memset(on, 0, N * sizeof(*on));
+	if (!disc || !queue || !seen || !on || !cand || !stk || !didx ||
+	    !pk || !pr || !left || !sinks || !right || !srcs || !pos ||
+	    !layer || !rd || !keys || os_init(g, on, &in, &out)) {
 		rc = sf_error_nomem(ctx);
 		goto done;
 	}
@@ -667,8 +687,8 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 	/* in/out (os_init): without self-edges and * edges; in by
 	 * callee_time, out by caller_time */
 	for (size_t n = 1; n < N; n++) {
-		ind[n] = os_d(g, &in, (uint32_t)n);
-		outd[n] = os_d(g, &out, (uint32_t)n);
+		on[n].ind = os_d(g, &in, (uint32_t)n);
+		on[n].outd = os_d(g, &out, (uint32_t)n);
 	}
 
 	/* 5.2 linear order.  Each round's sinks and sources are the nodes
@@ -677,23 +697,23 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 	 * takes its candidates from a heap on in/out as doubles, so a round
 	 * costs what it removes and touches, not |W|. */
 	{
-	struct rheap q = { queue, hat, rd, 0 };
+	struct rheap q = { queue, rd, on, 0 };
 	size_t nrem = nd, npk = 0, npr = 0, nnf = 0;
 
 	for (size_t d = 0; d < nd; d++) {
 		uint32_t n = disc[d];
 		didx[n] = (uint32_t)d;
-		inw[n] = true;
-		hat[n] = UINT32_MAX;
+		on[n].inw = true;
+		on[n].at = UINT32_MAX;
 		if (!os_sgn(&out, n)) {
-			pend[n] |= 1;
+			on[n].pend |= 1;
 			pk[npk++] = (uint32_t)d;
 		}
 		if (!os_sgn(&in, n)) {
-			pend[n] |= 2;
+			on[n].pend |= 2;
 			pr[npr++] = (uint32_t)d;
 		}
-		rh_key(&q, n, ind, outd, nonfin, &nnf);
+		rh_key(&q, n, &nnf);
 	}
 	while (nrem) {
 		size_t nsinks = 0, nsrcs = 0;
@@ -705,17 +725,17 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 		qsort(pk, npk, sizeof(*pk), cmp_u32_desc);
 		for (size_t j = 0; j < npk; j++) {
 			uint32_t n = disc[pk[j]];
-			pend[n] &= ~1;
+			on[n].pend &= ~1;
 			sinks[nsinks++] = n;
-			inw[n] = false;
-			rh_out(&q, n, nonfin, &nnf);
+			on[n].inw = false;
+			rh_out(&q, n, &nnf);
 		}
 		npk = 0;
 		qsort(pr, npr, sizeof(*pr), cmp_u32_desc);
 		for (size_t j = 0; j < npr; j++) {
 			uint32_t n = disc[pr[j]];
-			pend[n] &= ~2;
-			if (inw[n])
+			on[n].pend &= ~2;
+			if (on[n].inw)
 				srcs[nsrcs++] = n;
 		}
 		npr = 0;
@@ -731,9 +751,9 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 				for (size_t d = 0; d < nd; d++) {
 					uint32_t n = disc[d];
 					double v;
-					if (!inw[n])
+					if (!on[n].inw)
 						continue;
-					v = ind[n] / outd[n];
+					v = on[n].ind / on[n].outd;
 					if (!(v <= lim) && isfinite(v))
 						continue;
 					cand[nc++] = (uint32_t)d;
@@ -767,8 +787,8 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 			}
 		}
 		for (size_t i = 0; i < nsrcs; i++) {
-			inw[srcs[i]] = false;
-			rh_out(&q, srcs[i], nonfin, &nnf);
+			on[srcs[i]].inw = false;
+			rh_out(&q, srcs[i], &nnf);
 		}
 		nrem -= nsinks + nsrcs;
 		for (size_t pass = 0; pass < 2; pass++) {
@@ -781,34 +801,34 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 					uint32_t e = g->out_edges[i];
 					uint32_t y = g->out_to[i];
 					if (i + 8 < g->out_start[n + 1])
-						ahead(&in, &q, ind,
-						      g->out_to[i + 8]);
-					if (y == STAR || !inw[y])
+						ahead(&q, g->out_to[i + 8]);
+					if (y == STAR || !on[y].inw)
 						continue;
 					os_add(g, &in, y, e, i, true, true);
-					ind[y] = os_d(g, &in, y);
-					if (!os_sgn(&in, y) && !(pend[y] & 2)) {
-						pend[y] |= 2;
+					on[y].ind = os_d(g, &in, y);
+					if (!os_sgn(&in, y) &&
+					    !(on[y].pend & 2)) {
+						on[y].pend |= 2;
 						pr[npr++] = didx[y];
 					}
-					rh_key(&q, y, ind, outd, nonfin, &nnf);
+					rh_key(&q, y, &nnf);
 				}
 				for (uint32_t i = g->in_start[n];
 				     i < g->in_start[n + 1]; i++) {
 					uint32_t e = g->in_edges[i];
 					uint32_t x = g->in_from[i];
 					if (i + 8 < g->in_start[n + 1])
-						ahead(&out, &q, outd,
-						      g->in_from[i + 8]);
-					if (x == STAR || !inw[x])
+						ahead(&q, g->in_from[i + 8]);
+					if (x == STAR || !on[x].inw)
 						continue;
 					os_add(g, &out, x, e, i, false, true);
-					outd[x] = os_d(g, &out, x);
-					if (!os_sgn(&out, x) && !(pend[x] & 1)) {
-						pend[x] |= 1;
+					on[x].outd = os_d(g, &out, x);
+					if (!os_sgn(&out, x) &&
+					    !(on[x].pend & 1)) {
+						on[x].pend |= 1;
 						pk[npk++] = didx[x];
 					}
-					rh_key(&q, x, ind, outd, nonfin, &nnf);
+					rh_key(&q, x, &nnf);
 				}
 			}
 		}
@@ -861,23 +881,18 @@ done:
 	free(disc);
 	free(queue);
 	free(seen);
-	free(inw);
+	free(on);
 	free(cand);
 	free(stk);
 	free(didx);
-	free(hat);
 	free(pk);
 	free(pr);
-	free(pend);
-	free(nonfin);
 	free(left);
 	free(sinks);
 	free(right);
 	free(srcs);
 	free(pos);
 	free(layer);
-	free(ind);
-	free(outd);
 	free(rd);
 	free(keys);
 	return rc;
@@ -1080,8 +1095,8 @@ static int walk_error(struct sf_ctx *ctx, int rc)
 	return rc ? sf_error_nomem(ctx) : 0;
 }
 
-int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
-		    bool slow, struct sf_ctx *ctx)
+int sf_an__cg_walk(struct sf_an_cg **out, const struct sf_an_view *v,
+		   bool slow, struct sf_ctx *ctx)
 {
 	struct sf_an_cg *g = calloc(1, sizeof(*g));
 	struct acc a = { .g = g, .slow = slow, .den = 1 };
@@ -1103,6 +1118,7 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	g->nraw = v->nraw;
 	g->max_id = v->max_id;
 	g->total_time = v->total;
+	g->wide = v->total > INT64_MAX;
 	a.nb = 1;   /* bucket 0 means "none" */
 	a.maxk = v->maxdepth;
 	g->nodes = calloc(N, sizeof(*g->nodes));
@@ -1127,6 +1143,14 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	    (N <= CG_DIRECT && !a.etab) ||
 	    (!a.etab && !sf_idx_reserve(&a.pairs, edges_bound(v))))
 		goto enomem;
+	/* the edges' room taken once, as address space: a page is touched
+	 * when an edge is first written to it.  Grown by doubling instead,
+	 * the array was moved six times on the timeline of
+	 * docs/PERFORMANCE.md (mremap 4 -> 128 MB) and ended 8 MB larger
+	 * than its 3.76 million edges.  Too small for a mapping of its own
+	 * (or under AddressSanitizer) it grows as it goes. */
+	(void)sf_big_reserve(&g->edges, &g->edges_cap,
+			     edges_bound(v) * sizeof(*g->edges));
 	a.per[1] = 1;
 	for (size_t n = 0; n < N; n++)
 		g->nodes[n].lastthr = INT64_MIN;
@@ -1172,15 +1196,6 @@ int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
 	g->den = a.den;
 	if (a.slow && mpq_edges(g, a.b, a.bh))
 		goto enomem;
-
-	/* adjacency, newest created first */
-	if (sf_an__cg_adjacency(g, sf_jobs(ctx)))
-		goto enomem;
-	if ((rc = order_nodes(g, ctx)))
-		goto fail;
-	/* 7: sort real nodes' lists; * keeps newest-first */
-	if (sf_an__cg_sort(g, sf_jobs(ctx)))
-		goto enomem;
 	goto done;
 enomem:
 	rc = sf_error_nomem(ctx);
@@ -1198,6 +1213,32 @@ done:
 	free(fc);
 	if (!rc)
 		*out = g;
+	return rc;
+}
+
+int sf_an__cg_finish(struct sf_an_cg *g, struct sf_ctx *ctx)
+{
+	int rc = 0;
+
+	/* adjacency, newest created first */
+	if (sf_an__cg_adjacency(g, sf_jobs(ctx)))
+		rc = sf_error_nomem(ctx);
+	else if (!(rc = order_nodes(g, ctx)) &&
+		 /* 7: sort real nodes' lists; * keeps newest-first */
+		 sf_an__cg_sort(g, sf_jobs(ctx)))
+		rc = sf_error_nomem(ctx);
+	if (rc)
+		sf_an_cg_free(g);
+	return rc;
+}
+
+int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
+		    bool slow, struct sf_ctx *ctx)
+{
+	int rc = sf_an__cg_walk(out, v, slow, ctx);
+
+	if (!rc && (rc = sf_an__cg_finish(*out, ctx)))
+		*out = NULL;
 	return rc;
 }
 

@@ -19,12 +19,15 @@ struct edge {
 	/* 0 while every occurrence had count 1 at both ends, as on a stack
 	 * where no function repeats: then the caller and callee times are
 	 * both total over the common denominator, kept nowhere.  Else 1 +
-	 * the index of its times in g->split.  32 bytes an edge, where the
-	 * times of every edge made 64: on the timeline of
-	 * docs/PERFORMANCE.md 3.76 million edges, whose fresh pages the
-	 * kernel zeroes. */
+	 * the index of its times in g->split. */
 	uint32_t split;
-	sf_an_w total;
+	/* the sum of the weights of the samples it is in, while the view's
+	 * total fits in 64 bits (no edge's can be larger: weights are never
+	 * negative); else 0 and the sum is in g->wtotal (edge_total).  24
+	 * bytes an edge, where the times of every edge made 64 and a 128-bit
+	 * total 32: on the timeline of docs/PERFORMANCE.md 3.76 million
+	 * edges, whose fresh pages the kernel zeroes. */
+	int64_t total;
 };
 
 /* An edge's caller and callee time: over the common denominator, or
@@ -49,6 +52,11 @@ struct sf_an_cg {
 	struct node *nodes;
 	struct edge *edges;       /* sf_big_grow'n: edges_cap bytes */
 	size_t nedges, edges_cap;
+	/* per edge its total, where the view's total is past 64 bits (see
+	 * struct edge); else NULL */
+	sf_an_w *wtotal;
+	size_t capwtotal;
+	bool wide;
 	struct etimes *split;     /* see struct edge */
 	size_t nsplit, capsplit;
 	/* per edge, GMP rationals; NULL while the times are the edges'
@@ -64,14 +72,25 @@ struct sf_an_cg {
 	 * a list does not load every edge (they are scattered) */
 	uint32_t *out_start, *out_edges, *in_start, *in_edges;
 	uint32_t *out_to, *in_from;
-	/* per entry, while the times are numerators (caller is NULL), the
-	 * time its list is sorted by: callee time of out entries, caller time
-	 * of in entries; kept along for the same reason */
-	sf_an_w *out_t, *in_t;
+	/* per entry, while the times are numerators (caller is NULL) that
+	 * fit in 64 bits, the time its list is sorted by: callee time of out
+	 * entries, caller time of in entries; kept along for the same
+	 * reason.  No time exceeds total_time * den (weights are never
+	 * negative), so that product decides; past 64 bits these are NULL
+	 * and entry_time reads the edge.  8 bytes an entry, not 16: 60 MB
+	 * less on the timeline of docs/PERFORMANCE.md, whose pages the
+	 * kernel would zero. */
+	int64_t *out_t, *in_t;
 	uint32_t *order;          /* output node order (real nodes) */
 	uint32_t *index;          /* node -> 1-based position in order */
 	bool slow;                /* the times came from the bucket sums */
 };
+
+/* An edge's total */
+static inline sf_an_w edge_total(const struct sf_an_cg *g, uint32_t e)
+{
+	return g->wide ? g->wtotal[e] : g->edges[e].total;
+}
 
 /* An edge's caller or callee time as a numerator over g->den (only while
  * g->caller is NULL). */
@@ -84,7 +103,16 @@ static inline sf_an_w time_num(const struct sf_an_cg *g, uint32_t e,
 		return callee ? g->split[x->split - 1].callee :
 				g->split[x->split - 1].caller;
 	/* the build checked that this fits */
-	return x->total * g->den;
+	return edge_total(g, e) * g->den;
+}
+
+/* The time of entry i (edge e) of an out list (`callee`, t = out_t) or
+ * an in list (t = in_t), as a numerator over g->den (only while g->caller
+ * is NULL). */
+static inline sf_an_w entry_time(const struct sf_an_cg *g, const int64_t *t,
+				 uint32_t i, uint32_t e, bool callee)
+{
+	return t ? t[i] : time_num(g, e, callee);
 }
 
 /* The adjacency lists, newest created first (cgadj.c), from the edges

@@ -83,7 +83,7 @@ static void tk_sort(struct timekey *a, size_t n, struct timekey *tmp)
 /* list, its other ends `other` and its times `t` (NULL on rationals); tk
  * has room for 2n entries */
 static void sort_list(struct sf_an_cg *g, uint32_t *list, uint32_t *other,
-		      sf_an_w *t, size_t n, bool callee, struct timekey *tk)
+		      int64_t *t, size_t n, bool callee, struct timekey *tk)
 {
 	if (g->caller) {
 		qsort_r(list, n, sizeof(*list),
@@ -94,10 +94,12 @@ static void sort_list(struct sf_an_cg *g, uint32_t *list, uint32_t *other,
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
-		tk[i] = (struct timekey){ t[i], list[i], other[i] };
+		tk[i] = (struct timekey){ t ? t[i] : time_num(g, list[i], callee),
+					  list[i], other[i] };
 	tk_sort(tk, n, tk + n);
 	for (size_t i = 0; i < n; i++) {
-		t[i] = tk[i].t;
+		if (t)
+			t[i] = (int64_t)tk[i].t;
 		list[i] = tk[i].e;
 		other[i] = tk[i].other;
 	}
@@ -118,7 +120,7 @@ static void sort_dir(void *arg, size_t k)
 	const uint32_t *start = k ? g->in_start : g->out_start;
 	uint32_t *list = k ? g->in_edges : g->out_edges;
 	uint32_t *other = k ? g->in_from : g->out_to;
-	sf_an_w *t = k ? g->in_t : g->out_t;
+	int64_t *t = k ? g->in_t : g->out_t;
 	size_t most = 0;
 	struct timekey *tk;
 
@@ -151,7 +153,7 @@ static void csr_dir(void *arg, size_t k)
 	uint32_t *start = k ? g->in_start : g->out_start;
 	uint32_t *list = k ? g->in_edges : g->out_edges;
 	uint32_t *other = k ? g->in_from : g->out_to;
-	sf_an_w *t = k ? g->in_t : g->out_t;
+	int64_t *t = k ? g->in_t : g->out_t;
 	uint32_t *at = malloc((N + 1) * sizeof(*at));
 
 	if (!at) {
@@ -166,7 +168,7 @@ static void csr_dir(void *arg, size_t k)
 		const struct edge *x = &g->edges[e];
 		uint32_t i = at[k ? x->to : x->from]++;
 		if (t)
-			t[i] = time_num(g, (uint32_t)e, !k);
+			t[i] = (int64_t)time_num(g, (uint32_t)e, !k);
 		other[i] = k ? x->from : x->to;
 		list[i] = (uint32_t)e;
 	}
@@ -184,13 +186,14 @@ int sf_an__cg_adjacency(struct sf_an_cg *g, unsigned jobs)
 	g->in_edges = sf_malloc((g->nedges + 1) * sizeof(uint32_t));
 	g->out_to = sf_malloc((g->nedges + 1) * sizeof(uint32_t));
 	g->in_from = sf_malloc((g->nedges + 1) * sizeof(uint32_t));
-	if (!g->caller) {
+	if (!g->caller && g->total_time <= INT64_MAX / g->den) {
 		g->out_t = sf_malloc((g->nedges + 1) * sizeof(*g->out_t));
 		g->in_t = sf_malloc((g->nedges + 1) * sizeof(*g->in_t));
+		if (!g->out_t || !g->in_t)
+			return -1;
 	}
 	if (!g->out_start || !g->in_start || !g->out_edges || !g->in_edges ||
-	    !g->out_to || !g->in_from ||
-	    (!g->caller && (!g->out_t || !g->in_t)))
+	    !g->out_to || !g->in_from)
 		return -1;
 	sf_run_tasks(jobs, 2, csr_dir, &dj);
 	return dj.failed[0] || dj.failed[1] ? -1 : 0;

@@ -69,8 +69,10 @@ static double w_div_double(sf_an_w n, sf_an_w d, int exp)
 	double res;
 
 	if (!r) {
-		/* an integer: the conversion rounds to nearest, ties to even */
-		res = ldexp((double)q, exp);
+		/* an integer: the conversion rounds to nearest, ties to even
+		 * (and a count's exponent is 0: no call to scale it, which
+		 * was 1 % of the timeline's run, a call per line) */
+		res = exp ? ldexp((double)q, exp) : (double)q;
 		return n < 0 ? -res : res;
 	}
 	/* 55 bits of the quotient or more, then the remainder as a sticky
@@ -184,7 +186,7 @@ static void put_edge_list(struct sf_output *o, const struct sf_an_cg *g,
 		uint32_t other = callees ? x->to : x->from;
 		if (i)
 			sf_output_putc(o, ',');
-		put_id_total(o, g, other, x->total);
+		put_id_total(o, g, other, edge_total(g, list[i]));
 		sf_output_puts(o, ",\"caller_time\":");
 		put_time(o, g, list[i], false);
 		sf_output_puts(o, ",\"callee_time\":");
@@ -414,7 +416,7 @@ static void text_edge(struct sf_output *o, const char *lab, uint32_t ilen,
  * their table: ask for them some lines ahead. */
 static void text_list(struct sf_output *o, const struct sf_an_cg *g,
 		      const struct cglabels *lb, const uint32_t *edges,
-		      const uint32_t *other, const sf_an_w *t, uint32_t from,
+		      const uint32_t *other, const int64_t *t, uint32_t from,
 		      uint32_t to, bool callee, double total,
 		      const struct cgfmt *f)
 {
@@ -425,7 +427,8 @@ static void text_list(struct sf_output *o, const struct sf_an_cg *g,
 	for (uint32_t j = from; j < to; j++) {
 		uint32_t x = other[j];
 		double tj = g->caller ? time_d(g, edges[j], callee) :
-					w_div_double(t[j], g->den, g->exp);
+			    w_div_double(entry_time(g, t, j, edges[j], callee),
+					 g->den, g->exp);
 
 		/* the label's place 16 lines ahead, its bytes 8 ahead (a
 		 * load of the place there would wait as long as the line) */
@@ -495,28 +498,32 @@ static void text_nodes(struct sf_output *o, const struct textctx *c,
 	}
 }
 
-/* The text report of a large graph is formatted in rounds: each round
- * cuts the next nodes into up to `jobs` chunks of about TEXT_LINES lines,
- * formats each into a memory buffer of its own on its own thread, then
- * writes the buffers in order.  A node's lines depend only on the node
- * (and the first node of the report has no separator), so the bytes are
- * those of one pass for any number of jobs; the buffers hold about
- * TEXT_LINES lines per job (some 2 MB), except for a node that alone has
- * more: that one is written directly, on this thread. */
+/* The text report of a large graph is cut into chunks of about
+ * TEXT_LINES lines; a node that alone has more is a chunk of its own,
+ * formatted straight into the output when its turn comes, so that no
+ * buffer holds it.  This thread and one helper take the chunks in order,
+ * each formatting chunk k into memory buffer k % TEXT_SLOTS, taken only
+ * once chunk k - TEXT_SLOTS is written out; this thread writes the
+ * chunks in order.  A node's lines depend only on the node (and the
+ * first node of the report has no separator), so the bytes are those of
+ * one pass whichever thread formats a chunk.  The buffers (about 1.5 MB
+ * each on the timeline of docs/PERFORMANCE.md) are reused to the end,
+ * and the helper is one thread for the whole report, where a thread
+ * started per round of two chunks made 230 on that timeline. */
 #define TEXT_LINES 16384
+#define TEXT_SLOTS 4
 
-struct textjob {
+struct textpipe {
 	const struct textctx *c;
-	struct sf_output *m[SF_MAX_JOBS];
-	size_t cut[SF_MAX_JOBS + 1];
+	struct sf_output *m[TEXT_SLOTS];
+	size_t *cut;              /* chunk k: order[cut[k]..cut[k + 1]) */
+	unsigned char *done;      /* per chunk: formatted (or direct) */
+	size_t nchunks;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;        /* a chunk formatted, or one written */
+	size_t next;              /* the next chunk to take */
+	size_t written;           /* chunks written out */
 };
-
-static void text_chunk(void *arg, size_t k)
-{
-	struct textjob *j = arg;
-
-	text_nodes(j->m[k], j->c, j->cut[k], j->cut[k + 1], !j->cut[k]);
-}
 
 /* Lines of the entry of order[i]: its callers, itself, its callees and
  * the separator. */
@@ -528,55 +535,139 @@ static size_t node_lines(const struct sf_an_cg *g, size_t i)
 	       (g->out_start[n + 1] - g->out_start[n]) + 2;
 }
 
-static void text_rounds(struct sf_output *o, const struct textctx *c,
-			unsigned jobs)
+/* A chunk of one node with more than TEXT_LINES lines */
+static bool direct(const struct textpipe *p, size_t k)
 {
-	const struct sf_an_cg *g = c->g;
-	size_t N = g->nnodes - 1, i = 0, nm = 0;
-	struct textjob j = { .c = c };
-	struct sf_ctx scratch;
+	return p->cut[k + 1] - p->cut[k] == 1 &&
+	       node_lines(p->c->g, p->cut[k]) > TEXT_LINES;
+}
 
-	/* a buffer the report cannot have is a chunk written directly:
-	 * that is no error */
-	sf_ctx_init(&scratch);
-	for (; nm < jobs && !sf_output_mem(&j.m[nm], &scratch); nm++)
-		;
-	sf_ctx_free(&scratch);
-	while (i < N) {
-		size_t nc = 0;
-		j.cut[0] = i;
-		/* a chunk ends once it has TEXT_LINES lines, or before a
-		 * node that alone has more */
-		while (nc < nm && i < N) {
-			size_t lines = 0;
-			while (i < N && lines < TEXT_LINES &&
-			       (!lines || node_lines(g, i) <= TEXT_LINES))
-				lines += node_lines(g, i++);
-			if (!lines)
-				break;
-			j.cut[++nc] = i;
+/* With mu held: take the next chunk if its buffer is free, format it
+ * (mu released meanwhile) and say so.  False when there is none to
+ * take now. */
+static bool take(struct textpipe *p)
+{
+	size_t k = p->next;
+
+	if (k >= p->nchunks || k >= p->written + TEXT_SLOTS)
+		return false;
+	p->next++;
+	if (!direct(p, k)) {
+		pthread_mutex_unlock(&p->mu);
+		text_nodes(p->m[k % TEXT_SLOTS], p->c, p->cut[k],
+			   p->cut[k + 1], !p->cut[k]);
+		pthread_mutex_lock(&p->mu);
+	}
+	p->done[k] = 1;
+	pthread_cond_broadcast(&p->cv);
+	return true;
+}
+
+static void *text_helper(void *arg)
+{
+	struct textpipe *p = arg;
+
+	pthread_mutex_lock(&p->mu);
+	while (p->next < p->nchunks)
+		if (!take(p))
+			pthread_cond_wait(&p->cv, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* Write chunk k out, on this thread, in order */
+static void put_chunk(struct sf_output *o, struct textpipe *p, size_t k)
+{
+	struct sf_output *m = p->m[k % TEXT_SLOTS];
+	size_t len;
+	const char *d = sf_output_mem_data(m, &len);
+
+	/* a buffer that could not grow: format the chunk again, straight
+	 * into the output */
+	if (direct(p, k) || sf_output_failed(m))
+		text_nodes(o, p->c, p->cut[k], p->cut[k + 1], !p->cut[k]);
+	else
+		sf_output_write(o, d, len);
+	sf_output_mem_clear(m);
+}
+
+/* The chunks' cuts; 0 when out of memory */
+static size_t text_cuts(struct textpipe *p, const struct sf_an_cg *g)
+{
+	size_t N = g->nnodes - 1, k = 0, lines = 0;
+
+	/* at most one chunk per node */
+	if (!(p->cut = malloc((N + 1) * sizeof(*p->cut))) ||
+	    !(p->done = calloc(N ? N : 1, 1)))
+		return 0;
+	p->cut[0] = 0;
+	for (size_t i = 0; i < N; i++) {
+		size_t l = node_lines(g, i);
+		/* a node of more than TEXT_LINES alone; else a chunk ends
+		 * once it has TEXT_LINES */
+		if (lines && (l > TEXT_LINES || lines >= TEXT_LINES)) {
+			p->cut[++k] = i;
+			lines = 0;
 		}
-		if (nc)
-			sf_run_tasks(jobs, nc, text_chunk, &j);
-		for (size_t k = 0; k < nc; k++) {
-			size_t len;
-			const char *d = sf_output_mem_data(j.m[k], &len);
-			/* a buffer that could not grow: format the chunk
-			 * again, straight into the output */
-			if (sf_output_failed(j.m[k]))
-				text_nodes(o, c, j.cut[k], j.cut[k + 1],
-					   !j.cut[k]);
-			else
-				sf_output_write(o, d, len);
-			sf_output_mem_clear(j.m[k]);
-		}
-		if (i < N && (!nc || node_lines(g, i) > TEXT_LINES)) {
-			text_nodes(o, c, i, i + 1, !i);
-			i++;
+		lines += l;
+		if (l > TEXT_LINES) {
+			p->cut[++k] = i + 1;
+			lines = 0;
 		}
 	}
+	if (lines)
+		p->cut[++k] = N;
+	return k;
+}
+
+/* The whole text of the nodes on this thread and one helper; false when
+ * they could not be had (nothing is written then) */
+static bool text_pipe(struct sf_output *o, const struct textctx *c)
+{
+	struct textpipe p = { .c = c };
+	struct sf_ctx scratch;
+	pthread_t th;
+	bool ok = true, helper = false;
+	size_t nm = 0;
+
+	/* a buffer the report cannot have is no error: one pass instead */
+	sf_ctx_init(&scratch);
+	for (; nm < TEXT_SLOTS && !sf_output_mem(&p.m[nm], &scratch); nm++)
+		;
+	sf_ctx_free(&scratch);
+	if (nm < TEXT_SLOTS || !(p.nchunks = text_cuts(&p, c->g))) {
+		ok = false;
+		goto out;
+	}
+	pthread_mutex_init(&p.mu, NULL);
+	pthread_cond_init(&p.cv, NULL);
+	/* no helper: this thread takes every chunk */
+	helper = !sf_thread_start(&th, text_helper, &p);
+	pthread_mutex_lock(&p.mu);
+	while (p.written < p.nchunks) {
+		size_t k = p.written;
+		if (p.done[k]) {
+			pthread_mutex_unlock(&p.mu);
+			put_chunk(o, &p, k);
+			pthread_mutex_lock(&p.mu);
+			p.written++;
+			pthread_cond_broadcast(&p.cv);
+		} else if (!take(&p)) {
+			/* the helper has it */
+			pthread_cond_wait(&p.cv, &p.mu);
+		}
+	}
+	pthread_mutex_unlock(&p.mu);
+	if (helper)
+		pthread_join(th, NULL);
+	pthread_cond_destroy(&p.cv);
+	pthread_mutex_destroy(&p.mu);
+out:
 	for (size_t k = 0; k < nm; k++)
-		sf_output_abort(j.m[k]);
+		sf_output_abort(p.m[k]);
+	free(p.cut);
+	free(p.done);
+	return ok;
 }
 
 int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
@@ -623,9 +714,7 @@ int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
 	sf_output_puts(o, rule);
 	/* with --peek, whether a separator comes first depends on the nodes
 	 * shown before: those few entries are written in one pass */
-	if (jobs > 1 && !opt->npeek)
-		text_rounds(o, &c, jobs);
-	else
+	if (!(jobs > 1 && !opt->npeek && g->nnodes > 1 && text_pipe(o, &c)))
 		text_nodes(o, &c, 0, g->nnodes - 1, true);
 	sf_output_puts(o, rule);
 	labels_free(&c.lb);
@@ -661,6 +750,6 @@ void sf_an_cg_edge(const struct sf_an_cg *g, size_t i, bool callees,
 	uint32_t other = callees ? g->edges[e].to : g->edges[e].from;
 
 	*out = (struct sf_an_cg_edge){
-		other == STAR ? 0 : g->index[other], g->edges[e].total,
+		other == STAR ? 0 : g->index[other], edge_total(g, e),
 		time_d(g, e, false), time_d(g, e, true) };
 }

@@ -3,11 +3,12 @@
  * report (whole, or the --peek node view), Graphviz dot, or the picture.
  */
 #include "analyze.h"
+#include "an_internal.h"
 
 #include <stdio.h>
 #include <string.h>
 
-int sf_an_cg_report(struct sf_output *o, const struct sf_an_view *v,
+int sf_an_cg_report(struct sf_output *o, struct sf_an_view *v,
 		    const struct sf_an_cg_report *r, struct sf_ctx *ctx)
 {
 	struct sf_an_cg_opts cg = r->cg;
@@ -16,7 +17,12 @@ int sf_an_cg_report(struct sf_output *o, const struct sf_an_view *v,
 	int rc;
 
 	cg.raw = dot.raw = r->raw;
-	if ((rc = sf_an_cg_build(&g, v, ctx)))
+	if ((rc = sf_an__cg_walk(&g, v, false, ctx)))
+		return rc;
+	/* read: their memory (57 MB on the timeline of docs/PERFORMANCE.md)
+	 * goes to the adjacency, which would otherwise take fresh pages */
+	sf_an_view_drop_stacks(v);
+	if ((rc = sf_an__cg_finish(g, ctx)))
 		return rc;
 	for (size_t i = 0; i < cg.npeek; i++) {
 		if (sf_an_cg_count_matches(g, &cg.peek[i], 1))

@@ -10,7 +10,7 @@
 #include <string.h>
 
 /* the call graph's row: its JSON, dot and pictures end their own lines */
-static int callgraph(struct sf_output *o, const struct sf_an_view *v,
+static int callgraph(struct sf_output *o, struct sf_an_view *v,
 		     const struct sf_an_report_opts *r, struct sf_ctx *ctx);
 
 static int bad_value(const char *name, const char *value,
@@ -397,19 +397,19 @@ static int diff(struct sf_output *o, const struct sf_profile *p,
 	return rc;
 }
 
-static int tree(struct sf_output *o, const struct sf_an_view *v,
+static int tree(struct sf_output *o, struct sf_an_view *v,
 		const struct sf_an_report_opts *r, struct sf_ctx *ctx)
 {
 	return sf_an_tree(o, v, &r->tree, ctx);
 }
 
-static int flat(struct sf_output *o, const struct sf_an_view *v,
+static int flat(struct sf_output *o, struct sf_an_view *v,
 		const struct sf_an_report_opts *r, struct sf_ctx *ctx)
 {
 	return sf_an_flat(o, v, &r->flat, ctx);
 }
 
-static int callgraph(struct sf_output *o, const struct sf_an_view *v,
+static int callgraph(struct sf_output *o, struct sf_an_view *v,
 		     const struct sf_an_report_opts *r, struct sf_ctx *ctx)
 {
 	return sf_an_cg_report(o, v, &r->cgr, ctx);

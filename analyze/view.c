@@ -239,6 +239,15 @@ void sf_an_view_free(struct sf_an_view *v)
 	free(v);
 }
 
+void sf_an_view_drop_stacks(struct sf_an_view *v)
+{
+	free(v->nodes);
+	free(v->samples);
+	v->nodes = NULL;
+	v->samples = NULL;
+	v->nnodes = v->nsamples = 0;
+}
+
 static bool any_match(const regex_t *r, size_t n, const char *s)
 {
 	for (size_t i = 0; i < n; i++)

@@ -94,22 +94,29 @@ else
 	skip parallel-jobs-threads "strace cannot trace here"
 fi
 
-# The call graph's text report is formatted in chunks of about 16,384
-# lines on the jobs' threads (analyze/cgprint.c), its adjacency and sorts
-# one direction per thread (callgraph.c): a graph of some 4,000 functions
-# and 120,000 edges is cut into several rounds of chunks, and every
-# report must be the bytes of one job.  The entries are counted against
-# the input: a node's lines are its callers, itself and its callees, the
-# * node is not listed, so 2 lines per edge less one per edge with *, one
+# The lines of a folded file's --callgraph entries, counted from its
+# stacks: a node's lines are its callers, itself and its callees, the *
+# node is not listed, so 2 lines per edge less one per edge with *, one
 # per function, and a separator between functions.
+cg_entries() {
+	awk '{ n = split($1, f, ";"); fn[f[1]] = 1; e["*>" f[1]] = 1
+		e[f[n] ">*"] = 1
+		for (k = 2; k <= n; k++) { fn[f[k]] = 1; e[f[k-1] ">" f[k]] = 1 } }
+	     END { for (x in e) { E++; if (x ~ /\*/) S++ }; for (x in fn) F++
+		print 2 * E - S + F + F - 1 }' "$1"
+}
+
+# The call graph's text report is formatted in chunks of about 16,384
+# lines on two threads (analyze/cgprint.c), its adjacency and sorts
+# one direction per thread (callgraph.c): a graph of some 4,000 functions
+# and 120,000 edges is cut into more chunks than there are buffers, and every
+# report must be the bytes of one job.  The entries are counted against
+# the input (cg_entries).
 awk 'BEGIN { s = 1; for (i = 0; i < 40000; i++) { d = 2 + i % 6; line = "main"
 	for (k = 0; k < d; k++) { s = (s * 69069 + 1) % 4294967296
 		line = line ";f" int(s / 65536) % 4000 }
 	print line, 1 + i % 3 } }' > big.folded
-awk '{ n = split($1, f, ";"); fn[f[1]] = 1; e["*>" f[1]] = 1; e[f[n] ">*"] = 1
-	for (k = 2; k <= n; k++) { fn[f[k]] = 1; e[f[k-1] ">" f[k]] = 1 } }
-     END { for (x in e) { E++; if (x ~ /\*/) S++ }; for (x in fn) F++
-	print 2 * E - S + F + F - 1 }' big.folded > big.want
+cg_entries big.folded > big.want
 bad=
 $SFANALYZE -q -j 1 --callgraph big.folded > cg1.out
 lines=$(($(wc -l < cg1.out) - 10))   # 9 lines above, a rule below
@@ -129,3 +136,22 @@ $SFANALYZE -q -j 2 --callgraph --peek '^f1' big.folded > cgj.out
 cmp -s cg1.out cgj.out || bad="$bad peek"
 if [ -z "$bad" ]; then pass parallel-callgraph
 else fail parallel-callgraph "differs:$bad"; fi
+
+# A node with more than 16,384 lines is a chunk of its own, written
+# straight out when its turn comes: here a and b have 17,000 callees each
+# (after main's chunk of some 3,000 lines, before the chunks of the rest),
+# and the report at -j2 and -j3 must still be the bytes of one job.
+awk 'BEGIN { for (k = 0; k < 17000; k++) { print "main;a;x" k, 1
+		print "main;b;y" k, 1 }
+	for (k = 0; k < 3000; k++) print "main;c" k ";d" k, 1 }' > hub.folded
+cg_entries hub.folded > hub.want
+bad=
+$SFANALYZE -q -j 1 --callgraph hub.folded > cg1.out
+lines=$(($(wc -l < cg1.out) - 10))
+[ "$lines" = "$(cat hub.want)" ] || bad="$bad entries:$lines:$(cat hub.want)"
+for j in 2 3; do
+	$SFANALYZE -q -j $j --callgraph hub.folded > cgj.out
+	cmp -s cg1.out cgj.out || bad="$bad text:j$j"
+done
+if [ -z "$bad" ]; then pass parallel-callgraph-large-node
+else fail parallel-callgraph-large-node "differs:$bad"; fi

@@ -8,7 +8,8 @@
  * on one whose edges fit but whose node sums (docs/analyze.md, call graph
  * 5.1) do not, so that the ordering goes over to rationals, and on one
  * where only the times an edge keeps nowhere (total * den, while no
- * function of it repeats) would overflow. */
+ * function of it repeats) would overflow, and on one whose times fit in
+ * 128 bits but not in 64. */
 #include "unit.h"
 #include "analyze.h"
 #include "an_internal.h"
@@ -152,6 +153,21 @@ static struct sf_profile *mk_derived_over(struct sf_ctx *ctx)
 	return mk_fixed(ctx, "ABC", stacks, 7, w);
 }
 
+/* No function repeats and the weights are near 2^70: the fast sums fit
+ * (the denominator stays 1), but the total is past 2^63, so the
+ * adjacency keeps no 64-bit times of its own and its sorts, the ordering
+ * and the text read each time from its edge (entry_time). */
+static struct sf_profile *mk_past_64(struct sf_ctx *ctx)
+{
+	static const char *const stacks[] = {
+		"AB", "ABC", "BC", "CAD", "DB", "AC", "BD", "ABCD"
+	};
+	const double w[] = { ldexp(3, 70), ldexp(1, 70), ldexp(5, 69), 2,
+			     ldexp(1, 71), ldexp(7, 68), 1, ldexp(3, 69) };
+
+	return mk_fixed(ctx, "ABCD", stacks, 8, w);
+}
+
 /* Both ways on one profile: same bytes; `want_slow`: whether the fast
  * build must have fallen back. */
 static void both(struct sf_ctx *ctx, const char *name, uint64_t seed,
@@ -168,6 +184,7 @@ static void both(struct sf_ctx *ctx, const char *name, uint64_t seed,
 
 	rs = seed;
 	p = nsamples ? mk(ctx, nfuncs, maxdepth, nsamples, wk) :
+	    nfuncs == 2 ? mk_past_64(ctx) :
 	    nfuncs ? mk_derived_over(ctx) : mk_wide_node(ctx);
 	if (p && !sf_an_view_build(&v, p, &f, NULL, ctx) &&
 	    !sf_an__cg_build(&fast, v, false, ctx) &&
@@ -193,6 +210,48 @@ static bool same_pair(const char *a, const char *b, const char *x,
 {
 	return a && b && ((!strcmp(a, x) && !strcmp(b, y)) ||
 			  (!strcmp(a, y) && !strcmp(b, x)));
+}
+
+/* mk_past_64's edge totals, by hand: past 64 bits they are kept beside
+ * the edges (analyze/cg_internal.h, struct edge).  A and B are adjacent
+ * in AB, ABC and ABCD, the same way round: 3 x 2^70 + 2^70 + 3 x 2^69 =
+ * 11 x 2^69; B and D in DB (2^71) and, the other way round, in BD (1). */
+static void past_64_totals(struct sf_ctx *ctx)
+{
+	struct sf_an_filter f = { 0 };
+	struct sf_profile *p = mk_past_64(ctx);
+	struct sf_an_view *v = NULL;
+	struct sf_an_cg *g = NULL;
+	struct sf_an_cg_info info;
+	double ab = 0, bd[2] = { 0, 0 };
+	size_t nab = 0, nbd = 0;
+	bool ok = p && !sf_an_view_build(&v, p, &f, NULL, ctx) &&
+		  !sf_an_cg_build(&g, v, ctx);
+
+	if (ok)
+		sf_an_cg_info(g, &info);
+	for (size_t i = 1; ok && i <= info.nnodes; i++) {
+		struct sf_an_cg_node nd, o;
+		sf_an_cg_node(g, i, &nd);
+		for (size_t j = 0; j < nd.ncallees; j++) {
+			struct sf_an_cg_edge e;
+			sf_an_cg_edge(g, i, true, j, &e);
+			if (!e.other)
+				continue;
+			sf_an_cg_node(g, e.other, &o);
+			double t = sf_an_double(e.total, info.exp);
+			if (same_pair(nd.name, o.name, "A", "B") && !nab++)
+				ab = t;
+			if (same_pair(nd.name, o.name, "B", "D") && nbd < 2)
+				bd[nbd++] = t;
+		}
+	}
+	CHECK("cg-edge-totals-past-64-bits",
+	      ok && nab == 1 && ab == ldexp(11, 69) && nbd == 2 &&
+	      fmin(bd[0], bd[1]) == 1 && fmax(bd[0], bd[1]) == ldexp(1, 71));
+	sf_an_cg_free(g);
+	sf_an_view_free(v);
+	sf_profile_free(p);
 }
 
 /* More functions than the direct table of edge ids holds (so the edges
@@ -302,6 +361,8 @@ int main(void)
 	both(&ctx, "cg-node-sums-past-128-bits", 0, 0, 0, 0, W_ONE, false);
 	both(&ctx, "cg-fast-falls-back-times-kept-nowhere", 0, 1, 0, 0, W_ONE,
 	     true);
+	both(&ctx, "cg-times-past-64-bits", 0, 2, 0, 0, W_ONE, false);
+	past_64_totals(&ctx);
 	/* many functions, short stacks: most samples repeat none, so an
 	 * edge keeps no times until a sample with a repeat meets it */
 	for (uint64_t seed = 1; seed <= 3; seed++) {
