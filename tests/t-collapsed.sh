@@ -61,6 +61,21 @@ sed 's/\[3, null, null, 0, -2\],//' neg.json > pos.json
 $SFCONV pos.json > pos.out
 printf 'main;idle 3\nmain;work 2\n' > pos.want
 expect_same collapsed-write-after-negative pos.want pos.out
+# The raw sample is named only while nothing folded before it: here c's
+# two samples of -2 (the 5th and 7th read) fold into one of -4 and a's
+# four into one, so no sample number is true (before, "sample 7: weight
+# -4", the sum of the counts); the message names the stack instead.
+printf '%s\n' '{"format": "sftools-profile", "version": 1, "meta": {},' \
+	'"sample_types": [{"type": "samples", "unit": "count"}],' \
+	'"threads": [], "label_sets": [],' \
+	'"frames": [{"name": "a"}, {"name": "b"}, {"name": "c"}],' \
+	'"stacks": [[0, 0], [0, 1], [0, 2]],' \
+	'"samples": [[1, null, null, 0, 1], [2, null, null, 0, 1],' \
+	'[1, null, null, 0, 1], [1, null, null, 0, 1], [3, null, null, 0, -2],' \
+	'[1, null, null, 0, 1], [3, null, null, 0, -2]]}' > negfold.json
+expect_error collapsed-write-negative-folded 1 \
+	'^sfconv: negfold.folded: the stack ending in c: weight -4 \(2 samples summed\) cannot be written as a collapsed count' \
+	$SFCONV negfold.json -o negfold.folded
 printf 'a;b 1\n' | gzip | head -c 12 > trunc.gz
 expect_error collapsed-truncated-gzip 1 'truncated gzip' $SFCONV --from collapsed trunc.gz
 expect_error empty-input 1 'empty input' $SFCONV /dev/null

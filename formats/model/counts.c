@@ -64,20 +64,37 @@ int sf_weights_nonneg(const struct sf_profile *p, struct sf_ctx *ctx,
 		      uint32_t type, const char *what)
 {
 	unsigned long long n = 0;
+	bool folded = false;
 
 	if (type >= p->d.ntypes)
 		return 0;
 	for (size_t i = 0; i < p->d.nsamples; i++) {
 		double w = sf_weight(p, i, type);
-		/* folding stops at a negative weight (profile.h), so the
-		 * sample that has one is the last of the raw samples
-		 * counted */
-		n += sf_sample_count(p, i);
-		if (!(w >= 0) || isinf(w))
+		uint64_t c = sf_sample_count(p, i);
+		/* while no sample so far stands for more than one, sample i
+		 * is raw sample i + 1; after a negative weight exact folding
+		 * folds nothing (profile.h), so the counts before i say
+		 * which it was.  Otherwise a later raw sample may have folded
+		 * into an earlier one, and the count says nothing of where
+		 * this one was read. */
+		folded |= c > 1;
+		n += c;
+		if (w >= 0 && !isinf(w))
+			continue;
+		if (!folded || (p->d.fold_exact && c == 1))
 			return sf_error(ctx, SF_ELIMIT, NULL, 0,
 					"sample %llu: weight %g cannot be "
 					"written as %s (json and pprof keep "
 					"negative weights)", n, w, what);
+		sf_stack_id s = p->d.samples[i].stack;
+		return sf_error(ctx, SF_ELIMIT, NULL, 0,
+				"%s%s: weight %g (%llu sample%s summed) cannot "
+				"be written as %s (json and pprof keep "
+				"negative weights)",
+				s ? "the stack ending in " : "the empty stack",
+				s ? p->d.frames[p->d.stacks[s].frame].name : "",
+				w, (unsigned long long)c, c == 1 ? "" : "s",
+				what);
 	}
 	return 0;
 }

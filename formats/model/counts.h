@@ -50,8 +50,10 @@ int sf_records_whole(const struct sf_profile *p, struct sf_ctx *ctx,
 		     const struct sf_records *r, size_t i, double max,
 		     const char *what, uint64_t *out, bool *rounded);
 
-/* SF_ELIMIT, naming the first sample (counted as read, from 1) whose
- * weight of `type` is negative or not finite, for a writer whose counts
+/* SF_ELIMIT, naming the first sample (counted as read, from 1; where
+ * samples folded before it, which leaves no number true, its stack's
+ * innermost frame and how many were summed) whose weight of `type` is
+ * negative or not finite, for a writer whose counts
  * cannot be below 0 (`what`: "a collapsed count"); 0 when there is none.
  * Its readers refuse such a count, so writing one would give a file
  * that cannot be read back. */
