@@ -27,6 +27,12 @@
 #define AHEAD_BLOCK (32u << 10)
 #define AHEAD_FIND 4096
 #define AHEAD_SLOTS 32
+/* The thread, finding the ring full, sleeps until this many slots are
+ * free, not one: the reader is the slower side, so the ring is full most
+ * of the time, and a wake-up per block was two futex calls a block
+ * (about 4,700 a timeline), a system call and a context switch on the
+ * reader's thread each. */
+#define AHEAD_WAKE 8
 /* A sample takes 96 bytes parsed (struct fast_sample), so the samples
  * section's blocks are a quarter as long, and a block of more samples
  * than AHEAD_RECS is left to the reader (a sample with a weight is at
@@ -86,8 +92,11 @@ struct sf_json_ahead {
 	size_t given;              /* the map below this is given back */
 	size_t placed;             /* samples: the profile's samples when
 				    * the reader last released a slot */
+	bool sleeping;             /* the thread waits for free slots */
+	size_t wake_at;            /* ... until the reader's head is here */
+	size_t head;               /* next slot the reader looks at (the
+				    * reader writes it, under mu) */
 	/* the reader's alone */
-	size_t head;               /* next slot to look at */
 	bool over;                 /* the thread has published its last */
 	struct ahead_slot slot[AHEAD_SLOTS];
 };
@@ -208,8 +217,14 @@ static void *ahead_main(void *arg)
 		struct ahead_slot *s = &a->slot[tail % AHEAD_SLOTS];
 		pthread_mutex_lock(&a->mu);
 		while (!a->stop &&
-		       atomic_load_explicit(&s->full, memory_order_acquire))
+		       atomic_load_explicit(&s->full, memory_order_acquire)) {
+			/* slots tail .. tail + AHEAD_WAKE - 1 are free once
+			 * the reader's head has passed them a lap before */
+			a->wake_at = tail + AHEAD_WAKE - AHEAD_SLOTS;
+			a->sleeping = true;
 			pthread_cond_wait(&a->cv, &a->mu);
+		}
+		a->sleeping = false;
 		if (a->stop) {
 			pthread_mutex_unlock(&a->mu);
 			return NULL;
@@ -344,9 +359,10 @@ static void release(struct sf_json_ahead *a, struct ahead_slot *s)
 	pthread_mutex_lock(&a->mu);
 	a->placed = a->p->d.nsamples;
 	atomic_store_explicit(&s->full, false, memory_order_release);
-	pthread_cond_broadcast(&a->cv);
-	pthread_mutex_unlock(&a->mu);
 	a->head++;
+	if (a->sleeping && a->head >= a->wake_at)
+		pthread_cond_broadcast(&a->cv);
+	pthread_mutex_unlock(&a->mu);
 }
 
 size_t sf_json__ahead_next(struct sf_json_ahead *a, size_t pos)
