@@ -27,6 +27,12 @@
 #define AHEAD_BLOCK (32u << 10)
 #define AHEAD_FIND 4096
 #define AHEAD_SLOTS 32
+/* The thread, finding the ring full, sleeps until this many slots are
+ * free, not one: the reader is the slower side, so the ring is full most
+ * of the time, and a wake-up per block was two futex calls a block
+ * (about 4,700 a timeline), a system call and a context switch on the
+ * reader's thread each. */
+#define AHEAD_WAKE 8
 /* A sample takes 96 bytes parsed (struct fast_sample), so the samples
  * section's blocks are a quarter as long, and a block of more samples
  * than AHEAD_RECS is left to the reader (a sample with a weight is at
@@ -40,8 +46,11 @@
 #define AHEAD_PAIRS ((AHEAD_BLOCK + AHEAD_FIND) / 7 + 1)
 #define NONE SIZE_MAX
 /* The stack tree's entries are faulted in this many stacks ahead of the
- * reader's estimated place (1.5 MiB of each array). */
+ * reader's estimated place (1.5 MiB of each array); the samples' a
+ * quarter as many (768 KiB of the samples' array): what is faulted in
+ * ahead past the section's end is memory never used. */
 #define FILL_AHEAD ((size_t)1 << 17)
+#define FILL_AHEAD_SAMPLES (FILL_AHEAD / 4)
 
 struct ahead_slot {
 	atomic_bool full;          /* written by the thread, not yet
@@ -62,9 +71,13 @@ struct sf_json_ahead {
 	struct fast_sample *recs;  /* every slot's rec */
 	bool wait;                 /* SF_JSON_AHEAD=wait: the reader waits
 				    * for every block (a test hook) */
-	bool fill;                 /* room has the stack tree's arrays */
+	bool fill;                 /* room has the stack tree's arrays, or
+				    * the samples' */
 	struct sf_stack_room room;
-	size_t first;              /* the profile's stacks at the start */
+	size_t first;              /* the profile's stacks (samples) at the
+				    * start */
+	size_t fill_ahead;         /* FILL_AHEAD, or FILL_AHEAD_SAMPLES */
+	const struct sf_profile *p;
 	uint32_t *smap;            /* the reader's map of the file's stacks
 				    * (smap_cap bytes), whose entry smap_first
 				    * is the section's first, or NULL */
@@ -77,8 +90,13 @@ struct sf_json_ahead {
 	size_t busy;               /* the thread reads the map from here on
 				    * (NONE: it reads nothing) */
 	size_t given;              /* the map below this is given back */
+	size_t placed;             /* samples: the profile's samples when
+				    * the reader last released a slot */
+	bool sleeping;             /* the thread waits for free slots */
+	size_t wake_at;            /* ... until the reader's head is here */
+	size_t head;               /* next slot the reader looks at (the
+				    * reader writes it, under mu) */
 	/* the reader's alone */
-	size_t head;               /* next slot to look at */
 	bool over;                 /* the thread has published its last */
 	struct ahead_slot slot[AHEAD_SLOTS];
 };
@@ -163,17 +181,21 @@ static bool block_parse_samples(const struct sf_json_ahead *a, size_t start,
  * Fault in the stack tree's entries ahead of the reader (profile.h, "Room
  * for a reader"): the nodes up to the end of the block just parsed are at
  * most `first` plus the section's elements up to there, estimated from
- * the pairs per byte of the blocks parsed so far.
+ * the pairs per byte of the blocks parsed so far.  The samples' arrays
+ * from the reader's own count (`placed`) instead: where samples fold
+ * into one another (an aggregated output of a timeline of few stacks)
+ * the elements would overstate them by thousands of times.
  */
 static void fill(struct sf_json_ahead *a, const struct ahead_slot *s,
-		 size_t *pairs, size_t *bytes, size_t *filled)
+		 size_t *pairs, size_t *bytes, size_t *filled, size_t placed)
 {
 	*pairs += s->n;
 	*bytes += s->end - s->start;
-	size_t want = a->first + FILL_AHEAD +
+	size_t want = a->samples ? placed + a->fill_ahead :
+		      a->first + a->fill_ahead +
 		      (size_t)((double)(s->end - a->base) * (double)*pairs /
 			       (double)*bytes);
-	if (want > *filled + FILL_AHEAD / 2) {
+	if (want > *filled + a->fill_ahead / 2) {
 		sf_stack_room_fill(&a->room, *filled, want);
 		/* the file has at least as many stacks as the tree nodes
 		 * they make: the map's entries for these and more */
@@ -189,14 +211,20 @@ static void *ahead_main(void *arg)
 {
 	struct sf_json_ahead *a = arg;
 	size_t k = 1, tail = 0, start = NONE;
-	size_t pairs = 0, bytes = 0, filled = a->first;
+	size_t pairs = 0, bytes = 0, filled = a->first, placed = a->first;
 
 	for (;;) {
 		struct ahead_slot *s = &a->slot[tail % AHEAD_SLOTS];
 		pthread_mutex_lock(&a->mu);
 		while (!a->stop &&
-		       atomic_load_explicit(&s->full, memory_order_acquire))
+		       atomic_load_explicit(&s->full, memory_order_acquire)) {
+			/* slots tail .. tail + AHEAD_WAKE - 1 are free once
+			 * the reader's head has passed them a lap before */
+			a->wake_at = tail + AHEAD_WAKE - AHEAD_SLOTS;
+			a->sleeping = true;
 			pthread_cond_wait(&a->cv, &a->mu);
+		}
+		a->sleeping = false;
 		if (a->stop) {
 			pthread_mutex_unlock(&a->mu);
 			return NULL;
@@ -208,6 +236,7 @@ static void *ahead_main(void *arg)
 			start = NONE;
 		}
 		a->busy = a->base + k * a->block;
+		placed = a->placed;
 		pthread_mutex_unlock(&a->mu);
 
 		if (start == NONE)
@@ -229,7 +258,7 @@ static void *ahead_main(void *arg)
 		if (!s->ok)
 			return NULL;
 		if (a->fill)
-			fill(a, s, &pairs, &bytes, &filled);
+			fill(a, s, &pairs, &bytes, &filled, placed);
 		start = end;
 		k++;
 		tail++;
@@ -256,6 +285,7 @@ int sf_json__ahead_start(struct sf_json_ahead **out, struct sf_profile *p,
 	a->block = samples ? AHEAD_SBLOCK : AHEAD_BLOCK;
 	a->samples = samples;
 	a->nw = nw;
+	a->p = p;
 	if (samples) {
 		a->recs = sf_calloc((size_t)AHEAD_SLOTS * AHEAD_RECS,
 				    sizeof(*a->recs));
@@ -265,9 +295,18 @@ int sf_json__ahead_start(struct sf_json_ahead **out, struct sf_profile *p,
 		}
 		for (size_t i = 0; i < AHEAD_SLOTS; i++)
 			a->slot[i].rec = a->recs + i * AHEAD_RECS;
+		/* the reader's samples arrays grew by doubling on its own
+		 * thread, their fresh pages cleared there: room for the
+		 * most samples the rest of the file can hold, each 4 + nw
+		 * values, none shorter than "[0,0,0,0,0]," with one */
+		a->first = a->placed = p->d.nsamples;
+		a->fill_ahead = FILL_AHEAD_SAMPLES;
+		a->fill = !sf_profile_sample_room(
+			p, (size - base) / (2 * (4 + nw) + 2) + 1, &a->room);
 	} else {
 		/* no element is shorter than "[0,0]," */
 		a->first = p->d.nstacks;
+		a->fill_ahead = FILL_AHEAD;
 		a->fill = !sf_profile_stack_room(p, (size - base) / 6 + 1,
 						 &a->room);
 		if (a->fill && smap &&
@@ -318,10 +357,12 @@ static void release(struct sf_json_ahead *a, struct ahead_slot *s)
 	if (!s->ok)
 		a->over = true;
 	pthread_mutex_lock(&a->mu);
+	a->placed = a->p->d.nsamples;
 	atomic_store_explicit(&s->full, false, memory_order_release);
-	pthread_cond_broadcast(&a->cv);
-	pthread_mutex_unlock(&a->mu);
 	a->head++;
+	if (a->sleeping && a->head >= a->wake_at)
+		pthread_cond_broadcast(&a->cv);
+	pthread_mutex_unlock(&a->mu);
 }
 
 size_t sf_json__ahead_next(struct sf_json_ahead *a, size_t pos)

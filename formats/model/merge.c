@@ -66,26 +66,9 @@ static int merge_reserve(struct sf_profile *dst, const struct sf_profile *src)
 	    sf_profile__nodes_resize(&in->kin, &in->cap_kin, ns,
 				     sizeof(*in->kin)))
 		return -1;
-	if (nt && src->d.nsamples && in->cap_samples < nn) {
-		struct sf_sample *a = sf_reallocarray(dst->d.samples, nn,
-						      sizeof(*a));
-		if (!a)
-			return -1;
-		dst->d.samples = a;
-		double *w = sf_reallocarray(dst->d.weights, nn,
-					    nt * sizeof(double));
-		if (!w)
-			return -1;
-		dst->d.weights = w;
-		if (dst->d.aggregated) {
-			uint64_t *c = sf_reallocarray(dst->d.counts, nn,
-						      sizeof(*c));
-			if (!c)
-				return -1;
-			dst->d.counts = c;
-		}
-		in->cap_samples = nn;
-	}
+	if (nt && src->d.nsamples && in->cap_samples < nn &&
+	    sf_profile__samples_resize(dst, nn))
+		return -1;
 	return 0;
 }
 

@@ -123,13 +123,11 @@ void sf_profile_free(struct sf_profile *p)
 		free(p->in->strs);
 		free(p->in->strlens);
 		free(p->in->named);
+		sf_profile__samples_free(p);
 		free(p->in);
 	}
 	free(p->d.frames);
 	free(p->d.threads);
-	free(p->d.samples);
-	free(p->d.weights);
-	free(p->d.counts);
 	free(p->d.types);
 	free(p->d.label_sets);
 	free(p->d.meta.props);
@@ -841,25 +839,10 @@ int sf_profile_sample_type(struct sf_profile *p, struct sf_ctx *ctx,
 	nt[old].unit = u;
 	if (p->d.nsamples) {
 		/* widen every row; existing samples get 0 for the new type */
-		double *w = sf_reallocarray(NULL, p->in->cap_samples, n *
-					    sizeof(double));
-		if (!w)
+		if (sf_profile__samples_widen(p, old, n))
 			return sf_error_nomem(ctx);
-		for (size_t i = 0; i < p->d.nsamples; i++) {
-			memcpy(w + i * n, p->d.weights + i * old,
-			       old * sizeof(double));
-			w[i * n + old] = 0;
-		}
-		free(p->d.weights);
-		p->d.weights = w;
 	} else {
-		free(p->d.weights);
-		p->d.weights = NULL;
-		p->in->cap_samples = 0;
-		free(p->d.samples);
-		p->d.samples = NULL;
-		free(p->d.counts);
-		p->d.counts = NULL;
+		sf_profile__samples_free(p);
 	}
 	p->d.ntypes = n;
 	*out = (uint32_t)old;
@@ -1150,27 +1133,10 @@ int sf_profile__add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 		return sf_error(ctx, SF_ELIMIT, NULL, 0,
 				"more than 4 billion samples; use an "
 				"aggregated output");
-	if (p->d.nsamples >= p->in->cap_samples) {
-		size_t cap = p->in->cap_samples ? p->in->cap_samples * 2 : 256;
-		struct sf_sample *s = sf_reallocarray(p->d.samples, cap,
-						      sizeof(*s));
-		if (!s)
-			return sf_error_nomem(ctx);
-		p->d.samples = s;
-		double *w = sf_reallocarray(p->d.weights, cap,
-					    nt * sizeof(double));
-		if (!w)
-			return sf_error_nomem(ctx);
-		p->d.weights = w;
-		if (agg) {
-			uint64_t *c = sf_reallocarray(p->d.counts, cap,
-						      sizeof(*c));
-			if (!c)
-				return sf_error_nomem(ctx);
-			p->d.counts = c;
-		}
-		p->in->cap_samples = cap;
-	}
+	if (p->d.nsamples >= p->in->cap_samples &&
+	    sf_profile__samples_resize(p, p->in->cap_samples ?
+					       p->in->cap_samples * 2 : 256))
+		return sf_error_nomem(ctx);
 	id = (uint32_t)p->d.nsamples;
 	p->d.samples[id].stack = stack;
 	p->d.samples[id].thread = thread;

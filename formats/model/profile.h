@@ -271,6 +271,15 @@ int sf_profile_stack_room(struct sf_profile *p, size_t n,
 			  struct sf_stack_room *room);
 void sf_stack_room_fill(const struct sf_stack_room *room, size_t from,
 			size_t to);
+/* The same for the samples (samples.c): room for n more in the arrays
+ * of samples, weights and counts at once, reserved as address space, in
+ * *room for sf_stack_room_fill to fault in the entries of samples [from,
+ * to) ahead of the reader, while it adds at most n samples and neither
+ * adds a sample type nor changes the aggregation.  -1 when there is no
+ * sample type yet or the room would not be a mapping of its own (nothing
+ * depends on it but speed and memory). */
+int sf_profile_sample_room(struct sf_profile *p, size_t n,
+			   struct sf_stack_room *room);
 /* Give back memory that only adding stacks needs (the index of the
  * stack tree, rebuilt by the next sf_profile_stack_push, and spare room):
  * for a caller that has finished loading and only reads the profile. */

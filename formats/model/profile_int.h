@@ -57,6 +57,8 @@ struct sf_profile_internal {
 	bool weights_inexact;
 	double weights_total;
 	size_t cap_frames, cap_stacks, cap_threads, cap_samples, cap_labels;
+	size_t cap_sbytes[3];    /* bytes of d.samples, d.weights and
+				  * d.counts (samples.c) */
 	size_t cap_strs;
 	size_t cap_strinfo;      /* entries of strlens and named */
 	/* the last stack sf_profile_stack made, root first: its frames and
@@ -72,6 +74,15 @@ struct sf_profile_internal {
  * when out of memory (nothing changed).  Those two arrays are allocated
  * only by this (profile.c says why) and freed by sf_profile_free. */
 int sf_profile__nodes_resize(void *arr, size_t *cap, size_t n, size_t size);
+
+/* The arrays of samples (samples.c says why they are big buffers): make
+ * them hold n samples (at least), keeping what fits, 0 or -1 when out of
+ * memory; widen each row of d.weights from `old` types to n, the new
+ * weights 0, 0 or -1 (nothing changed); free them.  Those three arrays
+ * are allocated and freed only by these and sf_profile_sample_room. */
+int sf_profile__samples_resize(struct sf_profile *p, size_t n);
+int sf_profile__samples_widen(struct sf_profile *p, size_t old, size_t n);
+void sf_profile__samples_free(struct sf_profile *p);
 
 /* Add a sample standing for `count` added samples (1, or a folded
  * sample of another profile being merged): folded into an equal one
