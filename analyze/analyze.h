@@ -457,6 +457,8 @@ struct sf_an_report {
 			       * sf_an_report_drops_zero) */
 	bool whole;           /* the profile as it is: no filter, --json,
 			       * --per-thread, --per-process or --timestamps */
+	bool takes_kept;      /* builds large buffers from memory kept in
+			       * ctx (sf_big_take): the call graph's edges */
 };
 
 /* The table, in --help order, ending with a row whose name is NULL.  The
@@ -489,6 +491,12 @@ struct sf_an_report_opts {
 	struct sf_an_cg_report cgr;  /* CALLGRAPH: text, JSON, peek, dot or
 				      * a picture */
 	struct sf_an_sample_opts sample;
+	/* If set, the profile sf_an_report reads, which it may change
+	 * once the view of the whole profile is built, when the report
+	 * reads nothing else of it (sf_an_report_one_view): its stacks and
+	 * samples are then freed, kept in ctx for a report that takes kept
+	 * memory (sf_profile_drop_stacks; the view points to its strings) */
+	struct sf_profile *droppable;
 };
 
 /* Every report's defaults in r (a text tree's --min-percent, the picture's
@@ -517,6 +525,11 @@ void sf_an_report_path(struct sf_an_report_opts *r, const char *path);
  * together (--per-thread with --diff or a rendered call graph; filters,
  * --json or --diff with a `whole` report such as --sample). */
 int sf_an_report_check(const struct sf_an_report_opts *r, struct sf_ctx *ctx);
+
+/* Whether sf_an_report(r) builds one view of the whole profile, and so
+ * drops r->droppable's stacks (not per thread or per process, not a
+ * comparison or a `whole` report). */
+bool sf_an_report_one_view(const struct sf_an_report_opts *r);
 
 /* Should the load leave out samples whose values are all zero
  * (sf_load_options.drop_zero)?  Every report but those that keep them

@@ -1148,9 +1148,14 @@ int sf_an__cg_walk(struct sf_an_cg **out, const struct sf_an_view *v,
 	 * the array was moved six times on the timeline of
 	 * docs/PERFORMANCE.md (mremap 4 -> 128 MB) and ended 8 MB larger
 	 * than its 3.76 million edges.  Too small for a mapping of its own
-	 * (or under AddressSanitizer) it grows as it goes. */
-	(void)sf_big_reserve(&g->edges, &g->edges_cap,
-			     edges_bound(v) * sizeof(*g->edges));
+	 * (or under AddressSanitizer) it grows as it goes.  Its first pages
+	 * are those the caller kept (sfanalyze: the profile's stack tree,
+	 * done with once the view is built), already faulted in, where
+	 * fresh ones would be zeroed by the kernel; what is left of them
+	 * is given back rather than held through the graph's peak. */
+	(void)sf_big_reserve_kept(ctx, &g->edges, &g->edges_cap,
+				  edges_bound(v) * sizeof(*g->edges));
+	sf_big_drop(ctx);
 	a.per[1] = 1;
 	for (size_t n = 0; n < N; n++)
 		g->nodes[n].lastthr = INT64_MIN;

@@ -358,6 +358,9 @@ int sf_an_report(struct sf_output *o, const struct sf_profile *p,
 		return per_process(o, p, r, ctx);
 	if ((rc = sf_an_view_build(&v, p, &r->filter, NULL, ctx)))
 		return rc;
+	if (r->droppable == p)
+		sf_profile_drop_stacks(r->droppable,
+				       r->kind->takes_kept ? ctx : NULL);
 	rc = r->kind->of_view(o, v, r, ctx);
 	/* a JSON document ends its line; dot and pictures are their own */
 	if (r->json && !(r->kind->of_view == callgraph &&
@@ -365,6 +368,11 @@ int sf_an_report(struct sf_output *o, const struct sf_profile *p,
 		sf_output_putc(o, '\n');
 	sf_an_view_free(v);
 	return rc;
+}
+
+bool sf_an_report_one_view(const struct sf_an_report_opts *r)
+{
+	return r->kind->of_view && !r->per_thread && !r->per_process;
 }
 
 bool sf_an_report_drops_zero(const struct sf_an_report_opts *r)
@@ -501,7 +509,7 @@ static const struct sf_an_report reports[] = {
 	{ "callgraph", "call graph with caller/callee times (Racket\n"
 	  "profile/analyzer semantics)", .of_view = callgraph,
 	  .defaults = callgraph_defaults, .options = callgraph_opts,
-	  .keeps_zero = true },
+	  .keeps_zero = true, .takes_kept = true },
 	{ "diff", "compare BASE inputs with NEW inputs, separated\n"
 	  "by '--': per-function self and total, change;\n"
 	  "with --tree, the tree of NEW with each node's\n"

@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -441,15 +442,73 @@ void sf_big_populate(void *buf, size_t cap, size_t from, size_t to)
 #endif
 }
 
+/* Move the pages of the mapping [from, from + len) to `to` (a mapping's
+ * part of len bytes, both 2 MiB-aligned): the kernel moves page tables,
+ * so the pages stay faulted in (huge ones whole), nothing is copied or
+ * zeroed, and what was at `to` is unmapped.  false when it cannot. */
+static bool big_move(void *from, size_t len, void *to)
+{
+#ifdef MREMAP_FIXED
+	return mremap(from, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, to) !=
+	       MAP_FAILED;
+#else
+	(void)from;
+	(void)len;
+	(void)to;
+	return false;
+#endif
+}
+
 void sf_big_keep(struct sf_ctx *ctx, void *buf, size_t cap)
 {
-	if (!ctx || cap < BIG_MIN || cap <= ctx->spare_cap) {
+	if (!ctx || cap < BIG_MIN) {
 		sf_big_free(buf, cap);
 		return;
 	}
-	sf_big_free(ctx->spare, ctx->spare_cap);
+	if (ctx->spare) {
+		/* both, one after the other in a mapping of their own: a
+		 * taker of more than either gets the pages of both (the
+		 * stack tree's arrays, one as large as the other) */
+		size_t a = big_round(ctx->spare_cap), b = big_round(cap);
+		unsigned char *m = big_map(a + b);
+		if (m && big_move(ctx->spare, a, m)) {
+			ctx->spare = m;
+			ctx->spare_cap = a;
+			if (big_move(buf, b, m + a)) {
+				ctx->spare_cap = a + b;
+				return;
+			}
+			munmap(m + a, b);
+		} else if (m) {
+			munmap(m, a + b);
+		}
+		/* else the larger, as before */
+		if (cap <= ctx->spare_cap) {
+			sf_big_free(buf, cap);
+			return;
+		}
+		sf_big_free(ctx->spare, ctx->spare_cap);
+	}
 	ctx->spare = buf;
 	ctx->spare_cap = cap;
+}
+
+void sf_big_keep_used(struct sf_ctx *ctx, void *buf, size_t cap,
+		      size_t used)
+{
+	size_t u = big_round(used);
+
+	if (!ctx || cap < BIG_MIN || u < BIG_MIN) {
+		sf_big_free(buf, cap);
+		return;
+	}
+	/* a room reserved for the most entries a stage might write, of
+	 * which it wrote `used` bytes: the rest was never touched */
+	if (u < big_round(cap)) {
+		munmap((unsigned char *)buf + u, big_round(cap) - u);
+		cap = u;
+	}
+	sf_big_keep(ctx, buf, cap);
 }
 
 int sf_big_take(struct sf_ctx *ctx, void *buf, size_t *cap, size_t n)
@@ -468,6 +527,24 @@ int sf_big_take(struct sf_ctx *ctx, void *buf, size_t *cap, size_t n)
 	ctx->spare = take < ctx->spare_cap ?
 		     (unsigned char *)ctx->spare + take : NULL;
 	ctx->spare_cap -= take;
+	return 0;
+}
+
+int sf_big_reserve_kept(struct sf_ctx *ctx, void *buf, size_t *cap, size_t n)
+{
+	void **b = buf;
+
+	if (!sf_big_take(ctx, buf, cap, n))
+		return 0;
+	if (sf_big_reserve(buf, cap, n))
+		return -1;
+	/* fewer kept than reserved: the kept pages become the first of
+	 * the room, the rest stays address space */
+	size_t k = ctx->spare ? big_round(ctx->spare_cap) : 0;
+	if (k && k <= *cap && big_move(ctx->spare, k, *b)) {
+		ctx->spare = NULL;
+		ctx->spare_cap = 0;
+	}
 	return 0;
 }
 

@@ -229,15 +229,30 @@ void sf_big_populate(void *buf, size_t cap, size_t from, size_t to);
 /* A buffer of sf_big_resize that one stage of a job is done with, kept in
  * ctx for a later stage to take (sf_big_take) instead of given back to
  * the kernel: its pages are faulted in and cleared already, which fresh
- * ones are not (a fault and a clearing of each 4 KiB).  ctx keeps one,
- * the larger; a buffer that is no mapping of its own, or with ctx NULL,
- * is freed.  sf_ctx_free frees the one kept. */
+ * ones are not (a fault and a clearing of each 4 KiB).  ctx keeps one:
+ * a second kept joins the first (their pages moved one after the other
+ * into a mapping of their own, nothing copied), else where the kernel
+ * cannot move pages the larger stays; a buffer that is no mapping of its
+ * own, or with ctx NULL, is freed.  sf_ctx_free frees the one kept. */
 void sf_big_keep(struct sf_ctx *ctx, void *buf, size_t cap);
+/* The same for a buffer of which only the first `used` bytes were
+ * written (a reservation, sf_big_reserve): the rest, never touched, is
+ * given back, so that a taker gets written pages first.  Too little
+ * used (under 256 KiB) and the whole is freed. */
+void sf_big_keep_used(struct sf_ctx *ctx, void *buf, size_t cap,
+		      size_t used);
 /* Take n bytes (rounded up to 2 MiB) of the buffer ctx keeps into *buf
  * and *cap when it holds that many: 0; else -1 and nothing changed.  What
  * is left of it stays kept, for the next taker.  Its bytes are whatever
  * the stage before left there, not zeroes.  Free it with sf_big_free. */
 int sf_big_take(struct sf_ctx *ctx, void *buf, size_t *cap, size_t n);
+/* sf_big_reserve's room for n bytes with the buffer ctx keeps as its
+ * first pages (faulted in already; their bytes are not zeroes): all of
+ * it from the kept buffer when that holds n bytes (sf_big_take), else
+ * the kept pages moved to the room's start and the rest address space.
+ * *buf must be NULL and *cap 0.  0, or -1 when neither can be had. */
+int sf_big_reserve_kept(struct sf_ctx *ctx, void *buf, size_t *cap,
+			size_t n);
 /* Free the buffer ctx keeps, if any: for a stage that takes none, or
  * what is left after its takes, so that it is not held through the
  * stage's peak of memory. */

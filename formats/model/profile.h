@@ -288,6 +288,13 @@ void sf_profile_trim(struct sf_profile *p);   /* NULL: nothing */
  * to take as its own memory (sf_big_keep, sf_big_take): on a large tree
  * tens of MB of pages that are faulted in already. */
 void sf_profile_trim_keep(struct sf_profile *p, struct sf_ctx *ctx);
+/* Free the stack tree and the samples (d.nstacks and d.nsamples become
+ * 0), the large arrays kept in ctx (sf_big_keep; freed with ctx NULL):
+ * for a caller that has read them into structures of its own and needs
+ * the profile's memory for those.  Strings, frames, threads, sample
+ * types, label sets and metadata stay; after this the profile may only
+ * be read for them, and freed (profile_drop.c). */
+void sf_profile_drop_stacks(struct sf_profile *p, struct sf_ctx *ctx);
 /* Fill `buf` (room for stacks[id].depth ids) with the frames, root first;
  * returns the depth. */
 size_t sf_profile_stack_frames(const struct sf_profile *p, sf_stack_id id,

@@ -15,8 +15,11 @@
  *
  * A big buffer kept in the context for a later stage (sf_big_keep) is
  * taken (sf_big_take) in whole 2 MiB pieces from its start, with the
- * bytes the stage before wrote, the rest kept for the next taker; the
- * context keeps the larger of two, frees the other, and frees its own in
+ * bytes the stage before wrote, the rest kept for the next taker; a
+ * second kept is joined after the first (their pages moved, not copied),
+ * a reservation only partly written keeps its written part
+ * (sf_big_keep_used), and a room larger than what is kept starts with
+ * the kept pages (sf_big_reserve_kept); the context frees its own in
  * sf_ctx_free.  Under AddressSanitizer none is kept.
  */
 #include "sf.h"
@@ -121,7 +124,8 @@ int main(void)
 	sf_big_keep(&actx, m, mcap);      /* freed: LeakSanitizer checks */
 	m = NULL;
 	CHECK("big-keep-none-under-asan", !actx.spare &&
-	      sf_big_take(&actx, &m, &mcap, 1) && !m);
+	      sf_big_take(&actx, &m, &mcap, 1) && !m &&
+	      sf_big_reserve_kept(&actx, &m, &mcap, 8 * mb) && !m);
 	sf_ctx_free(&actx);
 #else
 	CHECK("big-mapping-aligned", ((uintptr_t)b & (2 * mb - 1)) == 0 &&
@@ -167,17 +171,57 @@ int main(void)
 	CHECK("big-take-last", !sf_big_take(&ctx, &t3, &t3cap, 1) &&
 	      t3 == k + 6 * mb && t3cap == 2 * mb &&
 	      sf_big_take(&ctx, &t2, &t2cap, 1));
-	/* the larger of two is kept, the other given back at once */
+	/* a second kept joins the first: one mapping, the first's pages
+	 * then the second's, moved (their old places are unmapped) */
+	memset(t1, 0x11, t1cap);
+	memset(t3, 0x33, t3cap);
 	sf_big_keep(&ctx, t1, t1cap);
 	sf_big_keep(&ctx, t3, t3cap);
-	CHECK("big-keep-larger", ctx.spare == t1 && ctx.spare_cap == 4 * mb &&
+	unsigned char *j = ctx.spare;
+	CHECK("big-keep-joins", j && ctx.spare_cap == 6 * mb &&
+	      ((uintptr_t)j & (2 * mb - 1)) == 0 && j[0] == 0x11 &&
+	      j[4 * mb - 1] == 0x11 && j[4 * mb] == 0x33 &&
+	      j[6 * mb - 1] == 0x33 &&
+	      !vma_flags((uintptr_t)t1, flags, sizeof(flags), &heap) &&
 	      !vma_flags((uintptr_t)t3, flags, sizeof(flags), &heap));
 	sf_big_keep(NULL, t2, t2cap);
 	CHECK("big-keep-no-ctx-frees",
 	      !vma_flags((uintptr_t)t2, flags, sizeof(flags), &heap));
+	/* a room of 8 MiB of which 3 MiB were written: 4 MiB kept, joined
+	 * after the 6, the untouched rest given back */
+	unsigned char *u = NULL;
+	size_t ucap = 0;
+	if (sf_big_reserve(&u, &ucap, 8 * mb))
+		return 1;
+	memset(u, 0x55, 3 * mb);
+	sf_big_keep_used(&ctx, u, ucap, 3 * mb);
+	j = ctx.spare;
+	CHECK("big-keep-used", j && ctx.spare_cap == 10 * mb &&
+	      j[0] == 0x11 && j[6 * mb] == 0x55 && j[9 * mb - 1] == 0x55 &&
+	      j[9 * mb] == 0 &&
+	      !vma_flags((uintptr_t)u + 6 * mb, flags, sizeof(flags), &heap));
+	/* a room larger than what is kept: the kept pages first, then
+	 * fresh zeroed ones */
+	unsigned char *r = NULL;
+	size_t rcap = 0;
+	CHECK("big-reserve-kept-start",
+	      !sf_big_reserve_kept(&ctx, &r, &rcap, 15 * mb) &&
+	      rcap == 16 * mb && !ctx.spare && !ctx.spare_cap &&
+	      r[0] == 0x11 && r[4 * mb] == 0x33 && r[6 * mb] == 0x55 &&
+	      r[10 * mb] == 0 && r[16 * mb - 1] == 0);
+	/* one at least as large: taken from it, the rest still kept */
+	j = r;
+	sf_big_keep(&ctx, r, rcap);
+	r = NULL;
+	rcap = 0;
+	CHECK("big-reserve-kept-take",
+	      !sf_big_reserve_kept(&ctx, &r, &rcap, 5 * mb) &&
+	      r == j && rcap == 6 * mb && r[4 * mb] == 0x33 &&
+	      ctx.spare == j + 6 * mb && ctx.spare_cap == 10 * mb);
+	sf_big_free(r, rcap);
 	sf_ctx_free(&ctx);
 	CHECK("big-kept-freed-with-ctx", !ctx.spare &&
-	      !vma_flags((uintptr_t)t1, flags, sizeof(flags), &heap));
+	      !vma_flags((uintptr_t)j + 8 * mb, flags, sizeof(flags), &heap));
 #endif
 	sf_big_free(b, bcap);
 	return unit_failed;

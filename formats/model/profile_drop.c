@@ -1,0 +1,49 @@
+/* profile_drop.c - a profile's stack tree and samples given up early, by
+ * a caller that has read them into something of its own (sfanalyze's
+ * view) and keeps the profile only for its strings. */
+#include "profile_int.h"
+
+#include <stdlib.h>
+
+void sf_profile_drop_stacks(struct sf_profile *p, struct sf_ctx *ctx)
+{
+	if (!p)
+		return;
+	struct sf_profile_internal *in = p->in;
+
+	/* the large arrays are mappings whose pages are faulted in: kept
+	 * in ctx, so that the next stage's large buffer takes them instead
+	 * of fresh pages, which the kernel would zero: their written parts
+	 * (the rooms were reserved for more), joined by sf_big_keep; on
+	 * the timeline of docs/PERFORMANCE.md about 100 MB.  The child
+	 * lists are there unless sf_profile_trim gave them back. */
+	sf_big_keep_used(ctx, in->kin, in->cap_kin * sizeof(*in->kin),
+			 p->d.nstacks * sizeof(*in->kin));
+	in->kin = NULL;
+	in->cap_kin = 0;
+	sf_big_keep_used(ctx, p->d.stacks,
+			 in->cap_stacks * sizeof(*p->d.stacks),
+			 p->d.nstacks * sizeof(*p->d.stacks));
+	if (in->agg_big)
+		sf_big_keep_used(ctx, in->agg_stack, in->cap_agg_stack *
+				 sizeof(*in->agg_stack),
+				 p->d.nstacks * sizeof(*in->agg_stack));
+	else
+		free(in->agg_stack);
+	p->d.stacks = NULL;
+	p->d.nstacks = in->cap_stacks = 0;
+	in->agg_stack = NULL;
+	in->cap_agg_stack = 0;
+	in->agg_big = false;
+	sf_idx_free(&in->stacks);
+	sf_idx_free(&in->agg);
+	in->stacks_trimmed = true;
+	free(in->last_frames);
+	free(in->last_nodes);
+	in->last_frames = NULL;
+	in->last_nodes = NULL;
+	in->last_n = in->cap_last = 0;
+	/* the samples' arrays are mappings of their own (samples.c) */
+	sf_profile__samples_free(p);
+	p->d.nsamples = 0;
+}
