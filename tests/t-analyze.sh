@@ -251,3 +251,40 @@ P
 else
 	skip cg-overflow-recount "python3 is missing"
 fi
+
+# A profile big enough that the model's arrays are mappings of their own
+# (formats/base/ctx.c, sf_big_*: 256 KiB and more) and that sfanalyze
+# gives the model's stack tree and samples up once its view is made
+# (formats/model/profile_drop.c): 60,000 distinct samples main;f(i%300);gi
+# of weight 1.  By hand: main 60,000 with 300 callees, each f 200,
+# 60,301 functions, every report from the same view.
+if command -v python3 >/dev/null 2>&1; then
+	awk 'BEGIN { for (i = 0; i < 60000; i++)
+		printf "1\t1\tmain;f%d;g%d\n", i % 300, i }' > big.samples.tsv
+	for j in 1 2; do
+		$SFANALYZE -q -j$j --callgraph --json big.samples.tsv > bigcg.json &&
+		python3 - bigcg.json <<'P' && pass "drop-big-callgraph-j$j" || fail "drop-big-callgraph-j$j" "$(cat big.err)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = [n for n in d["nodes"] if n["id"] == "main"][0]
+f = [n for n in d["nodes"] if n["id"] == "f7"][0]
+got = (d["total_time"], m["total"], len(m["callees"]), len(d["nodes"]), f["total"])
+if got != (60000, 60000, 300, 60301, 200):
+    open("big.err", "w").write(repr(got))
+    sys.exit(1)
+P
+		$SFANALYZE -q -j$j --tree --json big.samples.tsv > bigtree.json &&
+		python3 - bigtree.json <<'P' && pass "drop-big-tree-j$j" || fail "drop-big-tree-j$j" "$(cat big.err)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["children"][0]
+got = (d["total"], m["name"], m["total"], len(m["children"]),
+       sorted(set(c["total"] for c in m["children"])))
+if got != (60000, "main", 60000, 300, [200]):
+    open("big.err", "w").write(repr(got))
+    sys.exit(1)
+P
+	done
+else
+	skip drop-big "python3 is missing"
+fi
