@@ -255,9 +255,10 @@ int main(int argc, char **argv)
 	 * frees the stack tree once the view is made (about 100 MB on the
 	 * timeline of docs/PERFORMANCE.md); the call graph, whose peak is
 	 * later, takes its child lists too, the others' go now */
-	if (op.html || !sf_an_report_one_view(r) || !r->kind->takes_kept)
+	bool drop = !op.html && sf_an_report_one_view(r);
+	if (!drop || !r->kind->takes_kept)
 		sf_profile_trim(p);
-	if (!op.html && sf_an_report_one_view(r))
+	if (drop)
 		r->droppable = p;
 	sf_profile_trim(p2);
 	if (sf_an_sample_type(&r->filter.type, p, op.sample_type, &ctx) ||

@@ -560,9 +560,7 @@ static void write_thread(struct sf_output *o, const struct sf_thread *th)
 static int lines_write(const struct sf_profile *p, struct sf_output *out,
 		       struct sf_ctx *ctx)
 {
-	uint32_t t = p->d.meta.default_type < p->d.ntypes ?
-			     p->d.meta.default_type :
-			     (uint32_t)(p->d.ntypes ? p->d.ntypes - 1 : 0);
+	uint32_t t = sf_records_default_type(p);
 	int rc = sf_weights_nonneg(p, ctx, t, "a sample line's WEIGHT");
 
 	if (rc)

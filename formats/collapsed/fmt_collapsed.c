@@ -691,10 +691,10 @@ static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 			  .by_pid = by_pid };
 	size_t n = p->d.nstacks ? p->d.nstacks : 1;
 	struct level_mem lm = { 0 };
-	int rc = sf_weights_nonneg(p, ctx, sf_records_default_type(p),
-				   "a collapsed count");
+	int rc;
 
-	if (rc)
+	w.ty = sf_records_default_type(p);
+	if ((rc = sf_weights_nonneg(p, ctx, w.ty, "a collapsed count")))
 		return rc;
 	/* first, so that its pages are faulted in beside the names' work */
 	if (!prefix && (rc = sf_collapsed__level_mem(&lm, p, ctx)))
@@ -702,9 +702,6 @@ static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 	/* what the records and places did not take of the memory kept for
 	 * a writer (format.h, takes_kept), all of it with a prefix */
 	sf_big_drop(ctx);
-	w.ty = p->d.ntypes ? (p->d.meta.default_type < p->d.ntypes ?
-			      p->d.meta.default_type :
-			      (uint32_t)p->d.ntypes - 1) : 0;
 	t.frame_name = sf_calloc(p->d.nframes ? p->d.nframes : 1,
 				 sizeof(*t.frame_name));
 	uint32_t *first = NULL;

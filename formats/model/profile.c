@@ -113,11 +113,8 @@ void sf_profile_free(struct sf_profile *p)
 		sf_idx_free(&p->in->threads);
 		sf_idx_free(&p->in->label_sets);
 		sf_idx_free(&p->in->agg);
-		if (p->in->agg_big)
-			sf_big_free(p->in->agg_stack, p->in->cap_agg_stack *
+		sf_big_free(p->in->agg_stack, p->in->cap_agg_stack *
 					sizeof(*p->in->agg_stack));
-		else
-			free(p->in->agg_stack);
 		free(p->in->last_frames);
 		free(p->in->last_nodes);
 		free(p->in->strs);
@@ -568,7 +565,6 @@ int sf_profile_stack_room(struct sf_profile *p, size_t n,
 	if (p->d.aggregated && !in->agg_stack &&
 	    !sf_big_reserve(&in->agg_stack, &ab,
 			    want * sizeof(*in->agg_stack))) {
-		in->agg_big = true;
 		in->cap_agg_stack = ab / sizeof(*in->agg_stack);
 		room->mem[2] = in->agg_stack;
 		room->cap[2] = ab;
@@ -1085,16 +1081,11 @@ int sf_profile__add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 				ncap = p->d.nstacks;
 			uint32_t *a = p->in->agg_stack;
 			size_t bytes = old * sizeof(*a);
-			if (p->in->agg_big) {
-				/* more stacks than the room was for */
-				if (sf_big_resize(&a, &bytes,
-						  ncap * sizeof(*a)))
-					return sf_error_nomem(ctx);
-				ncap = bytes / sizeof(*a);
-			} else if (!(a = sf_reallocarray(a, ncap,
-							  sizeof(*a)))) {
+			/* a mapping (the room, or past 256 KiB) may come
+			 * back larger than asked: its bytes are its entries */
+			if (sf_big_resize(&a, &bytes, ncap * sizeof(*a)))
 				return sf_error_nomem(ctx);
-			}
+			ncap = bytes / sizeof(*a);
 			memset(a + old, 0, (ncap - old) * sizeof(*a));
 			p->in->agg_stack = a;
 			p->in->cap_agg_stack = ncap;

@@ -24,17 +24,13 @@ void sf_profile_drop_stacks(struct sf_profile *p, struct sf_ctx *ctx)
 	sf_big_keep_used(ctx, p->d.stacks,
 			 in->cap_stacks * sizeof(*p->d.stacks),
 			 p->d.nstacks * sizeof(*p->d.stacks));
-	if (in->agg_big)
-		sf_big_keep_used(ctx, in->agg_stack, in->cap_agg_stack *
-				 sizeof(*in->agg_stack),
-				 p->d.nstacks * sizeof(*in->agg_stack));
-	else
-		free(in->agg_stack);
+	sf_big_keep_used(ctx, in->agg_stack,
+			 in->cap_agg_stack * sizeof(*in->agg_stack),
+			 p->d.nstacks * sizeof(*in->agg_stack));
 	p->d.stacks = NULL;
 	p->d.nstacks = in->cap_stacks = 0;
 	in->agg_stack = NULL;
 	in->cap_agg_stack = 0;
-	in->agg_big = false;
 	sf_idx_free(&in->stacks);
 	sf_idx_free(&in->agg);
 	in->stacks_trimmed = true;

@@ -45,9 +45,9 @@ struct sf_profile_internal {
 	uint32_t *agg_stack;     /* stack -> sample + 1 of the first key
 				  * seen with that stack (0: none yet): an
 				  * array lookup instead of a hash probe */
-	size_t cap_agg_stack;
-	bool agg_big;            /* agg_stack is a buffer of sf_big_reserve
-				  * (sf_profile_stack_room) */
+	size_t cap_agg_stack;    /* entries; a buffer of sf_big_resize (a
+				  * mapping from 256 KiB, reserved by
+				  * sf_profile_stack_room) */
 	bool nofold;             /* exact folding: a negative weight was seen */
 	bool multi;              /* exact folding kept two samples of a key */
 	bool stacks_trimmed;     /* `stacks` index and `kin` freed by
