@@ -20,7 +20,9 @@
  * a reservation only partly written keeps its written part
  * (sf_big_keep_used), and a room larger than what is kept starts with
  * the kept pages (sf_big_reserve_kept); the context frees its own in
- * sf_ctx_free.  Under AddressSanitizer none is kept.
+ * sf_ctx_free; a buffer given (sf_big_give) is kept only where the
+ * context says a later stage takes it (keep_given).  Under
+ * AddressSanitizer none is kept.
  */
 #include "sf.h"
 #include "unit.h"
@@ -222,6 +224,28 @@ int main(void)
 	sf_ctx_free(&ctx);
 	CHECK("big-kept-freed-with-ctx", !ctx.spare &&
 	      !vma_flags((uintptr_t)j + 8 * mb, flags, sizeof(flags), &heap));
+	/* given (sf_big_give): freed unless the caller said a later stage
+	 * takes it, then kept as sf_big_keep_used keeps it */
+	unsigned char *g = NULL;
+	size_t gcap = 0;
+	if (sf_big_reserve(&g, &gcap, 8 * mb))
+		return 1;
+	memset(g, 0x66, 3 * mb);
+	sf_big_give(&ctx, g, gcap, 3 * mb);
+	CHECK("big-give-frees", !ctx.spare &&
+	      !vma_flags((uintptr_t)g, flags, sizeof(flags), &heap));
+	g = NULL;
+	gcap = 0;
+	if (sf_big_reserve(&g, &gcap, 8 * mb))
+		return 1;
+	memset(g, 0x66, 3 * mb);
+	ctx.keep_given = true;
+	sf_big_give(&ctx, g, gcap, 3 * mb);
+	j = ctx.spare;
+	CHECK("big-give-keeps", j == g && ctx.spare_cap == 4 * mb &&
+	      j[3 * mb - 1] == 0x66 &&
+	      !vma_flags((uintptr_t)g + 4 * mb, flags, sizeof(flags), &heap));
+	sf_ctx_free(&ctx);
 #endif
 	sf_big_free(b, bcap);
 	return unit_failed;
