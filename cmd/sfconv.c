@@ -238,6 +238,9 @@ int main(int argc, char **argv)
 		sf_profile_free(pn);
 	} else {
 		lo.aggregate = !sf_save_needs_order(&save, &ctx);
+		/* a reader's large buffers (the JSON reader's map of the
+		 * file's stacks) kept for a writer that takes them */
+		ctx.keep_given = save.format->takes_kept;
 		rc = sf_load(&p, &ctx, inputs, (size_t)ninputs, &lo);
 	}
 	if (rc) {

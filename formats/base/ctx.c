@@ -511,6 +511,11 @@ void sf_big_keep_used(struct sf_ctx *ctx, void *buf, size_t cap,
 	sf_big_keep(ctx, buf, cap);
 }
 
+void sf_big_give(struct sf_ctx *ctx, void *buf, size_t cap, size_t used)
+{
+	sf_big_keep_used(ctx && ctx->keep_given ? ctx : NULL, buf, cap, used);
+}
+
 int sf_big_take(struct sf_ctx *ctx, void *buf, size_t *cap, size_t n)
 {
 	void **b = buf;

@@ -6,15 +6,43 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * From 2 MiB up the slots are a mapping of their own in huge pages
+ * (sf_big_reserve), not calloc's: glibc maps a block that large in 4 KiB
+ * pages, and an insert reads a slot before it writes it, so each page
+ * took two faults, the zero page's and the copy's.  A timeline's stack
+ * index grows to 4 MiB by doubling: 3,000 of the collapsed row's page
+ * faults on the reader's thread, where a huge page is one.  Smaller
+ * slots are on the heap, written once when made.
+ */
+#define SLOTS_BIG ((size_t)2 << 20)
+
+static void slots_free(uint64_t *slots, size_t bytes)
+{
+	if (bytes)
+		sf_big_free(slots, bytes);
+	else
+		free(slots);
+}
+
 /* Rehash into ncap slots (a power of two, above twice the entries). */
 static bool idx_resize(struct sf_idx *t, size_t ncap)
 {
 	if (ncap > ((size_t)1 << 32))
 		return false;   /* tags hold 32 bits of position */
-	uint64_t *ns = sf_calloc(ncap, sizeof(*ns));
+	uint64_t *ns = NULL;
+	size_t bytes = 0;
 
-	if (!ns)
-		return false;
+	/* a fresh mapping is zeroes; on the heap they are written here,
+	 * not left to calloc: a fresh page written first takes one fault,
+	 * where an insert's read of it took two */
+	if (ncap * sizeof(*ns) < SLOTS_BIG ||
+	    sf_big_reserve(&ns, &bytes, ncap * sizeof(*ns))) {
+		bytes = 0;
+		if (!(ns = sf_malloc(ncap * sizeof(*ns))))
+			return false;
+		memset(ns, 0, ncap * sizeof(*ns));
+	}
 	for (size_t i = 0; i < t->cap; i++) {
 		uint64_t v = t->slots[i];
 		if (!v)
@@ -24,9 +52,10 @@ static bool idx_resize(struct sf_idx *t, size_t ncap)
 			j = (j + 1) & (ncap - 1);
 		ns[j] = v;
 	}
-	free(t->slots);
+	slots_free(t->slots, t->bytes);
 	t->slots = ns;
 	t->cap = ncap;
+	t->bytes = bytes;
 	return true;
 }
 
@@ -59,6 +88,6 @@ bool sf_idx_insert(struct sf_idx *t, uint64_t h, uint32_t id)
 
 void sf_idx_free(struct sf_idx *t)
 {
-	free(t->slots);
+	slots_free(t->slots, t->bytes);
 	memset(t, 0, sizeof(*t));
 }

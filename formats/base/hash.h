@@ -33,6 +33,8 @@ struct sf_idx {
 	uint64_t *slots;
 	size_t cap;         /* power of two (at most 2^32), or 0 */
 	size_t n;
+	size_t bytes;       /* the slots' own mapping's bytes (hash.c), or
+			     * 0: they are on the heap */
 };
 
 static inline uint64_t sf_idx_tag(uint64_t h)

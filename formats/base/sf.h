@@ -26,6 +26,7 @@
 #define SF_SF_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdarg.h>
@@ -115,6 +116,10 @@ struct sf_ctx {
 	void *spare;                /* a buffer given back for a later
 				     * stage of the job (sf_big_keep) */
 	size_t spare_cap;
+	bool keep_given;            /* a later stage takes what loading
+				     * gives up (sf_big_give): set by a
+				     * caller whose writer does (format.h,
+				     * takes_kept) */
 };
 
 void sf_ctx_init(struct sf_ctx *ctx);
@@ -241,6 +246,10 @@ void sf_big_keep(struct sf_ctx *ctx, void *buf, size_t cap);
  * used (under 256 KiB) and the whole is freed. */
 void sf_big_keep_used(struct sf_ctx *ctx, void *buf, size_t cap,
 		      size_t used);
+/* sf_big_keep_used where ctx->keep_given says a later stage will take
+ * it, else sf_big_free: for a stage whose buffers only some callers'
+ * next stage can use (a reader's, with sfconv's writer after it). */
+void sf_big_give(struct sf_ctx *ctx, void *buf, size_t cap, size_t used);
 /* Take n bytes (rounded up to 2 MiB) of the buffer ctx keeps into *buf
  * and *cap when it holds that many: 0; else -1 and nothing changed.  What
  * is left of it stays kept, for the next taker.  Its bytes are whatever

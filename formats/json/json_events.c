@@ -1113,7 +1113,11 @@ void sf_json__rd_free(struct rd *r)
 	u32v_free(&r->tmap);
 	u32v_free(&r->thmap);
 	u32v_free(&r->fmap);
-	u32v_free(&r->smap);
+	/* on a timeline the map of the file's stacks is 4 bytes a node,
+	 * faulted in: a writer after loading takes its pages (sfconv's
+	 * collapsed records) instead of fresh ones */
+	sf_big_give(r->ctx, r->smap.v, r->smap.cap * sizeof(*r->smap.v),
+		    r->smap.n * sizeof(*r->smap.v));
 	u32v_free(&r->lmap);
 	free(r->w);
 	free(r->wf);

@@ -660,6 +660,17 @@ void sf_profile_trim_keep(struct sf_profile *p, struct sf_ctx *ctx)
 	struct sf_profile_internal *in = p->in;
 
 	sf_idx_free(&in->stacks);
+	/* the samples' index by stack (4 bytes a node, written) is kept
+	 * before the child lists, whose room's untouched rest comes last
+	 * for a taker; the next sample added rebuilds it */
+	if (ctx && in->agg_stack) {
+		sf_big_keep_used(ctx, in->agg_stack, in->cap_agg_stack *
+				 sizeof(*in->agg_stack),
+				 p->d.nstacks * sizeof(*in->agg_stack));
+		in->agg_stack = NULL;
+		in->cap_agg_stack = 0;
+		in->agg_trimmed = true;
+	}
 	/* the same length nodes_free gives */
 	sf_big_keep(ctx, in->kin, in->cap_kin * sizeof(*in->kin));
 	in->kin = NULL;
@@ -1069,6 +1080,8 @@ int sf_profile__add_sample(struct sf_profile *p, struct sf_ctx *ctx,
 	bool by_stack = false;   /* the key is agg_stack[stack]'s sample's */
 	bool hashed = false;     /* `h` is the key's hash */
 	if (agg) {
+		if (p->in->agg_trimmed && sf_profile__agg_rebuild(p))
+			return sf_error_nomem(ctx);
 		if (stack >= p->in->cap_agg_stack) {
 			size_t old = p->in->cap_agg_stack;
 			size_t ncap = old ? old : 1024;

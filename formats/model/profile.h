@@ -284,9 +284,10 @@ int sf_profile_sample_room(struct sf_profile *p, size_t n,
  * stack tree, rebuilt by the next sf_profile_stack_push, and spare room):
  * for a caller that has finished loading and only reads the profile. */
 void sf_profile_trim(struct sf_profile *p);   /* NULL: nothing */
-/* The same, with the stack tree's child lists kept in ctx for a writer
- * to take as its own memory (sf_big_keep, sf_big_take): on a large tree
- * tens of MB of pages that are faulted in already. */
+/* The same, with the stack tree's child lists and the samples' index by
+ * stack kept in ctx for a writer to take as its own memory (sf_big_keep,
+ * sf_big_take): on a large tree tens of MB of pages that are faulted in
+ * already.  A sample added after it rebuilds the index. */
 void sf_profile_trim_keep(struct sf_profile *p, struct sf_ctx *ctx);
 /* Free the stack tree and the samples (d.nstacks and d.nsamples become
  * 0), the large arrays kept in ctx (sf_big_keep; freed with ctx NULL):

@@ -52,6 +52,9 @@ struct sf_profile_internal {
 	bool multi;              /* exact folding kept two samples of a key */
 	bool stacks_trimmed;     /* `stacks` index and `kin` freed by
 				  * sf_profile_trim */
+	bool agg_trimmed;        /* agg_stack given up by
+				  * sf_profile_trim_keep: rebuilt by the
+				  * next sample added */
 	/* for sf_profile_sums_exact: a weight that is not a non-negative
 	 * integer below 2^53 was added, and the sum of all added weights */
 	bool weights_inexact;
@@ -83,6 +86,9 @@ int sf_profile__nodes_resize(void *arr, size_t *cap, size_t n, size_t size);
 int sf_profile__samples_resize(struct sf_profile *p, size_t n);
 int sf_profile__samples_widen(struct sf_profile *p, size_t old, size_t n);
 void sf_profile__samples_free(struct sf_profile *p);
+/* agg_stack again after sf_profile_trim_keep gave it up, as the samples
+ * added made it: 0, or -1 when out of memory (nothing changed). */
+int sf_profile__agg_rebuild(struct sf_profile *p);
 
 /* Add a sample standing for `count` added samples (1, or a folded
  * sample of another profile being merged): folded into an equal one

@@ -1,6 +1,7 @@
 /* samples.c - the model's arrays of samples: d.samples, d.weights and
  * d.counts, their growth, the room a reader reserves for them, and their
- * release (profile.c adds the samples themselves). */
+ * release (profile.c adds the samples themselves); the samples' index by
+ * stack rebuilt after sf_profile_trim_keep gave it up. */
 #include "profile_int.h"
 
 #include <string.h>
@@ -113,5 +114,31 @@ int sf_profile_sample_room(struct sf_profile *p, size_t n,
 		if (room->size[i] && room->cap[i] / room->size[i] < cap)
 			cap = room->cap[i] / room->size[i];
 	in->cap_samples = cap;
+	return 0;
+}
+
+/* Each stack's entry names the latest sample of the key (thread, labels)
+ * its first sample had (sf_profile__add_sample folds into that one, or
+ * replaces it where a sum would be inexact); a stack's samples of other
+ * keys are in the `agg` index, which trimming keeps. */
+int sf_profile__agg_rebuild(struct sf_profile *p)
+{
+	struct sf_profile_internal *in = p->in;
+	size_t n = p->d.nstacks ? p->d.nstacks : 1, bytes = 0;
+	uint32_t *a = NULL;
+
+	if (sf_big_resize(&a, &bytes, n * sizeof(*a)))
+		return -1;
+	memset(a, 0, bytes);
+	for (size_t i = 0; i < p->d.nsamples; i++) {
+		const struct sf_sample *s = &p->d.samples[i];
+		uint32_t first = a[s->stack];
+		if (!first || (p->d.samples[first - 1].thread == s->thread &&
+			       p->d.samples[first - 1].labels == s->labels))
+			a[s->stack] = (uint32_t)i + 1;
+	}
+	in->agg_stack = a;
+	in->cap_agg_stack = bytes / sizeof(*a);
+	in->agg_trimmed = false;
 	return 0;
 }

@@ -1,5 +1,6 @@
-/* t_fold.c - fold counts and exact folding in the model (profile.h):
- * expected counts and sums worked out by hand in the comments. */
+/* t_fold.c - fold counts and exact folding in the model (profile.h),
+ * also after sf_profile_trim_keep gave the samples' index up: expected
+ * counts and sums worked out by hand in the comments. */
 #include "unit.h"
 #include "profile.h"
 
@@ -161,6 +162,35 @@ int main(void)
 					     sf_sample_count(p, 2) == 2);
 		CHECK("hint-updated", ha == 1 && hb == 2 && stale == 2);
 	}
+	sf_profile_free(p);
+
+	/* the samples' index by stack given up to the context when loading
+	 * ends (sf_profile_trim_keep) and rebuilt by the next sample: the
+	 * samples after it fold as if it had stayed.  b/t1 = 1 (s0), b/t2 =
+	 * 1 (s1, hashed: b's first key is t1's), a/t1 = 2^53 (s2), then
+	 * 1 + 2^53 is inexact: s3 = a/t1 1.  After the trim: b/t1 + 4 ->
+	 * s0 = 5, b/t2 + 2 -> s1 = 3, a/t1 + 1 -> s3 = 2 (the newest of
+	 * the key), a/t2 -> s4 = 7 */
+	p = mk(&ctx, true, true, &a, &b, &t1, &t2);
+	add(p, &ctx, b, t1, 1, NULL);
+	add(p, &ctx, b, t2, 1, NULL);
+	add(p, &ctx, a, t1, big, NULL);
+	add(p, &ctx, a, t1, 1, NULL);
+	sf_profile_trim_keep(p, &ctx);
+	add(p, &ctx, b, t1, 4, NULL);
+	add(p, &ctx, b, t2, 2, NULL);
+	add(p, &ctx, a, t1, 1, NULL);
+	add(p, &ctx, a, t2, 7, NULL);
+	CHECK("trimmed-refold-nsamples", p->d.nsamples == 5);
+	CHECK("trimmed-refold-weights", sf_weight(p, 0, 0) == 5 &&
+						sf_weight(p, 1, 0) == 3 &&
+						sf_weight(p, 2, 0) == big &&
+						sf_weight(p, 3, 0) == 2 &&
+						sf_weight(p, 4, 0) == 7);
+	CHECK("trimmed-refold-counts", sf_sample_count(p, 0) == 2 &&
+					       sf_sample_count(p, 3) == 2 &&
+					       count_sum(p) == 8);
+	sf_big_drop(&ctx);
 	sf_profile_free(p);
 
 	/* unfolded with a hint: appends */

@@ -20,7 +20,9 @@
  * a reservation only partly written keeps its written part
  * (sf_big_keep_used), and a room larger than what is kept starts with
  * the kept pages (sf_big_reserve_kept); the context frees its own in
- * sf_ctx_free.  Under AddressSanitizer none is kept.
+ * sf_ctx_free; a buffer given (sf_big_give) is kept only where the
+ * context says a later stage takes it (keep_given).  Under
+ * AddressSanitizer none is kept.
  */
 #include "sf.h"
 #include "unit.h"
@@ -58,6 +60,22 @@ static bool vma_flags(uintptr_t addr, char *flags, size_t size, bool *heap)
 	fclose(f);
 	return found;
 }
+
+#if !defined(__SANITIZE_ADDRESS__)
+/* A room of 8 MiB (sf_big_reserve) whose first 3 MiB hold `c`: the
+ * reservation a stage writes in part.  NULL when it cannot be had. */
+static unsigned char *room_3_of_8(unsigned char c, size_t *cap)
+{
+	const size_t mb = (size_t)1 << 20;
+	unsigned char *u = NULL;
+
+	*cap = 0;
+	if (sf_big_reserve(&u, cap, 8 * mb))
+		return NULL;
+	memset(u, c, 3 * mb);
+	return u;
+}
+#endif
 
 int main(void)
 {
@@ -189,11 +207,10 @@ int main(void)
 	      !vma_flags((uintptr_t)t2, flags, sizeof(flags), &heap));
 	/* a room of 8 MiB of which 3 MiB were written: 4 MiB kept, joined
 	 * after the 6, the untouched rest given back */
-	unsigned char *u = NULL;
-	size_t ucap = 0;
-	if (sf_big_reserve(&u, &ucap, 8 * mb))
+	size_t ucap;
+	unsigned char *u = room_3_of_8(0x55, &ucap);
+	if (!u)
 		return 1;
-	memset(u, 0x55, 3 * mb);
 	sf_big_keep_used(&ctx, u, ucap, 3 * mb);
 	j = ctx.spare;
 	CHECK("big-keep-used", j && ctx.spare_cap == 10 * mb &&
@@ -222,6 +239,24 @@ int main(void)
 	sf_ctx_free(&ctx);
 	CHECK("big-kept-freed-with-ctx", !ctx.spare &&
 	      !vma_flags((uintptr_t)j + 8 * mb, flags, sizeof(flags), &heap));
+	/* given (sf_big_give): freed unless the caller said a later stage
+	 * takes it, then kept as sf_big_keep_used keeps it */
+	size_t gcap;
+	unsigned char *g = room_3_of_8(0x66, &gcap);
+	if (!g)
+		return 1;
+	sf_big_give(&ctx, g, gcap, 3 * mb);
+	CHECK("big-give-frees", !ctx.spare &&
+	      !vma_flags((uintptr_t)g, flags, sizeof(flags), &heap));
+	if (!(g = room_3_of_8(0x66, &gcap)))
+		return 1;
+	ctx.keep_given = true;
+	sf_big_give(&ctx, g, gcap, 3 * mb);
+	j = ctx.spare;
+	CHECK("big-give-keeps", j == g && ctx.spare_cap == 4 * mb &&
+	      j[3 * mb - 1] == 0x66 &&
+	      !vma_flags((uintptr_t)g + 4 * mb, flags, sizeof(flags), &heap));
+	sf_ctx_free(&ctx);
 #endif
 	sf_big_free(b, bcap);
 	return unit_failed;
