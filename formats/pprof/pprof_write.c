@@ -1037,10 +1037,13 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 
 	w.p = p;
 	w.ctx = ctx;
-	/* gzip at level 1 in blocks (sf_output_set_gzip): with -j, deflate
-	 * runs beside the encoding and on several threads at once, with the
-	 * same bytes */
-	if ((rc = sf_output_set_gzip(out, ctx)))
+	/* gzip at level 1 of the whole message at commit; the message is
+	 * held in the pages the stack tree's child lists had (format.h,
+	 * takes_kept), and what the output leaves of them is given back
+	 * before the writer's own arrays take theirs */
+	rc = sf_output_set_gzip(out, ctx);
+	sf_big_drop(ctx);
+	if (rc)
 		return rc;
 	if (wstr(&w.strs, "", 0, false) == UINT64_MAX) {
 		rc = sf_error_nomem(w.ctx);
