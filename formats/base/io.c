@@ -1,10 +1,10 @@
 /* io.c - streaming input (with transparent gzip) and buffered output. */
 #include "io.h"
+#include "gzwhole.h"
 #include "outthread.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libdeflate.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -980,14 +980,10 @@ int sf_output_open(struct sf_output **out, struct sf_ctx *ctx,
 }
 
 /*
- * Level 1, as Go's runtime/pprof writes its profiles, by libdeflate in one
- * call over the whole stream at commit (whole_out): on a timeline's 29.9
- * MB pprof message 0.11 s of one thread, where zlib's level 1 took 0.32 s
- * of CPU in parallel blocks, for 0.7 % more bytes (docs/PERFORMANCE.md,
- * session 17).  libdeflate compresses whole buffers only, so the stream
- * stays in memory until then: in the pages ctx keeps (sf_big_keep),
- * faulted in already, where it keeps some, else a buffer grown by moving
- * its pages (sf_big_grow), never by copying them.
+ * The whole stream gzip'd in one call at commit (whole_out, gzwhole.h
+ * says why), so it stays in memory until then: in the pages ctx keeps
+ * (sf_big_keep), faulted in already, where it keeps some, else in a
+ * buffer grown by moving its pages (sf_big_grow), never by copying them.
  */
 #define WHOLE_ROOM ((size_t)64 << 20)   /* address space, not memory */
 
@@ -1023,26 +1019,29 @@ int sf_output_set_gzip(struct sf_output *o, struct sf_ctx *ctx)
 }
 
 /* The whole stream of sf_output_set_gzip as one gzip member, made in the
- * buffer's room after the stream, and written. */
+ * pages ctx keeps (the writer's arrays, given back), else in the
+ * buffer's room after the stream, and written.  What ctx keeps is freed:
+ * the output is the job's last stage. */
 static int whole_out(struct sf_output *o, struct sf_ctx *ctx)
 {
-	struct libdeflate_compressor *c = libdeflate_alloc_compressor(1);
 	size_t at = (o->len + 63) & ~(size_t)63, n = 0;
+	size_t bound = sf_gzip_fast_bound(o->len);
+	unsigned char *z = NULL;
+	size_t zcap = 0;
 
-	if (c) {
-		size_t bound = libdeflate_gzip_compress_bound(c, o->len);
-		if (at >= o->len && bound <= SIZE_MAX - at &&
-		    !sf_big_grow(&o->buf, &o->cap, at + bound))
-			n = libdeflate_gzip_compress(c, o->buf, o->len,
-						     o->buf + at,
-						     o->cap - at);
-		libdeflate_free_compressor(c);
-	}
+	if (!sf_big_take(ctx, &z, &zcap, bound))
+		n = sf_gzip_fast(o->buf, o->len, z, zcap);
+	else if (at >= o->len && bound <= SIZE_MAX - at &&
+		 !sf_big_grow(&o->buf, &o->cap, at + bound))
+		n = sf_gzip_fast(o->buf, o->len, o->buf + at, o->cap - at);
+	sf_big_drop(ctx);
 	/* with room for the bound, only memory can be short */
+	if (n)
+		write_fd(o, z ? z : o->buf + at, n);
+	sf_big_free(z, zcap);
 	if (!n)
 		return sf_error(ctx, SF_ENOMEM, o->name, 0,
 				"out of memory for gzip compression");
-	write_fd(o, o->buf + at, n);
 	return 0;
 }
 
@@ -1260,37 +1259,4 @@ void sf_output_abort(struct sf_output *o)
 			g_tmp_path = NULL;
 	}
 	output_free(o);
-}
-
-int sf_gzip_mem(struct sf_ctx *ctx, const void *data, size_t n,
-		unsigned char **out, size_t *outlen)
-{
-	z_stream zs;
-
-	memset(&zs, 0, sizeof(zs));
-	*out = NULL;
-	if (deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
-		return sf_error(ctx, SF_ENOMEM, NULL, 0,
-				"cannot start gzip compression");
-	uLong cap = deflateBound(&zs, (uLong)n);
-	unsigned char *b = malloc(cap);
-	if (!b) {
-		deflateEnd(&zs);
-		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-	}
-	zs.next_in = (Bytef *)(uintptr_t)data;
-	zs.avail_in = (uInt)n;
-	zs.next_out = b;
-	zs.avail_out = (uInt)cap;
-	int zr = deflate(&zs, Z_FINISH);
-	*outlen = zs.total_out;
-	deflateEnd(&zs);
-	if (zr != Z_STREAM_END) {
-		free(b);
-		return sf_error(ctx, SF_ENOMEM, NULL, 0,
-				"gzip compression failed");
-	}
-	*out = b;
-	return 0;
 }
