@@ -626,27 +626,29 @@ $SFCONV -q zero2.pb.gz --to pprof -o zero3.pb.gz
 expect_same pprof-merged-zero-fixpoint zero1.pb.gz zero2.pb.gz
 expect_same pprof-merged-zero-fixpoint-2 zero2.pb.gz zero3.pb.gz
 
-# The gzip member is compressed in 256 KiB blocks on -j threads
-# (formats/base/gzblocks.h), batches of 4 (1 MiB) handed to a second
-# thread: the bytes must not depend on the jobs.  120,000 distinct stacks
-# make a message of more than 4 MiB (4 batches), so blocks are primed
-# from the same batch and from the one before.
+# The gzip member is made by one libdeflate call over the whole message
+# at commit (io.c's sf_output_set_gzip), whose buffer grows from 256 KiB
+# by moving pages: the bytes must not depend on the jobs nor on the
+# output being a file or a pipe.  120,000 distinct stacks make a message
+# of more than 4 MiB, grown several times.
 $SFCONV -q -j 1 big.folded -o big1.pb.gz
 $SFCONV -q -j 2 big.folded -o big2.pb.gz
 $SFCONV -q -j 8 big.folded -o big8.pb.gz
 $SFCONV -q -j 2 big.folded --to pprof > big3.pb.gz
 gzip -dc big1.pb.gz > big1.pb
 raw=$(wc -c < big1.pb)
-if [ "$raw" -gt $((4 * 1048576)) ]; then pass pprof-blocks-input-size; else
-	fail pprof-blocks-input-size "message of $raw bytes, wanted more than 4 MiB"; fi
-expect_same pprof-blocks-j1-j2 big1.pb.gz big2.pb.gz
-expect_same pprof-blocks-j1-j8 big1.pb.gz big8.pb.gz
-expect_same pprof-blocks-stdout big1.pb.gz big3.pb.gz
+if [ "$raw" -gt $((4 * 1048576)) ]; then pass pprof-gzip-input-size; else
+	fail pprof-gzip-input-size "message of $raw bytes, wanted more than 4 MiB"; fi
+expect_same pprof-gzip-j1-j2 big1.pb.gz big2.pb.gz
+expect_same pprof-gzip-j1-j8 big1.pb.gz big8.pb.gz
+expect_same pprof-gzip-stdout big1.pb.gz big3.pb.gz
 # one gzip member that gzip and Python's zlib read whole, to the message
-# our reader reads back to the input; compressed as zlib's level 1 would
-# compress it in one piece, give or take 1%
-if gzip -t big2.pb.gz; then pass pprof-blocks-gzip-t; else
-	fail pprof-blocks-gzip-t "gzip -t failed"; fi
+# our reader reads back to the input; compressed at a fast level: within
+# 10% of zlib's level 1 in one piece (libdeflate's level 1 is 8.7% larger
+# on this made-up message, 0.7% on the timeline of bench/, smaller on
+# perf's)
+if gzip -t big2.pb.gz; then pass pprof-gzip-gzip-t; else
+	fail pprof-gzip-gzip-t "gzip -t failed"; fi
 if python3 - big2.pb.gz big1.pb <<'PY'
 import sys, zlib
 gz = open(sys.argv[1], "rb").read()
@@ -656,9 +658,9 @@ got = d.decompress(gz)
 assert d.eof and not d.unused_data, "not one gzip member"
 assert got == want, "inflates to other bytes than gzip -dc"
 one = len(zlib.compress(want, 1)) + 18 - 6
-assert abs(len(gz) - one) < one / 100, (len(gz), one)
+assert abs(len(gz) - one) < one / 10, (len(gz), one)
 PY
-then pass pprof-blocks-one-member; else fail pprof-blocks-one-member "see above"; fi
+then pass pprof-gzip-one-member; else fail pprof-gzip-one-member "see above"; fi
 python3 fold.py big.folded > big.want
 $SFCONV -q big8.pb.gz --to collapsed > big.got
-expect_same pprof-blocks-roundtrip big.want big.got
+expect_same pprof-gzip-roundtrip big.want big.got

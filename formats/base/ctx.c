@@ -468,13 +468,18 @@ void sf_big_keep(struct sf_ctx *ctx, void *buf, size_t cap)
 	if (ctx->spare) {
 		/* both, one after the other in a mapping of their own: a
 		 * taker of more than either gets the pages of both (the
-		 * stack tree's arrays, one as large as the other) */
-		size_t a = big_round(ctx->spare_cap), b = big_round(cap);
+		 * stack tree's arrays, one as large as the other).  The new
+		 * one first: a stage has just written its pages, where the
+		 * one kept before may end in a reservation's pages never
+		 * touched (the child lists, kept whole), and a taker gets the
+		 * first pages first */
+		size_t a = big_round(cap), b = big_round(ctx->spare_cap);
 		unsigned char *m = big_map(a + b);
-		if (m && big_move(ctx->spare, a, m)) {
-			ctx->spare = m;
-			ctx->spare_cap = a;
-			if (big_move(buf, b, m + a)) {
+		if (m && big_move(buf, a, m)) {
+			buf = m;
+			cap = a;
+			if (big_move(ctx->spare, b, m + a)) {
+				ctx->spare = m;
 				ctx->spare_cap = a + b;
 				return;
 			}

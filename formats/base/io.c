@@ -1,6 +1,6 @@
 /* io.c - streaming input (with transparent gzip) and buffered output. */
 #include "io.h"
-#include "gzblocks.h"
+#include "gzwhole.h"
 #include "outthread.h"
 
 #include <errno.h>
@@ -667,10 +667,10 @@ struct sf_output {
 	int failed;       /* 0, SF_EIO or SF_EPIPE */
 	int err_no;
 	bool may_thread;  /* compress on a second thread (sf_output_threads) */
-	unsigned jobs;    /* sf_output_threads' */
 	struct sf_outthread *zt;   /* doing so, or NULL */
-	struct sf_gzb *gzb;        /* gzip in blocks (sf_output_set_gzip),
-				    * or NULL: zs */
+	bool whole;       /* gzip of the whole stream at commit
+			   * (sf_output_set_gzip): buf holds all of it, a
+			   * buffer of sf_big_resize */
 };
 
 /* The temporary file being written, for signal handlers. */
@@ -740,38 +740,11 @@ static void deflate_out(struct sf_output *o, unsigned char *in, size_t n,
 	} while (o->zs.avail_out == 0 && !*failed);
 }
 
-struct gzb_sink {
-	int fd;
-	int *failed, *err_no;
-};
-
-static void gzb_write(void *arg, const unsigned char *p, size_t n)
-{
-	struct gzb_sink *k = arg;
-
-	write_all(k->fd, p, n, k->failed, k->err_no);
-}
-
-/* Compress in[0..n) with `zflush` (Z_FINISH ends the stream) and write
- * what comes out: in blocks (gzblocks.h) or as one deflate stream. */
-static void compress_out(struct sf_output *o, unsigned char *in, size_t n,
-			 int zflush, int *failed, int *err_no)
-{
-	struct gzb_sink k = { o->fd, failed, err_no };
-
-	if (!o->gzb) {
-		deflate_out(o, in, n, zflush, failed, err_no);
-		return;
-	}
-	if (sf_gzb_put(o->gzb, in, n, zflush == Z_FINISH, gzb_write, &k))
-		fail_into(failed, err_no, EIO);
-}
-
 /* The output's compressing thread's work (outthread.h): one buffer. */
 static void deflate_job(void *arg, unsigned char *buf, size_t len, int flag,
 			int *failed, int *err_no)
 {
-	compress_out(arg, buf, len, flag, failed, err_no);
+	deflate_out(arg, buf, len, flag, failed, err_no);
 }
 
 /*
@@ -796,7 +769,7 @@ static void gz_thread_stop(struct sf_output *o)
 
 static void flush_buf(struct sf_output *o, int zflush)
 {
-	if (o->failed || o->is_mem)
+	if (o->failed || o->is_mem || o->whole)
 		return;
 	if (!o->gz) {
 		write_fd(o, o->buf, o->len);
@@ -812,7 +785,7 @@ static void flush_buf(struct sf_output *o, int zflush)
 		o->len = 0;
 		return;
 	}
-	compress_out(o, o->buf, o->len, zflush, &o->failed, &o->err_no);
+	deflate_out(o, o->buf, o->len, zflush, &o->failed, &o->err_no);
 	o->len = 0;
 }
 
@@ -1007,18 +980,19 @@ int sf_output_open(struct sf_output **out, struct sf_ctx *ctx,
 }
 
 /*
- * Level 1, as Go's runtime/pprof writes its profiles: on a 30 MB pprof
- * message, 0.34 s against level 6's 0.58 s, for 3% more bytes.  In
- * blocks (gzblocks.h) so that, with -j, several threads compress it, with
- * the same bytes for every number of jobs.  The buffer holds one batch of
- * blocks; it is handed over (or compressed here) only when full, so that
- * the blocks fall at the same offsets whatever the writes were.
+ * The whole stream gzip'd in one call at commit (whole_out, gzwhole.h
+ * says why), so it stays in memory until then: in the pages ctx keeps
+ * (sf_big_keep), faulted in already, where it keeps some, else in a
+ * buffer grown by moving its pages (sf_big_grow), never by copying them.
  */
+#define WHOLE_ROOM ((size_t)64 << 20)   /* address space, not memory */
+
 int sf_output_set_gzip(struct sf_output *o, struct sf_ctx *ctx)
 {
-	size_t cap = SF_GZB_BATCH * SF_GZB_BLOCK;
+	unsigned char *nb = NULL;
+	size_t ncap = 0;
 
-	if (o->gzb || o->is_mem)
+	if (o->whole || o->is_mem)
 		return 0;
 	if (o->gz) {
 		/* opened as gzip (-o x.pb.gz): the same bytes as to a pipe,
@@ -1031,24 +1005,49 @@ int sf_output_set_gzip(struct sf_output *o, struct sf_ctx *ctx)
 		deflateEnd(&o->zs);
 		o->gz = false;
 	}
-	unsigned char *nb = realloc(o->buf, cap);
-	if (!nb)
+	/* without kept pages a small buffer first: a mapping of its own
+	 * would clear a huge page for a message of a few KiB */
+	if (sf_big_reserve_kept(ctx, &nb, &ncap, WHOLE_ROOM) &&
+	    sf_big_resize(&nb, &ncap, o->len > OUT_BUF ? o->len : OUT_BUF))
 		return sf_error(ctx, SF_ENOMEM, o->name, 0, "out of memory");
+	memcpy(nb, o->buf, o->len);
+	free(o->buf);
 	o->buf = nb;
-	o->cap = cap;
-	if (!(o->gzb = sf_gzb_new(1, o->jobs)))
-		return sf_error(ctx, SF_ENOMEM, o->name, 0, "out of memory");
-	o->gz = true;
-	gz_thread_start(o);
+	o->cap = ncap;
+	o->whole = true;
+	return 0;
+}
+
+/* The whole stream of sf_output_set_gzip as one gzip member, made in the
+ * pages ctx keeps (the writer's arrays, given back), else in the
+ * buffer's room after the stream, and written.  What ctx keeps is freed:
+ * the output is the job's last stage. */
+static int whole_out(struct sf_output *o, struct sf_ctx *ctx)
+{
+	size_t at = (o->len + 63) & ~(size_t)63, n = 0;
+	size_t bound = sf_gzip_fast_bound(o->len);
+	unsigned char *z = NULL;
+	size_t zcap = 0;
+
+	if (!sf_big_take(ctx, &z, &zcap, bound))
+		n = sf_gzip_fast(o->buf, o->len, z, zcap);
+	else if (at >= o->len && bound <= SIZE_MAX - at &&
+		 !sf_big_grow(&o->buf, &o->cap, at + bound))
+		n = sf_gzip_fast(o->buf, o->len, o->buf + at, o->cap - at);
+	sf_big_drop(ctx);
+	/* with room for the bound, only memory can be short */
+	if (n)
+		write_fd(o, z ? z : o->buf + at, n);
+	sf_big_free(z, zcap);
+	if (!n)
+		return sf_error(ctx, SF_ENOMEM, o->name, 0,
+				"out of memory for gzip compression");
 	return 0;
 }
 
 void sf_output_threads(struct sf_output *o, unsigned jobs)
 {
 	o->may_thread = jobs > 1;
-	o->jobs = jobs;
-	if (o->gzb)
-		sf_gzb_jobs(o->gzb, jobs);
 	gz_thread_start(o);
 }
 
@@ -1083,7 +1082,12 @@ void sf_output_write(struct sf_output *o, const void *buf, size_t n)
 	if (o->failed || !n)
 		return;
 	if (o->len + n > o->cap) {
-		if (o->is_mem) {
+		if (o->whole) {
+			if (sf_big_grow(&o->buf, &o->cap, o->len + n)) {
+				out_fail(o, ENOMEM);
+				return;
+			}
+		} else if (o->is_mem) {
 			size_t ncap = o->cap;
 			while (ncap < o->len + n)
 				ncap *= 2;
@@ -1094,20 +1098,6 @@ void sf_output_write(struct sf_output *o, const void *buf, size_t n)
 			}
 			o->buf = nb;
 			o->cap = ncap;
-		} else if (o->gzb) {
-			/* only full batches: see sf_output_set_gzip */
-			const unsigned char *p = buf;
-			while (o->len + n > o->cap && !o->failed) {
-				size_t k = o->cap - o->len;
-				memcpy(o->buf + o->len, p, k);
-				o->len = o->cap;
-				flush_buf(o, Z_NO_FLUSH);
-				p += k;
-				n -= k;
-			}
-			if (o->failed)
-				return;
-			buf = p;
 		} else {
 			flush_buf(o, Z_NO_FLUSH);
 			if (n >= o->cap) {
@@ -1190,11 +1180,13 @@ const char *sf_output_name(const struct sf_output *o)
 static void output_free(struct sf_output *o)
 {
 	gz_thread_stop(o);
-	if (o->gz && !o->gzb)
+	if (o->gz)
 		deflateEnd(&o->zs);
-	sf_gzb_free(o->gzb);
 	free(o->zout);
-	free(o->buf);
+	if (o->whole)
+		sf_big_free(o->buf, o->cap);
+	else
+		free(o->buf);
 	free(o->name);
 	free(o->final_path);
 	free(o->tmp_path);
@@ -1211,6 +1203,10 @@ int sf_output_commit(struct sf_output *o, struct sf_ctx *ctx)
 	}
 	flush_buf(o, o->gz ? Z_FINISH : Z_NO_FLUSH);
 	gz_thread_stop(o);
+	if (o->whole && !o->failed && (rc = whole_out(o, ctx))) {
+		sf_output_abort(o);
+		return rc;
+	}
 	if (!o->failed && o->tmp_path && fsync(o->fd) && errno != EINVAL)
 		out_fail(o, errno);
 	if (!o->failed && o->anon && link_tmp(o))
@@ -1263,37 +1259,4 @@ void sf_output_abort(struct sf_output *o)
 			g_tmp_path = NULL;
 	}
 	output_free(o);
-}
-
-int sf_gzip_mem(struct sf_ctx *ctx, const void *data, size_t n,
-		unsigned char **out, size_t *outlen)
-{
-	z_stream zs;
-
-	memset(&zs, 0, sizeof(zs));
-	*out = NULL;
-	if (deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
-		return sf_error(ctx, SF_ENOMEM, NULL, 0,
-				"cannot start gzip compression");
-	uLong cap = deflateBound(&zs, (uLong)n);
-	unsigned char *b = malloc(cap);
-	if (!b) {
-		deflateEnd(&zs);
-		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-	}
-	zs.next_in = (Bytef *)(uintptr_t)data;
-	zs.avail_in = (uInt)n;
-	zs.next_out = b;
-	zs.avail_out = (uInt)cap;
-	int zr = deflate(&zs, Z_FINISH);
-	*outlen = zs.total_out;
-	deflateEnd(&zs);
-	if (zr != Z_STREAM_END) {
-		free(b);
-		return sf_error(ctx, SF_ENOMEM, NULL, 0,
-				"gzip compression failed");
-	}
-	*out = b;
-	return 0;
 }

@@ -131,22 +131,24 @@ struct sf_output;
  * temporary file.  `gzip` compresses.  */
 int sf_output_open(struct sf_output **out, struct sf_ctx *ctx,
 		   const char *path, bool gzip);
-/* Compress everything written from now on with gzip at level 1, in
- * blocks that up to -j threads compress (gzblocks.h: the bytes depend on
- * the data only), unless `o` is a memory output.  An output opened with
- * gzip (level 6, one stream) is switched over if nothing was compressed
- * yet, so that `-o x.pb.gz` and a pipe get the same bytes.  Call it
- * before the first write: for writers whose format is always compressed
- * (pprof).  Returns 0 or SF_ENOMEM. */
+/* Compress everything written from now on with gzip at level 1, as one
+ * gzip member made by one libdeflate call at commit (whose bytes depend
+ * on the data only), unless `o` is a memory output.  The stream is held
+ * in memory until then, in the pages ctx keeps (sf_big_keep) where it
+ * keeps some: the caller takes them over (format.h, takes_kept).  An
+ * output opened with gzip (level 6, zlib's stream) is switched over if
+ * nothing was compressed yet, so that `-o x.pb.gz` and a pipe get the
+ * same bytes.  Call it before the first write: for writers whose format
+ * is always compressed (pprof).  Returns 0 or SF_ENOMEM; the commit may
+ * fail with SF_ENOMEM too. */
 int sf_output_set_gzip(struct sf_output *o, struct sf_ctx *ctx);
 /* How many threads the output may use (sfconv's -j).  With two or more,
- * a gzip output compresses and writes on a second thread while the
- * writer fills the next buffer (from sf_output_set_gzip on, that thread
- * compresses each batch of blocks on up to `jobs` threads).  The
- * compressor gets the same input with the same flushes in the same order,
- * so the bytes do not change.  Where no thread can be started the output
- * compresses on the caller's thread.  A write failure shows up in
- * sf_output_failed at the next buffer or at commit. */
+ * a gzip output opened with `gzip` compresses and writes on a second
+ * thread while the writer fills the next buffer.  The compressor gets the
+ * same input with the same flushes in the same order, so the bytes do not
+ * change.  Where no thread can be started the output compresses on the
+ * caller's thread.  A write failure shows up in sf_output_failed at the
+ * next buffer or at commit. */
 void sf_output_threads(struct sf_output *o, unsigned jobs);
 /* An output into a growable memory buffer (tests, nested writers). */
 int sf_output_mem(struct sf_output **out, struct sf_ctx *ctx);

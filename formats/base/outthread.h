@@ -1,8 +1,7 @@
 /*
  * outthread.h - a second thread that takes an output's full buffers, one
  * at a time and in the order given, and runs a function on each (io.c's
- * gzip compression and write, in blocks for sf_output_set_gzip) while the
- * writer fills the next buffer.
+ * gzip compression and write) while the writer fills the next buffer.
  * Internal to formats/base: io.c is its one user.
  *
  * Two buffers of one size go back and forth: the writer fills one while

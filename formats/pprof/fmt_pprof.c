@@ -1164,6 +1164,7 @@ const struct sf_format sf_format_pprof = {
 	.caps = SF_CAP_THREADS | SF_CAP_WEIGHTS | SF_CAP_TYPES |
 		SF_CAP_INLINE | SF_CAP_LOCATIONS | SF_CAP_LABELS,
 	.binary = true,
+	.takes_kept = true,
 	.priority = 3,
 	.read_options = pprof_ropts,
 };
