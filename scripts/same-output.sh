@@ -14,6 +14,10 @@
 # refactor, a speed-up):
 #     git worktree add /tmp/old HEAD~3 && make -C /tmp/old
 #     scripts/same-output.sh /tmp/old/bin bin
+#
+# For a change of compressor, SAME_INFLATE="pprof" (writers, by name)
+# compares those writers' outputs inflated (gzip -dc), and the new
+# build's -j1 and -j2 bytes with each other.
 set -u
 old=${1:?usage: same-output.sh OLD_BINDIR NEW_BINDIR [FIXTURE_DIR...]}
 new=${2:?usage: same-output.sh OLD_BINDIR NEW_BINDIR [FIXTURE_DIR...]}
@@ -39,9 +43,15 @@ same() { # WHAT FILE1 FILE2
 run() { # BIN ARGS... -> stdout+status in $tmp/o.BIN, stderr in $tmp/e.BIN
 	tag=$1; shift
 	"$@" > "$tmp/o.$tag" 2> "$tmp/e.$tag"
-	echo "status $?" >> "$tmp/o.$tag"
+	echo "status $?" > "$tmp/s.$tag"
+	cat "$tmp/s.$tag" >> "$tmp/o.$tag"
 	# the program name differs only by path
 	sed -i "s|$old/||g; s|$new/||g" "$tmp/e.$tag"
+}
+
+inflate() { # TAG: $tmp/o.TAG's gzip stream inflated, its status line kept
+	head -c -"$(wc -c < "$tmp/s.$1")" "$tmp/o.$1" | gzip -dc > "$tmp/i.$1" 2>&1
+	cat "$tmp/i.$1" "$tmp/s.$1" > "$tmp/o.$1"
 }
 
 find "$@" -type f ! -name '*.md' ! -name '*.tsv' ! -name '*.c' ! -name '*.cc' \
@@ -58,8 +68,16 @@ while IFS= read -r f; do
 		for j in 1 2; do
 			run a "$old/sfconv" -q -j$j "$f" --to "$w" -o -
 			run b "$new/sfconv" -q -j$j "$f" --to "$w" -o -
+			case " ${SAME_INFLATE-} " in
+			*" $w "*)
+				cp "$tmp/o.b" "$tmp/g.$j"
+				inflate a; inflate b ;;
+			esac
 			same "sfconv -j$j --to $w $f" "$tmp/o.a" "$tmp/o.b"
 		done
+		case " ${SAME_INFLATE-} " in
+		*" $w "*) same "new -j1 and -j2 --to $w $f" "$tmp/g.1" "$tmp/g.2" ;;
+		esac
 	done
 	for r in --tree --flat --callgraph --sample; do
 		for js in "" --json; do
