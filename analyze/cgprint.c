@@ -375,23 +375,52 @@ static char *put_time_col(char *out, double v, const struct cgfmt *f)
 	return put_right(out, buf, strlen(buf), 14);
 }
 
+/* Whether 10p is above (1), at (0) or below (-1) fl + 0.5, exactly, for
+ * a finite p > 0 with 10p near it and fl < 1e9; 2 when it cannot tell.
+ * p is mi / 2^sh with mi of 53 bits: compare 20 mi with (2 fl + 1) 2^sh. */
+static int half_side(double p, double fl)
+{
+	uint64_t bits, mi;
+	int sh;
+
+	memcpy(&bits, &p, sizeof(bits));
+	if (!(bits >> 52))
+		return 2;       /* subnormal: never near a half */
+	mi = (bits & (((uint64_t)1 << 52) - 1)) | ((uint64_t)1 << 52);
+	sh = 1075 - (int)(bits >> 52);
+	if (sh < 0 || sh > 90)
+		return 2;
+	unsigned __int128 a = (unsigned __int128)mi * 20;
+	unsigned __int128 b = (unsigned __int128)(2 * (uint64_t)fl + 1) << sh;
+	return (a > b) - (a < b);
+}
+
 /* printf's "%6.1f" of p: when 10p is not within 1e-6 of a half, the
  * rounded value of the computed 10p (off the exact one by far less) is
- * the decimal rounding printf makes of p; else printf itself.  For 0 <=
- * 10p < 1e9 the conversion to an integer is floor() */
+ * the decimal rounding printf makes of p; near a half, printf rounds the
+ * exact value of p, half to even, which half_side decides (about one line
+ * in 80 on the timeline of docs/PERFORMANCE.md, each a call to snprintf
+ * before).  For 0 <= 10p < 1e9 the conversion to an integer is floor() */
 static char *put_pct_col(char *out, double p)
 {
 	/* room for the largest double's 309 digits */
 	char buf[320], *b = buf + sizeof(buf), *d;
 	double y = p * 10, fl;
+	uint64_t k;
+	int side = 1;
 
 	if (!(p >= 0) || signbit(p) || !(y < 1e9) ||
-	    fabs(y - (fl = (double)(uint64_t)y) - 0.5) < 1e-6) {
+	    (fabs(y - (fl = (double)(uint64_t)y) - 0.5) < 1e-6 &&
+	     (side = half_side(p, fl)) == 2)) {
 		int n = snprintf(buf, sizeof(buf), "%6.1f", p);
 		memcpy(out, buf, (size_t)n);
 		return out + n;
 	}
-	uint64_t k = (uint64_t)fl + (y - fl > 0.5);
+	k = (uint64_t)fl;
+	if (fabs(y - fl - 0.5) < 1e-6)
+		k += side > 0 || (!side && (k & 1));
+	else
+		k += y - fl > 0.5;
 	*--b = (char)('0' + k % 10);
 	*--b = '.';
 	d = put_digits(b, k / 10);
