@@ -267,6 +267,65 @@ struct cgfmt {
 	double plain;
 };
 
+/* Where the text goes: lines are formatted in place at b + len, not in a
+ * line of their own then copied by a call per line (on the timeline of
+ * docs/PERFORMANCE.md 7.5 million lines, and the copy and the call were
+ * a fifth of the text's time).  A buffer with an output `o` is written
+ * out when full; one without grows (a chunk kept until its turn). */
+struct tbuf {
+	char *b;
+	size_t len, cap;
+	struct sf_output *o;
+	bool failed;          /* out of memory: the rest is dropped */
+};
+
+#define TB_SIZE ((size_t)1 << 20)
+
+static bool tb_grow(struct tbuf *tb, size_t n)
+{
+	size_t ncap = tb->cap ? tb->cap : TB_SIZE;
+	char *nb;
+
+	if (tb->failed)
+		return false;
+	if (tb->o && tb->len) {
+		sf_output_write(tb->o, tb->b, tb->len);
+		tb->len = 0;
+		if (n <= tb->cap)
+			return true;
+	}
+	while (ncap < tb->len + n)
+		ncap *= 2;
+	if (!(nb = realloc(tb->b, ncap))) {
+		tb->failed = true;
+		return false;
+	}
+	tb->b = nb;
+	tb->cap = ncap;
+	return true;
+}
+
+/* Room for n more bytes at tb->b + tb->len; false when there is none */
+static inline bool tb_room(struct tbuf *tb, size_t n)
+{
+	return tb->len + n <= tb->cap || tb_grow(tb, n);
+}
+
+static void tb_put(struct tbuf *tb, const char *s, size_t n)
+{
+	if (tb_room(tb, n)) {
+		memcpy(tb->b + tb->len, s, n);
+		tb->len += n;
+	}
+}
+
+static void tb_flush(struct tbuf *tb)
+{
+	if (tb->o && tb->len && !tb->failed)
+		sf_output_write(tb->o, tb->b, tb->len);
+	tb->len = 0;
+}
+
 /* Write the digits of u ending at `end`; returns where they begin. */
 static char *put_digits(char *end, uint64_t u)
 {
@@ -288,37 +347,88 @@ static char *put_right(char *out, const char *s, size_t n, size_t width)
 	return out + n;
 }
 
-/* printf's "%14s" of sf_an_fmt_unit(v) */
+/* u right-aligned in 14 columns: printf's "%14s" of its digits */
+static char *put_whole_col(char *out, uint64_t u)
+{
+	char buf[24], *b = buf + sizeof(buf), *d = put_digits(b, u);
+	size_t n = (size_t)(b - d);
+
+	if (n > 14)
+		return put_right(out, d, n, 14);
+	/* the fixed widths compile to a few stores, not calls */
+	memset(out, ' ', 14);
+	memcpy(out + 14 - n, d, n);
+	return out + 14;
+}
+
+/* printf's "%14s" of sf_an_fmt_unit(v).  Below plain (at most 1e15,
+ * where every whole double is exact in 64 bits) the conversion to an
+ * integer tells a whole value as floor() did, without its call. */
 static char *put_time_col(char *out, double v, const struct cgfmt *f)
 {
-	char buf[64], *b = buf + sizeof(buf);
+	char buf[64];
 
-	if (v >= 0 && !signbit(v) && v == floor(v) && (v < f->plain || !v)) {
-		char *d = put_digits(b, (uint64_t)v);
-		return put_right(out, d, (size_t)(b - d), 14);
-	}
+	if (v >= 0 && !signbit(v) && (v < f->plain || !v) &&
+	    (double)(uint64_t)v == v)
+		return put_whole_col(out, (uint64_t)v);
 	sf_an_fmt_unit(buf, sizeof(buf), v, f->unit, f->raw);
 	return put_right(out, buf, strlen(buf), 14);
 }
 
+/* Whether 10p is above (1), at (0) or below (-1) fl + 0.5, exactly, for
+ * a finite p > 0 with 10p near it and fl < 1e9; 2 when it cannot tell.
+ * p is mi / 2^sh with mi of 53 bits: compare 20 mi with (2 fl + 1) 2^sh. */
+static int half_side(double p, double fl)
+{
+	uint64_t bits, mi;
+	int sh;
+
+	memcpy(&bits, &p, sizeof(bits));
+	if (!(bits >> 52))
+		return 2;       /* subnormal: never near a half */
+	mi = (bits & (((uint64_t)1 << 52) - 1)) | ((uint64_t)1 << 52);
+	sh = 1075 - (int)(bits >> 52);
+	if (sh < 0 || sh > 90)
+		return 2;
+	unsigned __int128 a = (unsigned __int128)mi * 20;
+	unsigned __int128 b = (unsigned __int128)(2 * (uint64_t)fl + 1) << sh;
+	return (a > b) - (a < b);
+}
+
 /* printf's "%6.1f" of p: when 10p is not within 1e-6 of a half, the
  * rounded value of the computed 10p (off the exact one by far less) is
- * the decimal rounding printf makes of p; else printf itself */
+ * the decimal rounding printf makes of p; near a half, printf rounds the
+ * exact value of p, half to even, which half_side decides (about one line
+ * in 80 on the timeline of docs/PERFORMANCE.md, each a call to snprintf
+ * before).  For 0 <= 10p < 1e9 the conversion to an integer is floor() */
 static char *put_pct_col(char *out, double p)
 {
 	/* room for the largest double's 309 digits */
 	char buf[320], *b = buf + sizeof(buf), *d;
-	double y = p * 10, fl = floor(y);
+	double y = p * 10, fl;
+	uint64_t k;
+	int side = 1;
 
-	if (!(p >= 0) || signbit(p) || y >= 1e9 || fabs(y - fl - 0.5) < 1e-6) {
+	if (!(p >= 0) || signbit(p) || !(y < 1e9) ||
+	    (fabs(y - (fl = (double)(uint64_t)y) - 0.5) < 1e-6 &&
+	     (side = half_side(p, fl)) == 2)) {
 		int n = snprintf(buf, sizeof(buf), "%6.1f", p);
 		memcpy(out, buf, (size_t)n);
 		return out + n;
 	}
-	uint64_t k = (uint64_t)fl + (y - fl > 0.5);
+	k = (uint64_t)fl;
+	if (fabs(y - fl - 0.5) < 1e-6)
+		k += side > 0 || (!side && (k & 1));
+	else
+		k += y - fl > 0.5;
 	*--b = (char)('0' + k % 10);
 	*--b = '.';
 	d = put_digits(b, k / 10);
+	if (b + 2 - d <= 6) {
+		memset(out, ' ', 6);
+		memcpy(out + 6 - (b + 2 - d), d, (size_t)(b + 2 - d));
+		return out + 6;
+	}
 	return put_right(out, d, (size_t)(buf + sizeof(buf) - d), 6);
 }
 
@@ -329,6 +439,12 @@ static char *put_pct_col(char *out, double p)
  * docs/PERFORMANCE.md) and its other ends are scattered over the
  * profile's strings; from the table a line copies two runs of bytes of a
  * few MB that stay in cache.  Entry 0 is unused: * is written apart. */
+/* text_edge copies a label in blocks of this many bytes, a fixed size
+ * the compiler turns into a few moves, where a copy of a label's own
+ * length was a call to memcpy, twice per line; the table and every
+ * line's room have that much more */
+#define LABEL_SLACK 32
+
 struct cglabel {
 	size_t off;           /* in text */
 	uint32_t ilen, len;   /* index field; index field, name and newline */
@@ -359,7 +475,8 @@ static int labels_make(struct cglabels *lb, const struct sf_an_cg *g)
 			return -1;
 		size += len + 16;
 	}
-	if (!(lb->text = malloc(size ? size : 1)))
+	/* LABEL_SLACK more: text_edge copies in blocks of that size */
+	if (!(lb->text = malloc(size + LABEL_SLACK)))
 		return -1;
 	for (size_t n = 1; n < g->nnodes; n++) {
 		char *p = lb->text + at, *d, idx[16], *i = idx + sizeof(idx);
@@ -384,51 +501,87 @@ static int labels_make(struct cglabels *lb, const struct sf_an_cg *g)
 	return 0;
 }
 
-/* "   %-6s %-8s %14s %6.1f%%  NAME\n" with the other end's label `lab`
- * (index field ilen bytes, then the name and newline, len bytes in all) */
-static void text_edge(struct sf_output *o, const char *lab, uint32_t ilen,
-		      uint32_t len, double t, bool callee, double total,
-		      const struct cgfmt *f)
+/* n bytes from s to d, and up to LABEL_SLACK - 1 more after them (both
+ * have that room) */
+static inline void copy_blocks(char *d, const char *s, size_t n)
 {
-	char line[512], *p = line;
+	for (size_t k = 0; k < n; k += LABEL_SLACK)
+		memcpy(d + k, s + k, LABEL_SLACK);
+}
 
+/* "   %-6s %-8s %14s %6.1f%%  NAME\n" with the other end's label `lab`
+ * (index field ilen bytes, then the name and newline, len bytes in all)
+ * and its time: `whole` when `isw` (a whole value below the plain
+ * limit, as put_time_col would find it), else t; t is the time either
+ * way, for the percentage */
+static void text_edge(struct tbuf *tb, const char *lab, uint32_t ilen,
+		      uint32_t len, bool isw, uint64_t whole, double t,
+		      bool callee, double total, const struct cgfmt *f)
+{
+	char *p;
+
+	/* prefix 10, the time's column at least 14 and the unit's 64 at
+	 * most, 1, the percentage up to 320, 3, and what the label's two
+	 * copies write past their ends */
+	if (!tb_room(tb, (size_t)len + 416 + 2 * LABEL_SLACK))
+		return;
+	p = tb->b + tb->len;
 	memcpy(p, callee ? "   callee " : "   caller ", 10);
 	p += 10;
-	memcpy(p, lab, ilen);
+	copy_blocks(p, lab, ilen);
 	p += ilen;
-	p = put_time_col(p, t, f);
+	p = isw ? put_whole_col(p, whole) : put_time_col(p, t, f);
 	*p++ = ' ';
 	p = put_pct_col(p, sf_an__pct(t, total));
 	memcpy(p, "%  ", 3);
 	p += 3;
-	len -= ilen;
-	if (len <= (size_t)(line + sizeof(line) - p)) {
-		memcpy(p, lab + ilen, len);
-		sf_output_write(o, line, (size_t)(p + len - line));
-	} else {
-		sf_output_write(o, line, (size_t)(p - line));
-		sf_output_write(o, lab + ilen, len);
-	}
+	copy_blocks(p, lab + ilen, len - ilen);
+	tb->len = (size_t)(p + len - ilen - tb->b);
 }
 
 /* The lines of one list (entries `from` to `to` of the CSR arrays, their
  * times `t` unless rationals).  The other ends' labels lie scattered in
  * their table: ask for them some lines ahead. */
-static void text_list(struct sf_output *o, const struct sf_an_cg *g,
+static void text_list(struct tbuf *tb, const struct sf_an_cg *g,
 		      const struct cglabels *lb, const uint32_t *edges,
 		      const uint32_t *other, const int64_t *t, uint32_t from,
 		      uint32_t to, bool callee, double total,
 		      const struct cgfmt *f)
 {
-	/* *'s labels: the stack's root as a caller, self time as a callee */
-	static const char star[2][32] = { "*        (stack root)\n",
+	/* *'s labels: the stack's root as a caller, self time as a callee
+	 * (with room for copy_blocks to read past them) */
+	static const char star[2][64] = { "*        (stack root)\n",
 					  "*        (self time)\n" };
+	/* whole times in 64 bits: no 128-bit division per line (a call) */
+	bool fast = !g->caller && !g->exp && g->den > 0 &&
+		    g->den <= INT64_MAX;
+	uint64_t den = fast ? (uint64_t)g->den : 1;
 
 	for (uint32_t j = from; j < to; j++) {
 		uint32_t x = other[j];
-		double tj = g->caller ? time_d(g, edges[j], callee) :
-			    w_div_double(entry_time(g, t, j, edges[j], callee),
-					 g->den, g->exp);
+		bool isw = false;
+		uint64_t whole = 0;
+		double tj;
+
+		if (fast) {
+			sf_an_w v = entry_time(g, t, j, edges[j], callee);
+			uint64_t u = (uint64_t)v;
+			if (v >= 0 && v <= INT64_MAX &&
+			    (den == 1 || u % den == 0)) {
+				whole = den == 1 ? u : u / den;
+				tj = (double)whole;
+				/* put_time_col's digits, as it would find */
+				isw = (tj < f->plain || !whole) &&
+				      whole < ((uint64_t)1 << 53);
+			} else {
+				tj = w_div_double(v, g->den, g->exp);
+			}
+		} else {
+			tj = g->caller ? time_d(g, edges[j], callee) :
+			     w_div_double(entry_time(g, t, j, edges[j],
+						     callee),
+					  g->den, g->exp);
+		}
 
 		/* the label's place 16 lines ahead, its bytes 8 ahead (a
 		 * load of the place there would wait as long as the line) */
@@ -438,12 +591,13 @@ static void text_list(struct sf_output *o, const struct sf_an_cg *g,
 			__builtin_prefetch(lb->text +
 					   lb->l[other[j + 8]].off);
 		if (x == STAR)
-			text_edge(o, star[callee], 9,
-				  (uint32_t)strlen(star[callee]), tj, callee,
-				  total, f);
+			text_edge(tb, star[callee], 9,
+				  (uint32_t)strlen(star[callee]), isw, whole,
+				  tj, callee, total, f);
 		else
-			text_edge(o, lb->text + lb->l[x].off, lb->l[x].ilen,
-				  lb->l[x].len, tj, callee, total, f);
+			text_edge(tb, lb->text + lb->l[x].off, lb->l[x].ilen,
+				  lb->l[x].len, isw, whole, tj, callee, total,
+				  f);
 	}
 }
 
@@ -458,7 +612,7 @@ struct textctx {
 	struct cglabels lb;
 };
 
-static void text_nodes(struct sf_output *o, const struct textctx *c,
+static void text_nodes(struct tbuf *tb, const struct textctx *c,
 		       size_t from, size_t to, bool first)
 {
 	const struct sf_an_cg *g = c->g;
@@ -472,27 +626,44 @@ static void text_nodes(struct sf_output *o, const struct textctx *c,
 	for (size_t i = from; i < to; i++) {
 		uint32_t n = g->order[i];
 		const struct node *x = &g->nodes[n];
+		const struct cglabel *l = &c->lb.l[n];
 		double tot = sf_an_double(x->total, g->exp);
 		double self = sf_an_double(x->self, g->exp);
 		char idx[32];
+		int len;
 
 		if (!shown(g, n, c->opt))
 			continue;
 		if (!first)
-			sf_output_puts(o, sep);
+			tb_put(tb, sep, sizeof(sep) - 1);
 		first = false;
-		text_list(o, g, &c->lb, g->in_edges, g->in_from, g->in_t,
+		text_list(tb, g, &c->lb, g->in_edges, g->in_from, g->in_t,
 			  g->in_start[n], g->in_start[n + 1], false, tot,
 			  &c->f);
 		sf_an_fmt_unit(val, sizeof(val), tot, unit, raw);
 		sf_an_fmt_unit(v2, sizeof(v2), self, unit, raw);
 		snprintf(idx, sizeof(idx), "[%zu]", i + 1);
-		sf_output_printf(o, " %-6s %12s (%5.1f%%) %12s (%5.1f%%)  ",
-				 idx, val, sf_an__pct(tot, c->tt), v2,
-				 sf_an__pct(self, c->tt));
-		sf_an__put_name(o, g->names[n - 1]);
-		sf_output_putc(o, '\n');
-		text_list(o, g, &c->lb, g->out_edges, g->out_to, g->out_t,
+		/* the percentages are of parts of the total: up to 100, so
+		 * 256 bytes hold the line but for its name */
+		for (size_t room = 256;; room = (size_t)len + 1) {
+			if (!tb_room(tb, room))
+				break;
+			len = snprintf(tb->b + tb->len, room,
+				       " %-6s %12s (%5.1f%%) %12s (%5.1f%%)  ",
+				       idx, val, sf_an__pct(tot, c->tt), v2,
+				       sf_an__pct(self, c->tt));
+			if (len < 0) {
+				tb->failed = true;
+				break;
+			}
+			if ((size_t)len < room) {
+				tb->len += (size_t)len;
+				break;
+			}
+		}
+		/* the name as sf_an__put_name writes it, and the newline */
+		tb_put(tb, c->lb.text + l->off + l->ilen, l->len - l->ilen);
+		text_list(tb, g, &c->lb, g->out_edges, g->out_to, g->out_t,
 			  g->out_start[n], g->out_start[n + 1], true, tot,
 			  &c->f);
 	}
@@ -515,7 +686,7 @@ static void text_nodes(struct sf_output *o, const struct textctx *c,
 
 struct textpipe {
 	const struct textctx *c;
-	struct sf_output *m[TEXT_SLOTS];
+	struct tbuf m[TEXT_SLOTS];
 	size_t *cut;              /* chunk k: order[cut[k]..cut[k + 1]) */
 	unsigned char *done;      /* per chunk: formatted (or direct) */
 	size_t nchunks;
@@ -554,7 +725,7 @@ static bool take(struct textpipe *p)
 	p->next++;
 	if (!direct(p, k)) {
 		pthread_mutex_unlock(&p->mu);
-		text_nodes(p->m[k % TEXT_SLOTS], p->c, p->cut[k],
+		text_nodes(&p->m[k % TEXT_SLOTS], p->c, p->cut[k],
 			   p->cut[k + 1], !p->cut[k]);
 		pthread_mutex_lock(&p->mu);
 	}
@@ -575,20 +746,22 @@ static void *text_helper(void *arg)
 	return NULL;
 }
 
-/* Write chunk k out, on this thread, in order */
-static void put_chunk(struct sf_output *o, struct textpipe *p, size_t k)
+/* Write chunk k out, on this thread, in order (through `out`, which
+ * writes to the output) */
+static void put_chunk(struct tbuf *out, struct textpipe *p, size_t k)
 {
-	struct sf_output *m = p->m[k % TEXT_SLOTS];
-	size_t len;
-	const char *d = sf_output_mem_data(m, &len);
+	struct tbuf *m = &p->m[k % TEXT_SLOTS];
 
 	/* a buffer that could not grow: format the chunk again, straight
 	 * into the output */
-	if (direct(p, k) || sf_output_failed(m))
-		text_nodes(o, p->c, p->cut[k], p->cut[k + 1], !p->cut[k]);
-	else
-		sf_output_write(o, d, len);
-	sf_output_mem_clear(m);
+	if (direct(p, k) || m->failed) {
+		text_nodes(out, p->c, p->cut[k], p->cut[k + 1], !p->cut[k]);
+		tb_flush(out);
+	} else {
+		sf_output_write(out->o, m->b, m->len);
+	}
+	m->len = 0;
+	m->failed = false;
 }
 
 /* The chunks' cuts; 0 when out of memory */
@@ -620,24 +793,18 @@ static size_t text_cuts(struct textpipe *p, const struct sf_an_cg *g)
 	return k;
 }
 
-/* The whole text of the nodes on this thread and one helper; false when
- * they could not be had (nothing is written then) */
-static bool text_pipe(struct sf_output *o, const struct textctx *c)
+/* The whole text of the nodes on this thread and one helper, through
+ * `out`; false when they could not be had (nothing is written then) */
+static bool text_pipe(struct tbuf *out, const struct textctx *c)
 {
 	struct textpipe p = { .c = c };
-	struct sf_ctx scratch;
 	pthread_t th;
-	bool ok = true, helper = false;
-	size_t nm = 0;
+	bool helper = false;
 
-	/* a buffer the report cannot have is no error: one pass instead */
-	sf_ctx_init(&scratch);
-	for (; nm < TEXT_SLOTS && !sf_output_mem(&p.m[nm], &scratch); nm++)
-		;
-	sf_ctx_free(&scratch);
-	if (nm < TEXT_SLOTS || !(p.nchunks = text_cuts(&p, c->g))) {
-		ok = false;
-		goto out;
+	if (!(p.nchunks = text_cuts(&p, c->g))) {
+		free(p.cut);
+		free(p.done);
+		return false;
 	}
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_cond_init(&p.cv, NULL);
@@ -648,7 +815,7 @@ static bool text_pipe(struct sf_output *o, const struct textctx *c)
 		size_t k = p.written;
 		if (p.done[k]) {
 			pthread_mutex_unlock(&p.mu);
-			put_chunk(o, &p, k);
+			put_chunk(out, &p, k);
 			pthread_mutex_lock(&p.mu);
 			p.written++;
 			pthread_cond_broadcast(&p.cv);
@@ -662,12 +829,11 @@ static bool text_pipe(struct sf_output *o, const struct textctx *c)
 		pthread_join(th, NULL);
 	pthread_cond_destroy(&p.cv);
 	pthread_mutex_destroy(&p.mu);
-out:
-	for (size_t k = 0; k < nm; k++)
-		sf_output_abort(p.m[k]);
+	for (size_t k = 0; k < TEXT_SLOTS; k++)
+		free(p.m[k].b);
 	free(p.cut);
 	free(p.done);
-	return ok;
+	return true;
 }
 
 int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
@@ -680,8 +846,10 @@ int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
 				       raw || !strcmp(fam, "other") ? 1e15 :
 				       !strcmp(fam, "count") ? 1e5 : 0 },
 			     tt, { NULL, NULL } };
+	struct tbuf out = { .o = o };
 	unsigned jobs = sf_jobs(ctx);
 	char val[64];
+	int rc = 0;
 	static const char rule[] =
 		"==============================================================="
 		"=========\n";
@@ -714,11 +882,16 @@ int sf_an_cg_text(struct sf_output *o, const struct sf_an_cg *g,
 	sf_output_puts(o, rule);
 	/* with --peek, whether a separator comes first depends on the nodes
 	 * shown before: those few entries are written in one pass */
-	if (!(jobs > 1 && !opt->npeek && g->nnodes > 1 && text_pipe(o, &c)))
-		text_nodes(o, &c, 0, g->nnodes - 1, true);
-	sf_output_puts(o, rule);
+	if (!(jobs > 1 && !opt->npeek && g->nnodes > 1 && text_pipe(&out, &c)))
+		text_nodes(&out, &c, 0, g->nnodes - 1, true);
+	tb_flush(&out);
+	if (out.failed)
+		rc = sf_error_nomem(ctx);
+	else
+		sf_output_puts(o, rule);
+	free(out.b);
 	labels_free(&c.lb);
-	return 0;
+	return rc;
 }
 
 /* ----- read access, for the reports in other files ----- */
