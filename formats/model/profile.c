@@ -562,7 +562,9 @@ int sf_profile_stack_room(struct sf_profile *p, size_t n,
 	room->size[2] = sizeof(*in->agg_stack);
 	room->cap[2] = 0;
 	size_t ab = 0;
-	if (p->d.aggregated && !in->agg_stack &&
+	/* not after sf_profile_trim_keep: the next sample rebuilds the
+	 * index, sized then (a room here would be replaced, never freed) */
+	if (p->d.aggregated && !in->agg_stack && !in->agg_trimmed &&
 	    !sf_big_reserve(&in->agg_stack, &ab,
 			    want * sizeof(*in->agg_stack))) {
 		in->cap_agg_stack = ab / sizeof(*in->agg_stack);
