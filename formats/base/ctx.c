@@ -471,8 +471,8 @@ void sf_big_keep(struct sf_ctx *ctx, void *buf, size_t cap)
 		 * stack tree's arrays, one as large as the other).  The new
 		 * one first: a stage has just written its pages, where the
 		 * one kept before may end in a reservation's pages never
-		 * touched (the child lists, kept whole), and a taker gets the
-		 * first pages first */
+		 * touched (sf_big_keep of a room written in part), and a
+		 * taker gets the first pages first */
 		size_t a = big_round(cap), b = big_round(ctx->spare_cap);
 		unsigned char *m = big_map(a + b);
 		if (m && big_move(buf, a, m)) {

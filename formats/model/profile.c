@@ -562,7 +562,9 @@ int sf_profile_stack_room(struct sf_profile *p, size_t n,
 	room->size[2] = sizeof(*in->agg_stack);
 	room->cap[2] = 0;
 	size_t ab = 0;
-	if (p->d.aggregated && !in->agg_stack &&
+	/* not after sf_profile_trim_keep: the next sample rebuilds the
+	 * index, sized then (a room here would be replaced, never freed) */
+	if (p->d.aggregated && !in->agg_stack && !in->agg_trimmed &&
 	    !sf_big_reserve(&in->agg_stack, &ab,
 			    want * sizeof(*in->agg_stack))) {
 		in->cap_agg_stack = ab / sizeof(*in->agg_stack);
@@ -660,9 +662,8 @@ void sf_profile_trim_keep(struct sf_profile *p, struct sf_ctx *ctx)
 	struct sf_profile_internal *in = p->in;
 
 	sf_idx_free(&in->stacks);
-	/* the samples' index by stack (4 bytes a node, written) is kept
-	 * before the child lists, whose room's untouched rest comes last
-	 * for a taker; the next sample added rebuilds it */
+	/* the samples' index by stack (4 bytes a node, written) is kept;
+	 * the next sample added rebuilds it */
 	if (ctx && in->agg_stack) {
 		sf_big_keep_used(ctx, in->agg_stack, in->cap_agg_stack *
 				 sizeof(*in->agg_stack),
@@ -671,8 +672,13 @@ void sf_profile_trim_keep(struct sf_profile *p, struct sf_ctx *ctx)
 		in->cap_agg_stack = 0;
 		in->agg_trimmed = true;
 	}
-	/* the same length nodes_free gives */
-	sf_big_keep(ctx, in->kin, in->cap_kin * sizeof(*in->kin));
+	/* only the child lists' written part: kept whole, their room's
+	 * untouched rest (two thirds of it on a timeline) came first for a
+	 * taker, as sf_big_keep puts the buffer kept last first, and the
+	 * writer's records and places got fresh pages there while the
+	 * written ones behind it were given back unused */
+	sf_big_keep_used(ctx, in->kin, in->cap_kin * sizeof(*in->kin),
+			 p->d.nstacks * sizeof(*in->kin));
 	in->kin = NULL;
 	in->cap_kin = 0;
 	in->stacks_trimmed = true;

@@ -1,6 +1,7 @@
 /* t_fold.c - fold counts and exact folding in the model (profile.h),
- * also after sf_profile_trim_keep gave the samples' index up: expected
- * counts and sums worked out by hand in the comments. */
+ * also after sf_profile_trim_keep gave the samples' index up (and after
+ * a stack room reserved then): expected counts and sums worked out by
+ * hand in the comments. */
 #include "unit.h"
 #include "profile.h"
 
@@ -36,6 +37,22 @@ static int add(struct sf_profile *p, struct sf_ctx *ctx, sf_stack_id s,
 		return sf_profile_add_sample_hint(p, ctx, s, t, 0, SF_NO_TIME,
 						  &w, hint);
 	return sf_profile_add_sample(p, ctx, s, t, 0, SF_NO_TIME, &w);
+}
+
+/* Is address a in a mapping of this process? */
+static bool mapped(const void *a)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	unsigned long lo, hi, x = (unsigned long)(uintptr_t)a;
+	char line[512];
+	bool in = false;
+
+	while (f && !in && fgets(line, sizeof(line), f))
+		in = sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo <= x &&
+		     x < hi;
+	if (f)
+		fclose(f);
+	return in;
 }
 
 static uint64_t count_sum(const struct sf_profile *p)
@@ -192,6 +209,34 @@ int main(void)
 					       count_sum(p) == 8);
 	sf_big_drop(&ctx);
 	sf_profile_free(p);
+
+	/* after the trim, a stack pushed and a room reserved for more (as
+	 * a reader reading on would): the room reserves no samples' index,
+	 * which the next sample's rebuilt one would replace and leave
+	 * mapped after the profile is freed; the samples fold as if no trim
+	 * had been.  a/t1 = 1 (s0); trim; c under b; a/t1 + 2 -> s0 = 3,
+	 * c/t1 -> s1 = 1 */
+	p = mk(&ctx, true, true, &a, &b, &t1, &t2);
+	add(p, &ctx, a, t1, 1, NULL);
+	sf_profile_trim_keep(p, &ctx);
+	sf_big_drop(&ctx);
+	{
+		sf_frame_id h;
+		sf_stack_id c = 0;
+		struct sf_stack_room rm;
+		bool ok = !sf_profile_frame_named(p, &ctx, "h", 1, NULL, &h) &&
+			  !sf_profile_stack_push(p, &ctx, b, h, &c);
+		/* -1 under AddressSanitizer: no room, the arrays grow */
+		void *room = sf_profile_stack_room(p, 1 << 20, &rm) ? NULL :
+			     rm.mem[2];
+		add(p, &ctx, a, t1, 2, NULL);
+		add(p, &ctx, c, t1, 1, NULL);
+		CHECK("trimmed-room-refold", ok && p->d.nsamples == 2 &&
+		      sf_weight(p, 0, 0) == 3 && sf_weight(p, 1, 0) == 1 &&
+		      sf_sample_count(p, 0) == 2 && count_sum(p) == 3);
+		sf_profile_free(p);
+		CHECK("trimmed-room-freed", !room || !mapped(room));
+	}
 
 	/* unfolded with a hint: appends */
 	p = mk(&ctx, false, false, &a, &b, &t1, &t2);

@@ -10,13 +10,15 @@
  * its identity; room reserved for the stack tree (sf_profile_stack_room):
  * the arrays do not move while the reserved stacks are added, and
  * another thread faulting their pages in (sf_stack_room_fill) changes no
- * entry. */
+ * entry; given to the context when loading ends (sf_profile_trim_keep),
+ * the child lists' room keeps only its written pages, all faulted in. */
 #include "unit.h"
 #include "profile.h"
 
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 static uint64_t rs = 42;
 
@@ -234,6 +236,65 @@ static void room(struct sf_ctx *ctx)
 	sf_profile_free(p);
 }
 
+#if !defined(__SANITIZE_ADDRESS__)
+/* Are all pages of the mapping [a, a + n) faulted in? */
+static bool resident(const void *a, size_t n)
+{
+	size_t pages = (n + 4095) / 4096;
+	unsigned char *v = malloc(pages ? pages : 1);
+	bool all = v && !mincore((void *)a, n, v);
+
+	for (size_t i = 0; all && i < pages; i++)
+		all = v[i] & 1;
+	free(v);
+	return all;
+}
+
+/* The stack tree in a room reserved for four times the stacks pushed (a
+ * reader's estimate), its child lists given to the context when loading
+ * ends (sf_profile_trim_keep) for a writer to take: only their written
+ * part is kept, every page of it faulted in, and the room's untouched
+ * rest is given back.  Kept whole, the untouched rest came first for a
+ * taker (the collapsed writer's records got fresh pages there).  N nodes
+ * of 12 bytes: 6 MiB written, whole huge pages, so none of the rest
+ * shares a written page. */
+static void trim_keep_room(void)
+{
+	enum { N = 524288 };   /* nodes, the empty stack's included */
+	struct sf_ctx ctx;
+	struct sf_profile *p;
+	struct sf_stack_room rm;
+	static sf_frame_id fr[41 + N / 40];
+	sf_stack_id s = SF_STACK_EMPTY;
+	int bad;
+
+	sf_ctx_init(&ctx);
+	if (sf_profile_new(&p, &ctx)) {
+		CHECK("stacktree-trim-keep-written", 0);
+		return;
+	}
+	bad = sf_profile_stack_room(p, 4 * N, &rm) != 0;
+	for (int i = 0; i < 41 + N / 40 && !bad; i++) {
+		char buf[16];
+		int n = snprintf(buf, sizeof(buf), "f%d", i);
+		bad = sf_profile_frame_named(p, &ctx, buf, (size_t)n, NULL,
+					     &fr[i]) != 0;
+	}
+	/* as room() pushes: chains of 40 under distinct root frames */
+	for (uint32_t k = 0; p->d.nstacks < N && !bad; k++)
+		bad = sf_profile_stack_push(p, &ctx,
+					    k % 40 ? s : SF_STACK_EMPTY,
+					    fr[k % 40 ? k % 40 : 40 + k / 40],
+					    &s) != 0;
+	sf_profile_trim_keep(p, &ctx);
+	CHECK("stacktree-trim-keep-written", !bad && p->d.nstacks == N &&
+	      ctx.spare && ctx.spare_cap == (size_t)N * 12 &&
+	      resident(ctx.spare, ctx.spare_cap));
+	sf_profile_free(p);
+	sf_ctx_free(&ctx);
+}
+#endif
+
 int main(void)
 {
 	struct sf_ctx ctx;
@@ -247,5 +308,8 @@ int main(void)
 	max_depth(&ctx);
 	frame_offset(&ctx);
 	room(&ctx);
+#if !defined(__SANITIZE_ADDRESS__)
+	trim_keep_room();
+#endif
 	return unit_failed;
 }
