@@ -311,7 +311,7 @@ extern const char *const sf_json__key_names[NKEYS];
  * The reader never waits for the thread (a block not ready is parsed by
  * the reader, and the thread skips what the reader has passed), except
  * under SF_JSON_AHEAD=wait, a test hook that makes every block come from
- * the thread.  The thread reads at most 32 blocks of 32 KiB (8 KiB of
+ * the thread.  The thread reads at most 64 blocks of 32 KiB (8 KiB of
  * samples) ahead, and the reader gives back no part of the map the
  * thread may still read.
  * The thread also faults in the stack tree's entries ahead of the reader
