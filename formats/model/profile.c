@@ -665,11 +665,7 @@ void sf_profile_trim_keep(struct sf_profile *p, struct sf_ctx *ctx)
 	/* the samples' index by stack (4 bytes a node, written) is kept;
 	 * the next sample added rebuilds it */
 	if (ctx && in->agg_stack) {
-		sf_big_keep_used(ctx, in->agg_stack, in->cap_agg_stack *
-				 sizeof(*in->agg_stack),
-				 p->d.nstacks * sizeof(*in->agg_stack));
-		in->agg_stack = NULL;
-		in->cap_agg_stack = 0;
+		sf_profile__keep_agg(p, ctx);
 		in->agg_trimmed = true;
 	}
 	/* only the child lists' written part: kept whole, their room's
@@ -677,11 +673,7 @@ void sf_profile_trim_keep(struct sf_profile *p, struct sf_ctx *ctx)
 	 * taker, as sf_big_keep puts the buffer kept last first, and the
 	 * writer's records and places got fresh pages there while the
 	 * written ones behind it were given back unused */
-	sf_big_keep_used(ctx, in->kin, in->cap_kin * sizeof(*in->kin),
-			 p->d.nstacks * sizeof(*in->kin));
-	in->kin = NULL;
-	in->cap_kin = 0;
-	in->stacks_trimmed = true;
+	sf_profile__keep_kin(p, ctx);
 	/* spare room: a heap block is cut to fit, a mapping kept (its
 	 * unused pages were never touched) */
 	if (in->cap_stacks > p->d.nstacks)

@@ -86,6 +86,11 @@ int sf_profile__nodes_resize(void *arr, size_t *cap, size_t n, size_t size);
 int sf_profile__samples_resize(struct sf_profile *p, size_t n);
 int sf_profile__samples_widen(struct sf_profile *p, size_t old, size_t n);
 void sf_profile__samples_free(struct sf_profile *p);
+/* Give up the child lists (kin) or the samples' index by stack
+ * (agg_stack): their written part kept in ctx for a later stage
+ * (sf_big_keep_used), freed without ctx (profile_drop.c). */
+void sf_profile__keep_kin(struct sf_profile *p, struct sf_ctx *ctx);
+void sf_profile__keep_agg(struct sf_profile *p, struct sf_ctx *ctx);
 /* agg_stack again after sf_profile_trim_keep gave it up, as the samples
  * added made it: 0, or -1 when out of memory (nothing changed). */
 int sf_profile__agg_rebuild(struct sf_profile *p);
