@@ -97,8 +97,10 @@ int sf_json__u32v_run(struct rd *r, struct u32v *a, uint32_t x, size_t m)
 		r->rc = sf_error_nomem(r->ctx);
 		return 0;
 	}
+	uint32_t *v = a->v + a->n;
 	for (size_t i = 1; i < m; i++)
-		a->v[a->n++] = x + (uint32_t)i;
+		v[i - 1] = x + (uint32_t)i;
+	a->n += m - 1;
 	return 1;
 }
 

@@ -32,9 +32,12 @@ bool sf_profile_stack_chain(struct sf_profile *p, const struct sf_ctx *ctx,
 	struct stack_kin *k = in->kin + id;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t s = (uint32_t)(id + i);
-		st[i] = (struct sf_stack_node){ s - 1, frames[i],
-						depth + 1 + (uint32_t)i };
-		k[i] = (struct stack_kin){ s + 1, 0, frames[i] };
+		st[i].parent = s - 1;
+		st[i].frame = frames[i];
+		st[i].depth = depth + 1 + (uint32_t)i;
+		k[i].first = s + 1;
+		k[i].next = 0;
+		k[i].frame = frames[i];
 	}
 	k[n - 1].first = 0;
 	in->kin[id - 1].first = (uint32_t)id;
