@@ -12,6 +12,7 @@
 # the model stopped reallocating two arrays at every new string (a
 # realloc to the same size copies under AddressSanitizer).
 . "$TOP/tests/lib.sh"
+. "$TOP/tests/json-lib.sh"
 
 if ! have cc; then
 	skip json-ahead "cc is missing (to build bench/gen_timeline.c)"
@@ -29,33 +30,9 @@ sb=$(sed -n "${s0},${s1}p" tl.json | wc -c)
 [ "$sb" -gt 1200000 ] ||
 	{ fail json-ahead-gen "a stacks section of only $sb bytes"; exit 0; }
 
-# same NAME FILE ARGS...: stdout, stderr and status of `sfconv FILE
-# ARGS...` at -j1, -j2, -j2 waiting for the thread, and yajl only agree
-same() {
-	name=$1; f=$2; shift 2
-	$SFCONV -q -j1 "$f" "$@" > j1.out 2> j1.err; st1=$?
-	for how in j2 wait slow; do
-		case $how in
-		j2) $SFCONV -q -j2 "$f" "$@" ;;
-		wait) SF_JSON_AHEAD=wait $SFCONV -q -j2 "$f" "$@" ;;
-		slow) SF_JSON_SLOW=1 $SFCONV -q -j2 "$f" "$@" ;;
-		esac > $how.out 2> $how.err
-		s=$?
-		if [ $s -ne $st1 ]; then
-			fail "$name" "exit status $s ($how), -j1 $st1"
-			head -n 2 j1.err $how.err; return
-		fi
-		if ! cmp -s j1.out $how.out || ! cmp -s j1.err $how.err; then
-			fail "$name" "$how differs from -j1"
-			diff j1.err $how.err | head -n 4; return
-		fi
-	done
-	pass "$name"
-}
-
 # ---- the whole document: the model (written back as json), collapsed
-same json-ahead-json tl.json --to json
-same json-ahead-collapsed tl.json --to collapsed
+json_same json-ahead-json tl.json --to json
+json_same json-ahead-collapsed tl.json --to collapsed
 # every sample its own leaf node (gen_timeline.c), weight 1 each
 n=$(awk '{ s += $NF } END { print s }' j1.out)
 [ "$n" = $nsamples ] && pass json-ahead-collapsed-count ||
@@ -86,7 +63,7 @@ for at in 1 2 3 4; do
 		esac
 		awk -v L=$line -v E="$el$sep" 'NR == L { print E; next } 1' \
 			tl.json > bad.json
-		same json-ahead-$at-$bad bad.json --to collapsed
+		json_same json-ahead-$at-$bad bad.json --to collapsed
 		case $bad in space|sign) continue ;; esac
 		if grep -q "^sfconv: bad.json:$line: " j1.err; then
 			pass json-ahead-$at-$bad-line
@@ -107,8 +84,8 @@ m1=$(($(wc -l < sm.json)))
 mb=$(sed -n "${m0},${m1}p" sm.json | wc -c)
 [ "$mb" -gt 1200000 ] ||
 	{ fail json-ahead-samples-gen "a samples section of only $mb bytes"; exit 0; }
-same json-ahead-samples-json sm.json --to json
-same json-ahead-samples-collapsed sm.json --to collapsed
+json_same json-ahead-samples-json sm.json --to json
+json_same json-ahead-samples-collapsed sm.json --to collapsed
 n=$(awk '{ s += $NF } END { print s }' j1.out)
 [ "$n" = 60000 ] && pass json-ahead-samples-count ||
 	fail json-ahead-samples-count "collapsed weights sum to $n, not 60000"
@@ -129,7 +106,7 @@ for at in 2 4; do
 		esac
 		awk -v L=$line -v E="$el$sep" 'NR == L { print E; next } 1' \
 			sm.json > bad.json
-		same json-ahead-samples-$at-$bad bad.json --to collapsed
+		json_same json-ahead-samples-$at-$bad bad.json --to collapsed
 		case $bad in space|sign) continue ;; esac
 		if grep -q "^sfconv: bad.json:$line: " j1.err; then
 			pass json-ahead-samples-$at-$bad-line

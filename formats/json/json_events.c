@@ -82,6 +82,28 @@ static int u32v_push(struct rd *r, struct u32v *a, uint32_t x)
 	return 1;
 }
 
+int sf_json__u32v_run(struct rd *r, struct u32v *a, uint32_t x, size_t m)
+{
+	/* the identity goes on: nothing to store */
+	if (!a->moved && x == a->n) {
+		a->n += m;
+		return 1;
+	}
+	if (!u32v_push(r, a, x))
+		return 0;
+	if (a->n + m - 1 > a->cap &&
+	    sf_json__u32v_reserve(a, a->n + m - 1 > 2 * a->cap ?
+					     a->n + m - 1 : 2 * a->cap)) {
+		r->rc = sf_error_nomem(r->ctx);
+		return 0;
+	}
+	uint32_t *v = a->v + a->n;
+	for (size_t i = 1; i < m; i++)
+		v[i - 1] = x + (uint32_t)i;
+	a->n += m - 1;
+	return 1;
+}
+
 /* Line of the byte yajl is at. */
 static uint64_t line_now(struct rd *r)
 {

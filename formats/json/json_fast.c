@@ -101,8 +101,20 @@ static const unsigned char *num_end(const unsigned char *p,
 #define FAST_BATCH 32
 #define AHEAD_SLOT 8
 #define AHEAD_SAMPLE 4
-#define AHEAD_NODE0 16         /* sf_profile_stack_prefetch's stages */
-#define AHEAD_NODE1 8
+/*
+ * Most stack nodes of a timeline (nine in ten) continue a chain: the
+ * node's parent is the element just before it, which was new, so the
+ * model makes it the next new node without a lookup, and a run of them
+ * goes to the model at once (sf_profile_stack_chain, at most CHAIN_MAX
+ * a call), their map entries too.  Only the other nodes, a chain's
+ * head, look up their parent's children, cache misses: the prefetch
+ * of those lookups runs AHEAD_HEAD0, AHEAD_HEAD1 and AHEAD_HEAD2 heads
+ * ahead (sf_profile_stack_prefetch's stages), not elements.
+ */
+#define CHAIN_MAX 64
+#define AHEAD_HEAD0 12
+#define AHEAD_HEAD1 6
+#define AHEAD_HEAD2 3
 
 /* The hint slot of sample s (as sample_end() in json_events.c finds it), or
  * NULL when it has none or its values are out of range (its fold will
@@ -168,13 +180,6 @@ static void ahead_push(const struct rd *r, uint64_t parent, uint64_t frame,
 					  u32v_at(&r->fmap, frame), stage);
 }
 
-static void ahead_node(const struct rd *r, const struct fast_sample *s,
-		       int stage)
-{
-	if ((s->okm & 3) == 3)
-		ahead_push(r, (uint64_t)s->v[0], (uint64_t)s->v[1], stage);
-}
-
 /* Fold the element of the fast path's next line, its values in r->v
  * (and r->wf): n values, bit k of okm and nullm as sf_json__elem_field()
  * sets them.  0, or FAST_ERR. */
@@ -191,21 +196,127 @@ static int fold_one(struct rd *r, uint32_t n, uint32_t okm, uint32_t nullm)
 	return 0;
 }
 
+/*
+ * The chain at the start of the n [parent, frame] pairs pv, the first
+ * being the section's element r->idx: the nodes each under the element
+ * just before it (at most CHAIN_MAX), when the element before the first
+ * made the newest node.  Folded as fold_one would fold each, in the
+ * same order and to the same model and map: how many (0: none, fold
+ * the next by itself, which also says what a limit or no memory stops
+ * at), or SIZE_MAX when out of memory (r->rc).
+ */
+static size_t fold_chain(struct rd *r, const uint32_t *pv, size_t n)
+{
+	sf_frame_id fr[CHAIN_MAX];
+	size_t m = 0, idx = r->idx;
+	uint32_t id = (uint32_t)r->p->d.nstacks;
+
+	if (u32v_at(&r->smap, idx) + 1 != id)
+		return 0;
+	for (; m < n && m < CHAIN_MAX && pv[2 * m] == idx + m &&
+	       pv[2 * m + 1] < r->fmap.n; m++)
+		fr[m] = u32v_at(&r->fmap, pv[2 * m + 1]);
+	if (!m || !sf_profile_stack_chain(r->p, r->ctx, fr, m))
+		return 0;
+	if (!sf_json__u32v_run(r, &r->smap, id, m))
+		return SIZE_MAX;
+	/* the state fold_one leaves after the last */
+	r->n = 2;
+	r->okm = 3;
+	r->nullm = 0;
+	r->wbad = false;
+	r->v[0] = pv[2 * m - 2];
+	r->v[1] = pv[2 * m - 1];
+	r->idx += m;
+	r->fast_line += m;
+	r->fast_n += m;
+	return m;
+}
+
+/* The first of the pairs pv[i..n) that is not a chain's continuation
+ * (its parent is not the element before it; the pairs start at the
+ * section's element base), or n. */
+static size_t next_head(const uint32_t *pv, size_t n, size_t base, size_t i)
+{
+	while (i < n && pv[2 * i] == base + i)
+		i++;
+	return i;
+}
+
+/* The heads of a block, found once by one scan ahead (the pairs come
+ * from the other thread's cache: a scan per prefetch stage was a third
+ * of the folding) and kept until folded. */
+#define HEADS_RING 32
+
+struct heads {
+	uint32_t at[HEADS_RING];  /* head k is at[k % HEADS_RING] */
+	size_t found, used;       /* heads found, heads folded */
+	size_t scan;              /* the scan's next pair */
+};
+
+/* Before head h.used is folded: stage 0 for those up to AHEAD_HEAD0
+ * further on (found now), then stages 1 and 2 for the one AHEAD_HEAD1
+ * and AHEAD_HEAD2 further on. */
+static void heads_ahead(const struct rd *r, const uint32_t *pv, size_t n,
+			size_t base, struct heads *h)
+{
+	while (h->found <= h->used + AHEAD_HEAD0 &&
+	       (h->scan = next_head(pv, n, base, h->scan)) < n) {
+		const uint32_t *e = &pv[2 * h->scan];
+		h->at[h->found++ % HEADS_RING] = (uint32_t)h->scan++;
+		ahead_push(r, e[0], e[1], 0);
+	}
+	size_t k1 = h->used + AHEAD_HEAD1, k2 = h->used + AHEAD_HEAD2;
+	if (k1 < h->found)
+		ahead_push(r, pv[2 * h->at[k1 % HEADS_RING]],
+			   pv[2 * h->at[k1 % HEADS_RING] + 1], 1);
+	if (k2 < h->found)
+		ahead_push(r, pv[2 * h->at[k2 % HEADS_RING]],
+			   pv[2 * h->at[k2 % HEADS_RING] + 1], 2);
+}
+
+/* Fold the n [parent, frame] pairs pv (a block the thread reading ahead
+ * parsed, json_ahead.c, or plain elements of a batch): chains at once
+ * (fold_chain), the rest one by one, prefetching what the model's
+ * lookup of a head's parent reads.  0, or FAST_ERR. */
+static int fold_pairs(struct rd *r, const uint32_t *pv, size_t n)
+{
+	size_t base = r->idx;
+	struct heads h = { .found = 0 };
+
+	for (size_t i = 0; i < n;) {
+		size_t m = fold_chain(r, pv + 2 * i, n - i);
+		if (m == SIZE_MAX)
+			return FAST_ERR;
+		if (m) {
+			i += m;
+			continue;
+		}
+		/* a chain whose head repeated a node is looked up too,
+		 * unfetched */
+		if (pv[2 * i] != base + i) {
+			heads_ahead(r, pv, n, base, &h);
+			h.used++;
+		}
+		r->v[0] = pv[2 * i];
+		r->v[1] = pv[2 * i + 1];
+		if (fold_one(r, 2, 3, 0))
+			return FAST_ERR;
+		i++;
+	}
+	return 0;
+}
+
 /* Fold the batch b[0..nb) in order, as the generic loop would: 0, or
  * FAST_ERR when an element is invalid (r->rc).  Samples: prefetch their
- * hint slots and samples; stack nodes: what the model's lookup of each
- * node's parent reads (sf_profile_stack_prefetch, its two stages). */
+ * hint slots and samples; stack nodes that are plain pairs go to
+ * fold_pairs. */
 static int fold_batch(struct rd *r, const unsigned char *base,
 		      struct fast_sample *b, size_t nb, size_t *used)
 {
 	bool stacks = r->key == K_STACKS;
 
-	if (stacks) {
-		for (size_t i = 0; i < nb && i < AHEAD_NODE0; i++)
-			ahead_node(r, &b[i], 0);
-		for (size_t i = 0; i < nb && i < AHEAD_NODE1; i++)
-			ahead_node(r, &b[i], 1);
-	} else {
+	if (!stacks) {
 		for (size_t i = 0; i < nb && i < AHEAD_SLOT; i++)
 			if (b[i].slot)
 				__builtin_prefetch(b[i].slot);
@@ -215,10 +326,21 @@ static int fold_batch(struct rd *r, const unsigned char *base,
 	for (size_t i = 0; i < nb; i++) {
 		const struct fast_sample *s = &b[i];
 		if (stacks) {
-			if (i + AHEAD_NODE0 < nb)
-				ahead_node(r, &b[i + AHEAD_NODE0], 0);
-			if (i + AHEAD_NODE1 < nb)
-				ahead_node(r, &b[i + AHEAD_NODE1], 1);
+			uint32_t pv[2 * FAST_BATCH];
+			size_t k = 0;
+			for (; i + k < nb && s[k].n == 2 && s[k].okm == 3 &&
+			       s[k].v[0] <= UINT32_MAX &&
+			       s[k].v[1] <= UINT32_MAX; k++) {
+				pv[2 * k] = (uint32_t)s[k].v[0];
+				pv[2 * k + 1] = (uint32_t)s[k].v[1];
+			}
+			if (k) {
+				if (fold_pairs(r, pv, k))
+					return FAST_ERR;
+				i += k - 1;
+				*used = (size_t)(s[k - 1].end - base);
+				continue;
+			}
 		} else {
 			if (i + AHEAD_SLOT < nb && b[i + AHEAD_SLOT].slot)
 				__builtin_prefetch(b[i + AHEAD_SLOT].slot);
@@ -231,30 +353,6 @@ static int fold_batch(struct rd *r, const unsigned char *base,
 		if (fold_one(r, s->n, s->okm, s->nullm))
 			return FAST_ERR;
 		*used = (size_t)(s->end - base);
-	}
-	return 0;
-}
-
-/* Fold the n [parent, frame] pairs pv of a block the thread reading
- * ahead parsed (json_ahead.c), as fold_batch folds plain stack nodes:
- * 0, or FAST_ERR. */
-static int fold_pairs(struct rd *r, const uint32_t *pv, size_t n)
-{
-	for (size_t i = 0; i < n && i < AHEAD_NODE0; i++)
-		ahead_push(r, pv[2 * i], pv[2 * i + 1], 0);
-	for (size_t i = 0; i < n && i < AHEAD_NODE1; i++)
-		ahead_push(r, pv[2 * i], pv[2 * i + 1], 1);
-	for (size_t i = 0; i < n; i++) {
-		const uint32_t *a0 = &pv[2 * (i + AHEAD_NODE0)];
-		const uint32_t *a1 = &pv[2 * (i + AHEAD_NODE1)];
-		if (i + AHEAD_NODE0 < n)
-			ahead_push(r, a0[0], a0[1], 0);
-		if (i + AHEAD_NODE1 < n)
-			ahead_push(r, a1[0], a1[1], 1);
-		r->v[0] = pv[2 * i];
-		r->v[1] = pv[2 * i + 1];
-		if (fold_one(r, 2, 3, 0))
-			return FAST_ERR;
 	}
 	return 0;
 }

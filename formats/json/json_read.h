@@ -352,6 +352,9 @@ void sf_json__ahead_done(struct sf_json_ahead *a);
  * (never what the thread reads).  a NULL: `to`. */
 size_t sf_json__ahead_give(struct sf_json_ahead *a, size_t to);
 
+/* Append x, x + 1, ..., x + m - 1 (m >= 1) to a, as m pushes would: 1,
+ * or 0 (r->rc set) when out of memory. */
+int sf_json__u32v_run(struct rd *r, struct u32v *a, uint32_t x, size_t m);
 /* Append b[0..n) to a section kept as text: 1, or 0 (r->rc set) when
  * out of memory. */
 int sf_json__def_append(struct rd *r, struct deferred *d,

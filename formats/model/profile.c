@@ -46,7 +46,7 @@ int sf_profile__nodes_resize(void *arr, size_t *cap, size_t n, size_t size)
 }
 
 /* Room for `need` entries, doubling (sf_big_grow). */
-static int nodes_grow(void *arr, size_t *cap, size_t need, size_t size)
+int sf_profile__nodes_grow(void *arr, size_t *cap, size_t need, size_t size)
 {
 	size_t bytes = *cap * size;
 
@@ -74,9 +74,10 @@ int sf_profile_new(struct sf_profile **out, struct sf_ctx *ctx)
 		return sf_error_nomem(ctx);
 	}
 	/* node 0: the empty stack; label set 0: no labels */
-	if (nodes_grow(&p->d.stacks, &p->in->cap_stacks, 1,
-		       sizeof(*p->d.stacks)) ||
-	    nodes_grow(&p->in->kin, &p->in->cap_kin, 1, sizeof(*p->in->kin)) ||
+	if (sf_profile__nodes_grow(&p->d.stacks, &p->in->cap_stacks, 1,
+				   sizeof(*p->d.stacks)) ||
+	    sf_profile__nodes_grow(&p->in->kin, &p->in->cap_kin, 1,
+				   sizeof(*p->in->kin)) ||
 	    sf_grow(&p->d.label_sets, &p->in->cap_labels, 1,
 		    sizeof(*p->d.label_sets))) {
 		sf_profile_free(p);
@@ -428,7 +429,8 @@ static bool kin_rebuild(struct sf_profile *p)
 	struct sf_profile_internal *in = p->in;
 	size_t cap = 0;
 
-	if (nodes_grow(&in->kin, &cap, p->d.nstacks + 1, sizeof(*in->kin)))
+	if (sf_profile__nodes_grow(&in->kin, &cap, p->d.nstacks + 1,
+				   sizeof(*in->kin)))
 		return false;
 	in->cap_kin = cap;
 	in->kin[0] = (struct stack_kin){ 0, 0, 0 };
@@ -484,9 +486,9 @@ int sf_profile_stack_push(struct sf_profile *p, struct sf_ctx *ctx,
 				(unsigned long long)ctx->limits.max_depth);
 	if (p->d.nstacks >= UINT32_MAX - 1)
 		return sf_error(ctx, SF_ELIMIT, NULL, 0, "too many stacks");
-	if (nodes_grow(&p->d.stacks, &in->cap_stacks, p->d.nstacks + 1,
-		       sizeof(*p->d.stacks)) ||
-	    nodes_grow(&in->kin, &in->cap_kin, p->d.nstacks + 1,
+	if (sf_profile__nodes_grow(&p->d.stacks, &in->cap_stacks,
+				   p->d.nstacks + 1, sizeof(*p->d.stacks)) ||
+	    sf_profile__nodes_grow(&in->kin, &in->cap_kin, p->d.nstacks + 1,
 		       sizeof(*in->kin)))
 		return sf_error_nomem(ctx);
 	id = (uint32_t)p->d.nstacks;
@@ -507,7 +509,9 @@ int sf_profile_stack_push(struct sf_profile *p, struct sf_ctx *ctx,
  * a slot of the index) at random places of arrays as large as the tree,
  * and finds nothing.  Those reads are cache misses, a chain of them; the
  * reader knows its pushes a batch ahead, so stage 0 fetches the parent's
- * entries and stage 1, once they are in, its first child or index slot.
+ * entries, stage 1, once they are in, its first child or index slot, and
+ * stage 2 the second child, or the stack the slot names if its tag is
+ * the key's (a repeated head under a wide stack: found, then compared).
  */
 void sf_profile_stack_prefetch(const struct sf_profile *p,
 			       sf_stack_id parent, sf_frame_id frame,
@@ -524,12 +528,20 @@ void sf_profile_stack_prefetch(const struct sf_profile *p,
 	}
 	uint32_t c = in->kin[parent].first;
 	if (c == KIN_HASHED) {
-		if (in->stacks.cap)
-			__builtin_prefetch(&in->stacks.slots[
-				sf_idx_tag(sf_hash_u64(parent, frame)) &
-				(in->stacks.cap - 1)]);
+		if (!in->stacks.cap)
+			return;
+		uint64_t tag = sf_idx_tag(sf_hash_u64(parent, frame));
+		const uint64_t *slot =
+			&in->stacks.slots[tag & (in->stacks.cap - 1)];
+		if (stage == 1)
+			__builtin_prefetch(slot);
+		else if (*slot >> 32 == tag)
+			__builtin_prefetch(&p->d.stacks[(uint32_t)*slot]);
 	} else if (c) {
-		__builtin_prefetch(&in->kin[c]);
+		if (stage == 1)
+			__builtin_prefetch(&in->kin[c]);
+		else if (in->kin[c].next)
+			__builtin_prefetch(&in->kin[in->kin[c].next]);
 	}
 }
 

@@ -229,13 +229,21 @@ int sf_profile_stack(struct sf_profile *p, struct sf_ctx *ctx,
 int sf_profile_stack_push(struct sf_profile *p, struct sf_ctx *ctx,
 			  sf_stack_id parent, sf_frame_id frame,
 			  sf_stack_id *out);
+/* n frames pushed as a chain, each under the one before, the first under
+ * the newest stack (d.nstacks - 1): the same stacks, ids and child lists
+ * as n calls of sf_profile_stack_push, the new ids d.nstacks .. d.nstacks
+ * + n - 1.  False, with nothing done and no error set, where one of those
+ * pushes would fail (a limit, no memory): push them one by one then. */
+bool sf_profile_stack_chain(struct sf_profile *p, const struct sf_ctx *ctx,
+			    const sf_frame_id *frames, size_t n);
 /* A hint for a reader that knows its next pushes ahead of time: bring
  * into the cache what sf_profile_stack_push(p, ctx, parent, frame) will
  * read to find whether `parent` already has that child.  Call it with
- * stage 0 some pushes ahead, then with stage 1 a few pushes ahead (stage
- * 1 follows what stage 0 fetched).  It reads only; a parent that does not
- * exist yet, or is the newest stack (which has no children to look up),
- * is ignored.  Nothing but speed depends on it. */
+ * stage 0 some pushes ahead, then with stage 1 and then stage 2 fewer
+ * pushes ahead (each stage follows what the one before fetched).  It
+ * reads only; a parent that does not exist yet, or is the newest stack
+ * (which has no children to look up), is ignored.  Nothing but speed
+ * depends on it. */
 void sf_profile_stack_prefetch(const struct sf_profile *p,
 			       sf_stack_id parent, sf_frame_id frame,
 			       int stage);

@@ -77,6 +77,9 @@ struct sf_profile_internal {
  * when out of memory (nothing changed).  Those two arrays are allocated
  * only by this (profile.c says why) and freed by sf_profile_free. */
 int sf_profile__nodes_resize(void *arr, size_t *cap, size_t n, size_t size);
+/* The same, for `need` entries at least, doubling (no change when they
+ * fit already): 0, or -1 when out of memory (nothing changed). */
+int sf_profile__nodes_grow(void *arr, size_t *cap, size_t need, size_t size);
 
 /* The arrays of samples (samples.c says why they are big buffers): make
  * them hold n samples (at least), keeping what fits, 0 or -1 when out of

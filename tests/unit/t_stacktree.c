@@ -11,7 +11,8 @@
  * the arrays do not move while the reserved stacks are added, and
  * another thread faulting their pages in (sf_stack_room_fill) changes no
  * entry; given to the context when loading ends (sf_profile_trim_keep),
- * the child lists' room keeps only its written pages, all faulted in. */
+ * the child lists' room keeps only its written pages, all faulted in;
+ * a chain pushed at once (sf_profile_stack_chain) is the pushes'. */
 #include "unit.h"
 #include "profile.h"
 
@@ -129,6 +130,63 @@ static void max_depth(struct sf_ctx *ctx)
 	}
 	CHECK("stacktree-max-depth", !bad);
 	sf_profile_free(p);
+}
+
+/* sf_profile_stack_chain: frames a b c d e (ids 0-4); a under the root
+ * (1), then the chain b c d under it: ids 2, 3, 4, each under the one
+ * before at depths 2, 3, 4, as three pushes make them, and found again
+ * by pushes (the child lists); five more children of 2 (its list full,
+ * moved to the hash index) leave the chain found; past the depth limit it
+ * does nothing, sets no error, and the pushes one by one stop at the
+ * node past the limit. */
+static void chain(struct sf_ctx *ctx)
+{
+	static const char names[] = "abcde";
+	struct sf_profile *p;
+	sf_frame_id fr[5], bcd[3];
+	sf_stack_id s;
+	int bad = 0;
+
+	if (sf_profile_new(&p, ctx)) {
+		CHECK("stacktree-chain", 0);
+		return;
+	}
+	for (int i = 0; i < 5; i++)
+		bad |= sf_profile_frame_named(p, ctx, names + i, 1, NULL,
+					      &fr[i]) != 0;
+	bad |= sf_profile_stack_push(p, ctx, 0, fr[0], &s) || s != 1;
+	bcd[0] = fr[1];
+	bcd[1] = fr[2];
+	bcd[2] = fr[3];
+	bad |= !sf_profile_stack_chain(p, ctx, bcd, 3) || p->d.nstacks != 5;
+	for (uint32_t i = 2; i <= 4; i++)
+		bad |= p->d.stacks[i].parent != i - 1 ||
+		       p->d.stacks[i].frame != fr[i - 1] ||
+		       p->d.stacks[i].depth != i;
+	CHECK("stacktree-chain", !bad);
+	bad |= sf_profile_stack_push(p, ctx, 1, fr[1], &s) || s != 2;
+	bad |= sf_profile_stack_push(p, ctx, 2, fr[2], &s) || s != 3;
+	bad |= sf_profile_stack_push(p, ctx, 3, fr[3], &s) || s != 4;
+	bad |= sf_profile_stack_push(p, ctx, 4, fr[0], &s) || s != 5;
+	for (int i = 0; i < 5; i++)
+		bad |= sf_profile_stack_push(p, ctx, 2, fr[i], &s) ||
+		       s != (i == 2 ? 3u : (uint32_t)(6 + i - (i > 2)));
+	bad |= sf_profile_stack_push(p, ctx, 2, fr[2], &s) || s != 3;
+	bad |= sf_profile_stack_push(p, ctx, 3, fr[3], &s) || s != 4;
+	CHECK("stacktree-chain-found", !bad && p->d.nstacks == 10);
+	/* newest is 9 (a;b;e, depth 3): four more would reach depth 7 */
+	ctx->limits.max_depth = 6;
+	bad |= sf_profile_stack_chain(p, ctx, fr, 4) || p->d.nstacks != 10 ||
+	       ctx->err.code != 0;
+	bad |= sf_profile_stack_push(p, ctx, 9, fr[0], &s) || s != 10 ||
+	       sf_profile_stack_push(p, ctx, 10, fr[0], &s) || s != 11 ||
+	       sf_profile_stack_push(p, ctx, 11, fr[0], &s) || s != 12 ||
+	       !sf_profile_stack_push(p, ctx, 12, fr[0], &s) ||
+	       p->d.nstacks != 13;
+	CHECK("stacktree-chain-limit", !bad);
+	sf_profile_free(p);
+	sf_ctx_free(ctx);
+	sf_ctx_init(ctx);
 }
 
 /* A frame's offset into its function is part of its identity: one
@@ -306,6 +364,7 @@ int main(void)
 	run(&ctx, 40, 20000, 100000, "stacktree-reserved-large");
 	run(&ctx, 400, 6000, 10, "stacktree-reserved-small");
 	max_depth(&ctx);
+	chain(&ctx);
 	frame_offset(&ctx);
 	room(&ctx);
 #if !defined(__SANITIZE_ADDRESS__)

@@ -1,0 +1,86 @@
+# The native JSON reader's chains (json_fast.c, fold_chain): a run of
+# stack nodes, each the child of the element just before it when that
+# one made a new node, goes to the model at once
+# (sf_profile_stack_chain).  A document built here to take every turn
+# of it: 1,600 blocks, each a head under the root ([0, f1] or [0, f2]:
+# every head after the first two repeats a node) and under it a chain
+# of 70 nodes, longer than a run's 64; the chain's first frame is
+# f(3 + b % 400), so blocks 400 and later repeat a whole chain (each
+# node found by a lookup), and the first 400 make new nodes.  The
+# expected output is worked out from that construction, not from a
+# run: 400 stacks, each taken by 4 blocks, and 2 + 400 x 70 nodes.
+# Every run is compared at -j1, -j2, -j2 waiting for the thread that
+# parses the pairs ahead (the stacks section is over its 1 MiB), and
+# yajl alone, as are the errors inside a chain: its depth past
+# --max-depth (the model's message, which names no line), a frame that
+# does not exist (the node's line).
+. "$TOP/tests/lib.sh"
+. "$TOP/tests/json-lib.sh"
+
+blocks=1600
+awk -v B=$blocks -v L=70 'BEGIN {
+	printf "{\"format\":\"sftools-profile\",\"version\":1,\n"
+	printf "\"sample_types\":[{\"type\":\"samples\",\"unit\":\"count\"}],\n"
+	printf "\"threads\":[],\n\"frames\":["
+	for (f = 0; f < 600; f++)
+		printf "%s\n{\"name\":\"f%d\"}", f ? "," : "", f
+	printf "],\n\"stacks\":["
+	n = 0
+	for (b = 0; b < B; b++) {
+		printf "%s\n[0,%d]", b ? "," : "", 1 + b % 2
+		n++
+		for (k = 1; k <= L; k++) {
+			printf ",\n[%d,%d]", n, k == 1 ? 3 + b % 400 : 3 + k
+			n++
+		}
+		leaf[b] = n
+	}
+	printf "],\n\"label_sets\":[],\n\"samples\":["
+	for (b = 0; b < B; b++)
+		printf "%s\n[%d,null,null,0,1]", b ? "," : "", leaf[b]
+	printf "]}\n"
+}' > chain.json
+# the expected stacks: one per b % 400, its frames root first
+awk 'BEGIN {
+	for (r = 0; r < 400; r++) {
+		s = "f" (1 + r % 2) ";f" (3 + r)
+		for (k = 2; k <= 70; k++)
+			s = s ";f" (3 + k)
+		print s " 4"
+	}
+}' | LC_ALL=C sort > want.folded
+s0=$(($(grep -n '^"stacks":\[' chain.json | cut -d: -f1) + 1))
+s1=$(($(grep -n '^"label_sets":' chain.json | cut -d: -f1) - 1))
+# the thread starts for a section of 1 MiB or more (json_ahead.c)
+sb=$(sed -n "${s0},${s1}p" chain.json | wc -c)
+[ "$sb" -gt 1200000 ] ||
+	{ fail json-chain-gen "a stacks section of only $sb bytes"; exit 0; }
+
+# ---- the model: the stack nodes the json writer writes back
+if json_same json-chain-json chain.json --to json; then
+	nodes=$(awk '/^"stacks":\[/ { on = 1; next } on && /^"/ { exit }
+		on { n++ } END { print n + 0 }' j1.out)
+	[ "$nodes" = 28002 ] && pass json-chain-nodes ||
+		fail json-chain-nodes "$nodes stack nodes, not 2 + 400 x 70"
+fi
+# ---- the stacks and their samples
+if json_same json-chain-collapsed chain.json --to collapsed; then
+	LC_ALL=C sort j1.out > got.folded
+	expect_same json-chain-collapsed-want want.folded got.folded
+fi
+
+# ---- errors inside a chain: the first node deeper than --max-depth 40
+# (block 0's 40th chain node, at depth 41, a run of 64 cut short), and
+# a frame out of range as block 5's 30th chain node
+if json_same json-chain-depth chain.json --to collapsed --max-depth 40; then
+	grep -q "^sfconv: chain.json: stack deeper than the limit of 40 " \
+		j1.err && pass json-chain-depth-message ||
+		fail json-chain-depth-message "$(head -n 1 j1.err)"
+fi
+line=$((s0 + 5 * 71 + 30))
+awk -v L=$line 'NR == L { sub(/,[0-9]+\]/, ",600]") } 1' chain.json > bad.json
+if json_same json-chain-frame bad.json --to collapsed; then
+	grep -q "^sfconv: bad.json:$line: " j1.err &&
+		pass json-chain-frame-line ||
+		fail json-chain-frame-line "not line $line: $(head -n 1 j1.err)"
+fi
