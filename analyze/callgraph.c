@@ -1000,7 +1000,11 @@ static int walk_samples(struct acc *a, const struct sf_an_view *v,
 	const struct sf_an__cg_block *b;
 	int rc = 0;
 
-	if (sf_an__cg_stacks_new(&s, a->g, v, nodes, !a->etab, sf_jobs(ctx)))
+	/* the hash map's fresh pages, cleared by the kernel at their first
+	 * write: the walk writes them all within its first blocks */
+	if (sf_an__cg_stacks_new(&s, a->g, v, nodes, !a->etab, sf_jobs(ctx),
+				 a->pairs.bytes ? a->pairs.slots : NULL,
+				 a->pairs.bytes))
 		return SF_ENOMEM;
 	while (!rc && (b = sf_an__cg_stacks_next(s, &rc)))
 		rc = sf_interrupted(ctx) ? SF_EINTR : walk_block(a, v, b, all);

@@ -104,11 +104,13 @@ struct sf_an__cg_block {
  * in processing order for any jobs.  -1 when out of memory.  _next gives
  * the next block, valid until the next call, and NULL at the end or
  * when a block failed (*rc: 0 or SF_ENOMEM); _free stops and joins the
- * helper. */
+ * helper.  room: a mapping of room_bytes (sf_big_reserve) the walk will
+ * write all over, which the helper faults in (sf_big_populate) before it
+ * makes blocks, or NULL. */
 struct sf_an__cg_stacks;
 int sf_an__cg_stacks_new(struct sf_an__cg_stacks **out, struct sf_an_cg *g,
 			 const struct sf_an_view *v, bool nodes, bool hashes,
-			 unsigned jobs);
+			 unsigned jobs, void *room, size_t room_bytes);
 const struct sf_an__cg_block *sf_an__cg_stacks_next(
 	struct sf_an__cg_stacks *s, int *rc);
 void sf_an__cg_stacks_free(struct sf_an__cg_stacks *s);

@@ -54,6 +54,8 @@ struct sf_an__cg_stacks {
 	int rc;
 	pthread_t th;
 	bool helper;
+	void *room;                /* see sf_an__cg_stacks_new */
+	size_t room_bytes;
 };
 
 /* Function f's first occurrence in a sample of weight w on thread T:
@@ -172,6 +174,9 @@ static void *stacks_helper(void *arg)
 {
 	struct sf_an__cg_stacks *s = arg;
 
+	/* the walk's thread makes the first blocks meanwhile */
+	if (s->room)
+		sf_big_populate(s->room, s->room_bytes, 0, s->room_bytes);
 	pthread_mutex_lock(&s->mu);
 	while (!s->stop && (s->making || s->next < s->v->nsamples))
 		if (!make_next(s))
@@ -230,7 +235,7 @@ void sf_an__cg_stacks_free(struct sf_an__cg_stacks *s)
 
 int sf_an__cg_stacks_new(struct sf_an__cg_stacks **out, struct sf_an_cg *g,
 			 const struct sf_an_view *v, bool nodes, bool hashes,
-			 unsigned jobs)
+			 unsigned jobs, void *room, size_t room_bytes)
 {
 	struct sf_an__cg_stacks *s = calloc(1, sizeof(*s));
 	bool ok;
@@ -241,6 +246,8 @@ int sf_an__cg_stacks_new(struct sf_an__cg_stacks **out, struct sf_an_cg *g,
 	s->v = v;
 	s->nodes = nodes;
 	s->hashes = hashes;
+	s->room = room;
+	s->room_bytes = room_bytes;
 	s->fcap = v->maxdepth > BLOCK_FRAMES ? v->maxdepth : BLOCK_FRAMES;
 	ok = (s->fc = calloc(g->nnodes, sizeof(*s->fc))) != NULL;
 	for (int k = 0; ok && k < NBLOCKS; k++) {
