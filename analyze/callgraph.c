@@ -2,14 +2,14 @@
  * callgraph.c - the call graph of Racket's profile/analyzer, exactly as
  * docs/analyze.md, section "Call graph", defines it.
  *
- * Speed with exactness: weights are integers (view units).  Two walks
+ * Speed with exactness: weights are integers (view units).  One walk
  * over the view samples (samples folded by stack and thread), in
- * processing order, on two threads when there are two jobs: one creates
- * the edges a stack names for the first time, in occurrence order (an
- * N x N table of edge ids when there are few functions, else a hash map,
- * whose slots for the next sample's edges are asked for while this one
- * is walked) and adds their sums; the other marks thread ids per function
- * and adds the functions' sums.
+ * processing order, creates the edges a stack names for the first time,
+ * in occurrence order (an N x N table of edge ids when there are few
+ * functions, else a hash map, whose slots for the next samples' edges are
+ * asked for while this one is walked) and adds their sums; the stacks
+ * come to it made, with the functions' counts and sums, in blocks that a
+ * second thread makes ahead when there are two jobs (cgstacks.c).
  * (Looking edges up once per view node instead was tried: where nearly
  * every view node is an edge of its own, as on the timeline of
  * docs/PERFORMANCE.md, session 13, it saved nothing.)  The caller
@@ -908,158 +908,108 @@ done:
 }
 
 /* A sample's stack as call graph nodes and the hashes of the edges it
- * names, made one sample ahead of its use with the hash map's slots for
- * them asked for: each look-up is a scattered load that depends on
- * nothing but the stack, so the next sample's are on their way while this
- * one's edges are updated. */
-struct path {
-	uint32_t *cgp;      /* root first */
-	uint64_t *h;        /* h[0]: * -> root; h[i]: cgp[i - 1] -> cgp[i];
-			     * h[d]: leaf -> * */
-	uint32_t d;
-};
-
-static void path_ahead(const struct acc *a, const struct sf_an_view *v,
-		       uint32_t n, struct path *p)
+ * names come in blocks made ahead of the walk (cgstacks.c).  The walk
+ * has three of them in hand, so that its scattered loads are on their
+ * way before they are needed: the hash map's slots of the edges two
+ * samples ahead are asked for; the next sample's slots, there by then,
+ * name the edges it meets again, which are asked for in turn; this
+ * sample's edges are looked up and updated.  The loads depend on nothing
+ * but the stacks, so the work is done in the same order without them. */
+static void slots_ahead(const struct acc *a,
+			const struct sf_an__cg_block *b, size_t j)
 {
-	uint32_t d = v->nodes[n].depth;
+	const uint64_t *h = b->h + b->off[j] + j;
+	uint32_t d = b->off[j + 1] - b->off[j];
 
-	p->d = d;
-	for (uint32_t m = n, i = d; m; m = v->nodes[m].parent)
-		p->cgp[--i] = v->nodes[m].func + 1;
-	if (a->etab)
-		return;
-	p->h[0] = sf_hash_u64(STAR, p->cgp[0]);
-	for (uint32_t i = 1; i < d; i++)
-		p->h[i] = sf_hash_u64(p->cgp[i - 1], p->cgp[i]);
-	p->h[d] = sf_hash_u64(p->cgp[d - 1], STAR);
-	for (uint32_t i = 0; a->pairs.cap && i <= d; i++)
-		__builtin_prefetch(&a->pairs.slots[sf_idx_tag(p->h[i]) &
+	for (uint32_t i = 0; i <= d; i++)
+		__builtin_prefetch(&a->pairs.slots[sf_idx_tag(h[i]) &
 						   (a->pairs.cap - 1)]);
 }
 
-/* A function's count in the sample with stamp `stamp` (the edges' walk
- * keeps these apart from struct node, which the nodes' walk writes on
- * another thread). */
-struct fcount {
-	uint32_t stamp, cnt;
-};
-
-/* The walk of docs/analyze.md, call graph 3, over the view samples in
- * processing order: the edges (created, their totals with `all`, their
- * caller and callee times).  Without `all` only the times (the slow sums
- * after the fast ones overflowed).  The functions' sums are walk_nodes'.
- * Returns 0, SF_ENOMEM or SF_EINTR, and sets no error: it may run on
- * another thread than the context's. */
-static int walk_samples(struct acc *a, const struct sf_an_view *v,
-			struct path *pa, struct fcount *fc, bool all,
-			const struct sf_ctx *ctx)
+/* Each edge met again is a scattered load of its own after its slot's
+ * (the first entry with its hash's tag is it but for a chance of about
+ * one in 2^32) */
+static void edges_ahead(const struct acc *a,
+			const struct sf_an__cg_block *b, size_t j)
 {
-	uint32_t e, cur = 0;
-	size_t have = SIZE_MAX;   /* the sample pa[cur] holds */
+	const uint64_t *h = b->h + b->off[j] + j, *slot = a->pairs.slots;
+	uint32_t d = b->off[j + 1] - b->off[j];
+	size_t mask = a->pairs.cap - 1;
 
-	for (size_t si = 0; si < v->nsamples; si++) {
-		const struct sf_an_sample *s = &v->samples[si];
-		uint32_t d, n = s->node;
-		uint32_t st = (uint32_t)si + 1;
-		sf_an_w w = s->w;
+	for (uint32_t i = 0; i <= d; i++) {
+		uint64_t tag = sf_idx_tag(h[i]);
+		for (size_t k = tag & mask; slot[k]; k = (k + 1) & mask) {
+			if ((slot[k] >> 32) == tag) {
+				__builtin_prefetch(&a->g->edges[(uint32_t)
+								slot[k]], 1);
+				break;
+			}
+		}
+	}
+}
 
-		if ((si & 0xffff) == 0 && sf_interrupted(ctx))
-			return SF_EINTR;
-		if (!n)
-			continue;
-		if (have != si)
-			path_ahead(a, v, n, &pa[cur]);
-		if (si + 1 < v->nsamples && v->samples[si + 1].node) {
-			path_ahead(a, v, v->samples[si + 1].node, &pa[!cur]);
-			have = si + 1;
-		}
-		/* the walk of path_ahead is a chain of dependent loads; a
-		 * chain new to the view was numbered root to leaf, so a
-		 * sample's chain mostly lies just below its leaf: ask for the
-		 * one after next now */
-		if (si + 2 < v->nsamples) {
-			const char *q = (const char *)
-					&v->nodes[v->samples[si + 2].node];
-			for (int k = 0; k < 8; k++)
-				__builtin_prefetch(q - 64 * k);
-		}
-		const uint32_t *cgp = pa[cur].cgp;
-		const uint64_t *h = pa[cur].h;
-		if (have == si + 1)
-			cur = !cur;
+/* The walk of docs/analyze.md, call graph 3, over one block of samples:
+ * the edges (created, their totals with `all`, their caller and callee
+ * times).  Without `all` only the times (the slow sums after the fast
+ * ones overflowed).  Returns 0 or SF_ENOMEM. */
+static int walk_block(struct acc *a, const struct sf_an_view *v,
+		      const struct sf_an__cg_block *b, bool all)
+{
+	bool ahead = b->h && a->pairs.cap;
+	uint32_t e;
+
+	for (size_t j = 0; ahead && j < 2 && j < b->n; j++)
+		slots_ahead(a, b, j);
+	for (size_t j = 0; j < b->n; j++) {
+		uint32_t o = b->off[j], d = b->off[j + 1] - o;
+		uint32_t st = b->si[j] + 1;
+		const uint32_t *cgp = b->cgp + o, *cnt = b->cnt + o;
+		const uint64_t *h = b->h ? b->h + o + j : NULL;
+		sf_an_w w = v->samples[b->si[j]].w;
+
+		if (ahead && j + 2 < b->n)
+			slots_ahead(a, b, j + 2);
+		if (ahead && j + 1 < b->n)
+			edges_ahead(a, b, j + 1);
 		a->w = w;
 		if (!a->slow && !a->overflow &&
 		    __builtin_mul_overflow(w, a->den, &a->wden))
 			a->overflow = true;
-		d = v->nodes[n].depth;
-		for (uint32_t i = 0; i < d; i++) {
-			struct fcount *x = &fc[cgp[i]];
-			if (x->stamp != st) {
-				x->stamp = st;
-				x->cnt = 1;
-			} else {
-				x->cnt++;
-			}
-		}
-		uint32_t root = cgp[0], leaf = cgp[d - 1];
-		/* edge occurrences in the order of docs/analyze.md, call graph 3 step 6,
-		 * which is also their creation order */
-		if (edge_get(a, STAR, root, h[0], &e) ||
-		    occur(a, e, st, w, fc[root].cnt, 1, all) ||
-		    edge_get(a, leaf, STAR, h[d], &e) ||
-		    occur(a, e, st, w, 1, fc[leaf].cnt, all))
+		/* edge occurrences in the order of docs/analyze.md, call
+		 * graph 3 step 6, which is also their creation order */
+		if (edge_get(a, STAR, cgp[0], h ? h[0] : 0, &e) ||
+		    occur(a, e, st, w, cnt[0], 1, all) ||
+		    edge_get(a, cgp[d - 1], STAR, h ? h[d] : 0, &e) ||
+		    occur(a, e, st, w, 1, cnt[d - 1], all))
 			return SF_ENOMEM;
 		for (uint32_t i = d - 1; i >= 1; i--)
-			if (edge_get(a, cgp[i - 1], cgp[i], h[i], &e) ||
-			    occur(a, e, st, w, fc[cgp[i]].cnt,
-				  fc[cgp[i - 1]].cnt, all))
+			if (edge_get(a, cgp[i - 1], cgp[i], h ? h[i] : 0, &e) ||
+			    occur(a, e, st, w, cnt[i], cnt[i - 1], all))
 				return SF_ENOMEM;
 	}
 	return 0;
 }
 
-/* The same walk for the functions: every thread's time, each function's
- * total (once per sample it is in), self time and thread ids (in
- * processing order).  It touches nothing walk_samples does, so the two
- * run on two threads.  Returns 0, SF_ENOMEM or SF_EINTR; sets no error. */
-static int walk_nodes(struct sf_an_cg *g, const struct sf_an_view *v,
-		      const struct sf_ctx *ctx)
+/* The walk over every block, in processing order; with `nodes` the
+ * blocks' making adds the functions' sums.  Returns 0, SF_ENOMEM or
+ * SF_EINTR; sets no error. */
+static int walk_samples(struct acc *a, const struct sf_an_view *v,
+			bool all, bool nodes, const struct sf_ctx *ctx)
 {
-	for (size_t si = 0; si < v->nsamples; si++) {
-		const struct sf_an_sample *s = &v->samples[si];
-		int64_t T = v->threads[s->thread].id;
-		uint32_t st = (uint32_t)si + 1;
-		sf_an_w w = s->w;
+	struct sf_an__cg_stacks *s;
+	const struct sf_an__cg_block *b;
+	int rc = 0;
 
-		if ((si & 0xffff) == 0 && sf_interrupted(ctx))
-			return SF_EINTR;
-		g->thread_time[T] += w;
-		if (!s->node)
-			continue;
-		g->nodes[v->nodes[s->node].func + 1].self += w;
-		for (uint32_t m = s->node; m; m = v->nodes[m].parent) {
-			struct node *x = &g->nodes[v->nodes[m].func + 1];
-			if (x->stamp == st)
-				continue;
-			x->stamp = st;
-			x->total += w;
-			if (x->lastthr == T)
-				continue;
-			if (x->ntids == x->captids) {
-				uint32_t nc = x->captids ? x->captids * 2 : 2;
-				int64_t *nt = sf_reallocarray(x->tids, nc,
-							      sizeof(*nt));
-				if (!nt)
-					return SF_ENOMEM;
-				x->tids = nt;
-				x->captids = nc;
-			}
-			x->tids[x->ntids++] = T;
-			x->lastthr = T;
-		}
-	}
-	return 0;
+	/* the hash map's fresh pages, cleared by the kernel at their first
+	 * write: the walk writes them all within its first blocks */
+	if (sf_an__cg_stacks_new(&s, a->g, v, nodes, !a->etab, sf_jobs(ctx),
+				 a->pairs.bytes ? a->pairs.slots : NULL,
+				 a->pairs.bytes))
+		return SF_ENOMEM;
+	while (!rc && (b = sf_an__cg_stacks_next(s, &rc)))
+		rc = sf_interrupted(ctx) ? SF_EINTR : walk_block(a, v, b, all);
+	sf_an__cg_stacks_free(s);
+	return rc;
 }
 
 /* The most edges the view's samples can name: one per view node below the
@@ -1077,25 +1027,6 @@ static size_t edges_bound(const struct sf_an_view *v)
 	return f < ((size_t)1 << 31) / f && f * f < n ? f * f : n;
 }
 
-/* The first walk: the edges' (task 0, on the calling thread) and the
- * functions' (task 1). */
-struct walkjob {
-	struct acc *a;
-	const struct sf_an_view *v;
-	struct path *pa;
-	struct fcount *fc;
-	const struct sf_ctx *ctx;
-	int rc[2];
-};
-
-static void walk_task(void *arg, size_t k)
-{
-	struct walkjob *j = arg;
-
-	j->rc[k] = k ? walk_nodes(j->a->g, j->v, j->ctx) :
-		       walk_samples(j->a, j->v, j->pa, j->fc, true, j->ctx);
-}
-
 /* A walk's result as the context's error */
 static int walk_error(struct sf_ctx *ctx, int rc)
 {
@@ -1109,11 +1040,6 @@ int sf_an__cg_walk(struct sf_an_cg **out, const struct sf_an_view *v,
 {
 	struct sf_an_cg *g = calloc(1, sizeof(*g));
 	struct acc a = { .g = g, .slow = slow, .den = 1 };
-	uint32_t *cgp = NULL;
-	struct fcount *fc = NULL;
-	uint64_t *hs = NULL;
-	struct path pa[2];
-	struct walkjob wj = { &a, v, pa, NULL, ctx, { 0, 0 } };
 	size_t N = v->nfuncs + 1;
 	int rc = 0;
 
@@ -1133,12 +1059,6 @@ int sf_an__cg_walk(struct sf_an_cg **out, const struct sf_an_view *v,
 	g->nodes = calloc(N, sizeof(*g->nodes));
 	g->thread_time = calloc((size_t)(v->max_id + 1) + 1,
 				sizeof(*g->thread_time));
-	cgp = malloc(2 * ((size_t)v->maxdepth + 1) * sizeof(*cgp));
-	hs = calloc(2 * ((size_t)v->maxdepth + 1), sizeof(*hs));
-	wj.fc = fc = calloc(N, sizeof(*fc));
-	pa[0] = (struct path){ cgp, hs, 0 };
-	pa[1] = (struct path){ cgp ? cgp + v->maxdepth + 1 : NULL,
-			       hs ? hs + v->maxdepth + 1 : NULL, 0 };
 	a.per = calloc((size_t)v->maxdepth + 2, sizeof(*a.per));
 	g->order = malloc(N * sizeof(*g->order));
 	g->index = calloc(N, sizeof(*g->index));
@@ -1146,8 +1066,7 @@ int sf_an__cg_walk(struct sf_an_cg **out, const struct sf_an_view *v,
 	g->in_start = calloc(N + 1, sizeof(uint32_t));
 	if (N <= CG_DIRECT)
 		a.etab = calloc(N * N, sizeof(*a.etab));
-	if (!g->nodes || !g->thread_time || !cgp || !hs || !fc ||
-	    !a.per || !g->order || !g->index || !g->out_start ||
+	if (!g->nodes || !g->thread_time || !a.per || !g->order || !g->index || !g->out_start ||
 	    !g->in_start ||
 	    (N <= CG_DIRECT && !a.etab) ||
 	    (!a.etab && !sf_idx_reserve(&a.pairs, edges_bound(v))))
@@ -1170,8 +1089,7 @@ int sf_an__cg_walk(struct sf_an_cg **out, const struct sf_an_view *v,
 		g->nodes[n].lastthr = INT64_MIN;
 
 	/* 3 */
-	sf_run_tasks(sf_jobs(ctx), 2, walk_task, &wj);
-	if ((rc = walk_error(ctx, wj.rc[0] ? wj.rc[0] : wj.rc[1])))
+	if ((rc = walk_error(ctx, walk_samples(&a, v, true, true, ctx))))
 		goto fail;
 	if (!a.slow && !a.overflow && !derived_fit(&a))
 		a.overflow = true;
@@ -1187,10 +1105,7 @@ int sf_an__cg_walk(struct sf_an_cg **out, const struct sf_an_view *v,
 		a.capbh = 2 * g->nedges + 2;
 		if (!(a.bh = calloc(a.capbh, sizeof(*a.bh))))
 			goto enomem;
-		/* the counts start again: a stamp left by the first walk
-		 * would match the same sample's in this one */
-		memset(fc, 0, N * sizeof(*fc));
-		if ((rc = walk_error(ctx, walk_samples(&a, v, pa, fc, false,
+		if ((rc = walk_error(ctx, walk_samples(&a, v, false, false,
 							  ctx))))
 			goto fail;
 	}
@@ -1222,9 +1137,6 @@ done:
 	sf_idx_free(&a.pairs);
 	free(a.etab);
 	free(a.per);
-	free(cgp);
-	free(hs);
-	free(fc);
 	if (!rc)
 		*out = g;
 	return rc;

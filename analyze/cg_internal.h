@@ -86,6 +86,35 @@ struct sf_an_cg {
 	bool slow;                /* the times came from the bucket sums */
 };
 
+/* A block of the walk's stacks (cgstacks.c): its n samples with a stack,
+ * in processing order.  Sample j (view sample si[j]) has the frames
+ * [off[j], off[j + 1]) of cgp (its call graph nodes, root first) and of
+ * cnt (each one's count in the sample), and d + 1 edge hashes from
+ * h + off[j] + j, d its depth: * -> root, then cgp[i - 1] -> cgp[i] for
+ * each i, then leaf -> * (h is NULL where the walk has no hash map). */
+struct sf_an__cg_block {
+	size_t n;
+	uint32_t *si, *off, *cgp, *cnt;
+	uint64_t *h;
+};
+
+/* The walk's stacks of view v, made in blocks ahead of it, on a helper
+ * thread when jobs > 1; with `nodes` the functions' sums (g->nodes'
+ * total, self, thread ids; g->thread_time) are added as they are made,
+ * in processing order for any jobs.  -1 when out of memory.  _next gives
+ * the next block, valid until the next call, and NULL at the end or
+ * when a block failed (*rc: 0 or SF_ENOMEM); _free stops and joins the
+ * helper.  room: a mapping of room_bytes (sf_big_reserve) the walk will
+ * write all over, which the helper faults in (sf_big_populate) before it
+ * makes blocks, or NULL. */
+struct sf_an__cg_stacks;
+int sf_an__cg_stacks_new(struct sf_an__cg_stacks **out, struct sf_an_cg *g,
+			 const struct sf_an_view *v, bool nodes, bool hashes,
+			 unsigned jobs, void *room, size_t room_bytes);
+const struct sf_an__cg_block *sf_an__cg_stacks_next(
+	struct sf_an__cg_stacks *s, int *rc);
+void sf_an__cg_stacks_free(struct sf_an__cg_stacks *s);
+
 /* An edge's total */
 static inline sf_an_w edge_total(const struct sf_an_cg *g, uint32_t e)
 {

@@ -141,6 +141,11 @@ static void sort_dir(void *arg, size_t k)
 	free(tk);
 }
 
+/* How many edges ahead the scatter below asks for its entries' places:
+ * of 8, 16 and 32 on the timeline of docs/PERFORMANCE.md (session 18),
+ * 8 took the least time */
+#define ADJ_AHEAD 8
+
 /* The adjacency of one direction, newest created first: out lists with
  * their callee times (task 0) or in lists with their caller times (task
  * 1), each from its own pass over the edges into its own arrays, so the
@@ -167,6 +172,17 @@ static void csr_dir(void *arg, size_t k)
 	for (size_t e = g->nedges; e-- > 0;) {
 		const struct edge *x = &g->edges[e];
 		uint32_t i = at[k ? x->to : x->from]++;
+		/* the entries are written at scattered places: ask for those
+		 * of an edge ADJ_AHEAD further on now (where its list's next
+		 * entry is now; an entry between moves it by at most one) */
+		if (e >= ADJ_AHEAD) {
+			const struct edge *y = &g->edges[e - ADJ_AHEAD];
+			uint32_t nx = at[k ? y->to : y->from];
+			__builtin_prefetch(&list[nx], 1);
+			__builtin_prefetch(&other[nx], 1);
+			if (t)
+				__builtin_prefetch(&t[nx], 1);
+		}
 		if (t)
 			t[i] = (int64_t)time_num(g, (uint32_t)e, !k);
 		other[i] = k ? x->from : x->to;

@@ -155,3 +155,49 @@ for j in 2 3; do
 done
 if [ -z "$bad" ]; then pass parallel-callgraph-large-node
 else fail parallel-callgraph-large-node "differs:$bad"; fi
+
+# The call graph walk's stacks are made in blocks of 1,024 samples, four
+# in hand, by a helper thread beside the walk with two jobs or more, and
+# by the walk's own thread whenever it is free to (analyze/cgstacks.c);
+# the functions' sums are added as the blocks are made.  12,000 samples
+# of 4 threads (processed thread by thread, so blocks change threads)
+# over 1,500 functions (past the direct table of edge ids: through the
+# hash map) with recursion, 12 blocks: -j1, -j2 and -j3 give the same
+# bytes; each function's total and thread ids (decreasing, 4 of
+# docs/analyze.md's call graph) counted from the input; every value and
+# order against Racket's analyze-samples where it is installed.
+if have cc && have python3 && cc -O2 -o gen_stacks "$TOP/bench/gen_stacks.c"; then
+	./gen_stacks 12000 1500 40 4 0 > blocks.samples.tsv
+	bad=
+	for fmt in "" --json; do
+		$SFANALYZE -q -j 1 --callgraph $fmt blocks.samples.tsv > cg1.out
+		for j in 2 3; do
+			$SFANALYZE -q -j $j --callgraph $fmt blocks.samples.tsv > cgj.out
+			cmp -s cg1.out cgj.out || bad="$bad ${fmt:-text}:j$j"
+		done
+	done
+	awk -F'\t' '{ n = split($3, f, ";"); split("", seen)
+		for (k = 1; k <= n; k++) if (!(f[k] in seen)) {
+			seen[f[k]] = 1; tot[f[k]] += $2; th[f[k], $1] = 1 } }
+	     END { for (x in tot) { s = x " " tot[x]
+			for (t = 3; t >= 0; t--) if ((x, t) in th) s = s " " t
+			print s } }' blocks.samples.tsv | sort > blocks.want
+	python3 -c '
+import json, sys
+for n in json.load(open(sys.argv[1]))["nodes"]:
+    print(" ".join(str(x) for x in [n["id"], n["total"]] + n["thread_ids"]))
+' cg1.out | sort > blocks.got
+	cmp -s blocks.want blocks.got || bad="$bad totals-thread-ids"
+	[ "$(wc -l < blocks.want)" -gt 1024 ] || bad="$bad too-few-functions"
+	if have racket &&
+	   racket -l racket/base -l profile/analyzer -e '' >/dev/null 2>&1; then
+		SF_JOBS=3 python3 "$TOP/tests/analyze/cg_racket.py" \
+			"$SFANALYZE" "$TOP/bench/callgraph-racket.rkt" \
+			./gen_stacks 4 12000 1500 40 0 > racket.out ||
+			bad="$bad racket:$(head -c 200 racket.out)"
+	fi
+	if [ -z "$bad" ]; then pass parallel-callgraph-blocks
+	else fail parallel-callgraph-blocks "differs:$bad"; fi
+else
+	skip parallel-callgraph-blocks "cc or python3 is missing"
+fi
