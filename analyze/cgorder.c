@@ -50,42 +50,46 @@ struct onode {
 
 /* The heap of 5.2's cycle case: W's nodes by in/out as doubles, least
  * first; a non-finite quotient keys as INFINITY and is counted apart.
- * The keys stay an array of their own: a sift compares the keys of the
- * nodes on its path, and 8 bytes a node stay in the core's cache. */
+ * Each slot holds its key beside its node, so that a sift compares keys
+ * it loads from the heap alone (a node's key in an array by node was a
+ * second, scattered load per comparison), and a slot has four children,
+ * whose keys are 32 adjacent bytes: half the levels of a binary heap. */
 struct rheap {
-	uint32_t *h;        /* nodes */
-	double *k;          /* by node */
+	double *k;          /* by slot */
+	uint32_t *h;        /* by slot: the node */
 	struct onode *nd;   /* the nodes' slots */
 	size_t n;
 };
 
-static void rh_put(struct rheap *q, size_t i, uint32_t node)
+static inline void rh_put(struct rheap *q, size_t i, uint32_t node, double k)
 {
+	q->k[i] = k;
 	q->h[i] = node;
 	q->nd[node].at = (uint32_t)i;
 }
 
-static void rh_fix(struct rheap *q, size_t i)
+/* node, with key k, into slot i or where the heap order puts it from
+ * there */
+static void rh_fix(struct rheap *q, size_t i, uint32_t node, double k)
 {
-	uint32_t node = q->h[i];
-	double k = q->k[node];
-
-	while (i && q->k[q->h[(i - 1) / 2]] > k) {
-		rh_put(q, i, q->h[(i - 1) / 2]);
-		i = (i - 1) / 2;
+	while (i && q->k[(i - 1) / 4] > k) {
+		size_t p = (i - 1) / 4;
+		rh_put(q, i, q->h[p], q->k[p]);
+		i = p;
 	}
 	for (;;) {
-		size_t c = 2 * i + 1;
+		size_t c = 4 * i + 1, m = c;
 		if (c >= q->n)
 			break;
-		if (c + 1 < q->n && q->k[q->h[c + 1]] < q->k[q->h[c]])
-			c++;
-		if (!(q->k[q->h[c]] < k))
+		for (size_t j = c + 1; j < c + 4 && j < q->n; j++)
+			if (q->k[j] < q->k[m])
+				m = j;
+		if (!(q->k[m] < k))
 			break;
-		rh_put(q, i, q->h[c]);
-		i = c;
+		rh_put(q, i, q->h[m], q->k[m]);
+		i = m;
 	}
-	rh_put(q, i, node);
+	rh_put(q, i, node, k);
 }
 
 /* set node's key from ind/outd, adding it when absent */
@@ -99,10 +103,9 @@ static void rh_key(struct rheap *q, uint32_t node, size_t *nnf)
 		x->nonfin = f;
 		*nnf = f ? *nnf + 1 : *nnf - 1;
 	}
-	q->k[node] = f ? INFINITY : v;
 	if (x->at == UINT32_MAX)
-		rh_put(q, q->n++, node);
-	rh_fix(q, x->at);
+		x->at = (uint32_t)q->n++;
+	rh_fix(q, x->at, node, f ? INFINITY : v);
 }
 
 static void rh_out(struct rheap *q, uint32_t node, size_t *nnf)
@@ -115,10 +118,8 @@ static void rh_out(struct rheap *q, uint32_t node, size_t *nnf)
 		(*nnf)--;
 	}
 	x->at = UINT32_MAX;
-	if (i != --q->n) {
-		rh_put(q, i, q->h[q->n]);
-		rh_fix(q, i);
-	}
+	if (i != --q->n)
+		rh_fix(q, i, q->h[q->n], q->k[q->n]);
 }
 
 static int cmp_u32_asc(const void *a, const void *b)
@@ -270,7 +271,6 @@ static void os_free(struct osum *s, size_t N)
 static inline void ahead(const struct rheap *q, uint32_t n)
 {
 	__builtin_prefetch(&q->nd[n], 1);
-	__builtin_prefetch(&q->k[n], 1);
 }
 
 static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
@@ -282,7 +282,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 	/* aligned: each node's one cache line */
 	struct onode *on = aligned_alloc(64, N * sizeof(*on));
 	uint32_t *cand = malloc(N * sizeof(*cand));
-	uint32_t *stk = malloc((2 * N + 2) * sizeof(*stk));
+	uint32_t *stk = malloc((4 * N + 4) * sizeof(*stk));
 	uint32_t *didx = malloc(N * sizeof(*didx));
 	uint32_t *pk = malloc(N * sizeof(*pk)), *pr = malloc(N * sizeof(*pr));
 	uint32_t *left = malloc(N * sizeof(*left));
@@ -337,7 +337,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 	 * takes its candidates from a heap on in/out as doubles, so a round
 	 * costs what it removes and touches, not |W|. */
 	{
-	struct rheap q = { queue, rd, on, 0 };
+	struct rheap q = { rd, queue, on, 0 };
 	size_t nrem = nd, npk = 0, npr = 0, nnf = 0;
 
 	for (size_t d = 0; d < nd; d++) {
@@ -383,7 +383,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 			/* all on cycles: minimal in/out, exactly; doubles
 			 * only narrow the candidates (any non-finite one is
 			 * a candidate: then look at all of W) */
-			double mind = q.n ? q.k[q.h[0]] : INFINITY;
+			double mind = q.n ? q.k[0] : INFINITY;
 			double lim = mind + fabs(mind) * 1e-9 + 1e-300;
 			size_t nc = 0, sp = 0;
 			bool have = false;
@@ -402,11 +402,11 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 				stk[sp++] = 0;
 				while (sp) {
 					uint32_t i = stk[--sp];
-					if (i >= q.n || !(q.k[q.h[i]] <= lim))
+					if (i >= q.n || !(q.k[i] <= lim))
 						continue;
 					cand[nc++] = didx[q.h[i]];
-					stk[sp++] = 2 * i + 1;
-					stk[sp++] = 2 * i + 2;
+					for (uint32_t c = 1; c <= 4; c++)
+						stk[sp++] = 4 * i + c;
 				}
 			}
 			for (size_t j = 0; j < nc; j++) {
