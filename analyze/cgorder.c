@@ -53,7 +53,15 @@ struct onode {
  * Each slot holds its key beside its node, so that a sift compares keys
  * it loads from the heap alone (a node's key in an array by node was a
  * second, scattered load per comparison), and a slot has four children,
- * whose keys are 32 adjacent bytes: half the levels of a binary heap. */
+ * whose keys are 32 adjacent bytes: half the levels of a binary heap.
+ *
+ * A key only rises when a node's out falls, and falls when its in
+ * falls.  A slot's key is a lower bound of its node's in/out, not always
+ * the value: a rise leaves it (the doubles fall with the exact sums, so
+ * the bound holds), and the heap's top is brought up to date before it
+ * is read (rh_top), sinking while it is stale.  Half of 5.2's updates
+ * are rises, and each sank its node through the heap, most of them to
+ * no use: the node left W, or rose again, before it came near the top. */
 struct rheap {
 	double *k;          /* by slot */
 	uint32_t *h;        /* by slot: the node */
@@ -92,10 +100,18 @@ static void rh_fix(struct rheap *q, size_t i, uint32_t node, double k)
 	rh_put(q, i, node, k);
 }
 
-/* set node's key from ind/outd, adding it when absent */
-static void rh_key(struct rheap *q, uint32_t node, size_t *nnf)
+/* x's in/out as a key */
+static inline double on_key(const struct onode *x)
 {
-	struct onode *x = &q->nd[node];
+	double v = x->ind / x->outd;
+
+	return isfinite(v) ? v : INFINITY;
+}
+
+/* x's key after its in or out changed, counting it in *nnf while it is
+ * not finite */
+static inline double on_rekey(struct onode *x, size_t *nnf)
+{
 	double v = x->ind / x->outd;
 	bool f = !isfinite(v);
 
@@ -103,9 +119,35 @@ static void rh_key(struct rheap *q, uint32_t node, size_t *nnf)
 		x->nonfin = f;
 		*nnf = f ? *nnf + 1 : *nnf - 1;
 	}
-	if (x->at == UINT32_MAX)
-		x->at = (uint32_t)q->n++;
-	rh_fix(q, x->at, node, f ? INFINITY : v);
+	return f ? INFINITY : v;
+}
+
+/* add node with its key */
+static void rh_add(struct rheap *q, uint32_t node, size_t *nnf)
+{
+	struct onode *x = &q->nd[node];
+
+	x->at = (uint32_t)q->n++;
+	rh_fix(q, x->at, node, on_rekey(x, nnf));
+}
+
+/* node's in fell: its key falls, below its slot's only sometimes */
+static void rh_fall(struct rheap *q, uint32_t node, size_t *nnf)
+{
+	struct onode *x = &q->nd[node];
+	double k = on_rekey(x, nnf);
+
+	if (k < q->k[x->at])
+		rh_fix(q, x->at, node, k);
+}
+
+/* the top's key made its node's, sinking each stale one */
+static void rh_top(struct rheap *q)
+{
+	double k;
+
+	while (q->n && (k = on_key(&q->nd[q->h[0]])) > q->k[0])
+		rh_fix(q, 0, q->h[0], k);
 }
 
 static void rh_out(struct rheap *q, uint32_t node, size_t *nnf)
@@ -353,7 +395,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 			on[n].pend |= 2;
 			pr[npr++] = (uint32_t)d;
 		}
-		rh_key(&q, n, &nnf);
+		rh_add(&q, n, &nnf);
 	}
 	while (nrem) {
 		size_t nsinks = 0, nsrcs = 0;
@@ -383,7 +425,9 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 			/* all on cycles: minimal in/out, exactly; doubles
 			 * only narrow the candidates (any non-finite one is
 			 * a candidate: then look at all of W) */
-			double mind = q.n ? q.k[0] : INFINITY;
+			double mind;
+			rh_top(&q);
+			mind = q.n ? q.k[0] : INFINITY;
 			double lim = mind + fabs(mind) * 1e-9 + 1e-300;
 			size_t nc = 0, sp = 0;
 			bool have = false;
@@ -404,7 +448,10 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 					uint32_t i = stk[--sp];
 					if (i >= q.n || !(q.k[i] <= lim))
 						continue;
-					cand[nc++] = didx[q.h[i]];
+					/* below a stale slot there may be
+					 * candidates all the same */
+					if (on_key(&on[q.h[i]]) <= lim)
+						cand[nc++] = didx[q.h[i]];
 					for (uint32_t c = 1; c <= 4; c++)
 						stk[sp++] = 4 * i + c;
 				}
@@ -451,7 +498,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 						on[y].pend |= 2;
 						pr[npr++] = didx[y];
 					}
-					rh_key(&q, y, &nnf);
+					rh_fall(&q, y, &nnf);
 				}
 				for (uint32_t i = g->in_start[n];
 				     i < g->in_start[n + 1]; i++) {
@@ -468,7 +515,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 						on[x].pend |= 1;
 						pk[npk++] = didx[x];
 					}
-					rh_key(&q, x, &nnf);
+					(void)on_rekey(&on[x], &nnf);
 				}
 			}
 		}
