@@ -182,6 +182,7 @@ struct osum {
 	struct onode *nd;
 	bool out;
 	mpq_t *q;
+	double den;         /* g->den as a double, made once */
 };
 
 static inline sf_an_w *os_w(const struct osum *s, uint32_t n)
@@ -208,12 +209,9 @@ static inline void os_add(const struct sf_an_cg *g, struct osum *s,
 	}
 }
 
-static inline int os_sgn(const struct osum *s, uint32_t n)
+static inline bool os_zero(const struct osum *s, uint32_t n)
 {
-	if (s->q)
-		return mpq_sgn(s->q[n]);
-	sf_an_w w = *os_w(s, n);
-	return (w > 0) - (w < 0);
+	return s->q ? !mpq_sgn(s->q[n]) : !*os_w(s, n);
 }
 
 /* A 128-bit integer as the nearest double: in 64 bits when it fits,
@@ -226,11 +224,9 @@ static inline double w_double(sf_an_w v)
 }
 
 /* near s[n]: only to narrow the candidates of an exact choice */
-static inline double os_d(const struct sf_an_cg *g, const struct osum *s,
-			  uint32_t n)
+static inline double os_d(const struct osum *s, uint32_t n)
 {
-	return s->q ? mpq_get_d(s->q[n]) :
-		      w_double(*os_w(s, n)) / w_double(g->den);
+	return s->q ? mpq_get_d(s->q[n]) : w_double(*os_w(s, n)) / s->den;
 }
 
 /* r = in[n] / out[n] exactly (out[n] is not 0) */
@@ -245,6 +241,37 @@ static void os_ratio(mpq_t r, const struct osum *in, const struct osum *out,
 	sf_an__cg_rational(r, *os_w(in, n), *os_w(out, n));
 }
 
+/* 5.2 step 3's sources: of the candidates cand[0..nc) (discovery
+ * indexes, sorted here), those of the least ratio, exactly, in reverse W
+ * order, into srcs; their number */
+static size_t least(uint32_t *srcs, uint32_t *cand, size_t nc,
+		    const uint32_t *disc, const struct osum *in,
+		    const struct osum *out, mpq_t best, mpq_t r)
+{
+	size_t ns = 0;
+
+	/* the doubles kept every node whose ratio may be the least: one
+	 * is, with no exact look (30,666 of the 35,843 cycle cases of the
+	 * timeline of docs/PERFORMANCE.md have one candidate) */
+	if (nc == 1) {
+		srcs[0] = disc[cand[0]];
+		return 1;
+	}
+	for (size_t j = 0; j < nc; j++) {
+		os_ratio(r, in, out, disc[cand[j]]);
+		if (!j || mpq_cmp(r, best) < 0)
+			mpq_set(best, r);
+	}
+	/* in reverse W order: lower discovery index first */
+	qsort(cand, nc, sizeof(*cand), cmp_u32_asc);
+	for (size_t j = 0; j < nc; j++) {
+		os_ratio(r, in, out, disc[cand[j]]);
+		if (mpq_equal(r, best))
+			srcs[ns++] = disc[cand[j]];
+	}
+	return ns;
+}
+
 /* in and out of every node (5.1) into nd (zeroed), as numerators when
  * every sum fits, so that no partial sum of 5.2's subtractions can
  * overflow (the times are never negative, as the weights are not: the
@@ -257,8 +284,8 @@ static int os_init(struct sf_an_cg *g, struct onode *nd, struct osum *in,
 {
 	size_t N = g->nnodes;
 
-	*in = (struct osum){ nd, false, NULL };
-	*out = (struct osum){ nd, true, NULL };
+	*in = (struct osum){ nd, false, NULL, w_double(g->den) };
+	*out = (struct osum){ nd, true, NULL, in->den };
 	if (!g->caller) {
 		bool over = false;
 		for (size_t e = 0; e < g->nedges && !over; e++) {
@@ -369,8 +396,8 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 	/* in/out (os_init): without self-edges and * edges; in by
 	 * callee_time, out by caller_time */
 	for (size_t n = 1; n < N; n++) {
-		on[n].ind = os_d(g, &in, (uint32_t)n);
-		on[n].outd = os_d(g, &out, (uint32_t)n);
+		on[n].ind = os_d(&in, (uint32_t)n);
+		on[n].outd = os_d(&out, (uint32_t)n);
 	}
 
 	/* 5.2 linear order.  Each round's sinks and sources are the nodes
@@ -387,11 +414,11 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 		didx[n] = (uint32_t)d;
 		on[n].inw = true;
 		on[n].at = UINT32_MAX;
-		if (!os_sgn(&out, n)) {
+		if (os_zero(&out, n)) {
 			on[n].pend |= 1;
 			pk[npk++] = (uint32_t)d;
 		}
-		if (!os_sgn(&in, n)) {
+		if (os_zero(&in, n)) {
 			on[n].pend |= 2;
 			pr[npr++] = (uint32_t)d;
 		}
@@ -430,7 +457,6 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 			mind = q.n ? q.k[0] : INFINITY;
 			double lim = mind + fabs(mind) * 1e-9 + 1e-300;
 			size_t nc = 0, sp = 0;
-			bool have = false;
 			if (nnf) {
 				for (size_t d = 0; d < nd; d++) {
 					uint32_t n = disc[d];
@@ -456,22 +482,8 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 						stk[sp++] = 4 * i + c;
 				}
 			}
-			for (size_t j = 0; j < nc; j++) {
-				uint32_t n = disc[cand[j]];
-				os_ratio(r, &in, &out, n);
-				if (!have || mpq_cmp(r, best) < 0) {
-					mpq_set(best, r);
-					have = true;
-				}
-			}
-			/* in reverse W order: lower discovery index first */
-			qsort(cand, nc, sizeof(*cand), cmp_u32_asc);
-			for (size_t j = 0; j < nc; j++) {
-				uint32_t n = disc[cand[j]];
-				os_ratio(r, &in, &out, n);
-				if (mpq_equal(r, best))
-					srcs[nsrcs++] = n;
-			}
+			nsrcs = least(srcs, cand, nc, disc, &in, &out, best,
+				      r);
 		}
 		for (size_t i = 0; i < nsrcs; i++) {
 			on[srcs[i]].inw = false;
@@ -492,8 +504,8 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 					if (y == STAR || !on[y].inw)
 						continue;
 					os_add(g, &in, y, e, i, true, true);
-					on[y].ind = os_d(g, &in, y);
-					if (!os_sgn(&in, y) &&
+					on[y].ind = os_d(&in, y);
+					if (os_zero(&in, y) &&
 					    !(on[y].pend & 2)) {
 						on[y].pend |= 2;
 						pr[npr++] = didx[y];
@@ -509,8 +521,8 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 					if (x == STAR || !on[x].inw)
 						continue;
 					os_add(g, &out, x, e, i, false, true);
-					on[x].outd = os_d(g, &out, x);
-					if (!os_sgn(&out, x) &&
+					on[x].outd = os_d(&out, x);
+					if (os_zero(&out, x) &&
 					    !(on[x].pend & 1)) {
 						on[x].pend |= 1;
 						pk[npk++] = didx[x];
