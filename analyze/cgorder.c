@@ -290,6 +290,11 @@ static int os_init(struct sf_an_cg *g, struct onode *nd, struct osum *in,
 		bool over = false;
 		for (size_t e = 0; e < g->nedges && !over; e++) {
 			const struct edge *x = &g->edges[e];
+			/* the ends' lines are scattered: ask ahead */
+			if (e + 16 < g->nedges) {
+				__builtin_prefetch(&nd[x[16].to], 1);
+				__builtin_prefetch(&nd[x[16].from], 1);
+			}
 			if (x->from == x->to || x->from == STAR ||
 			    x->to == STAR)
 				continue;
