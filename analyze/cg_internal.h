@@ -1,7 +1,7 @@
 /* cg_internal.h - the call graph's structure, shared by its build
- * (callgraph.c, with its adjacency lists in cgadj.c) and its output and
- * read access (cgprint.c, which calls the build's file, never the other
- * way). */
+ * (callgraph.c's walk, then cgorder.c's node order, with its adjacency
+ * lists in cgadj.c) and its output and read access (cgprint.c, which
+ * calls the build's files, never the other way). */
 #ifndef SF_CG_INTERNAL_H
 #define SF_CG_INTERNAL_H
 
@@ -154,5 +154,11 @@ int sf_an__cg_sort(struct sf_an_cg *g, unsigned jobs);
 
 /* q = sum / den in lowest terms (den > 0 or < 0; not 0). */
 void sf_an__cg_rational(mpq_t q, sf_an_w sum, sf_an_w den);
+
+/* The edges' times as GMP rationals (g->caller, g->callee) from their
+ * numerators over g->den, for the order's sums when they would overflow
+ * 128 bits (callgraph.c; g->caller is NULL before).  -1 when out of
+ * memory. */
+int sf_an__cg_mpq_edges(struct sf_an_cg *g);
 
 #endif

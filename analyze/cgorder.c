@@ -1,0 +1,635 @@
+/*
+ * cgorder.c - the call graph's node order, docs/analyze.md, call graph 5:
+ * discovery (5.1), the linear order that breaks cycles (5.2), layers
+ * (5.3, 5.4) and the final order (5.5), on the 128-bit numerators over
+ * the common denominator that the walk (callgraph.c) left, with GMP
+ * rationals where a sum would overflow and for the exact ratios of 5.2's
+ * cycle case.  Then the build's last steps in order: the adjacency lists
+ * the order reads, the order, the lists' sorts (7, cgadj.c).  The
+ * build's whole (sf_an_cg_build) is here too, so that the walk's file
+ * never calls this one, which calls it for the exact times.
+ */
+#include "analyze.h"
+#include "an_internal.h"
+#include "cg_internal.h"
+
+#include <gmp.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ordkey {
+	uint32_t node, layer, pos;
+	sf_an_w total;
+};
+
+static int cmp_ord(const void *a, const void *b)
+{
+	const struct ordkey *x = a, *y = b;
+
+	if (x->layer != y->layer)
+		return x->layer < y->layer ? -1 : 1;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return (x->pos < y->pos) - (x->pos > y->pos);   /* later in L first */
+}
+
+/* What 5.2's updates touch of a node, in one cache line: its in and out
+ * (numerators over g->den while they are not rationals), their doubles,
+ * its heap slot, whether it is still in W, whether its in/out is not
+ * finite, and whether it waits to be a sink (1) or a source (2).  A
+ * removed node's neighbours are scattered, and these were eight arrays,
+ * each a cache miss of its own per update. */
+struct onode {
+	sf_an_w in, out;
+	double ind, outd;
+	uint32_t at;        /* heap slot, UINT32_MAX if none */
+	bool inw, nonfin;
+	unsigned char pend;
+} __attribute__((aligned(64)));
+
+/* The heap of 5.2's cycle case: W's nodes by in/out as doubles, least
+ * first; a non-finite quotient keys as INFINITY and is counted apart.
+ * Each slot holds its key beside its node, so that a sift compares keys
+ * it loads from the heap alone (a node's key in an array by node was a
+ * second, scattered load per comparison), and a slot has four children,
+ * whose keys are 32 adjacent bytes: half the levels of a binary heap.
+ *
+ * A key only rises when a node's out falls, and falls when its in
+ * falls.  A slot's key is a lower bound of its node's in/out, not always
+ * the value: a rise leaves it (the doubles fall with the exact sums, so
+ * the bound holds), and the heap's top is brought up to date before it
+ * is read (rh_top), sinking while it is stale.  Half of 5.2's updates
+ * are rises, and each sank its node through the heap, most of them to
+ * no use: the node left W, or rose again, before it came near the top. */
+struct rheap {
+	double *k;          /* by slot */
+	uint32_t *h;        /* by slot: the node */
+	struct onode *nd;   /* the nodes' slots */
+	size_t n;
+};
+
+static inline void rh_put(struct rheap *q, size_t i, uint32_t node, double k)
+{
+	q->k[i] = k;
+	q->h[i] = node;
+	q->nd[node].at = (uint32_t)i;
+}
+
+/* node, with key k, into slot i or where the heap order puts it from
+ * there */
+static void rh_fix(struct rheap *q, size_t i, uint32_t node, double k)
+{
+	while (i && q->k[(i - 1) / 4] > k) {
+		size_t p = (i - 1) / 4;
+		rh_put(q, i, q->h[p], q->k[p]);
+		i = p;
+	}
+	for (;;) {
+		size_t c = 4 * i + 1, m = c;
+		if (c >= q->n)
+			break;
+		for (size_t j = c + 1; j < c + 4 && j < q->n; j++)
+			if (q->k[j] < q->k[m])
+				m = j;
+		if (!(q->k[m] < k))
+			break;
+		rh_put(q, i, q->h[m], q->k[m]);
+		i = m;
+	}
+	rh_put(q, i, node, k);
+}
+
+/* x's in/out as a key */
+static inline double on_key(const struct onode *x)
+{
+	double v = x->ind / x->outd;
+
+	return isfinite(v) ? v : INFINITY;
+}
+
+/* x's key after its in or out changed, counting it in *nnf while it is
+ * not finite */
+static inline double on_rekey(struct onode *x, size_t *nnf)
+{
+	double v = x->ind / x->outd;
+	bool f = !isfinite(v);
+
+	if (f != x->nonfin) {
+		x->nonfin = f;
+		*nnf = f ? *nnf + 1 : *nnf - 1;
+	}
+	return f ? INFINITY : v;
+}
+
+/* add node with its key */
+static void rh_add(struct rheap *q, uint32_t node, size_t *nnf)
+{
+	struct onode *x = &q->nd[node];
+
+	x->at = (uint32_t)q->n++;
+	rh_fix(q, x->at, node, on_rekey(x, nnf));
+}
+
+/* node's in fell: its key falls, below its slot's only sometimes */
+static void rh_fall(struct rheap *q, uint32_t node, size_t *nnf)
+{
+	struct onode *x = &q->nd[node];
+	double k = on_rekey(x, nnf);
+
+	if (k < q->k[x->at])
+		rh_fix(q, x->at, node, k);
+}
+
+/* the top's key made its node's, sinking each stale one */
+static void rh_top(struct rheap *q)
+{
+	double k;
+
+	while (q->n && (k = on_key(&q->nd[q->h[0]])) > q->k[0])
+		rh_fix(q, 0, q->h[0], k);
+}
+
+static void rh_out(struct rheap *q, uint32_t node, size_t *nnf)
+{
+	struct onode *x = &q->nd[node];
+	size_t i = x->at;
+
+	if (x->nonfin) {
+		x->nonfin = false;
+		(*nnf)--;
+	}
+	x->at = UINT32_MAX;
+	if (i != --q->n)
+		rh_fix(q, i, q->h[q->n], q->k[q->n]);
+}
+
+static int cmp_u32_asc(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_u32_desc(const void *a, const void *b)
+{
+	return cmp_u32_asc(b, a);
+}
+
+/* 5.1's in or out of every node: numerators over g->den while the edges'
+ * times are (nd's in or out), else rationals (q). */
+struct osum {
+	struct onode *nd;
+	bool out;
+	mpq_t *q;
+	double den;         /* g->den as a double, made once */
+};
+
+static inline sf_an_w *os_w(const struct osum *s, uint32_t n)
+{
+	return s->out ? &s->nd[n].out : &s->nd[n].in;
+}
+
+/* s[n] += or -= the callee or caller time of edge e, at entry i of the
+ * out or in lists */
+static inline void os_add(const struct sf_an_cg *g, struct osum *s,
+			  uint32_t n, uint32_t e, uint32_t i, bool callee,
+			  bool sub)
+{
+	if (s->q) {
+		mpq_t *t = callee ? g->callee : g->caller;
+		if (sub)
+			mpq_sub(s->q[n], s->q[n], t[e]);
+		else
+			mpq_add(s->q[n], s->q[n], t[e]);
+	} else {
+		sf_an_w t = entry_time(g, callee ? g->out_t : g->in_t, i, e,
+				       callee);
+		*os_w(s, n) += sub ? -t : t;
+	}
+}
+
+static inline bool os_zero(const struct osum *s, uint32_t n)
+{
+	return s->q ? !mpq_sgn(s->q[n]) : !*os_w(s, n);
+}
+
+/* A 128-bit integer as the nearest double: in 64 bits when it fits,
+ * the same value without a call to convert 128 bits (two per update of
+ * 5.2, 7.5 million on the timeline of docs/PERFORMANCE.md) */
+static inline double w_double(sf_an_w v)
+{
+	return v >= INT64_MIN && v <= INT64_MAX ? (double)(int64_t)v :
+						  (double)v;
+}
+
+/* near s[n]: only to narrow the candidates of an exact choice */
+static inline double os_d(const struct osum *s, uint32_t n)
+{
+	return s->q ? mpq_get_d(s->q[n]) : w_double(*os_w(s, n)) / s->den;
+}
+
+/* r = in[n] / out[n] exactly (out[n] is not 0) */
+static void os_ratio(mpq_t r, const struct osum *in, const struct osum *out,
+		     uint32_t n)
+{
+	if (in->q) {
+		mpq_div(r, in->q[n], out->q[n]);
+		return;
+	}
+	/* the common denominator cancels */
+	sf_an__cg_rational(r, *os_w(in, n), *os_w(out, n));
+}
+
+/* 5.2 step 3's sources: of the candidates cand[0..nc) (discovery
+ * indexes, sorted here), those of the least ratio, exactly, in reverse W
+ * order, into srcs; their number */
+static size_t least(uint32_t *srcs, uint32_t *cand, size_t nc,
+		    const uint32_t *disc, const struct osum *in,
+		    const struct osum *out, mpq_t best, mpq_t r)
+{
+	size_t ns = 0;
+
+	/* the doubles kept every node whose ratio may be the least: one
+	 * is, with no exact look (30,666 of the 35,843 cycle cases of the
+	 * timeline of docs/PERFORMANCE.md have one candidate) */
+	if (nc == 1) {
+		srcs[0] = disc[cand[0]];
+		return 1;
+	}
+	for (size_t j = 0; j < nc; j++) {
+		os_ratio(r, in, out, disc[cand[j]]);
+		if (!j || mpq_cmp(r, best) < 0)
+			mpq_set(best, r);
+	}
+	/* in reverse W order: lower discovery index first */
+	qsort(cand, nc, sizeof(*cand), cmp_u32_asc);
+	for (size_t j = 0; j < nc; j++) {
+		os_ratio(r, in, out, disc[cand[j]]);
+		if (mpq_equal(r, best))
+			srcs[ns++] = disc[cand[j]];
+	}
+	return ns;
+}
+
+/* in and out of every node (5.1) into nd (zeroed), as numerators when
+ * every sum fits, so that no partial sum of 5.2's subtractions can
+ * overflow (the times are never negative, as the weights are not: the
+ * view refuses them, so a partial sum lies between 0 and the whole, and
+ * the sums of the magnitudes, which two more arrays kept, are the sums
+ * themselves); else the edges' times become rationals and so do the
+ * sums. */
+static int os_init(struct sf_an_cg *g, struct onode *nd, struct osum *in,
+		   struct osum *out)
+{
+	size_t N = g->nnodes;
+
+	*in = (struct osum){ nd, false, NULL, w_double(g->den) };
+	*out = (struct osum){ nd, true, NULL, in->den };
+	if (!g->caller) {
+		bool over = false;
+		for (size_t e = 0; e < g->nedges && !over; e++) {
+			const struct edge *x = &g->edges[e];
+			/* the ends' lines are scattered: ask ahead */
+			if (e + 16 < g->nedges) {
+				__builtin_prefetch(&nd[x[16].to], 1);
+				__builtin_prefetch(&nd[x[16].from], 1);
+			}
+			if (x->from == x->to || x->from == STAR ||
+			    x->to == STAR)
+				continue;
+			sf_an_w ce = time_num(g, (uint32_t)e, true);
+			sf_an_w cr = time_num(g, (uint32_t)e, false);
+			over = __builtin_add_overflow(nd[x->to].in, ce,
+						      &nd[x->to].in) ||
+			       __builtin_add_overflow(nd[x->from].out, cr,
+						      &nd[x->from].out);
+		}
+		if (!over)
+			return 0;
+		if (sf_an__cg_mpq_edges(g))
+			return -1;
+	}
+	in->q = malloc(N * sizeof(*in->q));
+	out->q = malloc(N * sizeof(*out->q));
+	if (!in->q || !out->q) {
+		free(in->q);
+		free(out->q);
+		in->q = out->q = NULL;
+		return -1;
+	}
+	for (size_t n = 0; n < N; n++) {
+		mpq_init(in->q[n]);
+		mpq_init(out->q[n]);
+	}
+	for (size_t e = 0; e < g->nedges; e++) {
+		const struct edge *x = &g->edges[e];
+		if (x->from == x->to || x->from == STAR || x->to == STAR)
+			continue;
+		os_add(g, in, x->to, (uint32_t)e, 0, true, false);
+		os_add(g, out, x->from, (uint32_t)e, 0, false, false);
+	}
+	return 0;
+}
+
+static void os_free(struct osum *s, size_t N)
+{
+	if (s->q)
+		for (size_t n = 0; n < N; n++)
+			mpq_clear(s->q[n]);
+	free(s->q);
+}
+
+/* 5.2's updates touch a node's struct onode and its heap key, both
+ * scattered: ask for those of the entry a few ahead in the list */
+static inline void ahead(const struct rheap *q, uint32_t n)
+{
+	__builtin_prefetch(&q->nd[n], 1);
+}
+
+static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
+{
+	size_t N = g->nnodes;
+	uint32_t *disc = malloc(N * sizeof(*disc));
+	uint32_t *queue = malloc((N + 1) * sizeof(*queue));
+	bool *seen = calloc(N, sizeof(*seen));
+	/* aligned: each node's one cache line */
+	struct onode *on = aligned_alloc(64, N * sizeof(*on));
+	uint32_t *cand = malloc(N * sizeof(*cand));
+	uint32_t *stk = malloc((4 * N + 4) * sizeof(*stk));
+	uint32_t *didx = malloc(N * sizeof(*didx));
+	uint32_t *pk = malloc(N * sizeof(*pk)), *pr = malloc(N * sizeof(*pr));
+	uint32_t *left = malloc(N * sizeof(*left));
+	uint32_t *sinks = malloc(N * sizeof(*sinks));   /* per round */
+	uint32_t *right = malloc(N * sizeof(*right));
+	uint32_t *srcs = malloc(N * sizeof(*srcs));
+	uint32_t *pos = malloc(N * sizeof(*pos));
+	uint32_t *layer = calloc(N, sizeof(*layer));
+	double *rd = malloc(N * sizeof(*rd));
+	struct osum in = { 0 }, out = { 0 };
+	struct ordkey *keys = malloc(N * sizeof(*keys));
+	mpq_t best, r;
+	size_t nd = 0, qh = 0, qt = 0, nleft = 0, nright = 0;
+	int rc = 0;
+
+	mpq_init(best);
+	mpq_init(r);
+	if (on)
+		memset(on, 0, N * sizeof(*on));
+	if (!disc || !queue || !seen || !on || !cand || !stk || !didx ||
+	    !pk || !pr || !left || !sinks || !right || !srcs || !pos ||
+	    !layer || !rd || !keys || os_init(g, on, &in, &out)) {
+		rc = sf_error_nomem(ctx);
+		goto done;
+	}
+
+	/* 5.1 discovery: BFS from *, callees newest first */
+	queue[qt++] = STAR;
+	seen[STAR] = true;
+	while (qh < qt) {
+		uint32_t n = queue[qh++];
+		if (n != STAR)
+			disc[nd++] = n;
+		for (uint32_t i = g->out_start[n]; i < g->out_start[n + 1]; i++) {
+			uint32_t y = g->out_to[i];
+			if (!seen[y]) {
+				seen[y] = true;
+				queue[qt++] = y;
+			}
+		}
+	}
+	/* in/out (os_init): without self-edges and * edges; in by
+	 * callee_time, out by caller_time */
+	for (size_t n = 1; n < N; n++) {
+		on[n].ind = os_d(&in, (uint32_t)n);
+		on[n].outd = os_d(&out, (uint32_t)n);
+	}
+
+	/* 5.2 linear order.  Each round's sinks and sources are the nodes
+	 * whose out or in reached zero since the last round (kept in pk and
+	 * pr by discovery index, sorted into W order), and the cycle case
+	 * takes its candidates from a heap on in/out as doubles, so a round
+	 * costs what it removes and touches, not |W|. */
+	{
+	struct rheap q = { rd, queue, on, 0 };
+	size_t nrem = nd, npk = 0, npr = 0, nnf = 0;
+
+	for (size_t d = 0; d < nd; d++) {
+		uint32_t n = disc[d];
+		didx[n] = (uint32_t)d;
+		on[n].inw = true;
+		on[n].at = UINT32_MAX;
+		if (os_zero(&out, n)) {
+			on[n].pend |= 1;
+			pk[npk++] = (uint32_t)d;
+		}
+		if (os_zero(&in, n)) {
+			on[n].pend |= 2;
+			pr[npr++] = (uint32_t)d;
+		}
+		rh_add(&q, n, &nnf);
+	}
+	while (nrem) {
+		size_t nsinks = 0, nsrcs = 0;
+		if (sf_interrupted(ctx)) {
+			rc = sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
+			goto done;
+		}
+		/* W is reverse discovery order: higher index first */
+		qsort(pk, npk, sizeof(*pk), cmp_u32_desc);
+		for (size_t j = 0; j < npk; j++) {
+			uint32_t n = disc[pk[j]];
+			on[n].pend &= ~1;
+			sinks[nsinks++] = n;
+			on[n].inw = false;
+			rh_out(&q, n, &nnf);
+		}
+		npk = 0;
+		qsort(pr, npr, sizeof(*pr), cmp_u32_desc);
+		for (size_t j = 0; j < npr; j++) {
+			uint32_t n = disc[pr[j]];
+			on[n].pend &= ~2;
+			if (on[n].inw)
+				srcs[nsrcs++] = n;
+		}
+		npr = 0;
+		if (!nsinks && !nsrcs) {
+			/* all on cycles: minimal in/out, exactly; doubles
+			 * only narrow the candidates (any non-finite one is
+			 * a candidate: then look at all of W) */
+			double mind;
+			rh_top(&q);
+			mind = q.n ? q.k[0] : INFINITY;
+			double lim = mind + fabs(mind) * 1e-9 + 1e-300;
+			size_t nc = 0, sp = 0;
+			if (nnf) {
+				for (size_t d = 0; d < nd; d++) {
+					uint32_t n = disc[d];
+					double v;
+					if (!on[n].inw)
+						continue;
+					v = on[n].ind / on[n].outd;
+					if (!(v <= lim) && isfinite(v))
+						continue;
+					cand[nc++] = (uint32_t)d;
+				}
+			} else if (q.n) {
+				stk[sp++] = 0;
+				while (sp) {
+					uint32_t i = stk[--sp];
+					if (i >= q.n || !(q.k[i] <= lim))
+						continue;
+					/* below a stale slot there may be
+					 * candidates all the same */
+					if (on_key(&on[q.h[i]]) <= lim)
+						cand[nc++] = didx[q.h[i]];
+					for (uint32_t c = 1; c <= 4; c++)
+						stk[sp++] = 4 * i + c;
+				}
+			}
+			nsrcs = least(srcs, cand, nc, disc, &in, &out, best,
+				      r);
+		}
+		for (size_t i = 0; i < nsrcs; i++) {
+			on[srcs[i]].inw = false;
+			rh_out(&q, srcs[i], &nnf);
+		}
+		nrem -= nsinks + nsrcs;
+		for (size_t pass = 0; pass < 2; pass++) {
+			uint32_t *list = pass ? sinks : srcs;
+			size_t cnt = pass ? nsinks : nsrcs;
+			for (size_t j = 0; j < cnt; j++) {
+				uint32_t n = list[j];
+				for (uint32_t i = g->out_start[n];
+				     i < g->out_start[n + 1]; i++) {
+					uint32_t e = g->out_edges[i];
+					uint32_t y = g->out_to[i];
+					if (i + 8 < g->out_start[n + 1])
+						ahead(&q, g->out_to[i + 8]);
+					if (y == STAR || !on[y].inw)
+						continue;
+					os_add(g, &in, y, e, i, true, true);
+					on[y].ind = os_d(&in, y);
+					if (os_zero(&in, y) &&
+					    !(on[y].pend & 2)) {
+						on[y].pend |= 2;
+						pr[npr++] = didx[y];
+					}
+					rh_fall(&q, y, &nnf);
+				}
+				for (uint32_t i = g->in_start[n];
+				     i < g->in_start[n + 1]; i++) {
+					uint32_t e = g->in_edges[i];
+					uint32_t x = g->in_from[i];
+					if (i + 8 < g->in_start[n + 1])
+						ahead(&q, g->in_from[i + 8]);
+					if (x == STAR || !on[x].inw)
+						continue;
+					os_add(g, &out, x, e, i, false, true);
+					on[x].outd = os_d(&out, x);
+					if (os_zero(&out, x) &&
+					    !(on[x].pend & 1)) {
+						on[x].pend |= 1;
+						pk[npk++] = didx[x];
+					}
+					(void)on_rekey(&on[x], &nnf);
+				}
+			}
+		}
+		memcpy(left + nleft, srcs, nsrcs * sizeof(*srcs));
+		nleft += nsrcs;
+		/* RIGHT = SINKS + RIGHT: collect rounds, reverse at the end */
+		for (size_t j = nsinks; j-- > 0;)
+			right[nright++] = sinks[j];
+	}
+	}
+	/* L = LEFT + RIGHT; right[] holds RIGHT reversed */
+	for (size_t i = 0; i < nleft; i++)
+		pos[left[i]] = (uint32_t)i;
+	for (size_t i = 0; i < nright; i++)
+		pos[right[nright - 1 - i]] = (uint32_t)(nleft + i);
+
+	/* 5.3/5.4 layers, in L order */
+	{
+		uint32_t *L = queue;   /* reuse */
+		for (size_t n = 1; n < N; n++)
+			L[pos[n]] = (uint32_t)n;
+		for (size_t i = 0; i < nd; i++) {
+			uint32_t y = L[i];
+			uint32_t ly = 0;
+			for (uint32_t j = g->in_start[y]; j < g->in_start[y + 1];
+			     j++) {
+				uint32_t x = g->in_from[j];
+				if (x == STAR || x == y || pos[x] >= pos[y])
+					continue;
+				if (layer[x] + 1 > ly)
+					ly = layer[x] + 1;
+			}
+			layer[y] = ly;
+		}
+	}
+	/* 5.5 */
+	for (size_t n = 1; n < N; n++)
+		keys[n - 1] = (struct ordkey){ (uint32_t)n, layer[n], pos[n],
+					       g->nodes[n].total };
+	qsort(keys, N - 1, sizeof(*keys), cmp_ord);
+	for (size_t i = 0; i + 1 < N; i++) {
+		g->order[i] = keys[i].node;
+		g->index[keys[i].node] = (uint32_t)(i + 1);
+	}
+done:
+	os_free(&in, N);
+	os_free(&out, N);
+	mpq_clear(best);
+	mpq_clear(r);
+	free(disc);
+	free(queue);
+	free(seen);
+	free(on);
+	free(cand);
+	free(stk);
+	free(didx);
+	free(pk);
+	free(pr);
+	free(left);
+	free(sinks);
+	free(right);
+	free(srcs);
+	free(pos);
+	free(layer);
+	free(rd);
+	free(keys);
+	return rc;
+}
+
+int sf_an__cg_finish(struct sf_an_cg *g, struct sf_ctx *ctx)
+{
+	int rc = 0;
+
+	/* adjacency, newest created first */
+	if (sf_an__cg_adjacency(g, sf_jobs(ctx)))
+		rc = sf_error_nomem(ctx);
+	else if (!(rc = order_nodes(g, ctx)) &&
+		 /* 7: sort real nodes' lists; * keeps newest-first */
+		 sf_an__cg_sort(g, sf_jobs(ctx)))
+		rc = sf_error_nomem(ctx);
+	if (rc)
+		sf_an_cg_free(g);
+	return rc;
+}
+
+int sf_an__cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
+		    bool slow, struct sf_ctx *ctx)
+{
+	int rc = sf_an__cg_walk(out, v, slow, ctx);
+
+	if (!rc && (rc = sf_an__cg_finish(*out, ctx)))
+		*out = NULL;
+	return rc;
+}
+
+int sf_an_cg_build(struct sf_an_cg **out, const struct sf_an_view *v,
+		   struct sf_ctx *ctx)
+{
+	return sf_an__cg_build(out, v, false, ctx);
+}
