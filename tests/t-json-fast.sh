@@ -247,6 +247,8 @@ fr hex-case '{"name":"b","address":"0xAbC"}' '{"name":"b","address":"0xabc"}'
 fr non-ascii '{"name":"bé"}' '{"name":"bé"}'
 fr empty-name '{"name":""}' '{"name":""}'
 fr escaped '{"name":"b\"q\u0041"}' '{"name":"b\"qA"}'
+fr escaped-late '{"name":"lib::function\u0041::é\"x"}' \
+	'{"name":"lib::functionA::é\"x"}'
 fr unknown '{"name":"b","unknown":"x"}' '{"name":"b"}'
 fr line '{"name":"b","line":7}' '{"name":"b","line":7}'
 fr space '{"name": "b"}' '{"name":"b"}'
