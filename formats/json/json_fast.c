@@ -1,8 +1,9 @@
 /*
  * json_fast.c - the native JSON reader's loop: each piece of input goes
  * to yajl (json_events.c handles its events), except the "stacks" and
- * "samples" sections laid out as our own writer lays them out, which the
- * fast path below reads itself.
+ * "samples" sections laid out as our own writer lays them out, and the
+ * plain frames of the "frames" section (fast_frames), which the fast
+ * path below reads itself.
  */
 #include "json_read.h"
 
