@@ -218,3 +218,65 @@ bad trailing-comma "\$s/\]\]}/],]}/" "invalid JSON"
 head -c 3000 wbig.json > cut.json
 expect_error json-fast-bad-truncated 1 "cut.json:[0-9]+: truncated JSON" $SFCONV -q cut.json --to json
 both json-fast-bad-truncated-same cut.json --to json
+
+# ---- the frames section (json_fast.c, fast_frames): members name,
+# module, file, kind and address as plain strings are read without yajl;
+# any other frame, and every frame after it, goes to yajl.  Each case is
+# frame 1 of three (line 7 of the document; line 7 of the written JSON
+# is the frame as the model holds it), the result worked out by hand.
+frame_doc() { # FRAME-1
+	printf '%s\n' '{"format":"sftools-profile","version":1,' \
+		'"sample_types":[{"type":"samples","unit":"count"}],' \
+		'"threads":[],' '"label_sets":[],' '"frames":[' \
+		'{"name":"a","module":"/m","address":"0x10"},' "$1," \
+		'{"name":"c"}],' '"stacks":[' '[0,0],' '[1,1],' '[2,2]],' \
+		'"samples":[' '[3,null,null,0,2]]}'
+}
+fr() { # NAME FRAME-1 WANT-FRAME-1
+	frame_doc "$2" > fr.json
+	printf '%s,\n' "$3" > fr.want
+	$SFCONV -q fr.json --to json 2>&1 | sed -n 7p > fr.got
+	expect_same json-fast-frame-$1 fr.want fr.got
+	both json-fast-frame-$1-both fr.json --to json
+}
+fr plain '{"module":"/n","name":"b","address":"0x20"}' \
+	'{"name":"b","module":"/n","address":"0x20"}'
+fr repeated '{"name":"x","file":"f.c","name":"b","kind":"k"}' \
+	'{"name":"b","file":"f.c","kind":"k"}'
+fr hex-case '{"name":"b","address":"0xAbC"}' '{"name":"b","address":"0xabc"}'
+fr non-ascii '{"name":"bé"}' '{"name":"bé"}'
+fr empty-name '{"name":""}' '{"name":""}'
+fr escaped '{"name":"b\"q\u0041"}' '{"name":"b\"qA"}'
+fr escaped-late '{"name":"lib::function\u0041::é\"x"}' \
+	'{"name":"lib::functionA::é\"x"}'
+fr unknown '{"name":"b","unknown":"x"}' '{"name":"b"}'
+fr line '{"name":"b","line":7}' '{"name":"b","line":7}'
+fr space '{"name": "b"}' '{"name":"b"}'
+fr address-17-digits '{"name":"b","address":"0x00000000000000010"}' \
+	'{"name":"b","address":"0x10"}'
+frbad() { # NAME FRAME-1 WANT-REGEX: one message, at line 7
+	frame_doc "$2" > fr.json
+	expect_error json-fast-frame-$1 1 "fr.json:7: frames\[1\]: $3" \
+		$SFCONV -q fr.json --to json
+	both json-fast-frame-$1-both fr.json --to json
+}
+frbad bad-address '{"name":"b","address":"0xZZ"}' 'address: expected "0xHEX"'
+frbad no-address '{"name":"b","address":"0xffffffffffffffff"}' \
+	'address: expected "0xHEX"'
+frbad no-name '{"module":"/m"}' 'expected an object with a "name"'
+frbad name-number '{"name":5}' 'expected an object with a "name"'
+# frames cut by the end of a 256 KiB piece at each byte of a frame's line:
+# 12,000 frames (about 600 KB), the first name padded by 0 to 63 bytes
+awk 'BEGIN { for (i = 0; i < 12000; i++)
+	printf "a;function_number_%05d;m%d %d\n", i, i % 7, i + 1 }' > fr.folded
+SF_JSON_SLOW=1 $SFCONV -q fr.folded --to json > frbig.json
+SF_JSON_SLOW=1 $SFCONV -q frbig.json --to collapsed > frbig.want
+for off in $(seq 0 63); do
+	pad=$(printf "%${off}s" "" | tr ' ' p)
+	sed "0,/^{\"name\":\"/s//{\"name\":\"$pad/" frbig.json > frpad.json
+	SF_JSON_SLOW=1 $SFCONV -q frpad.json --to collapsed > frpad.want
+	$SFCONV -q frpad.json --to collapsed > frpad.got 2>&1
+	expect_same json-fast-frame-cut-$off frpad.want frpad.got
+done
+cat frpad.json | $SFCONV -q - --from json --to collapsed > frpipe.got 2>&1
+expect_same json-fast-frame-cut-pipe frpad.want frpipe.got
