@@ -13,18 +13,25 @@
 # parses the pairs ahead (the stacks section is over its 1 MiB), and
 # yajl alone, as are the errors inside a chain: its depth past
 # --max-depth (the model's message, which names no line), a frame that
-# does not exist (the node's line).
+# does not exist (the node's line); and a second input whose chain
+# continues a node of the first's.
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/json-lib.sh"
 
-blocks=1600
-awk -v B=$blocks -v L=70 'BEGIN {
+# a document's lines up to its stacks section's '[': frames f0 ... f599
+doc_head() {
+	awk 'BEGIN {
 	printf "{\"format\":\"sftools-profile\",\"version\":1,\n"
 	printf "\"sample_types\":[{\"type\":\"samples\",\"unit\":\"count\"}],\n"
 	printf "\"threads\":[],\n\"frames\":["
 	for (f = 0; f < 600; f++)
 		printf "%s\n{\"name\":\"f%d\"}", f ? "," : "", f
 	printf "],\n\"stacks\":["
+	}'
+}
+
+blocks=1600
+{ doc_head; awk -v B=$blocks -v L=70 'BEGIN {
 	n = 0
 	for (b = 0; b < B; b++) {
 		printf "%s\n[0,%d]", b ? "," : "", 1 + b % 2
@@ -39,7 +46,7 @@ awk -v B=$blocks -v L=70 'BEGIN {
 	for (b = 0; b < B; b++)
 		printf "%s\n[%d,null,null,0,1]", b ? "," : "", leaf[b]
 	printf "]}\n"
-}' > chain.json
+}'; } > chain.json
 # the expected stacks: one per b % 400, its frames root first
 awk 'BEGIN {
 	for (r = 0; r < 400; r++) {
@@ -83,4 +90,39 @@ if json_same json-chain-frame bad.json --to collapsed; then
 	grep -q "^sfconv: bad.json:$line: " j1.err &&
 		pass json-chain-frame-line ||
 		fail json-chain-frame-line "not line $line: $(head -n 1 j1.err)"
+fi
+
+# ---- a second input read into the same profile after the first: its
+# chain hangs under a node it found (not made) that is the newest of
+# the first input's -- block 399's leaf, f2;f402;f5;...;f73 -- so the
+# run of 80 new nodes below it (two runs: 64, then 16) continues a tree
+# whose ids and child lists the first input made, through a map of the
+# file's stacks that is not the identity.  Worked out: the first
+# input's 400 stacks, and that path with f500 ... f579 under it, once.
+{ doc_head; awk 'BEGIN {
+	printf "\n[0,2],\n[1,402]"
+	for (k = 2; k <= 70; k++)
+		printf ",\n[%d,%d]", k, 3 + k
+	for (j = 0; j < 80; j++)
+		printf ",\n[%d,%d]", 71 + j, 500 + j
+	printf "],\n\"label_sets\":[],\n\"samples\":[\n[151,null,null,0,1]]}\n"
+}'; } > ext.json
+{
+	cat want.folded
+	awk 'BEGIN { s = "f2;f402"
+		for (k = 2; k <= 70; k++) s = s ";f" (3 + k)
+		for (j = 0; j < 80; j++) s = s ";f" (500 + j)
+		print s " 1" }'
+} | LC_ALL=C sort > want2.folded
+# the fast path reads ext.json whole (SF_JSON_STRICT makes leaving it an
+# error), so its stacks go through the runs
+if SF_JSON_STRICT=1 $SFCONV -q -j1 chain.json ext.json --to collapsed \
+	> strict.out 2> strict.err; then
+	pass json-chain-second-strict
+else
+	fail json-chain-second-strict "$(head -n 1 strict.err)"
+fi
+if json_same json-chain-second chain.json ext.json --to collapsed; then
+	LC_ALL=C sort j1.out > got2.folded
+	expect_same json-chain-second-want want2.folded got2.folded
 fi

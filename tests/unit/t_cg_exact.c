@@ -9,7 +9,8 @@
  * 5.1) do not, so that the ordering goes over to rationals, and on one
  * where only the times an edge keeps nowhere (total * den, while no
  * function of it repeats) would overflow, and on one whose times fit in
- * 128 bits but not in 64. */
+ * 128 bits but not in 64; and on samples enough for several of the
+ * walk's blocks, at one job and at two (a thread making them). */
 #include "unit.h"
 #include "analyze.h"
 #include "an_internal.h"
@@ -204,6 +205,49 @@ static void both(struct sf_ctx *ctx, const char *name, uint64_t seed,
 	sf_profile_free(p);
 }
 
+/* The walk's stacks are made in blocks of 1,024 samples, by a helper
+ * thread beside the walk with two jobs (analyze/cgstacks.c), and the
+ * fallback walks them a second time, with a helper of its own: enough
+ * samples for several blocks, with weights so far apart that the fast
+ * sums overflow, give the same bytes at one job and at two, both the
+ * same as the slow build's. */
+static void blocks(struct sf_ctx *ctx, const char *name, uint64_t seed,
+		   enum wkind wk, bool want_slow)
+{
+	struct sf_an_filter f = { 0 };
+	struct sf_profile *p;
+	struct sf_an_view *v = NULL;
+	struct sf_an_cg *g[3] = { NULL, NULL, NULL };
+	char *r[3] = { NULL, NULL, NULL };
+	size_t n[3] = { 0, 0, 0 };
+	bool ok = false;
+
+	rs = seed;
+	p = mk(ctx, 5, 60, 4000, wk);
+	if (p && !sf_an_view_build(&v, p, &f, NULL, ctx) &&
+	    v->nsamples > 3 * 1024) {
+		ok = true;
+		for (int k = 0; ok && k < 3; k++) {
+			/* fast at 1 and 2 jobs, slow at 2 */
+			ctx->jobs = k ? 2 : 1;
+			ok = !sf_an__cg_build(&g[k], v, k == 2, ctx) &&
+			     (r[k] = render(g[k], ctx, &n[k])) != NULL;
+		}
+		ok = ok && n[0] == n[1] && !memcmp(r[0], r[1], n[0]) &&
+		     n[0] == n[2] && !memcmp(r[0], r[2], n[0]) &&
+		     sf_an__cg_slow(g[0]) == want_slow &&
+		     sf_an__cg_slow(g[1]) == want_slow;
+	}
+	ctx->jobs = 0;
+	CHECK(name, ok);
+	for (int k = 0; k < 3; k++) {
+		free(r[k]);
+		sf_an_cg_free(g[k]);
+	}
+	sf_an_view_free(v);
+	sf_profile_free(p);
+}
+
 /* Whether {a, b} is the set {x, y}. */
 static bool same_pair(const char *a, const char *b, const char *x,
 		      const char *y)
@@ -370,6 +414,8 @@ int main(void)
 			 (unsigned long long)seed);
 		both(&ctx, name, seed, 40, 6, 600, W_FRACTION, false);
 	}
+	blocks(&ctx, "cg-blocks-fast-j1-j2", 10, W_FRACTION, false);
+	blocks(&ctx, "cg-blocks-falls-back-j1-j2", 11, W_WIDE, true);
 	ring(&ctx);
 	return unit_failed;
 }
