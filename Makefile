@@ -29,7 +29,7 @@ SHARED ?= $(abspath ../shared)
 # calls them loads them on first use (formats/base/dynlib.h), because
 # loading them took two thirds of every run's start-up.  Their sonames are
 # read from the .so files the -dev packages install.
-LINK_PKGS = zlib libdeflate json-c libxxhash gmp libdw yajl
+LINK_PKGS = zlib libisal json-c libxxhash gmp libdw yajl
 LAZY_PKGS = libxml-2.0 libgvc
 PKGS = $(LINK_PKGS) $(LAZY_PKGS)
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)

@@ -9,7 +9,7 @@
 # else.
 set -u
 kind=${1:-build}
-build="pkg-config binutils zlib1g-dev libdeflate-dev libjson-c-dev libyajl-dev libxml2-dev libxxhash-dev libgmp-dev libdw-dev libelf-dev libgraphviz-dev xxd"
+build="pkg-config binutils zlib1g-dev libisal-dev libjson-c-dev libyajl-dev libxml2-dev libxxhash-dev libgmp-dev libdw-dev libelf-dev libgraphviz-dev xxd"
 # test tools: required ones first, optional ones after the '|'
 test_req="python3 gzip"
 test_opt="${SF_TEST_PACKAGES-python3-jsonschema libxml2-utils graphviz sbcl racket golang-go golang-github-google-pprof-dev chromium nodejs npm linux-perf g++ elfutils valgrind libdevel-nytprof-perl}"

@@ -626,11 +626,11 @@ $SFCONV -q zero2.pb.gz --to pprof -o zero3.pb.gz
 expect_same pprof-merged-zero-fixpoint zero1.pb.gz zero2.pb.gz
 expect_same pprof-merged-zero-fixpoint-2 zero2.pb.gz zero3.pb.gz
 
-# The gzip member is made by one libdeflate call over the whole message
-# at commit (io.c's sf_output_set_gzip), whose buffer grows from 256 KiB
-# by moving pages: the bytes must not depend on the jobs nor on the
-# output being a file or a pipe.  120,000 distinct stacks make a message
-# of more than 4 MiB, grown several times.
+# The gzip member is made by igzip from the output's 256 KiB buffers as
+# they fill (io.c's sf_output_set_gzip), on the output's second thread
+# with two jobs: the bytes must not depend on the jobs nor on the output
+# being a file or a pipe.  120,000 distinct stacks make a message of more
+# than 4 MiB, twenty buffers.
 $SFCONV -q -j 1 big.folded -o big1.pb.gz
 $SFCONV -q -j 2 big.folded -o big2.pb.gz
 $SFCONV -q -j 8 big.folded -o big8.pb.gz
@@ -643,10 +643,11 @@ expect_same pprof-gzip-j1-j2 big1.pb.gz big2.pb.gz
 expect_same pprof-gzip-j1-j8 big1.pb.gz big8.pb.gz
 expect_same pprof-gzip-stdout big1.pb.gz big3.pb.gz
 # one gzip member that gzip and Python's zlib read whole, to the message
-# our reader reads back to the input; compressed at a fast level: within
-# 10% of zlib's level 1 in one piece (libdeflate's level 1 is 8.7% larger
-# on this made-up message, 0.7% on the timeline of bench/, smaller on
-# perf's)
+# our reader reads back to the input; compressed at a fast level, as Go's
+# runtime/pprof compresses its profiles (compress/gzip's BestSpeed): on
+# this made-up message Go's is 14.5% larger than zlib's level 1 in one
+# piece and igzip's level 1 14.9%, so within 20%; on a perf profile of
+# 64 threads 3.1% and 3.6%, on the timeline of bench/ 3.0% and 1.7%
 if gzip -t big2.pb.gz; then pass pprof-gzip-gzip-t; else
 	fail pprof-gzip-gzip-t "gzip -t failed"; fi
 if python3 - big2.pb.gz big1.pb <<'PY'
@@ -658,7 +659,7 @@ got = d.decompress(gz)
 assert d.eof and not d.unused_data, "not one gzip member"
 assert got == want, "inflates to other bytes than gzip -dc"
 one = len(zlib.compress(want, 1)) + 18 - 6
-assert abs(len(gz) - one) < one / 10, (len(gz), one)
+assert abs(len(gz) - one) < one / 5, (len(gz), one)
 PY
 then pass pprof-gzip-one-member; else fail pprof-gzip-one-member "see above"; fi
 python3 fold.py big.folded > big.want

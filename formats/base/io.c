@@ -1,6 +1,6 @@
 /* io.c - streaming input (with transparent gzip) and buffered output. */
 #include "io.h"
-#include "gzwhole.h"
+#include "gzfast.h"
 #include "outthread.h"
 
 #include <errno.h>
@@ -668,9 +668,8 @@ struct sf_output {
 	int err_no;
 	bool may_thread;  /* compress on a second thread (sf_output_threads) */
 	struct sf_outthread *zt;   /* doing so, or NULL */
-	bool whole;       /* gzip of the whole stream at commit
-			   * (sf_output_set_gzip): buf holds all of it, a
-			   * buffer of sf_big_resize */
+	struct sf_gzfast *gzf;  /* gzip by igzip (sf_output_set_gzip): in
+				 * place of zs, through zout */
 };
 
 /* The temporary file being written, for signal handlers. */
@@ -720,10 +719,32 @@ static void write_fd(struct sf_output *o, const unsigned char *p, size_t n)
 	write_all(o->fd, p, n, &o->failed, &o->err_no);
 }
 
-/* Compress in[0..n) with `zflush` and write what comes out. */
+struct emit_to {
+	struct sf_output *o;
+	int *failed, *err_no;
+};
+
+static void emit_fd(void *arg, const unsigned char *p, size_t n)
+{
+	struct emit_to *e = arg;
+
+	write_all(e->o->fd, p, n, e->failed, e->err_no);
+}
+
+/* Compress in[0..n) with `zflush` (Z_FINISH: the end) and write what
+ * comes out. */
 static void deflate_out(struct sf_output *o, unsigned char *in, size_t n,
 			int zflush, int *failed, int *err_no)
 {
+	if (o->gzf) {
+		struct emit_to e = { o, failed, err_no };
+		if (sf_gzfast_feed(o->gzf, in, n, zflush == Z_FINISH,
+				   o->zout, OUT_BUF, emit_fd, &e)) {
+			errno = EIO;
+			fail_into(failed, err_no, EIO);
+		}
+		return;
+	}
 	o->zs.next_in = in;
 	o->zs.avail_in = (uInt)n;
 	do {
@@ -757,7 +778,7 @@ static void deflate_job(void *arg, unsigned char *buf, size_t len, int flag,
  */
 static void gz_thread_start(struct sf_output *o)
 {
-	if (o->may_thread && o->gz && !o->is_mem && !o->zt)
+	if (o->may_thread && (o->gz || o->gzf) && !o->is_mem && !o->zt)
 		o->zt = sf_outthread_start(deflate_job, o, malloc(o->cap));
 }
 
@@ -769,9 +790,9 @@ static void gz_thread_stop(struct sf_output *o)
 
 static void flush_buf(struct sf_output *o, int zflush)
 {
-	if (o->failed || o->is_mem || o->whole)
+	if (o->failed || o->is_mem)
 		return;
-	if (!o->gz) {
+	if (!o->gz && !o->gzf) {
 		write_fd(o, o->buf, o->len);
 		o->len = 0;
 		return;
@@ -979,20 +1000,9 @@ int sf_output_open(struct sf_output **out, struct sf_ctx *ctx,
 	return 0;
 }
 
-/*
- * The whole stream gzip'd in one call at commit (whole_out, gzwhole.h
- * says why), so it stays in memory until then: in the pages ctx keeps
- * (sf_big_keep), faulted in already, where it keeps some, else in a
- * buffer grown by moving its pages (sf_big_grow), never by copying them.
- */
-#define WHOLE_ROOM ((size_t)64 << 20)   /* address space, not memory */
-
 int sf_output_set_gzip(struct sf_output *o, struct sf_ctx *ctx)
 {
-	unsigned char *nb = NULL;
-	size_t ncap = 0;
-
-	if (o->whole || o->is_mem)
+	if (o->gzf || o->is_mem)
 		return 0;
 	if (o->gz) {
 		/* opened as gzip (-o x.pb.gz): the same bytes as to a pipe,
@@ -1005,43 +1015,10 @@ int sf_output_set_gzip(struct sf_output *o, struct sf_ctx *ctx)
 		deflateEnd(&o->zs);
 		o->gz = false;
 	}
-	/* without kept pages a small buffer first: a mapping of its own
-	 * would clear a huge page for a message of a few KiB */
-	if (sf_big_reserve_kept(ctx, &nb, &ncap, WHOLE_ROOM) &&
-	    sf_big_resize(&nb, &ncap, o->len > OUT_BUF ? o->len : OUT_BUF))
+	if ((!o->zout && !(o->zout = malloc(OUT_BUF))) ||
+	    !(o->gzf = sf_gzfast_new()))
 		return sf_error(ctx, SF_ENOMEM, o->name, 0, "out of memory");
-	memcpy(nb, o->buf, o->len);
-	free(o->buf);
-	o->buf = nb;
-	o->cap = ncap;
-	o->whole = true;
-	return 0;
-}
-
-/* The whole stream of sf_output_set_gzip as one gzip member, made in the
- * pages ctx keeps (the writer's arrays, given back), else in the
- * buffer's room after the stream, and written.  What ctx keeps is freed:
- * the output is the job's last stage. */
-static int whole_out(struct sf_output *o, struct sf_ctx *ctx)
-{
-	size_t at = (o->len + 63) & ~(size_t)63, n = 0;
-	size_t bound = sf_gzip_fast_bound(o->len);
-	unsigned char *z = NULL;
-	size_t zcap = 0;
-
-	if (!sf_big_take(ctx, &z, &zcap, bound))
-		n = sf_gzip_fast(o->buf, o->len, z, zcap);
-	else if (at >= o->len && bound <= SIZE_MAX - at &&
-		 !sf_big_grow(&o->buf, &o->cap, at + bound))
-		n = sf_gzip_fast(o->buf, o->len, o->buf + at, o->cap - at);
-	sf_big_drop(ctx);
-	/* with room for the bound, only memory can be short */
-	if (n)
-		write_fd(o, z ? z : o->buf + at, n);
-	sf_big_free(z, zcap);
-	if (!n)
-		return sf_error(ctx, SF_ENOMEM, o->name, 0,
-				"out of memory for gzip compression");
+	gz_thread_start(o);
 	return 0;
 }
 
@@ -1082,12 +1059,7 @@ void sf_output_write(struct sf_output *o, const void *buf, size_t n)
 	if (o->failed || !n)
 		return;
 	if (o->len + n > o->cap) {
-		if (o->whole) {
-			if (sf_big_grow(&o->buf, &o->cap, o->len + n)) {
-				out_fail(o, ENOMEM);
-				return;
-			}
-		} else if (o->is_mem) {
+		if (o->is_mem) {
 			size_t ncap = o->cap;
 			while (ncap < o->len + n)
 				ncap *= 2;
@@ -1098,6 +1070,22 @@ void sf_output_write(struct sf_output *o, const void *buf, size_t n)
 			}
 			o->buf = nb;
 			o->cap = ncap;
+		} else if (o->gzf) {
+			/* the buffer filled whole before it is compressed:
+			 * the pieces, and so igzip's bytes, do not depend on
+			 * the writes' sizes */
+			const unsigned char *p = buf;
+			while (o->len + n > o->cap && !o->failed) {
+				size_t k = o->cap - o->len;
+				memcpy(o->buf + o->len, p, k);
+				o->len = o->cap;
+				p += k;
+				n -= k;
+				flush_buf(o, Z_NO_FLUSH);
+			}
+			if (o->failed)
+				return;
+			buf = p;
 		} else {
 			flush_buf(o, Z_NO_FLUSH);
 			if (n >= o->cap) {
@@ -1182,11 +1170,9 @@ static void output_free(struct sf_output *o)
 	gz_thread_stop(o);
 	if (o->gz)
 		deflateEnd(&o->zs);
+	sf_gzfast_free(o->gzf);
 	free(o->zout);
-	if (o->whole)
-		sf_big_free(o->buf, o->cap);
-	else
-		free(o->buf);
+	free(o->buf);
 	free(o->name);
 	free(o->final_path);
 	free(o->tmp_path);
@@ -1201,12 +1187,8 @@ int sf_output_commit(struct sf_output *o, struct sf_ctx *ctx)
 		output_free(o);
 		return 0;
 	}
-	flush_buf(o, o->gz ? Z_FINISH : Z_NO_FLUSH);
+	flush_buf(o, o->gz || o->gzf ? Z_FINISH : Z_NO_FLUSH);
 	gz_thread_stop(o);
-	if (o->whole && !o->failed && (rc = whole_out(o, ctx))) {
-		sf_output_abort(o);
-		return rc;
-	}
 	if (!o->failed && o->tmp_path && fsync(o->fd) && errno != EINVAL)
 		out_fail(o, errno);
 	if (!o->failed && o->anon && link_tmp(o))

@@ -132,15 +132,14 @@ struct sf_output;
 int sf_output_open(struct sf_output **out, struct sf_ctx *ctx,
 		   const char *path, bool gzip);
 /* Compress everything written from now on with gzip at level 1, as one
- * gzip member made by one libdeflate call at commit (whose bytes depend
- * on the data only), unless `o` is a memory output.  The stream is held
- * in memory until then, in the pages ctx keeps (sf_big_keep) where it
- * keeps some: the caller takes them over (format.h, takes_kept).  An
- * output opened with gzip (level 6, zlib's stream) is switched over if
- * nothing was compressed yet, so that `-o x.pb.gz` and a pipe get the
- * same bytes.  Call it before the first write: for writers whose format
- * is always compressed (pprof).  Returns 0 or SF_ENOMEM; the commit may
- * fail with SF_ENOMEM too. */
+ * gzip member made by igzip (gzfast.h) from the output's buffers as they
+ * fill, on the output's second thread where it has one
+ * (sf_output_threads), unless `o` is a memory output.  The bytes depend
+ * on the data and the writes' sizes, never on the threads.  An output
+ * opened with gzip (level 6, zlib's stream) is switched over if nothing
+ * was compressed yet, so that `-o x.pb.gz` and a pipe get the same
+ * bytes.  Call it before the first write: for writers whose format is
+ * always compressed (pprof).  Returns 0 or SF_ENOMEM. */
 int sf_output_set_gzip(struct sf_output *o, struct sf_ctx *ctx);
 /* How many threads the output may use (sfconv's -j).  With two or more,
  * a gzip output opened with `gzip` compresses and writes on a second

@@ -732,8 +732,7 @@ static int first_passes(struct wr *w, const char **mainmod)
 			first_task(&f, 0);
 		}
 	}
-	/* its pages are the message's first (sf_output_set_gzip) */
-	sf_big_keep(w->ctx, f.outer, f.outcap);
+	sf_big_free(f.outer, f.outcap);
 	free(w->cout);
 	free(w->cinl);
 	w->cout = w->cinl = NULL;
@@ -1015,9 +1014,7 @@ static int64_t sample_value(double v, bool *fraction, bool *saturated)
 	return (int64_t)r;
 }
 
-/* With `keep`, the per-node arrays' pages are kept in ctx for the
- * output's gzip at commit (sf_output_set_gzip). */
-static void wr_free(struct wr *w, bool keep)
+static void wr_free(struct wr *w)
 {
 	wstrs_free(&w->strs);
 	pairtab_free(&w->trie);
@@ -1029,13 +1026,8 @@ static void wr_free(struct wr *w, bool keep)
 	free(w->lbytes.d);
 	free(w->ids.d);
 	free(w->vals.d);
-	if (keep) {
-		sf_big_keep(w->ctx, w->nd, w->ndcap);
-		sf_big_keep(w->ctx, w->needed, w->needcap);
-	} else {
-		sf_big_free(w->nd, w->ndcap);
-		sf_big_free(w->needed, w->needcap);
-	}
+	sf_big_free(w->nd, w->ndcap);
+	sf_big_free(w->needed, w->needcap);
 	free(w->cout);
 	free(w->cinl);
 	free(w->locid);
@@ -1124,11 +1116,10 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 		goto out;
 	if ((rc = number_locations(&w)))
 		goto out;
-	/* gzip at level 1 of the whole message at commit.  The message is
-	 * held in the pages ctx keeps (format.h, takes_kept): first those
-	 * of the first passes' array, then what the per-node arrays left
-	 * of the stack tree's child lists; the rest of those is given back.
-	 * Nothing is written before. */
+	/* gzip at level 1 from here on, as the buffers fill (on the
+	 * output's second thread with two jobs).  Nothing is written
+	 * before.  What ctx keeps of the stack tree's child lists and was
+	 * not taken for the per-node arrays is given back. */
 	rc = sf_output_set_gzip(out, ctx);
 	sf_big_drop(ctx);
 	if (rc)
@@ -1266,6 +1257,6 @@ int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,
 out:
 	free(b.d);
 	free(s.d);
-	wr_free(&w, !rc);
+	wr_free(&w);
 	return rc;
 }
