@@ -1,6 +1,7 @@
 /* view.c - from a profile to the filtered, exact view every report reads
  * (see analyze.h for the rules). */
 #include "analyze.h"
+#include "an_internal.h"
 #include "hash.h"
 
 #include <math.h>
@@ -477,6 +478,19 @@ static sf_an_w scale_w(double w, int exp)
 	int64_t mi = (int64_t)ldexp(m, 53);
 	int sh = e - 53 - exp;
 	return sh >= 0 ? (sf_an_w)mi << sh : (sf_an_w)(mi >> -sh);
+}
+
+void *sf_an__big_array(size_t n, size_t size, size_t *bytes,
+		       struct sf_ctx *ctx)
+{
+	void *a = NULL;
+
+	*bytes = 0;
+	if (n && size > SIZE_MAX / n)
+		return NULL;
+	if (!sf_big_take(ctx, &a, bytes, n * size))
+		return a;
+	return sf_malloc(n * size);
 }
 
 int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
