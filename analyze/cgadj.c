@@ -197,11 +197,11 @@ int sf_an__cg_adjacency(struct sf_an_cg *g, struct sf_ctx *ctx)
 	size_t n = g->nedges + 1, *b = g->adj_bytes;
 
 	/* every entry is written below before it is read: from the pages
-	 * ctx keeps (the walk's hash map, 64 MB on the timeline of
-	 * docs/PERFORMANCE.md), the largest first, else sf_malloc: these
-	 * are written in scattered order, and where the heap's new part has
-	 * no huge-page advice every 4 KiB of them is a fault of its own
-	 * (30,000 on that timeline) */
+	 * ctx keeps (the walk's hash map and the view's nodes, about 108 MB
+	 * on the timeline of docs/PERFORMANCE.md), the largest first, else
+	 * sf_malloc: these are written in scattered order, and where the
+	 * heap's new part has no huge-page advice every 4 KiB of them is a
+	 * fault of its own (30,000 on that timeline) */
 	if (!g->caller && g->total_time <= INT64_MAX / g->den) {
 		g->out_t = sf_an__big_array(n, sizeof(*g->out_t), &b[4], ctx);
 		g->in_t = sf_an__big_array(n, sizeof(*g->in_t), &b[5], ctx);

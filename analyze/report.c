@@ -261,6 +261,8 @@ static int per_thread(struct sf_output *o, const struct sf_profile *p,
 		}
 		if ((rc = sf_an_view_build(&v, p, &r->filter, &th[i].id, ctx)))
 			break;
+		if (!r->kind->takes_kept)
+			sf_big_drop(ctx);
 		rc = r->kind->of_view(o, v, r, ctx);
 		sf_an_view_free(v);
 	}
@@ -326,6 +328,8 @@ static int per_process(struct sf_output *o, const struct sf_profile *p,
 		f.nthreads = ns;
 		if ((rc = sf_an_view_build(&v, p, &f, NULL, ctx)))
 			break;
+		if (!r->kind->takes_kept)
+			sf_big_drop(ctx);
 		rc = r->kind->of_view(o, v, r, ctx);
 		sf_an_view_free(v);
 	}
@@ -361,6 +365,9 @@ int sf_an_report(struct sf_output *o, const struct sf_profile *p,
 	if (r->droppable == p)
 		sf_profile_drop_stacks(r->droppable,
 				       r->kind->takes_kept ? ctx : NULL);
+	/* the view's scratch, kept for a report that takes it */
+	if (!r->kind->takes_kept)
+		sf_big_drop(ctx);
 	rc = r->kind->of_view(o, v, r, ctx);
 	/* a JSON document ends its line; dot and pictures are their own */
 	if (r->json && !(r->kind->of_view == callgraph &&
