@@ -473,7 +473,8 @@ struct sf_an_report {
 	bool whole;           /* the profile as it is: no filter, --json,
 			       * --per-thread, --per-process or --timestamps */
 	bool takes_kept;      /* builds large buffers from memory kept in
-			       * ctx (sf_big_take): the call graph's edges */
+			       * ctx (sf_big_take): the call graph's edges,
+			       * the tree's arrays */
 };
 
 /* The table, in --help order, ending with a row whose name is NULL.  The

@@ -509,7 +509,7 @@ static const struct sf_an_report_option sample_opts[] = {
 static const struct sf_an_report reports[] = {
 	{ "tree", "top-down call tree from the bottom of the stack\n"
 	  "(the default)", .of_view = tree, .defaults = tree_defaults,
-	  .options = tree_opts },
+	  .options = tree_opts, .takes_kept = true },
 	{ "flat", "one row per function: self, self %, cumulative\n"
 	  "%, total, total % (sb-sprof's flat report)", .of_view = flat,
 	  .options = flat_opts },
