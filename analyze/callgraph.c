@@ -596,8 +596,13 @@ int sf_an__cg_walk(struct sf_an_cg **out, const struct sf_an_view *v,
 	/* the edges are found: the look-up's memory (64 MB on the
 	 * timeline) is kept for the adjacency (sf_an__cg_finish), whose
 	 * pages are then not new (a new page is zeroed: on a virtual
-	 * machine about as long as it takes to fill it) */
-	sf_idx_keep(&a.pairs, ctx);
+	 * machine about as long as it takes to fill it).  With the slow
+	 * sums it is freed, as before: their rationals, made next, would
+	 * otherwise be made beside it */
+	if (a.slow)
+		sf_idx_free(&a.pairs);
+	else
+		sf_idx_keep(&a.pairs, ctx);
 	free(a.etab);
 	a.etab = NULL;
 
