@@ -10,6 +10,16 @@
 int sf_an__func_totals(const struct sf_an_view *v, sf_an_w *self,
 		       sf_an_w *total, sf_an_w *noframes, struct sf_ctx *ctx);
 
+/* n entries of `size` bytes for a stage after loading: from the pages ctx
+ * keeps (sf_big_take) where it keeps that many, faulted in already, where
+ * fresh ones would be cleared by the kernel; their bytes are not zeroes,
+ * so every entry must be written before it is read.  *bytes is then
+ * their size; else they are malloc'ed and *bytes is 0.  Free them with
+ * sf_big_free(p, *bytes), or keep them again with sf_big_keep.  NULL when
+ * out of memory. */
+void *sf_an__big_array(size_t n, size_t size, size_t *bytes,
+		       struct sf_ctx *ctx);
+
 /* qsort_r comparator of function ids (uint32_t) by name in the view
  * `v` (a const struct sf_an_view *). */
 int sf_an__cmp_name(const void *a, const void *b, void *v);

@@ -104,6 +104,9 @@ struct sf_an_view {
 	size_t nfuncs;
 	struct sf_an_node *nodes;      /* nodes[0] is the empty stack */
 	size_t nnodes;
+	size_t nodes_cap;              /* bytes of `nodes` when they are
+					* pages ctx kept (sf_big_take), 0
+					* when malloc'ed: sf_big_free */
 	uint32_t maxdepth;
 	struct sf_an_sample *samples;  /* folded, in processing order */
 	size_t nsamples;
@@ -123,7 +126,17 @@ struct sf_an_view {
 
 /* Build the view of `p`.  `only`, if not NULL, keeps just the thread with
  * that call-graph id (for per-thread reports); the thread ids are those of
- * the whole profile either way. */
+ * the whole profile either way.
+ *
+ * Its arrays of one entry per profile stack (the nodes and two scratch
+ * arrays: 36 bytes a stack, about 130 MB on the timeline of
+ * docs/PERFORMANCE.md) are taken from the pages ctx keeps (sf_big_take)
+ * where it keeps enough, else malloc'ed: a caller that has such pages
+ * (sfanalyze: loading's dead buffers, sf_profile_trim_keep) spares the
+ * kernel's clearing of fresh ones.  The scratch arrays taken so are kept
+ * in ctx again at the end (sf_big_keep), for a later stage to take (the
+ * call graph's edges): a caller whose next stage takes none frees them
+ * (sf_big_drop). */
 int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 		     const struct sf_an_filter *f, const int64_t *only,
 		     struct sf_ctx *ctx);
@@ -131,8 +144,10 @@ void sf_an_view_free(struct sf_an_view *v);
 /* Free the view's stack nodes and samples (nnodes and nsamples become 0),
  * keeping the rest (names, threads, totals): for a report that has read
  * them and builds something large next, whose memory they then are (the
- * call graph's adjacency).  sf_an_view_free still frees the rest. */
-void sf_an_view_drop_stacks(struct sf_an_view *v);
+ * call graph's adjacency): nodes taken from kept pages are kept in ctx
+ * again (sf_big_keep; freed when ctx is NULL), the rest goes back to the
+ * heap.  sf_an_view_free still frees the rest. */
+void sf_an_view_drop_stacks(struct sf_an_view *v, struct sf_ctx *ctx);
 
 /* The threads of `p` with samples, as the view would number them (for
  * --per-thread): *out is malloc'ed, in increasing id. */
@@ -458,7 +473,8 @@ struct sf_an_report {
 	bool whole;           /* the profile as it is: no filter, --json,
 			       * --per-thread, --per-process or --timestamps */
 	bool takes_kept;      /* builds large buffers from memory kept in
-			       * ctx (sf_big_take): the call graph's edges */
+			       * ctx (sf_big_take): the call graph's edges,
+			       * the tree's arrays */
 };
 
 /* The table, in --help order, ending with a row whose name is NULL.  The

@@ -377,13 +377,13 @@ void sf_an_cg_free(struct sf_an_cg *g)
 	free(g->split);
 	free(g->thread_time);
 	free(g->out_start);
-	free(g->out_edges);
 	free(g->in_start);
-	free(g->in_edges);
-	free(g->out_to);
-	free(g->in_from);
-	free(g->out_t);
-	free(g->in_t);
+	sf_big_free(g->out_edges, g->adj_bytes[0]);
+	sf_big_free(g->in_edges, g->adj_bytes[1]);
+	sf_big_free(g->out_to, g->adj_bytes[2]);
+	sf_big_free(g->in_from, g->adj_bytes[3]);
+	sf_big_free(g->out_t, g->adj_bytes[4]);
+	sf_big_free(g->in_t, g->adj_bytes[5]);
 	free(g->order);
 	free(g->index);
 	free(g);
@@ -593,11 +593,16 @@ int sf_an__cg_walk(struct sf_an_cg **out, const struct sf_an_view *v,
 	}
 	g->slow = a.slow;
 	g->nodes[STAR].total = g->total_time;
-	/* the edges are found: the heap gives the look-up's memory (64 MB
-	 * on the timeline) to the adjacency below, whose pages are then
-	 * not new (a new page is zeroed: on a virtual machine about as
-	 * long as it takes to fill it) */
-	sf_idx_free(&a.pairs);
+	/* the edges are found: the look-up's memory (64 MB on the
+	 * timeline) is kept for the adjacency (sf_an__cg_finish), whose
+	 * pages are then not new (a new page is zeroed: on a virtual
+	 * machine about as long as it takes to fill it).  With the slow
+	 * sums it is freed, as before: their rationals, made next, would
+	 * otherwise be made beside it */
+	if (a.slow)
+		sf_idx_free(&a.pairs);
+	else
+		sf_idx_keep(&a.pairs, ctx);
 	free(a.etab);
 	a.etab = NULL;
 

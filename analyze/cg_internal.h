@@ -81,6 +81,9 @@ struct sf_an_cg {
 	 * less on the timeline of docs/PERFORMANCE.md, whose pages the
 	 * kernel would zero. */
 	int64_t *out_t, *in_t;
+	/* the bytes of out_edges, in_edges, out_to, in_from, out_t, in_t
+	 * when taken from kept pages, else 0 (sf_an__big_array) */
+	size_t adj_bytes[6];
 	uint32_t *order;          /* output node order (real nodes) */
 	uint32_t *index;          /* node -> 1-based position in order */
 	bool slow;                /* the times came from the bucket sums */
@@ -149,7 +152,7 @@ static inline sf_an_w entry_time(const struct sf_an_cg *g, const int64_t *t,
  * in_start[n + 1]; then, once the order is known, every real node's
  * lists sorted by docs/analyze.md, call graph 7.  One direction per
  * thread on up to `jobs` threads.  -1 when out of memory. */
-int sf_an__cg_adjacency(struct sf_an_cg *g, unsigned jobs);
+int sf_an__cg_adjacency(struct sf_an_cg *g, struct sf_ctx *ctx);
 int sf_an__cg_sort(struct sf_an_cg *g, unsigned jobs);
 
 /* q = sum / den in lowest terms (den > 0 or < 0; not 0). */

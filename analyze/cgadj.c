@@ -191,27 +191,33 @@ static void csr_dir(void *arg, size_t k)
 	free(at);
 }
 
-int sf_an__cg_adjacency(struct sf_an_cg *g, unsigned jobs)
+int sf_an__cg_adjacency(struct sf_an_cg *g, struct sf_ctx *ctx)
 {
 	struct dirjob dj = { .g = g };
+	size_t n = g->nedges + 1, *b = g->adj_bytes;
 
-	/* sf_malloc: these are written in scattered order, and where the
+	/* every entry is written below before it is read: from the pages
+	 * ctx keeps (the walk's hash map and the view's nodes, about 108 MB
+	 * on the timeline of docs/PERFORMANCE.md), the largest first, else
+	 * sf_malloc: these are written in scattered order, and where the
 	 * heap's new part has no huge-page advice every 4 KiB of them is a
-	 * fault of its own (30,000 on the timeline of docs/PERFORMANCE.md) */
-	g->out_edges = sf_malloc((g->nedges + 1) * sizeof(uint32_t));
-	g->in_edges = sf_malloc((g->nedges + 1) * sizeof(uint32_t));
-	g->out_to = sf_malloc((g->nedges + 1) * sizeof(uint32_t));
-	g->in_from = sf_malloc((g->nedges + 1) * sizeof(uint32_t));
+	 * fault of its own (30,000 on that timeline) */
 	if (!g->caller && g->total_time <= INT64_MAX / g->den) {
-		g->out_t = sf_malloc((g->nedges + 1) * sizeof(*g->out_t));
-		g->in_t = sf_malloc((g->nedges + 1) * sizeof(*g->in_t));
-		if (!g->out_t || !g->in_t)
-			return -1;
+		g->out_t = sf_an__big_array(n, sizeof(*g->out_t), &b[4], ctx);
+		g->in_t = sf_an__big_array(n, sizeof(*g->in_t), &b[5], ctx);
 	}
+	g->out_edges = sf_an__big_array(n, sizeof(uint32_t), &b[0], ctx);
+	g->in_edges = sf_an__big_array(n, sizeof(uint32_t), &b[1], ctx);
+	g->out_to = sf_an__big_array(n, sizeof(uint32_t), &b[2], ctx);
+	g->in_from = sf_an__big_array(n, sizeof(uint32_t), &b[3], ctx);
+	/* what is left is not held through the order and the text */
+	sf_big_drop(ctx);
 	if (!g->out_start || !g->in_start || !g->out_edges || !g->in_edges ||
-	    !g->out_to || !g->in_from)
+	    !g->out_to || !g->in_from ||
+	    (!g->caller && g->total_time <= INT64_MAX / g->den &&
+	     (!g->out_t || !g->in_t)))
 		return -1;
-	sf_run_tasks(jobs, 2, csr_dir, &dj);
+	sf_run_tasks(sf_jobs(ctx), 2, csr_dir, &dj);
 	return dj.failed[0] || dj.failed[1] ? -1 : 0;
 }
 

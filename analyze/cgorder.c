@@ -607,7 +607,7 @@ int sf_an__cg_finish(struct sf_an_cg *g, struct sf_ctx *ctx)
 	int rc = 0;
 
 	/* adjacency, newest created first */
-	if (sf_an__cg_adjacency(g, sf_jobs(ctx)))
+	if (sf_an__cg_adjacency(g, ctx))
 		rc = sf_error_nomem(ctx);
 	else if (!(rc = order_nodes(g, ctx)) &&
 		 /* 7: sort real nodes' lists; * keeps newest-first */

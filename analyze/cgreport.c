@@ -21,7 +21,7 @@ int sf_an_cg_report(struct sf_output *o, struct sf_an_view *v,
 		return rc;
 	/* read: their memory (57 MB on the timeline of docs/PERFORMANCE.md)
 	 * goes to the adjacency, which would otherwise take fresh pages */
-	sf_an_view_drop_stacks(v);
+	sf_an_view_drop_stacks(v, ctx);
 	if ((rc = sf_an__cg_finish(g, ctx)))
 		return rc;
 	for (size_t i = 0; i < cg.npeek; i++) {

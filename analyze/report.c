@@ -261,6 +261,8 @@ static int per_thread(struct sf_output *o, const struct sf_profile *p,
 		}
 		if ((rc = sf_an_view_build(&v, p, &r->filter, &th[i].id, ctx)))
 			break;
+		if (!r->kind->takes_kept)
+			sf_big_drop(ctx);
 		rc = r->kind->of_view(o, v, r, ctx);
 		sf_an_view_free(v);
 	}
@@ -326,6 +328,8 @@ static int per_process(struct sf_output *o, const struct sf_profile *p,
 		f.nthreads = ns;
 		if ((rc = sf_an_view_build(&v, p, &f, NULL, ctx)))
 			break;
+		if (!r->kind->takes_kept)
+			sf_big_drop(ctx);
 		rc = r->kind->of_view(o, v, r, ctx);
 		sf_an_view_free(v);
 	}
@@ -361,6 +365,9 @@ int sf_an_report(struct sf_output *o, const struct sf_profile *p,
 	if (r->droppable == p)
 		sf_profile_drop_stacks(r->droppable,
 				       r->kind->takes_kept ? ctx : NULL);
+	/* the view's scratch, kept for a report that takes it */
+	if (!r->kind->takes_kept)
+		sf_big_drop(ctx);
 	rc = r->kind->of_view(o, v, r, ctx);
 	/* a JSON document ends its line; dot and pictures are their own */
 	if (r->json && !(r->kind->of_view == callgraph &&
@@ -502,7 +509,7 @@ static const struct sf_an_report_option sample_opts[] = {
 static const struct sf_an_report reports[] = {
 	{ "tree", "top-down call tree from the bottom of the stack\n"
 	  "(the default)", .of_view = tree, .defaults = tree_defaults,
-	  .options = tree_opts },
+	  .options = tree_opts, .takes_kept = true },
 	{ "flat", "one row per function: self, self %, cumulative\n"
 	  "%, total, total % (sb-sprof's flat report)", .of_view = flat,
 	  .options = flat_opts },

@@ -36,6 +36,9 @@ struct tree {
 	uint32_t *cstart, *child;   /* children (CSR), in id order until
 				     * tree_sort_children sorts them */
 	unsigned char *sorted;      /* per node: its children are sorted */
+	/* bytes of total64, size, cstart, child when taken from kept
+	 * pages, else 0 (sf_an__big_array) */
+	size_t bytes[4];
 	const struct sf_an_view *v;
 };
 
@@ -109,9 +112,11 @@ static int tree_build(struct tree *t, const struct sf_an_view *v,
 			       -(unsigned __int128)v->samples[i].w :
 			       (unsigned __int128)v->samples[i].w;
 		if (mag <= INT64_MAX) {
-			t->total64 = calloc(t->nn, sizeof(*t->total64));
+			t->total64 = sf_an__big_array(t->nn, sizeof(*t->total64),
+						      &t->bytes[0], ctx);
 			if (!t->total64)
 				return sf_error_nomem(ctx);
+			memset(t->total64, 0, t->nn * sizeof(*t->total64));
 			for (size_t i = 0; i < v->nsamples; i++)
 				t->total64[v->samples[i].node] +=
 					(int64_t)v->samples[i].w;
@@ -152,12 +157,22 @@ static int tree_build(struct tree *t, const struct sf_an_view *v,
 	/* one pass up from the leaves: totals, subtree sizes and the number
 	 * of children; then the children's ranges, filled from the end so
 	 * each range keeps id order */
-	t->size = malloc(t->nn * sizeof(*t->size));
-	t->cstart = calloc(t->nn + 1, sizeof(*t->cstart));
-	t->child = malloc(t->nn * sizeof(*t->child));
+	/* from the pages ctx keeps where a caller kept some (the view's
+	 * scratch and the profile's stack tree, sf_an_report): zeroed here
+	 * where calloc'ed before, a memset where fresh pages cost a fault
+	 * and the kernel's clearing; each entry of size and of child
+	 * (those read) is written below.  What is left is not held */
+	t->size = sf_an__big_array(t->nn, sizeof(*t->size), &t->bytes[1],
+				   ctx);
+	t->cstart = sf_an__big_array(t->nn + 1, sizeof(*t->cstart),
+				     &t->bytes[2], ctx);
+	t->child = sf_an__big_array(t->nn, sizeof(*t->child), &t->bytes[3],
+				    ctx);
+	sf_big_drop(ctx);
 	t->sorted = calloc(t->nn, 1);
 	if (!t->size || !t->cstart || !t->child || !t->sorted)
 		return sf_error_nomem(ctx);
+	memset(t->cstart, 0, (t->nn + 1) * sizeof(*t->cstart));
 	for (size_t i = 0; i < t->nn; i++)
 		t->size[i] = 1;
 	for (size_t i = t->nn; i-- > 1;) {
@@ -198,10 +213,10 @@ static void tree_free(struct tree *t)
 {
 	free(t->own);
 	free(t->total);
-	free(t->total64);
-	free(t->size);
-	free(t->cstart);
-	free(t->child);
+	sf_big_free(t->total64, t->bytes[0]);
+	sf_big_free(t->size, t->bytes[1]);
+	sf_big_free(t->cstart, t->bytes[2]);
+	sf_big_free(t->child, t->bytes[3]);
 	free(t->sorted);
 }
 

@@ -1,6 +1,7 @@
 /* view.c - from a profile to the filtered, exact view every report reads
  * (see analyze.h for the rules). */
 #include "analyze.h"
+#include "an_internal.h"
 #include "hash.h"
 
 #include <math.h>
@@ -233,19 +234,20 @@ void sf_an_view_free(struct sf_an_view *v)
 	if (!v)
 		return;
 	free(v->names);
-	free(v->nodes);
+	sf_big_free(v->nodes, v->nodes_cap);
 	free(v->samples);
 	free(v->threads);
 	free(v);
 }
 
-void sf_an_view_drop_stacks(struct sf_an_view *v)
+void sf_an_view_drop_stacks(struct sf_an_view *v, struct sf_ctx *ctx)
 {
-	free(v->nodes);
+	sf_big_keep(ctx, v->nodes, v->nodes_cap);
 	free(v->samples);
 	v->nodes = NULL;
 	v->samples = NULL;
 	v->nnodes = v->nsamples = 0;
+	v->nodes_cap = 0;
 }
 
 static bool any_match(const regex_t *r, size_t n, const char *s)
@@ -271,7 +273,8 @@ struct builder {
 	 * there, or UNSET (samples come thread by thread, so an entry of an
 	 * earlier thread is stale; its rank tells) */
 	uint32_t *fold_at;
-	size_t cap_names, cap_nodes, cap_fold;
+	size_t cap_names, cap_nodes;
+	size_t vnode_bytes, fold_bytes;   /* sf_an__big_array's */
 	/* no two profile stacks can reach one view node (no --hide, no
 	 * --collapse-recursion, no two frames with one name): every
 	 * child_of call makes a new node, and `nodes` is not needed */
@@ -342,12 +345,10 @@ static int child_of(struct builder *b, uint32_t parent, uint32_t func,
 
 	if (!b->direct && sf_idx_find(&b->nodes, h, node_eq, v, key, out))
 		return 0;
-	if (sf_grow(&v->nodes, &b->cap_nodes, v->nnodes + 1,
-		    sizeof(*v->nodes)) ||
-	    sf_grow(&b->fold_at, &b->cap_fold, v->nnodes + 1,
-		    sizeof(*b->fold_at)))
-		return sf_error_nomem(ctx);
-	if (v->nnodes >= UINT32_MAX - 1)
+	/* a node per profile stack at most (view_node makes one only for a
+	 * stack it has not seen): the arrays have room for all from the
+	 * start */
+	if (v->nnodes >= b->cap_nodes || v->nnodes >= UINT32_MAX - 1)
 		return sf_error(ctx, SF_ELIMIT, NULL, 0, "too many stacks");
 	struct sf_an_node *n = &v->nodes[v->nnodes];
 	n->parent = parent;
@@ -477,6 +478,19 @@ static sf_an_w scale_w(double w, int exp)
 	int64_t mi = (int64_t)ldexp(m, 53);
 	int sh = e - 53 - exp;
 	return sh >= 0 ? (sf_an_w)mi << sh : (sf_an_w)(mi >> -sh);
+}
+
+void *sf_an__big_array(size_t n, size_t size, size_t *bytes,
+		       struct sf_ctx *ctx)
+{
+	void *a = NULL;
+
+	*bytes = 0;
+	if (n && size > SIZE_MAX / n)
+		return NULL;
+	if (!sf_big_take(ctx, &a, bytes, n * size))
+		return a;
+	return sf_malloc(n * size);
 }
 
 int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
@@ -636,16 +650,20 @@ int sf_an_view_build(struct sf_an_view **out, const struct sf_profile *p,
 	/* stacks and folding */
 	b.frflags = sf_calloc(p->d.nframes, 1);
 	b.stflags = sf_calloc(p->d.nstacks, 1);
-	b.vnode = sf_malloc(p->d.nstacks * sizeof(*b.vnode));
 	b.walk = malloc(((size_t)pmax + 1) * sizeof(*b.walk));
 	b.frfunc = malloc((p->d.nframes ? p->d.nframes : 1) *
 			  sizeof(*b.frfunc));
 	/* a view node per profile stack at most: room for all at once
-	 * rather than doubling (a peak of old and new arrays) */
+	 * rather than doubling (a peak of old and new arrays).  The
+	 * largest first, so that it gets the kept pages when there are
+	 * not enough for all three */
 	b.cap_nodes = p->d.nstacks + 1;
-	v->nodes = sf_malloc(b.cap_nodes * sizeof(*v->nodes));
-	b.cap_fold = b.cap_nodes;
-	b.fold_at = sf_malloc(b.cap_fold * sizeof(*b.fold_at));
+	v->nodes = sf_an__big_array(b.cap_nodes, sizeof(*v->nodes),
+				    &v->nodes_cap, ctx);
+	b.vnode = sf_an__big_array(p->d.nstacks ? p->d.nstacks : 1,
+				   sizeof(*b.vnode), &b.vnode_bytes, ctx);
+	b.fold_at = sf_an__big_array(b.cap_nodes, sizeof(*b.fold_at),
+				     &b.fold_bytes, ctx);
 	b.direct = !f->nhide && !f->collapse_recursion;
 	{
 		/* frames with one name make one function */
@@ -756,12 +774,13 @@ done:
 	free(dropped);
 	free(b.frflags);
 	free(b.stflags);
-	free(b.vnode);
 	free(b.walk);
 	free(b.frfunc);
 	sf_idx_free(&b.funcs);
 	sf_idx_free(&b.nodes);
-	free(b.fold_at);
+	/* scratch from kept pages is kept again, for the next stage */
+	sf_big_keep(ctx, b.vnode, b.vnode_bytes);
+	sf_big_keep(ctx, b.fold_at, b.fold_bytes);
 	if (rc) {
 		sf_an_view_free(v);
 		return rc;

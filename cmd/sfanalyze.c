@@ -242,6 +242,8 @@ int main(int argc, char **argv)
 	};
 	if (!r->kind->two_inputs)
 		nsplit = ninputs;
+	bool drop = !op.html && sf_an_report_one_view(r);
+	ctx.keep_given = drop;      /* the JSON reader's map: see below */
 	rc = sf_load(&p, &ctx, inputs, (size_t)nsplit, &lo);
 	if (!rc && r->kind->two_inputs)
 		rc = sf_load(&p2, &ctx, inputs + nsplit,
@@ -252,14 +254,11 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* loading is over: the analyses only read.  A report of one view
-	 * frees the stack tree once the view is made (about 100 MB on the
-	 * timeline of docs/PERFORMANCE.md); the call graph, whose peak is
-	 * later, takes its child lists too, the others' go now */
-	bool drop = !op.html && sf_an_report_one_view(r);
-	if (!drop || !r->kind->takes_kept)
-		sf_profile_trim(p);
-	if (drop)
-		r->droppable = p;
+	 * builds it in the dead pages of the stack tree's child lists, the
+	 * samples' index and the reader's map (80 MB on the timeline of
+	 * docs/PERFORMANCE.md), then gives the stack tree up (sf_an_report) */
+	drop ? sf_profile_trim_keep(p, &ctx) : sf_profile_trim(p);
+	r->droppable = drop ? p : NULL;
 	sf_profile_trim(p2);
 	if (sf_an_sample_type(&r->filter.type, p, op.sample_type, &ctx) ||
 	    (p2 && sf_an_sample_type(&r->new_type, p2, op.sample_type, &ctx)) ||

@@ -91,3 +91,12 @@ void sf_idx_free(struct sf_idx *t)
 	slots_free(t->slots, t->bytes);
 	memset(t, 0, sizeof(*t));
 }
+
+void sf_idx_keep(struct sf_idx *t, struct sf_ctx *ctx)
+{
+	if (t->bytes)
+		sf_big_keep(ctx, t->slots, t->bytes);
+	else
+		free(t->slots);
+	memset(t, 0, sizeof(*t));
+}

@@ -86,5 +86,9 @@ bool sf_idx_insert(struct sf_idx *t, uint64_t h, uint32_t id);
  * and the new slots at once) happens below that.  False on ENOMEM. */
 bool sf_idx_reserve(struct sf_idx *t, size_t n);
 void sf_idx_free(struct sf_idx *t);
+/* sf_idx_free, with slots that are a mapping of their own kept in ctx
+ * for a later stage to take (sf_big_keep: faulted in, not zeroes). */
+struct sf_ctx;
+void sf_idx_keep(struct sf_idx *t, struct sf_ctx *ctx);
 
 #endif

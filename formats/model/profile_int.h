@@ -89,6 +89,9 @@ int sf_profile__nodes_grow(void *arr, size_t *cap, size_t need, size_t size);
 int sf_profile__samples_resize(struct sf_profile *p, size_t n);
 int sf_profile__samples_widen(struct sf_profile *p, size_t old, size_t n);
 void sf_profile__samples_free(struct sf_profile *p);
+/* The same, with their written parts kept in ctx for a later stage
+ * (sf_big_keep_used; freed without ctx). */
+void sf_profile__samples_keep(struct sf_profile *p, struct sf_ctx *ctx);
 /* Give up the child lists (kin) or the samples' index by stack
  * (agg_stack): their written part kept in ctx for a later stage
  * (sf_big_keep_used), freed without ctx (profile_drop.c). */

@@ -75,13 +75,19 @@ int sf_profile__samples_widen(struct sf_profile *p, size_t old, size_t n)
 
 void sf_profile__samples_free(struct sf_profile *p)
 {
+	sf_profile__samples_keep(p, NULL);
+}
+
+void sf_profile__samples_keep(struct sf_profile *p, struct sf_ctx *ctx)
+{
 	struct sf_profile_internal *in = p->in;
-	void **mem[3] = { (void **)&p->d.samples, (void **)&p->d.weights,
-			  (void **)&p->d.counts };
 
 	for (int i = 0; i < 3; i++) {
-		sf_big_free(*mem[i], in->cap_sbytes[i]);
-		*mem[i] = NULL;
+		void **mem[1];
+		size_t size = array_of(p, i, mem);
+		sf_big_keep_used(ctx, *mem[0], in->cap_sbytes[i],
+				 p->d.nsamples * size);
+		*mem[0] = NULL;
 		in->cap_sbytes[i] = 0;
 	}
 	in->cap_samples = 0;

@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
 """--tree, --inverted, --flat (and the filters) against sums computed here
-from the generated sample lines, independently of sfanalyze.
+from the generated sample lines, independently of sfanalyze.  With
+TIMELINE (a native JSON document of bench/gen_timeline.c, every sample a
+stack of its own), the same reports and the call graph's node sums of
+that document too: large enough that sfanalyze builds the view, the
+tree and the call graph's adjacency in the pages loading leaves
+(sf_big_keep), which the small profiles never reach.
 
-Usage: tree_flat.py SFANALYZE [COUNT]
+Usage: tree_flat.py SFANALYZE [COUNT [TIMELINE]]
 """
 import json
 import random
@@ -160,10 +165,60 @@ with tempfile.TemporaryDirectory() as d:
             if str(t) in per:
                 check_tree("per-thread", per[str(t)],
                            [x for x in S if x[0] == t])
+
+
+def timeline(path):
+    """The samples (thread, weight, frame names root first) of a native
+    JSON document with one sample type (docs/formats.md): a sample is
+    [stack, thread, time, labels, weight], a stack node [parent, frame],
+    the nodes numbered from 1."""
+    with open(path) as f:
+        doc = json.load(f)
+    names = [x["name"] for x in doc["frames"]]
+    stacks = [None] + doc["stacks"]
+    samples = []
+    for st, th, _, _, w in doc["samples"]:
+        s = []
+        while st:
+            s.append(names[stacks[st][1]])
+            st = stacks[st][0]
+        samples.append((th, w, s[::-1]))
+    return samples
+
+
+def check_cg_nodes(name, got, samples):
+    want = flat_sums(samples)
+    have = {n["id"]: [n["self"], n["total"]] for n in got["nodes"]}
+    note(name, have == dict(want), "node sums differ")
+
+
+timeline_names = []
+if len(sys.argv) > 3:
+    T = sys.argv[3]
+    S = timeline(T)
+    timeline_names = ["timeline-" + n for n in
+                      ("tree", "tree-inverted", "flat", "hide",
+                       "collapse", "focus", "callgraph", "callgraph-j1")]
+    check_tree("timeline-tree", sfa(T, "--tree"), S)
+    check_tree("timeline-tree-inverted", sfa(T, "--tree", "--inverted"), S,
+               True)
+    check_flat("timeline-flat", sfa(T, "--flat"), S)
+    # the view's other path (view.c: not `direct`)
+    check_flat("timeline-hide", sfa(T, "--flat", "--hide", "^lib3::"),
+               hide(S, "^lib3::"))
+    check_tree("timeline-collapse", sfa(T, "--collapse-recursion"),
+               collapse(S))
+    check_tree("timeline-focus", sfa(T, "--focus", "^lib7::fn_1"),
+               [x for x in S if any(re.search("^lib7::fn_1", f)
+                                    for f in x[2])])
+    check_cg_nodes("timeline-callgraph", sfa(T, "--callgraph"), S)
+    check_cg_nodes("timeline-callgraph-j1", sfa(T, "-j1", "--callgraph"),
+                   S)
 for name in ["tree", "tree-inverted", "flat", "flat-sort-total",
              "flat-sorted", "flat-sort-total-sorted", "filter-focus",
              "filter-ignore", "filter-hide", "filter-collapse",
-             "filter-collapse-sorted", "filter-thread", "per-thread"]:
+             "filter-collapse-sorted", "filter-thread",
+             "per-thread"] + timeline_names:
     if bad[name]:
         print("FAIL: %s: %d of %d profiles; first: %s" %
               (name, bad[name], COUNT, first[name]))
