@@ -1132,6 +1132,8 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 	 * pages most), so 30 MB of a timeline not touched anew pay. */
 	_Static_assert(sizeof(struct lrec) == 2 * sizeof(struct lrun),
 		       "two runs fit in a record");
+	/* the levels' entries are keyed by the ranks */
+	sf_collapsed__ranks_wait(w);
 	l.runs = (struct lrun *)(void *)l.rec;
 	l.runs[0] = (struct lrun){ 0, 0 };    /* the top */
 	l.nruns = 1;
