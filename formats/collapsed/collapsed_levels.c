@@ -965,9 +965,41 @@ struct rshare {
 	const uint32_t *frame_name;
 	struct lrec *rec;
 	uint32_t *place;
-	uint32_t *cur[MAX_PARTS];  /* by level: part k's next place */
+	uint32_t *cur[MAX_PARTS];  /* by level: part k's next place, first
+				    * its nodes per level (part_depths) */
+	size_t ncur[MAX_PARTS];    /* cur[k]'s entries */
+	bool nomem[MAX_PARTS];     /* part_depths could not grow cur[k] */
 	size_t vbeg[MAX_PARTS + 1];    /* part k's nodes */
 };
+
+/* Count part k's nodes per level into cur[k], grown as deeper nodes come
+ * (no pass before finds the depth: the counts are one pass over the 12
+ * bytes of each node, where the depth first was a pass of its own). */
+static void part_depths(void *arg, size_t k)
+{
+	struct rshare *r = arg;
+	uint32_t *c = r->cur[k];
+	size_t nc = r->ncur[k];
+
+	for (size_t v = r->vbeg[k]; v < r->vbeg[k + 1]; v++) {
+		uint32_t d = r->stacks[v].depth;
+		if (d >= nc) {
+			size_t nn = 2 * nc > (size_t)d + 1 ? 2 * nc :
+							     (size_t)d + 1;
+			uint32_t *g = sf_reallocarray(c, nn, sizeof(*c));
+			if (!g) {
+				r->nomem[k] = true;
+				break;
+			}
+			memset(g + nc, 0, (nn - nc) * sizeof(*g));
+			c = g;
+			nc = nn;
+		}
+		c[d]++;
+	}
+	r->cur[k] = c;
+	r->ncur[k] = nc;
+}
 
 static void part_places(void *arg, size_t k)
 {
@@ -1018,46 +1050,61 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 	uint32_t nlines = 0;
 	int rc = 0;
 
-	for (size_t v = 1; v < p->d.nstacks; v++)
-		if (p->d.stacks[v].depth + (size_t)1 > nlevels)
-			nlevels = p->d.stacks[v].depth + (size_t)1;
-	l.nlevels = nlevels;
 	l.jobs = sf_jobs(ctx);
 	size_t nparts = l.jobs > 1 && n >= 2 * PART_MIN ? 2 : 1;
 	struct rshare rs = { .stacks = p->d.stacks, .frame_name = t->frame_name,
 			     .vbeg = { 0, n / nparts, n } };
-	uint32_t *cur = sf_calloc(MAX_PARTS * (nlevels + 1), sizeof(*cur));
 
 	/* the parts run on this thread too if the crew cannot start */
 	if (nparts > 1)
 		l.crew = crew_start();
-	if (!cur ||
-	    !(l.dstart = sf_calloc(nlevels + 1, sizeof(*l.dstart))) ||
+	rs.vbeg[nparts] = p->d.nstacks;
+	for (size_t k = 0; k < nparts; k++) {
+		rs.ncur[k] = 64;
+		if (!(rs.cur[k] = sf_calloc(rs.ncur[k], sizeof(*rs.cur[k]))))
+			goto nomem;
+	}
+	crew_run(l.crew, nparts, part_depths, &rs);
+	for (size_t k = 0; k < nparts; k++) {
+		if (rs.nomem[k])
+			goto nomem;
+		for (size_t d = rs.ncur[k]; d-- > nlevels;)
+			if (rs.cur[k][d]) {
+				nlevels = d + 1;
+				break;
+			}
+	}
+	l.nlevels = nlevels;
+	/* the counts become the parts' cursors, one a level and one more */
+	for (size_t k = 0; k < nparts; k++) {
+		if (rs.ncur[k] > nlevels)
+			continue;
+		uint32_t *g = sf_reallocarray(rs.cur[k], nlevels + 1,
+					      sizeof(*g));
+		if (!g)
+			goto nomem;
+		memset(g + rs.ncur[k], 0,
+		       (nlevels + 1 - rs.ncur[k]) * sizeof(*g));
+		rs.cur[k] = g;
+		rs.ncur[k] = nlevels + 1;
+	}
+	if (!(l.dstart = sf_calloc(nlevels + 1, sizeof(*l.dstart))) ||
 	    !(l.flags = sf_calloc(n, sizeof(*l.flags))) ||
 	    !(l.rstart = sf_calloc(nlevels + 1, sizeof(*l.rstart))) ||
 	    !(l.lstart = sf_calloc(nlevels + 1, sizeof(*l.lstart))))
 		goto nomem;
-	/* the nodes per level: part 0's counted in the last part's
-	 * cursors, the others' in dstart */
-	rs.vbeg[nparts] = p->d.nstacks;
-	for (size_t k = 0; k < nparts; k++)
-		rs.cur[k] = cur + k * (nlevels + 1);
-	uint32_t *first = rs.cur[nparts - 1];
-	for (size_t v = 0; v < rs.vbeg[1]; v++)
-		first[p->d.stacks[v].depth]++;
-	for (size_t v = rs.vbeg[1]; v < p->d.nstacks; v++)
-		l.dstart[p->d.stacks[v].depth + 1]++;
+	/* the levels' starts, and each part's first place per level: part
+	 * 1's after part 0's */
 	for (size_t d = 0; d < nlevels; d++) {
-		l.dstart[d + 1] += first[d];
-		if (l.dstart[d + 1] > maxlev)
-			maxlev = l.dstart[d + 1];
-		l.dstart[d + 1] += l.dstart[d];
-	}
-	/* each part's first place per level: part 1's after part 0's */
-	for (size_t d = 0; d < nlevels; d++) {
-		if (nparts > 1)
-			rs.cur[1][d] += l.dstart[d];
-		rs.cur[0][d] = l.dstart[d];
+		uint32_t at = l.dstart[d];
+		for (size_t k = 0; k < nparts; k++) {
+			uint32_t cnt = rs.cur[k][d];
+			rs.cur[k][d] = at;
+			at += cnt;
+		}
+		l.dstart[d + 1] = at;
+		if (at - l.dstart[d] > maxlev)
+			maxlev = at - l.dstart[d];
 	}
 	/* the records and places are ours from here on, freed with the
 	 * levels */
@@ -1075,8 +1122,10 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 	} else {
 		records_one_part(&rs);
 	}
-	free(cur);
-	cur = NULL;
+	for (size_t k = 0; k < MAX_PARTS; k++) {
+		free(rs.cur[k]);
+		rs.cur[k] = NULL;
+	}
 	/* the samples' weights and F_LINE straight into the records (in
 	 * sample order, the order the walk sums them in), then F_BELOW
 	 * from the deepest level up: a node with a flag makes its parent
@@ -1168,7 +1217,8 @@ nomem:
 	rc = sf_error_nomem(ctx);
 done:
 	crew_stop(l.crew);
-	free(cur);
+	for (size_t k = 0; k < MAX_PARTS; k++)
+		free(rs.cur[k]);
 	chunks_free(&c);
 	levels_free(&l);
 	return rc;
