@@ -1036,6 +1036,44 @@ static void records_one_part(struct rshare *r)
 	}
 }
 
+/*
+ * F_BELOW a level at a time from the deepest up, a level's records cut
+ * into parts as in struct lpart: a record with a flag gives its parent
+ * (a level up) F_BELOW.  Two parts may give it to one parent at once:
+ * each sets that bit alone of the byte (the parents' F_LINE is final),
+ * by relaxed atomic loads and stores, so the bytes are the same whoever
+ * stores last.  Each part counts its records' flags (nbelow, nline,
+ * summed over the levels).
+ */
+struct fshare {
+	struct levels *l;
+	uint32_t beg[MAX_PARTS + 1];   /* part k's records */
+	size_t nbelow[MAX_PARTS], nline[MAX_PARTS];
+};
+
+static void part_flags(void *arg, size_t k)
+{
+	struct fshare *s = arg;
+	struct levels *l = s->l;
+	unsigned char *flags = l->flags;
+	size_t nb = 0, nl = 0;
+
+	for (uint32_t i = s->beg[k]; i < s->beg[k + 1]; i++) {
+		unsigned f = flags[i];
+		if (!f)
+			continue;
+		unsigned char *q = &flags[l->rec[i].ppos];
+		unsigned char o = __atomic_load_n(q, __ATOMIC_RELAXED);
+		if (!(o & F_BELOW))
+			__atomic_store_n(q, (unsigned char)(o | F_BELOW),
+					 __ATOMIC_RELAXED);
+		nb += (f & F_BELOW) != 0;
+		nl += f & F_LINE;
+	}
+	s->nbelow[k] += nb;
+	s->nline[k] += nl;
+}
+
 int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 			     struct sf_output *out, uint32_t empty_name,
 			     struct sf_ctx *ctx)
@@ -1141,16 +1179,21 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 		l.flags[at] |= F_LINE;
 	}
 	/* a node gives at most a line and a merged node, node 0 one line
-	 * more and the top's run; counted in the same pass, as a node's
-	 * flags are whole once its children (all at places after it) have
-	 * been read */
-	size_t nbelow = 1, nline = 1;
-	for (size_t i = l.dstart[nlevels]; i-- > 0;) {
-		unsigned f = l.flags[i];
-		if (f && i)
-			l.flags[l.rec[i].ppos] |= F_BELOW;
-		nbelow += (f & F_BELOW) != 0;
-		nline += (f & F_LINE) != 0;
+	 * more and the top's run; counted in the same pass, as a level's
+	 * flags are whole once the level below has been read */
+	struct fshare fs = { .l = &l };
+	for (size_t d = nlevels; d-- > 1;) {
+		uint32_t beg = l.dstart[d], end = l.dstart[d + 1];
+		size_t np = l.jobs > 1 && end - beg >= 2 * PART_MIN ? 2 : 1;
+		for (size_t k = 0; k <= np; k++)
+			fs.beg[k] = beg + (uint32_t)((end - beg) * k / np);
+		crew_run(l.crew, np, part_flags, &fs);
+	}
+	size_t nbelow = 1 + ((l.flags[0] & F_BELOW) != 0);
+	size_t nline = 1 + (l.flags[0] & F_LINE);
+	for (size_t k = 0; k < MAX_PARTS; k++) {
+		nbelow += fs.nbelow[k];
+		nline += fs.nline[k];
 	}
 	if (nbelow + nline >= UINT32_MAX) {
 		/* a run's index is 32 bits (struct lrun) */
