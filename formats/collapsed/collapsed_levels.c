@@ -255,12 +255,53 @@ static void levels_free(struct levels *l)
 	free(l->line_sum);
 }
 
-/* Sort a parent's few children (lent_cmp) by insertion, inline: most
- * parents have one or two. */
-static void lent_sort(struct lent *e, size_t n)
+/*
+ * Sort a parent's children (lent_cmp).  Most parents have one or two:
+ * insertion, inline.  More are sorted by key alone, stably, in passes of
+ * a byte of the key (a radix sort): a parent's entries are placed in
+ * node order (part_place: records in place order, part 0's before part
+ * 1's, a record's line before its subtree entry, whose keys differ), so
+ * entries of equal key are in node order already.  A timeline's level 3,
+ * the 50,000 children of "main" under one parent, went through qsort on
+ * one part while the other, with no parent left, waited.  `tmp` is room
+ * for the passes, grown here; if it cannot grow, qsort sorts.
+ */
+static void lent_radix(struct lent *e, size_t n, struct lent **tmp,
+		       size_t *tmpcap)
+{
+	uint32_t top = 0;
+
+	for (size_t i = 0; i < n; i++)
+		top |= e[i].key;
+	if (sf_grow(tmp, tmpcap, n, sizeof(**tmp))) {
+		qsort(e, n, sizeof(*e), lent_cmp);
+		return;
+	}
+	struct lent *a = e, *b = *tmp;
+	for (unsigned sh = 0; sh < 32 && top >> sh; sh += 8) {
+		size_t at[256] = { 0 };
+		for (size_t i = 0; i < n; i++)
+			at[(a[i].key >> sh) & 255]++;
+		for (size_t d = 0, sum = 0; d < 256; d++) {
+			size_t c = at[d];
+			at[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			b[at[(a[i].key >> sh) & 255]++] = a[i];
+		struct lent *x = a;
+		a = b;
+		b = x;
+	}
+	if (a != e)
+		memcpy(e, a, n * sizeof(*e));
+}
+
+static inline void lent_sort(struct lent *e, size_t n, struct lent **tmp,
+			     size_t *tmpcap)
 {
 	if (n > 16) {
-		qsort(e, n, sizeof(*e), lent_cmp);
+		lent_radix(e, n, tmp, tmpcap);
 		return;
 	}
 	for (size_t i = 1; i < n; i++) {
@@ -366,11 +407,14 @@ static void part_sort(void *arg, size_t k)
 	struct levels *l = s->l;
 	const uint32_t *end = l->cnt[s->nparts - 1];
 	uint32_t rn = 0, ln = 0;
+	struct lent *tmp = NULL;
+	size_t tmpcap = 0;
 
 	pt->ebeg = pt->gbeg ? end[pt->gbeg - 1] : 0;
 	pt->eend = pt->gend ? end[pt->gend - 1] : 0;
 	for (size_t g = pt->gbeg, b = pt->ebeg; g < pt->gend; b = end[g++])
-		lent_sort(l->sorted + b, end[g] - b);
+		lent_sort(l->sorted + b, end[g] - b, &tmp, &tmpcap);
+	free(tmp);
 	if (k + 1 == s->nparts)
 		return;    /* the last part's runs are counted as made */
 	for (uint32_t i = pt->ebeg; i < pt->eend; i++) {
