@@ -1104,13 +1104,12 @@ static void part_flags(void *arg, size_t k)
 
 	for (uint32_t i = s->beg[k]; i < s->beg[k + 1]; i++) {
 		unsigned f = flags[i];
-		if (!f)
-			continue;
-		unsigned char *q = &flags[l->rec[i].ppos];
-		unsigned char o = __atomic_load_n(q, __ATOMIC_RELAXED);
-		if (!(o & F_BELOW))
+		if (f) {
+			unsigned char *q = &flags[l->rec[i].ppos];
+			unsigned char o = __atomic_load_n(q, __ATOMIC_RELAXED);
 			__atomic_store_n(q, (unsigned char)(o | F_BELOW),
 					 __ATOMIC_RELAXED);
+		}
 		nb += (f & F_BELOW) != 0;
 		nl += f & F_LINE;
 	}
