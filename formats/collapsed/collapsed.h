@@ -1,9 +1,11 @@
 /*
- * collapsed.h - what the collapsed writer's three files share: the
- * sanitised names and the walk's view of the samples (fmt_collapsed.c),
- * the names' keys in byte order (collapsed_ranks.c), and the writer by
- * levels that draws on them (collapsed_levels.c).  fmt_collapsed.c calls
- * collapsed_levels.c, never the other way; both call collapsed_ranks.c.
+ * collapsed.h - what the collapsed writer's files share: the sanitised
+ * names and the walk's view of the samples (fmt_collapsed.c), the names'
+ * keys in byte order (collapsed_ranks.c), the writer by levels that draws
+ * on them (collapsed_levels.c) and the thread that runs its parts
+ * (collapsed_crew.c).  fmt_collapsed.c calls collapsed_levels.c, never
+ * the other way; both call collapsed_ranks.c; collapsed_levels.c calls
+ * collapsed_crew.c.
  */
 #ifndef SF_COLLAPSED_H
 #define SF_COLLAPSED_H
@@ -113,6 +115,22 @@ static inline double sf_collapsed__weight(const struct walk *w, size_t i)
  */
 int sf_collapsed__ranks_start(struct walk *w, struct sf_ctx *ctx);
 void sf_collapsed__ranks_wait(struct walk *w);
+
+/*
+ * The crew (collapsed_crew.c): one more thread that runs the level
+ * writer's parts.  sf_collapsed__crew_start returns it, or NULL when no
+ * thread can be made (every part then runs on the caller's thread).
+ * sf_collapsed__crew_run runs fn(arg, k) for each k in [0, ntasks), each
+ * on whichever of the caller's thread and the crew's is free first, and
+ * returns when all have run (with c NULL or one task: all on the
+ * caller's thread).  sf_collapsed__crew_stop ends the thread and frees c
+ * (NULL: nothing).
+ */
+struct crew;
+struct crew *sf_collapsed__crew_start(void);
+void sf_collapsed__crew_run(struct crew *c, size_t ntasks,
+			    void (*fn)(void *arg, size_t k), void *arg);
+void sf_collapsed__crew_stop(struct crew *c);
 
 /*
  * The level records' memory (collapsed_levels.c), made before the names

@@ -8,7 +8,6 @@
 #include "text.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,132 +86,6 @@ struct lrec {
 #define MAX_PARTS 2
 #define PART_MIN (32u << 10)
 
-/*
- * The second thread that runs parts, kept for the whole build (a level
- * has four steps of parts, a timeline 26 levels).  Either thread takes
- * the next part of a step as it comes free, so the writer never waits
- * for a thread that has taken nothing: on a machine whose other core is
- * busy, the writer's thread runs every part itself, about as fast as
- * one job, where waiting at each step for a thread to be scheduled cost
- * more than the parts saved.  Which thread runs a part changes no byte:
- * parts write disjoint memory.
- */
-struct crew {
-	pthread_mutex_t lock;
-	pthread_cond_t work;       /* a new step, or the end */
-	pthread_cond_t idle;       /* the helper holds no step */
-	void (*fn)(void *arg, size_t k);
-	void *arg;
-	size_t ntasks;
-	atomic_size_t next;        /* the next part to take */
-	unsigned long step;        /* steps given */
-	bool busy;                 /* the helper holds a step */
-	bool quit;
-	pthread_t thread;
-};
-
-static void crew_take(struct crew *c, void (*fn)(void *, size_t),
-		      void *arg, size_t ntasks)
-{
-	size_t k;
-
-	while ((k = atomic_fetch_add(&c->next, 1)) < ntasks)
-		fn(arg, k);
-}
-
-static void *crew_thread(void *arg)
-{
-	struct crew *c = arg;
-	unsigned long seen = 0;
-
-	pthread_mutex_lock(&c->lock);
-	for (;;) {
-		while (!c->quit && c->step == seen)
-			pthread_cond_wait(&c->work, &c->lock);
-		if (c->quit)
-			break;
-		seen = c->step;
-		void (*fn)(void *, size_t) = c->fn;
-		void *farg = c->arg;
-		size_t n = c->ntasks;
-		/* while busy, no new step is given (crew_run) */
-		c->busy = true;
-		pthread_mutex_unlock(&c->lock);
-		crew_take(c, fn, farg, n);
-		pthread_mutex_lock(&c->lock);
-		c->busy = false;
-		pthread_cond_broadcast(&c->idle);
-	}
-	pthread_mutex_unlock(&c->lock);
-	return NULL;
-}
-
-static void crew_free(struct crew *c)
-{
-	pthread_mutex_destroy(&c->lock);
-	pthread_cond_destroy(&c->work);
-	pthread_cond_destroy(&c->idle);
-	free(c);
-}
-
-/* Returns the crew, or NULL (then every part runs on this thread). */
-static struct crew *crew_start(void)
-{
-	struct crew *c = sf_calloc(1, sizeof(*c));
-
-	if (!c)
-		return NULL;
-	pthread_mutex_init(&c->lock, NULL);
-	pthread_cond_init(&c->work, NULL);
-	pthread_cond_init(&c->idle, NULL);
-	atomic_init(&c->next, 0);
-	if (sf_thread_start(&c->thread, crew_thread, c)) {
-		crew_free(c);
-		return NULL;
-	}
-	return c;
-}
-
-/* Run fn(arg, k) for k in [0, ntasks), and return when all have run. */
-static void crew_run(struct crew *c, size_t ntasks,
-		     void (*fn)(void *arg, size_t k), void *arg)
-{
-	if (!c || ntasks < 2) {
-		for (size_t k = 0; k < ntasks; k++)
-			fn(arg, k);
-		return;
-	}
-	pthread_mutex_lock(&c->lock);
-	while (c->busy)
-		pthread_cond_wait(&c->idle, &c->lock);
-	c->fn = fn;
-	c->arg = arg;
-	c->ntasks = ntasks;
-	atomic_store(&c->next, 0);
-	c->step++;
-	pthread_cond_signal(&c->work);
-	pthread_mutex_unlock(&c->lock);
-	crew_take(c, fn, arg, ntasks);
-	/* every part is taken: wait only for one the helper runs */
-	pthread_mutex_lock(&c->lock);
-	while (c->busy)
-		pthread_cond_wait(&c->idle, &c->lock);
-	pthread_mutex_unlock(&c->lock);
-}
-
-/* End the helper (it holds no step: crew_run waited) and free c. */
-static void crew_stop(struct crew *c)
-{
-	if (c) {
-		pthread_mutex_lock(&c->lock);
-		c->quit = true;
-		pthread_cond_signal(&c->work);
-		pthread_mutex_unlock(&c->lock);
-		pthread_join(c->thread, NULL);
-		crew_free(c);
-	}
-}
-
 struct levels {
 	size_t nlevels;
 	struct lrec *rec;          /* by place: level d is rec[dstart[d] ..
@@ -230,7 +103,8 @@ struct levels {
 	uint32_t *cnt[MAX_PARTS];  /* one level's entries per parent, a
 				    * count per part (struct lpart) */
 	unsigned jobs;
-	struct crew *crew;         /* with two jobs, a large tree */
+	struct crew *crew;         /* with two jobs, a large tree
+				    * (collapsed_crew.c) */
 	struct lrun *runs;         /* every level's runs, in order */
 	size_t nruns;
 	uint32_t *rstart;          /* level d's: runs[rstart[d] ..) */
@@ -481,7 +355,7 @@ static void level_runs(const struct walk *w, struct levels *l, size_t d,
 			.end = beg + (uint32_t)((end - beg) * (k + 1) / nparts),
 			.gbeg = s.np * k / nparts,
 			.gend = s.np * (k + 1) / nparts };
-	crew_run(l->crew, nparts, part_count, &s);
+	sf_collapsed__crew_run(l->crew, nparts, part_count, &s);
 	/* each part's first place per parent, and its first line */
 	nent = empty;
 	for (size_t g = 0; g < s.np; g++)
@@ -498,15 +372,15 @@ static void level_runs(const struct walk *w, struct levels *l, size_t d,
 		l->sorted[0] = (struct lent){ w->krank[2 * empty_name], 0, 0,
 					      empty_name | LENT_LINE };
 	}
-	crew_run(l->crew, nparts, part_place, &s);
-	crew_run(l->crew, nparts, part_sort, &s);
+	sf_collapsed__crew_run(l->crew, nparts, part_place, &s);
+	sf_collapsed__crew_run(l->crew, nparts, part_sort, &s);
 	s.part[0].roff = (uint32_t)l->nruns;
 	s.part[0].loff = *nlines;
 	for (size_t k = 1; k < nparts; k++) {
 		s.part[k].roff = s.part[k - 1].roff + s.part[k - 1].rn;
 		s.part[k].loff = s.part[k - 1].loff + s.part[k - 1].ln;
 	}
-	crew_run(l->crew, nparts, part_runs, &s);
+	sf_collapsed__crew_run(l->crew, nparts, part_runs, &s);
 	l->nruns = s.part[nparts - 1].roff + s.part[nparts - 1].rn;
 	*nlines = s.part[nparts - 1].loff + s.part[nparts - 1].ln;
 }
@@ -1138,14 +1012,14 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 
 	/* the parts run on this thread too if the crew cannot start */
 	if (nparts > 1)
-		l.crew = crew_start();
+		l.crew = sf_collapsed__crew_start();
 	rs.vbeg[nparts] = p->d.nstacks;
 	for (size_t k = 0; k < nparts; k++) {
 		rs.ncur[k] = 64;
 		if (!(rs.cur[k] = sf_calloc(rs.ncur[k], sizeof(*rs.cur[k]))))
 			goto nomem;
 	}
-	crew_run(l.crew, nparts, part_depths, &rs);
+	sf_collapsed__crew_run(l.crew, nparts, part_depths, &rs);
 	for (size_t k = 0; k < nparts; k++) {
 		if (rs.nomem[k])
 			goto nomem;
@@ -1198,8 +1072,8 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 	rs.place = place;
 	rs.rec = l.rec;
 	if (nparts > 1) {
-		crew_run(l.crew, nparts, part_places, &rs);
-		crew_run(l.crew, nparts, part_records, &rs);
+		sf_collapsed__crew_run(l.crew, nparts, part_places, &rs);
+		sf_collapsed__crew_run(l.crew, nparts, part_records, &rs);
 	} else {
 		records_one_part(&rs);
 	}
@@ -1230,7 +1104,7 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 		size_t np = l.jobs > 1 && end - beg >= 2 * PART_MIN ? 2 : 1;
 		for (size_t k = 0; k <= np; k++)
 			fs.beg[k] = beg + (uint32_t)((end - beg) * k / np);
-		crew_run(l.crew, np, part_flags, &fs);
+		sf_collapsed__crew_run(l.crew, np, part_flags, &fs);
 	}
 	size_t nbelow = 1 + ((l.flags[0] & F_BELOW) != 0);
 	size_t nline = 1 + (l.flags[0] & F_LINE);
@@ -1280,7 +1154,7 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 	}
 	l.rstart[nlevels] = (uint32_t)l.nruns;
 	l.lstart[nlevels] = nlines;
-	crew_stop(l.crew);
+	sf_collapsed__crew_stop(l.crew);
 	l.crew = NULL;
 	free(l.sorted);
 	free(l.lw);
@@ -1302,7 +1176,7 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 nomem:
 	rc = sf_error_nomem(ctx);
 done:
-	crew_stop(l.crew);
+	sf_collapsed__crew_stop(l.crew);
 	for (size_t k = 0; k < MAX_PARTS; k++)
 		free(rs.cur[k]);
 	chunks_free(&c);
