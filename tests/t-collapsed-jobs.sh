@@ -2,11 +2,13 @@
 # chunks of runs (formats/collapsed/collapsed_levels.c, make_chunks:
 # 32 k runs a chunk) is written in chunks, each from the walk's state where it
 # begins, and must be the same bytes at -j1, -j2 and -j3 as the stack
-# texts summed and ordered by sort(1).  Four shapes: three root frames
+# texts summed and ordered by sort(1).  Five shapes: three root frames
 # (the cuts fall at level 2, below a root), one root over two frames
 # (the cuts fall at level 3, two ancestors to rebuild), one root over
-# two to six frames of a thousand names, and a hundred thousand root
-# names over up to two frames; with names one of which is a proper
+# two to six frames of a thousand names, a hundred thousand root
+# names over up to two frames, and 600 stacks 61 to 301 deep (deeper
+# than the 64 levels each part's count of nodes per level starts with,
+# in both parts); with names one of which is a proper
 # prefix of another ("a" < "a-x" < "a;..."), lines that end above the
 # deepest level and the empty stack.  From -j2 on, the records of a
 # tree of 64 k stack nodes or more are made, and a level of as many is
@@ -17,18 +19,19 @@
 . "$TOP/tests/lib.sh"
 
 export LC_ALL=C
-for shape in 1 2 3 4; do
+for shape in 1 2 3 4 5; do
 	awk -v shape="$shape" 'BEGIN {
 		srand(shape)
 		split("a|a-x|b", root, "|")
 		split("x|x-y", mid, "|")
-		for (i = 0; i < 120000; i++) {
+		for (i = 0; i < (shape == 5 ? 600 : 120000); i++) {
 			if (shape == 1) s = root[1 + int(rand() * 3)]
 			else if (shape == 2) s = "main;" mid[1 + int(rand() * 2)]
-			else if (shape == 3) s = "r"
+			else if (shape == 3 || shape == 5) s = "r"
 			else s = "g" int(rand() * 100000) (rand() < 0.1 ? "-x" : "")
 			d = shape == 3 ? 2 + int(rand() * 5) :
-			    shape == 4 ? int(rand() * 3) : int(rand() * 5)
+			    shape == 4 ? int(rand() * 3) :
+			    shape == 5 ? 60 + int(rand() * 241) : int(rand() * 5)
 			for (k = 0; k < d; k++)
 				s = s ";f" int(rand() * 1000) (rand() < 0.1 ? "-x" : "")
 			print s, 1 + int(rand() * 9)

@@ -1,8 +1,11 @@
 /*
- * collapsed.h - what the collapsed writer's two files share: the
- * sanitised names and the walk's view of the samples (fmt_collapsed.c),
- * and the writer by levels that draws on them (collapsed_levels.c).
- * fmt_collapsed.c calls collapsed_levels.c, never the other way.
+ * collapsed.h - what the collapsed writer's files share: the sanitised
+ * names and the walk's view of the samples (fmt_collapsed.c), the names'
+ * keys in byte order (collapsed_ranks.c), the writer by levels that draws
+ * on them (collapsed_levels.c) and the thread that runs its parts
+ * (collapsed_crew.c).  fmt_collapsed.c calls collapsed_levels.c, never
+ * the other way; both call collapsed_ranks.c; collapsed_levels.c calls
+ * collapsed_crew.c.
  */
 #ifndef SF_COLLAPSED_H
 #define SF_COLLAPSED_H
@@ -80,6 +83,7 @@ struct walk {
 	uint32_t *krank;           /* per name id n: the rank of key n
 				    * (2n) and of key n ";" (2n + 1) in
 				    * byte order */
+	struct rank_job *ranking;  /* krank being made (collapsed_ranks.c) */
 	/* --thread-prefix: label groups */
 	bool by_pid;               /* --pid-prefix: the process labels */
 	size_t ngroups;
@@ -97,6 +101,36 @@ static inline double sf_collapsed__weight(const struct walk *w, size_t i)
 {
 	return w->p->d.ntypes ? sf_weight(w->p, i, w->ty) : 1;
 }
+
+/*
+ * The keys' ranks (struct walk's krank, collapsed_ranks.c).
+ * sf_collapsed__ranks_start ranks the two keys of every name in
+ * w->names: with two jobs or more and many names on a thread of its own,
+ * which reads the names and writes krank only, so that the writer's first
+ * passes (the level records) run meanwhile; no name may be added then.
+ * sf_collapsed__ranks_wait returns once krank is made (at once when no
+ * thread runs): call it before reading krank and, in any case, before
+ * freeing the names or krank.  Returns 0, or SF_ENOMEM (nothing runs,
+ * krank may be set: free it).
+ */
+int sf_collapsed__ranks_start(struct walk *w, struct sf_ctx *ctx);
+void sf_collapsed__ranks_wait(struct walk *w);
+
+/*
+ * The crew (collapsed_crew.c): one more thread that runs the level
+ * writer's parts.  sf_collapsed__crew_start returns it, or NULL when no
+ * thread can be made (every part then runs on the caller's thread).
+ * sf_collapsed__crew_run runs fn(arg, k) for each k in [0, ntasks), each
+ * on whichever of the caller's thread and the crew's is free first, and
+ * returns when all have run (with c NULL or one task: all on the
+ * caller's thread).  sf_collapsed__crew_stop ends the thread and frees c
+ * (NULL: nothing).
+ */
+struct crew;
+struct crew *sf_collapsed__crew_start(void);
+void sf_collapsed__crew_run(struct crew *c, size_t ntasks,
+			    void (*fn)(void *arg, size_t k), void *arg);
+void sf_collapsed__crew_stop(struct crew *c);
 
 /*
  * The level records' memory (collapsed_levels.c), made before the names

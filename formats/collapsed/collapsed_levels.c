@@ -8,7 +8,6 @@
 #include "text.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,132 +86,6 @@ struct lrec {
 #define MAX_PARTS 2
 #define PART_MIN (32u << 10)
 
-/*
- * The second thread that runs parts, kept for the whole build (a level
- * has four steps of parts, a timeline 26 levels).  Either thread takes
- * the next part of a step as it comes free, so the writer never waits
- * for a thread that has taken nothing: on a machine whose other core is
- * busy, the writer's thread runs every part itself, about as fast as
- * one job, where waiting at each step for a thread to be scheduled cost
- * more than the parts saved.  Which thread runs a part changes no byte:
- * parts write disjoint memory.
- */
-struct crew {
-	pthread_mutex_t lock;
-	pthread_cond_t work;       /* a new step, or the end */
-	pthread_cond_t idle;       /* the helper holds no step */
-	void (*fn)(void *arg, size_t k);
-	void *arg;
-	size_t ntasks;
-	atomic_size_t next;        /* the next part to take */
-	unsigned long step;        /* steps given */
-	bool busy;                 /* the helper holds a step */
-	bool quit;
-	pthread_t thread;
-};
-
-static void crew_take(struct crew *c, void (*fn)(void *, size_t),
-		      void *arg, size_t ntasks)
-{
-	size_t k;
-
-	while ((k = atomic_fetch_add(&c->next, 1)) < ntasks)
-		fn(arg, k);
-}
-
-static void *crew_thread(void *arg)
-{
-	struct crew *c = arg;
-	unsigned long seen = 0;
-
-	pthread_mutex_lock(&c->lock);
-	for (;;) {
-		while (!c->quit && c->step == seen)
-			pthread_cond_wait(&c->work, &c->lock);
-		if (c->quit)
-			break;
-		seen = c->step;
-		void (*fn)(void *, size_t) = c->fn;
-		void *farg = c->arg;
-		size_t n = c->ntasks;
-		/* while busy, no new step is given (crew_run) */
-		c->busy = true;
-		pthread_mutex_unlock(&c->lock);
-		crew_take(c, fn, farg, n);
-		pthread_mutex_lock(&c->lock);
-		c->busy = false;
-		pthread_cond_broadcast(&c->idle);
-	}
-	pthread_mutex_unlock(&c->lock);
-	return NULL;
-}
-
-static void crew_free(struct crew *c)
-{
-	pthread_mutex_destroy(&c->lock);
-	pthread_cond_destroy(&c->work);
-	pthread_cond_destroy(&c->idle);
-	free(c);
-}
-
-/* Returns the crew, or NULL (then every part runs on this thread). */
-static struct crew *crew_start(void)
-{
-	struct crew *c = sf_calloc(1, sizeof(*c));
-
-	if (!c)
-		return NULL;
-	pthread_mutex_init(&c->lock, NULL);
-	pthread_cond_init(&c->work, NULL);
-	pthread_cond_init(&c->idle, NULL);
-	atomic_init(&c->next, 0);
-	if (sf_thread_start(&c->thread, crew_thread, c)) {
-		crew_free(c);
-		return NULL;
-	}
-	return c;
-}
-
-/* Run fn(arg, k) for k in [0, ntasks), and return when all have run. */
-static void crew_run(struct crew *c, size_t ntasks,
-		     void (*fn)(void *arg, size_t k), void *arg)
-{
-	if (!c || ntasks < 2) {
-		for (size_t k = 0; k < ntasks; k++)
-			fn(arg, k);
-		return;
-	}
-	pthread_mutex_lock(&c->lock);
-	while (c->busy)
-		pthread_cond_wait(&c->idle, &c->lock);
-	c->fn = fn;
-	c->arg = arg;
-	c->ntasks = ntasks;
-	atomic_store(&c->next, 0);
-	c->step++;
-	pthread_cond_signal(&c->work);
-	pthread_mutex_unlock(&c->lock);
-	crew_take(c, fn, arg, ntasks);
-	/* every part is taken: wait only for one the helper runs */
-	pthread_mutex_lock(&c->lock);
-	while (c->busy)
-		pthread_cond_wait(&c->idle, &c->lock);
-	pthread_mutex_unlock(&c->lock);
-}
-
-/* End the helper (it holds no step: crew_run waited) and free c. */
-static void crew_stop(struct crew *c)
-{
-	if (c) {
-		pthread_mutex_lock(&c->lock);
-		c->quit = true;
-		pthread_cond_signal(&c->work);
-		pthread_mutex_unlock(&c->lock);
-		pthread_join(c->thread, NULL);
-		crew_free(c);
-	}
-}
-
 struct levels {
 	size_t nlevels;
 	struct lrec *rec;          /* by place: level d is rec[dstart[d] ..
@@ -230,7 +103,8 @@ struct levels {
 	uint32_t *cnt[MAX_PARTS];  /* one level's entries per parent, a
 				    * count per part (struct lpart) */
 	unsigned jobs;
-	struct crew *crew;         /* with two jobs, a large tree */
+	struct crew *crew;         /* with two jobs, a large tree
+				    * (collapsed_crew.c) */
 	struct lrun *runs;         /* every level's runs, in order */
 	size_t nruns;
 	uint32_t *rstart;          /* level d's: runs[rstart[d] ..) */
@@ -255,12 +129,53 @@ static void levels_free(struct levels *l)
 	free(l->line_sum);
 }
 
-/* Sort a parent's few children (lent_cmp) by insertion, inline: most
- * parents have one or two. */
-static void lent_sort(struct lent *e, size_t n)
+/*
+ * Sort a parent's children (lent_cmp).  Most parents have one or two:
+ * insertion, inline.  More are sorted by key alone, stably, in passes of
+ * a byte of the key (a radix sort): a parent's entries are placed in
+ * node order (part_place: records in place order, part 0's before part
+ * 1's, a record's line before its subtree entry, whose keys differ), so
+ * entries of equal key are in node order already.  A timeline's level 3,
+ * the 50,000 children of "main" under one parent, went through qsort on
+ * one part while the other, with no parent left, waited.  `tmp` is room
+ * for the passes, grown here; if it cannot grow, qsort sorts.
+ */
+static void lent_radix(struct lent *e, size_t n, struct lent **tmp,
+		       size_t *tmpcap)
+{
+	uint32_t top = 0;
+
+	for (size_t i = 0; i < n; i++)
+		top |= e[i].key;
+	if (sf_grow(tmp, tmpcap, n, sizeof(**tmp))) {
+		qsort(e, n, sizeof(*e), lent_cmp);
+		return;
+	}
+	struct lent *a = e, *b = *tmp;
+	for (unsigned sh = 0; sh < 32 && top >> sh; sh += 8) {
+		size_t at[256] = { 0 };
+		for (size_t i = 0; i < n; i++)
+			at[(a[i].key >> sh) & 255]++;
+		for (size_t d = 0, sum = 0; d < 256; d++) {
+			size_t c = at[d];
+			at[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			b[at[(a[i].key >> sh) & 255]++] = a[i];
+		struct lent *x = a;
+		a = b;
+		b = x;
+	}
+	if (a != e)
+		memcpy(e, a, n * sizeof(*e));
+}
+
+static inline void lent_sort(struct lent *e, size_t n, struct lent **tmp,
+			     size_t *tmpcap)
 {
 	if (n > 16) {
-		qsort(e, n, sizeof(*e), lent_cmp);
+		lent_radix(e, n, tmp, tmpcap);
 		return;
 	}
 	for (size_t i = 1; i < n; i++) {
@@ -366,11 +281,14 @@ static void part_sort(void *arg, size_t k)
 	struct levels *l = s->l;
 	const uint32_t *end = l->cnt[s->nparts - 1];
 	uint32_t rn = 0, ln = 0;
+	struct lent *tmp = NULL;
+	size_t tmpcap = 0;
 
 	pt->ebeg = pt->gbeg ? end[pt->gbeg - 1] : 0;
 	pt->eend = pt->gend ? end[pt->gend - 1] : 0;
 	for (size_t g = pt->gbeg, b = pt->ebeg; g < pt->gend; b = end[g++])
-		lent_sort(l->sorted + b, end[g] - b);
+		lent_sort(l->sorted + b, end[g] - b, &tmp, &tmpcap);
+	free(tmp);
 	if (k + 1 == s->nparts)
 		return;    /* the last part's runs are counted as made */
 	for (uint32_t i = pt->ebeg; i < pt->eend; i++) {
@@ -437,7 +355,7 @@ static void level_runs(const struct walk *w, struct levels *l, size_t d,
 			.end = beg + (uint32_t)((end - beg) * (k + 1) / nparts),
 			.gbeg = s.np * k / nparts,
 			.gend = s.np * (k + 1) / nparts };
-	crew_run(l->crew, nparts, part_count, &s);
+	sf_collapsed__crew_run(l->crew, nparts, part_count, &s);
 	/* each part's first place per parent, and its first line */
 	nent = empty;
 	for (size_t g = 0; g < s.np; g++)
@@ -454,15 +372,15 @@ static void level_runs(const struct walk *w, struct levels *l, size_t d,
 		l->sorted[0] = (struct lent){ w->krank[2 * empty_name], 0, 0,
 					      empty_name | LENT_LINE };
 	}
-	crew_run(l->crew, nparts, part_place, &s);
-	crew_run(l->crew, nparts, part_sort, &s);
+	sf_collapsed__crew_run(l->crew, nparts, part_place, &s);
+	sf_collapsed__crew_run(l->crew, nparts, part_sort, &s);
 	s.part[0].roff = (uint32_t)l->nruns;
 	s.part[0].loff = *nlines;
 	for (size_t k = 1; k < nparts; k++) {
 		s.part[k].roff = s.part[k - 1].roff + s.part[k - 1].rn;
 		s.part[k].loff = s.part[k - 1].loff + s.part[k - 1].ln;
 	}
-	crew_run(l->crew, nparts, part_runs, &s);
+	sf_collapsed__crew_run(l->crew, nparts, part_runs, &s);
 	l->nruns = s.part[nparts - 1].roff + s.part[nparts - 1].rn;
 	*nlines = s.part[nparts - 1].loff + s.part[nparts - 1].ln;
 }
@@ -965,9 +883,41 @@ struct rshare {
 	const uint32_t *frame_name;
 	struct lrec *rec;
 	uint32_t *place;
-	uint32_t *cur[MAX_PARTS];  /* by level: part k's next place */
+	uint32_t *cur[MAX_PARTS];  /* by level: part k's next place, first
+				    * its nodes per level (part_depths) */
+	size_t ncur[MAX_PARTS];    /* cur[k]'s entries */
+	bool nomem[MAX_PARTS];     /* part_depths could not grow cur[k] */
 	size_t vbeg[MAX_PARTS + 1];    /* part k's nodes */
 };
+
+/* Count part k's nodes per level into cur[k], grown as deeper nodes come
+ * (no pass before finds the depth: the counts are one pass over the 12
+ * bytes of each node, where the depth first was a pass of its own). */
+static void part_depths(void *arg, size_t k)
+{
+	struct rshare *r = arg;
+	uint32_t *c = r->cur[k];
+	size_t nc = r->ncur[k];
+
+	for (size_t v = r->vbeg[k]; v < r->vbeg[k + 1]; v++) {
+		uint32_t d = r->stacks[v].depth;
+		if (d >= nc) {
+			size_t nn = 2 * nc > (size_t)d + 1 ? 2 * nc :
+							     (size_t)d + 1;
+			uint32_t *g = sf_reallocarray(c, nn, sizeof(*c));
+			if (!g) {
+				r->nomem[k] = true;
+				break;
+			}
+			memset(g + nc, 0, (nn - nc) * sizeof(*g));
+			c = g;
+			nc = nn;
+		}
+		c[d]++;
+	}
+	r->cur[k] = c;
+	r->ncur[k] = nc;
+}
 
 static void part_places(void *arg, size_t k)
 {
@@ -1004,6 +954,43 @@ static void records_one_part(struct rshare *r)
 	}
 }
 
+/*
+ * F_BELOW a level at a time from the deepest up, a level's records cut
+ * into parts as in struct lpart: a record with a flag gives its parent
+ * (a level up) F_BELOW.  Two parts may give it to one parent at once:
+ * each sets that bit alone of the byte (the parents' F_LINE is final),
+ * by relaxed atomic loads and stores, so the bytes are the same whoever
+ * stores last.  Each part counts its records' flags (nbelow, nline,
+ * summed over the levels).
+ */
+struct fshare {
+	struct levels *l;
+	uint32_t beg[MAX_PARTS + 1];   /* part k's records */
+	size_t nbelow[MAX_PARTS], nline[MAX_PARTS];
+};
+
+static void part_flags(void *arg, size_t k)
+{
+	struct fshare *s = arg;
+	struct levels *l = s->l;
+	unsigned char *flags = l->flags;
+	size_t nb = 0, nl = 0;
+
+	for (uint32_t i = s->beg[k]; i < s->beg[k + 1]; i++) {
+		unsigned f = flags[i];
+		if (f) {
+			unsigned char *q = &flags[l->rec[i].ppos];
+			unsigned char o = __atomic_load_n(q, __ATOMIC_RELAXED);
+			__atomic_store_n(q, (unsigned char)(o | F_BELOW),
+					 __ATOMIC_RELAXED);
+		}
+		nb += (f & F_BELOW) != 0;
+		nl += f & F_LINE;
+	}
+	s->nbelow[k] += nb;
+	s->nline[k] += nl;
+}
+
 int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 			     struct sf_output *out, uint32_t empty_name,
 			     struct sf_ctx *ctx)
@@ -1018,46 +1005,61 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 	uint32_t nlines = 0;
 	int rc = 0;
 
-	for (size_t v = 1; v < p->d.nstacks; v++)
-		if (p->d.stacks[v].depth + (size_t)1 > nlevels)
-			nlevels = p->d.stacks[v].depth + (size_t)1;
-	l.nlevels = nlevels;
 	l.jobs = sf_jobs(ctx);
 	size_t nparts = l.jobs > 1 && n >= 2 * PART_MIN ? 2 : 1;
 	struct rshare rs = { .stacks = p->d.stacks, .frame_name = t->frame_name,
 			     .vbeg = { 0, n / nparts, n } };
-	uint32_t *cur = sf_calloc(MAX_PARTS * (nlevels + 1), sizeof(*cur));
 
 	/* the parts run on this thread too if the crew cannot start */
 	if (nparts > 1)
-		l.crew = crew_start();
-	if (!cur ||
-	    !(l.dstart = sf_calloc(nlevels + 1, sizeof(*l.dstart))) ||
+		l.crew = sf_collapsed__crew_start();
+	rs.vbeg[nparts] = p->d.nstacks;
+	for (size_t k = 0; k < nparts; k++) {
+		rs.ncur[k] = 64;
+		if (!(rs.cur[k] = sf_calloc(rs.ncur[k], sizeof(*rs.cur[k]))))
+			goto nomem;
+	}
+	sf_collapsed__crew_run(l.crew, nparts, part_depths, &rs);
+	for (size_t k = 0; k < nparts; k++) {
+		if (rs.nomem[k])
+			goto nomem;
+		for (size_t d = rs.ncur[k]; d-- > nlevels;)
+			if (rs.cur[k][d]) {
+				nlevels = d + 1;
+				break;
+			}
+	}
+	l.nlevels = nlevels;
+	/* the counts become the parts' cursors, one a level and one more */
+	for (size_t k = 0; k < nparts; k++) {
+		if (rs.ncur[k] > nlevels)
+			continue;
+		uint32_t *g = sf_reallocarray(rs.cur[k], nlevels + 1,
+					      sizeof(*g));
+		if (!g)
+			goto nomem;
+		memset(g + rs.ncur[k], 0,
+		       (nlevels + 1 - rs.ncur[k]) * sizeof(*g));
+		rs.cur[k] = g;
+		rs.ncur[k] = nlevels + 1;
+	}
+	if (!(l.dstart = sf_calloc(nlevels + 1, sizeof(*l.dstart))) ||
 	    !(l.flags = sf_calloc(n, sizeof(*l.flags))) ||
 	    !(l.rstart = sf_calloc(nlevels + 1, sizeof(*l.rstart))) ||
 	    !(l.lstart = sf_calloc(nlevels + 1, sizeof(*l.lstart))))
 		goto nomem;
-	/* the nodes per level: part 0's counted in the last part's
-	 * cursors, the others' in dstart */
-	rs.vbeg[nparts] = p->d.nstacks;
-	for (size_t k = 0; k < nparts; k++)
-		rs.cur[k] = cur + k * (nlevels + 1);
-	uint32_t *first = rs.cur[nparts - 1];
-	for (size_t v = 0; v < rs.vbeg[1]; v++)
-		first[p->d.stacks[v].depth]++;
-	for (size_t v = rs.vbeg[1]; v < p->d.nstacks; v++)
-		l.dstart[p->d.stacks[v].depth + 1]++;
+	/* the levels' starts, and each part's first place per level: part
+	 * 1's after part 0's */
 	for (size_t d = 0; d < nlevels; d++) {
-		l.dstart[d + 1] += first[d];
-		if (l.dstart[d + 1] > maxlev)
-			maxlev = l.dstart[d + 1];
-		l.dstart[d + 1] += l.dstart[d];
-	}
-	/* each part's first place per level: part 1's after part 0's */
-	for (size_t d = 0; d < nlevels; d++) {
-		if (nparts > 1)
-			rs.cur[1][d] += l.dstart[d];
-		rs.cur[0][d] = l.dstart[d];
+		uint32_t at = l.dstart[d];
+		for (size_t k = 0; k < nparts; k++) {
+			uint32_t cnt = rs.cur[k][d];
+			rs.cur[k][d] = at;
+			at += cnt;
+		}
+		l.dstart[d + 1] = at;
+		if (at - l.dstart[d] > maxlev)
+			maxlev = at - l.dstart[d];
 	}
 	/* the records and places are ours from here on, freed with the
 	 * levels */
@@ -1070,13 +1072,15 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 	rs.place = place;
 	rs.rec = l.rec;
 	if (nparts > 1) {
-		crew_run(l.crew, nparts, part_places, &rs);
-		crew_run(l.crew, nparts, part_records, &rs);
+		sf_collapsed__crew_run(l.crew, nparts, part_places, &rs);
+		sf_collapsed__crew_run(l.crew, nparts, part_records, &rs);
 	} else {
 		records_one_part(&rs);
 	}
-	free(cur);
-	cur = NULL;
+	for (size_t k = 0; k < MAX_PARTS; k++) {
+		free(rs.cur[k]);
+		rs.cur[k] = NULL;
+	}
 	/* the samples' weights and F_LINE straight into the records (in
 	 * sample order, the order the walk sums them in), then F_BELOW
 	 * from the deepest level up: a node with a flag makes its parent
@@ -1092,16 +1096,21 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 		l.flags[at] |= F_LINE;
 	}
 	/* a node gives at most a line and a merged node, node 0 one line
-	 * more and the top's run; counted in the same pass, as a node's
-	 * flags are whole once its children (all at places after it) have
-	 * been read */
-	size_t nbelow = 1, nline = 1;
-	for (size_t i = l.dstart[nlevels]; i-- > 0;) {
-		unsigned f = l.flags[i];
-		if (f && i)
-			l.flags[l.rec[i].ppos] |= F_BELOW;
-		nbelow += (f & F_BELOW) != 0;
-		nline += (f & F_LINE) != 0;
+	 * more and the top's run; counted in the same pass, as a level's
+	 * flags are whole once the level below has been read */
+	struct fshare fs = { .l = &l };
+	for (size_t d = nlevels; d-- > 1;) {
+		uint32_t beg = l.dstart[d], end = l.dstart[d + 1];
+		size_t np = l.jobs > 1 && end - beg >= 2 * PART_MIN ? 2 : 1;
+		for (size_t k = 0; k <= np; k++)
+			fs.beg[k] = beg + (uint32_t)((end - beg) * k / np);
+		sf_collapsed__crew_run(l.crew, np, part_flags, &fs);
+	}
+	size_t nbelow = 1 + ((l.flags[0] & F_BELOW) != 0);
+	size_t nline = 1 + (l.flags[0] & F_LINE);
+	for (size_t k = 0; k < MAX_PARTS; k++) {
+		nbelow += fs.nbelow[k];
+		nline += fs.nline[k];
 	}
 	if (nbelow + nline >= UINT32_MAX) {
 		/* a run's index is 32 bits (struct lrun) */
@@ -1132,6 +1141,8 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 	 * pages most), so 30 MB of a timeline not touched anew pay. */
 	_Static_assert(sizeof(struct lrec) == 2 * sizeof(struct lrun),
 		       "two runs fit in a record");
+	/* the levels' entries are keyed by the ranks */
+	sf_collapsed__ranks_wait(w);
 	l.runs = (struct lrun *)(void *)l.rec;
 	l.runs[0] = (struct lrun){ 0, 0 };    /* the top */
 	l.nruns = 1;
@@ -1143,7 +1154,7 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 	}
 	l.rstart[nlevels] = (uint32_t)l.nruns;
 	l.lstart[nlevels] = nlines;
-	crew_stop(l.crew);
+	sf_collapsed__crew_stop(l.crew);
 	l.crew = NULL;
 	free(l.sorted);
 	free(l.lw);
@@ -1165,8 +1176,9 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 nomem:
 	rc = sf_error_nomem(ctx);
 done:
-	crew_stop(l.crew);
-	free(cur);
+	sf_collapsed__crew_stop(l.crew);
+	for (size_t k = 0; k < MAX_PARTS; k++)
+		free(rs.cur[k]);
 	chunks_free(&c);
 	levels_free(&l);
 	return rc;

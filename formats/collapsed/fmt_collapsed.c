@@ -349,57 +349,6 @@ static void short_sort(void *base, size_t n, size_t size,
 	}
 }
 
-/* Byte order of the keys name (sub = 0) and name ";" (sub = 1), given as
- * 2 * name id + sub. */
-static const struct onames *g_rank_names;
-
-static int key_cmp(const void *a, const void *b)
-{
-	uint32_t ka = *(const uint32_t *)a, kb = *(const uint32_t *)b;
-	const struct oname *x = &g_rank_names->names[ka >> 1];
-	const struct oname *y = &g_rank_names->names[kb >> 1];
-	unsigned xs = ka & 1, ys = kb & 1;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->txt, y->txt, n);
-
-	if (c)
-		return c;
-	if (x->len == y->len)
-		return (int)xs - (int)ys;  /* "c" < "c;" */
-	/* one name is a proper prefix of the other: the shorter key goes
-	 * on with ';' if it is a subtree entry, else it has ended */
-	if (x->len < y->len) {
-		unsigned char yc = (unsigned char)y->txt[n];
-		return !xs || ';' < yc ? -1 : ';' > yc ? 1 : -1;
-	}
-	unsigned char xc = (unsigned char)x->txt[n];
-	return !ys || ';' < xc ? 1 : ';' > xc ? -1 : 1;
-}
-
-/* w->krank: every name's two keys ranked once (names are distinct, so
- * equal ranks are equal keys). */
-static int rank_keys(struct walk *w, struct sf_ctx *ctx)
-{
-	size_t nk = 2 * w->names->nnames;
-	uint32_t *order = sf_calloc(nk ? nk : 1, sizeof(*order));
-
-	w->krank = sf_calloc(nk ? nk : 1, sizeof(*w->krank));
-	if (!order || !w->krank) {
-		free(order);
-		return sf_error_nomem(ctx);
-	}
-	for (size_t k = 0; k < nk; k++)
-		order[k] = (uint32_t)k;
-	/* qsort has no context argument; the writer runs on one thread */
-	g_rank_names = w->names;
-	qsort(order, nk, sizeof(*order), key_cmp);
-	g_rank_names = NULL;
-	for (size_t r = 0; r < nk; r++)
-		w->krank[order[r]] = (uint32_t)r;
-	free(order);
-	return 0;
-}
-
 /* Append the entries of the children kids[kbeg .. kend) in context ctx. */
 static void add_children(const struct walk *w, struct oent *ents,
 			 size_t *nents, uint16_t ctx, uint32_t kbeg,
@@ -731,12 +680,14 @@ static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 		goto out;
 	if (prefix && (rc = make_groups(&w, &t, ctx)))
 		goto out;
-	if ((rc = rank_keys(&w, ctx)))
+	/* with two jobs the keys are ranked beside level_emit's records */
+	if ((rc = sf_collapsed__ranks_start(&w, ctx)))
 		goto out;
 	if (!prefix) {
 		rc = sf_collapsed__level_emit(&w, &lm, out, empty_name, ctx);
 		goto out;
 	}
+	sf_collapsed__ranks_wait(&w);
 	first = sf_calloc(n + 1, sizeof(*first));
 	w.kids = sf_calloc(n, sizeof(*w.kids));
 	if (!first || !w.kids)
@@ -783,6 +734,7 @@ static int collapsed_write(const struct sf_profile *p, struct sf_output *out,
 nomem:
 	rc = sf_error_nomem(ctx);
 out:
+	sf_collapsed__ranks_wait(&w);
 	sf_collapsed__level_mem_free(&lm);
 	onames_free(&t);
 	for (int c = 0; c < 2; c++) {

@@ -30,12 +30,23 @@ static const char *const fixed_names[] = {
 };
 #define NFIXED (sizeof(fixed_names) / sizeof(fixed_names[0]))
 
+/* Names begin with a common part of 13 to 17 bytes when set: the writer
+ * ranks names by their first 16 bytes and compares only names alike in
+ * those whole (fmt_collapsed.c, struct rkey), so the names then differ
+ * just before, at and after that boundary. */
+static bool long_names;
+
 /* A name from the fixed list, or 1-4 random characters from an alphabet
  * rich in bytes around ';' (0x3b) and ' ' (0x20). */
 static void random_name(char *buf)
 {
 	static const char alpha[] = "a-;: \t!<\x01\x7f\xc3\xa9~\xff";
 
+	if (long_names) {
+		size_t n = 13 + unit_rnd(5);
+		memcpy(buf, "0123456789abcdefg", n);
+		buf += n;
+	}
 	if (unit_rnd(2)) {
 		strcpy(buf, fixed_names[unit_rnd(NFIXED)]);
 		return;
@@ -206,7 +217,7 @@ static bool one_case(unsigned seed, bool *made)
 	if (sf_profile_new(&p, &ctx))
 		goto out;
 	for (size_t i = 0; i < nframes; i++) {
-		char name[16];
+		char name[32];
 		struct sf_frame f;
 		random_name(name);
 		sf_frame_init(&f);
@@ -284,6 +295,14 @@ int main(void)
 	}
 	CHECK("collapsed-order-profiles-built", made);
 	CHECK("collapsed-order-random-adversarial-names", ok);
+	long_names = true;
+	for (seed = 3001; seed <= 4000 && ok && made; seed++) {
+		unit_rng = 88172645463325252ull ^ ((uint64_t)seed * 0x9e3779b97f4a7c15ull);
+		ok = one_case(seed, &made);
+	}
+	long_names = false;
+	CHECK("collapsed-order-long-names-profiles-built", made);
+	CHECK("collapsed-order-random-names-alike-in-16-bytes", ok);
 
 	/* the case of the issue, by hand: "a" < "a-x" < "a;b" */
 	struct sf_ctx ctx;
