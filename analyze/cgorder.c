@@ -5,7 +5,8 @@
  * the common denominator that the walk (callgraph.c) left, with GMP
  * rationals where a sum would overflow and for the exact ratios of 5.2's
  * cycle case.  Then the build's last steps in order: the adjacency lists
- * the order reads, the order, the lists' sorts (7, cgadj.c).  The
+ * the order reads, the order, the lists' sorts (7, cgadj.c), which with
+ * two jobs run beside the order's 5.2 on a second thread.  The
  * build's whole (sf_an_cg_build) is here too, so that the walk's file
  * never calls this one, which calls it for the exact times.
  */
@@ -347,7 +348,9 @@ static inline void ahead(const struct rheap *q, uint32_t n)
 	__builtin_prefetch(&q->nd[n], 1);
 }
 
-static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
+/* The order into g->order and g->index; with a sorter (two jobs) the
+ * lists are sorted beside it (7), and *sorted says so. */
+static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx, bool *sorted)
 {
 	size_t N = g->nnodes;
 	uint32_t *disc = malloc(N * sizeof(*disc));
@@ -368,6 +371,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 	double *rd = malloc(N * sizeof(*rd));
 	struct osum in = { 0 }, out = { 0 };
 	struct ordkey *keys = malloc(N * sizeof(*keys));
+	struct sf_an__cg_sorter *sorter = NULL;
 	mpq_t best, r;
 	size_t nd = 0, qh = 0, qt = 0, nleft = 0, nright = 0;
 	int rc = 0;
@@ -398,6 +402,10 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 			}
 		}
 	}
+	/* discovery read the out lists in creation order: from here on a
+	 * node's lists are read once, when it leaves W, and then again only
+	 * as sets (the layers), so they can be sorted meanwhile */
+	sorter = sf_an__cg_sorter_new(g, sf_jobs(ctx));
 	/* in/out (os_init): without self-edges and * edges; in by
 	 * callee_time, out by caller_time */
 	for (size_t n = 1; n < N; n++) {
@@ -536,12 +544,20 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 				}
 			}
 		}
+		for (size_t j = 0; sorter && j < nsrcs + nsinks; j++)
+			sf_an__cg_sorter_give(sorter, j < nsrcs ? srcs[j] :
+						      sinks[j - nsrcs]);
 		memcpy(left + nleft, srcs, nsrcs * sizeof(*srcs));
 		nleft += nsrcs;
 		/* RIGHT = SINKS + RIGHT: collect rounds, reverse at the end */
 		for (size_t j = nsinks; j-- > 0;)
 			right[nright++] = sinks[j];
 	}
+	}
+	if (sorter) {
+		sf_an__cg_sorter_end(sorter, true);
+		sorter = NULL;
+		*sorted = true;
 	}
 	/* L = LEFT + RIGHT; right[] holds RIGHT reversed */
 	for (size_t i = 0; i < nleft; i++)
@@ -578,6 +594,8 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 		g->index[keys[i].node] = (uint32_t)(i + 1);
 	}
 done:
+	if (sorter)
+		sf_an__cg_sorter_end(sorter, false);
 	os_free(&in, N);
 	os_free(&out, N);
 	mpq_clear(best);
@@ -604,12 +622,13 @@ done:
 
 int sf_an__cg_finish(struct sf_an_cg *g, struct sf_ctx *ctx)
 {
+	bool sorted = false;
 	int rc = 0;
 
 	/* adjacency, newest created first */
 	if (sf_an__cg_adjacency(g, sf_jobs(ctx)))
 		rc = sf_error_nomem(ctx);
-	else if (!(rc = order_nodes(g, ctx)) &&
+	else if (!(rc = order_nodes(g, ctx, &sorted)) && !sorted &&
 		 /* 7: sort real nodes' lists; * keeps newest-first */
 		 sf_an__cg_sort(g, sf_jobs(ctx)))
 		rc = sf_error_nomem(ctx);
