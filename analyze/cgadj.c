@@ -16,13 +16,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 7 on rationals: decreasing time, the newer edge first on a tie */
+/* 7 on rationals, or on numerators past 64 bits: decreasing time, the
+ * newer edge first on a tie */
 static int cmp_edge(const struct sf_an_cg *g, uint32_t x, uint32_t y,
 		    bool callee)
 {
-	mpq_t *t = callee ? g->callee : g->caller;
-	int c = mpq_cmp(t[y], t[x]);
+	int c;
 
+	if (g->caller) {
+		mpq_t *t = callee ? g->callee : g->caller;
+		c = mpq_cmp(t[y], t[x]);
+	} else {
+		sf_an_w a = time_num(g, x, callee), b = time_num(g, y, callee);
+		c = (a < b) - (a > b);
+	}
 	return c ? c : (x < y) - (x > y);
 }
 
@@ -39,9 +46,11 @@ static int cmp_edge_callee(const void *a, const void *b, void *arg)
 }
 
 /* A list entry with its time, so that sorting compares what it has at
- * hand instead of loading the edge again for every comparison */
+ * hand instead of loading the edge again for every comparison: the
+ * 64-bit time the list keeps (out_t, in_t), 16 bytes an entry, where a
+ * 128-bit one made 32, twice the bytes to move at every merge */
 struct timekey {
-	sf_an_w t;
+	int64_t t;
 	uint32_t e, other;
 };
 
@@ -83,12 +92,13 @@ static void tk_sort(struct timekey *a, size_t n, struct timekey *tmp)
 		a[k++] = tmp[i++];
 }
 
-/* list, its other ends `other` and its times `t` (NULL on rationals); tk
- * has room for 2n entries */
+/* list, its other ends `other` and its times `t` (NULL on rationals and
+ * past 64 bits, rare: then the edges' times are compared); tk has room
+ * for 2n entries */
 static void sort_list(struct sf_an_cg *g, uint32_t *list, uint32_t *other,
 		      int64_t *t, size_t n, bool callee, struct timekey *tk)
 {
-	if (g->caller) {
+	if (!t) {
 		qsort_r(list, n, sizeof(*list),
 			callee ? cmp_edge_callee : cmp_edge_caller, g);
 		for (size_t i = 0; i < n; i++)
@@ -97,12 +107,10 @@ static void sort_list(struct sf_an_cg *g, uint32_t *list, uint32_t *other,
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
-		tk[i] = (struct timekey){ t ? t[i] : time_num(g, list[i], callee),
-					  list[i], other[i] };
+		tk[i] = (struct timekey){ t[i], list[i], other[i] };
 	tk_sort(tk, n, tk + n);
 	for (size_t i = 0; i < n; i++) {
-		if (t)
-			t[i] = (int64_t)tk[i].t;
+		t[i] = tk[i].t;
 		list[i] = tk[i].e;
 		other[i] = tk[i].other;
 	}
