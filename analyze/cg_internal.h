@@ -155,6 +155,22 @@ static inline sf_an_w entry_time(const struct sf_an_cg *g, const int64_t *t,
 int sf_an__cg_adjacency(struct sf_an_cg *g, struct sf_ctx *ctx);
 int sf_an__cg_sort(struct sf_an_cg *g, unsigned jobs);
 
+/* The sorts of 7 beside the node order, with two jobs or more: the
+ * order's thread gives each node once it is done reading its lists
+ * (5.2 reads a node's lists once, when it leaves W; discovery, before
+ * the sorter is made, and the layers, after its end, read them as well),
+ * and a helper thread sorts them meanwhile; _end(s, true) sorts what is
+ * left on this thread too, then stops the helper, so that every real node
+ * given is sorted as sf_an__cg_sort would sort it; _end(s, false) stops
+ * it at once (an error: the lists are then left part sorted).  _new
+ * returns NULL for one job, a graph too small to be worth a thread, or
+ * when out of memory: sf_an__cg_sort after the order then. */
+struct sf_an__cg_sorter;
+struct sf_an__cg_sorter *sf_an__cg_sorter_new(struct sf_an_cg *g,
+					      unsigned jobs);
+void sf_an__cg_sorter_give(struct sf_an__cg_sorter *s, uint32_t n);
+void sf_an__cg_sorter_end(struct sf_an__cg_sorter *s, bool done);
+
 /* q = sum / den in lowest terms (den > 0 or < 0; not 0). */
 void sf_an__cg_rational(mpq_t q, sf_an_w sum, sf_an_w den);
 

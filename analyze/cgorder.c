@@ -5,7 +5,9 @@
  * the common denominator that the walk (callgraph.c) left, with GMP
  * rationals where a sum would overflow and for the exact ratios of 5.2's
  * cycle case.  Then the build's last steps in order: the adjacency lists
- * the order reads, the order, the lists' sorts (7, cgadj.c).  The
+ * the order reads, the order, the lists' sorts (7, cgadj.c), which with
+ * two jobs run beside the order's 5.2 on a second thread (as 5.1's
+ * discovery runs beside its sums).  The
  * build's whole (sf_an_cg_build) is here too, so that the walk's file
  * never calls this one, which calls it for the exact times.
  */
@@ -347,7 +349,50 @@ static inline void ahead(const struct rheap *q, uint32_t n)
 	__builtin_prefetch(&q->nd[n], 1);
 }
 
-static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
+/* 5.1's two parts, which share nothing: in and out of every node
+ * (os_init, task 0) and the discovery (task 1), on two threads when there
+ * are two jobs */
+struct first {
+	struct sf_an_cg *g;
+	struct onode *on;
+	struct osum *in, *out;
+	uint32_t *disc, *queue;
+	bool *seen;
+	size_t nd;            /* discovered */
+	int rc;               /* os_init's */
+};
+
+static void first_task(void *arg, size_t k)
+{
+	struct first *f = arg;
+	const struct sf_an_cg *g = f->g;
+	size_t qh = 0, qt = 0;
+
+	if (!k) {
+		memset(f->on, 0, g->nnodes * sizeof(*f->on));
+		f->rc = os_init(f->g, f->on, f->in, f->out);
+		return;
+	}
+	/* BFS from *, callees newest first */
+	f->queue[qt++] = STAR;
+	f->seen[STAR] = true;
+	while (qh < qt) {
+		uint32_t n = f->queue[qh++];
+		if (n != STAR)
+			f->disc[f->nd++] = n;
+		for (uint32_t i = g->out_start[n]; i < g->out_start[n + 1]; i++) {
+			uint32_t y = g->out_to[i];
+			if (!f->seen[y]) {
+				f->seen[y] = true;
+				f->queue[qt++] = y;
+			}
+		}
+	}
+}
+
+/* The order into g->order and g->index; with a sorter (two jobs) the
+ * lists are sorted beside it (7), and *sorted says so. */
+static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx, bool *sorted)
 {
 	size_t N = g->nnodes;
 	uint32_t *disc = malloc(N * sizeof(*disc));
@@ -368,36 +413,31 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 	double *rd = malloc(N * sizeof(*rd));
 	struct osum in = { 0 }, out = { 0 };
 	struct ordkey *keys = malloc(N * sizeof(*keys));
+	struct sf_an__cg_sorter *sorter = NULL;
+	struct first f = { g, on, &in, &out, disc, queue, seen, 0, 0 };
 	mpq_t best, r;
-	size_t nd = 0, qh = 0, qt = 0, nleft = 0, nright = 0;
+	size_t nd, nleft = 0, nright = 0;
 	int rc = 0;
 
 	mpq_init(best);
 	mpq_init(r);
-	if (on)
-		memset(on, 0, N * sizeof(*on));
 	if (!disc || !queue || !seen || !on || !cand || !stk || !didx ||
 	    !pk || !pr || !left || !sinks || !right || !srcs || !pos ||
-	    !layer || !rd || !keys || os_init(g, on, &in, &out)) {
+	    !layer || !rd || !keys) {
 		rc = sf_error_nomem(ctx);
 		goto done;
 	}
-
-	/* 5.1 discovery: BFS from *, callees newest first */
-	queue[qt++] = STAR;
-	seen[STAR] = true;
-	while (qh < qt) {
-		uint32_t n = queue[qh++];
-		if (n != STAR)
-			disc[nd++] = n;
-		for (uint32_t i = g->out_start[n]; i < g->out_start[n + 1]; i++) {
-			uint32_t y = g->out_to[i];
-			if (!seen[y]) {
-				seen[y] = true;
-				queue[qt++] = y;
-			}
-		}
+	/* 5.1: in/out and the discovery */
+	sf_run_tasks(sf_jobs(ctx), 2, first_task, &f);
+	nd = f.nd;
+	if (f.rc) {
+		rc = sf_error_nomem(ctx);
+		goto done;
 	}
+	/* discovery read the out lists in creation order: from here on a
+	 * node's lists are read once, when it leaves W, and then again only
+	 * as sets (the layers), so they can be sorted meanwhile */
+	sorter = sf_an__cg_sorter_new(g, sf_jobs(ctx));
 	/* in/out (os_init): without self-edges and * edges; in by
 	 * callee_time, out by caller_time */
 	for (size_t n = 1; n < N; n++) {
@@ -536,12 +576,20 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 				}
 			}
 		}
+		for (size_t j = 0; sorter && j < nsrcs + nsinks; j++)
+			sf_an__cg_sorter_give(sorter, j < nsrcs ? srcs[j] :
+						      sinks[j - nsrcs]);
 		memcpy(left + nleft, srcs, nsrcs * sizeof(*srcs));
 		nleft += nsrcs;
 		/* RIGHT = SINKS + RIGHT: collect rounds, reverse at the end */
 		for (size_t j = nsinks; j-- > 0;)
 			right[nright++] = sinks[j];
 	}
+	}
+	if (sorter) {
+		sf_an__cg_sorter_end(sorter, true);
+		sorter = NULL;
+		*sorted = true;
 	}
 	/* L = LEFT + RIGHT; right[] holds RIGHT reversed */
 	for (size_t i = 0; i < nleft; i++)
@@ -578,6 +626,8 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx)
 		g->index[keys[i].node] = (uint32_t)(i + 1);
 	}
 done:
+	if (sorter)
+		sf_an__cg_sorter_end(sorter, false);
 	os_free(&in, N);
 	os_free(&out, N);
 	mpq_clear(best);
@@ -604,12 +654,13 @@ done:
 
 int sf_an__cg_finish(struct sf_an_cg *g, struct sf_ctx *ctx)
 {
+	bool sorted = false;
 	int rc = 0;
 
 	/* adjacency, newest created first */
 	if (sf_an__cg_adjacency(g, ctx))
 		rc = sf_error_nomem(ctx);
-	else if (!(rc = order_nodes(g, ctx)) &&
+	else if (!(rc = order_nodes(g, ctx, &sorted)) && !sorted &&
 		 /* 7: sort real nodes' lists; * keeps newest-first */
 		 sf_an__cg_sort(g, sf_jobs(ctx)))
 		rc = sf_error_nomem(ctx);

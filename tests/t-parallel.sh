@@ -156,6 +156,30 @@ done
 if [ -z "$bad" ]; then pass parallel-callgraph-large-node
 else fail parallel-callgraph-large-node "differs:$bad"; fi
 
+# cg_jobs_racket JOBS SEED SAMPLES FUNCTIONS DEPTH: gen_stacks's input of
+# that seed and size (cg.samples.tsv); its text and JSON call graph at -j2
+# and -j3 against -j1's bytes (cg1.out keeps -j1's JSON), then every value
+# and order at SF_JOBS=JOBS against Racket's analyze-samples where it is
+# installed; what differs is added to $bad
+cg_jobs_racket() {
+	jobs=$1; shift
+	./gen_stacks "$2" "$3" "$4" "$1" 0 > cg.samples.tsv
+	for fmt in "" --json; do
+		$SFANALYZE -q -j 1 --callgraph $fmt cg.samples.tsv > cg1.out
+		for j in 2 3; do
+			$SFANALYZE -q -j $j --callgraph $fmt cg.samples.tsv > cgj.out
+			cmp -s cg1.out cgj.out || bad="$bad ${fmt:-text}:j$j"
+		done
+	done
+	if have racket &&
+	   racket -l racket/base -l profile/analyzer -e '' >/dev/null 2>&1; then
+		SF_JOBS=$jobs python3 "$TOP/tests/analyze/cg_racket.py" \
+			"$SFANALYZE" "$TOP/bench/callgraph-racket.rkt" \
+			./gen_stacks "$1" "$2" "$3" "$4" 0 > racket.out ||
+			bad="$bad racket:$(head -c 200 racket.out)"
+	fi
+}
+
 # The call graph walk's stacks are made in blocks of 1,024 samples, four
 # in hand, by a helper thread beside the walk with two jobs or more, and
 # by the walk's own thread whenever it is free to (analyze/cgstacks.c);
@@ -167,21 +191,14 @@ else fail parallel-callgraph-large-node "differs:$bad"; fi
 # docs/analyze.md's call graph) counted from the input; every value and
 # order against Racket's analyze-samples where it is installed.
 if have cc && have python3 && cc -O2 -o gen_stacks "$TOP/bench/gen_stacks.c"; then
-	./gen_stacks 12000 1500 40 4 0 > blocks.samples.tsv
 	bad=
-	for fmt in "" --json; do
-		$SFANALYZE -q -j 1 --callgraph $fmt blocks.samples.tsv > cg1.out
-		for j in 2 3; do
-			$SFANALYZE -q -j $j --callgraph $fmt blocks.samples.tsv > cgj.out
-			cmp -s cg1.out cgj.out || bad="$bad ${fmt:-text}:j$j"
-		done
-	done
+	cg_jobs_racket 3 4 12000 1500 40
 	awk -F'\t' '{ n = split($3, f, ";"); split("", seen)
 		for (k = 1; k <= n; k++) if (!(f[k] in seen)) {
 			seen[f[k]] = 1; tot[f[k]] += $2; th[f[k], $1] = 1 } }
 	     END { for (x in tot) { s = x " " tot[x]
 			for (t = 3; t >= 0; t--) if ((x, t) in th) s = s " " t
-			print s } }' blocks.samples.tsv | sort > blocks.want
+			print s } }' cg.samples.tsv | sort > blocks.want
 	python3 -c '
 import json, sys
 for n in json.load(open(sys.argv[1]))["nodes"]:
@@ -189,15 +206,32 @@ for n in json.load(open(sys.argv[1]))["nodes"]:
 ' cg1.out | sort > blocks.got
 	cmp -s blocks.want blocks.got || bad="$bad totals-thread-ids"
 	[ "$(wc -l < blocks.want)" -gt 1024 ] || bad="$bad too-few-functions"
-	if have racket &&
-	   racket -l racket/base -l profile/analyzer -e '' >/dev/null 2>&1; then
-		SF_JOBS=3 python3 "$TOP/tests/analyze/cg_racket.py" \
-			"$SFANALYZE" "$TOP/bench/callgraph-racket.rkt" \
-			./gen_stacks 4 12000 1500 40 0 > racket.out ||
-			bad="$bad racket:$(head -c 200 racket.out)"
-	fi
 	if [ -z "$bad" ]; then pass parallel-callgraph-blocks
 	else fail parallel-callgraph-blocks "differs:$bad"; fi
 else
 	skip parallel-callgraph-blocks "cc or python3 is missing"
+fi
+
+# With two jobs the lists' sorts (docs/analyze.md, call graph 7) run on a
+# second thread beside the node order's 5.2, each node's lists once 5.2
+# is done with them, given in batches of 65,536 list entries
+# (analyze/cgadj.c); the rest is sorted by both threads after 5.2.  A
+# graph of some 13,000 functions and 90,000 list entries (more than a
+# batch: below one no thread sorts beside the order), its lists at -j2 and -j3
+# the bytes of -j1's; every value and every order (nodes and lists) at
+# -j2 against Racket's analyze-samples where it is installed.
+if have cc && have python3 && [ -x gen_stacks ]; then
+	bad=
+	cg_jobs_racket 2 6 10000 14000 48
+	python3 -c '
+import json, sys
+n = json.load(open(sys.argv[1]))["nodes"]
+print(sum(len(x["callers"]) + len(x["callees"]) for x in n))
+' cg1.out > sorts.entries
+	[ "$(cat sorts.entries)" -gt $((65536 + 16384)) ] ||
+		bad="$bad too-few-entries:$(cat sorts.entries)"
+	if [ -z "$bad" ]; then pass parallel-callgraph-sorts
+	else fail parallel-callgraph-sorts "differs:$bad"; fi
+else
+	skip parallel-callgraph-sorts "cc or python3 is missing"
 fi
