@@ -142,8 +142,8 @@ int sf_output_open(struct sf_output **out, struct sf_ctx *ctx,
  * always compressed (pprof).  Returns 0 or SF_ENOMEM. */
 int sf_output_set_gzip(struct sf_output *o, struct sf_ctx *ctx);
 /* How many threads the output may use (sfconv's -j).  With two or more,
- * a gzip output opened with `gzip` compresses and writes on a second
- * thread while the writer fills the next buffer.  The compressor gets the
+ * a gzip output (opened with `gzip`, or sf_output_set_gzip's) compresses
+ * and writes on a second thread while the writer fills the next buffer.  The compressor gets the
  * same input with the same flushes in the same order, so the bytes do not
  * change.  Where no thread can be started the output compresses on the
  * caller's thread.  A write failure shows up in sf_output_failed at the
