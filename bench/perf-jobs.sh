@@ -17,7 +17,11 @@
 # bench/data and, to be fair to every row, in the page cache.  The -j2 output must equal
 # -j1's.  stackcollapse-perf.pl ($FLAMEGRAPH_DIR or PATH; no Debian or npm
 # package ships it) runs once on the first PERL_MB of each input, its
-# output compared with sfconv's on the same slice; the ratio is per byte,
+# output compared with sfconv's on the same slice (FlameGraph at 41fee1f,
+# the peer fixtures' commit, which bench/perf-collapse.sh fetches: its
+# script weighs each event by the period perf prints before the event
+# name, as sfconv does; the 2016 script counts one per event and differs
+# wherever `perf script` prints periods); the ratio is per byte,
 # the Perl's CPU on the slice against the -j1 row's on the whole input.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
