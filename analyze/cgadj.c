@@ -11,6 +11,7 @@
 #include "analyze.h"
 #include "an_internal.h"
 #include "cg_internal.h"
+#include "msort.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -56,41 +57,15 @@ struct timekey {
 
 /* x goes before y: decreasing time, the newer edge first on a tie */
 static inline bool tk_before(const struct timekey *x,
-			     const struct timekey *y)
+			     const struct timekey *y, const void *unused)
 {
 	return x->t != y->t ? x->t > y->t : x->e > y->e;
 }
 
-/* Sort a[0..n), with room for n / 2 entries at tmp: a merge sort with
- * its comparison inline, where qsort called a function for each of the
- * timeline's 7.5 million entries' comparisons and copied every entry
- * through a buffer of its own. */
-static void tk_sort(struct timekey *a, size_t n, struct timekey *tmp)
-{
-	size_t h = n / 2, i = 0, j = h, k = 0;
-
-	if (n <= 16) {
-		for (size_t m = 1; m < n; m++) {
-			struct timekey x = a[m];
-			size_t at = m;
-			for (; at && tk_before(&x, &a[at - 1]); at--)
-				a[at] = a[at - 1];
-			a[at] = x;
-		}
-		return;
-	}
-	tk_sort(a, h, tmp);
-	tk_sort(a + h, n - h, tmp);
-	if (!tk_before(&a[h], &a[h - 1]))
-		return;
-	/* the left half moves out; the output never passes the right
-	 * half's next entry */
-	memcpy(tmp, a, h * sizeof(*a));
-	while (i < h && j < n)
-		a[k++] = tk_before(&a[j], &tmp[i]) ? a[j++] : tmp[i++];
-	while (i < h)
-		a[k++] = tmp[i++];
-}
+/* A merge sort with its comparison inline (msort.h), where qsort called
+ * a function for each of the timeline's 7.5 million entries'
+ * comparisons and copied every entry through a buffer of its own. */
+SF_MSORT_DEFINE(tk_sort, struct timekey, void, tk_before)
 
 /* list, its other ends `other` and its times `t` (NULL on rationals and
  * past 64 bits, rare: then the edges' times are compared); tk has room
@@ -108,7 +83,7 @@ static void sort_list(struct sf_an_cg *g, uint32_t *list, uint32_t *other,
 	}
 	for (size_t i = 0; i < n; i++)
 		tk[i] = (struct timekey){ t[i], list[i], other[i] };
-	tk_sort(tk, n, tk + n);
+	tk_sort(tk, n, tk + n, NULL);
 	for (size_t i = 0; i < n; i++) {
 		t[i] = tk[i].t;
 		list[i] = tk[i].e;
