@@ -611,6 +611,11 @@ static void xc_error(void *arg, const char *msg, xmlParserSeverities sev,
 	size_t n = strlen(st->xml_err);
 	while (n && (st->xml_err[n - 1] == '\n' || st->xml_err[n - 1] == ' '))
 		st->xml_err[--n] = 0;
+	/* libxml2 puts details on lines of their own ("...encoding !\nBytes:
+	 * 0xDC ..."): the error is one line */
+	for (char *c = st->xml_err; *c; c++)
+		if (*c == '\n' || *c == '\r')
+			*c = ' ';
 	int l = loc ? xmlTextReaderLocatorLineNumber(loc) : 0;
 	st->xml_err_line = l > 0 ? (uint64_t)l : 0;
 }

@@ -252,6 +252,16 @@ size=$(wc -c < c.gz)
 { head -c 12 c.gz; printf '\377\377\377\377'; tail -c $((size - 16)) c.gz; } > corrupt.gz
 expect_error error-offset-gzip-corrupt 1 '^sfconv: corrupt.gz: byte [0-9]+: (corrupt|truncated) gzip' \
 	$SFCONV --from collapsed corrupt.gz
+# libxml2 gives some errors on two lines ("...encoding !" then "Bytes:
+# 0xDC ..."), as it did for a random garbage.bin below: one line
+printf '<?xml version="1.0"?>\n<trace-query-result>\334p\313</trace-query-result>\n' > badutf8.xml
+$SFCONV --from xctrace badutf8.xml > g.out 2> g.err
+st=$?
+if [ $st -eq 1 ] && one_line_error g.err badutf8.xml && grep -q 'UTF-8.*Bytes: 0xDC' g.err; then
+	pass xctrace-libxml2-error-one-line
+else
+	fail xctrace-libxml2-error-one-line "status $st: $(head -n 3 g.err)"
+fi
 # every reader: garbage gives one line naming the file, exit 1, no crash
 head -c 4096 /dev/urandom > garbage.bin 2>/dev/null ||
 	python3 -c "import sys; sys.stdout.buffer.write(bytes(range(256))*16)" > garbage.bin
