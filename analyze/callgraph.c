@@ -147,11 +147,11 @@ static inline int edge_new(struct acc *a, uint32_t from, uint32_t to,
 	return 0;
 }
 
-/* The edge from -> to (h its hash, when there is no direct table),
- * created if this is its first occurrence. */
+/* The edge from -> to (tag its map tag, when there is no direct table:
+ * struct sf_an__cg_block), created if this is its first occurrence. */
 __attribute__((always_inline))
 static inline int edge_get(struct acc *a, uint32_t from, uint32_t to,
-			   uint64_t h, uint32_t *out)
+			   uint32_t tag, uint32_t *out)
 {
 	if (a->etab) {
 		uint32_t *slot = &a->etab[(size_t)from * a->g->nnodes + to];
@@ -171,7 +171,7 @@ static inline int edge_get(struct acc *a, uint32_t from, uint32_t to,
 	 * edge the view can name (edges_bound), so it is never past half
 	 * full here; should it be, sf_idx_insert grows it. */
 	struct sf_idx *t = &a->pairs;
-	uint64_t tag = sf_idx_tag(h), v;
+	uint64_t v;
 	size_t mask = t->cap - 1, i;
 
 	for (i = tag & mask; (v = t->slots[i]); i = (i + 1) & mask) {
@@ -184,8 +184,8 @@ static inline int edge_get(struct acc *a, uint32_t from, uint32_t to,
 	if (edge_new(a, from, to, out))
 		return -1;
 	if ((t->n + 1) * 2 > t->cap)
-		return sf_idx_insert(t, h, *out) ? 0 : -1;
-	t->slots[i] = tag << 32 | *out;
+		return sf_idx_insert(t, tag, *out) ? 0 : -1;
+	t->slots[i] = (uint64_t)tag << 32 | *out;
 	t->n++;
 	return 0;
 }
@@ -417,7 +417,7 @@ void sf_an_cg_free(struct sf_an_cg *g)
 	free(g);
 }
 
-/* A sample's stack as call graph nodes and the hashes of the edges it
+/* A sample's stack as call graph nodes and the map tags of the edges it
  * names come in blocks made ahead of the walk (cgstacks.c).  The walk
  * has three of them in hand, so that its scattered loads are on their
  * way before they are needed: the hash map's slots of the edges two
@@ -428,11 +428,11 @@ void sf_an_cg_free(struct sf_an_cg *g)
 static void slots_ahead(const struct acc *a,
 			const struct sf_an__cg_block *b, size_t j)
 {
-	const uint64_t *h = b->h + b->off[j] + j;
+	const uint32_t *tag = b->tag + b->off[j] + j;
 	uint32_t d = b->off[j + 1] - b->off[j];
 
 	for (uint32_t i = 0; i <= d; i++)
-		__builtin_prefetch(&a->pairs.slots[sf_idx_tag(h[i]) &
+		__builtin_prefetch(&a->pairs.slots[tag[i] &
 						   (a->pairs.cap - 1)]);
 }
 
@@ -442,12 +442,13 @@ static void slots_ahead(const struct acc *a,
 static void edges_ahead(const struct acc *a,
 			const struct sf_an__cg_block *b, size_t j)
 {
-	const uint64_t *h = b->h + b->off[j] + j, *slot = a->pairs.slots;
+	const uint32_t *tags = b->tag + b->off[j] + j;
+	const uint64_t *slot = a->pairs.slots;
 	uint32_t d = b->off[j + 1] - b->off[j];
 	size_t mask = a->pairs.cap - 1;
 
 	for (uint32_t i = 0; i <= d; i++) {
-		uint64_t tag = sf_idx_tag(h[i]);
+		uint64_t tag = tags[i];
 		for (size_t k = tag & mask; slot[k]; k = (k + 1) & mask) {
 			if ((slot[k] >> 32) == tag) {
 				__builtin_prefetch(&a->g->edges[(uint32_t)
@@ -465,7 +466,7 @@ static void edges_ahead(const struct acc *a,
 static int walk_block(struct acc *a, const struct sf_an_view *v,
 		      const struct sf_an__cg_block *b, bool all)
 {
-	bool ahead = b->h && a->pairs.cap;
+	bool ahead = b->tag && a->pairs.cap;
 	uint32_t e;
 
 	for (size_t j = 0; ahead && j < 2 && j < b->n; j++)
@@ -474,7 +475,7 @@ static int walk_block(struct acc *a, const struct sf_an_view *v,
 		uint32_t o = b->off[j], d = b->off[j + 1] - o;
 		uint32_t st = b->si[j] + 1;
 		const uint32_t *cgp = b->cgp + o, *cnt = b->cnt + o;
-		const uint64_t *h = b->h ? b->h + o + j : NULL;
+		const uint32_t *tag = b->tag ? b->tag + o + j : NULL;
 		sf_an_w w = v->samples[b->si[j]].w;
 
 		if (ahead && j + 2 < b->n)
@@ -487,13 +488,13 @@ static int walk_block(struct acc *a, const struct sf_an_view *v,
 			a->overflow = true;
 		/* edge occurrences in the order of docs/analyze.md, call
 		 * graph 3 step 6, which is also their creation order */
-		if (edge_get(a, STAR, cgp[0], h ? h[0] : 0, &e) ||
+		if (edge_get(a, STAR, cgp[0], tag ? tag[0] : 0, &e) ||
 		    occur(a, e, st, w, cnt[0], 1, all) ||
-		    edge_get(a, cgp[d - 1], STAR, h ? h[d] : 0, &e) ||
+		    edge_get(a, cgp[d - 1], STAR, tag ? tag[d] : 0, &e) ||
 		    occur(a, e, st, w, 1, cnt[d - 1], all))
 			return SF_ENOMEM;
 		for (uint32_t i = d - 1; i >= 1; i--)
-			if (edge_get(a, cgp[i - 1], cgp[i], h ? h[i] : 0, &e) ||
+			if (edge_get(a, cgp[i - 1], cgp[i], tag ? tag[i] : 0, &e) ||
 			    occur(a, e, st, w, cnt[i], cnt[i - 1], all))
 				return SF_ENOMEM;
 	}
