@@ -90,7 +90,10 @@ static int split_new(struct sf_an_cg *g, uint32_t e, sf_an_w base)
 	return 0;
 }
 
-static int edge_new(struct acc *a, uint32_t from, uint32_t to, uint32_t *out)
+/* The rare part of making edge g->nedges: room for it when its mapping
+ * (or, too small for one, its heap array) is full, and the per-edge
+ * arrays of a wide total or of the slow sums.  -1 when out of memory. */
+static __attribute__((noinline)) int edge_room(struct acc *a)
 {
 	struct sf_an_cg *g = a->g;
 
@@ -115,33 +118,40 @@ static int edge_new(struct acc *a, uint32_t from, uint32_t to, uint32_t *out)
 			return -1;
 		a->bh[2 * g->nedges] = a->bh[2 * g->nedges + 1] = 0;
 	}
-	memset(&g->edges[g->nedges], 0, sizeof(struct edge));
-	g->edges[g->nedges].from = from;
-	g->edges[g->nedges].to = to;
+	return 0;
+}
+
+/* A new edge, from -> to.  Inline, its rare part apart: the timeline of
+ * docs/PERFORMANCE.md makes 3.76 million, and as a call of its own with
+ * the room's check a call too it took 66 instructions an edge (session
+ * 20). */
+static inline int edge_new(struct acc *a, uint32_t from, uint32_t to,
+			   uint32_t *out)
+{
+	struct sf_an_cg *g = a->g;
+	size_t e = g->nedges;
+
+	if (((e + 1) * sizeof(*g->edges) > g->edges_cap ||
+	     e >= UINT32_MAX / 2 - 1 || g->wide || a->slow) && edge_room(a))
+		return -1;
+	g->edges[e] = (struct edge){ .from = from, .to = to };
 	/* the slow sums keep every edge's divisor-1 part */
-	if (a->slow && split_new(g, (uint32_t)g->nedges, 0))
+	if (a->slow && split_new(g, (uint32_t)e, 0))
 		return -1;
 	/* the adjacency's list lengths, counted here rather than in a pass
 	 * over the 64-byte edges afterwards (cgadj.c) */
 	g->out_start[from + 1]++;
 	g->in_start[to + 1]++;
-	*out = (uint32_t)g->nedges++;
+	*out = (uint32_t)e;
+	g->nedges = e + 1;
 	return 0;
 }
 
-/* key: { from, to } */
-static bool edge_eq(const void *ctx, uint32_t id, const void *key)
-{
-	const struct sf_an_cg *g = ctx;
-	const uint32_t *k = key;
-
-	return g->edges[id].from == k[0] && g->edges[id].to == k[1];
-}
-
-/* The edge from -> to (h its hash, when there is no direct table),
- * created if this is its first occurrence. */
+/* The edge from -> to (tag its map tag, when there is no direct table:
+ * struct sf_an__cg_block), created if this is its first occurrence. */
+__attribute__((always_inline))
 static inline int edge_get(struct acc *a, uint32_t from, uint32_t to,
-			   uint64_t h, uint32_t *out)
+			   uint32_t tag, uint32_t *out)
 {
 	if (a->etab) {
 		uint32_t *slot = &a->etab[(size_t)from * a->g->nnodes + to];
@@ -154,11 +164,29 @@ static inline int edge_get(struct acc *a, uint32_t from, uint32_t to,
 		*slot = *out + 1;
 		return 0;
 	}
-	uint32_t key[2] = { from, to };
-	if (sf_idx_find(&a->pairs, h, edge_eq, a->g, key, out))
-		return 0;
-	if (edge_new(a, from, to, out) || !sf_idx_insert(&a->pairs, h, *out))
+	/* sf_idx_find and sf_idx_insert in one probe: a new edge goes into
+	 * the empty slot that ended the search, where sf_idx_insert would
+	 * probe again to put it (35 instructions an edge on the timeline of
+	 * docs/PERFORMANCE.md, session 20).  The map was reserved for every
+	 * edge the view can name (edges_bound), so it is never past half
+	 * full here; should it be, sf_idx_insert grows it. */
+	struct sf_idx *t = &a->pairs;
+	uint64_t v;
+	size_t mask = t->cap - 1, i;
+
+	for (i = tag & mask; (v = t->slots[i]); i = (i + 1) & mask) {
+		if ((v >> 32) == tag && a->g->edges[(uint32_t)v].from == from &&
+		    a->g->edges[(uint32_t)v].to == to) {
+			*out = (uint32_t)v;
+			return 0;
+		}
+	}
+	if (edge_new(a, from, to, out))
 		return -1;
+	if ((t->n + 1) * 2 > t->cap)
+		return sf_idx_insert(t, tag, *out) ? 0 : -1;
+	t->slots[i] = (uint64_t)tag << 32 | *out;
+	t->n++;
 	return 0;
 }
 
@@ -389,7 +417,7 @@ void sf_an_cg_free(struct sf_an_cg *g)
 	free(g);
 }
 
-/* A sample's stack as call graph nodes and the hashes of the edges it
+/* A sample's stack as call graph nodes and the map tags of the edges it
  * names come in blocks made ahead of the walk (cgstacks.c).  The walk
  * has three of them in hand, so that its scattered loads are on their
  * way before they are needed: the hash map's slots of the edges two
@@ -400,11 +428,11 @@ void sf_an_cg_free(struct sf_an_cg *g)
 static void slots_ahead(const struct acc *a,
 			const struct sf_an__cg_block *b, size_t j)
 {
-	const uint64_t *h = b->h + b->off[j] + j;
+	const uint32_t *tag = b->tag + b->off[j] + j;
 	uint32_t d = b->off[j + 1] - b->off[j];
 
 	for (uint32_t i = 0; i <= d; i++)
-		__builtin_prefetch(&a->pairs.slots[sf_idx_tag(h[i]) &
+		__builtin_prefetch(&a->pairs.slots[tag[i] &
 						   (a->pairs.cap - 1)]);
 }
 
@@ -414,12 +442,13 @@ static void slots_ahead(const struct acc *a,
 static void edges_ahead(const struct acc *a,
 			const struct sf_an__cg_block *b, size_t j)
 {
-	const uint64_t *h = b->h + b->off[j] + j, *slot = a->pairs.slots;
+	const uint32_t *tags = b->tag + b->off[j] + j;
+	const uint64_t *slot = a->pairs.slots;
 	uint32_t d = b->off[j + 1] - b->off[j];
 	size_t mask = a->pairs.cap - 1;
 
 	for (uint32_t i = 0; i <= d; i++) {
-		uint64_t tag = sf_idx_tag(h[i]);
+		uint64_t tag = tags[i];
 		for (size_t k = tag & mask; slot[k]; k = (k + 1) & mask) {
 			if ((slot[k] >> 32) == tag) {
 				__builtin_prefetch(&a->g->edges[(uint32_t)
@@ -437,7 +466,7 @@ static void edges_ahead(const struct acc *a,
 static int walk_block(struct acc *a, const struct sf_an_view *v,
 		      const struct sf_an__cg_block *b, bool all)
 {
-	bool ahead = b->h && a->pairs.cap;
+	bool ahead = b->tag && a->pairs.cap;
 	uint32_t e;
 
 	for (size_t j = 0; ahead && j < 2 && j < b->n; j++)
@@ -446,7 +475,7 @@ static int walk_block(struct acc *a, const struct sf_an_view *v,
 		uint32_t o = b->off[j], d = b->off[j + 1] - o;
 		uint32_t st = b->si[j] + 1;
 		const uint32_t *cgp = b->cgp + o, *cnt = b->cnt + o;
-		const uint64_t *h = b->h ? b->h + o + j : NULL;
+		const uint32_t *tag = b->tag ? b->tag + o + j : NULL;
 		sf_an_w w = v->samples[b->si[j]].w;
 
 		if (ahead && j + 2 < b->n)
@@ -459,13 +488,13 @@ static int walk_block(struct acc *a, const struct sf_an_view *v,
 			a->overflow = true;
 		/* edge occurrences in the order of docs/analyze.md, call
 		 * graph 3 step 6, which is also their creation order */
-		if (edge_get(a, STAR, cgp[0], h ? h[0] : 0, &e) ||
+		if (edge_get(a, STAR, cgp[0], tag ? tag[0] : 0, &e) ||
 		    occur(a, e, st, w, cnt[0], 1, all) ||
-		    edge_get(a, cgp[d - 1], STAR, h ? h[d] : 0, &e) ||
+		    edge_get(a, cgp[d - 1], STAR, tag ? tag[d] : 0, &e) ||
 		    occur(a, e, st, w, 1, cnt[d - 1], all))
 			return SF_ENOMEM;
 		for (uint32_t i = d - 1; i >= 1; i--)
-			if (edge_get(a, cgp[i - 1], cgp[i], h ? h[i] : 0, &e) ||
+			if (edge_get(a, cgp[i - 1], cgp[i], tag ? tag[i] : 0, &e) ||
 			    occur(a, e, st, w, cnt[i], cnt[i - 1], all))
 				return SF_ENOMEM;
 	}

@@ -92,13 +92,15 @@ struct sf_an_cg {
 /* A block of the walk's stacks (cgstacks.c): its n samples with a stack,
  * in processing order.  Sample j (view sample si[j]) has the frames
  * [off[j], off[j + 1]) of cgp (its call graph nodes, root first) and of
- * cnt (each one's count in the sample), and d + 1 edge hashes from
- * h + off[j] + j, d its depth: * -> root, then cgp[i - 1] -> cgp[i] for
- * each i, then leaf -> * (h is NULL where the walk has no hash map). */
+ * cnt (each one's count in the sample), and d + 1 edge tags from
+ * tag + off[j] + j, d its depth: * -> root, then cgp[i - 1] -> cgp[i]
+ * for each i, then leaf -> * (tag is NULL where the walk has no hash
+ * map).  An edge's tag is sf_idx_tag of its hash, all the map keeps of
+ * it: 4 bytes a frame where the hash took 8, and made once. */
 struct sf_an__cg_block {
 	size_t n;
 	uint32_t *si, *off, *cgp, *cnt;
-	uint64_t *h;
+	uint32_t *tag;
 };
 
 /* The walk's stacks of view v, made in blocks ahead of it, on a helper

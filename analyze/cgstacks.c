@@ -2,7 +2,7 @@
  * cgstacks.c - the stacks of the call graph's walk (docs/analyze.md, call
  * graph 3), made ahead of it in blocks of samples: each view sample's
  * stack as call graph nodes, root first, with each function's count in
- * the sample and the hashes of the edges the stack names; and with them
+ * the sample and the map tags of the edges the stack names; and with them
  * the functions' sums (every thread's time, each function's total, self
  * time and thread ids).  The edges' walk (callgraph.c) takes the blocks
  * in order and does only the look-ups and the edges' sums.
@@ -81,6 +81,12 @@ static int first_in_sample(struct sf_an_cg *g, uint32_t f, int64_t T,
 	return 0;
 }
 
+/* The map's tag of the edge from -> to (struct sf_an__cg_block) */
+static inline uint32_t edge_tag(uint32_t from, uint32_t to)
+{
+	return (uint32_t)sf_idx_tag(sf_hash_u64(from, to));
+}
+
 /* Make the next block into b (by the thread that claimed it).  Returns 0
  * or SF_ENOMEM. */
 static int make_block(struct sf_an__cg_stacks *s, struct sf_an__cg_block *b)
@@ -129,11 +135,11 @@ static int make_block(struct sf_an__cg_stacks *s, struct sf_an__cg_block *b)
 		for (uint32_t i = 0; i < d; i++)
 			b->cnt[at + i] = s->fc[p[i]].cnt;
 		if (s->hashes) {
-			uint64_t *h = b->h + at + n;
-			h[0] = sf_hash_u64(STAR, p[0]);
+			uint32_t *t = b->tag + at + n;
+			t[0] = edge_tag(STAR, p[0]);
 			for (uint32_t i = 1; i < d; i++)
-				h[i] = sf_hash_u64(p[i - 1], p[i]);
-			h[d] = sf_hash_u64(p[d - 1], STAR);
+				t[i] = edge_tag(p[i - 1], p[i]);
+			t[d] = edge_tag(p[d - 1], STAR);
 		}
 		b->si[n] = (uint32_t)si;
 		b->off[n++] = (uint32_t)at;
@@ -227,7 +233,7 @@ void sf_an__cg_stacks_free(struct sf_an__cg_stacks *s)
 		free(s->b[k].off);
 		free(s->b[k].cgp);
 		free(s->b[k].cnt);
-		free(s->b[k].h);
+		free(s->b[k].tag);
 	}
 	free(s->fc);
 	free(s);
@@ -257,9 +263,10 @@ int sf_an__cg_stacks_new(struct sf_an__cg_stacks **out, struct sf_an_cg *g,
 		b->cgp = malloc(s->fcap * sizeof(*b->cgp));
 		b->cnt = malloc(s->fcap * sizeof(*b->cnt));
 		if (hashes)
-			b->h = malloc((s->fcap + BLOCK_SAMPLES) *
-				      sizeof(*b->h));
-		ok = b->si && b->off && b->cgp && b->cnt && (b->h || !hashes);
+			b->tag = malloc((s->fcap + BLOCK_SAMPLES) *
+					sizeof(*b->tag));
+		ok = b->si && b->off && b->cgp && b->cnt &&
+		     (b->tag || !hashes);
 	}
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
