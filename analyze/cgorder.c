@@ -36,19 +36,27 @@ static int cmp_ord(const void *a, const void *b)
 	return (x->pos < y->pos) - (x->pos > y->pos);   /* later in L first */
 }
 
-/* What 5.2's updates touch of a node, in one cache line: its in and out
- * (numerators over g->den while they are not rationals), their doubles,
- * its heap slot, whether it is still in W, whether its in/out is not
- * finite, and whether it waits to be a sink (1) or a source (2).  A
- * removed node's neighbours are scattered, and these were eight arrays,
- * each a cache miss of its own per update. */
+/* What 5.2's updates touch of a node, in half a cache line: its in and
+ * out, its heap slot, whether it is still in W, whether its in/out is not
+ * finite, and whether it waits to be a sink (1) or a source (2).  in and
+ * out are the numerators over g->den while every node's fits in 64 bits
+ * ("narrow"), else their doubles, the sums being 128-bit numerators or
+ * rationals in struct osum.  A removed node's neighbours are scattered,
+ * and these were eight arrays, each a cache miss of its own per update;
+ * then a 64-byte line with 128-bit sums and their doubles, 3.2 MB on the
+ * 50,000 nodes of the timeline of docs/PERFORMANCE.md, more than a
+ * core's L2; 1.6 MB in 32 bytes. */
+union osv {
+	int64_t n;
+	double d;
+};
+
 struct onode {
-	sf_an_w in, out;
-	double ind, outd;
+	union osv in, out;
 	uint32_t at;        /* heap slot, UINT32_MAX if none */
 	bool inw, nonfin;
 	unsigned char pend;
-} __attribute__((aligned(64)));
+} __attribute__((aligned(32)));
 
 /* The heap of 5.2's cycle case: W's nodes by in/out as doubles, least
  * first; a non-finite quotient keys as INFINITY and is counted apart.
@@ -69,6 +77,7 @@ struct rheap {
 	uint32_t *h;        /* by slot: the node */
 	struct onode *nd;   /* the nodes' slots */
 	size_t n;
+	bool narrow;        /* nd's in/out are the 64-bit sums */
 };
 
 static inline void rh_put(struct rheap *q, size_t i, uint32_t node, double k)
@@ -102,19 +111,29 @@ static void rh_fix(struct rheap *q, size_t i, uint32_t node, double k)
 	rh_put(q, i, node, k);
 }
 
-/* x's in/out as a key */
-static inline double on_key(const struct onode *x)
+/* x's in/out as a double, from the sums (the common denominator
+ * cancels) or their doubles: either way it falls when in falls and rises
+ * when out falls, as the heap's bounds need */
+static inline double on_ratio(bool narrow, const struct onode *x)
 {
-	double v = x->ind / x->outd;
+	return narrow ? (double)x->in.n / (double)x->out.n :
+			x->in.d / x->out.d;
+}
+
+/* x's in/out as a key */
+static inline double on_key(const struct rheap *q, const struct onode *x)
+{
+	double v = on_ratio(q->narrow, x);
 
 	return isfinite(v) ? v : INFINITY;
 }
 
 /* x's key after its in or out changed, counting it in *nnf while it is
  * not finite */
-static inline double on_rekey(struct onode *x, size_t *nnf)
+static inline double on_rekey(const struct rheap *q, struct onode *x,
+			      size_t *nnf)
 {
-	double v = x->ind / x->outd;
+	double v = on_ratio(q->narrow, x);
 	bool f = !isfinite(v);
 
 	if (f != x->nonfin) {
@@ -130,14 +149,14 @@ static void rh_add(struct rheap *q, uint32_t node, size_t *nnf)
 	struct onode *x = &q->nd[node];
 
 	x->at = (uint32_t)q->n++;
-	rh_fix(q, x->at, node, on_rekey(x, nnf));
+	rh_fix(q, x->at, node, on_rekey(q, x, nnf));
 }
 
 /* node's in fell: its key falls, below its slot's only sometimes */
 static void rh_fall(struct rheap *q, uint32_t node, size_t *nnf)
 {
 	struct onode *x = &q->nd[node];
-	double k = on_rekey(x, nnf);
+	double k = on_rekey(q, x, nnf);
 
 	if (k < q->k[x->at])
 		rh_fix(q, x->at, node, k);
@@ -148,7 +167,7 @@ static void rh_top(struct rheap *q)
 {
 	double k;
 
-	while (q->n && (k = on_key(&q->nd[q->h[0]])) > q->k[0])
+	while (q->n && (k = on_key(q, &q->nd[q->h[0]])) > q->k[0])
 		rh_fix(q, 0, q->h[0], k);
 }
 
@@ -179,17 +198,25 @@ static int cmp_u32_desc(const void *a, const void *b)
 }
 
 /* 5.1's in or out of every node: numerators over g->den while the edges'
- * times are (nd's in or out), else rationals (q). */
+ * times are, in 64 bits while every node's fits (nd's in or out), else in
+ * 128 (w); else rationals (q). */
 struct osum {
 	struct onode *nd;
 	bool out;
+	sf_an_w *w;
 	mpq_t *q;
 	double den;         /* g->den as a double, made once */
 };
 
-static inline sf_an_w *os_w(const struct osum *s, uint32_t n)
+static inline int64_t *os_n(const struct osum *s, uint32_t n)
 {
-	return s->out ? &s->nd[n].out : &s->nd[n].in;
+	return s->out ? &s->nd[n].out.n : &s->nd[n].in.n;
+}
+
+/* s[n] while it is a numerator */
+static inline sf_an_w os_w(const struct osum *s, uint32_t n)
+{
+	return s->w ? s->w[n] : *os_n(s, n);
 }
 
 /* s[n] += or -= the callee or caller time of edge e, at entry i of the
@@ -207,13 +234,16 @@ static inline void os_add(const struct sf_an_cg *g, struct osum *s,
 	} else {
 		sf_an_w t = entry_time(g, callee ? g->out_t : g->in_t, i, e,
 				       callee);
-		*os_w(s, n) += sub ? -t : t;
+		if (s->w)
+			s->w[n] += sub ? -t : t;
+		else    /* t fits: no partial sum passes the whole */
+			*os_n(s, n) += sub ? -(int64_t)t : (int64_t)t;
 	}
 }
 
 static inline bool os_zero(const struct osum *s, uint32_t n)
 {
-	return s->q ? !mpq_sgn(s->q[n]) : !*os_w(s, n);
+	return s->q ? !mpq_sgn(s->q[n]) : !os_w(s, n);
 }
 
 /* A 128-bit integer as the nearest double: in 64 bits when it fits,
@@ -225,10 +255,11 @@ static inline double w_double(sf_an_w v)
 						  (double)v;
 }
 
-/* near s[n]: only to narrow the candidates of an exact choice */
+/* near s[n], where the sums are not narrow: only to narrow the
+ * candidates of an exact choice */
 static inline double os_d(const struct osum *s, uint32_t n)
 {
-	return s->q ? mpq_get_d(s->q[n]) : w_double(*os_w(s, n)) / s->den;
+	return s->q ? mpq_get_d(s->q[n]) : w_double(s->w[n]) / s->den;
 }
 
 /* r = in[n] / out[n] exactly (out[n] is not 0) */
@@ -240,7 +271,7 @@ static void os_ratio(mpq_t r, const struct osum *in, const struct osum *out,
 		return;
 	}
 	/* the common denominator cancels */
-	sf_an__cg_rational(r, *os_w(in, n), *os_w(out, n));
+	sf_an__cg_rational(r, os_w(in, n), os_w(out, n));
 }
 
 /* 5.2 step 3's sources: of the candidates cand[0..nc) (discovery
@@ -279,15 +310,18 @@ static size_t least(uint32_t *srcs, uint32_t *cand, size_t nc,
  * overflow (the times are never negative, as the weights are not: the
  * view refuses them, so a partial sum lies between 0 and the whole, and
  * the sums of the magnitudes, which two more arrays kept, are the sums
- * themselves); else the edges' times become rationals and so do the
- * sums. */
+ * themselves): in 64 bits if they fit there (then so does every time
+ * added), else in 128; else the edges' times become rationals and so do
+ * the sums.  The 128-bit sums are made again from the start (a pass over
+ * the edges, about 20 ms on the timeline of docs/PERFORMANCE.md), only
+ * when a 64-bit one overflowed. */
 static int os_init(struct sf_an_cg *g, struct onode *nd, struct osum *in,
 		   struct osum *out)
 {
 	size_t N = g->nnodes;
 
-	*in = (struct osum){ nd, false, NULL, w_double(g->den) };
-	*out = (struct osum){ nd, true, NULL, in->den };
+	*in = (struct osum){ nd, false, NULL, NULL, w_double(g->den) };
+	*out = (struct osum){ nd, true, NULL, NULL, in->den };
 	if (!g->caller) {
 		bool over = false;
 		for (size_t e = 0; e < g->nedges && !over; e++) {
@@ -302,13 +336,38 @@ static int os_init(struct sf_an_cg *g, struct onode *nd, struct osum *in,
 				continue;
 			sf_an_w ce = time_num(g, (uint32_t)e, true);
 			sf_an_w cr = time_num(g, (uint32_t)e, false);
-			over = __builtin_add_overflow(nd[x->to].in, ce,
-						      &nd[x->to].in) ||
-			       __builtin_add_overflow(nd[x->from].out, cr,
-						      &nd[x->from].out);
+			over = ce > INT64_MAX || cr > INT64_MAX ||
+			       __builtin_add_overflow(nd[x->to].in.n,
+						      (int64_t)ce,
+						      &nd[x->to].in.n) ||
+			       __builtin_add_overflow(nd[x->from].out.n,
+						      (int64_t)cr,
+						      &nd[x->from].out.n);
 		}
 		if (!over)
 			return 0;
+		in->w = calloc(N, sizeof(*in->w));
+		out->w = calloc(N, sizeof(*out->w));
+		if (!in->w || !out->w)
+			return -1;
+		over = false;
+		for (size_t e = 0; e < g->nedges && !over; e++) {
+			const struct edge *x = &g->edges[e];
+			if (x->from == x->to || x->from == STAR ||
+			    x->to == STAR)
+				continue;
+			sf_an_w ce = time_num(g, (uint32_t)e, true);
+			sf_an_w cr = time_num(g, (uint32_t)e, false);
+			over = __builtin_add_overflow(in->w[x->to], ce,
+						      &in->w[x->to]) ||
+			       __builtin_add_overflow(out->w[x->from], cr,
+						      &out->w[x->from]);
+		}
+		if (!over)
+			return 0;
+		free(in->w);
+		free(out->w);
+		in->w = out->w = NULL;
 		if (sf_an__cg_mpq_edges(g))
 			return -1;
 	}
@@ -340,13 +399,26 @@ static void os_free(struct osum *s, size_t N)
 		for (size_t n = 0; n < N; n++)
 			mpq_clear(s->q[n]);
 	free(s->q);
+	free(s->w);
 }
 
-/* 5.2's updates touch a node's struct onode and its heap key, both
- * scattered: ask for those of the entry a few ahead in the list */
-static inline void ahead(const struct rheap *q, uint32_t n)
+/* The entries [from, to) of a list (the other ends in `other`) whose
+ * other end is still in W, into idx; their number.  Half of 5.2's 7.5
+ * million entries on the timeline of docs/PERFORMANCE.md meet a node no
+ * longer in W, each its own scattered line, with no pattern a branch
+ * predictor could learn: without a branch the loads of a whole list are
+ * in flight at once, and the updates that follow find the lines in L1.
+ * (* is never in W.) */
+static uint32_t live(uint32_t *idx, const struct onode *nd,
+		     const uint32_t *other, uint32_t from, uint32_t to)
 {
-	__builtin_prefetch(&q->nd[n], 1);
+	uint32_t k = 0;
+
+	for (uint32_t i = from; i < to; i++) {
+		idx[k] = i;
+		k += nd[other[i]].inw;
+	}
+	return k;
 }
 
 /* 5.1's two parts, which share nothing: in and out of every node
@@ -398,8 +470,8 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx, bool *sorted)
 	uint32_t *disc = malloc(N * sizeof(*disc));
 	uint32_t *queue = malloc((N + 1) * sizeof(*queue));
 	bool *seen = calloc(N, sizeof(*seen));
-	/* aligned: each node's one cache line */
-	struct onode *on = aligned_alloc(64, N * sizeof(*on));
+	/* aligned: each node in one cache line, two a line */
+	struct onode *on = aligned_alloc(64, (N + 1) / 2 * 2 * sizeof(*on));
 	uint32_t *cand = malloc(N * sizeof(*cand));
 	uint32_t *stk = malloc((4 * N + 4) * sizeof(*stk));
 	uint32_t *didx = malloc(N * sizeof(*didx));
@@ -417,6 +489,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx, bool *sorted)
 	struct first f = { g, on, &in, &out, disc, queue, seen, 0, 0 };
 	mpq_t best, r;
 	size_t nd, nleft = 0, nright = 0;
+	bool narrow;
 	int rc = 0;
 
 	mpq_init(best);
@@ -439,10 +512,12 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx, bool *sorted)
 	 * as sets (the layers), so they can be sorted meanwhile */
 	sorter = sf_an__cg_sorter_new(g, sf_jobs(ctx));
 	/* in/out (os_init): without self-edges and * edges; in by
-	 * callee_time, out by caller_time */
-	for (size_t n = 1; n < N; n++) {
-		on[n].ind = os_d(&in, (uint32_t)n);
-		on[n].outd = os_d(&out, (uint32_t)n);
+	 * callee_time, out by caller_time; their doubles where they are not
+	 * narrow */
+	narrow = !in.w && !in.q;
+	for (size_t n = 1; !narrow && n < N; n++) {
+		on[n].in.d = os_d(&in, (uint32_t)n);
+		on[n].out.d = os_d(&out, (uint32_t)n);
 	}
 
 	/* 5.2 linear order.  Each round's sinks and sources are the nodes
@@ -451,7 +526,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx, bool *sorted)
 	 * takes its candidates from a heap on in/out as doubles, so a round
 	 * costs what it removes and touches, not |W|. */
 	{
-	struct rheap q = { rd, queue, on, 0 };
+	struct rheap q = { rd, queue, on, 0, narrow };
 	size_t nrem = nd, npk = 0, npr = 0, nnf = 0;
 
 	for (size_t d = 0; d < nd; d++) {
@@ -508,7 +583,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx, bool *sorted)
 					double v;
 					if (!on[n].inw)
 						continue;
-					v = on[n].ind / on[n].outd;
+					v = on_ratio(narrow, &on[n]);
 					if (!(v <= lim) && isfinite(v))
 						continue;
 					cand[nc++] = (uint32_t)d;
@@ -521,7 +596,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx, bool *sorted)
 						continue;
 					/* below a stale slot there may be
 					 * candidates all the same */
-					if (on_key(&on[q.h[i]]) <= lim)
+					if (on_key(&q, &on[q.h[i]]) <= lim)
 						cand[nc++] = didx[q.h[i]];
 					for (uint32_t c = 1; c <= 4; c++)
 						stk[sp++] = 4 * i + c;
@@ -539,17 +614,16 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx, bool *sorted)
 			uint32_t *list = pass ? sinks : srcs;
 			size_t cnt = pass ? nsinks : nsrcs;
 			for (size_t j = 0; j < cnt; j++) {
-				uint32_t n = list[j];
-				for (uint32_t i = g->out_start[n];
-				     i < g->out_start[n + 1]; i++) {
-					uint32_t e = g->out_edges[i];
+				uint32_t n = list[j], k;
+				k = live(stk, on, g->out_to, g->out_start[n],
+					 g->out_start[n + 1]);
+				for (uint32_t l = 0; l < k; l++) {
+					uint32_t i = stk[l];
 					uint32_t y = g->out_to[i];
-					if (i + 8 < g->out_start[n + 1])
-						ahead(&q, g->out_to[i + 8]);
-					if (y == STAR || !on[y].inw)
-						continue;
-					os_add(g, &in, y, e, i, true, true);
-					on[y].ind = os_d(&in, y);
+					os_add(g, &in, y, g->out_edges[i], i, true,
+					       true);
+					if (!narrow)
+						on[y].in.d = os_d(&in, y);
 					if (os_zero(&in, y) &&
 					    !(on[y].pend & 2)) {
 						on[y].pend |= 2;
@@ -557,22 +631,21 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx, bool *sorted)
 					}
 					rh_fall(&q, y, &nnf);
 				}
-				for (uint32_t i = g->in_start[n];
-				     i < g->in_start[n + 1]; i++) {
-					uint32_t e = g->in_edges[i];
+				k = live(stk, on, g->in_from, g->in_start[n],
+					 g->in_start[n + 1]);
+				for (uint32_t l = 0; l < k; l++) {
+					uint32_t i = stk[l];
 					uint32_t x = g->in_from[i];
-					if (i + 8 < g->in_start[n + 1])
-						ahead(&q, g->in_from[i + 8]);
-					if (x == STAR || !on[x].inw)
-						continue;
-					os_add(g, &out, x, e, i, false, true);
-					on[x].outd = os_d(&out, x);
+					os_add(g, &out, x, g->in_edges[i], i, false,
+					       true);
+					if (!narrow)
+						on[x].out.d = os_d(&out, x);
 					if (os_zero(&out, x) &&
 					    !(on[x].pend & 1)) {
 						on[x].pend |= 1;
 						pk[npk++] = didx[x];
 					}
-					(void)on_rekey(&on[x], &nnf);
+					(void)on_rekey(&q, &on[x], &nnf);
 				}
 			}
 		}

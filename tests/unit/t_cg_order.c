@@ -15,6 +15,7 @@
 #include "cg_internal.h"
 
 #include <gmp.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,6 +249,63 @@ static void check(struct sf_ctx *ctx, uint64_t seed, uint32_t nfuncs,
 	sf_profile_free(p);
 }
 
+/* One sample each, on one thread, of the stacks AB, CB, BA, BC and Z
+ * (no function repeats, so the common denominator is 1 and an edge's
+ * times are its total), of weights 2^62, c, 2^62 + 2^60, 2^60 and 1.
+ * Without * and self-edges: in(A) = 2^62 + 2^60, out(A) = 2^62; in(B) =
+ * 2^62 + c, out(B) = 2^62 + 2^61; in(C) = 2^60, out(C) = c; Z has none.
+ * 5.2 by hand: round 1, Z is a sink; round 2, all on cycles, in/out of A
+ * 1.25, of B about 1.33, of C about 0.25: C is the source; B's sums fall
+ * to 2^62 in and 2^62 + 2^60 out; round 3, A 1.25, B 0.8: B; round 4, A's
+ * out is 0: a sink.  L = C B A Z; layers (5.4) C 0, B 1 (C->B), A 2 (B->A),
+ * Z 0; so the order (5.5) C Z B A, C's total 2^62 + 2^60 before Z's 1.
+ * in(B) is 2^63 - 2^10 with c = 2^62 - 2^10, the largest sum of the
+ * 64-bit path, and 2^63 with c = 2^62, one past it: there the sums must
+ * be made in 128 bits (wrapped around, B's in/out would be the least in
+ * round 2 and the order B first). */
+static void at_64_bits(struct sf_ctx *ctx, double c, const char *name)
+{
+	static const char *const stacks[] = { "AB", "CB", "BA", "BC", "Z" };
+	const double w[] = { ldexp(1, 62), c, ldexp(5, 60), ldexp(1, 60), 1 };
+	const char *want[] = { "C", "Z", "B", "A" };
+	struct sf_an_filter f = { 0 };
+	struct sf_profile *p = NULL;
+	struct sf_an_view *v = NULL;
+	sf_frame_id fr[4], st[2];
+	sf_thread_idx th;
+	uint32_t t;
+	bool ok = !sf_profile_new(&p, ctx) &&
+		  !sf_profile_sample_type(p, ctx, "samples", "count", &t) &&
+		  !sf_profile_thread(p, ctx, SF_NO_ID, 1, NULL, &th);
+
+	for (size_t i = 0; ok && i < 4; i++)
+		ok = !sf_profile_frame_named(p, ctx, "ABCZ" + i, 1, NULL,
+					     &fr[i]);
+	for (size_t s = 0; ok && s < 5; s++) {
+		size_t d = strlen(stacks[s]);
+		sf_stack_id id;
+		for (size_t i = 0; i < d; i++)
+			st[i] = fr[strchr("ABCZ", stacks[s][i]) - "ABCZ"];
+		ok = !sf_profile_stack(p, ctx, st, d, false, &id) &&
+		     !sf_profile_add(p, ctx, id, th, w[s]);
+	}
+	ok = ok && !sf_an_view_build(&v, p, &f, NULL, ctx);
+	for (int slow = 0; slow < 2; slow++) {
+		struct sf_an_cg *g = NULL;
+		bool good = ok && !sf_an__cg_build(&g, v, slow, ctx) &&
+			    g->nnodes == 5;
+		char full[64];
+		for (size_t i = 0; good && i < 4; i++)
+			good = !strcmp(g->names[g->order[i] - 1], want[i]);
+		snprintf(full, sizeof(full), "%s-%s", name,
+			 slow ? "rationals" : "fast");
+		CHECK(full, good);
+		sf_an_cg_free(g);
+	}
+	sf_an_view_free(v);
+	sf_profile_free(p);
+}
+
 int main(void)
 {
 	struct sf_ctx ctx;
@@ -262,5 +320,7 @@ int main(void)
 		check(&ctx, seed, 300, 25, 600, false);
 	}
 	check(&ctx, 9, 700, 25, 1500, true);
+	at_64_bits(&ctx, ldexp(1, 62) - 1024, "cg-order-sum-of-64-bits");
+	at_64_bits(&ctx, ldexp(1, 62), "cg-order-sum-past-64-bits");
 	return unit_failed;
 }
