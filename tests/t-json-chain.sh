@@ -126,3 +126,67 @@ if json_same json-chain-second chain.json ext.json --to collapsed; then
 	LC_ALL=C sort j1.out > got2.folded
 	expect_same json-chain-second-want want2.folded got2.folded
 fi
+
+# ---- runs of consecutive parents that are not chains, beside chains:
+# each of 1,500 blocks is a head under the root,
+# a chain of 60 nodes (blocks 700 on repeat one), then 5 nodes under the
+# chain's nodes 1 to 5 ([h+1, g], [h+2, g], ...: consecutive parents,
+# none the element just before, so no chain), each a sample, as is the
+# chain's leaf.  Read once with the frames' map the identity and once
+# with a frame written twice first (the map moved).  Worked out
+# by awk from the document itself: each node's path is its parent's
+# path and its frame's name.
+seg_doc() { # DUP: 1 = the frames section starts with "f0" twice
+	awk -v D="$1" -v B=1500 -v L=60 'BEGIN {
+	printf "{\"format\":\"sftools-profile\",\"version\":1,\n"
+	printf "\"sample_types\":[{\"type\":\"samples\",\"unit\":\"count\"}],\n"
+	printf "\"threads\":[],\n\"frames\":["
+	if (D) printf "\n{\"name\":\"f0\"},"
+	for (f = 0; f < 800; f++)
+		printf "%s\n{\"name\":\"f%d\"}", f ? "," : "", f
+	printf "],\n\"stacks\":["
+	n = 0; ns = 0
+	for (b = 0; b < B; b++) {
+		printf "%s\n[0,%d]", b ? "," : "", D + b % 2
+		h = ++n
+		for (k = 1; k <= L; k++) {
+			printf ",\n[%d,%d]", n, D + (k == 1 ? 3 + b % 700 : 3 + k)
+			n++
+		}
+		leaf[ns++] = n
+		for (j = 1; j <= 5; j++) {
+			printf ",\n[%d,%d]", h + j, D + 790 + j
+			leaf[ns++] = ++n
+		}
+	}
+	printf "],\n\"label_sets\":[],\n\"samples\":["
+	for (s = 0; s < ns; s++)
+		printf "%s\n[%d,null,null,0,1]", s ? "," : "", leaf[s]
+	printf "]}\n"
+	}'
+}
+# the folded stacks of a document of this test's shape: frames one a
+# line, stacks [parent, frame] one a line, samples [stack, ...] of
+# weight 1 (file indexes; stack 0 is the root)
+seg_want() {
+	awk '/^"frames":\[/ { sec = "f"; next } /^"stacks":\[/ { sec = "s"; next }
+	/^"samples":\[/ { sec = "x"; next } /^"/ { sec = ""; next }
+	sec == "f" && match($0, /"name":"[^"]*"/) {
+		name[nf++] = substr($0, RSTART + 8, RLENGTH - 9) }
+	sec == "s" && match($0, /\[[0-9]+,[0-9]+\]/) {
+		split(substr($0, RSTART + 1, RLENGTH - 2), v, ",")
+		++ns; path[ns] = (v[1] ? path[v[1]] ";" : "") name[v[2]] }
+	sec == "x" && match($0, /\[[0-9]+,/) {
+		w[path[substr($0, RSTART + 1, RLENGTH - 2)]]++ }
+	END { for (p in w) print p " " w[p] }' "$1" | LC_ALL=C sort
+}
+for dup in 0 1; do
+	seg_doc $dup > seg$dup.json
+	seg_want seg$dup.json > seg$dup.want
+	n=$(wc -l < seg$dup.want)
+	[ "$n" = 4200 ] || fail json-chain-seg$dup-want "$n stacks, not 700 + 3500"
+	if json_same json-chain-seg$dup seg$dup.json --to collapsed; then
+		LC_ALL=C sort j1.out > seg$dup.got
+		expect_same json-chain-seg$dup-want seg$dup.want seg$dup.got
+	fi
+done

@@ -169,6 +169,38 @@ for k in 2000 600000; do
 		$SFCONV --max-name 1000 --from json num$k.json
 done
 
+# escapes at every place of a string against the eight-byte words the
+# pre-scan reads (a quote, a slash, a backslash; runs of backslashes),
+# each name 40 bytes as written: --max-name 40 reads them, the names
+# decoded as JSON decodes them; --max-name 39 stops at the first
+gen_esc() { # one more plain name, written last, of this many bytes
+	python3 -c '
+import sys
+names = []
+for esc, dec in (("\\/", "/"), ("\\\"", "\""), ("\\\\", "\\")):
+    for k in range(20):
+        names.append(("a" * k + esc + "b" * (38 - k), "a" * k + dec + "b" * (38 - k)))
+for k in range(10):
+    names.append(("c" * k + "\\\\" * 5 + "d" * (30 - k), "c" * k + "\\" * 5 + "d" * (30 - k)))
+names.append(("e" * int(sys.argv[1]), "e" * int(sys.argv[1])))
+print("{\"format\":\"sftools-profile\",\"version\":1,")
+print("\"sample_types\":[{\"type\":\"samples\",\"unit\":\"count\"}],\"threads\":[],")
+print("\"frames\":[\n" + ",\n".join("{\"name\":\"%s\"}" % r for r, _ in names) + "],")
+print("\"stacks\":[\n" + ",\n".join("[0,%d]" % i for i in range(len(names))) + "],")
+print("\"samples\":[\n" + ",\n".join("[%d,null,null,0,1]" % (i + 1) for i in range(len(names))) + "]}")
+with open("esc.want", "w") as f:
+    f.write("".join("%s 1\n" % d for _, d in sorted(names, key=lambda x: x[1])))
+' "$1"
+}
+gen_esc 40 > esc.json
+$SFCONV --max-name 40 esc.json --to collapsed | LC_ALL=C sort > esc.out
+LC_ALL=C sort esc.want > esc.sorted
+expect_same json-scan-escapes esc.sorted esc.out
+gen_esc 41 > esc41.json
+expect_error json-scan-string-max-name 1 \
+	'^sfconv: esc41.json:74: JSON string longer than 40 bytes \(--max-name\)$' \
+	$SFCONV --max-name 40 esc41.json --to collapsed
+
 # ---- memory: a timeline document (every sample with its own time) read
 # into an aggregated output needs memory for the unique stacks only.
 # 6,000,000 samples over 1,000 stack nodes and 4 threads: about 150 MB.

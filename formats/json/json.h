@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 /* The format's `read` entry, in json_fast.c (contract: format.h, struct
  * sf_format). */
@@ -24,6 +25,25 @@ int sf_json__write(const struct sf_profile *p, struct sf_output *out,
 
 /* Newlines in b[0..n). */
 uint64_t sf_json__count_nl(const unsigned char *b, size_t n);
+
+/* The bytes of p[0..8) that are a '"', a '\\' or a control byte: the
+ * high bit of each, counted from p[0] (the lowest such bit is exact; a
+ * borrow only reaches the bytes after it).  The fast path's plain
+ * strings (json_fast.c) and the pre-scan's strings (json_scan.c) skip
+ * eight bytes at a time with it. */
+static inline uint64_t sf_json__special8(const unsigned char *p)
+{
+	const uint64_t ones = 0x0101010101010101u, high = ones << 7;
+	uint64_t x, q, b;
+
+	memcpy(&x, p, 8);
+	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
+		x = __builtin_bswap64(x);
+	q = x ^ ('"' * ones);
+	b = x ^ ('\\' * ones);
+	return (((q - ones) & ~q) | ((b - ones) & ~b) |
+		((x - 0x20 * ones) & ~x)) & high;
+}
 
 /*
  * Before yajl sees a piece, bound what yajl would have to buffer: a token

@@ -435,23 +435,6 @@ static int frame_member(const unsigned char *s, size_t n)
 	return FR_N;
 }
 
-/* The bytes of p[0..8) that are a '"', a '\\' or a control byte: the
- * high bit of each, counted from p[0] (the lowest such bit is exact; a
- * borrow only reaches the bytes after it). */
-static inline uint64_t str_special8(const unsigned char *p)
-{
-	const uint64_t ones = 0x0101010101010101u, high = ones << 7;
-	uint64_t x, q, b;
-
-	memcpy(&x, p, 8);
-	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
-		x = __builtin_bswap64(x);
-	q = x ^ ('"' * ones);
-	b = x ^ ('\\' * ones);
-	return (((q - ones) & ~q) | ((b - ones) & ~b) |
-		((x - 0x20 * ones) & ~x)) & high;
-}
-
 /* The string after its '"' at p: its closing '"', or e (cut by the end
  * of the piece), or NULL (an escape or a control byte: not plain).
  * Eight bytes at a time: names are 10 to 100 bytes. */
@@ -459,7 +442,7 @@ static const unsigned char *plain_str(const unsigned char *p,
 				      const unsigned char *e)
 {
 	for (; e - p >= 8; p += 8) {
-		uint64_t m = str_special8(p);
+		uint64_t m = sf_json__special8(p);
 		if (m) {
 			p += __builtin_ctzll(m) >> 3;
 			return *p == '"' ? p : NULL;

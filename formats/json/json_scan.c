@@ -33,6 +33,20 @@ uint64_t sf_json__count_nl(const unsigned char *b, size_t n)
 	return c;
 }
 
+/* The '"' bytes of p[0..8): the high bit of each, counted from p[0] (the
+ * lowest such bit is exact). */
+static inline uint64_t quote8(const unsigned char *p)
+{
+	const uint64_t ones = 0x0101010101010101u;
+	uint64_t x;
+
+	memcpy(&x, p, 8);
+	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
+		x = __builtin_bswap64(x);
+	x ^= '"' * ones;
+	return (x - ones) & ~x & (ones << 7);
+}
+
 static bool token_byte(unsigned char c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
@@ -67,8 +81,17 @@ int sf_json__scan(struct jscan *j, const unsigned char *b, size_t n,
 	}
 	while (i < n) {
 		if (!j->in_str) {
-			const unsigned char *q = memchr(b + i, '"', n - i);
-			if (!q)
+			const unsigned char *q = NULL;
+			/* between a frame's strings the next quote is a
+			 * few bytes on: two words before memchr's call,
+			 * which cost more than the search there */
+			if (n - i >= 16) {
+				uint64_t m = quote8(b + i), m2 = 0;
+				if (m || (m2 = quote8(b + i + 8)))
+					q = b + i + (m ? 0 : 8) +
+					    (__builtin_ctzll(m ? m : m2) >> 3);
+			}
+			if (!q && !(q = memchr(b + i, '"', n - i)))
 				break;
 			i = (size_t)(q - b) + 1;
 			j->in_str = true;
@@ -78,9 +101,22 @@ int sf_json__scan(struct jscan *j, const unsigned char *b, size_t n,
 		}
 		size_t start = i;
 		for (; i < n; i++) {
-			if (j->esc)
+			if (j->esc) {
 				j->esc = false;
-			else if (b[i] == '\\')
+				continue;
+			}
+			/* to the next quote, backslash or control byte
+			 * eight bytes at a time: a timeline's frames
+			 * section is 4 MB of strings, and a byte at a
+			 * time was most of the scan (33 M instructions) */
+			for (uint64_t m; n - i >= 8; i += 8)
+				if ((m = sf_json__special8(b + i))) {
+					i += (size_t)__builtin_ctzll(m) >> 3;
+					break;
+				}
+			if (i >= n)
+				break;
+			if (b[i] == '\\')
 				j->esc = true;
 			else if (b[i] == '"')
 				break;
