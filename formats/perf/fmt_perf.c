@@ -664,8 +664,10 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 		if (!e) {
 			if ((rc = end_event(&st)))
 				break;
-			/* a record may start here: the end of a part? */
-			if (sf_input_offset(in) >= limit &&
+			/* a record may start here: the end of a part?
+			 * (read whole, the limit is UINT64_MAX: no call) */
+			if (limit != UINT64_MAX &&
+			    sf_input_offset(in) >= limit &&
 			    sf_read_part_stop(sf_input_offset(in), &limit))
 				break;
 			continue;
@@ -746,7 +748,7 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 			seen_event = true;
 			rc = on_event_line(&st, &ev, line, e, time, ids, tail);
 			if (!rc && (rc = sf_perf__rec_skip_seen(&st)) > 0 &&
-			    !(rc = end_event(&st)) &&
+			    !(rc = end_event(&st)) && limit != UINT64_MAX &&
 			    sf_input_offset(in) >= limit &&
 			    sf_read_part_stop(sf_input_offset(in), &limit))
 				break;  /* its blank line ended the part */
