@@ -133,7 +133,7 @@ int sf_format_detect(const struct sf_format **out, struct sf_input *in,
  * (sf_profile_merge), so the model is the one reading the whole file
  * gives.  A thread that is done takes the upper half of the chunks
  * another part has not reached, as a part of its own, when that part's
- * reader asks at its chunks' ends (sf_read_part_stop below), so a thread
+ * reader asks at its chunks' ends (sf_read_part_stop, base/sf.h), so a thread
  * on a busier core reads less; a reader that does not ask keeps its run.  `p` is not touched until every part is read,
  * and the driver reads the whole input serially instead (returning 1)
  * when it cannot promise the serial read's result: a part failed or
@@ -151,17 +151,6 @@ int sf_format_detect(const struct sf_format **out, struct sf_input *in,
 #define SF_SPLIT_MIN ((size_t)8 << 20)
 int sf_read_parallel(struct sf_profile *p, const struct sf_format *fmt,
 		     struct sf_input *in, struct sf_ctx *ctx);
-
-/* For fmt->read, reading a part of a file for sf_read_parallel: at the
- * start of the read `*limit = sf_read_part_limit()`; then at each record
- * start (a split point) whose offset in `in` (sf_input_offset) is at
- * least *limit, before reading on, sf_read_part_stop(offset, limit): true
- * means end the read there as at the end of the input (another thread
- * took the rest); it moves *limit on.  A record start past the limit
- * not asked about makes the file be read serially.  Outside
- * sf_read_parallel's threads the limit is UINT64_MAX. */
-uint64_t sf_read_part_limit(void);
-bool sf_read_part_stop(uint64_t offset, uint64_t *limit);
 
 #ifdef __cplusplus
 }

@@ -194,55 +194,34 @@ static bool types_differ(const struct sf_profile *a,
 	return false;
 }
 
-/* The part the calling thread reads (sf_read_part_limit). */
-static _Thread_local struct {
+/* The part a thread reads, for its reader's questions (base/sf.h,
+ * sf_read_part_stop). */
+struct reading {
 	struct pool *pl;
 	struct part *w;
-} cur;
+};
 
-static int read_part(struct pool *pl, struct part *w)
+static uint64_t part_limit(void *arg)
 {
-	struct sf_input *in;
-	uint64_t off = pl->cut[w->first];
-	int rc = sf_input_range(&in, &w->ctx, pl->whole, off,
-				pl->cut[w->end] - off);
-
-	if (rc)
-		return rc;
-	cur.pl = pl;
-	cur.w = w;
-	rc = pl->fmt->read(w->p, in, &w->ctx);
-	cur.pl = NULL;
-	cur.w = NULL;
-	sf_input_close(in);
-	return rc;
-}
-
-uint64_t sf_read_part_limit(void)
-{
-	struct pool *pl = cur.pl;
+	struct reading *r = arg;
+	struct pool *pl = r->pl;
 	uint64_t lim;
 
-	if (!pl)
-		return UINT64_MAX;
 	pthread_mutex_lock(&pl->mu);
-	cur.w->asks = true;
-	lim = pl->cut[cur.w->next] - pl->cut[cur.w->first];
+	r->w->asks = true;
+	lim = pl->cut[r->w->next] - pl->cut[r->w->first];
 	pthread_mutex_unlock(&pl->mu);
 	return lim;
 }
 
-bool sf_read_part_stop(uint64_t offset, uint64_t *limit)
+static bool part_stop(void *arg, uint64_t offset, uint64_t *limit)
 {
-	struct pool *pl = cur.pl;
-	struct part *w = cur.w;
+	struct reading *r = arg;
+	struct pool *pl = r->pl;
+	struct part *w = r->w;
 	bool stop = false;
-
-	if (!pl) {
-		*limit = UINT64_MAX;
-		return false;
-	}
 	uint64_t base = pl->cut[w->first];
+
 	pthread_mutex_lock(&pl->mu);
 	if (pl->steal_test && !w->first && w->next == 1) {
 		while (pl->busy > 1)
@@ -263,6 +242,24 @@ bool sf_read_part_stop(uint64_t offset, uint64_t *limit)
 	*limit = pl->cut[w->next] - base;
 	pthread_mutex_unlock(&pl->mu);
 	return stop;
+}
+
+static int read_part(struct pool *pl, struct part *w)
+{
+	struct sf_input *in;
+	uint64_t off = pl->cut[w->first];
+	struct reading r = { pl, w };
+	struct sf_part_hook hook = { part_limit, part_stop, &r };
+	int rc = sf_input_range(&in, &w->ctx, pl->whole, off,
+				pl->cut[w->end] - off);
+
+	if (rc)
+		return rc;
+	sf_part_hook_set(&hook);
+	rc = pl->fmt->read(w->p, in, &w->ctx);
+	sf_part_hook_set(NULL);
+	sf_input_close(in);
+	return rc;
 }
 
 /* Under pool.mu: the part a free thread reads next, or NULL: a run
