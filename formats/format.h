@@ -127,10 +127,14 @@ int sf_format_detect(const struct sf_format **out, struct sf_input *in,
  * Reading on several threads.  When `fmt` has a split function, the input
  * is a regular uncompressed file (sf_input_map) of at least
  * SF_SPLIT_MIN bytes and more than one job is allowed, the file is cut
- * into one part per job at record starts, each part is read by fmt->read
- * into its own profile on its own thread, and the parts are merged into
- * `p` in input order (sf_profile_merge), so the model is the one reading
- * the whole file gives.  `p` is not touched until every part is read,
+ * into chunks at record starts (16 per job, none under SF_SPLIT_MIN / 8),
+ * each job's thread reads a run of them by fmt->read into its own
+ * profile, and the parts are merged into `p` in input order
+ * (sf_profile_merge), so the model is the one reading the whole file
+ * gives.  A thread that is done takes the upper half of the chunks
+ * another part has not reached, as a part of its own, when that part's
+ * reader asks at its chunks' ends (sf_read_part_stop, base/sf.h), so a thread
+ * on a busier core reads less; a reader that does not ask keeps its run.  `p` is not touched until every part is read,
  * and the driver reads the whole input serially instead (returning 1)
  * when it cannot promise the serial read's result: a part failed or
  * warned (the reader may have judged a line by state an earlier part

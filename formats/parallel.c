@@ -6,41 +6,44 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One part of the input and what reading it gave. */
+/* One part of the input and what reading it gave: the chunks [first,
+ * end) of the cut file, read by one thread into one profile.  `next` is
+ * the first chunk its reader has not reached: the chunks [next, end) may
+ * still be taken by a thread that ran out of work (pool.mu guards next
+ * and end). */
 struct part {
-	const struct sf_format *fmt;
-	struct sf_input *whole;
-	uint64_t offset, size;
+	size_t first, next, end;
+	bool taken;            /* a thread reads it */
+	bool asks;             /* its reader asks at chunk ends (so its
+				* last chunks can be taken from it) */
 	struct sf_profile *p;
 	struct sf_ctx ctx;
-	uint64_t lines;        /* lines the part held (read to its end) */
 	int rc;
-	bool started;          /* on its own thread */
-	pthread_t thread;
 };
 
-static int read_part(struct part *w, struct sf_profile *p,
-		     struct sf_ctx *ctx, uint64_t lineno)
-{
-	struct sf_input *in;
-	int rc = sf_input_range(&in, ctx, w->whole, w->offset, w->size);
-
-	if (rc)
-		return rc;
-	sf_input_set_lineno(in, lineno);
-	rc = w->fmt->read(p, in, ctx);
-	w->lines = sf_input_lineno(in) - lineno;
-	sf_input_close(in);
-	return rc;
-}
-
-static void *part_thread(void *arg)
-{
-	struct part *w = arg;
-
-	w->rc = read_part(w, w->p, &w->ctx, 0);
-	return NULL;
-}
+/* The chunks of one read and the threads that read them: each thread
+ * reads a run of chunks into one profile (its reader's caches stay warm
+ * along it); a thread that is done takes the upper half of the chunks
+ * nobody reached of the part with the most, as a new part, so a thread
+ * on a busier core reads less. */
+struct pool {
+	pthread_mutex_t mu;
+	const struct sf_format *fmt;
+	struct sf_input *whole;
+	const struct sf_profile *p;   /* the caller's, only read */
+	const struct sf_ctx *ctx;
+	const uint64_t *cut;          /* chunk k: [cut[k], cut[k + 1]) */
+	struct part *w;               /* room for one part per chunk */
+	size_t np;
+	bool failed;                  /* a part failed: the serial read
+				       * decides, take no more */
+	/* SF_SPLIT_STEAL (tests): the reader of chunk 0 waits at the
+	 * chunk's end until every other thread ran out of work, so that
+	 * they take its other chunks, whatever the timing */
+	bool steal_test;
+	pthread_cond_t idle_cv;
+	unsigned busy;                /* threads not out of work */
+};
 
 /* A part must not start where its first bytes would be read differently
  * than in the middle of the whole: a UTF-8 byte-order mark (dropped only
@@ -191,14 +194,144 @@ static bool types_differ(const struct sf_profile *a,
 	return false;
 }
 
+/* The part a thread reads, for its reader's questions (base/sf.h,
+ * sf_read_part_stop). */
+struct reading {
+	struct pool *pl;
+	struct part *w;
+};
+
+static uint64_t part_limit(void *arg)
+{
+	struct reading *r = arg;
+	struct pool *pl = r->pl;
+	uint64_t lim;
+
+	pthread_mutex_lock(&pl->mu);
+	r->w->asks = true;
+	lim = pl->cut[r->w->next] - pl->cut[r->w->first];
+	pthread_mutex_unlock(&pl->mu);
+	return lim;
+}
+
+static bool part_stop(void *arg, uint64_t offset, uint64_t *limit)
+{
+	struct reading *r = arg;
+	struct pool *pl = r->pl;
+	struct part *w = r->w;
+	bool stop = false;
+	uint64_t base = pl->cut[w->first];
+
+	pthread_mutex_lock(&pl->mu);
+	if (pl->steal_test && !w->first && w->next == 1) {
+		while (pl->busy > 1)
+			pthread_cond_wait(&pl->idle_cv, &pl->mu);
+	}
+	if (offset != pl->cut[w->next] - base) {
+		/* not at the chunk's end (a reader that did not ask at a
+		 * record start): its part cannot be trusted, the serial
+		 * read decides */
+		w->rc = w->rc ? w->rc : 1;
+		w->end = w->next;
+		stop = true;
+	} else if (w->next < w->end) {
+		w->next++;        /* the next chunk is this reader's */
+	} else {
+		stop = true;      /* a thread took the rest */
+	}
+	*limit = pl->cut[w->next] - base;
+	pthread_mutex_unlock(&pl->mu);
+	return stop;
+}
+
+static int read_part(struct pool *pl, struct part *w)
+{
+	struct sf_input *in;
+	uint64_t off = pl->cut[w->first];
+	struct reading r = { pl, w };
+	struct sf_part_hook hook = { part_limit, part_stop, &r };
+	int rc = sf_input_range(&in, &w->ctx, pl->whole, off,
+				pl->cut[w->end] - off);
+
+	if (rc)
+		return rc;
+	sf_part_hook_set(&hook);
+	rc = pl->fmt->read(w->p, in, &w->ctx);
+	sf_part_hook_set(NULL);
+	sf_input_close(in);
+	return rc;
+}
+
+/* Under pool.mu: the part a free thread reads next, or NULL: a run
+ * nobody started, else the upper half of the chunks nobody reached of
+ * the part that has the most. */
+static struct part *next_part(struct pool *pl)
+{
+	struct part *v = NULL;
+
+	if (pl->failed)
+		return NULL;
+	for (size_t k = 0; k < pl->np; k++) {
+		struct part *w = &pl->w[k];
+		if (!w->taken)
+			return w;
+		if (w->asks && w->end > w->next &&
+		    (!v || w->end - w->next > v->end - v->next))
+			v = w;
+	}
+	if (!v)
+		return NULL;
+	struct part *w = &pl->w[pl->np++];
+	size_t n = (v->end - v->next + 1) / 2;
+	w->end = v->end;
+	w->first = v->end - n;
+	w->next = w->first + 1;
+	v->end = w->first;
+	return w;
+}
+
+static void *pool_thread(void *arg)
+{
+	struct pool *pl = arg;
+	struct part *w;
+
+	for (;;) {
+		pthread_mutex_lock(&pl->mu);
+		if ((w = next_part(pl)))
+			w->taken = true;
+		else if (--pl->busy <= 1)
+			pthread_cond_broadcast(&pl->idle_cv);
+		pthread_mutex_unlock(&pl->mu);
+		if (!w)
+			return NULL;
+		int rc = part_init(w, pl->p, pl->ctx);
+		if (!rc)
+			rc = read_part(pl, w);
+		pthread_mutex_lock(&pl->mu);
+		if (rc && !w->rc)
+			w->rc = rc;
+		pl->failed |= w->rc != 0;
+		pthread_mutex_unlock(&pl->mu);
+	}
+}
+
+/* Chunks per job: a thread that is done takes half of what another has
+ * not reached, down to one chunk; a chunk is not smaller than an eighth
+ * of the size that is split at all. */
+#define CHUNKS_PER_JOB 16
+
 int sf_read_parallel(struct sf_profile *p, const struct sf_format *fmt,
 		     struct sf_input *in, struct sf_ctx *ctx)
 {
 	const char *e = getenv("SF_SPLIT_MIN");
-	uint64_t size, cut[SF_MAX_JOBS + 1], min = SF_SPLIT_MIN;
+	uint64_t size, min = SF_SPLIT_MIN;
+	uint64_t cut[SF_MAX_JOBS * CHUNKS_PER_JOB + 1];
 	unsigned char head[2];
 	unsigned jobs = sf_jobs(ctx);
-	struct part *w;
+	struct pool pl = { .fmt = fmt, .whole = in, .p = p, .ctx = ctx,
+			   .cut = cut };
+	pthread_t th[SF_MAX_JOBS];
+	bool started[SF_MAX_JOBS] = { false };
 	int rc = 0;
 
 	if (e && *e) {
@@ -216,42 +349,65 @@ int sf_read_parallel(struct sf_profile *p, const struct sf_format *fmt,
 		return (int)got;
 	if (got == 2 && (head[0] == 0xff || head[0] == 0xfe))
 		return 1;
-	size_t np = cut_parts(fmt, in, ctx, size, jobs, cut);
-	if (!np)
+	size_t nc = (size_t)jobs * CHUNKS_PER_JOB;
+	if (min / 8 && size / (min / 8) < nc)
+		nc = size / (min / 8) > jobs ? (size_t)(size / (min / 8)) : jobs;
+	nc = cut_parts(fmt, in, ctx, size, nc, cut);
+	if (!nc)
 		return ctx->err.code;
-	if (np < 2)
+	if (nc < 2)
 		return 1;
-	if (!(w = sf_calloc(np, sizeof(*w))))
+	if (!(pl.w = sf_calloc(nc, sizeof(*pl.w))))
 		return sf_error(ctx, SF_ENOMEM, NULL, 0, "out of memory");
-	for (size_t k = 0; k < np; k++) {
-		w[k].fmt = fmt;
-		w[k].whole = in;
-		w[k].offset = cut[k];
-		w[k].size = cut[k + 1] - cut[k];
+	if (jobs > nc)
+		jobs = (unsigned)nc;
+	/* one run of chunks per job, as equal as the chunks make them */
+	for (unsigned t = 0; t < jobs; t++) {
+		struct part *w = &pl.w[pl.np++];
+		w->first = nc * t / jobs;
+		w->next = w->first + 1;
+		w->end = nc * (t + 1) / jobs;
 	}
-	for (size_t k = 0; k < np; k++) {
-		if ((w[k].rc = part_init(&w[k], p, ctx)))
-			continue;
-		w[k].started = k && !sf_thread_start(&w[k].thread,
-						     part_thread, &w[k]);
+	e = getenv("SF_SPLIT_STEAL");
+	pl.steal_test = e && *e && strcmp(e, "0");
+	pl.busy = jobs;
+	pthread_mutex_init(&pl.mu, NULL);
+	pthread_cond_init(&pl.idle_cv, NULL);
+	for (unsigned t = 1; t < jobs; t++) {
+		started[t] = !sf_thread_start(&th[t], pool_thread, &pl);
+		if (!started[t]) {
+			pthread_mutex_lock(&pl.mu);
+			pl.busy--;
+			pthread_cond_broadcast(&pl.idle_cv);
+			pthread_mutex_unlock(&pl.mu);
+		}
 	}
-	if (!w[0].rc)   /* part 0 on this thread */
-		part_thread(&w[0]);
-	for (size_t k = 1; k < np; k++) {
-		if (w[k].started)
-			pthread_join(w[k].thread, NULL);
-		else if (!w[k].rc)   /* no thread: read it here */
-			part_thread(&w[k]);
-	}
+	pool_thread(&pl);    /* this thread reads too */
+	for (unsigned t = 1; t < jobs; t++)
+		if (started[t])
+			pthread_join(th[t], NULL);
+	pthread_cond_destroy(&pl.idle_cv);
+	pthread_mutex_destroy(&pl.mu);
+	/* the parts in input order (a part taken from another comes after
+	 * it in the file, before it in no other part's) */
+	for (size_t k = 1; k < pl.np; k++)
+		for (size_t j = k; j && pl.w[j - 1].first > pl.w[j].first;
+		     j--) {
+			struct part t = pl.w[j];
+			pl.w[j] = pl.w[j - 1];
+			pl.w[j - 1] = t;
+		}
 	double total, t;
 	bool ok = sf_profile_sums_exact(p, &total);
-	for (size_t k = 0; k < np && ok; k++) {
-		ok = !w[k].rc && !w[k].ctx.nwarnings &&
-		     sf_profile_sums_exact(w[k].p, &t);
+	for (size_t k = 0; k < pl.np && ok; k++) {
+		struct part *w = &pl.w[k];
+		ok = !w->rc && !w->ctx.nwarnings &&
+		     w->end == (k + 1 < pl.np ? pl.w[k + 1].first : nc) &&
+		     sf_profile_sums_exact(w->p, &t);
 		total += t;
 		for (size_t j = 0; j < k && ok; j++)
-			ok = !props_differ(w[j].p, w[k].p) &&
-			     !types_differ(w[j].p, w[k].p);
+			ok = !props_differ(pl.w[j].p, w->p) &&
+			     !types_differ(pl.w[j].p, w->p);
 	}
 	if (!ok || total > 0x1p53) {
 		/* the whole input as one stream, untouched so far: it
@@ -262,21 +418,21 @@ int sf_read_parallel(struct sf_profile *p, const struct sf_format *fmt,
 	}
 	/* the parts merged into p are only read: their stack indexes go
 	 * before p grows */
-	for (size_t k = 1; k < np; k++)
-		sf_profile_trim(w[k].p);
+	for (size_t k = 1; k < pl.np; k++)
+		sf_profile_trim(pl.w[k].p);
 	/* the first part becomes p when p is still empty: one copy of it
 	 * less in memory while the others merge */
-	rc = sf_profile_merge_into_empty(p, w[0].p, ctx);
+	rc = sf_profile_merge_into_empty(p, pl.w[0].p, ctx);
 	if (rc != 1)
-		w[0].p = NULL;
-	for (size_t k = 0; k < np && rc >= 0; k++) {
-		if (w[k].p)
-			rc = sf_profile_merge(p, w[k].p, ctx);
-		part_free(&w[k]);
+		pl.w[0].p = NULL;
+	for (size_t k = 0; k < pl.np && rc >= 0; k++) {
+		if (pl.w[k].p)
+			rc = sf_profile_merge(p, pl.w[k].p, ctx);
+		part_free(&pl.w[k]);
 	}
 out:
-	for (size_t k = 0; k < np; k++)
-		part_free(&w[k]);
-	free(w);
+	for (size_t k = 0; k < pl.np; k++)
+		part_free(&pl.w[k]);
+	free(pl.w);
 	return rc;
 }

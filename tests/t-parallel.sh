@@ -59,6 +59,38 @@ expect_same parallel-gzip-input one.out gz.out
 cat rep.folded | SF_SPLIT_MIN=0 SF_JOBS=4 $SFCONV --from collapsed --to collapsed > stdin.out
 expect_same parallel-stdin-input one.out stdin.out
 
+# perf script read in chunks (formats/parallel.c): each job's thread
+# reads a run of chunks, and a thread that is done takes the upper half
+# of the chunks another has not reached as a part of its own.
+# SF_SPLIT_STEAL=1 makes the reader of chunk 0 wait at its end until the
+# other threads ran out of work, so they take every other chunk of its
+# run (the parts [0,1) [1,2) [2,4) [4,8) ... of 16 chunks a job),
+# whatever the timing.  6,000 events (every 50th followed by a second
+# blank line, where a cut may fall) weigh their period, leaf f(i % 5)
+# under g(i % 7) under main: the sums by hand, as stackcollapse-perf.pl
+# adds periods, and -j1's bytes at -j2, -j3 and -j8.
+awk 'BEGIN { for (i = 0; i < 6000; i++) {
+	printf "app 10/10 %d.%06d: %d cpu-clock:ppp: \n", 1 + int(i / 1000), i % 1000, 1000 * (1 + i % 4)
+	printf "\t%x f%d (/bin/app)\n\t%x g%d (/bin/app)\n\t400 main (/bin/app)\n\n", 500 + i % 5, i % 5, 600 + i % 7, i % 7
+	if (i % 50 == 49) print "" } }' > steal.perf
+awk 'BEGIN { for (i = 0; i < 6000; i++) w["app;main;g" i % 7 ";f" i % 5] += 1000 * (1 + i % 4)
+	for (k in w) print k, w[k] }' | LC_ALL=C sort > want.out
+bad=
+SF_JOBS=1 $SFCONV -q --from perf steal.perf > one.out || bad="$bad j1-exit"
+cmp -s want.out one.out || bad="$bad j1-sums"
+for j in 2 3 8; do
+	SF_SPLIT_MIN=0 SF_SPLIT_STEAL=1 SF_JOBS=$j $SFCONV -q --from perf \
+		steal.perf > par.out 2> par.err || bad="$bad j$j-exit"
+	cmp -s one.out par.out || bad="$bad j$j"
+	[ -s par.err ] && bad="$bad j$j-stderr"
+	SF_SPLIT_MIN=0 SF_SPLIT_STEAL=1 SF_JOBS=$j $SFCONV -q --from perf \
+		--to lines steal.perf > par.out
+	SF_JOBS=1 $SFCONV -q --from perf --to lines steal.perf > one.lines
+	cmp -s one.lines par.out || bad="$bad j$j-lines"
+done
+if [ -z "$bad" ]; then pass parallel-perf-chunks-taken
+else fail parallel-perf-chunks-taken "differs:$bad"; fi
+
 # -j N / --jobs N: the option gives what SF_JOBS gives, and overrides it
 bad=; n=0
 for f in $files; do

@@ -1,5 +1,7 @@
-/* jobs.c - how many threads one job may use, and running a job's tasks
- * on them (the contract is in sf.h, sf_jobs and sf_run_tasks). */
+/* jobs.c - how many threads one job may use, running a job's tasks on
+ * them, and the hook by which a reader of a part of a file asks whether
+ * the part goes on (the contract is in sf.h, sf_jobs, sf_run_tasks and
+ * sf_read_part_stop). */
 #include "sf.h"
 
 #include <pthread.h>
@@ -79,4 +81,27 @@ void sf_run_tasks(unsigned jobs, size_t ntasks,
 		else
 			run_share(&r[t]);
 	}
+}
+
+/* The part the calling thread reads, if any: set by sf_read_parallel
+ * (formats/parallel.c), which a format's reader may not call. */
+static _Thread_local const struct sf_part_hook *part_hook;
+
+void sf_part_hook_set(const struct sf_part_hook *hook)
+{
+	part_hook = hook;
+}
+
+uint64_t sf_read_part_limit(void)
+{
+	return part_hook ? part_hook->limit(part_hook->arg) : UINT64_MAX;
+}
+
+bool sf_read_part_stop(uint64_t offset, uint64_t *limit)
+{
+	if (!part_hook) {
+		*limit = UINT64_MAX;
+		return false;
+	}
+	return part_hook->stop(part_hook->arg, offset, limit);
 }

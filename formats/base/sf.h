@@ -194,6 +194,26 @@ int sf_thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
 void sf_run_tasks(unsigned jobs, size_t ntasks,
 		  void (*fn)(void *arg, size_t k), void *arg);
 
+/* For a format's read function, reading a part of a file on one of
+ * sf_read_parallel's threads (formats/format.h): at the start of the read
+ * `*limit = sf_read_part_limit()`; then at each record start (a split
+ * point) whose offset in the input (sf_input_offset) is at least *limit,
+ * before reading on, sf_read_part_stop(offset, limit): true means end
+ * the read there as at the end of the input (another thread took the
+ * rest); it moves *limit on.  A record start past the limit not asked
+ * about makes the file be read serially.  On a thread with no hook (any
+ * read but sf_read_parallel's parts) the limit is UINT64_MAX.
+ * sf_part_hook_set sets the calling thread's hook (NULL: none); the
+ * hook's functions answer for those two. */
+struct sf_part_hook {
+	uint64_t (*limit)(void *arg);
+	bool (*stop)(void *arg, uint64_t offset, uint64_t *limit);
+	void *arg;
+};
+void sf_part_hook_set(const struct sf_part_hook *hook);
+uint64_t sf_read_part_limit(void);
+bool sf_read_part_stop(uint64_t offset, uint64_t *limit);
+
 /* Allocation helpers: they return NULL on failure (callers report
  * SF_ENOMEM); sizes are checked for overflow. */
 void *sf_malloc(size_t n);

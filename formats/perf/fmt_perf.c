@@ -643,7 +643,7 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 		rc = sf_error_nomem(ctx);
 		goto out;
 	}
-	uint64_t count = 0;
+	uint64_t count = 0, limit = sf_read_part_limit();
 	while ((rc = sf_input_line(in, ctx, &line, &len)) > 0) {
 		if (!(++count & 0xffff) && sf_interrupted(ctx)) {
 			rc = sf_error(ctx, SF_EINTR, NULL, 0, "interrupted");
@@ -663,6 +663,12 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 			e--;
 		if (!e) {
 			if ((rc = end_event(&st)))
+				break;
+			/* a record may start here: the end of a part?
+			 * (read whole, the limit is UINT64_MAX: no call) */
+			if (limit != UINT64_MAX &&
+			    sf_input_offset(in) >= limit &&
+			    sf_read_part_stop(sf_input_offset(in), &limit))
 				break;
 			continue;
 		}
@@ -741,8 +747,11 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 			}
 			seen_event = true;
 			rc = on_event_line(&st, &ev, line, e, time, ids, tail);
-			if (!rc && (rc = sf_perf__rec_skip_seen(&st)) > 0)
-				rc = end_event(&st);
+			if (!rc && (rc = sf_perf__rec_skip_seen(&st)) > 0 &&
+			    !(rc = end_event(&st)) && limit != UINT64_MAX &&
+			    sf_input_offset(in) >= limit &&
+			    sf_read_part_stop(sf_input_offset(in), &limit))
+				break;  /* its blank line ended the part */
 		} else if (!seen_event) {
 			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
 				      sf_input_lineno(in),
