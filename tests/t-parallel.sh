@@ -1,8 +1,10 @@
 # tier: slow
 # Reading a file on several threads (SF_JOBS, sf_read_parallel) gives the
 # bytes reading it on one gives: every fixture (and every peer fixture of
-# the formats that split), cut into 2, 3 and 7 parts, converted to
-# collapsed, sample lines and JSON and analysed; an error in a later part
+# the formats that split), read by 2, 3 and 7 threads (cut into 16
+# chunks a thread, fewer where there are fewer records, which a thread
+# that is done takes from another as it runs), converted to collapsed,
+# sample lines and JSON and analysed; an error in a later part
 # names the absolute line; standard input and gzip still read.
 . "$TOP/tests/lib.sh"
 
