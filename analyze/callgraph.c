@@ -147,6 +147,15 @@ static inline int edge_new(struct acc *a, uint32_t from, uint32_t to,
 	return 0;
 }
 
+/* key: { from, to } */
+static bool edge_eq(const void *ctx, uint32_t id, const void *key)
+{
+	const struct sf_an_cg *g = ctx;
+	const uint32_t *k = key;
+
+	return g->edges[id].from == k[0] && g->edges[id].to == k[1];
+}
+
 /* The edge from -> to (tag its map tag, when there is no direct table:
  * struct sf_an__cg_block), created if this is its first occurrence. */
 __attribute__((always_inline))
@@ -164,29 +173,17 @@ static inline int edge_get(struct acc *a, uint32_t from, uint32_t to,
 		*slot = *out + 1;
 		return 0;
 	}
-	/* sf_idx_find and sf_idx_insert in one probe: a new edge goes into
-	 * the empty slot that ended the search, where sf_idx_insert would
-	 * probe again to put it (35 instructions an edge on the timeline of
-	 * docs/PERFORMANCE.md, session 20).  The map was reserved for every
-	 * edge the view can name (edges_bound), so it is never past half
-	 * full here; should it be, sf_idx_insert grows it. */
-	struct sf_idx *t = &a->pairs;
-	uint64_t v;
-	size_t mask = t->cap - 1, i;
-
-	for (i = tag & mask; (v = t->slots[i]); i = (i + 1) & mask) {
-		if ((v >> 32) == tag && a->g->edges[(uint32_t)v].from == from &&
-		    a->g->edges[(uint32_t)v].to == to) {
-			*out = (uint32_t)v;
-			return 0;
-		}
-	}
-	if (edge_new(a, from, to, out))
+	/* found, or made and put in the empty slot that ended the search
+	 * (one probe, where sf_idx_find and sf_idx_insert took two: 35
+	 * instructions an edge on the timeline of docs/PERFORMANCE.md,
+	 * session 20) */
+	uint32_t key[2] = { from, to };
+	size_t slot;
+	if (sf_idx_find_slot(&a->pairs, tag, edge_eq, a->g, key, out, &slot))
+		return 0;
+	if (edge_new(a, from, to, out) ||
+	    !sf_idx_put(&a->pairs, slot, tag, *out))
 		return -1;
-	if ((t->n + 1) * 2 > t->cap)
-		return sf_idx_insert(t, tag, *out) ? 0 : -1;
-	t->slots[i] = (uint64_t)tag << 32 | *out;
-	t->n++;
 	return 0;
 }
 

@@ -60,19 +60,26 @@ static inline uint64_t sf_hash_u64(uint64_t a, uint64_t b)
 
 typedef bool (*sf_idx_eq)(const void *ctx, uint32_t id, const void *key);
 
-/* Find: returns true and *id if an entry with hash `h` satisfies `eq`. */
-static inline bool sf_idx_find(const struct sf_idx *t, uint64_t h,
-			       sf_idx_eq eq, const void *ctx, const void *key,
-			       uint32_t *id)
+/* Find: returns true and *id if an entry with hash `h` satisfies `eq`;
+ * finding none, leaves in *slot the empty slot the search ended at
+ * (SIZE_MAX when the table has none), for sf_idx_put: a find and an
+ * insert in one probe. */
+static inline bool sf_idx_find_slot(const struct sf_idx *t, uint64_t h,
+				    sf_idx_eq eq, const void *ctx,
+				    const void *key, uint32_t *id,
+				    size_t *slot)
 {
+	*slot = SIZE_MAX;
 	if (!t->cap)
 		return false;
 	size_t mask = t->cap - 1;
 	uint64_t tag = sf_idx_tag(h);
 	for (size_t i = tag & mask;; i = (i + 1) & mask) {
 		uint64_t v = t->slots[i];
-		if (!v)
+		if (!v) {
+			*slot = i;
 			return false;
+		}
 		if ((v >> 32) == tag && eq(ctx, (uint32_t)v, key)) {
 			*id = (uint32_t)v;
 			return true;
@@ -80,8 +87,32 @@ static inline bool sf_idx_find(const struct sf_idx *t, uint64_t h,
 	}
 }
 
+/* Find: returns true and *id if an entry with hash `h` satisfies `eq`. */
+static inline bool sf_idx_find(const struct sf_idx *t, uint64_t h,
+			       sf_idx_eq eq, const void *ctx, const void *key,
+			       uint32_t *id)
+{
+	size_t slot;
+
+	return sf_idx_find_slot(t, h, eq, ctx, key, id, &slot);
+}
+
 /* Insert without checking for an equal entry.  Returns false on ENOMEM. */
 bool sf_idx_insert(struct sf_idx *t, uint64_t h, uint32_t id);
+
+/* Insert id (hash h) at the slot sf_idx_find_slot just gave for h, with
+ * nothing inserted since; where that would pass half full, as
+ * sf_idx_insert (which grows the table).  False on ENOMEM. */
+static inline bool sf_idx_put(struct sf_idx *t, size_t slot, uint64_t h,
+			      uint32_t id)
+{
+	if (slot == SIZE_MAX || (t->n + 1) * 2 > t->cap)
+		return sf_idx_insert(t, h, id);
+	t->slots[slot] = sf_idx_tag(h) << 32 | id;
+	t->n++;
+	return true;
+}
+
 /* Make room for n entries in all, so that no doubling (which holds the old
  * and the new slots at once) happens below that.  False on ENOMEM. */
 bool sf_idx_reserve(struct sf_idx *t, size_t n);
