@@ -633,16 +633,28 @@ void sf_input_unmap_part(const unsigned char *data, size_t size,
 	long pg = sysconf(_SC_PAGESIZE);
 	size_t mask = pg > 0 ? (size_t)pg - 1 : 4095;
 
-	/* from == size: the call that reached the end gave back the
-	 * rest, and those pages may be another mapping's by now */
+	/* from == size: the call that reached the end unmapped the whole
+	 * mapping, and those pages may be another mapping's by now */
 	if (!data || from >= size)
 		return;
-	/* the mapping starts on a page; the page holding `from` is not
-	 * given back yet when the reader is not past all of it */
+	if (to >= size) {
+		munmap((void *)data, (size + mask) & ~mask);
+		return;
+	}
+	/* The pages passed are dropped, not unmapped: munmap takes the
+	 * process's memory map for writing, so it waits for every page
+	 * fault and MADV_POPULATE_WRITE under way on the other threads,
+	 * and they all wait behind it.  Where the kernel hands out pages
+	 * its host has taken back (a VM's free page reporting), one such
+	 * populate call lasts milliseconds, and the reader stood still
+	 * through them 50 times a timeline.  MADV_DONTNEED takes the map
+	 * for reading, and frees the same resident pages.  The page
+	 * holding `from` was not dropped by the last call unless all of it
+	 * was passed; the one holding `to` is not dropped yet. */
 	from &= ~mask;
-	to = to >= size ? (size + mask) & ~mask : to & ~mask;
+	to &= ~mask;
 	if (from < to)
-		munmap((void *)(data + from), to - from);
+		madvise((void *)(data + from), to - from, MADV_DONTNEED);
 }
 
 /* ------------------------------------------------------------------ */

@@ -118,8 +118,9 @@ void sf_input_unmap(const unsigned char *data, size_t size);
  * so keeps no more of the file resident than a reader of pieces would:
  * give back data[from..to), which it has passed and will not read again,
  * where `from` is the last call's `to` (0 the first time).  A page goes
- * once all of it is passed; to == size gives back the rest of the mapping
- * and stands for sf_input_unmap, which must not follow a call of this. */
+ * once all of it is passed (its resident page dropped; the mapping stays
+ * until the end); to == size unmaps the whole mapping and stands for
+ * sf_input_unmap, which must not follow a call of this. */
 void sf_input_unmap_part(const unsigned char *data, size_t size,
 			 size_t from, size_t to);
 

@@ -1,12 +1,16 @@
 /* sf_input_unmap_part (formats/base/io.c): which pages of a mapped input
- * each call gives back, checked with mincore(), which fails with ENOMEM
- * on an address that is not mapped.  The expected pages follow from
- * io.h's contract and the page size, worked out by hand below. */
+ * each call gives back.  A page passed is dropped from the process's
+ * page tables while the mapping stays (the present bit of
+ * /proc/self/pagemap), the last call unmaps it all (mincore() fails with
+ * ENOMEM on an address that is not mapped).  The expected pages follow
+ * from io.h's contract and the page size, worked out by hand below. */
 #include "unit.h"
 #include "sf.h"
 #include "io.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -19,6 +23,32 @@ static bool mapped(const unsigned char *p)
 	unsigned char v;
 
 	return mincore((void *)p, pg, &v) == 0 || errno != ENOMEM;
+}
+
+/* Is the page at p in this process's page tables (read, and not dropped
+ * since)?  -1 when pagemap cannot be read. */
+static int present(const unsigned char *p)
+{
+	uint64_t e;
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	ssize_t n = -1;
+
+	if (fd >= 0) {
+		n = pread(fd, &e, sizeof(e),
+			  (off_t)((uintptr_t)p / pg * sizeof(e)));
+		close(fd);
+	}
+	return n == (ssize_t)sizeof(e) ? (int)(e >> 63) : -1;
+}
+
+/* Read one byte of every page of d[0..n). */
+static unsigned touch(const unsigned char *d, size_t n)
+{
+	unsigned s = 0;
+
+	for (size_t i = 0; i < n; i += pg)
+		s += ((const volatile unsigned char *)d)[i];
+	return s;
 }
 
 /* A file of n bytes (in memory: no path) mapped whole, as
@@ -47,12 +77,17 @@ int main(void)
 	CHECK("unmap-part-map", d != NULL);
 	if (!d)
 		return 1;
+	touch(d, size);
+	CHECK("unmap-part-pagemap", present(d) == 1 && present(d + 3 * pg) == 1);
 	sf_input_unmap_part(d, size, 0, pg + 10);
-	CHECK("unmap-part-passed-page", !mapped(d) && mapped(d + pg));
+	CHECK("unmap-part-passed-page",
+	      present(d) == 0 && present(d + pg) == 1 && mapped(d));
 	sf_input_unmap_part(d, size, pg + 10, 2 * pg);
-	CHECK("unmap-part-next-page", !mapped(d + pg) && mapped(d + 2 * pg));
+	CHECK("unmap-part-next-page",
+	      present(d + pg) == 0 && present(d + 2 * pg) == 1);
 	sf_input_unmap_part(d, size, 2 * pg, size);
-	CHECK("unmap-part-rest", !mapped(d + 2 * pg) && !mapped(d + 3 * pg));
+	CHECK("unmap-part-rest", !mapped(d) && !mapped(d + pg) &&
+	      !mapped(d + 2 * pg) && !mapped(d + 3 * pg));
 
 	/* a reader that reached the end and calls once more from there
 	 * (json_fast.c's exit path does) must leave alone whatever was
