@@ -8,6 +8,7 @@
 set -eu
 . "$(dirname "$0")/timeline-lib.sh"
 echo "$(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ), load average $(cut -d' ' -f1-3 /proc/loadavg), $n runs each"
+memnote
 for c in "wc -l $f" "cat $f"; do
 	i=0; while [ $i -lt "$n" ]; do tc "$c"; i=$((i + 1)); done > .ab
 	printf '%-40s %s\n' "$c" "$(minmed < .ab)"
