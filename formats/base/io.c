@@ -632,26 +632,35 @@ void sf_input_unmap_part(const unsigned char *data, size_t size,
 {
 	long pg = sysconf(_SC_PAGESIZE);
 	size_t mask = pg > 0 ? (size_t)pg - 1 : 4095;
+	/* what the calls before unmapped: every whole step below `from` */
+	size_t gone = from / SF_INPUT_UNMAP_STEP * SF_INPUT_UNMAP_STEP;
 
-	/* from == size: the call that reached the end unmapped the whole
-	 * mapping, and those pages may be another mapping's by now */
+	/* from == size: the call that reached the end unmapped the rest
+	 * of the mapping, and those pages may be another mapping's by now */
 	if (!data || from >= size)
 		return;
 	if (to >= size) {
-		munmap((void *)data, (size + mask) & ~mask);
+		munmap((void *)(data + gone), ((size + mask) & ~mask) - gone);
 		return;
 	}
-	/* The pages passed are dropped, not unmapped: munmap takes the
-	 * process's memory map for writing, so it waits for every page
-	 * fault and MADV_POPULATE_WRITE under way on the other threads,
-	 * and they all wait behind it.  Where the kernel hands out pages
-	 * its host has taken back (a VM's free page reporting), one such
-	 * populate call lasts milliseconds, and the reader stood still
-	 * through them 50 times a timeline.  MADV_DONTNEED takes the map
-	 * for reading, and frees the same resident pages.  The page
-	 * holding `from` was not dropped by the last call unless all of it
-	 * was passed; the one holding `to` is not dropped yet. */
+	/* The pages passed are dropped, and unmapped only a whole step at
+	 * a time: munmap takes the process's memory map for writing, so it
+	 * waits for every page fault and MADV_POPULATE_WRITE under way on
+	 * the other threads, and they all wait behind it.  Where the
+	 * kernel hands out pages its host has taken back (a VM's free page
+	 * reporting), one such populate call lasts milliseconds, and the
+	 * reader, unmapping every 2 MiB, stood still through them 50 times
+	 * a timeline.  MADV_DONTNEED takes the map for reading and frees
+	 * the same resident pages; the address space (which --max-memory
+	 * caps) goes back by the step.  The page holding `from` was not
+	 * dropped by the last call unless all of it was passed; the one
+	 * holding `to` is not dropped yet. */
+	size_t upto = to / SF_INPUT_UNMAP_STEP * SF_INPUT_UNMAP_STEP;
+	if (upto > gone)
+		munmap((void *)(data + gone), upto - gone);
 	from &= ~mask;
+	if (from < upto)
+		from = upto;
 	to &= ~mask;
 	if (from < to)
 		madvise((void *)(data + from), to - from, MADV_DONTNEED);

@@ -118,9 +118,11 @@ void sf_input_unmap(const unsigned char *data, size_t size);
  * so keeps no more of the file resident than a reader of pieces would:
  * give back data[from..to), which it has passed and will not read again,
  * where `from` is the last call's `to` (0 the first time).  A page goes
- * once all of it is passed (its resident page dropped; the mapping stays
- * until the end); to == size unmaps the whole mapping and stands for
- * sf_input_unmap, which must not follow a call of this. */
+ * once all of it is passed: its resident page is dropped at once, its
+ * address space unmapped once all of its SF_INPUT_UNMAP_STEP (counted
+ * from data) is passed; to == size unmaps the rest of the mapping and
+ * stands for sf_input_unmap, which must not follow a call of this. */
+#define SF_INPUT_UNMAP_STEP ((size_t)256 << 20)
 void sf_input_unmap_part(const unsigned char *data, size_t size,
 			 size_t from, size_t to);
 

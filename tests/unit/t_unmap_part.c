@@ -89,6 +89,30 @@ int main(void)
 	CHECK("unmap-part-rest", !mapped(d) && !mapped(d + pg) &&
 	      !mapped(d + 2 * pg) && !mapped(d + 3 * pg));
 
+	/* past a whole SF_INPUT_UNMAP_STEP (256 MiB, a sparse file: only
+	 * the pages read below are ever present): the step is unmapped,
+	 * the passed page after it only dropped, and the step is not
+	 * unmapped twice; the last call unmaps from the step on */
+	size_t st = SF_INPUT_UNMAP_STEP;
+	CHECK("unmap-part-step-is-256MiB", st == (size_t)256 << 20);
+	size = st + 3 * pg + 100;
+	if (!(d = map_file(size)))
+		return 1;
+	touch(d, pg);
+	touch(d + st - pg, 4 * pg);
+	sf_input_unmap_part(d, size, 0, st + pg + 10);
+	CHECK("unmap-part-step-unmapped", !mapped(d) && !mapped(d + st - pg));
+	CHECK("unmap-part-step-after-dropped",
+	      mapped(d + st) && present(d + st) == 0 &&
+	      present(d + st + pg) == 1);
+	sf_input_unmap_part(d, size, st + pg + 10, st + 2 * pg);
+	CHECK("unmap-part-step-next-page",
+	      mapped(d + st) && present(d + st + pg) == 0 &&
+	      present(d + st + 2 * pg) == 1);
+	sf_input_unmap_part(d, size, st + 2 * pg, size);
+	CHECK("unmap-part-step-rest",
+	      !mapped(d + st) && !mapped(d + st + 3 * pg));
+
 	/* a reader that reached the end and calls once more from there
 	 * (json_fast.c's exit path does) must leave alone whatever was
 	 * mapped since at those addresses (put there with MAP_FIXED: they
