@@ -28,6 +28,22 @@ $SFCONV semi.json > semi.out
 printf 'root;(FLET X :IN "SYS:SRC:CODE") 1\n' > semi.want
 expect_same collapsed-semicolon-in-name semi.want semi.out
 
+# names on both sides of the 31 bytes the writer keeps in its name
+# table's entries (collapsed_levels.c, struct ntxt): 30, 31, 32 and 33
+# bytes, at the root, inside a path and as the leaf, one after another;
+# the expected lines are the input's in bytewise order (a line's own
+# count before its callees: ' ' sorts before ';')
+a30=$(printf '%30s' | tr ' ' a); b31=$(printf '%31s' | tr ' ' b)
+c32=$(printf '%32s' | tr ' ' c); d33=$(printf '%33s' | tr ' ' d)
+printf '%s\n' "$b31;$a30;$c32 2" "$a30;$b31;$d33;e 1" "$a30;$b31 3" \
+	"$c32;$b31;$b31 1" "$d33 4" "e;$b31;e;$a30;e 5" > nlen.folded
+printf '%s\n' "$a30;$b31 3" "$a30;$b31;$d33;e 1" "$b31;$a30;$c32 2" \
+	"$c32;$b31;$b31 1" "$d33 4" "e;$b31;e;$a30;e 5" > nlen.want
+for j in 1 2; do
+	$SFCONV -j$j nlen.folded > nlen.out
+	expect_same collapsed-name-lengths-31-byte-entries-j$j nlen.want nlen.out
+done
+
 # --thread-prefix puts NAME-TID as the root frame
 printf '7:worker\t1\ta;b\n8:main\t2\ta\n7:worker\t1\ta;b\n' | $SFCONV --from lines --thread-prefix > tp.out
 printf 'main-8;a 2\nworker-7;a;b 2\n' > tp.want

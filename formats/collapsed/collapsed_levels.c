@@ -86,8 +86,21 @@ struct lrec {
 #define MAX_PARTS 2
 #define PART_MIN (32u << 10)
 
+/* A name as the walk copies it: its text in the entry itself when it
+ * fits (NTXT_LONG: no, read t->names), 32 bytes so that an entry never
+ * spans two cache lines.  The walk reads names at random, and a name
+ * through struct oname was two lines apart, the entry and its text. */
+struct ntxt {
+	uint8_t len;
+	char txt[31];
+};
+#define NTXT_LONG 0xff
+
 struct levels {
 	size_t nlevels;
+	struct ntxt *ntab;         /* by name id (struct ntxt), on a
+				    * cache line's start */
+	void *ntab_mem;            /* what was allocated for it */
 	struct lrec *rec;          /* by place: level d is rec[dstart[d] ..
 				    * dstart[d + 1]) */
 	size_t rec_cap;            /* rec's (and runs') bytes, for
@@ -127,6 +140,7 @@ static void levels_free(struct levels *l)
 	free(l->rstart);
 	free(l->lstart);
 	free(l->line_sum);
+	free(l->ntab_mem);
 }
 
 /*
@@ -408,16 +422,43 @@ struct wstate {
 
 #define RUN_AHEAD 8
 
-/* Put the text of the merged node at depth d, name o, on the path.
+/* Name nm's text: from its entry when it fits there. */
+static inline const char *ntxt_get(const struct ntxt *nt,
+				   const struct onames *t, uint32_t nm,
+				   uint32_t *len)
+{
+	const struct ntxt *x = &nt[nm];
+
+	if (x->len != NTXT_LONG) {
+		*len = x->len;
+		return x->txt;
+	}
+	*len = t->names[nm].len;
+	return t->names[nm].txt;
+}
+
+/* Put the text of the merged node at depth d, name nm, on the path.
  * Returns 0, or -1 when out of memory. */
-static int path_push(struct wstate *st, size_t d, const struct oname *o)
+static int path_push(struct wstate *st, size_t d, const struct ntxt *nt,
+		     const struct onames *t, uint32_t nm)
 {
 	size_t at = st->pathoff[d - 1] + (d > 1);
+	const struct ntxt *x = &nt[nm];
 
-	if (sf_grow(&st->path, &st->pathcap, at + o->len + 1, 1))
+	/* room for the whole entry: a short name is copied 32 bytes at a
+	 * time, what follows it on the path overwritten later */
+	if (sf_grow(&st->path, &st->pathcap, at + sizeof(*x) + 1, 1))
 		return -1;
 	if (d > 1)
 		st->path[at - 1] = ';';
+	if (x->len != NTXT_LONG) {
+		memcpy(st->path + at, x->txt, sizeof(x->txt));
+		st->pathoff[d] = (uint32_t)(at + x->len);
+		return 0;
+	}
+	const struct oname *o = &t->names[nm];
+	if (sf_grow(&st->path, &st->pathcap, at + o->len + 1, 1))
+		return -1;
 	memcpy(st->path + at, o->txt, o->len);
 	st->pathoff[d] = (uint32_t)(at + o->len);
 	return 0;
@@ -443,35 +484,37 @@ static int level_walk(const struct levels *l, const struct onames *t,
 		if (d == dstop && rcur[d] == stop)
 			break;
 		const struct lrun *u = &l->runs[rcur[d]++];
-		const struct oname *o = &t->names[u->nm & ~LENT_LINE];
+		uint32_t nm = u->nm & ~LENT_LINE;
 		/* each level is a stream of its own, too many streams for
 		 * the hardware to follow: bring in this level's runs and
 		 * the name of a run a few ahead (names are read at random) */
 		if (rcur[d] + 2 * RUN_AHEAD < l->nruns) {
 			__builtin_prefetch(u + 2 * RUN_AHEAD);
-			__builtin_prefetch(&t->names[u[RUN_AHEAD].nm &
-						     ~LENT_LINE]);
+			__builtin_prefetch(&l->ntab[u[RUN_AHEAD].nm &
+						    ~LENT_LINE]);
 		}
 		if (!(u->nm & LENT_LINE)) {
-			if (path_push(st, d, o))
+			if (path_push(st, d, l->ntab, t, nm))
 				return -1;
 			st->chain[d] = (uint32_t)(u - l->runs);
 			d++;
 			continue;
 		}
+		uint32_t len;
+		const char *txt = ntxt_get(l->ntab, t, nm, &len);
 		if (first) {
 			/* the line begins with the path, or is one name */
 			if (d > 1)
 				sf_text_guard_mark(out, st->path,
 						   st->pathoff[d - 1]);
 			else
-				sf_text_guard_mark(out, o->txt, o->len);
+				sf_text_guard_mark(out, txt, len);
 			first = false;
 		}
 		sf_output_write(out, st->path, st->pathoff[d - 1]);
 		if (d > 1)
 			sf_output_putc(out, ';');
-		sf_output_write(out, o->txt, o->len);
+		sf_output_write(out, txt, len);
 		sf_output_putc(out, ' ');
 		/* the level's line sums are one more stream */
 		if (st->lcur[d] + RUN_AHEAD < l->lstart[nlevels])
@@ -680,7 +723,7 @@ static int chunk_write(struct wjob *j, size_t k, struct sf_output *out)
 		for (size_t d = 1; d < c->ds; d++) {
 			uint32_t a = st->rcur[d] - 1;
 			st->chain[d] = a;
-			if (path_push(st, d, &t->names[l->runs[a].nm]))
+			if (path_push(st, d, l->ntab, t, l->runs[a].nm))
 				return -1;
 		}
 	}
@@ -1169,6 +1212,20 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 	l.rec = NULL;
 	l.flags = NULL;
 	l.merged = NULL;
+	if (!(l.ntab_mem = sf_calloc((t->nnames ? t->nnames : 1) + 2,
+				     sizeof(*l.ntab))))
+		goto nomem;
+	l.ntab = (struct ntxt *)(((uintptr_t)l.ntab_mem + 63) &
+				 ~(uintptr_t)63);
+	for (size_t i = 0; i < t->nnames; i++) {
+		const struct oname *o = &t->names[i];
+		if (o->len > sizeof(l.ntab[i].txt)) {
+			l.ntab[i].len = NTXT_LONG;
+			continue;
+		}
+		l.ntab[i].len = (uint8_t)o->len;
+		memcpy(l.ntab[i].txt, o->txt, o->len);
+	}
 	if (make_chunks(&l, &c))
 		goto nomem;
 	rc = chunks_write(&l, t, &c, sf_jobs(ctx), out, ctx);
