@@ -26,9 +26,9 @@ struct crew {
 	void *arg;
 	size_t ntasks;
 	atomic_size_t next;        /* the next part to take */
-	unsigned long step;        /* steps given */
-	bool busy;                 /* the helper holds a step */
-	bool quit;
+	atomic_ulong step;         /* steps given (written under lock) */
+	atomic_bool busy;          /* the helper holds a step (the same) */
+	atomic_bool quit;          /* (the same) */
 	pthread_t thread;
 };
 
@@ -41,13 +41,36 @@ static void crew_take(struct crew *c, void (*fn)(void *, size_t),
 		fn(arg, k);
 }
 
+/*
+ * A thread that waits spins CREW_SPIN pauses (tens of microseconds)
+ * before it sleeps.  A timeline's levels give the helper a step about
+ * every millisecond and the writer waits for the helper's part at the
+ * end of each; asleep, each wait ended in a wake-up through the kernel,
+ * which in a VM is an interrupt to the other virtual CPU and its exit
+ * through the host.  Nothing but time depends on it: what a spin sees is
+ * checked again under the lock.
+ */
+#define CREW_SPIN 2000
+
+static void crew_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
+
 static void *crew_thread(void *arg)
 {
 	struct crew *c = arg;
 	unsigned long seen = 0;
 
-	pthread_mutex_lock(&c->lock);
 	for (;;) {
+		for (int i = 0; i < CREW_SPIN && !atomic_load(&c->quit) &&
+				atomic_load(&c->step) == seen; i++)
+			crew_pause();
+		pthread_mutex_lock(&c->lock);
 		while (!c->quit && c->step == seen)
 			pthread_cond_wait(&c->work, &c->lock);
 		if (c->quit)
@@ -63,6 +86,7 @@ static void *crew_thread(void *arg)
 		pthread_mutex_lock(&c->lock);
 		c->busy = false;
 		pthread_cond_broadcast(&c->idle);
+		pthread_mutex_unlock(&c->lock);
 	}
 	pthread_mutex_unlock(&c->lock);
 	return NULL;
@@ -87,6 +111,9 @@ struct crew *sf_collapsed__crew_start(void)
 	pthread_cond_init(&c->work, NULL);
 	pthread_cond_init(&c->idle, NULL);
 	atomic_init(&c->next, 0);
+	atomic_init(&c->step, 0);
+	atomic_init(&c->busy, false);
+	atomic_init(&c->quit, false);
 	if (sf_thread_start(&c->thread, crew_thread, c)) {
 		crew_free(c);
 		return NULL;
@@ -115,6 +142,8 @@ void sf_collapsed__crew_run(struct crew *c, size_t ntasks,
 	pthread_mutex_unlock(&c->lock);
 	crew_take(c, fn, arg, ntasks);
 	/* every part is taken: wait only for one the helper runs */
+	for (int i = 0; i < CREW_SPIN && atomic_load(&c->busy); i++)
+		crew_pause();
 	pthread_mutex_lock(&c->lock);
 	while (c->busy)
 		pthread_cond_wait(&c->idle, &c->lock);
