@@ -838,8 +838,9 @@ static void piece_done(struct pieces *pc, struct sf_json_ahead *a, size_t n,
 		pc->off += taken;
 		/* what is parsed is not read again: resident memory stays
 		 * bounded, as when reading.  Given back GIVE_STEP at a time,
-		 * not a piece at a time: each munmap while the other threads
-		 * run stops them all to flush their TLBs */
+		 * not a piece at a time: each give-back (its pages dropped,
+		 * io.c) while the other threads run stops them all to flush
+		 * their TLBs */
 		if (pc->off - pc->kept >= GIVE_STEP) {
 			size_t to = sf_json__ahead_give(a, pc->off);
 			if (to > pc->kept) {
