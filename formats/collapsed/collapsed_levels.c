@@ -1224,7 +1224,8 @@ int sf_collapsed__level_emit(struct walk *w, struct level_mem *m,
 			continue;
 		}
 		l.ntab[i].len = (uint8_t)o->len;
-		memcpy(l.ntab[i].txt, o->txt, o->len);
+		if (o->len)    /* an empty name's text may be NULL */
+			memcpy(l.ntab[i].txt, o->txt, o->len);
 	}
 	if (make_chunks(&l, &c))
 		goto nomem;
