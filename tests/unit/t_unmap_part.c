@@ -105,13 +105,27 @@ int main(void)
 	CHECK("unmap-part-step-after-dropped",
 	      mapped(d + st) && present(d + st) == 0 &&
 	      present(d + st + pg) == 1);
+	/* what is mapped since in the step given back (as malloc or another
+	 * thread may) must outlive the calls after: a step unmapped twice
+	 * would take it away */
+	unsigned char *in0 = mmap(d, pg, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+				  -1, 0);
+	unsigned char *in1 = mmap(d + st - pg, pg, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+				  -1, 0);
+	CHECK("unmap-part-step-reuse", in0 == d && in1 == d + st - pg);
 	sf_input_unmap_part(d, size, st + pg + 10, st + 2 * pg);
 	CHECK("unmap-part-step-next-page",
 	      mapped(d + st) && present(d + st + pg) == 0 &&
 	      present(d + st + 2 * pg) == 1);
+	CHECK("unmap-part-step-not-twice", mapped(in0) && mapped(in1));
 	sf_input_unmap_part(d, size, st + 2 * pg, size);
 	CHECK("unmap-part-step-rest",
 	      !mapped(d + st) && !mapped(d + st + 3 * pg));
+	CHECK("unmap-part-step-rest-not-twice", mapped(in0) && mapped(in1));
+	munmap(in0, pg);
+	munmap(in1, pg);
 
 	/* a reader that reached the end and calls once more from there
 	 * (json_fast.c's exit path does) must leave alone whatever was
