@@ -290,6 +290,14 @@ static struct part *next_part(struct pool *pl)
 	return w;
 }
 
+/* Under pool.mu: a thread is out of work (or never started); the
+ * steal test's waiter goes on when at most one is left. */
+static void pool_leave(struct pool *pl)
+{
+	if (--pl->busy <= 1)
+		pthread_cond_broadcast(&pl->idle_cv);
+}
+
 static void *pool_thread(void *arg)
 {
 	struct pool *pl = arg;
@@ -299,8 +307,8 @@ static void *pool_thread(void *arg)
 		pthread_mutex_lock(&pl->mu);
 		if ((w = next_part(pl)))
 			w->taken = true;
-		else if (--pl->busy <= 1)
-			pthread_cond_broadcast(&pl->idle_cv);
+		else
+			pool_leave(pl);
 		pthread_mutex_unlock(&pl->mu);
 		if (!w)
 			return NULL;
@@ -377,8 +385,7 @@ int sf_read_parallel(struct sf_profile *p, const struct sf_format *fmt,
 		started[t] = !sf_thread_start(&th[t], pool_thread, &pl);
 		if (!started[t]) {
 			pthread_mutex_lock(&pl.mu);
-			pl.busy--;
-			pthread_cond_broadcast(&pl.idle_cv);
+			pool_leave(&pl);
 			pthread_mutex_unlock(&pl.mu);
 		}
 	}

@@ -26,23 +26,39 @@ int sf_json__write(const struct sf_profile *p, struct sf_output *out,
 /* Newlines in b[0..n). */
 uint64_t sf_json__count_nl(const unsigned char *b, size_t n);
 
-/* The bytes of p[0..8) that are a '"', a '\\' or a control byte: the
- * high bit of each, counted from p[0] (the lowest such bit is exact; a
- * borrow only reaches the bytes after it).  The fast path's plain
- * strings (json_fast.c) and the pre-scan's strings (json_scan.c) skip
- * eight bytes at a time with it. */
-static inline uint64_t sf_json__special8(const unsigned char *p)
+/* p[0..8) as one word, p[0] its lowest byte. */
+static inline uint64_t sf_json__load8(const unsigned char *p)
 {
-	const uint64_t ones = 0x0101010101010101u, high = ones << 7;
-	uint64_t x, q, b;
+	uint64_t x;
 
 	memcpy(&x, p, 8);
 	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
 		x = __builtin_bswap64(x);
-	q = x ^ ('"' * ones);
-	b = x ^ ('\\' * ones);
-	return (((q - ones) & ~q) | ((b - ones) & ~b) |
-		((x - 0x20 * ones) & ~x)) & high;
+	return x;
+}
+
+/* The bytes of word x (sf_json__load8) equal to c: the high bit of each
+ * (the lowest such bit is exact; a borrow only reaches the bytes after
+ * it). */
+static inline uint64_t sf_json__eq8(uint64_t x, unsigned char c)
+{
+	const uint64_t ones = 0x0101010101010101u;
+
+	x ^= c * ones;
+	return (x - ones) & ~x & (ones << 7);
+}
+
+/* The bytes of p[0..8) that are a '"', a '\\' or a control byte, as
+ * sf_json__eq8 marks them.  The fast path's plain strings (json_fast.c)
+ * and the pre-scan's strings (json_scan.c) skip eight bytes at a time
+ * with it. */
+static inline uint64_t sf_json__special8(const unsigned char *p)
+{
+	const uint64_t ones = 0x0101010101010101u;
+	uint64_t x = sf_json__load8(p);
+
+	return sf_json__eq8(x, '"') | sf_json__eq8(x, '\\') |
+	       ((x - 0x20 * ones) & ~x & (ones << 7));
 }
 
 /*

@@ -33,20 +33,6 @@ uint64_t sf_json__count_nl(const unsigned char *b, size_t n)
 	return c;
 }
 
-/* The '"' bytes of p[0..8): the high bit of each, counted from p[0] (the
- * lowest such bit is exact). */
-static inline uint64_t quote8(const unsigned char *p)
-{
-	const uint64_t ones = 0x0101010101010101u;
-	uint64_t x;
-
-	memcpy(&x, p, 8);
-	if (__BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__)
-		x = __builtin_bswap64(x);
-	x ^= '"' * ones;
-	return (x - ones) & ~x & (ones << 7);
-}
-
 static bool token_byte(unsigned char c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
@@ -86,10 +72,14 @@ int sf_json__scan(struct jscan *j, const unsigned char *b, size_t n,
 			 * few bytes on: two words before memchr's call,
 			 * which cost more than the search there */
 			if (n - i >= 16) {
-				uint64_t m = quote8(b + i), m2 = 0;
-				if (m || (m2 = quote8(b + i + 8)))
-					q = b + i + (m ? 0 : 8) +
-					    (__builtin_ctzll(m ? m : m2) >> 3);
+				const unsigned char *w = b + i;
+				uint64_t m = sf_json__eq8(sf_json__load8(w), '"');
+				if (!m) {
+					w += 8;
+					m = sf_json__eq8(sf_json__load8(w), '"');
+				}
+				if (m)
+					q = w + (__builtin_ctzll(m) >> 3);
 			}
 			if (!q && !(q = memchr(b + i, '"', n - i)))
 				break;

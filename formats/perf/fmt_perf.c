@@ -599,6 +599,17 @@ names_done:
 	return 0;
 }
 
+/* At a record start: is it the end of the part this thread reads
+ * (sf_read_part_stop)?  Read whole, *limit is UINT64_MAX: no call. */
+static bool part_ends(struct sf_input *in, uint64_t *limit)
+{
+	uint64_t at;
+
+	if (*limit == UINT64_MAX || (at = sf_input_offset(in)) < *limit)
+		return false;
+	return sf_read_part_stop(at, limit);
+}
+
 static int perf_read(struct sf_profile *p, struct sf_input *in,
 		     struct sf_ctx *ctx)
 {
@@ -664,11 +675,8 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 		if (!e) {
 			if ((rc = end_event(&st)))
 				break;
-			/* a record may start here: the end of a part?
-			 * (read whole, the limit is UINT64_MAX: no call) */
-			if (limit != UINT64_MAX &&
-			    sf_input_offset(in) >= limit &&
-			    sf_read_part_stop(sf_input_offset(in), &limit))
+			/* a record may start here: the end of a part? */
+			if (part_ends(in, &limit))
 				break;
 			continue;
 		}
@@ -748,9 +756,7 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 			seen_event = true;
 			rc = on_event_line(&st, &ev, line, e, time, ids, tail);
 			if (!rc && (rc = sf_perf__rec_skip_seen(&st)) > 0 &&
-			    !(rc = end_event(&st)) && limit != UINT64_MAX &&
-			    sf_input_offset(in) >= limit &&
-			    sf_read_part_stop(sf_input_offset(in), &limit))
+			    !(rc = end_event(&st)) && part_ends(in, &limit))
 				break;  /* its blank line ended the part */
 		} else if (!seen_event) {
 			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
