@@ -104,6 +104,29 @@ assert got == [0, 1, 2, 1, 2, 1, 0, 3, 4, 3, 4], got
 PY
 then pass perf-thread-renamed; else fail perf-thread-renamed "wrong thread"; fi
 
+# 70 threads of one comm taking turns, as perf prints them (the comm
+# padded: "python3  7000  1.000: ..."), some as pid/tid: more than the
+# reader keeps event-line prefixes for, so lines are read from a kept
+# prefix and parsed again in turn; each event's thread is its own
+for r in 1 2; do
+	for t in $(seq 0 69); do
+		if [ $((t % 7)) -eq 3 ]; then id="9/$((7000 + t))"; else id=$((7000 + t)); fi
+		printf 'python3  %s  %d.%06d: 1000 cycles:\n\tffff f+0x1 (m)\n\n' \
+			"$id" "$r" "$t"
+	done
+done > turns.perf
+$SFCONV -q turns.perf --to json > turns.json
+if python3 - turns.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+th = [(t.get("pid"), t.get("tid"), t.get("name")) for t in m["threads"]]
+want = [(9 if t % 7 == 3 else None, 7000 + t, "python3") for t in range(70)]
+assert th == want, th
+got = [s[1] for s in m["samples"]]
+assert got == list(range(70)) * 2, got
+PY
+then pass perf-threads-padded-comm; else fail perf-threads-padded-comm "wrong thread"; fi
+
 # time words of every length the reader takes in one go (up to 7 digits
 # each side) and longer: nanoseconds, the fraction cut at 9 digits
 printf 'app 1 %s: 1 cycles:\n\tffff f+0x1 (m)\n\n' 5.5 1234567.1234567 \

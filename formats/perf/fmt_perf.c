@@ -376,46 +376,62 @@ static void prefix_take(struct perf_state *st, struct ev_prefix *x,
 	st->ev_hit = true;
 }
 
-/* The slot of event line `l`: a hash of its first two words (up to
- * the second ' ' within 64 bytes), which lie in the part the parser
- * reads for "comm pid/tid" or "two-word comm ..."; NULL without them.
- * Only a key: prefix_is decides.  When both blanks are in the first 16
- * bytes (a short comm and pid), the words are found and mixed eight
- * bytes at a time, without the two calls to memchr and the hash that
- * cost as much as the rest of the line where threads take turns. */
+/* The high bits of blank_bytes(v) as an 8-bit mask, bit i for byte i. */
+static inline uint32_t blank_mask8(uint64_t v)
+{
+	return (uint32_t)(((blank_bytes(v) >> 7) * 0x0102040810204080ull) >>
+			  56);
+}
+
+/* The slot of event line `l`: a hash of its bytes up to the end of its
+ * second word (words apart by runs of ' ' within 64 bytes), which lie in
+ * the part the parser reads for "comm pid/tid" or "two-word comm ...";
+ * NULL without them.  Only a key: prefix_is decides.  perf pads the comm
+ * ("python3  7242   0.1: ..."), so the word after the first blank is
+ * the pid, not the empty word between two blanks (keyed on that, every
+ * thread of a comm shared one slot, and where threads took turns each
+ * line was parsed again).  When the key ends in the first 16 bytes (a
+ * short comm and pid), it is found and mixed eight bytes at a time,
+ * without the scan and the hash that cost as much as the rest of the
+ * line. */
 static struct ev_prefix *prefix_slot(struct perf_state *st, const char *l,
 				     size_t n)
 {
 	if (n >= 16) {
 		uint64_t a = load8(l), b = load8(l + 8);
-		uint64_t ba = blank_bytes(a) & ~(uint64_t)0xff;
-		uint64_t bb = blank_bytes(b);
-		/* the second blank's high bit, in a or in b */
-		uint64_t a2 = ba & (ba - 1);
-		uint64_t b2 = ba ? bb : bb & (bb - 1);
-		a2 &= -a2;
-		b2 &= -b2;
-		/* keep the bytes below it */
-		if (a2) {
-			a &= (a2 >> 7) - 1;
-			b = 0;
-		} else if (b2) {
-			b &= (b2 >> 7) - 1;
+		uint32_t bl = blank_mask8(a) | blank_mask8(b) << 8;
+		/* the first blank after byte 0, the next non-blank, then
+		 * the blank after it: the key is the bytes below that */
+		uint32_t m = bl & ~(uint32_t)1;
+		if (m) {
+			m = ~bl & 0xffff & -(m & -m);
+			m = m ? bl & -(m & -m) : 0;
 		}
-		if (a2 || b2)
+		if (m) {
+			unsigned end = (unsigned)__builtin_ctz(m);
+			if (end <= 8) {
+				a &= end == 8 ? ~0ull :
+				     ((uint64_t)1 << (8 * end)) - 1;
+				b = 0;
+			} else {
+				b &= ((uint64_t)1 << (8 * (end - 8))) - 1;
+			}
 			return &st->ev_pre[((a * 0x9e3779b97f4a7c15ull ^ b) *
 					    0xc2b2ae3d27d4eb4full) >>
 					   (64 - EV_CACHE_BITS)];
+		}
 	}
-	size_t m = n < 64 ? n : 64;
-	const char *b1 = m > 1 ? memchr(l + 1, ' ', m - 1) : NULL;
-	const char *b2 = b1 ? memchr(b1 + 1, ' ', (size_t)(l + m - b1 - 1)) :
-			 NULL;
+	size_t m = n < 64 ? n : 64, k = 1;
 
-	if (!b2)
+	while (k < m && l[k] != ' ')
+		k++;
+	while (k < m && l[k] == ' ')
+		k++;
+	while (k < m && l[k] != ' ')
+		k++;
+	if (k == m)
 		return NULL;
-	return &st->ev_pre[sf_hash(l, (size_t)(b2 - l)) >>
-			   (64 - EV_CACHE_BITS)];
+	return &st->ev_pre[sf_hash(l, k) >> (64 - EV_CACHE_BITS)];
 }
 
 /*
