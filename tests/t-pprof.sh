@@ -647,7 +647,7 @@ expect_same pprof-merged-zero-fixpoint zero1.pb.gz zero2.pb.gz
 expect_same pprof-merged-zero-fixpoint-2 zero2.pb.gz zero3.pb.gz
 
 # The gzip member is made by igzip from the output's 256 KiB buffers as
-# they fill (io.c's sf_output_set_gzip), on the output's second thread
+# they fill (output.c's sf_output_set_gzip), on the output's second thread
 # with two jobs: the bytes must not depend on the jobs nor on the output
 # being a file or a pipe.  120,000 distinct stacks make a message of more
 # than 4 MiB, twenty buffers.

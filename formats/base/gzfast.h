@@ -1,5 +1,5 @@
 /*
- * gzfast.h - the pprof output's gzip (io.c's sf_output_set_gzip): one
+ * gzfast.h - the pprof output's gzip (output.c's sf_output_set_gzip): one
  * gzip member made by igzip (Intel's ISA-L) at level 3, fed in pieces as
  * the writer fills its buffers, so that on two jobs it runs on the
  * output's second thread beside the writer.  Internal to formats/base;
@@ -9,7 +9,7 @@
  * level 3 takes about half of libdeflate's level 1 for 0.2 % more bytes
  * (docs/DEPENDENCIES.md; levels 1 and 2, faster, gave bytes that
  * depended on the load address, gzfast.c).  Its bytes depend on the data and on where the
- * pieces are cut, which io.c's buffers fix at every -j; and on the CPU's
+ * pieces are cut, which output.c's buffers fix at every -j; and on the CPU's
  * class (x86-64 with SSE4.2 or not, another architecture), as any
  * compressor with code for each class may: readers inflate them alike.
  */

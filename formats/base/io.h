@@ -13,7 +13,7 @@
  *     tracked for messages.
  * Only the current buffer is held in memory (1 MiB, grown for a longer line
  * up to ctx->limits.max_line), never the whole input.  All zlib calls sit in
- * io.c.
+ * io.c (input) and output.c (output).
  *
  * struct sf_output is one buffered writer: to a file descriptor, a growable
  * memory buffer, or through gzip.  Errors are sticky: after the first

@@ -1,12 +1,12 @@
 /*
  * outthread.h - a second thread that takes an output's full buffers, one
- * at a time and in the order given, and runs a function on each (io.c's
+ * at a time and in the order given, and runs a function on each (output.c's
  * gzip compression and write) while the writer fills the next buffer.
- * Internal to formats/base: io.c is its one user.
+ * Internal to formats/base: output.c is its one user.
  *
  * Two buffers of one size go back and forth: the writer fills one while
  * the thread consumes the other.  A failure the function reports (its
- * *failed and *err_no, as io.c's output keeps them) stays with the thread
+ * *failed and *err_no, as output.c's output keeps them) stays with the thread
  * until the writer waits for it, then becomes the writer's if the writer
  * has none; after a failure the thread consumes nothing more.
  */

@@ -1,4 +1,4 @@
-/* t_gzfast.c - the pprof output's gzip (io.c's sf_output_set_gzip, by
+/* t_gzfast.c - the pprof output's gzip (output.c's sf_output_set_gzip, by
  * igzip through gzfast.c): for stream sizes around the output buffer's
  * edges (empty, one byte, 256 KiB and either side of it, a few MiB),
  * zlib's gzip reader inflates the file, as ONE member with nothing after
