@@ -333,9 +333,10 @@ else
 fi
 
 # A mapped input that another process cuts short while it is read (the
-# native JSON and perf.data readers map regular files) raises SIGBUS: one
-# line, exit 1, no output left.  The shim cuts the file to half its size
-# right after it is mapped, so the moment is always the same.
+# native JSON, perf.data and perf script readers map regular files)
+# raises SIGBUS: one line, exit 1, no output left.  The shim cuts the
+# file to half its size right after it is mapped, so the moment is
+# always the same.
 rm -rf cut && mkdir cut
 awk 'BEGIN { for (i = 0; i < 5000; i++) printf "main;f%d 1\n", i }' > cut.folded
 $SFCONV cut.folded -t json -o cut/in.json 2>/dev/null
@@ -347,3 +348,16 @@ expect_error mapped-input-cut-short 1 \
 left=$(ls -A cut | grep -v '^in\.json$' | head -n 3)
 if [ -z "$left" ]; then pass mapped-input-cut-short-no-output
 else fail mapped-input-cut-short-no-output "left behind: $left"; fi
+# the perf script reader reads a regular file where it is mapped too
+# (sf_input_view): the same line when it is cut short
+awk 'BEGIN { for (i = 0; i < 2000; i++)
+	printf "app %d %d.000001: 1 cycles:\n\tffff f%d+0x1 (m)\n\n", i % 7, i, i }' \
+	> cut/in.perf
+expect_error mapped-perf-script-cut-short 1 \
+	'^sfconv: an input file was cut short while it was read \(SIGBUS\)$' \
+	env ASAN_OPTIONS="$ASAN_OPTIONS:handle_sigbus=0" SF_FAULT=cutmapped \
+	LD_PRELOAD="$SF_TMP/inject.so" $SFCONV -j1 cut/in.perf -t collapsed \
+	-o cut/out.folded
+left=$(ls -A cut | grep -v '^in\.json$' | grep -v '^in\.perf$' | head -n 3)
+if [ -z "$left" ]; then pass mapped-perf-script-cut-short-no-output
+else fail mapped-perf-script-cut-short-no-output "left behind: $left"; fi

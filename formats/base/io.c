@@ -36,6 +36,16 @@ struct sf_input {
 	uint64_t base;              /* stream offset of buf[0] */
 	uint64_t lineno;
 	size_t scanned;             /* bytes after pos known to hold no LF */
+	/* sf_input_view: buf is the file mapped (view_map, view_len bytes
+	 * with a page of zeroes after the file's), or the memory input's
+	 * own bytes (view_map NULL); lines are not NUL-terminated, and
+	 * the passed pages are dropped from drop_from on once pos reaches
+	 * drop_at */
+	bool view;
+	void *view_map;
+	size_t view_len;
+	unsigned char *drop_from;
+	size_t drop_at;
 	bool range;                 /* sf_input_range: bytes [rpos, rend)
 				     * of fd, read with pread */
 	uint64_t rpos, rend;
@@ -303,7 +313,10 @@ void sf_input_close(struct sf_input *in)
 	if (in->own_fd)
 		close(in->fd);
 	free(in->zbuf);
-	sf_big_free(in->buf, in->cap);
+	if (in->view_map)
+		munmap(in->view_map, in->view_len);
+	else if (!in->view)
+		sf_big_free(in->buf, in->cap);
 	free(in->name);
 	free(in);
 }
@@ -321,7 +334,7 @@ bool sf_input_gzipped(const struct sf_input *in)
 /* Move unread bytes to the front of the buffer. */
 static void compact(struct sf_input *in)
 {
-	if (!in->pos)
+	if (!in->pos || in->view)
 		return;
 	memmove(in->buf, in->buf + in->pos, in->end - in->pos);
 	in->base += in->pos;
@@ -333,8 +346,8 @@ static void compact(struct sf_input *in)
 static int reserve(struct sf_input *in, struct sf_ctx *ctx, size_t want)
 {
 	compact(in);
-	if (want + 1 <= in->cap)
-		return 0;
+	if (want + 1 <= in->cap || in->view)
+		return 0;     /* a view holds all there is */
 	size_t ncap = in->cap;
 	/* double, but stop at what is needed: sf_input_line asks for at
 	 * most max_line + 2 bytes, and overshooting that (it used to grow
@@ -361,11 +374,33 @@ int sf_input_peek(struct sf_input *in, struct sf_ctx *ctx, size_t want,
 	return 0;
 }
 
+/* Bytes a view passes between two drops of its passed pages. */
+#define VIEW_DROP ((size_t)8 << 20)
+
+/* A file view's pages before the current line are passed: drop them,
+ * so that what is resident stays about what a reader of pieces holds
+ * (the page cache keeps them; only this mapping lets them go). */
+static void view_drop(struct sf_input *in)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uintptr_t mask = pg > 0 ? (uintptr_t)pg - 1 : 4095;
+	uintptr_t to = (uintptr_t)(in->buf + in->pos) & ~mask;
+
+	if (to > (uintptr_t)in->drop_from) {
+		madvise(in->drop_from, to - (uintptr_t)in->drop_from,
+			MADV_DONTNEED);
+		in->drop_from = (unsigned char *)to;
+	}
+	in->drop_at = in->pos + VIEW_DROP;
+}
+
 int sf_input_line(struct sf_input *in, struct sf_ctx *ctx, char **line,
 		  size_t *len)
 {
 	int rc;
 
+	if (in->view && in->pos >= in->drop_at)
+		view_drop(in);
 	for (;;) {
 		unsigned char *start = in->buf + in->pos;
 		size_t avail = in->end - in->pos;
@@ -378,12 +413,16 @@ int sf_input_line(struct sf_input *in, struct sf_ctx *ctx, char **line,
 			 * --max-line means the same for every line */
 			if (n > ctx->limits.max_line)
 				goto too_long;
-			*lf = 0;
+			if (!in->view)
+				*lf = 0;
 			in->pos += n + 1;
 			in->scanned = 0;
 			in->lineno++;
-			if (n && start[n - 1] == '\r')
-				start[--n] = 0;
+			if (n && start[n - 1] == '\r') {
+				n--;
+				if (!in->view)
+					start[n] = 0;
+			}
 			*line = (char *)start;
 			*len = n;
 			return 1;
@@ -394,12 +433,16 @@ int sf_input_line(struct sf_input *in, struct sf_ctx *ctx, char **line,
 				return 0;
 			if (avail > ctx->limits.max_line)
 				goto too_long;
-			in->buf[in->end] = 0;   /* cap > end always */
+			if (!in->view)
+				in->buf[in->end] = 0;   /* cap > end always */
 			in->pos = in->end;
 			in->scanned = 0;
 			in->lineno++;
-			if (avail && start[avail - 1] == '\r')
-				start[--avail] = 0;
+			if (avail && start[avail - 1] == '\r') {
+				avail--;
+				if (!in->view)
+					start[avail] = 0;
+			}
 			*line = (char *)start;
 			*len = avail;
 			return 1;
@@ -595,6 +638,74 @@ int sf_input_slurp(struct sf_input *in, struct sf_ctx *ctx, size_t max,
 	*data = d;
 	*size = n;
 	return 0;
+}
+
+int sf_input_view(struct sf_input *in, struct sf_ctx *ctx)
+{
+	/* nothing consumed: buf holds the stream's first `end` bytes */
+	if (in->view || in->gz || in->pos || in->base || in->lineno)
+		return 0;
+	if (in->mem) {
+		/* the memory's own bytes; a last LF ends every line */
+		if (!in->memsize || in->mem[in->memsize - 1] != '\n' ||
+		    in->mempos != in->end)
+			return 0;
+		sf_big_free(in->buf, in->cap);
+		in->buf = (unsigned char *)(uintptr_t)in->mem;
+		in->end = in->memsize;
+		in->cap = in->end + 1;
+		in->drop_at = SIZE_MAX;
+	} else {
+		struct stat st;
+		uint64_t start = 0, stop;
+		if (in->fd < 0 || fstat(in->fd, &st) ||
+		    !S_ISREG(st.st_mode) || st.st_size <= 0)
+			return 0;
+		stop = (uint64_t)st.st_size;
+		if (in->range) {
+			start = in->rpos - in->end;
+			if (in->rend < stop)
+				stop = in->rend;
+		} else if (lseek(in->fd, 0, SEEK_CUR) != (off_t)in->end) {
+			return 0;
+		}
+		/* the whole file's address space, for any range of it, is
+		 * at most a quarter of the memory budget (which the
+		 * programs make the address space's cap) */
+		if (stop <= start ||
+		    (uint64_t)st.st_size > ctx->limits.max_memory / 4)
+			return 0;
+		long pg = sysconf(_SC_PAGESIZE);
+		uint64_t mask = pg > 0 ? (uint64_t)pg - 1 : 4095;
+		uint64_t at = start & ~mask;
+		size_t flen = (size_t)(stop - at);
+		/* the file's pages, then one of zeroes: after the last
+		 * line (cut off in the page) comes a zero, as in a
+		 * buffer */
+		size_t len = (size_t)(((uint64_t)flen + mask) & ~mask) +
+			     (size_t)mask + 1;
+		void *r = mmap(NULL, len, PROT_READ,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (r == MAP_FAILED)
+			return 0;
+		if (mmap(r, flen, PROT_READ, MAP_PRIVATE | MAP_FIXED, in->fd,
+			 (off_t)at) == MAP_FAILED) {
+			munmap(r, len);
+			return 0;
+		}
+		sf_big_free(in->buf, in->cap);
+		in->buf = (unsigned char *)r + (start - at);
+		in->end = (size_t)(stop - start);
+		in->cap = in->end + 1;
+		in->view_map = r;
+		in->view_len = len;
+		in->drop_from = r;
+		in->drop_at = VIEW_DROP;
+	}
+	in->scanned = 0;
+	in->eof = in->raw_eof = true;
+	in->view = true;
+	return 1;
 }
 
 int sf_input_map(struct sf_input *in, struct sf_ctx *ctx, size_t max,
