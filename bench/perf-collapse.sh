@@ -91,6 +91,7 @@ for mb in "$@"; do
 	i=0
 	while [ $i -lt $n ]; do cat "$tmp/one.txt"; i=$((i + 1)); done > "$f"
 	echo "-- $mb MB: example-perf-stacks x $n, $(stat -c %s "$f") bytes"
+	sync "$f"   # written back before the timed runs (perf-jobs.sh says why)
 	cat "$f" > /dev/null   # the page cache, for every row alike
 	measure wc -l "$f"
 	wc=$best
