@@ -170,7 +170,13 @@ static void on_sigbus(int sig)
 {
 	static const char msg[] = ": an input file was cut short while it was "
 				  "read (SIGBUS)\n";
+	static int taken;
 
+	/* several reader threads may fault at once: the first says so and
+	 * exits, which ends the others waiting here */
+	if (__atomic_exchange_n(&taken, 1, __ATOMIC_SEQ_CST))
+		for (;;)
+			pause();
 	sf_output_signal_cleanup();
 	/* nothing to do if stderr is gone */
 	if (write(2, cli_prog, strlen(cli_prog)) > 0)

@@ -361,3 +361,15 @@ expect_error mapped-perf-script-cut-short 1 \
 left=$(ls -A cut | grep -v '^in\.json$' | grep -v '^in\.perf$' | head -n 3)
 if [ -z "$left" ]; then pass mapped-perf-script-cut-short-no-output
 else fail mapped-perf-script-cut-short-no-output "left behind: $left"; fi
+# in parts on three threads, each part a range mapped on its own thread:
+# the first mapping cuts the file to half before any part reads, so the
+# third part, all past the half, always reads past the new end (a
+# thread with the signal blocked would kill the process silently)
+awk 'BEGIN { for (i = 0; i < 2000; i++)
+	printf "app %d %d.000001: 1 cycles:\n\tffff f%d+0x1 (m)\n\n", i % 7, i, i }' \
+	> cut/in.perf
+expect_error mapped-perf-script-parts-cut-short 1 \
+	'^sfconv: an input file was cut short while it was read \(SIGBUS\)$' \
+	env ASAN_OPTIONS="$ASAN_OPTIONS:handle_sigbus=0" SF_FAULT=cutmapped \
+	SF_SPLIT_MIN=1024 LD_PRELOAD="$SF_TMP/inject.so" $SFCONV -j3 \
+	cut/in.perf -t collapsed -o cut/out.folded

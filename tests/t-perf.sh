@@ -128,38 +128,46 @@ PY
 then pass perf-threads-padded-comm; else fail perf-threads-padded-comm "wrong thread"; fi
 
 # A regular file is read where it is mapped (sf_input_view), a pipe
-# through the buffer: the same lines either way, whole or in parts.  Files of exactly two
+# through the buffer: the same lines either way, whole or in parts, with
+# the mapped window (SF_VIEW_WINDOW) of the reader's size or of one page,
+# which lines cross and a long line outgrows.  Files of exactly two
 # pages whose last line has no LF (the byte after it is then in the page
-# of zeroes after the file's), with LF and with CRLF endings, and one
-# ending in a lone CR; each against the same bytes from a pipe.
-view_case() { # NAME EOL LASTEOL (lf, crlf, cr or none)
-	awk -v eol="$2" -v last="$3" 'function nl(w) {
+# of zeroes after the file's), with LF and with CRLF endings, one ending
+# in a lone CR, and one with a line of 9,000 bytes; each against the same
+# bytes from a pipe.
+view_case() { # NAME EOL LASTEOL (lf, crlf, cr or none) [LONG]
+	awk -v eol="$2" -v last="$3" -v long="${4:-0}" 'function nl(w) {
 		return w == "lf" ? "\n" : w == "crlf" ? "\r\n" : w == "cr" ? "\r" : "" }
 	BEGIN { e = nl(eol)
+		y = ""
+		for (i = 0; i < long; i++)
+			y = y "y"
+		# (concatenated: a mawk sprintf holds 8 KiB at most)
 		for (i = 0; i < 40; i++)
-			t = t sprintf("app %d %d.5: 1 cycles:%s\tffff f%d+0x1 (m)%s%s",
-				      i % 3, i, e, i % 5, e, e)
+			t = t sprintf("app %d %d.5: 1 cycles:%s\tffff f%d", i % 3,
+				      i, e, i % 5) (i == 7 ? y : "") "+0x1 (m)" e e
 		head = t sprintf("app 1 99.5: 1 cycles:%s\tffff g", e)
 		tail = "+0x1 (m)" nl(last)
-		pad = 8192 - length(head) - length(tail)
+		pad = 8192 * (1 + int(long / 8192) + 1) - length(head) - length(tail)
 		x = ""
 		for (i = 0; i < pad; i++)
 			x = x "x"
 		printf "%s%s%s", head, x, tail }' > "view-$1.perf"
 	size=$(wc -c < "view-$1.perf")
 	# perl's rules drop a last event without a blank line, inferno's
-	# keep it: the last line is read in the second run of each
-	# and in parts on three threads (SF_SPLIT_MIN: chunks of a few
-	# hundred bytes, each a range mapped from the page it starts in)
-	{ $SFCONV -q -j1 "view-$1.perf" -t collapsed
-	  $SFCONV -q -j1 --inferno "view-$1.perf" -t collapsed
-	  SF_SPLIT_MIN=1024 $SFCONV -q -j3 "view-$1.perf" -t collapsed
-	} > "view-$1.file.txt" 2>&1
-	{ cat "view-$1.perf" | $SFCONV -q -j1 - -t collapsed
-	  cat "view-$1.perf" | $SFCONV -q -j1 --inferno - -t collapsed
-	  cat "view-$1.perf" | $SFCONV -q -j1 - -t collapsed
-	} > "view-$1.pipe.txt" 2>&1
-	if [ "$size" -eq 8192 ] && grep -q '^app;gxx*' "view-$1.pipe.txt" &&
+	# keep it: the last line is read in the second run of each three
+	for w in "" 4096; do
+		SF_VIEW_WINDOW=$w $SFCONV -q -j1 "view-$1.perf" -t collapsed
+		SF_VIEW_WINDOW=$w $SFCONV -q -j1 --inferno "view-$1.perf" -t collapsed
+		SF_VIEW_WINDOW=$w SF_SPLIT_MIN=1024 $SFCONV -q -j3 "view-$1.perf" \
+			-t collapsed
+	done > "view-$1.file.txt" 2>&1
+	for w in "" 4096; do
+		cat "view-$1.perf" | $SFCONV -q -j1 - -t collapsed
+		cat "view-$1.perf" | $SFCONV -q -j1 --inferno - -t collapsed
+		cat "view-$1.perf" | $SFCONV -q -j1 - -t collapsed
+	done > "view-$1.pipe.txt" 2>&1
+	if [ $((size % 8192)) -eq 0 ] && grep -q '^app;gxx*' "view-$1.pipe.txt" &&
 	   cmp -s "view-$1.file.txt" "view-$1.pipe.txt"; then
 		pass "perf-view-$1"
 	else
@@ -169,6 +177,7 @@ view_case() { # NAME EOL LASTEOL (lf, crlf, cr or none)
 view_case lf-no-last-lf lf none
 view_case crlf-no-last-lf crlf none
 view_case lf-last-cr lf cr
+view_case long-line lf none 9000
 
 # time words of every length the reader takes in one go (up to 7 digits
 # each side) and longer: nanoseconds, the fraction cut at 9 digits

@@ -36,16 +36,16 @@ struct sf_input {
 	uint64_t base;              /* stream offset of buf[0] */
 	uint64_t lineno;
 	size_t scanned;             /* bytes after pos known to hold no LF */
-	/* sf_input_view: buf is the file mapped (view_map, view_len bytes
-	 * with a page of zeroes after the file's), or the memory input's
-	 * own bytes (view_map NULL); lines are not NUL-terminated, and
-	 * the passed pages are dropped from drop_from on once pos reaches
-	 * drop_at */
+	/* sf_input_view: the lines are read where they are, not NUL-
+	 * terminated.  buf is a window of the file mapped (view_map,
+	 * view_len bytes: file pages, then a page of zeroes), which fill()
+	 * moves on (view_slide); the stream is the file's bytes
+	 * [view_start, view_stop).  Or the memory input's own bytes
+	 * (view_map NULL, eof at once). */
 	bool view;
 	void *view_map;
 	size_t view_len;
-	unsigned char *drop_from;
-	size_t drop_at;
+	uint64_t view_start, view_stop;
 	bool range;                 /* sf_input_range: bytes [rpos, rend)
 				     * of fd, read with pread */
 	uint64_t rpos, rend;
@@ -122,10 +122,14 @@ static int gz_start(struct sf_input *in, struct sf_ctx *ctx)
 }
 
 /* Append decompressed bytes to buf[end..cap).  Sets in->eof at the end. */
+static int view_slide(struct sf_input *in, struct sf_ctx *ctx);
+
 static int fill(struct sf_input *in, struct sf_ctx *ctx)
 {
 	size_t room = in->cap - 1 - in->end;   /* keep one byte for a NUL */
 
+	if (in->view && !in->eof)
+		return view_slide(in, ctx);
 	if (in->eof || !room)
 		return 0;
 	if (!in->gz) {
@@ -374,33 +378,11 @@ int sf_input_peek(struct sf_input *in, struct sf_ctx *ctx, size_t want,
 	return 0;
 }
 
-/* Bytes a view passes between two drops of its passed pages. */
-#define VIEW_DROP ((size_t)8 << 20)
-
-/* A file view's pages before the current line are passed: drop them,
- * so that what is resident stays about what a reader of pieces holds
- * (the page cache keeps them; only this mapping lets them go). */
-static void view_drop(struct sf_input *in)
-{
-	long pg = sysconf(_SC_PAGESIZE);
-	uintptr_t mask = pg > 0 ? (uintptr_t)pg - 1 : 4095;
-	uintptr_t to = (uintptr_t)(in->buf + in->pos) & ~mask;
-
-	if (to > (uintptr_t)in->drop_from) {
-		madvise(in->drop_from, to - (uintptr_t)in->drop_from,
-			MADV_DONTNEED);
-		in->drop_from = (unsigned char *)to;
-	}
-	in->drop_at = in->pos + VIEW_DROP;
-}
-
 int sf_input_line(struct sf_input *in, struct sf_ctx *ctx, char **line,
 		  size_t *len)
 {
 	int rc;
 
-	if (in->view && in->pos >= in->drop_at)
-		view_drop(in);
 	for (;;) {
 		unsigned char *start = in->buf + in->pos;
 		size_t avail = in->end - in->pos;
@@ -640,6 +622,82 @@ int sf_input_slurp(struct sf_input *in, struct sf_ctx *ctx, size_t max,
 	return 0;
 }
 
+/* A view's window: VIEW_WIN bytes of the file at a time (SF_VIEW_WINDOW,
+ * for the tests: smaller), as the 1 MiB buffer was at a time, so that a
+ * view takes little more address space than reading did (a mapping of
+ * the whole file, or of each thread's part, broke runs near
+ * --max-memory).  Moving on is an munmap and an mmap every VIEW_WIN. */
+#define VIEW_WIN ((size_t)16 << 20)
+
+static size_t view_win(void)
+{
+	const char *e = getenv("SF_VIEW_WINDOW");
+
+	if (e && *e) {
+		char *end;
+		unsigned long long v = strtoull(e, &end, 10);
+		if (!*end && v)
+			return (size_t)v;
+	}
+	return VIEW_WIN;
+}
+
+/* Map the stream's bytes from file offset `from` on, at least `want` of
+ * them (all that is left if fewer), as the window: buf[0] is the byte at
+ * `from`.  The old window goes.  0, or -1 when the mapping fails
+ * (nothing changed). */
+static int view_map_at(struct sf_input *in, uint64_t from, size_t want)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint64_t mask = pg > 0 ? (uint64_t)pg - 1 : 4095;
+	uint64_t at = from & ~mask;
+	uint64_t to = from + want;
+
+	if (to > in->view_stop || to < from)
+		to = in->view_stop;
+	size_t flen = (size_t)(to - at);
+	/* the file's pages, then one of zeroes: after a last line cut off
+	 * in its page comes a zero, as in a buffer */
+	size_t len = (size_t)(((uint64_t)flen + mask) & ~mask) +
+		     (size_t)mask + 1;
+	void *r = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	if (r == MAP_FAILED)
+		return -1;
+	if (mmap(r, flen, PROT_READ, MAP_PRIVATE | MAP_FIXED, in->fd,
+		 (off_t)at) == MAP_FAILED) {
+		munmap(r, len);
+		return -1;
+	}
+	if (in->view_map)
+		munmap(in->view_map, in->view_len);
+	in->view_map = r;
+	in->view_len = len;
+	in->buf = (unsigned char *)r + (from - at);
+	in->end = (size_t)(to - from);
+	in->cap = in->end + 1;
+	in->eof = in->raw_eof = to == in->view_stop;
+	return 0;
+}
+
+/* fill() for a view: the window from the first unread byte on, twice
+ * as long as what is unread if that is more than VIEW_WIN (a longer
+ * line, up to --max-line as the buffer grew). */
+static int view_slide(struct sf_input *in, struct sf_ctx *ctx)
+{
+	size_t left = in->end - in->pos, want = view_win();
+	uint64_t from = in->view_start + in->base + in->pos;
+
+	if (left > want / 2)
+		want = left * 2;
+	if (view_map_at(in, from, want))
+		return sf_error(ctx, SF_ENOMEM, in->name, 0,
+				"out of memory (mapping the input)");
+	in->base += in->pos;
+	in->pos = 0;
+	return 0;
+}
+
 int sf_input_view(struct sf_input *in, struct sf_ctx *ctx)
 {
 	/* nothing consumed: buf holds the stream's first `end` bytes */
@@ -654,56 +712,40 @@ int sf_input_view(struct sf_input *in, struct sf_ctx *ctx)
 		in->buf = (unsigned char *)(uintptr_t)in->mem;
 		in->end = in->memsize;
 		in->cap = in->end + 1;
-		in->drop_at = SIZE_MAX;
-	} else {
-		struct stat st;
-		uint64_t start = 0, stop;
-		if (in->fd < 0 || fstat(in->fd, &st) ||
-		    !S_ISREG(st.st_mode) || st.st_size <= 0)
-			return 0;
-		stop = (uint64_t)st.st_size;
-		if (in->range) {
-			start = in->rpos - in->end;
-			if (in->rend < stop)
-				stop = in->rend;
-		} else if (lseek(in->fd, 0, SEEK_CUR) != (off_t)in->end) {
-			return 0;
-		}
-		/* the whole file's address space, for any range of it, is
-		 * at most a quarter of the memory budget (which the
-		 * programs make the address space's cap) */
-		if (stop <= start ||
-		    (uint64_t)st.st_size > ctx->limits.max_memory / 4)
-			return 0;
-		long pg = sysconf(_SC_PAGESIZE);
-		uint64_t mask = pg > 0 ? (uint64_t)pg - 1 : 4095;
-		uint64_t at = start & ~mask;
-		size_t flen = (size_t)(stop - at);
-		/* the file's pages, then one of zeroes: after the last
-		 * line (cut off in the page) comes a zero, as in a
-		 * buffer */
-		size_t len = (size_t)(((uint64_t)flen + mask) & ~mask) +
-			     (size_t)mask + 1;
-		void *r = mmap(NULL, len, PROT_READ,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (r == MAP_FAILED)
-			return 0;
-		if (mmap(r, flen, PROT_READ, MAP_PRIVATE | MAP_FIXED, in->fd,
-			 (off_t)at) == MAP_FAILED) {
-			munmap(r, len);
-			return 0;
-		}
-		sf_big_free(in->buf, in->cap);
-		in->buf = (unsigned char *)r + (start - at);
-		in->end = (size_t)(stop - start);
-		in->cap = in->end + 1;
-		in->view_map = r;
-		in->view_len = len;
-		in->drop_from = r;
-		in->drop_at = VIEW_DROP;
+		in->eof = in->raw_eof = true;
+		in->scanned = 0;
+		in->view = true;
+		return 1;
 	}
+	struct stat st;
+	unsigned char *buf = in->buf;
+	size_t cap = in->cap;
+	/* a window per thread, each at most 1/16 of the memory budget's
+	 * share of a thread, as it takes address space */
+	if (in->fd < 0 || fstat(in->fd, &st) || !S_ISREG(st.st_mode) ||
+	    st.st_size <= 0 ||
+	    (uint64_t)view_win() * sf_jobs(ctx) * 16 > ctx->limits.max_memory)
+		return 0;
+	if (in->range) {
+		/* the range as the file was cut into parts: a file cut short
+		 * since raises SIGBUS, as it does under a whole-file view,
+		 * not a short part */
+		in->view_start = in->rpos - in->end;
+		in->view_stop = in->rend;
+	} else {
+		if (lseek(in->fd, 0, SEEK_CUR) != (off_t)in->end)
+			return 0;
+		in->view_start = 0;
+		in->view_stop = (uint64_t)st.st_size;
+	}
+	if (in->view_stop <= in->view_start ||
+	    view_map_at(in, in->view_start, view_win())) {
+		in->buf = buf;
+		in->cap = cap;
+		return 0;
+	}
+	sf_big_free(buf, cap);
 	in->scanned = 0;
-	in->eof = in->raw_eof = true;
 	in->view = true;
 	return 1;
 }

@@ -14,7 +14,7 @@
  * Only the current buffer is held in memory (1 MiB, grown for a longer line
  * up to ctx->limits.max_line), never the whole input; a reader that takes
  * lines by their length may instead read a regular file where it is
- * mapped (sf_input_view), its passed pages given back as it goes.  All zlib calls sit in
+ * mapped, a window at a time (sf_input_view).  All zlib calls sit in
  * io.c (input) and output.c (output).
  *
  * struct sf_output is one buffered writer: to a file descriptor, a growable
@@ -86,17 +86,19 @@ int sf_input_range(struct sf_input **out, struct sf_ctx *ctx,
 		   uint64_t size);
 
 /* Read the rest of `in` in place, without copying it into a buffer: a
- * regular uncompressed file (or sf_input_range of one) is mapped, a
- * memory input that ends with a LF is read where it is.  For a line
- * reader that takes its lines by their length alone: afterwards the
- * lines of sf_input_line are not NUL-terminated (the byte after a line
- * is its LF or CR, or a zero after a last line without LF) and must not
- * be written to.  Only where nothing was consumed (a peek is fine) and
- * the file is at most a quarter of ctx->limits.max_memory (its address
- * space is taken at once).  Returns 1 when `in` is read so from now on,
- * 0 when it is read as before; never fails.  The passed pages are given
- * back as the lines go by.  A file cut short while it is read so raises
- * SIGBUS, as with sf_input_map. */
+ * regular uncompressed file (or sf_input_range of one) is mapped a
+ * window at a time (16 MiB, moved on as the lines go by, larger for a
+ * longer line), a memory input that ends with a LF is read where it is.
+ * For a line reader that takes its lines by their length alone:
+ * afterwards the lines of sf_input_line are not NUL-terminated (the byte
+ * after a line is its LF or CR, or a zero after a last line without LF)
+ * and must not be written to.  Only where nothing was consumed (a peek
+ * is fine), and for a file only where the windows of sf_jobs threads
+ * take at most 1/16 of ctx->limits.max_memory (they take address
+ * space).  Returns 1 when `in` is read so from now on, 0 when it is read
+ * as before; never fails.  A range is mapped as it was cut, and a file
+ * cut short while it is read so raises SIGBUS on the reading thread, as
+ * with sf_input_map. */
 int sf_input_view(struct sf_input *in, struct sf_ctx *ctx);
 
 /* The unread bytes already in the buffer (no read is done; possibly none),

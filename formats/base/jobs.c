@@ -15,6 +15,13 @@ int sf_thread_start(pthread_t *th, void *(*fn)(void *), void *arg)
 	sigset_t all, old;
 
 	sigfillset(&all);
+	/* but those a fault raises on the thread that made it: blocked,
+	 * they kill the process without reaching its handler (a mapped
+	 * input cut short under a reader's thread: cli.c's SIGBUS line) */
+	sigdelset(&all, SIGBUS);
+	sigdelset(&all, SIGSEGV);
+	sigdelset(&all, SIGFPE);
+	sigdelset(&all, SIGILL);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	int r = pthread_create(th, NULL, fn, arg);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

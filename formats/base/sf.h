@@ -187,8 +187,10 @@ unsigned sf_jobs(const struct sf_ctx *ctx);
 /* Start a thread of the library (pthread_create's arguments and
  * result), with every signal blocked in it, so that a signal (SIGINT,
  * SIGPIPE) is taken by the program's own thread, whose loops check the
- * interrupted flag (struct sf_ctx).  Every thread the library starts is
- * started so. */
+ * interrupted flag (struct sf_ctx); but for those a fault raises on the
+ * thread that made it (SIGBUS, SIGSEGV, SIGFPE, SIGILL), which blocked
+ * would kill the process without its handler.  Every thread the library
+ * starts is started so. */
 int sf_thread_start(pthread_t *th, void *(*fn)(void *), void *arg);
 
 void sf_run_tasks(unsigned jobs, size_t ntasks,
