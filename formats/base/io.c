@@ -622,6 +622,14 @@ int sf_input_slurp(struct sf_input *in, struct sf_ctx *ctx, size_t max,
 	return 0;
 }
 
+/* The page size less one. */
+static size_t page_mask(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+
+	return pg > 0 ? (size_t)pg - 1 : 4095;
+}
+
 /* A view's window: VIEW_WIN bytes of the file at a time (SF_VIEW_WINDOW,
  * for the tests: smaller), as the 1 MiB buffer was at a time, so that a
  * view takes little more address space than reading did (a mapping of
@@ -648,8 +656,7 @@ static size_t view_win(void)
  * (nothing changed). */
 static int view_map_at(struct sf_input *in, uint64_t from, size_t want)
 {
-	long pg = sysconf(_SC_PAGESIZE);
-	uint64_t mask = pg > 0 ? (uint64_t)pg - 1 : 4095;
+	uint64_t mask = page_mask();
 	uint64_t at = from & ~mask;
 	uint64_t to = from + want;
 
@@ -717,26 +724,25 @@ int sf_input_view(struct sf_input *in, struct sf_ctx *ctx)
 		in->view = true;
 		return 1;
 	}
-	struct stat st;
 	unsigned char *buf = in->buf;
 	size_t cap = in->cap;
+	uint64_t size;
 	/* a window per thread, each at most 1/16 of the memory budget's
 	 * share of a thread, as it takes address space */
-	if (in->fd < 0 || fstat(in->fd, &st) || !S_ISREG(st.st_mode) ||
-	    st.st_size <= 0 ||
-	    (uint64_t)view_win() * sf_jobs(ctx) * 16 > ctx->limits.max_memory)
+	if ((uint64_t)view_win() * sf_jobs(ctx) * 16 > ctx->limits.max_memory)
 		return 0;
 	if (in->range) {
-		/* the range as the file was cut into parts: a file cut short
-		 * since raises SIGBUS, as it does under a whole-file view,
-		 * not a short part */
+		/* a range of a regular file (sf_read_parallel's parts), as the
+		 * file was cut into parts: a file cut short since raises
+		 * SIGBUS, as it does under a whole-file view, not a short
+		 * part */
 		in->view_start = in->rpos - in->end;
 		in->view_stop = in->rend;
-	} else {
-		if (lseek(in->fd, 0, SEEK_CUR) != (off_t)in->end)
-			return 0;
+	} else if (sf_input_file_size(in, &size)) {
 		in->view_start = 0;
-		in->view_stop = (uint64_t)st.st_size;
+		in->view_stop = size;
+	} else {
+		return 0;
 	}
 	if (in->view_stop <= in->view_start ||
 	    view_map_at(in, in->view_start, view_win())) {
@@ -780,8 +786,7 @@ void sf_input_unmap(const unsigned char *data, size_t size)
 void sf_input_unmap_part(const unsigned char *data, size_t size,
 			 size_t from, size_t to)
 {
-	long pg = sysconf(_SC_PAGESIZE);
-	size_t mask = pg > 0 ? (size_t)pg - 1 : 4095;
+	size_t mask = page_mask();
 	/* what the calls before unmapped: every whole step below `from` */
 	size_t gone = from / SF_INPUT_UNMAP_STEP * SF_INPUT_UNMAP_STEP;
 
