@@ -127,6 +127,58 @@ EOF
 if ! cc -O2 -g -fno-omit-frame-pointer -o prog prog.c; then
 	fail perf-variants-recorded "cannot compile the test program"; exit 0
 fi
+# stackcollapse-perf.pl reads a PERF_RECORD line as an untyped event and
+# skips a filtered event's line before it reads the comm: the filtered
+# event's stack is counted, weight 1, under the record line's process
+# (and its pid/tid with --pid/--tid).  A kept event ends that; a blank
+# line right after the record counts the process alone, weight 1 (an
+# event without frames).  --inferno does neither.  Expected by hand from
+# those rules.
+{
+	printf 'sh 20/21 [000] 1.000000: 250000 task-clock:\n\t1 f (/bin/sh)\n\t2 main (/bin/sh)\n\n'
+	printf 'prog 10/11 [001] 1.000050: PERF_RECORD_MMAP2 10/11: [0x1(0x2) @ 0 00:00 0 0]: r-xp /bin/prog\n'
+	printf 'sh 20/21 [000] 1.000100: 250000 cpu-clock:\n\t3 g (/bin/sh)\n\t4 main (/bin/sh)\n\n'
+	printf 'prog 10/11 [001] 1.000150: PERF_RECORD_COMM: prog:10/11\n\n'
+	printf 'sh 20/21 [000] 1.000200: 250000 cpu-clock:\n\t3 h (/bin/sh)\n\n'
+	printf 'prog 10/11 [001] 1.000250: PERF_RECORD_EXIT(10:11):(10:11)\n'
+	printf 'sh 20/21 [000] 1.000260: 250000 task-clock:\n\t5 k (/bin/sh)\n\n'
+	printf 'sh 20/21 [000] 1.000300: 250000 task-clock:\n\t1 f (/bin/sh)\n\t2 main (/bin/sh)\n\n'
+} > rec-comm.perf
+printf 'prog 1\nprog;main;g 1\nsh;k 250000\nsh;main;f 500000\n' > rec-comm.want
+printf 'prog-10/11 1\nprog-10/11;main;g 1\nsh-20/21;k 250000\nsh-20/21;main;f 500000\n' > rec-comm-tid.want
+printf 'sh;k 250000\nsh;main;f 500000\n' > rec-comm-inferno.want
+for v in "" "-tid:--tid" "-inferno:--inferno"; do
+	name=${v%%:*} opt=${v#*:}
+	[ -n "$v" ] || opt=
+	# shellcheck disable=SC2086
+	$SFCONV -q $opt --event-filter task-clock rec-comm.perf > got.txt 2> err.txt ||
+		{ fail "perf-record-comm$name" "exit $?: $(head -n 1 err.txt)"; continue; }
+	expect_same "perf-record-comm$name" "rec-comm$name.want" got.txt
+	for j in 2 3; do
+		# shellcheck disable=SC2086
+		SF_SPLIT_MIN=0 $SFCONV -q -j $j $opt --event-filter task-clock rec-comm.perf > par.txt 2>&1
+		cmp -s got.txt par.txt || fail "perf-record-comm$name-j$j" "-j $j differs from -j 1"
+	done
+done
+# the first event decides the filter as well; the warning names the line
+$SFCONV rec-comm.perf > got.txt 2> err.txt
+if cmp -s got.txt rec-comm.want &&
+	grep -q 'rec-comm.perf:6: a stack of a filtered event type counted once under the process of the PERF_RECORD line' err.txt; then
+	pass perf-record-comm-warning
+else
+	fail perf-record-comm-warning "$(cat got.txt err.txt | tr '\n' '|')"
+fi
+# a record and a blank line first: the type is still the first event's
+printf 'prog 10/11 [001] 1.000150: PERF_RECORD_COMM: prog:10/11\n\nsh 20/21 [000] 1.000200: 250000 cpu-clock:\n\t3 h (/bin/sh)\n\n' > rec-first.perf
+$SFCONV -q rec-first.perf > got.txt 2>&1
+$SFANALYZE -q --flat rec-first.perf > flat.txt 2>&1
+if [ "$(cat got.txt)" = "$(printf 'prog 1\nsh;h 250000')" ] &&
+	head -n 1 flat.txt | grep -q '^Flat profile (cpu-clock, nanoseconds): total 250us in 2 samples'; then
+	pass perf-record-alone-first
+else
+	fail perf-record-alone-first "$(cat got.txt flat.txt | head -n 3 | tr '\n' '|')"
+fi
+
 # two runs under sh (fork, exec, exit), a command line over two lines,
 # two events, context switches
 if ! perf record -q -g -e cpu-clock,task-clock --switch-events -o perf.data \

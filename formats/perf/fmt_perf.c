@@ -492,6 +492,7 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 	const char *ev = NULL, *rest = NULL;
 	size_t evn = 0, restn = 0;
 	double period = 0;
+	struct event_line rec;
 	bool typed;
 	int rc;
 
@@ -543,10 +544,39 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 				"kept only events of type '%s' "
 				"(--event-filter to choose another)",
 				st->ev_filter.s);
-			st->skip = true;
-			return 0;
+			if (!st->rec_pend) {
+				st->skip = true;
+				return 0;
+			}
+			/* perl skips the line before it reads the comm, so
+			 * the stack is counted, weight 1, under the process
+			 * of the side-band record line before it (which
+			 * perl read as an untyped event) */
+			sf_warn(ctx, "perf.record-comm",
+				"%s:%llu: a stack of a filtered event type "
+				"counted once under the process of the "
+				"PERF_RECORD line before it, as "
+				"stackcollapse-perf.pl does (--inferno does "
+				"not)", sf_input_name(st->in),
+				(unsigned long long)sf_input_lineno(st->in));
+			if (!sf_perf__parse_event_perl(st->rec_line.s,
+						       st->rec_line.len,
+						       &rec)) {
+				st->skip = true;   /* read as one before */
+				return 0;
+			}
+			e = &rec;
+			time = st->rec_time;
+			ids = false;
+			typed = false;
+			ev = NULL;
+			evn = 0;
+			period = 0;
 		}
 	}
+	/* this line names the event, as it does for perl until a blank
+	 * line */
+	st->rec_pend = false;
 	if (typed && evn && !st->have_event_prop) {
 		/* the first kept event type, which decides the filter: a part
 		 * of a parallel read whose first typed event is another one
@@ -613,6 +643,25 @@ names_done:
 		return end_event(st);
 	}
 	return 0;
+}
+
+/* A side-band record line right before a blank line: perl took it for
+ * an untyped event without frames, and counts its process name alone,
+ * weight 1.  The event is made here; the blank line ends it. */
+static int record_alone(struct perf_state *st)
+{
+	struct event_line rec;
+
+	sf_warn(st->ctx, "perf.record-alone",
+		"%s:%llu: a PERF_RECORD line before a blank line counted "
+		"once as a sample of its process, as stackcollapse-perf.pl "
+		"does (--inferno does not)", sf_input_name(st->in),
+		(unsigned long long)sf_input_lineno(st->in) - 1);
+	if (!sf_perf__parse_event_perl(st->rec_line.s, st->rec_line.len,
+				       &rec))
+		return 0;   /* read as one before */
+	return on_event_line(st, &rec, st->rec_line.s, st->rec_line.len,
+			     st->rec_time, false, false);
 }
 
 /* At a record start: is it the end of the part this thread reads
@@ -693,6 +742,10 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 			     (st.o.inferno && is_space(line[e - 1]))))
 			e--;
 		if (!e) {
+			if (st.rec_pend && !st.in_event &&
+			    (rc = record_alone(&st)))
+				break;
+			st.rec_pend = false;
 			if ((rc = end_event(&st)))
 				break;
 			/* a record may start here: the end of a part? */
@@ -765,6 +818,15 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 			st.skip = false;
 			st.nframes = 0;
 			sf_perf__rec_clear(&st);
+			if (!st.o.inferno) {
+				st.rec_line.len = 0;
+				if (!sf_sbuf_add(&st.rec_line, line, e)) {
+					rc = sf_error_nomem(ctx);
+					break;
+				}
+				st.rec_time = time;
+				st.rec_pend = true;
+			}
 			continue;
 		}
 		if (is_event) {
@@ -827,6 +889,7 @@ out:
 	sf_sbuf_free(&st.comm);
 	sf_sbuf_free(&st.ev_filter);
 	sf_sbuf_free(&st.type_tail);
+	sf_sbuf_free(&st.rec_line);
 	for (size_t i = 0; i < (size_t)1 << EV_CACHE_BITS; i++)
 		sf_sbuf_free(&st.ev_pre[i].pre);
 	sf_sbuf_free(&st.last_pname);
