@@ -179,6 +179,46 @@ else
 	fail perf-record-alone-first "$(cat got.txt flat.txt | head -n 3 | tr '\n' '|')"
 fi
 
+# random files of side-band lines among samples of two event types
+# (tests/gen_perf_script.py): -j2 and -j3 give -j1's bytes; with
+# FLAMEGRAPH_DIR, so does stackcollapse-perf.pl, with --pid and --tid too
+GSCP=
+[ -n "${FLAMEGRAPH_DIR-}" ] && [ -f "$FLAMEGRAPH_DIR/stackcollapse-perf.pl" ] &&
+	have perl && GSCP=$FLAMEGRAPH_DIR/stackcollapse-perf.pl
+if have python3; then
+	bad='' peer=''
+	for seed in $(seq 1 60); do
+		python3 "$TOP/tests/gen_perf_script.py" "$seed" > gen.perf
+		for o in "" --pid --tid; do
+			# shellcheck disable=SC2086
+			$SFCONV -q $o gen.perf > gen1.txt 2>&1
+			for j in 2 3; do
+				# shellcheck disable=SC2086
+				SF_SPLIT_MIN=0 $SFCONV -q -j $j $o gen.perf > genj.txt 2>&1
+				cmp -s gen1.txt genj.txt || bad="$bad $seed$o-j$j"
+			done
+			[ -n "$GSCP" ] || continue
+			# shellcheck disable=SC2086
+			perl "$GSCP" $o gen.perf > genp.txt 2> /dev/null
+			cmp -s genp.txt gen1.txt || peer="$peer $seed$o"
+		done
+	done
+	if [ -z "$bad" ]; then
+		pass perf-random-side-band-jobs
+	else
+		fail perf-random-side-band-jobs "-jN differs from -j1:$(echo "$bad" | cut -c1-200)"
+	fi
+	if [ -z "$GSCP" ]; then
+		skip perf-random-side-band-peer "set FLAMEGRAPH_DIR to a FlameGraph checkout (stackcollapse-perf.pl)"
+	elif [ -z "$peer" ]; then
+		pass perf-random-side-band-peer
+	else
+		fail perf-random-side-band-peer "differs from stackcollapse-perf.pl:$(echo "$peer" | cut -c1-200)"
+	fi
+else
+	skip perf-random-side-band "no python3"
+fi
+
 # two runs under sh (fork, exec, exit), a command line over two lines,
 # two events, context switches
 if ! perf record -q -g -e cpu-clock,task-clock --switch-events -o perf.data \
