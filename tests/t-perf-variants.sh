@@ -109,31 +109,14 @@ done
 if [ -z "$bad" ] && [ $n -gt 0 ]; then pass "perf-split-property ($n reads)"
 else fail perf-split-property "-j1 differs from:$bad"; fi
 
-# ----- recorded here -----
-if ! have perf || ! have cc; then
-	skip perf-variants-recorded "perf or cc not installed (scripts/install-deps.sh test installs linux-perf)"
-	exit 0
-fi
-cat > prog.c <<'EOF'
-#include <stdio.h>
-static inline double sf_inl(int i) { return 1.0 / i; }
-__attribute__((noinline)) double sf_leaf(int n)
-{ double s = 0; for (int i = 1; i < n; i++) s += sf_inl(i); return s; }
-__attribute__((noinline)) double sf_middle(int n) { double r = sf_leaf(n); return r * 2; }
-__attribute__((noinline)) double sf_outer(int n)
-{ double s = 0; for (int k = 0; k < 300; k++) s += sf_middle(n); return s; }
-int main(void) { printf("%f\n", sf_outer(200000)); return 0; }
-EOF
-if ! cc -O2 -g -fno-omit-frame-pointer -o prog prog.c; then
-	fail perf-variants-recorded "cannot compile the test program"; exit 0
-fi
 # stackcollapse-perf.pl reads a PERF_RECORD line as an untyped event and
 # skips a filtered event's line before it reads the comm: the filtered
 # event's stack is counted, weight 1, under the record line's process
-# (and its pid/tid with --pid/--tid).  A kept event ends that; a blank
-# line right after the record counts the process alone, weight 1 (an
-# event without frames).  --inferno does neither.  Expected by hand from
-# those rules.
+# (and its pid/tid with --pid/--tid) until a blank line or a kept event.
+# A blank line or frame lines right after the record count its process
+# alone or with those frames, weight 1.  An indented record line is no
+# event to the script.  --inferno does none of it.  Expected by hand
+# from those rules.
 {
 	printf 'sh 20/21 [000] 1.000000: 250000 task-clock:\n\t1 f (/bin/sh)\n\t2 main (/bin/sh)\n\n'
 	printf 'prog 10/11 [001] 1.000050: PERF_RECORD_MMAP2 10/11: [0x1(0x2) @ 0 00:00 0 0]: r-xp /bin/prog\n'
@@ -142,10 +125,22 @@ fi
 	printf 'sh 20/21 [000] 1.000200: 250000 cpu-clock:\n\t3 h (/bin/sh)\n\n'
 	printf 'prog 10/11 [001] 1.000250: PERF_RECORD_EXIT(10:11):(10:11)\n'
 	printf 'sh 20/21 [000] 1.000260: 250000 task-clock:\n\t5 k (/bin/sh)\n\n'
+	# the record cache takes this stack (seen above) with its blank line
+	printf 'ab 30/31 [001] 1.000270: PERF_RECORD_FORK(30:31):(30:31)\n'
+	printf 'sh 20/21 [000] 1.000280: 250000 cpu-clock:\n\t1 f (/bin/sh)\n\t2 main (/bin/sh)\n\n'
+	printf 'sh 20/21 [000] 1.000290: 250000 cpu-clock:\n\t6 m (/bin/sh)\n\n'
+	printf '   cd 40/41 [001] 1.000295: PERF_RECORD_EXIT(40:41):(40:41)\n'
+	printf 'sh 20/21 [000] 1.000296: 250000 cpu-clock:\n\t6 n (/bin/sh)\n\n'
+	printf 'ef 50/51 [001] 1.000297: PERF_RECORD_COMM: ef:50/51\n\t7 z (/bin/sh)\n\n'
+	# a one-frame stack on the event line is read as inferno does, as
+	# a typed (filtered) event; the script sees no type there, so no
+	# record names it (the script itself counts `sh 1`)
+	printf 'gh 60/61 [001] 1.000298: PERF_RECORD_COMM: gh:60/61\n'
+	printf 'sh 20/21 [000] 1.000299: 250000 cpu-clock:u:  ffffffff9b201293 sym (/bin/sh)\n\n'
 	printf 'sh 20/21 [000] 1.000300: 250000 task-clock:\n\t1 f (/bin/sh)\n\t2 main (/bin/sh)\n\n'
 } > rec-comm.perf
-printf 'prog 1\nprog;main;g 1\nsh;k 250000\nsh;main;f 500000\n' > rec-comm.want
-printf 'prog-10/11 1\nprog-10/11;main;g 1\nsh-20/21;k 250000\nsh-20/21;main;f 500000\n' > rec-comm-tid.want
+printf 'ab;main;f 1\nef;z 1\nprog 1\nprog;main;g 1\nsh;k 250000\nsh;main;f 500000\n' > rec-comm.want
+printf 'ab-30/31;main;f 1\nef-50/51;z 1\nprog-10/11 1\nprog-10/11;main;g 1\nsh-20/21;k 250000\nsh-20/21;main;f 500000\n' > rec-comm-tid.want
 printf 'sh;k 250000\nsh;main;f 500000\n' > rec-comm-inferno.want
 for v in "" "-tid:--tid" "-inferno:--inferno"; do
 	name=${v%%:*} opt=${v#*:}
@@ -160,13 +155,22 @@ for v in "" "-tid:--tid" "-inferno:--inferno"; do
 		cmp -s got.txt par.txt || fail "perf-record-comm$name-j$j" "-j $j differs from -j 1"
 	done
 done
-# the first event decides the filter as well; the warning names the line
+# the first event decides the filter as well; the warnings name the lines
 $SFCONV rec-comm.perf > got.txt 2> err.txt
 if cmp -s got.txt rec-comm.want &&
-	grep -q 'rec-comm.perf:6: a stack of a filtered event type counted once under the process of the PERF_RECORD line' err.txt; then
+	grep -q 'rec-comm.perf:6: a stack of a filtered event type counted once under the process of the PERF_RECORD line 5 before it' err.txt &&
+	grep -q 'rec-comm.perf:10: a PERF_RECORD line counted once as a sample of its process.*(2 times)' err.txt; then
 	pass perf-record-comm-warning
 else
 	fail perf-record-comm-warning "$(cat got.txt err.txt | tr '\n' '|')"
+fi
+# the sample made of a record line has its thread and time
+$SFCONV -q --to json rec-comm.perf > rec.json 2>&1
+if tr -d ' \n' < rec.json | grep -q '"threads":\[{"pid":20,"tid":21,"name":"sh"},{"pid":10,"tid":11,"name":"prog"}' &&
+	tr -d ' \n' < rec.json | grep -q '\[[0-9]*,1,1000050000,0,1\]'; then
+	pass perf-record-comm-thread-time
+else
+	fail perf-record-comm-thread-time "$(tr -d '\n' < rec.json | cut -c1-300)"
 fi
 # a record and a blank line first: the type is still the first event's
 printf 'prog 10/11 [001] 1.000150: PERF_RECORD_COMM: prog:10/11\n\nsh 20/21 [000] 1.000200: 250000 cpu-clock:\n\t3 h (/bin/sh)\n\n' > rec-first.perf
@@ -178,8 +182,7 @@ if [ "$(cat got.txt)" = "$(printf 'prog 1\nsh;h 250000')" ] &&
 else
 	fail perf-record-alone-first "$(cat got.txt flat.txt | head -n 3 | tr '\n' '|')"
 fi
-
-# random files of side-band lines among samples of two event types
+# random files of side-band lines among samples of three event types
 # (tests/gen_perf_script.py): -j2 and -j3 give -j1's bytes; with
 # FLAMEGRAPH_DIR, so does stackcollapse-perf.pl, with --pid and --tid too
 GSCP=
@@ -219,6 +222,24 @@ else
 	skip perf-random-side-band "no python3"
 fi
 
+# ----- recorded here -----
+if ! have perf || ! have cc; then
+	skip perf-variants-recorded "perf or cc not installed (scripts/install-deps.sh test installs linux-perf)"
+	exit 0
+fi
+cat > prog.c <<'EOF'
+#include <stdio.h>
+static inline double sf_inl(int i) { return 1.0 / i; }
+__attribute__((noinline)) double sf_leaf(int n)
+{ double s = 0; for (int i = 1; i < n; i++) s += sf_inl(i); return s; }
+__attribute__((noinline)) double sf_middle(int n) { double r = sf_leaf(n); return r * 2; }
+__attribute__((noinline)) double sf_outer(int n)
+{ double s = 0; for (int k = 0; k < 300; k++) s += sf_middle(n); return s; }
+int main(void) { printf("%f\n", sf_outer(200000)); return 0; }
+EOF
+if ! cc -O2 -g -fno-omit-frame-pointer -o prog prog.c; then
+	fail perf-variants-recorded "cannot compile the test program"; exit 0
+fi
 # two runs under sh (fork, exec, exit), a command line over two lines,
 # two events, context switches
 if ! perf record -q -g -e cpu-clock,task-clock --switch-events -o perf.data \

@@ -87,6 +87,9 @@ static int end_event(struct perf_state *st)
 	struct sf_ctx *ctx = st->ctx;
 	int rc;
 
+	/* perl forgets the process name at the blank line (which the record
+	 * cache may have taken) */
+	st->rec_pend = false;
 	if (!st->in_event || st->skip) {
 		st->in_event = false;
 		st->skip = false;
@@ -493,7 +496,7 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 	size_t evn = 0, restn = 0;
 	double period = 0;
 	struct event_line rec;
-	bool typed;
+	bool typed, perl_typed = false;
 	int rc;
 
 	st->in_event = true;
@@ -506,7 +509,8 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 							  &evn, &period, &rest,
 							  &restn);
 	} else {
-		typed = event_type(st, l, n, tail, &ev, &evn, &period);
+		typed = perl_typed = event_type(st, l, n, tail, &ev, &evn,
+						&period);
 		/* a one-frame stack printed on the event line ("cycles:u:
 		 * ffffffff9b201293 sym (dso)"): perl sees no event there;
 		 * take it as inferno does when the rest is a frame */
@@ -544,27 +548,27 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 				"kept only events of type '%s' "
 				"(--event-filter to choose another)",
 				st->ev_filter.s);
-			if (!st->rec_pend) {
+			/* perl skips a line of a type it filters before it
+			 * reads the comm, so the stack is counted, weight 1,
+			 * under the process of a side-band record line
+			 * before it (which perl read as an untyped event),
+			 * until a blank line.  Not for a line only the
+			 * fallback above types: perl keeps that one. */
+			if (!st->rec_pend || !perl_typed ||
+			    !sf_perf__parse_event_perl(st->rec_line.s,
+						       st->rec_line.len,
+						       &rec)) {
 				st->skip = true;
 				return 0;
 			}
-			/* perl skips the line before it reads the comm, so
-			 * the stack is counted, weight 1, under the process
-			 * of the side-band record line before it (which
-			 * perl read as an untyped event) */
 			sf_warn(ctx, "perf.record-comm",
 				"%s:%llu: a stack of a filtered event type "
 				"counted once under the process of the "
-				"PERF_RECORD line before it, as "
+				"PERF_RECORD line %llu before it, as "
 				"stackcollapse-perf.pl does (--inferno does "
 				"not)", sf_input_name(st->in),
-				(unsigned long long)sf_input_lineno(st->in));
-			if (!sf_perf__parse_event_perl(st->rec_line.s,
-						       st->rec_line.len,
-						       &rec)) {
-				st->skip = true;   /* read as one before */
-				return 0;
-			}
+				(unsigned long long)sf_input_lineno(st->in),
+				(unsigned long long)st->rec_lineno);
 			e = &rec;
 			time = st->rec_time;
 			ids = false;
@@ -572,11 +576,14 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 			ev = NULL;
 			evn = 0;
 			period = 0;
+			rest = NULL;
+		} else {
+			/* a kept event names the process from here on */
+			st->rec_pend = false;
 		}
+	} else {
+		st->rec_pend = false;
 	}
-	/* this line names the event, as it does for perl until a blank
-	 * line */
-	st->rec_pend = false;
 	if (typed && evn && !st->have_event_prop) {
 		/* the first kept event type, which decides the filter: a part
 		 * of a parallel read whose first typed event is another one
@@ -631,6 +638,9 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 		if (!ok)
 			return sf_error_nomem(ctx);
 	}
+	/* "java" whole, as FlameGraph's own results of --pid/--tid have it
+	 * (the peer pairs): its script of today tests /^java/, which
+	 * tidies "java-PID" too */
 	st->java = sbuf_eq(&st->pname, "java", 4);
 	if (x)
 		x->comm_gen = st->comm_gen;
@@ -645,18 +655,18 @@ names_done:
 	return 0;
 }
 
-/* A side-band record line right before a blank line: perl took it for
- * an untyped event without frames, and counts its process name alone,
- * weight 1.  The event is made here; the blank line ends it. */
+/* A side-band record line followed by a blank line or a frame line:
+ * perl took it for an untyped event, and counts its process name and
+ * those frames, weight 1.  The event is made here; the blank line ends
+ * it. */
 static int record_alone(struct perf_state *st)
 {
 	struct event_line rec;
 
 	sf_warn(st->ctx, "perf.record-alone",
-		"%s:%llu: a PERF_RECORD line before a blank line counted "
-		"once as a sample of its process, as stackcollapse-perf.pl "
-		"does (--inferno does not)", sf_input_name(st->in),
-		(unsigned long long)sf_input_lineno(st->in) - 1);
+		"%s:%llu: a PERF_RECORD line counted once as a sample of its "
+		"process, as stackcollapse-perf.pl does (--inferno does not)",
+		sf_input_name(st->in), (unsigned long long)st->rec_lineno);
 	if (!sf_perf__parse_event_perl(st->rec_line.s, st->rec_line.len,
 				       &rec))
 		return 0;   /* read as one before */
@@ -745,7 +755,6 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 			if (st.rec_pend && !st.in_event &&
 			    (rc = record_alone(&st)))
 				break;
-			st.rec_pend = false;
 			if ((rc = end_event(&st)))
 				break;
 			/* a record may start here: the end of a part? */
@@ -754,7 +763,7 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 			continue;
 		}
 		struct event_line ev;
-		bool is_event, ids = false, tail = false;
+		bool is_event, ids = false, tail = false, indented = false;
 		int64_t time;
 		if (in_cmdline) {
 			/* up to the next "#" line or the first event line */
@@ -786,6 +795,7 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 			if (is_event) {
 				line += k;
 				e -= k;
+				indented = true;
 			}
 		} else
 			is_event = false;
@@ -818,13 +828,17 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 			st.skip = false;
 			st.nframes = 0;
 			sf_perf__rec_clear(&st);
-			if (!st.o.inferno) {
+			/* perl reads an unindented one as an event line
+			 * without a type: it names what follows until a blank
+			 * line or an event it keeps (on_event_line) */
+			if (!st.o.inferno && !indented) {
 				st.rec_line.len = 0;
 				if (!sf_sbuf_add(&st.rec_line, line, e)) {
 					rc = sf_error_nomem(ctx);
 					break;
 				}
 				st.rec_time = time;
+				st.rec_lineno = sf_input_lineno(in);
 				st.rec_pend = true;
 			}
 			continue;
@@ -845,7 +859,12 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 				      sf_input_lineno(in),
 				      "expected a perf script event line "
 				      "('comm pid [cpu] time: event:')");
+		} else if (!st.in_event && st.rec_pend &&
+			   (rc = record_alone(&st))) {
+			/* the error, below */
 		} else if (st.in_event && !st.skip) {
+			/* (a frame line right after a record line too: perl
+			 * files it under the record's process) */
 			if (st.o.inferno) {
 				st.cur_line = sf_input_lineno(in);
 				rc = sf_perf__on_stack_line(&st, line, e);

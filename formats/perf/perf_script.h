@@ -191,11 +191,13 @@ struct perf_state {
 	uint64_t cur_line;       /* line number of the stack line at hand */
 	sf_frame_id *frames;     /* current event, leaf first */
 	size_t nframes, cap_frames;
-	/* the last side-band record line since a blank line (rec_line,
-	 * its time): perl names a following event of a filtered type
-	 * after it (fmt_perf.c's on_event_line) */
+	/* the last side-band record line since a blank line or a kept
+	 * event (rec_line, its time and line number): perl names a
+	 * following event of a filtered type, or frame lines, after it
+	 * (fmt_perf.c's on_event_line and record_alone) */
 	struct sf_sbuf rec_line;
 	int64_t rec_time;
+	uint64_t rec_lineno;
 	bool rec_pend;
 	/* current event */
 	bool in_event, skip, java;
