@@ -82,14 +82,16 @@ static int thread_of(struct perf_state *st, sf_thread_idx *out)
 }
 
 /* The event is complete: add its sample. */
+static int set_type(struct perf_state *st, const char *ev, size_t evn,
+		    bool has_period);
+
 static int end_event(struct perf_state *st)
 {
 	struct sf_ctx *ctx = st->ctx;
 	int rc;
 
-	/* perl forgets the process name at the blank line (which the record
-	 * cache may have taken) */
-	st->rec_pend = false;
+	/* (a record's event is never skipped: rec_event is only set with
+	 * in_event, and cleared where skip or !in_event is set) */
 	if (!st->in_event || st->skip) {
 		st->in_event = false;
 		st->skip = false;
@@ -97,6 +99,19 @@ static int end_event(struct perf_state *st)
 		st->ev_rec = REC_NONE;
 		sf_perf__rec_clear(st);
 		return 0;
+	}
+	if (__builtin_expect(st->rec_event, 0)) {
+		/* perl's untyped event of a side-band line: its process, and
+		 * the frames after it (a filtered event's), weight 1 */
+		st->rec_event = false;
+		sf_warn(ctx, "perf.record-event",
+			"%s:%llu: a PERF_RECORD line counted as a sample of "
+			"weight 1 of its process (with the frames after it), "
+			"as stackcollapse-perf.pl does (--inferno does not)",
+			sf_input_name(st->in),
+			(unsigned long long)st->rec_lineno);
+		if (!st->have_type && (rc = set_type(st, NULL, 0, false)))
+			return rc;
 	}
 	/* no kept line (a record skipped unread): nothing to flush */
 	if (st->npend && (rc = sf_perf__rec_flush(st)))
@@ -484,18 +499,24 @@ static bool event_perl(struct perf_state *st, const char *l, size_t n,
 	return true;
 }
 
-/* An event line `l` (not a record) whose time is `time`; `ids`: its pid
- * and tid are st->ev_pid and st->ev_tid (event_perl read it); `tail`: it
- * ends in the last typed line's tail (st->type_tail). */
-static int on_event_line(struct perf_state *st, const struct event_line *e,
-			 const char *l, size_t n, int64_t time, bool ids,
-			 bool tail)
+/* An event line `l` whose time is `time`; `ids`: its pid and tid are
+ * st->ev_pid and st->ev_tid (event_perl read it); `tail`: it ends in the
+ * last typed line's tail (st->type_tail); `record`: a side-band record
+ * line, which perl reads as an event line without a type (no sample
+ * unless a blank line or frames follow, or the stack of a filtered
+ * event: end_event says so; it decides no type).  Inlined at its two
+ * calls, each with `record` known: out of line (when record lines took
+ * it too), or with `record` tested per event, it cost 2-4.5 % more
+ * instructions on the perf classes (cachegrind). */
+static inline __attribute__((always_inline)) int
+on_event_line(struct perf_state *st, const struct event_line *e,
+	      const char *l, size_t n, int64_t time, bool ids, bool tail,
+	      bool record)
 {
 	struct sf_ctx *ctx = st->ctx;
 	const char *ev = NULL, *rest = NULL;
 	size_t evn = 0, restn = 0;
 	double period = 0;
-	struct event_line rec;
 	bool typed, perl_typed = false;
 	int rc;
 
@@ -508,6 +529,8 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 		typed = sf_perf__parse_event_type_inferno(l, n, e->end, &ev,
 							  &evn, &period, &rest,
 							  &restn);
+	} else if (record) {
+		typed = false;
 	} else {
 		typed = perl_typed = event_type(st, l, n, tail, &ev, &evn,
 						&period);
@@ -549,41 +572,19 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 				"(--event-filter to choose another)",
 				st->ev_filter.s);
 			/* perl skips a line of a type it filters before it
-			 * reads the comm, so the stack is counted, weight 1,
-			 * under the process of a side-band record line
-			 * before it (which perl read as an untyped event),
-			 * until a blank line.  Not for a line only the
-			 * fallback above types: perl keeps that one. */
-			if (!st->rec_pend || !perl_typed ||
-			    !sf_perf__parse_event_perl(st->rec_line.s,
-						       st->rec_line.len,
-						       &rec)) {
-				st->skip = true;
+			 * reads the comm: a record line's event goes on, and
+			 * takes this line's frames.  Not after a line only
+			 * the fallback above types: perl keeps that one. */
+			if (st->rec_event && perl_typed)
 				return 0;
-			}
-			sf_warn(ctx, "perf.record-comm",
-				"%s:%llu: a stack of a filtered event type "
-				"counted once under the process of the "
-				"PERF_RECORD line %llu before it, as "
-				"stackcollapse-perf.pl does (--inferno does "
-				"not)", sf_input_name(st->in),
-				(unsigned long long)sf_input_lineno(st->in),
-				(unsigned long long)st->rec_lineno);
-			e = &rec;
-			time = st->rec_time;
-			ids = false;
-			typed = false;
-			ev = NULL;
-			evn = 0;
-			period = 0;
-			rest = NULL;
-		} else {
-			/* a kept event names the process from here on */
-			st->rec_pend = false;
+			st->rec_event = false;
+			st->skip = true;
+			return 0;
 		}
-	} else {
-		st->rec_pend = false;
 	}
+	st->rec_event = record;
+	if (record)
+		st->rec_lineno = sf_input_lineno(st->in);
 	if (typed && evn && !st->have_event_prop) {
 		/* the first kept event type, which decides the filter: a part
 		 * of a parallel read whose first typed event is another one
@@ -595,7 +596,8 @@ static int on_event_line(struct perf_state *st, const struct event_line *e,
 			return rc;
 		st->have_event_prop = true;
 	}
-	if (!st->have_type && (rc = set_type(st, ev, evn, period > 0)))
+	if (!st->have_type && !record &&
+	    (rc = set_type(st, ev, evn, period > 0)))
 		return rc;
 	if (st->type_untyped && period > 0 && evn &&
 	    (rc = retype(st, ev, evn)))
@@ -653,25 +655,6 @@ names_done:
 		return end_event(st);
 	}
 	return 0;
-}
-
-/* A side-band record line followed by a blank line or a frame line:
- * perl took it for an untyped event, and counts its process name and
- * those frames, weight 1.  The event is made here; the blank line ends
- * it. */
-static int record_alone(struct perf_state *st)
-{
-	struct event_line rec;
-
-	sf_warn(st->ctx, "perf.record-alone",
-		"%s:%llu: a PERF_RECORD line counted once as a sample of its "
-		"process, as stackcollapse-perf.pl does (--inferno does not)",
-		sf_input_name(st->in), (unsigned long long)st->rec_lineno);
-	if (!sf_perf__parse_event_perl(st->rec_line.s, st->rec_line.len,
-				       &rec))
-		return 0;   /* read as one before */
-	return on_event_line(st, &rec, st->rec_line.s, st->rec_line.len,
-			     st->rec_time, false, false);
 }
 
 /* At a record start: is it the end of the part this thread reads
@@ -752,9 +735,6 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 			     (st.o.inferno && is_space(line[e - 1]))))
 			e--;
 		if (!e) {
-			if (st.rec_pend && !st.in_event &&
-			    (rc = record_alone(&st)))
-				break;
 			if ((rc = end_event(&st)))
 				break;
 			/* a record may start here: the end of a part? */
@@ -819,28 +799,21 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 				      "NUL byte: not perf script text");
 			break;
 		}
-		if (record) {
+		if (record && st.o.inferno) {
 			/* a side-band record (task, mmap, switch, lost ...):
-			 * no sample, no event type; perl takes it as an event
-			 * line that the next one replaces before any frame */
+			 * no sample, no event type, the end of an event */
 			seen_event = true;
 			st.in_event = false;
 			st.skip = false;
 			st.nframes = 0;
 			sf_perf__rec_clear(&st);
-			/* perl reads an unindented one as an event line
-			 * without a type: it names what follows until a blank
-			 * line or an event it keeps (on_event_line) */
-			if (!st.o.inferno && !indented) {
-				st.rec_line.len = 0;
-				if (!sf_sbuf_add(&st.rec_line, line, e)) {
-					rc = sf_error_nomem(ctx);
-					break;
-				}
-				st.rec_time = time;
-				st.rec_lineno = sf_input_lineno(in);
-				st.rec_pend = true;
-			}
+			continue;
+		}
+		if (record && indented) {
+			/* perl reads an indented one as nothing (a line it
+			 * does not recognise), an unindented one as an event
+			 * line without a type (below) */
+			seen_event = true;
 			continue;
 		}
 		if (is_event) {
@@ -850,18 +823,20 @@ static int perf_read(struct sf_profile *p, struct sf_input *in,
 				sf_perf__rec_clear(&st);
 			}
 			seen_event = true;
-			rc = on_event_line(&st, &ev, line, e, time, ids, tail);
-			if (!rc && (rc = sf_perf__rec_skip_seen(&st)) > 0 &&
-			    !(rc = end_event(&st)) && part_ends(in, &limit))
+			if (record)
+				rc = on_event_line(&st, &ev, line, e, time,
+						   ids, tail, true);
+			else if (!(rc = on_event_line(&st, &ev, line, e, time,
+						      ids, tail, false)) &&
+				 (rc = sf_perf__rec_skip_seen(&st)) > 0 &&
+				 !(rc = end_event(&st)) &&
+				 part_ends(in, &limit))
 				break;  /* its blank line ended the part */
 		} else if (!seen_event) {
 			rc = sf_error(ctx, SF_EINPUT, sf_input_name(in),
 				      sf_input_lineno(in),
 				      "expected a perf script event line "
 				      "('comm pid [cpu] time: event:')");
-		} else if (!st.in_event && st.rec_pend &&
-			   (rc = record_alone(&st))) {
-			/* the error, below */
 		} else if (st.in_event && !st.skip) {
 			/* (a frame line right after a record line too: perl
 			 * files it under the record's process) */
@@ -908,7 +883,6 @@ out:
 	sf_sbuf_free(&st.comm);
 	sf_sbuf_free(&st.ev_filter);
 	sf_sbuf_free(&st.type_tail);
-	sf_sbuf_free(&st.rec_line);
 	for (size_t i = 0; i < (size_t)1 << EV_CACHE_BITS; i++)
 		sf_sbuf_free(&st.ev_pre[i].pre);
 	sf_sbuf_free(&st.last_pname);

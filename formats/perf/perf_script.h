@@ -191,14 +191,11 @@ struct perf_state {
 	uint64_t cur_line;       /* line number of the stack line at hand */
 	sf_frame_id *frames;     /* current event, leaf first */
 	size_t nframes, cap_frames;
-	/* the last side-band record line since a blank line or a kept
-	 * event (rec_line, its time and line number): perl names a
-	 * following event of a filtered type, or frame lines, after it
-	 * (fmt_perf.c's on_event_line and record_alone) */
-	struct sf_sbuf rec_line;
-	int64_t rec_time;
+	/* the current event is a side-band record line's, which perl reads
+	 * as an event without a type (fmt_perf.c's on_event_line and
+	 * end_event); its line */
+	bool rec_event;
 	uint64_t rec_lineno;
-	bool rec_pend;
 	/* current event */
 	bool in_event, skip, java;
 	int64_t pid, tid, time;
