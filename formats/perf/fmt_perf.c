@@ -81,10 +81,10 @@ static int thread_of(struct perf_state *st, sf_thread_idx *out)
 	return 0;
 }
 
-/* The event is complete: add its sample. */
 static int set_type(struct perf_state *st, const char *ev, size_t evn,
 		    bool has_period);
 
+/* The event is complete: add its sample. */
 static int end_event(struct perf_state *st)
 {
 	struct sf_ctx *ctx = st->ctx;
