@@ -162,6 +162,9 @@ int sfc__symidx_find(const struct sfc_symidx *x, uint64_t bias, uint64_t pc,
 Dwfl_Module *sfc__symidx_dwarf(struct sfc_symidx *x, const Dwfl_Callbacks *cbs,
 			       Dwfl_Module *mod, uint64_t bias, uint64_t *pc);
 void sfc__symidx_free(struct sfc_symidx *x);
+/* A symbol's binding as libdwfl ranks it (its binding_value): GLOBAL 3,
+ * WEAK 2, LOCAL 1, anything else 0. */
+int sfc__binding_rank(const GElf_Sym *sym);
 void sfc__symidx_set_free(struct sfc_symidx_set *set);
 
 /* jitmap.c: names for JIT code from /tmp/perf-PID.map */

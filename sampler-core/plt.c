@@ -4,17 +4,64 @@
  * prefix): "jmp *DISP(%rip)", in .plt (lazy binding, the first entry is
  * the resolver's), .plt.sec (IBT) or .plt.got (bound at load).  The slot's
  * relocation, in .rela.plt or .rela.dyn, names the symbol, as objdump
- * labels the entries.  An address namer (docs/capture-sources.md), asked
+ * labels the entries; an IRELATIVE slot, the function at its addend.  An address namer (docs/capture-sources.md), asked
  * before the symbols: a PLT entry has no symbol of its own.
  */
 #include "capture_int.h"
 
 #include <gelf.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-/* the symbol of the relocation that fills GOT slot `slot`, or NULL */
-static const char *slot_name(Elf *elf, GElf_Addr slot)
+/* The function at `value` in the symbol table of type `type` (.dynsym,
+ * .symtab): of those with a name, the most strongly bound (GLOBAL, WEAK,
+ * LOCAL), the first in the table among equals, as libdwfl names an
+ * address where aliases start; NULL if none. */
+static const char *func_at(Elf *elf, Elf64_Word type, GElf_Addr value)
+{
+	Elf_Scn *scn = NULL;
+	const char *best = NULL;
+	int rank = -1;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type ||
+		    !sh.sh_entsize)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t n = d ? sh.sh_size / sh.sh_entsize : 0;
+		for (size_t i = 1; i < n; i++) {
+			GElf_Sym sym;
+			if (!gelf_getsym(d, (int)i, &sym) ||
+			    sym.st_value != value ||
+			    sym.st_shndx == SHN_UNDEF ||
+			    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
+			     GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC) ||
+			    sfc__binding_rank(&sym) <= rank)
+				continue;
+			const char *nm = elf_strptr(elf, sh.sh_link,
+						    sym.st_name);
+			if (nm && *nm) {
+				best = nm;
+				rank = sfc__binding_rank(&sym);
+			}
+		}
+		break;
+	}
+	return best;
+}
+
+/*
+ * The name for the entry whose GOT slot is `slot`, in buf: its
+ * relocation's symbol.  A slot filled by R_X86_64_IRELATIVE has no symbol
+ * (objdump labels it "*ABS*+0xADDEND@plt"): its addend is the IFUNC
+ * resolver's address, the function a caller named, so the entry is named
+ * after the function there (memset@plt), or as objdump labels it where no
+ * symbol is there.  NULL if no relocation fills the slot.
+ */
+static const char *slot_name(Elf *elf, GElf_Addr slot, char *buf,
+			     size_t size)
 {
 	Elf_Scn *scn = NULL;
 
@@ -27,18 +74,34 @@ static const char *slot_name(Elf *elf, GElf_Addr slot)
 		Elf_Scn *symscn = elf_getscn(elf, sh.sh_link);
 		GElf_Shdr symsh;
 		Elf_Data *sd = symscn ? elf_getdata(symscn, NULL) : NULL;
-		if (!d || !sd || !gelf_getshdr(symscn, &symsh))
+		if (!d || !gelf_getshdr(symscn, &symsh))
 			continue;
 		size_t n = sh.sh_size / sh.sh_entsize;
 		for (size_t i = 0; i < n; i++) {
 			GElf_Rela r;
 			GElf_Sym sym;
+			const char *nm = NULL;
 			if (!gelf_getrela(d, (int)i, &r) || r.r_offset != slot)
 				continue;
-			if (!GELF_R_SYM(r.r_info) ||
-			    !gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym))
+			if (GELF_R_TYPE(r.r_info) == R_X86_64_IRELATIVE) {
+				uint64_t at = (uint64_t)r.r_addend;
+				nm = func_at(elf, SHT_DYNSYM, at);
+				if (!nm)
+					nm = func_at(elf, SHT_SYMTAB, at);
+				if (nm)
+					snprintf(buf, size, "%s@plt", nm);
+				else
+					snprintf(buf, size,
+						 "*ABS*+0x%" PRIx64 "@plt", at);
+				return buf;
+			}
+			if (GELF_R_SYM(r.r_info) && sd &&
+			    gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &sym))
+				nm = elf_strptr(elf, symsh.sh_link, sym.st_name);
+			if (!nm || !*nm)
 				return NULL;
-			return elf_strptr(elf, symsh.sh_link, sym.st_name);
+			snprintf(buf, size, "%s@plt", nm);
+			return buf;
 		}
 	}
 	return NULL;
@@ -76,11 +139,7 @@ const char *sfc__plt_name(Elf *elf, uint64_t addr, char *buf, size_t size)
 			return NULL;
 		int32_t disp;
 		memcpy(&disp, p + o + 2, 4);
-		const char *name = slot_name(elf, at + o + 6 + (int64_t)disp);
-		if (!name || !*name)
-			return NULL;
-		snprintf(buf, size, "%s@plt", name);
-		return buf;
+		return slot_name(elf, at + o + 6 + (int64_t)disp, buf, size);
 	}
 #else
 	(void)elf;

@@ -101,7 +101,7 @@ struct sfc_symidx_set {
 	size_t n, cap;
 };
 
-static int binding_value(const GElf_Sym *sym)
+int sfc__binding_rank(const GElf_Sym *sym)
 {
 	switch (GELF_ST_BIND(sym->st_info)) {
 	case STB_GLOBAL:
@@ -289,7 +289,7 @@ static int fill(struct sfc_symidx *x, Dwfl_Module *mod)
 			.size = sym.st_size,
 			.name = (uint32_t)nlen,
 			.pos = (uint32_t)i,
-			.bind = (uint8_t)binding_value(&sym),
+			.bind = (uint8_t)sfc__binding_rank(&sym),
 			.exact = shndx >= SHN_LORESERVE,
 		};
 		if (moves && !sym.st_size && !e->exact)

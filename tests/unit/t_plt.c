@@ -1,68 +1,154 @@
 /*
  * t_plt - sfcapture names a pc inside a PLT entry "name@plt"
- * (sampler-core/plt.c) as objdump labels the entries: every PLT entry of this
- * program's own executable, at its first and last byte.
+ * (sampler-core/plt.c) as objdump labels the entries: every PLT entry of
+ * this program's own executable and of the libc it runs with, at its first
+ * and last byte.  Where objdump's label is "*ABS*+0xADDR@plt" (an
+ * R_X86_64_IRELATIVE slot: libc's string functions, filled by their IFUNC
+ * resolvers), the name is the function readelf lists at ADDR: of the
+ * FUNC and IFUNC symbols there, the most strongly bound, the first listed
+ * among equals; objdump's label where readelf lists none.
  */
 #include "unit.h"
 #include "name.h"
 
 #include <fcntl.h>
 #include <gelf.h>
+#include <link.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-int main(void)
+/* readelf's name for the function at addr in path's .dynsym (then its
+ * .symtab), without the version; 0 if none */
+static int readelf_func(const char *path, unsigned long long addr,
+			char *out, size_t size)
 {
-	char exe[4096], cmd[4200], line[512], buf[300];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	int checked = 0;
+	static const char *const tabs[] = { "--dyn-syms", "--syms" };
 
-#if !defined(__x86_64__)
-	printf("SKIP: plt-names: PLT entries are decoded on x86-64 only\n");
+	for (int t = 0; t < 2; t++) {
+		char cmd[4200], line[1024];
+		int best = -1;
+		snprintf(cmd, sizeof(cmd), "readelf -W %s '%s' 2>/dev/null",
+			 tabs[t], path);
+		FILE *p = popen(cmd, "r");
+		/* "  2450: 000000000009c840   241 IFUNC   GLOBAL DEFAULT   16 memset@@GLIBC_2.2.5" */
+		while (p && fgets(line, sizeof(line), p)) {
+			unsigned long long v;
+			char type[32], bind[32], vis[32], ndx[32], name[256];
+			int r;
+			if (sscanf(line, " %*u: %llx %*s %31s %31s %31s %31s %255s",
+				   &v, type, bind, vis, ndx, name) != 6 ||
+			    v != addr || !strcmp(ndx, "UND") ||
+			    (strcmp(type, "FUNC") && strcmp(type, "IFUNC")))
+				continue;
+			r = !strcmp(bind, "GLOBAL") ? 3 :
+			    !strcmp(bind, "WEAK") ? 2 :
+			    !strcmp(bind, "LOCAL") ? 1 : 0;
+			if (r <= best)
+				continue;
+			best = r;
+			name[strcspn(name, "@")] = 0;
+			snprintf(out, size, "%s", name);
+		}
+		if (p)
+			pclose(p);
+		if (best >= 0)
+			return 1;
+	}
 	return 0;
-#endif
-	if (n <= 0 || system("objdump --version >/dev/null 2>&1")) {
-		printf("SKIP: plt-names: no objdump to compare with\n");
+}
+
+/* every entry objdump labels in path; the number checked */
+static int check_file(const char *path, const char *tag, int *irelative)
+{
+	char cmd[4200], line[512], buf[300];
+	int checked = 0;
+	int fd = open(path, O_RDONLY);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+
+	snprintf(line, sizeof(line), "plt-open %s", tag);
+	CHECK(line, elf != NULL);
+	if (!elf) {
+		if (fd >= 0)
+			close(fd);
 		return 0;
 	}
-	exe[n] = 0;
-	elf_version(EV_CURRENT);
-	int fd = open(exe, O_RDONLY);
-	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
-	CHECK("plt-open", elf != NULL);
-	if (!elf)
-		return 1;
 	snprintf(cmd, sizeof(cmd),
 		 "objdump -d -j .plt -j .plt.sec -j .plt.got '%s' 2>/dev/null",
-		 exe);
+		 path);
 	FILE *p = popen(cmd, "r");
 	/* "0000000000001030 <clock@plt>:" */
 	while (p && fgets(line, sizeof(line), p)) {
-		unsigned long long a;
-		char name[300];
+		unsigned long long a, abs;
+		char name[300], want[320], label[400];
 		size_t nl;
 		/* not "first@plt-0x10" (the resolver's entry) */
 		if (sscanf(line, "%llx <%299[^>]>:", &a, name) != 2 ||
 		    (nl = strlen(name)) < 5 || strcmp(name + nl - 4, "@plt"))
 			continue;
+		snprintf(want, sizeof(want), "%s", name);
+		if (sscanf(name, "*ABS*+0x%llx@plt", &abs) == 1) {
+			char fn[256];
+			if (readelf_func(path, abs, fn, sizeof(fn)))
+				snprintf(want, sizeof(want), "%s@plt", fn);
+			(*irelative)++;
+		}
 		const char *got = sfc__plt_name(elf, a, buf, sizeof(buf));
-		char label[400];
-		snprintf(label, sizeof(label), "plt-names %s", name);
-		CHECK_STR(label, name, got);
+		snprintf(label, sizeof(label), "plt-names %s %s", tag, name);
+		CHECK_STR(label, want, got);
 		/* the last byte of an 8-byte entry is still that entry */
 		got = sfc__plt_name(elf, a + 7, buf, sizeof(buf));
-		snprintf(label, sizeof(label), "plt-names %s+7", name);
-		CHECK_STR(label, name, got);
+		snprintf(label, sizeof(label), "plt-names %s %s+7", tag, name);
+		CHECK_STR(label, want, got);
 		checked++;
 	}
 	if (p)
 		pclose(p);
-	CHECK("plt-names-some", checked > 0);
-	/* not a PLT entry: main itself */
+	/* not a PLT entry: the entry point */
 	GElf_Ehdr eh;
-	CHECK("plt-not-an-entry", gelf_getehdr(elf, &eh) &&
+	snprintf(line, sizeof(line), "plt-not-an-entry %s", tag);
+	CHECK(line, gelf_getehdr(elf, &eh) &&
 	      sfc__plt_name(elf, eh.e_entry, buf, sizeof(buf)) == NULL);
 	elf_end(elf);
 	close(fd);
+	return checked;
+}
+
+static int find_libc(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	if (info->dlpi_name && strstr(info->dlpi_name, "/libc.so")) {
+		snprintf(data, 4096, "%s", info->dlpi_name);
+		return 1;
+	}
+	return 0;
+}
+
+int main(void)
+{
+	char exe[4096], libc[4096] = "";
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int irelative = 0, own;
+
+#if !defined(__x86_64__)
+	printf("SKIP: plt-names: PLT entries are decoded on x86-64 only\n");
+	return 0;
+#endif
+	if (n <= 0 || system("objdump --version >/dev/null 2>&1") ||
+	    system("readelf --version >/dev/null 2>&1")) {
+		printf("SKIP: plt-names: no objdump and readelf to compare with\n");
+		return 0;
+	}
+	exe[n] = 0;
+	elf_version(EV_CURRENT);
+	own = check_file(exe, "exe", &irelative);
+	CHECK("plt-names-some exe", own > 0);
+	dl_iterate_phdr(find_libc, libc);
+	CHECK("plt-libc-found", libc[0] != 0);
+	if (libc[0]) {
+		int before = irelative;
+		CHECK("plt-names-some libc", check_file(libc, "libc", &irelative) > 0);
+		/* glibc fills its string functions' slots with IRELATIVE */
+		CHECK("plt-names-irelative libc", irelative > before);
+	}
 	return unit_failed;
 }
