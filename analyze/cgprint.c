@@ -326,13 +326,29 @@ static void tb_flush(struct tbuf *tb)
 	tb->len = 0;
 }
 
-/* Write the digits of u ending at `end`; returns where they begin. */
-static char *put_digits(char *end, uint64_t u)
+/* Write the digits of u ending at `end`; returns where they begin.  Two
+ * at a time from a table: half the divisions of one at a time, on the
+ * two or three numbers of each of the call graph's millions of lines. */
+static inline char *put_digits(char *end, uint64_t u)
 {
-	do {
-		*--end = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
+	static const char d2[201] =
+		"00010203040506070809101112131415161718192021222324"
+		"25262728293031323334353637383940414243444546474849"
+		"50515253545556575859606162636465666768697071727374"
+		"75767778798081828384858687888990919293949596979899";
+
+	while (u >= 100) {
+		uint64_t r = u % 100;
+		u /= 100;
+		end -= 2;
+		memcpy(end, d2 + 2 * r, 2);
+	}
+	if (u >= 10) {
+		end -= 2;
+		memcpy(end, d2 + 2 * u, 2);
+	} else {
+		*--end = (char)('0' + u);
+	}
 	return end;
 }
 
@@ -347,32 +363,43 @@ static char *put_right(char *out, const char *s, size_t n, size_t width)
 	return out + n;
 }
 
-/* u right-aligned in 14 columns: printf's "%14s" of its digits */
-static char *put_whole_col(char *out, uint64_t u)
+/* u right-aligned in w columns (w < 20): printf's "%Ws" of its digits.
+ * Where they fit, the digits are written in place, back from the
+ * column's end, after w blanks of a fixed-size store (a copy of their
+ * own length was a call to memcpy on every line). */
+static inline char *put_whole_col(char *out, uint64_t u, size_t w)
 {
-	char buf[24], *b = buf + sizeof(buf), *d = put_digits(b, u);
-	size_t n = (size_t)(b - d);
+	static const uint64_t fits[20] = {
+		0, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+		100000000, 1000000000, 10000000000u, 100000000000u,
+		1000000000000u, 10000000000000u, 100000000000000u,
+		1000000000000000u, 10000000000000000u,
+		100000000000000000u, 1000000000000000000u, UINT64_MAX,
+	};
 
-	if (n > 14)
-		return put_right(out, d, n, 14);
-	/* the fixed widths compile to a few stores, not calls */
-	memset(out, ' ', 14);
-	memcpy(out + 14 - n, d, n);
-	return out + 14;
+	/* 16 blanks: every caller has room past the column */
+	if (u < fits[w]) {
+		memset(out, ' ', 16);
+		put_digits(out + w, u);
+		return out + w;
+	}
+	char buf[24], *b = buf + sizeof(buf), *d = put_digits(b, u);
+	return put_right(out, d, (size_t)(b - d), w);
 }
 
-/* printf's "%14s" of sf_an_fmt_unit(v).  Below plain (at most 1e15,
+/* printf's "%Ws" of sf_an_fmt_unit(v).  Below plain (at most 1e15,
  * where every whole double is exact in 64 bits) the conversion to an
  * integer tells a whole value as floor() did, without its call. */
-static char *put_time_col(char *out, double v, const struct cgfmt *f)
+static char *put_time_col(char *out, double v, const struct cgfmt *f,
+			  size_t w)
 {
 	char buf[64];
 
 	if (v >= 0 && !signbit(v) && (v < f->plain || !v) &&
 	    (double)(uint64_t)v == v)
-		return put_whole_col(out, (uint64_t)v);
+		return put_whole_col(out, (uint64_t)v, w);
 	sf_an_fmt_unit(buf, sizeof(buf), v, f->unit, f->raw);
-	return put_right(out, buf, strlen(buf), 14);
+	return put_right(out, buf, strlen(buf), w);
 }
 
 /* Whether 10p is above (1), at (0) or below (-1) fl + 0.5, exactly, for
@@ -395,16 +422,17 @@ static int half_side(double p, double fl)
 	return (a > b) - (a < b);
 }
 
-/* printf's "%6.1f" of p: when 10p is not within 1e-6 of a half, the
- * rounded value of the computed 10p (off the exact one by far less) is
- * the decimal rounding printf makes of p; near a half, printf rounds the
- * exact value of p, half to even, which half_side decides (about one line
- * in 80 on the timeline of docs/PERFORMANCE.md, each a call to snprintf
- * before).  For 0 <= 10p < 1e9 the conversion to an integer is floor() */
-static char *put_pct_col(char *out, double p)
+/* printf's "%W.1f" of p (w 5 or 6): when 10p is not within 1e-6 of a
+ * half, the rounded value of the computed 10p (off the exact one by far
+ * less) is the decimal rounding printf makes of p; near a half, printf
+ * rounds the exact value of p, half to even, which half_side decides
+ * (about one line in 80 on the timeline of docs/PERFORMANCE.md, each a
+ * call to snprintf before).  For 0 <= 10p < 1e9 the conversion to an
+ * integer is floor().  Where the digits fit they are written in place
+ * after w blanks, as put_whole_col writes them. */
+static inline __attribute__((always_inline)) char *
+put_pct_col(char *out, double p, int w)
 {
-	/* room for the largest double's 309 digits */
-	char buf[320], *b = buf + sizeof(buf), *d;
 	double y = p * 10, fl;
 	uint64_t k;
 	int side = 1;
@@ -412,7 +440,9 @@ static char *put_pct_col(char *out, double p)
 	if (!(p >= 0) || signbit(p) || !(y < 1e9) ||
 	    (fabs(y - (fl = (double)(uint64_t)y) - 0.5) < 1e-6 &&
 	     (side = half_side(p, fl)) == 2)) {
-		int n = snprintf(buf, sizeof(buf), "%6.1f", p);
+		/* room for the largest double's 309 digits */
+		char buf[320];
+		int n = snprintf(buf, sizeof(buf), "%*.1f", w, p);
 		memcpy(out, buf, (size_t)n);
 		return out + n;
 	}
@@ -421,15 +451,20 @@ static char *put_pct_col(char *out, double p)
 		k += side > 0 || (!side && (k & 1));
 	else
 		k += y - fl > 0.5;
+	/* "d.d" in w columns: k below 10^(w - 1) */
+	if (k < (w == 5 ? 10000u : 100000u)) {
+		char *e = out + w;
+		memset(out, ' ', 8);    /* as put_whole_col's 16 */
+		e[-1] = (char)('0' + k % 10);
+		e[-2] = '.';
+		put_digits(e - 2, k / 10);
+		return e;
+	}
+	char buf[32], *b = buf + sizeof(buf), *d;
 	*--b = (char)('0' + k % 10);
 	*--b = '.';
 	d = put_digits(b, k / 10);
-	if (b + 2 - d <= 6) {
-		memset(out, ' ', 6);
-		memcpy(out + 6 - (b + 2 - d), d, (size_t)(b + 2 - d));
-		return out + 6;
-	}
-	return put_right(out, d, (size_t)(buf + sizeof(buf) - d), 6);
+	return put_right(out, d, (size_t)(buf + sizeof(buf) - d), (size_t)w);
 }
 
 /* What a line says of its other end, for every node, in one compact
@@ -505,8 +540,13 @@ static int labels_make(struct cglabels *lb, const struct sf_an_cg *g)
  * have that room) */
 static inline void copy_blocks(char *d, const char *s, size_t n)
 {
-	for (size_t k = 0; k < n; k += LABEL_SLACK)
+	size_t k = 0;
+
+	/* n >= 1: the first block needs no test */
+	do {
 		memcpy(d + k, s + k, LABEL_SLACK);
+		k += LABEL_SLACK;
+	} while (k < n);
 }
 
 /* "   %-6s %-8s %14s %6.1f%%  NAME\n" with the other end's label `lab`
@@ -514,9 +554,10 @@ static inline void copy_blocks(char *d, const char *s, size_t n)
  * and its time: `whole` when `isw` (a whole value below the plain
  * limit, as put_time_col would find it), else t; t is the time either
  * way, for the percentage */
-static void text_edge(struct tbuf *tb, const char *lab, uint32_t ilen,
-		      uint32_t len, bool isw, uint64_t whole, double t,
-		      bool callee, double total, const struct cgfmt *f)
+static inline __attribute__((always_inline)) void
+text_edge(struct tbuf *tb, const char *lab, uint32_t ilen, uint32_t len,
+	  bool isw, uint64_t whole, double t, bool callee, double total,
+	  const struct cgfmt *f)
 {
 	char *p;
 
@@ -528,11 +569,13 @@ static void text_edge(struct tbuf *tb, const char *lab, uint32_t ilen,
 	p = tb->b + tb->len;
 	memcpy(p, callee ? "   callee " : "   caller ", 10);
 	p += 10;
-	copy_blocks(p, lab, ilen);
+	/* the index field: at most 13 bytes ("[" 10 digits "]" and a
+	 * blank), one fixed copy */
+	memcpy(p, lab, 16);
 	p += ilen;
-	p = isw ? put_whole_col(p, whole) : put_time_col(p, t, f);
+	p = isw ? put_whole_col(p, whole, 14) : put_time_col(p, t, f, 14);
 	*p++ = ' ';
-	p = put_pct_col(p, sf_an__pct(t, total));
+	p = put_pct_col(p, sf_an__pct(t, total), 6);
 	memcpy(p, "%  ", 3);
 	p += 3;
 	copy_blocks(p, lab + ilen, len - ilen);
@@ -616,9 +659,6 @@ static void text_nodes(struct tbuf *tb, const struct textctx *c,
 		       size_t from, size_t to, bool first)
 {
 	const struct sf_an_cg *g = c->g;
-	const char *unit = c->f.unit;
-	bool raw = c->f.raw;
-	char val[64], v2[64];
 	static const char sep[] =
 		"---------------------------------------------------------------"
 		"---------\n";
@@ -629,8 +669,7 @@ static void text_nodes(struct tbuf *tb, const struct textctx *c,
 		const struct cglabel *l = &c->lb.l[n];
 		double tot = sf_an_double(x->total, g->exp);
 		double self = sf_an_double(x->self, g->exp);
-		char idx[32];
-		int len;
+		char idx[24], *p, *q, *d;
 
 		if (!shown(g, n, c->opt))
 			continue;
@@ -640,27 +679,34 @@ static void text_nodes(struct tbuf *tb, const struct textctx *c,
 		text_list(tb, g, &c->lb, g->in_edges, g->in_from, g->in_t,
 			  g->in_start[n], g->in_start[n + 1], false, tot,
 			  &c->f);
-		sf_an_fmt_unit(val, sizeof(val), tot, unit, raw);
-		sf_an_fmt_unit(v2, sizeof(v2), self, unit, raw);
-		snprintf(idx, sizeof(idx), "[%zu]", i + 1);
-		/* the percentages are of parts of the total: up to 100, so
-		 * 256 bytes hold the line but for its name */
-		for (size_t room = 256;; room = (size_t)len + 1) {
-			if (!tb_room(tb, room))
-				break;
-			len = snprintf(tb->b + tb->len, room,
-				       " %-6s %12s (%5.1f%%) %12s (%5.1f%%)  ",
-				       idx, val, sf_an__pct(tot, c->tt), v2,
-				       sf_an__pct(self, c->tt));
-			if (len < 0) {
-				tb->failed = true;
-				break;
-			}
-			if ((size_t)len < room) {
-				tb->len += (size_t)len;
-				break;
-			}
-		}
+		/* " %-6s %12s (%5.1f%%) %12s (%5.1f%%)  " of the index, the
+		 * total and the self time (once a snprintf per node, a
+		 * seventh of the text's instructions on the timeline of
+		 * docs/PERFORMANCE.md); room for the index's 22 bytes, two
+		 * times as sf_an_fmt_unit writes them (64 bytes at most),
+		 * two percentages of up to 320 and what the columns' blanks
+		 * write past them */
+		if (!tb_room(tb, 1024))
+			break;
+		p = tb->b + tb->len;
+		*p++ = ' ';
+		memset(p, ' ', 8);
+		*p = '[';
+		d = put_digits(idx + sizeof(idx), i + 1);
+		memcpy(p + 1, d, (size_t)(idx + sizeof(idx) - d));
+		q = p + 1 + (idx + sizeof(idx) - d);
+		*q++ = ']';
+		p = q - p < 6 ? p + 6 : q;
+		*p++ = ' ';
+		p = put_time_col(p, tot, &c->f, 12);
+		memcpy(p, " (", 2);
+		p = put_pct_col(p + 2, sf_an__pct(tot, c->tt), 5);
+		memcpy(p, "%) ", 3);
+		p = put_time_col(p + 3, self, &c->f, 12);
+		memcpy(p, " (", 2);
+		p = put_pct_col(p + 2, sf_an__pct(self, c->tt), 5);
+		memcpy(p, "%)  ", 4);
+		tb->len = (size_t)(p + 4 - tb->b);
 		/* the name as sf_an__put_name writes it, and the newline */
 		tb_put(tb, c->lb.text + l->off + l->ilen, l->len - l->ilen);
 		text_list(tb, g, &c->lb, g->out_edges, g->out_to, g->out_t,

@@ -866,7 +866,23 @@ void sf_an_put_json_str(struct sf_output *o, const char *s)
 void sf_an_fmt(char *buf, size_t size, double v)
 {
 	if (v == floor(v) && fabs(v) < 1e15) {
-		snprintf(buf, size, "%.0f", v);
+		/* printf's "%.0f": the digits of a whole value, exact in
+		 * 64 bits below 1e15 ("-0" for -0.0), without printf's
+		 * floating-point conversion (a call per line of a report) */
+		char t[24], *e = t + sizeof(t), *d = e;
+		uint64_t u = (uint64_t)fabs(v);
+		do {
+			*--d = (char)('0' + u % 10);
+			u /= 10;
+		} while (u);
+		if (signbit(v))
+			*--d = '-';
+		if (size) {
+			size_t n = (size_t)(e - d) < size ? (size_t)(e - d) :
+				   size - 1;
+			memcpy(buf, d, n);
+			buf[n] = 0;
+		}
 		return;
 	}
 	if (fabs(v) < 0.005) {

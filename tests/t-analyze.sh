@@ -1,4 +1,5 @@
-# sfanalyze: call graph (worked examples, random profiles), tree and flat
+# sfanalyze: call graph (worked examples, random profiles, its text
+# against its JSON), tree and flat
 # against independent sums, text layout, filters, diff, errors.
 . "$TOP/tests/lib.sh"
 
@@ -9,6 +10,9 @@ if have python3; then
 	n=150; [ "${SF_PASS:-plain}" = san ] && n=40
 	python3 "$TOP/tests/analyze/cg_props.py" "$SFANALYZE" $n ||
 		fail cg-props "exited with status $?"
+	n=60; [ "${SF_PASS:-plain}" = san ] && n=15
+	python3 "$TOP/tests/analyze/cg_text.py" "$SFANALYZE" $n ||
+		fail cg-text "exited with status $?"
 	# and a timeline document of 20,000 samples (190,000 stacks), whose
 	# reports take the pages loading leaves (sf_big_keep: off under
 	# the sanitizers, so not in their pass)

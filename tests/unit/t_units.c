@@ -44,6 +44,44 @@ int main(void)
 	CHECK_STR("raw", "675224100", f(675224100, "nanoseconds", true));
 	CHECK_STR("raw-half", "23987487463.5",
 		  f(23987487463.5, "nanoseconds", true));
+	/* sf_an_fmt writes a whole value's digits itself: printf's "%.0f"
+	 * of it, on values of every length, both signs, -0, and into
+	 * buffers too small (cut as snprintf cuts) */
+	{
+		static const double edge[] = { 0.0, -0.0, 1, -1, 9, 10, 99,
+			100, 1e14 - 1, 1e14, 999999999999999.0,
+			-999999999999999.0, 4503599627370496.0 / 8 };
+		char want[64], got[64];
+		int bad = 0;
+		for (int i = 0; i < 200000 && bad < 3; i++) {
+			double v;
+			size_t size = sizeof(got);
+			if (i < (int)(sizeof(edge) / sizeof(edge[0]))) {
+				v = edge[i];
+			} else {
+				uint64_t u = ((uint64_t)unit_rnd(1u << 30) << 20 |
+					      unit_rnd(1u << 20)) >>
+					     unit_rnd(50);
+				v = (double)(u % 999999999999999u);
+				if (unit_rnd(2))
+					v = -v;
+				if (!unit_rnd(8))
+					size = 1 + unit_rnd(8);
+			}
+			snprintf(want, size, "%.0f", v);
+			sf_an_fmt(got, size, v);
+			if (strcmp(want, got)) {
+				printf("FAIL: fmt-whole-%d: %.17g in %zu: "
+				       "expected \"%s\", got \"%s\"\n",
+				       i, v, size, want, got);
+				bad++;
+			}
+		}
+		if (bad)
+			unit_failed = 1;
+		else
+			printf("PASS: fmt-whole\n");
+	}
 	CHECK_STR("family-time", "time", sf_an_unit_family("nanoseconds"));
 	CHECK_STR("family-bytes", "bytes", sf_an_unit_family("bytes"));
 	CHECK_STR("family-count", "count", sf_an_unit_family("events"));
