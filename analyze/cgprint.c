@@ -363,9 +363,9 @@ static char *put_right(char *out, const char *s, size_t n, size_t width)
 	return out + n;
 }
 
-/* u right-aligned in w columns (w < 20): printf's "%Ws" of its digits.
+/* u right-aligned in w columns (w <= 16): printf's "%Ws" of its digits.
  * Where they fit, the digits are written in place, back from the
- * column's end, after w blanks of a fixed-size store (a copy of their
+ * column's end, after one fixed-size store of 16 blanks (a copy of their
  * own length was a call to memcpy on every line). */
 static inline char *put_whole_col(char *out, uint64_t u, size_t w)
 {
@@ -422,14 +422,15 @@ static int half_side(double p, double fl)
 	return (a > b) - (a < b);
 }
 
-/* printf's "%W.1f" of p (w 5 or 6): when 10p is not within 1e-6 of a
- * half, the rounded value of the computed 10p (off the exact one by far
- * less) is the decimal rounding printf makes of p; near a half, printf
- * rounds the exact value of p, half to even, which half_side decides
- * (about one line in 80 on the timeline of docs/PERFORMANCE.md, each a
- * call to snprintf before).  For 0 <= 10p < 1e9 the conversion to an
- * integer is floor().  Where the digits fit they are written in place
- * after w blanks, as put_whole_col writes them. */
+/* printf's "%W.1f" of p, w 5 or 6 (its store of 8 blanks allows no
+ * more): when 10p is not within 1e-6 of a half, the rounded value of
+ * the computed 10p (off the exact one by far less) is the decimal
+ * rounding printf makes of p; near a half, printf rounds the exact value
+ * of p, half to even, which half_side decides (about one line in 80 on
+ * the timeline of docs/PERFORMANCE.md, each a call to snprintf before).
+ * For 0 <= 10p < 1e9 the conversion to an integer is floor().  Where
+ * the digits fit they are written in place after the blanks, as
+ * put_whole_col writes them. */
 static inline __attribute__((always_inline)) char *
 put_pct_col(char *out, double p, int w)
 {

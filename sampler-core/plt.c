@@ -4,8 +4,10 @@
  * prefix): "jmp *DISP(%rip)", in .plt (lazy binding, the first entry is
  * the resolver's), .plt.sec (IBT) or .plt.got (bound at load).  The slot's
  * relocation, in .rela.plt or .rela.dyn, names the symbol, as objdump
- * labels the entries; an IRELATIVE slot, the function at its addend.  An address namer (docs/capture-sources.md), asked
- * before the symbols: a PLT entry has no symbol of its own.
+ * labels the entries; an IRELATIVE slot, the function at its addend.  A
+ * static executable's .plt is a table of 8-byte IRELATIVE stubs.  An
+ * address namer (docs/capture-sources.md), asked before the symbols: a
+ * PLT entry has no symbol of its own.
  */
 #include "capture_int.h"
 
@@ -14,9 +16,29 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The entries of a section of `type` records, as libelf reads them (a
+ * header's sh_entsize may lie: it neither sets the loop's length nor
+ * skips records) */
+static size_t n_records(Elf *elf, const Elf_Data *d, Elf_Type type)
+{
+	size_t es = gelf_fsize(elf, type, 1, EV_CURRENT);
+
+	return d && es ? d->d_size / es : 0;
+}
+
+/* How a symbol at a resolver's address ranks as the entry's name: its
+ * binding first (GLOBAL, WEAK, LOCAL), then the IFUNC (the function a
+ * caller named) over a FUNC there (its resolver, where the two share
+ * the address in a file's own .symtab) */
+static int func_rank(const GElf_Sym *sym)
+{
+	return 2 * sfc__binding_rank(sym) +
+	       (GELF_ST_TYPE(sym->st_info) == STT_GNU_IFUNC);
+}
+
 /* The function at `value` in the symbol table of type `type` (.dynsym,
- * .symtab): of those with a name, the most strongly bound (GLOBAL, WEAK,
- * LOCAL), the first in the table among equals, as libdwfl names an
+ * .symtab): of the FUNC and IFUNC symbols with a name, the best by
+ * func_rank, the first in the table among equals, as libdwfl names an
  * address where aliases start; NULL if none. */
 static const char *func_at(Elf *elf, Elf64_Word type, GElf_Addr value)
 {
@@ -26,25 +48,25 @@ static const char *func_at(Elf *elf, Elf64_Word type, GElf_Addr value)
 
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type ||
-		    !sh.sh_entsize)
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type)
 			continue;
 		Elf_Data *d = elf_getdata(scn, NULL);
-		size_t n = d ? sh.sh_size / sh.sh_entsize : 0;
+		size_t n = n_records(elf, d, ELF_T_SYM);
 		for (size_t i = 1; i < n; i++) {
 			GElf_Sym sym;
-			if (!gelf_getsym(d, (int)i, &sym) ||
-			    sym.st_value != value ||
+			if (!gelf_getsym(d, (int)i, &sym))
+				break;
+			if (sym.st_value != value ||
 			    sym.st_shndx == SHN_UNDEF ||
 			    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
 			     GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC) ||
-			    sfc__binding_rank(&sym) <= rank)
+			    func_rank(&sym) <= rank)
 				continue;
 			const char *nm = elf_strptr(elf, sh.sh_link,
 						    sym.st_name);
 			if (nm && *nm) {
 				best = nm;
-				rank = sfc__binding_rank(&sym);
+				rank = func_rank(&sym);
 			}
 		}
 		break;
@@ -67,8 +89,7 @@ static const char *slot_name(Elf *elf, GElf_Addr slot, char *buf,
 
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
-		    !sh.sh_entsize)
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA)
 			continue;
 		Elf_Data *d = elf_getdata(scn, NULL);
 		Elf_Scn *symscn = elf_getscn(elf, sh.sh_link);
@@ -76,12 +97,14 @@ static const char *slot_name(Elf *elf, GElf_Addr slot, char *buf,
 		Elf_Data *sd = symscn ? elf_getdata(symscn, NULL) : NULL;
 		if (!d || !gelf_getshdr(symscn, &symsh))
 			continue;
-		size_t n = sh.sh_size / sh.sh_entsize;
+		size_t n = n_records(elf, d, ELF_T_RELA);
 		for (size_t i = 0; i < n; i++) {
 			GElf_Rela r;
 			GElf_Sym sym;
 			const char *nm = NULL;
-			if (!gelf_getrela(d, (int)i, &r) || r.r_offset != slot)
+			if (!gelf_getrela(d, (int)i, &r))
+				break;
+			if (r.r_offset != slot)
 				continue;
 			if (GELF_R_TYPE(r.r_info) == R_X86_64_IRELATIVE) {
 				uint64_t at = (uint64_t)r.r_addend;
@@ -90,9 +113,11 @@ static const char *slot_name(Elf *elf, GElf_Addr slot, char *buf,
 					nm = func_at(elf, SHT_SYMTAB, at);
 				if (nm)
 					snprintf(buf, size, "%s@plt", nm);
-				else
+				else if (at)
 					snprintf(buf, size,
 						 "*ABS*+0x%" PRIx64 "@plt", at);
+				else
+					snprintf(buf, size, "*ABS*@plt");
 				return buf;
 			}
 			if (GELF_R_SYM(r.r_info) && sd &&
@@ -105,6 +130,20 @@ static const char *slot_name(Elf *elf, GElf_Addr slot, char *buf,
 		}
 	}
 	return NULL;
+}
+
+/* Whether a PLT section without an entry size is a table of 8-byte
+ * stubs, "jmp *DISP(%rip)" and a 2-byte nop each (a static executable's
+ * IRELATIVE stubs, which the linker gives no sh_entsize): its first two
+ * 8-byte places both begin with that jump.  A lazy .plt's first entry
+ * (push, then jmp at byte 6) and a 16-byte .plt.sec entry (endbr64 first)
+ * do not. */
+static bool stub_table(const Elf_Data *d)
+{
+	const unsigned char *p = d->d_buf;
+
+	return d->d_size >= 16 && p[0] == 0xff && p[1] == 0x25 &&
+	       p[8] == 0xff && p[9] == 0x25;
 }
 
 const char *sfc__plt_name(Elf *elf, uint64_t addr, char *buf, size_t size)
@@ -123,10 +162,13 @@ const char *sfc__plt_name(Elf *elf, uint64_t addr, char *buf, size_t size)
 		const char *sn = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (!sn || strncmp(sn, ".plt", 4) || (sn[4] && sn[4] != '.'))
 			return NULL;
-		uint64_t es = sh.sh_entsize ? sh.sh_entsize : 16;
-		uint64_t at = sh.sh_addr + (addr - sh.sh_addr) / es * es;
 		Elf_Data *d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf || at - sh.sh_addr >= d->d_size)
+		if (!d || !d->d_buf)
+			return NULL;
+		uint64_t es = sh.sh_entsize ? sh.sh_entsize :
+			      stub_table(d) ? 8 : 16;
+		uint64_t at = sh.sh_addr + (addr - sh.sh_addr) / es * es;
+		if (at - sh.sh_addr >= d->d_size)
 			return NULL;
 		const unsigned char *p =
 			(const unsigned char *)d->d_buf + (at - sh.sh_addr);

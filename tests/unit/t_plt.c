@@ -5,8 +5,14 @@
  * and last byte.  Where objdump's label is "*ABS*+0xADDR@plt" (an
  * R_X86_64_IRELATIVE slot: libc's string functions, filled by their IFUNC
  * resolvers), the name is the function readelf lists at ADDR: of the
- * FUNC and IFUNC symbols there, the most strongly bound, the first listed
- * among equals; objdump's label where readelf lists none.
+ * FUNC and IFUNC symbols there, the most strongly bound, an IFUNC before
+ * a FUNC (its resolver) at one binding, the first listed among equals;
+ * objdump's label where readelf lists none.  Then two programs built
+ * here: one with a file-local IFUNC (its entry is the IFUNC's, not its
+ * resolver's), dynamic and static.  A static executable's .plt is a
+ * table of 8-byte IRELATIVE stubs that objdump does not label: each
+ * stub's slot (objdump's comment on its jump) gives the addend (readelf
+ * -r), and that the function.
  */
 #include "unit.h"
 #include "name.h"
@@ -30,7 +36,8 @@ static int readelf_func(const char *path, unsigned long long addr,
 		snprintf(cmd, sizeof(cmd), "readelf -W %s '%s' 2>/dev/null",
 			 tabs[t], path);
 		FILE *p = popen(cmd, "r");
-		/* "  2450: 000000000009c840   241 IFUNC   GLOBAL DEFAULT   16 memset@@GLIBC_2.2.5" */
+		/* "  2450: 000000000009c840   241 IFUNC   GLOBAL DEFAULT   16
+		 * memset@@GLIBC_2.2.5", one line */
 		while (p && fgets(line, sizeof(line), p)) {
 			unsigned long long v;
 			char type[32], bind[32], vis[32], ndx[32], name[256];
@@ -40,9 +47,10 @@ static int readelf_func(const char *path, unsigned long long addr,
 			    v != addr || !strcmp(ndx, "UND") ||
 			    (strcmp(type, "FUNC") && strcmp(type, "IFUNC")))
 				continue;
-			r = !strcmp(bind, "GLOBAL") ? 3 :
-			    !strcmp(bind, "WEAK") ? 2 :
-			    !strcmp(bind, "LOCAL") ? 1 : 0;
+			r = 2 * (!strcmp(bind, "GLOBAL") ? 3 :
+				 !strcmp(bind, "WEAK") ? 2 :
+				 !strcmp(bind, "LOCAL") ? 1 : 0) +
+			    !strcmp(type, "IFUNC");
 			if (r <= best)
 				continue;
 			best = r;
@@ -113,6 +121,129 @@ static int check_file(const char *path, const char *tag, int *irelative)
 	return checked;
 }
 
+/* The addend of the IRELATIVE relocation of GOT slot `slot` in path
+ * (readelf -r); 0 if none */
+static int readelf_irelative(const char *path, unsigned long long slot,
+			     unsigned long long *addend)
+{
+	char cmd[4200], line[1024];
+	int found = 0;
+
+	snprintf(cmd, sizeof(cmd), "readelf -rW '%s' 2>/dev/null", path);
+	FILE *p = popen(cmd, "r");
+	/* "00000000004a40b8  0000000000000025 R_X86_64_IRELATIVE   41e470" */
+	while (p && fgets(line, sizeof(line), p)) {
+		unsigned long long off, a;
+		char type[64];
+		if (sscanf(line, "%llx %*x %63s %llx", &off, type, &a) == 3 &&
+		    off == slot && !strcmp(type, "R_X86_64_IRELATIVE")) {
+			*addend = a;
+			found = 1;
+		}
+	}
+	if (p)
+		pclose(p);
+	return found;
+}
+
+/* A static executable: every stub of its .plt, at its first and last
+ * byte; the number checked */
+static int check_static(const char *path)
+{
+	char cmd[4200], line[512], buf[300];
+	int checked = 0;
+	int fd = open(path, O_RDONLY);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+
+	CHECK("plt-open static", elf != NULL);
+	if (!elf) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	snprintf(cmd, sizeof(cmd), "objdump -d -j .plt '%s' 2>/dev/null", path);
+	FILE *p = popen(cmd, "r");
+	/* "  401020:	ff 25 e2 2f 0a 00    	jmp    *0xa2fe2(%rip)
+	 *   # 4a4008 <...>", one line */
+	while (p && fgets(line, sizeof(line), p)) {
+		unsigned long long a, slot, addend;
+		char want[320], fn[256], label[400];
+		const char *hash = strstr(line, "# ");
+		if (!strstr(line, "jmp    *") || !strstr(line, "(%rip)") ||
+		    sscanf(line, " %llx:", &a) != 1 || !hash ||
+		    sscanf(hash + 2, "%llx", &slot) != 1)
+			continue;
+		if (!readelf_irelative(path, slot, &addend))
+			continue;
+		if (readelf_func(path, addend, fn, sizeof(fn)))
+			snprintf(want, sizeof(want), "%s@plt", fn);
+		else
+			snprintf(want, sizeof(want), "*ABS*+0x%llx@plt", addend);
+		snprintf(label, sizeof(label), "plt-names static %llx", a);
+		CHECK_STR(label, want, sfc__plt_name(elf, a, buf, sizeof(buf)));
+		snprintf(label, sizeof(label), "plt-names static %llx+7", a);
+		CHECK_STR(label, want,
+			  sfc__plt_name(elf, a + 7, buf, sizeof(buf)));
+		checked++;
+	}
+	if (p)
+		pclose(p);
+	elf_end(elf);
+	close(fd);
+	return checked;
+}
+
+/* A program with a file-local IFUNC, calling memset and strlen */
+static const char ifunc_src[] =
+	"#include <stdio.h>\n#include <string.h>\n"
+	"static int foo_impl(int x) { return x + 1; }\n"
+	"static void *resolve_foo(void) { return (void *)foo_impl; }\n"
+	"static int foo(int) __attribute__((ifunc(\"resolve_foo\")));\n"
+	"int main(int argc, char **argv)\n{\n\tchar b[64];\n"
+	"\tmemset(b, argc, sizeof(b));\n"
+	"\tprintf(\"%zu %d\\n\", strlen(argv[0]) + b[3], foo(argc));\n"
+	"\treturn 0;\n}\n";
+
+/* The programs above, built in a directory of their own; checked */
+static void check_built(void)
+{
+	char dir[] = "/tmp/t_plt.XXXXXX", cmd[512], path[256];
+	int irelative = 0;
+
+	if (system("cc --version >/dev/null 2>&1")) {
+		printf("SKIP: plt-names-built: no cc\n");
+		return;
+	}
+	if (!mkdtemp(dir)) {
+		CHECK("plt-built-dir", 0);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/ifunc.c", dir);
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs(ifunc_src, f);
+		fclose(f);
+	}
+	snprintf(cmd, sizeof(cmd), "cc -O0 -o %s/dyn %s/ifunc.c", dir, dir);
+	CHECK("plt-built-dynamic", f && !system(cmd));
+	snprintf(path, sizeof(path), "%s/dyn", dir);
+	check_file(path, "local-ifunc", &irelative);
+	/* its own IFUNC's entry: objdump's *ABS*+0xADDR@plt */
+	CHECK("plt-names-irelative local-ifunc", irelative > 0);
+	snprintf(cmd, sizeof(cmd),
+		 "cc -static -O0 -o %s/static %s/ifunc.c 2>/dev/null", dir, dir);
+	if (system(cmd)) {
+		printf("SKIP: plt-names-static: cc -static fails "
+		       "(no static libc)\n");
+	} else {
+		snprintf(path, sizeof(path), "%s/static", dir);
+		CHECK("plt-names-some static", check_static(path) > 0);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		printf("note: %s left behind\n", dir);
+}
+
 static int find_libc(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size;
@@ -150,5 +281,6 @@ int main(void)
 		/* glibc fills its string functions' slots with IRELATIVE */
 		CHECK("plt-names-irelative libc", irelative > before);
 	}
+	check_built();
 	return unit_failed;
 }
