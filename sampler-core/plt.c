@@ -92,11 +92,11 @@ static const char *slot_name(Elf *elf, GElf_Addr slot, char *buf,
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA)
 			continue;
 		Elf_Data *d = elf_getdata(scn, NULL);
+		/* the symbols, which an IRELATIVE slot does without */
 		Elf_Scn *symscn = elf_getscn(elf, sh.sh_link);
 		GElf_Shdr symsh;
-		Elf_Data *sd = symscn ? elf_getdata(symscn, NULL) : NULL;
-		if (!d || !gelf_getshdr(symscn, &symsh))
-			continue;
+		Elf_Data *sd = symscn && gelf_getshdr(symscn, &symsh) ?
+			       elf_getdata(symscn, NULL) : NULL;
 		size_t n = n_records(elf, d, ELF_T_RELA);
 		for (size_t i = 0; i < n; i++) {
 			GElf_Rela r;
