@@ -65,21 +65,31 @@ static int readelf_func(const char *path, unsigned long long addr,
 	return 0;
 }
 
+/* path opened for libelf, checked as "plt-open TAG": the Elf (NULL if
+ * it cannot be read, nothing left open then), its descriptor in *fd */
+static Elf *open_elf(const char *path, const char *tag, int *fd)
+{
+	char name[300];
+	Elf *elf;
+
+	*fd = open(path, O_RDONLY);
+	elf = *fd >= 0 ? elf_begin(*fd, ELF_C_READ, NULL) : NULL;
+	snprintf(name, sizeof(name), "plt-open %s", tag);
+	CHECK(name, elf != NULL);
+	if (!elf && *fd >= 0)
+		close(*fd);
+	return elf;
+}
+
 /* every entry objdump labels in path; the number checked */
 static int check_file(const char *path, const char *tag, int *irelative)
 {
 	char cmd[4200], line[512], buf[300];
-	int checked = 0;
-	int fd = open(path, O_RDONLY);
-	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	int checked = 0, fd;
+	Elf *elf = open_elf(path, tag, &fd);
 
-	snprintf(line, sizeof(line), "plt-open %s", tag);
-	CHECK(line, elf != NULL);
-	if (!elf) {
-		if (fd >= 0)
-			close(fd);
+	if (!elf)
 		return 0;
-	}
 	snprintf(cmd, sizeof(cmd),
 		 "objdump -d -j .plt -j .plt.sec -j .plt.got '%s' 2>/dev/null",
 		 path);
@@ -152,18 +162,12 @@ static int readelf_irelative(const char *path, unsigned long long slot,
 static int check_static(const char *path, const char *file)
 {
 	char cmd[4200], line[512], buf[300];
-	int checked = 0;
-	int fd = open(file, O_RDONLY);
-	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	int checked = 0, fd;
 	const char *tag = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	Elf *elf = open_elf(file, tag, &fd);
 
-	snprintf(line, sizeof(line), "plt-open %s", tag);
-	CHECK(line, elf != NULL);
-	if (!elf) {
-		if (fd >= 0)
-			close(fd);
+	if (!elf)
 		return 0;
-	}
 	snprintf(cmd, sizeof(cmd), "objdump -d -j .plt '%s' 2>/dev/null", path);
 	FILE *p = popen(cmd, "r");
 	/* "  401020:	ff 25 e2 2f 0a 00    	jmp    *0xa2fe2(%rip)
