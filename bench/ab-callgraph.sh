@@ -6,7 +6,10 @@
 # from other work falls on every command alike.  Per command the median
 # wall time and CPU time (user + sys, /usr/bin/time), then the ratio of
 # each --callgraph median to collapsed's (new build, default jobs).  The
-# reports go to /dev/null.  Inputs default to the timeline document and
+# rows "graph" are the new build with `--peek '^NOMATCH$'`: the whole
+# graph is built and ordered (the walk, the adjacency, the order and the
+# lists' sorts) but no node is printed, so they bound what any change to
+# the text alone could reach.  The reports go to /dev/null.  Inputs default to the timeline document and
 # the three 100 MB perf script classes in bench/data.
 set -eu
 old=$1 new=$2
@@ -37,13 +40,15 @@ for f in "$@"; do
 		run new1 "$new/sfanalyze" -q -j1 --callgraph "$f"
 		run old "$old/sfanalyze" -q --callgraph "$f"
 		run new "$new/sfanalyze" -q --callgraph "$f"
+		run graph1 "$new/sfanalyze" -q -j1 --callgraph --peek '^NOMATCH$' "$f"
+		run graph "$new/sfanalyze" -q --callgraph --peek '^NOMATCH$' "$f"
 		i=$((i + 1))
 	done
 	cw=$(med "$tmp/coll.w") cc=$(med "$tmp/coll.c")
 	echo "$(basename "$f"): collapsed wall $cw s, cpu $cc s"
-	for k in old1 new1 old new; do
+	for k in old1 new1 old new graph1 graph; do
 		w=$(med "$tmp/$k.w") c=$(med "$tmp/$k.c")
-		printf '  --callgraph %-4s wall %5s s (%.2fx)  cpu %5s s (%.2fx)\n' \
+		printf '  --callgraph %-6s wall %5s s (%.2fx)  cpu %5s s (%.2fx)\n' \
 			"$k" "$w" "$(echo "$w / $cw" | bc -l)" \
 			"$c" "$(echo "$c / $cc" | bc -l)"
 	done
