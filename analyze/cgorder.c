@@ -14,6 +14,7 @@
 #include "analyze.h"
 #include "an_internal.h"
 #include "cg_internal.h"
+#include "msort.h"
 
 #include <gmp.h>
 #include <math.h>
@@ -25,16 +26,23 @@ struct ordkey {
 	sf_an_w total;
 };
 
-static int cmp_ord(const void *a, const void *b)
+/* x goes before y in the order of 5.5: by layer, then by decreasing
+ * total, then later in L first (pos is unique, so this is a total order
+ * and any sort gives the same result) */
+static inline bool ord_before(const struct ordkey *x, const struct ordkey *y,
+			      const void *unused)
 {
-	const struct ordkey *x = a, *y = b;
-
 	if (x->layer != y->layer)
-		return x->layer < y->layer ? -1 : 1;
+		return x->layer < y->layer;
 	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
-	return (x->pos < y->pos) - (x->pos > y->pos);   /* later in L first */
+		return x->total > y->total;
+	return x->pos > y->pos;
 }
+
+/* With its comparison inline (msort.h): qsort, a call per comparison and
+ * a generic copy of each 32-byte key, ran 16 ms on one thread after the
+ * order on the timeline of docs/PERFORMANCE.md (session 25). */
+SF_MSORT_DEFINE(ord_sort, struct ordkey, void, ord_before)
 
 /* What 5.2's updates touch of a node, in half a cache line: its in and
  * out, its heap slot, whether it is still in W, whether its in/out is not
@@ -484,7 +492,8 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx, bool *sorted)
 	uint32_t *layer = calloc(N, sizeof(*layer));
 	double *rd = malloc(N * sizeof(*rd));
 	struct osum in = { 0 }, out = { 0 };
-	struct ordkey *keys = malloc(N * sizeof(*keys));
+	/* and room for the sort's N / 2 more */
+	struct ordkey *keys = malloc((N + N / 2 + 1) * sizeof(*keys));
 	struct sf_an__cg_sorter *sorter = NULL;
 	struct first f = { g, on, &in, &out, disc, queue, seen, 0, 0 };
 	mpq_t best, r;
@@ -693,7 +702,7 @@ static int order_nodes(struct sf_an_cg *g, struct sf_ctx *ctx, bool *sorted)
 	for (size_t n = 1; n < N; n++)
 		keys[n - 1] = (struct ordkey){ (uint32_t)n, layer[n], pos[n],
 					       g->nodes[n].total };
-	qsort(keys, N - 1, sizeof(*keys), cmp_ord);
+	ord_sort(keys, N - 1, keys + N, NULL);
 	for (size_t i = 0; i + 1 < N; i++) {
 		g->order[i] = keys[i].node;
 		g->index[keys[i].node] = (uint32_t)(i + 1);
