@@ -498,6 +498,8 @@ int sf_profile_stack_push(struct sf_profile *p, struct sf_ctx *ctx,
 	if (!kin_link(p, id, nkids))
 		return sf_error_nomem(ctx);
 	p->d.nstacks++;
+	if (depth > in->max_depth)
+		in->max_depth = depth;
 	*out = id;
 	return 0;
 }
@@ -707,12 +709,10 @@ size_t sf_profile_stack_frames(const struct sf_profile *p, sf_stack_id id,
 
 uint32_t sf_profile_max_depth(const struct sf_profile *p)
 {
-	uint32_t max = 0;
-
-	for (size_t s = 0; s < p->d.nstacks; s++)
-		if (p->d.stacks[s].depth > max)
-			max = p->d.stacks[s].depth;
-	return max;
+	/* nodes are made only by sf_profile_stack_push and
+	 * sf_profile_stack_chain, which keep it (0 with only the root,
+	 * and after sf_profile_drop_stacks) */
+	return p->in->max_depth;
 }
 
 /* ----- threads ----- */

@@ -47,6 +47,7 @@ void sf_profile_drop_stacks(struct sf_profile *p, struct sf_ctx *ctx)
 	sf_profile__keep_agg(p, ctx);
 	p->d.stacks = NULL;
 	p->d.nstacks = in->cap_stacks = 0;
+	in->max_depth = 0;
 	sf_idx_free(&in->stacks);
 	sf_idx_free(&in->agg);
 	free(in->last_frames);

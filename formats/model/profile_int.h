@@ -50,6 +50,12 @@ struct sf_profile_internal {
 				  * sf_profile_stack_room) */
 	bool nofold;             /* exact folding: a negative weight was seen */
 	bool multi;              /* exact folding kept two samples of a key */
+	uint32_t max_depth;      /* the deepest stack node's depth, kept
+				  * as nodes are made (sf_profile_max_depth
+				  * was a pass over all of them: 18 ms of
+				  * one thread on a timeline of 3.7
+				  * million nodes, docs/PERFORMANCE.md,
+				  * session 25) */
 	bool stacks_trimmed;     /* `stacks` index and `kin` freed by
 				  * sf_profile_trim */
 	bool agg_trimmed;        /* agg_stack given up by

@@ -42,5 +42,7 @@ bool sf_profile_stack_chain(struct sf_profile *p, const struct sf_ctx *ctx,
 	k[n - 1].first = 0;
 	in->kin[id - 1].first = (uint32_t)id;
 	p->d.nstacks = id + n;
+	if (depth + n > in->max_depth)
+		in->max_depth = depth + (uint32_t)n;
 	return true;
 }

@@ -132,6 +132,59 @@ static void max_depth(struct sf_ctx *ctx)
 	sf_profile_free(p);
 }
 
+/* The deepest depth by a look at every node: what sf_profile_max_depth
+ * must answer, which keeps it as nodes are made instead */
+static uint32_t scan_depth(const struct sf_profile *p)
+{
+	uint32_t m = 0;
+
+	for (size_t s = 0; s < p->d.nstacks; s++)
+		if (p->d.stacks[s].depth > m)
+			m = p->d.stacks[s].depth;
+	return m;
+}
+
+/* sf_profile_max_depth against scan_depth after each of 3,000 random
+ * pushes (under a random node: new or found) and chains (under the
+ * newest node, of 1-8 frames), then 0 after sf_profile_drop_stacks. */
+static void max_depth_kept(struct sf_ctx *ctx)
+{
+	struct sf_profile *p;
+	sf_frame_id fr[8];
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	size_t differ = 0, chains = 0;
+
+	if (sf_profile_new(&p, ctx)) {
+		CHECK("stacktree-max-depth-kept", 0);
+		return;
+	}
+	for (int i = 0; i < 8; i++)
+		if (sf_profile_frame_named(p, ctx, "abcdefgh" + i, 1, NULL,
+					   &fr[i]))
+			differ++;
+	for (int k = 0; k < 3000 && !differ; k++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		sf_stack_id s;
+		if (x % 3 == 0) {
+			size_t n = 1 + (size_t)(x >> 8) % 8;
+			if (sf_profile_stack_chain(p, ctx, fr, n))
+				chains++;
+		} else if (sf_profile_stack_push(
+				   p, ctx, (sf_stack_id)((x >> 8) % p->d.nstacks),
+				   fr[(x >> 40) % 8], &s)) {
+			differ++;
+		}
+		differ += sf_profile_max_depth(p) != scan_depth(p);
+	}
+	CHECK("stacktree-max-depth-kept", !differ && chains > 100 &&
+	      sf_profile_max_depth(p) > 20);
+	sf_profile_drop_stacks(p, NULL);
+	CHECK("stacktree-max-depth-dropped", sf_profile_max_depth(p) == 0);
+	sf_profile_free(p);
+}
+
 /* sf_profile_stack_chain: frames a b c d e (ids 0-4); a under the root
  * (1), then the chain b c d under it: ids 2, 3, 4, each under the one
  * before at depths 2, 3, 4, as three pushes make them, and found again
@@ -364,6 +417,7 @@ int main(void)
 	run(&ctx, 40, 20000, 100000, "stacktree-reserved-large");
 	run(&ctx, 400, 6000, 10, "stacktree-reserved-small");
 	max_depth(&ctx);
+	max_depth_kept(&ctx);
 	chain(&ctx);
 	frame_offset(&ctx);
 	room(&ctx);
