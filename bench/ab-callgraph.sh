@@ -9,8 +9,9 @@
 # rows "graph" are the new build with `--peek '^NOMATCH$'`: the whole
 # graph is built and ordered (the walk, the adjacency, the order and the
 # lists' sorts) but no node is printed, so they bound what any change to
-# the text alone could reach.  The reports go to /dev/null.  Inputs default to the timeline document and
-# the three 100 MB perf script classes in bench/data.
+# the text alone could reach.  The reports go to /dev/null.  Inputs
+# default to the timeline document and the three 100 MB perf script
+# classes in bench/data.
 set -eu
 old=$1 new=$2
 n=${3:-5}
