@@ -326,32 +326,6 @@ static void tb_flush(struct tbuf *tb)
 	tb->len = 0;
 }
 
-/* Write the digits of u ending at `end`; returns where they begin.  Two
- * at a time from a table: half the divisions of one at a time, on the
- * two or three numbers of each of the call graph's millions of lines. */
-static inline char *put_digits(char *end, uint64_t u)
-{
-	static const char d2[201] =
-		"00010203040506070809101112131415161718192021222324"
-		"25262728293031323334353637383940414243444546474849"
-		"50515253545556575859606162636465666768697071727374"
-		"75767778798081828384858687888990919293949596979899";
-
-	while (u >= 100) {
-		uint64_t r = u % 100;
-		u /= 100;
-		end -= 2;
-		memcpy(end, d2 + 2 * r, 2);
-	}
-	if (u >= 10) {
-		end -= 2;
-		memcpy(end, d2 + 2 * u, 2);
-	} else {
-		*--end = (char)('0' + u);
-	}
-	return end;
-}
-
 /* `s` right-aligned in `width` columns at out; returns the end */
 static char *put_right(char *out, const char *s, size_t n, size_t width)
 {
@@ -380,10 +354,10 @@ static inline char *put_whole_col(char *out, uint64_t u, size_t w)
 	/* 16 blanks: every caller has room past the column */
 	if (u < fits[w]) {
 		memset(out, ' ', 16);
-		put_digits(out + w, u);
+		sf_an__put_digits(out + w, u);
 		return out + w;
 	}
-	char buf[24], *b = buf + sizeof(buf), *d = put_digits(b, u);
+	char buf[24], *b = buf + sizeof(buf), *d = sf_an__put_digits(b, u);
 	return put_right(out, d, (size_t)(b - d), w);
 }
 
@@ -458,13 +432,13 @@ put_pct_col(char *out, double p, int w)
 		memset(out, ' ', 8);    /* as put_whole_col's 16 */
 		e[-1] = (char)('0' + k % 10);
 		e[-2] = '.';
-		put_digits(e - 2, k / 10);
+		sf_an__put_digits(e - 2, k / 10);
 		return e;
 	}
 	char buf[32], *b = buf + sizeof(buf), *d;
 	*--b = (char)('0' + k % 10);
 	*--b = '.';
-	d = put_digits(b, k / 10);
+	d = sf_an__put_digits(b, k / 10);
 	return put_right(out, d, (size_t)(buf + sizeof(buf) - d), (size_t)w);
 }
 
@@ -519,7 +493,7 @@ static int labels_make(struct cglabels *lb, const struct sf_an_cg *g)
 		const char *s = g->names[n - 1];
 
 		*--i = ']';
-		d = put_digits(i, g->index[n]);
+		d = sf_an__put_digits(i, g->index[n]);
 		*--d = '[';
 		memcpy(p, d, (size_t)(idx + sizeof(idx) - d));
 		p += idx + sizeof(idx) - d;
@@ -693,7 +667,7 @@ static void text_nodes(struct tbuf *tb, const struct textctx *c,
 		*p++ = ' ';
 		memset(p, ' ', 8);
 		*p = '[';
-		d = put_digits(idx + sizeof(idx), i + 1);
+		d = sf_an__put_digits(idx + sizeof(idx), i + 1);
 		memcpy(p + 1, d, (size_t)(idx + sizeof(idx) - d));
 		q = p + 1 + (idx + sizeof(idx) - d);
 		*q++ = ']';

@@ -266,13 +266,9 @@ static int put_val(char *out, int width, sf_an_w v, int exp,
 	int n;
 
 	if (v >= 0 && v <= fw->plain_max) {
-		uint64_t u = (uint64_t)v;
-		n = 0;
-		do {
-			tmp[sizeof(tmp) - 1 - n++] = (char)('0' + u % 10);
-			u /= 10;
-		} while (u);
-		memmove(tmp, tmp + sizeof(tmp) - n, (size_t)n);
+		char *d = sf_an__put_digits(tmp + sizeof(tmp), (uint64_t)v);
+		n = (int)(tmp + sizeof(tmp) - d);
+		memmove(tmp, d, (size_t)n);
 		tmp[n] = 0;
 	} else {
 		fmt_w(tmp, sizeof(tmp), v, exp, fw);

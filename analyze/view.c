@@ -869,12 +869,8 @@ void sf_an_fmt(char *buf, size_t size, double v)
 		/* printf's "%.0f": the digits of a whole value, exact in
 		 * 64 bits below 1e15 ("-0" for -0.0), without printf's
 		 * floating-point conversion (a call per line of a report) */
-		char t[24], *e = t + sizeof(t), *d = e;
-		uint64_t u = (uint64_t)fabs(v);
-		do {
-			*--d = (char)('0' + u % 10);
-			u /= 10;
-		} while (u);
+		char t[24], *e = t + sizeof(t);
+		char *d = sf_an__put_digits(e, (uint64_t)fabs(v));
 		if (signbit(v))
 			*--d = '-';
 		if (size) {
