@@ -178,7 +178,7 @@ struct wr {
 				   * lmemo id of (label set 0, it) + 1 */
 	size_t lcap;
 	struct sf_pb_buf lbytes;
-	struct sf_pb_buf locs, fns, mappings, tmp, tmp2, ids, vals;
+	struct sf_pb_buf locs, fns, mappings, tmp, tmp2, line, ids, vals;
 	uint32_t *cout, *cinl;    /* per frame: the first written alike, as
 				   * an outer or an inline frame
 				   * (written_frames), until the trie is
@@ -382,14 +382,12 @@ static int emit_location(struct wr *w, sf_stack_id node, uint32_t id)
 	for (sf_stack_id n = node; !bare; n = p->d.stacks[n].parent) {
 		const struct sf_frame *f = &p->d.frames[p->d.stacks[n].frame];
 		uint64_t fn = frame_function(w, f, &rc);
-		struct sf_pb_buf line = { 0 };
 		if (rc)
 			return rc;
-		sf_pb_put_uint(&line, 1, fn);
-		sf_pb_put_uint(&line, 2, f->line);
-		sf_pb_put_uint(&line, 3, f->column);
-		sf_pb_put_msg(&w->tmp, 4, &line);
-		free(line.d);
+		sf_pb_put_uint(&w->line, 1, fn);
+		sf_pb_put_uint(&w->line, 2, f->line);
+		sf_pb_put_uint(&w->line, 3, f->column);
+		sf_pb_put_msg(&w->tmp, 4, &w->line);
 		if (n == w->nd[node].g)
 			break;
 	}
@@ -756,6 +754,12 @@ static int number_locations(struct wr *w)
 	if (w->trie.n &&
 	    !(w->locid = sf_calloc(w->trie.n, sizeof(*w->locid))))
 		return sf_error_nomem(w->ctx);
+	/* the tables at their size at once: a location names a function
+	 * and two strings per frame, usually one frame (ids are given in
+	 * insertion order, so the size changes no byte) */
+	if (!sf_idx_reserve(&w->strs.idx, w->strs.n + 2 * w->trie.n) ||
+	    !sf_idx_reserve(&w->funcs.idx, w->funcs.n + w->trie.n))
+		return sf_error_nomem(w->ctx);
 	for (size_t i = 1; i < ns; i++) {
 		if (!w->needed[i] || w->locid[w->nd[i].t])
 			continue;
@@ -1039,6 +1043,7 @@ static void wr_free(struct wr *w)
 	free(w->mappings.d);
 	free(w->tmp.d);
 	free(w->tmp2.d);
+	free(w->line.d);
 }
 
 int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,

@@ -188,40 +188,16 @@ void sf_pb_put_raw(struct sf_pb_buf *b, const void *p, size_t n)
 	b->n += n;
 }
 
-void sf_pb_put_varint(struct sf_pb_buf *b, uint64_t v)
+void sf_pb__put_varint_grow(struct sf_pb_buf *b, uint64_t v)
 {
 	unsigned char t[10];
 	size_t n = 0;
-
-	/* room for the longest varint: written in place, without the
-	 * copy (the pprof writer puts one per frame of every sample) */
-	if (!b->oom && b->cap - b->n >= sizeof(t)) {
-		unsigned char *d = b->d + b->n;
-		for (; v > 0x7f; v >>= 7)
-			*d++ = (unsigned char)((v & 0x7f) | 0x80);
-		*d++ = (unsigned char)v;
-		b->n = (size_t)(d - b->d);
-		return;
-	}
 
 	do {
 		t[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
 		v >>= 7;
 	} while (v);
 	sf_pb_put_raw(b, t, n);
-}
-
-void sf_pb_put_tag(struct sf_pb_buf *b, uint32_t field, unsigned wt)
-{
-	sf_pb_put_varint(b, (uint64_t)field << 3 | wt);
-}
-
-void sf_pb_put_uint(struct sf_pb_buf *b, uint32_t field, uint64_t v)
-{
-	if (!v)
-		return;
-	sf_pb_put_tag(b, field, SF_PB_VARINT);
-	sf_pb_put_varint(b, v);
 }
 
 void sf_pb_put_bytes(struct sf_pb_buf *b, uint32_t field, const void *p,

@@ -101,11 +101,43 @@ struct sf_pb_buf {
 };
 
 void sf_pb_put_raw(struct sf_pb_buf *b, const void *p, size_t n);
-void sf_pb_put_varint(struct sf_pb_buf *b, uint64_t v);
-void sf_pb_put_tag(struct sf_pb_buf *b, uint32_t field, unsigned wt);
+
+/* sf_pb_put_varint where the buffer may lack room for the longest varint
+ * (10 bytes): it grows, or is out of memory. */
+void sf_pb__put_varint_grow(struct sf_pb_buf *b, uint64_t v);
+
+/* Inline, written in place when the buffer has room: the pprof writer
+ * puts about a dozen per location and one per frame of every sample,
+ * and as calls into this file they were most of the instructions of
+ * emitting a location (docs/PERFORMANCE.md, session 26). */
+static inline void sf_pb_put_varint(struct sf_pb_buf *b, uint64_t v)
+{
+	if (b->oom || b->cap - b->n < 10) {
+		sf_pb__put_varint_grow(b, v);
+		return;
+	}
+	unsigned char *d = b->d + b->n;
+	for (; v > 0x7f; v >>= 7)
+		*d++ = (unsigned char)(v | 0x80);
+	*d++ = (unsigned char)v;
+	b->n = (size_t)(d - b->d);
+}
+
+static inline void sf_pb_put_tag(struct sf_pb_buf *b, uint32_t field,
+				 unsigned wt)
+{
+	sf_pb_put_varint(b, (uint64_t)field << 3 | wt);
+}
 
 /* A varint field; proto3 leaves zero values out, and so does this. */
-void sf_pb_put_uint(struct sf_pb_buf *b, uint32_t field, uint64_t v);
+static inline void sf_pb_put_uint(struct sf_pb_buf *b, uint32_t field,
+				  uint64_t v)
+{
+	if (!v)
+		return;
+	sf_pb_put_tag(b, field, SF_PB_VARINT);
+	sf_pb_put_varint(b, v);
+}
 
 /* A length-delimited field. */
 void sf_pb_put_bytes(struct sf_pb_buf *b, uint32_t field, const void *p,
