@@ -178,7 +178,7 @@ struct wr {
 				   * lmemo id of (label set 0, it) + 1 */
 	size_t lcap;
 	struct sf_pb_buf lbytes;
-	struct sf_pb_buf locs, fns, mappings, tmp, tmp2, line, ids, vals;
+	struct sf_pb_buf locs, fns, mappings, tmp2, ids, vals;
 	uint32_t *cout, *cinl;    /* per frame: the first written alike, as
 				   * an outer or an inline frame
 				   * (written_frames), until the trie is
@@ -206,10 +206,11 @@ static uint64_t module_mapping(struct wr *w, const char *module, int *rc)
 		return 0;
 	}
 	if (added) {
-		sf_pb_put_uint(&w->tmp2, 1, (uint64_t)id + 1);
-		sf_pb_put_uint(&w->tmp2, 5, s);
-		sf_pb_put_uint(&w->tmp2, 7, 1);   /* has_functions */
-		sf_pb_put_msg(&w->mappings, 3, &w->tmp2);
+		size_t m = sf_pb_open(&w->mappings, 3);
+		sf_pb_put_uint(&w->mappings, 1, (uint64_t)id + 1);
+		sf_pb_put_uint(&w->mappings, 5, s);
+		sf_pb_put_uint(&w->mappings, 7, 1);   /* has_functions */
+		sf_pb_close(&w->mappings, m);
 	}
 	return (uint64_t)id + 1;
 }
@@ -343,14 +344,15 @@ static uint64_t frame_function(struct wr *w, const struct sf_frame *f,
 		return 0;
 	}
 	if (added) {
-		sf_pb_put_uint(&w->tmp2, 1, (uint64_t)id + 1);
-		sf_pb_put_uint(&w->tmp2, 2, n);
+		size_t m = sf_pb_open(&w->fns, 5);
+		sf_pb_put_uint(&w->fns, 1, (uint64_t)id + 1);
+		sf_pb_put_uint(&w->fns, 2, n);
 		/* no system_name: the model has no mangled name, and pprof
 		 * takes a system_name equal to the name for a name still to
 		 * demangle, which cuts a C++ name's template arguments
 		 * ("ns::Box<long>::fill" -> "ns::Box::fill") */
-		sf_pb_put_uint(&w->tmp2, 4, fl);
-		sf_pb_put_msg(&w->fns, 5, &w->tmp2);
+		sf_pb_put_uint(&w->fns, 4, fl);
+		sf_pb_close(&w->fns, m);
 	}
 	return (uint64_t)id + 1;
 }
@@ -366,10 +368,14 @@ static int emit_location(struct wr *w, sf_stack_id node, uint32_t id)
 
 	if (rc)
 		return rc;
-	sf_pb_put_uint(&w->tmp, 1, id);
-	sf_pb_put_uint(&w->tmp, 2, mapping);
+	/* straight into locs: a Location and its Lines were made in buffers
+	 * of their own and copied (docs/PERFORMANCE.md, session 26) */
+	struct sf_pb_buf *b = &w->locs;
+	size_t loc = sf_pb_open(b, 4);
+	sf_pb_put_uint(b, 1, id);
+	sf_pb_put_uint(b, 2, mapping);
 	if (outer->address != SF_NO_ADDR)
-		sf_pb_put_uint(&w->tmp, 3, outer->address);
+		sf_pb_put_uint(b, 3, outer->address);
 	/* an unsymbolized location read from pprof ("0xADDR") stays one;
 	 * the name is printed for the test only where the rest holds (it
 	 * was a snprintf per location: 50,000 on a timeline) */
@@ -384,15 +390,16 @@ static int emit_location(struct wr *w, sf_stack_id node, uint32_t id)
 		uint64_t fn = frame_function(w, f, &rc);
 		if (rc)
 			return rc;
-		sf_pb_put_uint(&w->line, 1, fn);
-		sf_pb_put_uint(&w->line, 2, f->line);
-		sf_pb_put_uint(&w->line, 3, f->column);
-		sf_pb_put_msg(&w->tmp, 4, &w->line);
+		size_t line = sf_pb_open(b, 4);
+		sf_pb_put_uint(b, 1, fn);
+		sf_pb_put_uint(b, 2, f->line);
+		sf_pb_put_uint(b, 3, f->column);
+		sf_pb_close(b, line);
 		if (n == w->nd[node].g)
 			break;
 	}
-	sf_pb_put_msg(&w->locs, 4, &w->tmp);
-	return w->locs.oom ? sf_error_nomem(w->ctx) : 0;
+	sf_pb_close(b, loc);
+	return b->oom ? sf_error_nomem(w->ctx) : 0;
 }
 
 /*
@@ -1041,9 +1048,7 @@ static void wr_free(struct wr *w)
 	free(w->locs.d);
 	free(w->fns.d);
 	free(w->mappings.d);
-	free(w->tmp.d);
 	free(w->tmp2.d);
-	free(w->line.d);
 }
 
 int sf_pprof__write(const struct sf_profile *p, struct sf_output *out,

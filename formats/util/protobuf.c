@@ -208,6 +208,35 @@ void sf_pb_put_bytes(struct sf_pb_buf *b, uint32_t field, const void *p,
 	sf_pb_put_raw(b, p, n);
 }
 
+size_t sf_pb_open(struct sf_pb_buf *b, uint32_t field)
+{
+	sf_pb_put_tag(b, field, SF_PB_LEN);
+	sf_pb_put_varint(b, 0);
+	return b->n;
+}
+
+void sf_pb_close(struct sf_pb_buf *b, size_t mark)
+{
+	unsigned char t[10];
+	size_t k = 0, len, v;
+
+	if (b->oom)
+		return;
+	len = v = b->n - mark;
+	do {
+		t[k++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	if (k > 1) {
+		/* room for the longer length: the content moves up */
+		sf_pb_put_raw(b, t, k - 1);
+		if (b->oom)
+			return;
+		memmove(b->d + mark - 1 + k, b->d + mark, len);
+	}
+	memcpy(b->d + mark - 1, t, k);
+}
+
 /* an empty buffer may have no storage */
 void sf_pb_flush(struct sf_output *o, struct sf_pb_buf *b)
 {

@@ -143,6 +143,15 @@ static inline void sf_pb_put_uint(struct sf_pb_buf *b, uint32_t field,
 void sf_pb_put_bytes(struct sf_pb_buf *b, uint32_t field, const void *p,
 		     size_t n);
 
+/* A length-delimited field of b written in place: sf_pb_open puts its
+ * tag and one byte for its length and returns a mark; what is appended to
+ * b until sf_pb_close(b, mark) is the field's content, whose length is
+ * then written in that byte (a length of 128 or more moves the content
+ * by the bytes it needs more).  The same bytes as a sub-message made in
+ * a buffer of its own and appended with sf_pb_put_msg, without the copy. */
+size_t sf_pb_open(struct sf_pb_buf *b, uint32_t field);
+void sf_pb_close(struct sf_pb_buf *b, size_t mark);
+
 /* Append sub-message `sub` as field `field` of `b`, and empty `sub` (an
  * out-of-memory in either is carried to both). */
 void sf_pb_put_msg(struct sf_pb_buf *b, uint32_t field,

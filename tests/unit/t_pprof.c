@@ -1,9 +1,14 @@
 /*
  * t_pprof.c - the pprof probe against every peer fixture (only the
  * pprof-proto files may score), and extreme values through the protobuf
- * encoder and decoder (64-bit addresses, negative values, large ids).
+ * encoder and decoder (64-bit addresses, negative values, large ids);
+ * a field written in place (sf_pb_open, sf_pb_close) is the bytes of the
+ * same sub-message made in a buffer of its own (sf_pb_put_msg), for
+ * contents around every length a varint changes size at, nested, and
+ * in a buffer that grows meanwhile.
  */
 #include "format.h"
+#include "protobuf.h"
 #include "unit.h"
 
 #include <stdlib.h>
@@ -144,9 +149,62 @@ static void extremes(void)
 	sf_ctx_free(&ctx);
 }
 
+/* n bytes of content, a pattern of its own for each k */
+static void content(struct sf_pb_buf *b, size_t n, int k)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)(i * 7 + (size_t)k);
+		sf_pb_put_raw(b, &c, 1);
+	}
+}
+
+static void in_place(void)
+{
+	static const size_t lens[] = { 0, 1, 126, 127, 128, 129, 300,
+				       16383, 16384, 16385, 2097151,
+				       2097152 };
+	int bad = 0;
+
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		for (size_t j = 0; j < sizeof(lens) / sizeof(lens[0]) &&
+				   lens[j] < 20000; j++) {
+			struct sf_pb_buf a = { 0 }, b = { 0 }, sa = { 0 },
+					 sb = { 0 };
+			/* by buffers: outer (field 4) = n bytes, an inner
+			 * message (field 5) of m bytes, n bytes */
+			content(&a, 3, 0);
+			content(&sa, lens[i], 1);
+			content(&sb, lens[j], 2);
+			sf_pb_put_msg(&sa, 5, &sb);
+			content(&sa, lens[i], 3);
+			sf_pb_put_msg(&a, 4, &sa);
+			sf_pb_put_uint(&a, 6, 1);
+			/* in place, in a buffer that starts empty */
+			content(&b, 3, 0);
+			size_t o = sf_pb_open(&b, 4);
+			content(&b, lens[i], 1);
+			size_t in = sf_pb_open(&b, 5);
+			content(&b, lens[j], 2);
+			sf_pb_close(&b, in);
+			content(&b, lens[i], 3);
+			sf_pb_close(&b, o);
+			sf_pb_put_uint(&b, 6, 1);
+			if (a.oom || b.oom || a.n != b.n ||
+			    memcmp(a.d, b.d, a.n))
+				bad++;
+			free(a.d);
+			free(b.d);
+			free(sa.d);
+			free(sb.d);
+		}
+	}
+	CHECK("pb-open-close", bad == 0);
+}
+
 int main(void)
 {
 	probe_peers();
 	extremes();
+	in_place();
 	return unit_failed;
 }
