@@ -533,8 +533,11 @@ nomem:
 }
 
 /* Mark the stack nodes that end a location some written sample uses:
- * each sample's own node, and from there up the node above each group. */
-static void mark_needed(struct wr *w)
+ * each sample's own node, and from there up the node above each group.
+ * `flat`: no frame is inline, so every node is a group of its own and
+ * the trie's groups (w->nd) are not read: this may run beside
+ * build_trie. */
+static void mark_needed(struct wr *w, bool flat)
 {
 	const struct sf_profile *p = w->p;
 	size_t ns = p->d.nstacks;
@@ -546,7 +549,8 @@ static void mark_needed(struct wr *w)
 	/* parents have smaller ids than children */
 	for (size_t i = ns; i-- > 1;)
 		if (w->needed[i])
-			w->needed[p->d.stacks[w->nd[i].g].parent] = true;
+			w->needed[p->d.stacks[flat ? i : w->nd[i].g].parent] =
+				true;
 }
 
 /*
@@ -611,24 +615,32 @@ static int node_array(struct sf_ctx *ctx, void *buf, size_t *cap, size_t n)
 	return sf_big_resize(buf, cap, n);
 }
 
+/* The trie's per-node arrays (build_trie), before it runs: every node's
+ * is written there (node 0, the empty stack, is read by none) and
+ * needed is cleared by mark_needed. */
+static int trie_arrays(struct wr *w)
+{
+	size_t ns = w->p->d.nstacks;
+
+	if (node_array(w->ctx, &w->nd, &w->ndcap,
+		       (ns ? ns : 1) * sizeof(*w->nd)) ||
+	    node_array(w->ctx, &w->needed, &w->needcap, ns ? ns : 1))
+		return sf_error_nomem(w->ctx);
+	return 0;
+}
+
 /*
  * The locations' trie: per stack node its trie node (one per location:
  * a non-inline frame and the inline frames called from it) and the
- * outermost node of its group; the nodes every sample not dropped
- * needs.  After find_written.
+ * outermost node of its group; with `mark`, the nodes every sample not
+ * dropped needs.  After find_written and trie_arrays.
  */
-static int build_trie(struct wr *w)
+static int build_trie(struct wr *w, bool mark)
 {
 	const struct sf_profile *p = w->p;
 	size_t ns = p->d.nstacks;
 	bool added;
 
-	/* every node's is written below (node 0, the empty stack, is read
-	 * by none) and needed is cleared by mark_needed */
-	if (node_array(w->ctx, &w->nd, &w->ndcap,
-		       (ns ? ns : 1) * sizeof(*w->nd)) ||
-	    node_array(w->ctx, &w->needed, &w->needcap, ns ? ns : 1))
-		return sf_error_nomem(w->ctx);
 	w->nd[0] = (struct wnode){ 0, 0 };
 	/* Per frame: inlined or not, and the trie node of the frame as the
 	 * first of its group (1 + id, 0 = not asked yet).  Read per stack
@@ -666,7 +678,8 @@ static int build_trie(struct wr *w)
 	}
 	free(finl);
 	free(froot);
-	mark_needed(w);
+	if (mark)
+		mark_needed(w, false);
 	return 0;
 nomem:
 	free(finl);
@@ -685,7 +698,11 @@ nomem:
  * On one thread main_module goes first and its per-node array is given
  * back before the trie's are made: side by side both are live, 4 bytes
  * a node more at the peak (15 MB on a timeline of 3.7 million nodes),
- * worth it only with a second core.
+ * worth it only with a second core.  Where no frame is inline, the
+ * second thread also marks the nodes needed (mark_needed, flat), which
+ * then does not read the trie's groups: the trie's pass alone was 141 M
+ * instructions to main_module's 53 M on a timeline, the marking 48 M of
+ * those (docs/PERFORMANCE.md, session 26).
  */
 struct first {
 	struct wr *w;
@@ -694,23 +711,27 @@ struct first {
 	size_t outcap;
 	const char *mainmod;
 	bool nomem;
+	bool flat;                /* no frame is inline */
 };
 
 static void first_task(void *arg, size_t k)
 {
 	struct first *f = arg;
 
-	if (k == 0)
-		f->rc = build_trie(f->w);
-	else
+	if (k == 0) {
+		f->rc = build_trie(f->w, !f->flat);
+	} else {
 		f->mainmod = main_module(f->w->p, f->w->drop, f->outer,
 					 &f->nomem);
+		if (f->flat)
+			mark_needed(f->w, true);
+	}
 }
 
 static int first_passes(struct wr *w, const char **mainmod)
 {
 	size_t ns = w->p->d.nstacks;
-	struct first f = { w, 0, NULL, 0, NULL, false };
+	struct first f = { w, 0, NULL, 0, NULL, false, false };
 	int rc;
 
 	if ((rc = find_written(w)))
@@ -720,21 +741,27 @@ static int first_passes(struct wr *w, const char **mainmod)
 		return sf_error_nomem(w->ctx);
 	f.outer[0] = 0;   /* the empty stack's: the only one read first */
 	if (w->merge) {
-		if (!(f.rc = build_trie(w)) && !(f.rc = merge_samples(w)) &&
-		    !(f.rc = mark_dropped(w))) {
+		if (!(f.rc = trie_arrays(w)) && !(f.rc = build_trie(w, true)) &&
+		    !(f.rc = merge_samples(w)) && !(f.rc = mark_dropped(w))) {
 			if (w->drop)
-				mark_needed(w);
+				mark_needed(w, false);
 			first_task(&f, 1);
 		}
 	} else if (!(f.rc = mark_dropped(w))) {
 		if (sf_jobs(w->ctx) > 1) {
-			sf_run_tasks(2, 2, first_task, &f);
+			f.flat = true;
+			for (size_t i = 0; i < w->p->d.nframes && f.flat; i++)
+				f.flat = !(w->p->d.frames[i].flags &
+					   SF_FRAME_INLINE);
+			if (!(f.rc = trie_arrays(w)))
+				sf_run_tasks(2, 2, first_task, &f);
 		} else {
 			first_task(&f, 1);
 			sf_big_keep(w->ctx, f.outer, f.outcap);
 			f.outer = NULL;
 			f.outcap = 0;
-			first_task(&f, 0);
+			if (!(f.rc = trie_arrays(w)))
+				first_task(&f, 0);
 		}
 	}
 	sf_big_free(f.outer, f.outcap);
