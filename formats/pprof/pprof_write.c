@@ -788,11 +788,11 @@ static int number_locations(struct wr *w)
 	if (w->trie.n &&
 	    !(w->locid = sf_calloc(w->trie.n, sizeof(*w->locid))))
 		return sf_error_nomem(w->ctx);
-	/* the tables at their size at once: a location names a function
-	 * and two strings per frame, usually one frame (ids are given in
-	 * insertion order, so the size changes no byte) */
-	if (!sf_idx_reserve(&w->strs.idx, w->strs.n + 2 * w->trie.n) ||
-	    !sf_idx_reserve(&w->funcs.idx, w->funcs.n + w->trie.n))
+	/* the tables sized at once, for a function and two strings a frame
+	 * (ids go in insertion order: the size changes no byte) */
+	size_t nf = w->trie.n < p->d.nframes ? w->trie.n : p->d.nframes;
+	if (!sf_idx_reserve(&w->strs.idx, w->strs.n + 2 * nf) ||
+	    !sf_idx_reserve(&w->funcs.idx, w->funcs.n + nf))
 		return sf_error_nomem(w->ctx);
 	for (size_t i = 1; i < ns; i++) {
 		if (!w->needed[i] || w->locid[w->nd[i].t])
