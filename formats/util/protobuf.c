@@ -188,16 +188,23 @@ void sf_pb_put_raw(struct sf_pb_buf *b, const void *p, size_t n)
 	b->n += n;
 }
 
-void sf_pb__put_varint_grow(struct sf_pb_buf *b, uint64_t v)
+/* v's varint bytes into t (10 bytes): how many */
+static size_t varint_bytes(unsigned char *t, uint64_t v)
 {
-	unsigned char t[10];
 	size_t n = 0;
 
 	do {
 		t[n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
 		v >>= 7;
 	} while (v);
-	sf_pb_put_raw(b, t, n);
+	return n;
+}
+
+void sf_pb__put_varint_grow(struct sf_pb_buf *b, uint64_t v)
+{
+	unsigned char t[10];
+
+	sf_pb_put_raw(b, t, varint_bytes(t, v));
 }
 
 void sf_pb_put_bytes(struct sf_pb_buf *b, uint32_t field, const void *p,
@@ -218,15 +225,10 @@ size_t sf_pb_open(struct sf_pb_buf *b, uint32_t field)
 void sf_pb_close(struct sf_pb_buf *b, size_t mark)
 {
 	unsigned char t[10];
-	size_t k = 0, len, v;
 
 	if (b->oom)
 		return;
-	len = v = b->n - mark;
-	do {
-		t[k++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		v >>= 7;
-	} while (v);
+	size_t len = b->n - mark, k = varint_bytes(t, len);
 	if (k > 1) {
 		/* room for the longer length: the content moves up */
 		sf_pb_put_raw(b, t, k - 1);
